@@ -1,0 +1,63 @@
+/*
+ * common.h — what every application of the `tessera` command shares: an
+ * output file that appears only when complete, the metrics JSON writer,
+ * progress lines, and option-parsing helpers with one-line errors.
+ * Uses only the public headers.
+ */
+#ifndef TESS_APPS_COMMON_H
+#define TESS_APPS_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "tessera/tessera.h"
+
+/* ---- output files: written to "DIR/.NAME.tmp.PID", renamed on commit ---- */
+typedef struct app_outfile {
+    FILE *fp;
+    char *path;      /* final path */
+    char *tmp_path;  /* temporary path in the same directory */
+} app_outfile;
+
+/* Open a temporary file next to `path`.  0, or -1 after printing
+ * "tessera: cannot write PATH: REASON" on stderr. */
+int app_outfile_open(app_outfile *o, const char *path);
+/* fflush+fsync+fclose, then rename onto the final path.  0 or -1 (message printed,
+ * temporary removed). */
+int app_outfile_commit(app_outfile *o);
+/* Close and remove the temporary; accepts a never-opened (zeroed) struct. */
+void app_outfile_abort(app_outfile *o);
+
+/* ---- metrics JSON: one object, top-level keys, numbers as numbers ---- */
+typedef struct app_metrics app_metrics;
+app_metrics *app_metrics_new(void);
+void app_metrics_str(app_metrics *m, const char *key, const char *value);
+void app_metrics_num(app_metrics *m, const char *key, double value);
+void app_metrics_int(app_metrics *m, const char *key, int64_t value);
+void app_metrics_bool(app_metrics *m, const char *key, int value);
+/* A list of numbers, e.g. iteration_seconds. */
+void app_metrics_list(app_metrics *m, const char *key, const double *values, int n);
+/* The keys every app writes: app, ranks, workers_per_rank, workers_total,
+ * wall_seconds, jitter ("none"), seed (0), emulated (false). */
+void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double wall_seconds);
+/* Write atomically (app_outfile); 0 or -1 with a message printed. */
+int app_metrics_write(app_metrics *m, const char *path);
+void app_metrics_free(app_metrics *m); /* accepts NULL */
+
+/* ---- progress ---- */
+typedef enum { APP_PROGRESS_AUTO = 0, APP_PROGRESS_ON, APP_PROGRESS_OFF } app_progress_mode;
+/* AUTO: on when stderr is a terminal. */
+int app_progress_enabled(app_progress_mode mode);
+
+/* ---- options: each prints "tessera APP: option --NAME: REASON" and returns -1 ---- */
+int app_parse_int(const char *app, const char *opt, const char *text, long min, long max,
+                  long *out);
+int app_parse_double(const char *app, const char *opt, const char *text, double min,
+                     double max, double *out);
+/* Print "tessera APP: FORMAT..." on stderr, newline added. */
+void app_error(const char *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Entry points called by tools/tessera.c with argv[0] = app name. */
+int pagerank_main(int argc, char **argv);
+int kmeans_main(int argc, char **argv);
+
+#endif

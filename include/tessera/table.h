@@ -1,0 +1,175 @@
+/*
+ * table.h — partitioned key/value tables shared by kernels (Piccolo's model).
+ *
+ * A table has fixed-size keys, fixed-size or variable-length values, p
+ * partitions placed on ranks, a partitioner and an accumulator that combines
+ * concurrent updates.  Guarantees (tested in tests/):
+ *   - single-key operations are atomic;
+ *   - operations of one kernel instance on one key apply in issue order;
+ *   - after tess_table_flush() the caller's buffered writes are visible to
+ *     every later get, on any rank;
+ *   - after tess_barrier() all kernels have finished and all writes applied;
+ *   - a get/put/contains/remove on a key first flushes the caller's buffered
+ *     updates to that key's partition.
+ *
+ * Threads: table operations may be called from kernel instances and from the
+ * control function, concurrently.  tess_table_clear() and the iterator over a
+ * partition that kernels are writing give no snapshot guarantee: call them
+ * from the control function between barriers.
+ */
+#ifndef TESSERA_TABLE_H
+#define TESSERA_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element type of values combined by built-in accumulators.  A value of
+ * value_size bytes holds value_size / sizeof(element) elements, combined
+ * element by element (a vector sum, for instance). */
+typedef enum tess_elem {
+    TESS_ELEM_NONE = 0,
+    TESS_I32 = 1,
+    TESS_I64 = 2,
+    TESS_F32 = 3,
+    TESS_F64 = 4
+} tess_elem;
+
+typedef enum tess_accum {
+    TESS_ACC_REPLACE = 0, /* last write wins (default) */
+    TESS_ACC_SUM = 1,
+    TESS_ACC_MIN = 2,
+    TESS_ACC_MAX = 3,
+    TESS_ACC_PRODUCT = 4,
+    TESS_ACC_USER = 5     /* a registered accumulator, see spec.accumulator */
+} tess_accum;
+
+/*
+ * A user accumulator: the paper's four functions over fixed-size values.
+ * All four must be pure functions of their arguments (no global state): they
+ * run on any rank and thread.  `size` is the table's value_size.
+ */
+typedef struct tess_accum_ops {
+    /* Stored value for a key whose first write is an update. */
+    void (*initialize)(void *value, size_t size);
+    /* value := value (+) update. */
+    void (*accumulate)(void *value, const void *update, size_t size);
+    /* Combine two pending updates: a := a (+) b, where b was issued after a. */
+    void (*merge)(void *a, const void *b, size_t size);
+    /* What get returns for a stored value. */
+    void (*view)(void *out, const void *value, size_t size);
+} tess_accum_ops;
+
+/* Register a user accumulator (copied).  Before tess_main(), same on every rank. */
+TESS_API int tess_register_accumulator(tess_ctx *ctx, const char *name,
+                                       const tess_accum_ops *ops);
+
+/* A partitioner maps a key to a partition in [0, partitions).  Pure function. */
+typedef int (*tess_partitioner_fn)(const void *key, size_t key_size, int partitions);
+
+/* Register a partitioner for hash tables.  Before tess_main(), same on every rank. */
+TESS_API int tess_register_partitioner(tess_ctx *ctx, const char *name,
+                                       tess_partitioner_fn fn);
+
+typedef struct tess_table_spec {
+    const char *name;         /* for messages and metrics; copied */
+    size_t key_size;          /* bytes; dense tables: 8 (uint64_t keys) */
+    size_t value_size;        /* bytes; 0 = variable-length values */
+    int partitions;           /* >= 1 */
+    /* Dense tables: keys are uint64_t in [0, key_count), stored as flat arrays
+     * and partitioned by ranges; range_bounds (partitions+1 ascending values,
+     * first 0, last key_count; copied) sets the ranges, NULL splits evenly. */
+    int dense;
+    uint64_t key_count;
+    const uint64_t *range_bounds;
+    const char *partitioner;  /* hash tables: registered name; NULL = hash of key bytes */
+    tess_accum accum;
+    tess_elem elem;           /* element type for built-in accumulators other than replace */
+    const char *accumulator;  /* registered name when accum == TESS_ACC_USER */
+    tess_table *group_with;   /* partition i lives where partition i of this table does */
+} tess_table_spec;
+
+/* Zero the spec and set defaults (1 partition, replace accumulator). */
+TESS_API void tess_table_spec_init(tess_table_spec *spec);
+
+/*
+ * Create a table.  Before tess_main() only, identically on every rank (tables
+ * are identified by creation order).  The table lives until tess_finalize().
+ */
+TESS_API int tess_table_create(tess_ctx *ctx, const tess_table_spec *spec,
+                               tess_table **table_out);
+
+/*
+ * Copy the value of `key` into value_out (capacity `cap` bytes) and set
+ * *len_out to its length.  TESS_ERR_NOTFOUND if absent; TESS_ERR_INVAL if
+ * cap is too small (then *len_out holds the length needed).  Remote keys are
+ * fetched from their rank (a round trip).
+ */
+TESS_API int tess_table_get(tess_table *t, const void *key, void *value_out,
+                            size_t cap, size_t *len_out);
+
+/* Set the value of key (len must equal value_size for fixed-size tables). */
+TESS_API int tess_table_put(tess_table *t, const void *key, const void *value, size_t len);
+
+/* Combine `update` into key's value with the table's accumulator (buffered). */
+TESS_API int tess_table_update(tess_table *t, const void *key, const void *update, size_t len);
+
+/* n updates at once: keys is n*key_size bytes, updates n*value_size bytes
+ * (fixed-size tables only).  The fast path for built-in accumulators. */
+TESS_API int tess_table_update_batch(tess_table *t, const void *keys,
+                                     const void *updates, size_t n);
+
+/* 1 if present, 0 if not, negative on error. */
+TESS_API int tess_table_contains(tess_table *t, const void *key);
+
+/* Remove key; 0 also when it was absent. */
+TESS_API int tess_table_remove(tess_table *t, const void *key);
+
+/* Send the caller's buffered writes; once it returns they are visible to
+ * every later get on any rank. */
+TESS_API int tess_table_flush(tess_table *t);
+
+/* Remove every key of every partition on every rank (control function, between barriers). */
+TESS_API int tess_table_clear(tess_table *t);
+
+/* Number of keys over all partitions (control function, between barriers). */
+TESS_API int64_t tess_table_size(tess_table *t);
+
+TESS_API int tess_table_partitions(const tess_table *t);
+/* Rank that stores partition p. */
+TESS_API int tess_table_owner(const tess_table *t, int partition);
+/* Partition of a key. */
+TESS_API int tess_table_partition_of(const tess_table *t, const void *key);
+/* 1 if partition p is stored on the calling rank. */
+TESS_API int tess_table_is_local(const tess_table *t, int partition);
+/* Dense tables: first key of partition p and number of keys in it. */
+TESS_API int tess_table_dense_range(const tess_table *t, int partition,
+                                    uint64_t *first_out, uint64_t *count_out);
+
+/*
+ * Dense fixed-size tables, local partition only: the flat array of values of
+ * partition p (count_out values of value_size bytes, key first+i at index i).
+ * Absent keys read as the accumulator's identity.  The pointer stays valid
+ * until tess_finalize(); reading it while others write the partition is a
+ * data race — use it for tables that are read-only in the current epoch.
+ */
+TESS_API void *tess_table_dense_data(tess_table *t, int partition, uint64_t *count_out);
+
+/* Iterator over one partition.  Remote partitions are fetched as a snapshot. */
+typedef struct tess_iter tess_iter;
+
+TESS_API int tess_table_iter(tess_table *t, int partition, tess_iter **it_out);
+/* Next entry: 1 and pointers valid until the next call, 0 at the end, <0 on error. */
+TESS_API int tess_iter_next(tess_iter *it, const void **key_out,
+                            const void **value_out, size_t *len_out);
+/* Accepts NULL. */
+TESS_API void tess_iter_free(tess_iter *it);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_TABLE_H */

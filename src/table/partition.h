@@ -1,0 +1,59 @@
+/*
+ * partition.h — storage of one table partition: a flat array for dense
+ * integer keys, or an open-addressing hash map for arbitrary fixed-size keys;
+ * values fixed-size or variable-length.  Single-threaded: the table layer
+ * (table.c) holds the partition's lock around every call.  Private.
+ */
+#ifndef TESS_SRC_TABLE_PARTITION_H
+#define TESS_SRC_TABLE_PARTITION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "accum.h"
+
+typedef struct tess__partition tess__partition;
+
+/* Dense: keys uint64_t in [first, first+count).  value_size 0 = variable length.
+ * Fixed-size values start as the accumulator's identity, all keys absent. */
+tess__partition *tess__partition_new_dense(uint64_t first, uint64_t count, size_t value_size,
+                                           const tess__accum *acc);
+/* Hash: key_size bytes per key. */
+tess__partition *tess__partition_new_hash(size_t key_size, size_t value_size,
+                                          const tess__accum *acc);
+void tess__partition_free(tess__partition *p); /* accepts NULL */
+
+/* Stored (raw, not viewed) value: 1 and pointers set if present, 0 if absent.
+ * Pointers are valid until the next modifying call. */
+int tess__partition_get(const tess__partition *p, const void *key,
+                        const void **value_out, size_t *len_out);
+int tess__partition_contains(const tess__partition *p, const void *key);
+/* 0 or TESS_ERR_NOMEM / TESS_ERR_INVAL (dense key out of range, wrong len). */
+int tess__partition_put(tess__partition *p, const void *key, const void *value, size_t len);
+/* Absent key: identity (accumulator initialize) first, then accumulate.
+ * Variable-length values: update acts as put (replace). */
+int tess__partition_update(tess__partition *p, const void *key, const void *update, size_t len);
+/* n fixed-size updates; keys n*key_size bytes, updates n*value_size bytes. */
+int tess__partition_update_batch(tess__partition *p, const void *keys, const void *updates,
+                                 size_t n);
+void tess__partition_remove(tess__partition *p, const void *key);
+void tess__partition_clear(tess__partition *p);
+uint64_t tess__partition_size(const tess__partition *p); /* keys present */
+size_t tess__partition_key_size(const tess__partition *p);
+size_t tess__partition_value_size(const tess__partition *p); /* 0 = variable */
+
+/* Dense fixed-size only: flat value array and its length; NULL otherwise. */
+void *tess__partition_dense_data(tess__partition *p, uint64_t *count_out);
+
+/* Iteration over present keys in storage order (ascending key for dense). */
+typedef struct tess__cursor {
+    uint64_t pos;      /* start at 0 */
+    uint64_t key_buf;  /* dense keys are materialised here */
+} tess__cursor;
+/* 1 with pointers set (valid until the next modifying call), 0 at the end. */
+int tess__partition_next(const tess__partition *p, tess__cursor *c, const void **key_out,
+                         const void **value_out, size_t *len_out);
+
+/* Bytes of memory held (for metrics). */
+size_t tess__partition_bytes(const tess__partition *p);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * graph.h — edge lists for the graph applications: SNAP text readers (plain
+ * or gzip), a binary cache, and the counter-based generators rmat:, uniform:
+ * and web: (DESIGN §6).  Vertex ids are uint64_t, not necessarily dense; a
+ * loaded graph is renumbered so internal index i is the i-th smallest id that
+ * appears in the edge list.  Part of tools/, used by apps and the CLI; not
+ * part of the library.
+ */
+#ifndef TESS_TOOLS_GRAPH_H
+#define TESS_TOOLS_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tg_graph {
+    uint64_t nv;          /* vertices: distinct ids appearing in the edges */
+    uint64_t ne;          /* edges, duplicates kept, in input/generation order */
+    uint64_t *ids;        /* nv original ids, strictly ascending */
+    uint32_t *src, *dst;  /* ne internal indices (nv < 2^32 is required) */
+    /* web: graphs only: nsites+1 ascending bounds in internal numbering;
+     * site s holds internal vertices [site_first[s], site_first[s+1]).
+     * nsites 0 and site_first NULL otherwise. */
+    uint64_t nsites;
+    uint64_t *site_first;
+} tg_graph;
+
+/* All functions return 0 or a negative tess_status code and on error write a
+ * one-line message (naming the file and 1-based physical line, or the spec)
+ * into err[errlen] and leave *g zeroed. */
+
+/* SNAP edge list: '#' comment lines, blank lines, "src dst" separated by
+ * spaces/tabs; gzip detected by its magic bytes. */
+int tg_read_snap(const char *path, tg_graph *g, char *err, size_t errlen);
+/* The same parser on a memory buffer already decompressed; `name` is used in messages. */
+int tg_parse_snap(const char *name, const char *data, size_t len, tg_graph *g, char *err,
+                  size_t errlen);
+
+/* Binary cache (docs/formats.md): magic, version, counts, ids, edges, sites, checksum. */
+int tg_read_cache(const char *path, tg_graph *g, char *err, size_t errlen);
+int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, char *err,
+                   size_t errlen);
+int tg_write_cache(const char *path, const tg_graph *g, char *err, size_t errlen);
+
+/* SNAP text with original ids (a header comment, then "src\tdst" lines). */
+int tg_write_snap(const char *path, const tg_graph *g, char *err, size_t errlen);
+
+/* Generators: "rmat:SCALE[:EDGEFACTOR[:SEED]]", "uniform:N:M[:SEED]",
+ * "web:PAGES[:SEED]".  Same graph for any caller (counter-based RNG). */
+int tg_generate(const char *spec, tg_graph *g, char *err, size_t errlen);
+
+/* Load a file: binary cache if it starts with the cache magic, else SNAP. */
+int tg_load_file(const char *path, tg_graph *g, char *err, size_t errlen);
+
+void tg_free(tg_graph *g); /* accepts NULL; leaves *g zeroed */
+
+#endif
