@@ -158,6 +158,16 @@ TESS_API int tess_table_dense_range(const tess_table *t, int partition,
  */
 TESS_API void *tess_table_dense_data(tess_table *t, int partition, uint64_t *count_out);
 
+/*
+ * Visit every entry of a partition stored on the calling rank, in place (no
+ * copy): fn(key, value, len, arg) per present key, ascending for dense
+ * tables.  The partition is locked meanwhile, so fn must not write to it;
+ * meant for read-only tables such as a graph.  Stops at the first non-zero
+ * return of fn and returns it; TESS_ERR_INVAL for a remote partition.
+ */
+typedef int (*tess_scan_fn)(const void *key, const void *value, size_t len, void *arg);
+TESS_API int tess_table_scan(tess_table *t, int partition, tess_scan_fn fn, void *arg);
+
 /* Iterator over one partition.  Remote partitions are fetched as a snapshot. */
 typedef struct tess_iter tess_iter;
 

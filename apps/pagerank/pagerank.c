@@ -1,0 +1,374 @@
+/*
+ * pagerank.c — `tessera run pagerank`: options, tables, kernels and the
+ * control function.  Every rank loads (or generates) the whole edge list and
+ * creates the same tables; each stores and computes only its partitions.
+ *
+ * Iteration k: kernel instance i scans its graph partition; for each vertex
+ * it knows PR_k (1/N at k = 0, else base_k + d*S(v) from the sums table of
+ * the previous iteration), pushes PR_k/outdeg into the other sums table and
+ * adds dangling rank to the reduction table.  The control function then
+ * derives base_{k+1} = (1-d)/N + d*D_k/N and swaps the two sums tables.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pagerank.h"
+
+#define APP "pagerank"
+#define BATCH 4096
+
+typedef struct pr_args {
+    int32_t iteration;
+    int32_t src_table;      /* index into app->ranks of the sums being read */
+    double base, damping, inv_n;
+} pr_args;
+
+typedef struct scan_state {
+    tess_table *next;
+    const pr_args *a;
+    const double *sums;     /* sums of the previous iteration, this partition */
+    uint64_t first;
+    uint64_t keys[BATCH];
+    double vals[BATCH];
+    int n;
+    double dangling;
+    int rc;
+} scan_state;
+
+static int flush_batch(scan_state *s)
+{
+    int rc = tess_table_update_batch(s->next, s->keys, s->vals, (size_t)s->n);
+    s->n = 0;
+    return rc;
+}
+
+static int push_vertex(const void *key, const void *value, size_t len, void *arg)
+{
+    scan_state *s = arg;
+    uint64_t v;
+    memcpy(&v, key, sizeof v);
+    double pr = s->a->iteration == 0 ? s->a->inv_n
+                                     : s->a->base + s->a->damping * s->sums[v - s->first];
+    size_t deg = len / sizeof(uint32_t);
+    if (deg == 0) {
+        s->dangling += pr;
+        return 0;
+    }
+    const uint32_t *dst = value;
+    double share = pr / (double)deg;
+    for (size_t e = 0; e < deg; e++) {
+        s->keys[s->n] = dst[e];
+        s->vals[s->n] = share;
+        if (++s->n == BATCH && flush_batch(s) != TESS_OK) return -1;
+    }
+    return 0;
+}
+
+static int pr_step(tess_task *task, const void *args, size_t len)
+{
+    pr_app *app = tess_task_app(task);
+    pr_args a;
+    if (len != sizeof a) return TESS_ERR_INVAL;
+    memcpy(&a, args, sizeof a);
+    int i = tess_task_instance(task);
+    scan_state *s = calloc(1, sizeof *s);
+    if (s == NULL) return TESS_ERR_NOMEM;
+    uint64_t count = 0;
+    s->a = &a;
+    s->next = app->ranks[1 - a.src_table];
+    s->sums = tess_table_dense_data(app->ranks[a.src_table], i, &count);
+    tess_table_dense_range(app->graph, i, &s->first, &count);
+    int rc = tess_table_scan(app->graph, i, push_vertex, s);
+    if (rc == 0 && s->n > 0) rc = flush_batch(s);
+    uint64_t zero = 0;
+    if (rc == 0) rc = tess_table_update(app->dangling, &zero, &s->dangling, sizeof(double));
+    free(s);
+    return rc < 0 ? rc : 0;
+}
+
+/* Instance i puts the adjacency lists of its partition's vertices. */
+static int pr_load(tess_task *task, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    pr_app *app = tess_task_app(task);
+    uint64_t first, count;
+    tess_table_dense_range(app->graph, tess_task_instance(task), &first, &count);
+    for (uint64_t v = first; v < first + count; v++) {
+        size_t bytes = (app->out_first[v + 1] - app->out_first[v]) * sizeof(uint32_t);
+        int rc = tess_table_put(app->graph, &v, app->out_dst + app->out_first[v], bytes);
+        if (rc != TESS_OK) return rc;
+    }
+    return 0;
+}
+
+static void print_progress(pr_app *app, int k, double seconds)
+{
+    if (!app->progress) return;
+    fprintf(stderr, "pagerank: iteration %d/%ld  %.3f s  %.1f M edges/s\n", k + 1,
+            app->opt.iterations, seconds, (double)app->g.ne / seconds / 1e6);
+}
+
+static int run_iteration(tess_ctx *ctx, pr_app *app, int k)
+{
+    double d = app->opt.damping, n = (double)app->g.nv;
+    pr_args a = {.iteration = k, .src_table = app->curr, .base = app->base, .damping = d,
+                 .inv_n = 1.0 / n};
+    int parts = tess_table_partitions(app->graph);
+    int rc = tess_run(ctx, "pr_step", parts, app->graph, &a, sizeof a);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
+    double dangling = 0;
+    uint64_t zero = 0;
+    if (rc == TESS_OK) rc = tess_table_get(app->dangling, &zero, &dangling, sizeof dangling, NULL);
+    if (rc == TESS_ERR_NOTFOUND) rc = TESS_OK;
+    if (rc == TESS_OK) rc = tess_table_clear(app->dangling);
+    if (rc == TESS_OK) rc = tess_table_clear(app->ranks[app->curr]);
+    app->curr = 1 - app->curr;
+    app->base = (1.0 - d) / n + d * dangling / n;
+    return rc;
+}
+
+static int control(tess_ctx *ctx, void *arg)
+{
+    pr_app *app = arg;
+    double t0 = tess_now();
+    int rc = tess_run(ctx, "pr_load", tess_table_partitions(app->graph), app->graph, NULL, 0);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
+    app->load_seconds += tess_now() - t0;
+    app->curr = 0;
+    for (int k = 0; rc == TESS_OK && k < app->opt.iterations; k++) {
+        double start = tess_now();
+        rc = run_iteration(ctx, app, k);
+        app->iteration_seconds[k] = tess_now() - start;
+        if (rc == TESS_OK) print_progress(app, k, app->iteration_seconds[k]);
+    }
+    if (rc == TESS_OK) rc = pr_write_results(app, ctx);
+    else app_error(APP, "%s", tess_last_error(ctx));
+    return rc;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tessera run pagerank (--graph FILE | --gen SPEC) [options]\n"
+            "\n"
+            "PageRank on the tables face.  PR0 = 1/N;\n"
+            "PR'(v) = (1-d)/N + d*(sum over u->v of PR(u)/outdeg(u) + D/N), D = rank of\n"
+            "vertices without out-edges.  Vertices are all ids in the edge list.\n"
+            "\n"
+            "  --graph FILE       SNAP edge list (plain or gzip) or binary graph cache\n"
+            "  --gen SPEC         generated graph: rmat:SCALE[:EF[:SEED]], uniform:N:M[:SEED],\n"
+            "                     web:PAGES[:SEED]\n"
+            "  --iterations N     iterations (default 20)\n"
+            "  --damping D        damping factor in (0, 1) (default 0.85)\n"
+            "  --workers W        worker threads per rank (default: cores available)\n"
+            "  --partitions P     table partitions (default 2 x total workers)\n"
+            "  --output FILE      write 'id<TAB>rank' for every vertex, ascending id\n"
+            "                     (default: the ten highest-ranked vertices on stdout)\n"
+            "  --metrics FILE     write run metrics as JSON\n"
+            "  --progress         a line per iteration on stderr (default when a terminal)\n"
+            "  --quiet            no progress lines\n"
+            "  --help             this text\n"
+            "\n"
+            "Runs unchanged under mpirun -np R; --workers is per rank.\n");
+}
+
+static int parse_option(pr_options *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'g': o->graph_path = arg; return 0;
+    case 'G': o->gen_spec = arg; return 0;
+    case 'i': return app_parse_int(APP, "iterations", arg, 1, 1000000, &o->iterations);
+    case 'd': return app_parse_double(APP, "damping", arg, 0.0, 1.0, &o->damping) ||
+                     (o->damping <= 0.0 || o->damping >= 1.0
+                          ? (app_error(APP, "option --damping: must be in (0, 1), got '%s'", arg), -1)
+                          : 0);
+    case 'w': return app_parse_int(APP, "workers", arg, 1, 4096, &o->workers);
+    case 'p': return app_parse_int(APP, "partitions", arg, 1, 1 << 20, &o->partitions);
+    case 'o': o->output = arg; return 0;
+    case 'm': o->metrics = arg; return 0;
+    case 'P': o->progress = APP_PROGRESS_ON; return 0;
+    case 'q': o->progress = APP_PROGRESS_OFF; return 0;
+    default: return -1;
+    }
+}
+
+/* 0 to run, 1 after --help, -1 on a usage error (message printed). */
+static int parse_options(pr_options *o, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"graph", required_argument, 0, 'g'},   {"gen", required_argument, 0, 'G'},
+        {"iterations", required_argument, 0, 'i'}, {"damping", required_argument, 0, 'd'},
+        {"workers", required_argument, 0, 'w'}, {"partitions", required_argument, 0, 'p'},
+        {"output", required_argument, 0, 'o'},  {"metrics", required_argument, 0, 'm'},
+        {"progress", no_argument, 0, 'P'},      {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    *o = (pr_options){.iterations = 20, .damping = 0.85};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (c == 'h') return usage(stdout), 1;
+        if (c == '?' || c == ':') {
+            app_error(APP, "unknown option or missing value: '%s' (see --help)", argv[optind - 1]);
+            return -1;
+        }
+        if (parse_option(o, c, optarg) != 0) return -1;
+    }
+    if (optind < argc) return app_error(APP, "unexpected argument '%s'", argv[optind]), -1;
+    if (!o->graph_path == !o->gen_spec)
+        return app_error(APP, "give exactly one of --graph FILE or --gen SPEC"), -1;
+    return 0;
+}
+
+/* Out-edges grouped by source (counting sort), edge order kept per source. */
+static int build_out_csr(pr_app *app)
+{
+    const tg_graph *g = &app->g;
+    app->out_first = calloc(g->nv + 1, sizeof *app->out_first);
+    app->out_dst = malloc((g->ne ? g->ne : 1) * sizeof *app->out_dst);
+    if (app->out_first == NULL || app->out_dst == NULL) return TESS_ERR_NOMEM;
+    if (g->ne > UINT32_MAX) return TESS_ERR_INVAL;
+    for (uint64_t e = 0; e < g->ne; e++) app->out_first[g->src[e] + 1]++;
+    for (uint64_t v = 0; v < g->nv; v++) app->out_first[v + 1] += app->out_first[v];
+    uint32_t *fill = malloc((g->nv + 1) * sizeof *fill);
+    if (fill == NULL) return TESS_ERR_NOMEM;
+    memcpy(fill, app->out_first, (g->nv + 1) * sizeof *fill);
+    for (uint64_t e = 0; e < g->ne; e++) app->out_dst[fill[g->src[e]]++] = g->dst[e];
+    free(fill);
+    return TESS_OK;
+}
+
+/* Partition bounds: an even split, moved to the nearest site boundary for
+ * web graphs so that a site (and most of its links) stays in one partition. */
+static uint64_t *partition_bounds(const tg_graph *g, int parts)
+{
+    uint64_t *b = malloc(((size_t)parts + 1) * sizeof *b);
+    if (b == NULL) return NULL;
+    for (int p = 0; p <= parts; p++) {
+        uint64_t want = (uint64_t)((unsigned __int128)g->nv * (unsigned)p / (unsigned)parts);
+        if (g->nsites > 0 && p > 0 && p < parts) {
+            uint64_t lo = 0, hi = g->nsites;
+            while (lo < hi) {
+                uint64_t mid = (lo + hi) / 2;
+                if (g->site_first[mid] < want) lo = mid + 1;
+                else hi = mid;
+            }
+            uint64_t after = g->site_first[lo];
+            uint64_t before = lo > 0 ? g->site_first[lo - 1] : 0;
+            want = want - before < after - want ? before : after;
+        }
+        b[p] = want < b[p > 0 ? p - 1 : 0] ? b[p - 1] : want;
+    }
+    b[0] = 0;
+    b[parts] = g->nv;
+    return b;
+}
+
+static int create_tables(tess_ctx *ctx, pr_app *app)
+{
+    long parts = app->opt.partitions ? app->opt.partitions : 2L * tess_workers_total(ctx);
+    if ((uint64_t)parts > app->g.nv) parts = (long)app->g.nv;
+    uint64_t *bounds = partition_bounds(&app->g, (int)parts);
+    if (bounds == NULL) return TESS_ERR_NOMEM;
+    tess_table_spec s;
+    tess_table_spec_init(&s);
+    s.key_size = 8;
+    s.dense = 1;
+    s.key_count = app->g.nv;
+    s.partitions = (int)parts;
+    s.range_bounds = bounds;
+    s.name = "graph";
+    int rc = tess_table_create(ctx, &s, &app->graph);
+    s.value_size = sizeof(double);
+    s.accum = TESS_ACC_SUM;
+    s.elem = TESS_F64;
+    s.group_with = app->graph;
+    s.name = "sums_a";
+    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->ranks[0]);
+    s.name = "sums_b";
+    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->ranks[1]);
+    free(bounds);
+    tess_table_spec_init(&s);
+    s.name = "dangling";
+    s.key_size = 8;
+    s.value_size = sizeof(double);
+    s.dense = 1;
+    s.key_count = 1;
+    s.accum = TESS_ACC_SUM;
+    s.elem = TESS_F64;
+    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->dangling);
+    return rc;
+}
+
+static int load_graph(tess_ctx *ctx, pr_app *app)
+{
+    char err[512] = "";
+    double t0 = tess_now();
+    int rc = app->opt.gen_spec ? tg_generate(app->opt.gen_spec, &app->g, err, sizeof err)
+                               : tg_load_file(app->opt.graph_path, &app->g, err, sizeof err);
+    if (rc == TESS_OK) rc = build_out_csr(app);
+    else if (tess_rank(ctx) == 0) app_error(APP, "%s", err);
+    if (rc == TESS_OK) rc = create_tables(ctx, app);
+    if (rc == TESS_OK) rc = tess_register_kernel(ctx, "pr_load", pr_load);
+    if (rc == TESS_OK) rc = tess_register_kernel(ctx, "pr_step", pr_step);
+    if (rc != TESS_OK && err[0] == '\0' && tess_rank(ctx) == 0)
+        app_error(APP, "%s", tess_last_error(ctx));
+    app->load_seconds = tess_now() - t0;
+    return rc;
+}
+
+static void write_metrics(pr_app *app, tess_ctx *ctx, double wall)
+{
+    app_metrics *m = app_metrics_new();
+    if (m == NULL) return;
+    app_metrics_standard(m, ctx, APP, wall);
+    app_metrics_num(m, "load_seconds", app->load_seconds);
+    app_metrics_list(m, "iteration_seconds", app->iteration_seconds, (int)app->opt.iterations);
+    app_metrics_int(m, "vertices", (int64_t)app->g.nv);
+    app_metrics_int(m, "edges", (int64_t)app->g.ne);
+    app_metrics_num(m, "damping", app->opt.damping);
+    app_metrics_int(m, "partitions", tess_table_partitions(app->graph));
+    app_metrics_write(m, app->opt.metrics);
+    app_metrics_free(m);
+}
+
+static void app_free(pr_app *app)
+{
+    tg_free(&app->g);
+    free(app->out_first);
+    free(app->out_dst);
+    free(app->iteration_seconds);
+}
+
+static int run(pr_app *app)
+{
+    double t0 = tess_now();
+    tess_config cfg;
+    tess_config_init(&cfg);
+    if (app->opt.workers) cfg.workers = (int)app->opt.workers;
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
+    int rc = load_graph(ctx, app);
+    if (rc == TESS_OK) rc = tess_main(ctx, control, app);
+    if (rc == TESS_OK && tess_rank(ctx) == 0 && app->opt.metrics)
+        write_metrics(app, ctx, tess_now() - t0);
+    int interrupted = tess_interrupted(ctx);
+    tess_finalize(ctx);
+    if (interrupted && rc != TESS_OK) return 130;
+    return rc == TESS_OK ? 0 : 1;
+}
+
+int pagerank_main(int argc, char **argv)
+{
+    pr_app app;
+    memset(&app, 0, sizeof app);
+    int prc = parse_options(&app.opt, argc, argv);
+    if (prc != 0) return prc > 0 ? 0 : 2;
+    app.progress = app_progress_enabled(app.opt.progress);
+    app.iteration_seconds = calloc((size_t)app.opt.iterations, sizeof(double));
+    if (app.iteration_seconds == NULL) return 1;
+    int rc = run(&app);
+    app_free(&app);
+    return rc;
+}

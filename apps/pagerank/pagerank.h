@@ -1,0 +1,40 @@
+/*
+ * pagerank.h — PageRank on the tables face (Piccolo §4.1): the graph, curr
+ * and next tables share one partitioning; kernels push rank/outdegree along
+ * out-edges into next with a sum accumulator; the rank of vertices without
+ * out-edges is summed through a one-key table (a global reduction) and
+ * spread over all vertices.
+ */
+#ifndef TESS_APPS_PAGERANK_H
+#define TESS_APPS_PAGERANK_H
+
+#include <stdint.h>
+#include "common.h"
+#include "graph.h"
+
+typedef struct pr_options {
+    const char *graph_path, *gen_spec;
+    long iterations;
+    double damping;
+    long workers, partitions;
+    const char *output, *metrics;
+    app_progress_mode progress;
+} pr_options;
+
+typedef struct pr_app {
+    pr_options opt;
+    tg_graph g;
+    uint32_t *out_first;    /* out-CSR of the graph: nv+1 offsets */
+    uint32_t *out_dst;
+    tess_table *graph, *ranks[2], *dangling;
+    int curr;               /* ranks[curr] holds the sums of the last iteration */
+    double base;            /* (1-d)/N + d*D/N of the iteration that follows */
+    double load_seconds;
+    double *iteration_seconds;
+    int progress;
+} pr_app;
+
+/* Write "id<TAB>rank" for every vertex, or the top ten on stdout (rank 0). */
+int pr_write_results(pr_app *app, tess_ctx *ctx);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * engine_none.c — the progress engine of builds without MPI: there is only
+ * ever one rank, so nothing is posted to another rank.
+ */
+#include "comm.h"
+
+#if !TESS_HAVE_MPI
+int tess__comm_start(tess_ctx *ctx)
+{
+    return tess__fail(ctx, TESS_ERR_UNSUPPORTED, "this build of tessera has no MPI");
+}
+
+int tess__comm_allgather_workers(tess_ctx *ctx, int *counts)
+{
+    (void)ctx;
+    (void)counts;
+    return TESS_ERR_UNSUPPORTED;
+}
+
+int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen,
+                    const void *b, size_t blen)
+{
+    (void)dst, (void)type, (void)a, (void)alen, (void)b, (void)blen;
+    return tess__fail(ctx, TESS_ERR_UNSUPPORTED, "no other rank in a build without MPI");
+}
+
+void tess__comm_stop(tess_ctx *ctx)
+{
+    (void)ctx;
+}
+#endif

@@ -1,0 +1,144 @@
+/*
+ * inbox.c — worker mailboxes.  Within a rank a message is handed to the
+ * destination's inbox; across ranks it travels as a TESS_MSG_WORKER message
+ * and the receiving progress engine hands it over.  Each inbox is a FIFO, so
+ * the order of every (src worker, dst worker) link is kept.  Only the
+ * addressed worker is woken.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "comm.h"
+
+typedef struct inbox_msg {
+    struct inbox_msg *next;
+    int src;
+    size_t len;
+    uint8_t data[];
+} inbox_msg;
+
+struct tess__inbox {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    inbox_msg *head, *tail;
+};
+
+typedef struct worker_hdr {
+    int32_t src, dst;
+} worker_hdr;
+
+int tess__inboxes_create(tess_ctx *ctx)
+{
+    ctx->inboxes = calloc((size_t)ctx->workers, sizeof *ctx->inboxes);
+    if (ctx->inboxes == NULL) return TESS_ERR_NOMEM;
+    for (int i = 0; i < ctx->workers; i++) {
+        pthread_mutex_init(&ctx->inboxes[i].mu, NULL);
+        pthread_cond_init(&ctx->inboxes[i].cv, NULL);
+    }
+    return TESS_OK;
+}
+
+void tess__inboxes_destroy(tess_ctx *ctx)
+{
+    if (ctx->inboxes == NULL) return;
+    for (int i = 0; i < ctx->workers; i++) {
+        tess__inbox *b = &ctx->inboxes[i];
+        for (inbox_msg *m = b->head, *next; m != NULL; m = next) {
+            next = m->next;
+            free(m);
+        }
+        pthread_mutex_destroy(&b->mu);
+        pthread_cond_destroy(&b->cv);
+    }
+    free(ctx->inboxes);
+    ctx->inboxes = NULL;
+}
+
+static int rank_of_worker(const tess_ctx *ctx, int w)
+{
+    int lo = 0, hi = ctx->nranks - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (ctx->worker_base[mid] <= w) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+static int inbox_push(tess_ctx *ctx, int src, int local_dst, const void *data, size_t len)
+{
+    inbox_msg *m = malloc(sizeof *m + len);
+    if (m == NULL) return TESS_ERR_NOMEM;
+    m->next = NULL;
+    m->src = src;
+    m->len = len;
+    memcpy(m->data, data, len);
+    tess__inbox *b = &ctx->inboxes[local_dst];
+    pthread_mutex_lock(&b->mu);
+    if (b->tail) b->tail->next = m;
+    else b->head = m;
+    b->tail = m;
+    pthread_cond_signal(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return TESS_OK;
+}
+
+int tess__worker_send(tess_ctx *ctx, int src_worker, int dst_worker, const void *data,
+                      size_t len)
+{
+    if (dst_worker < 0 || dst_worker >= ctx->workers_total) return TESS_ERR_INVAL;
+    int r = rank_of_worker(ctx, dst_worker);
+    if (r == ctx->rank)
+        return inbox_push(ctx, src_worker, dst_worker - ctx->worker_base[r], data, len);
+    worker_hdr h = {.src = src_worker, .dst = dst_worker};
+    return tess__send(ctx, r, TESS_MSG_WORKER, &h, sizeof h, data, len);
+}
+
+void tess__inbox_on_message(tess_ctx *ctx, const uint8_t *p, size_t len)
+{
+    worker_hdr h;
+    if (len < sizeof h) return;
+    memcpy(&h, p, sizeof h);
+    int local = h.dst - ctx->worker_base[ctx->rank];
+    if (local < 0 || local >= ctx->workers) return;
+    inbox_push(ctx, h.src, local, p + sizeof h, len - sizeof h);
+}
+
+static void deadline_after(struct timespec *ts, double seconds)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    double ns = (double)ts->tv_nsec + seconds * 1e9;
+    ts->tv_sec += (time_t)(ns / 1e9);
+    ts->tv_nsec = (long)(ns - (double)(time_t)(ns / 1e9) * 1e9);
+}
+
+int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void **data_out,
+                      size_t *len_out)
+{
+    tess__inbox *b = &ctx->inboxes[w];
+    struct timespec deadline;
+    if (timeout >= 0) deadline_after(&deadline, timeout);
+    pthread_mutex_lock(&b->mu);
+    while (b->head == NULL) {
+        if (timeout < 0) pthread_cond_wait(&b->cv, &b->mu);
+        else if (pthread_cond_timedwait(&b->cv, &b->mu, &deadline) != 0) break;
+    }
+    inbox_msg *m = b->head;
+    if (m != NULL) {
+        b->head = m->next;
+        if (b->head == NULL) b->tail = NULL;
+    }
+    pthread_mutex_unlock(&b->mu);
+    if (m == NULL) return 0;
+    void *data = malloc(m->len ? m->len : 1);
+    if (data == NULL) {
+        free(m);
+        return TESS_ERR_NOMEM;
+    }
+    memcpy(data, m->data, m->len);
+    *src_out = m->src;
+    *data_out = data;
+    *len_out = m->len;
+    free(m);
+    return 1;
+}

@@ -1,0 +1,340 @@
+/*
+ * mpi_engine.c — the progress engine: one thread per rank that owns every
+ * MPI call (it initialises MPI with MPI_THREAD_FUNNELED and finalises it).
+ *
+ * Other threads queue messages with tess__comm_post() and ring a doorbell.
+ * Each turn of the loop packs everything queued for one destination into a
+ * single batch and sends it with MPI_Isend, reaps finished sends, and
+ * receives and dispatches incoming batches.  OpenMPI's shared-memory
+ * transport makes no progress on its own, so an idle engine keeps polling,
+ * but with exponential back-off (yield, then sleeps of 5 µs doubling up to
+ * 1 ms) so that it does not burn a core while every worker computes.
+ */
+#include <mpi.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "comm.h"
+
+#define TAG_BATCH 7
+#define BATCH_LIMIT (4u << 20)    /* send a batch early once it holds 4 MiB */
+#define MAX_SLEEP_US 1000
+#define RECV_PER_TURN 64
+
+typedef struct out_msg {
+    struct out_msg *next;
+    int dst;
+    size_t len;          /* bytes in data: header + payload */
+    uint8_t data[];
+} out_msg;
+
+typedef struct msg_hdr {
+    uint32_t type;
+    uint32_t len;        /* payload bytes; the record is padded to 8 */
+} msg_hdr;
+
+typedef struct batch {
+    uint8_t *buf;
+    size_t len, cap;
+} batch;
+
+typedef struct pending_send {
+    MPI_Request req;
+    uint8_t *buf;
+} pending_send;
+
+struct tess__comm {
+    tess_ctx *ctx;
+    pthread_t thread;
+    pthread_mutex_t mu;          /* guards the queue, stop and ready */
+    pthread_cond_t doorbell;     /* rung when a message is queued or stop is set */
+    pthread_cond_t ready_cv;
+    out_msg *head, *tail;
+    int stop, ready, init_rc;
+    int *worker_counts;          /* from the start-up allgather */
+    /* owned by the progress thread */
+    batch *batches;
+    pending_send *sends;
+    int nsends, sends_cap;
+    unsigned idle_turns;
+    int abort_sent;
+};
+
+static size_t padded(size_t n) { return (n + 7) & ~(size_t)7; }
+
+int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen,
+                    const void *b, size_t blen)
+{
+    tess__comm *c = ctx->comm;
+    if (c == NULL || dst < 0 || dst >= ctx->nranks) return TESS_ERR_INVAL;
+    if (alen + blen > UINT32_MAX) return TESS_ERR_INVAL;
+    out_msg *m = malloc(sizeof *m + sizeof(msg_hdr) + alen + blen);
+    if (m == NULL) return TESS_ERR_NOMEM;
+    msg_hdr h = {.type = type, .len = (uint32_t)(alen + blen)};
+    memcpy(m->data, &h, sizeof h);
+    if (alen) memcpy(m->data + sizeof h, a, alen);
+    if (blen) memcpy(m->data + sizeof h + alen, b, blen);
+    m->next = NULL;
+    m->dst = dst;
+    m->len = sizeof h + alen + blen;
+    atomic_fetch_add(&ctx->st_msgs_sent, 1);
+    atomic_fetch_add(&ctx->st_bytes_sent, m->len);
+    pthread_mutex_lock(&c->mu);
+    if (c->tail) c->tail->next = m;
+    else c->head = m;
+    c->tail = m;
+    pthread_cond_signal(&c->doorbell);
+    pthread_mutex_unlock(&c->mu);
+    return TESS_OK;
+}
+
+static int batch_append(batch *b, const out_msg *m)
+{
+    size_t need = b->len + padded(m->len);
+    if (need > b->cap) {
+        size_t cap = b->cap ? b->cap : 65536;
+        while (cap < need) cap *= 2;
+        uint8_t *grown = realloc(b->buf, cap);
+        if (grown == NULL) return TESS_ERR_NOMEM;
+        b->buf = grown;
+        b->cap = cap;
+    }
+    memcpy(b->buf + b->len, m->data, m->len);
+    memset(b->buf + b->len + m->len, 0, padded(m->len) - m->len);
+    b->len = need;
+    return TESS_OK;
+}
+
+static void send_batch(tess__comm *c, int dst)
+{
+    batch *b = &c->batches[dst];
+    if (b->len == 0) return;
+    if (c->nsends == c->sends_cap) {
+        int cap = c->sends_cap ? 2 * c->sends_cap : 16;
+        pending_send *grown = realloc(c->sends, (size_t)cap * sizeof *grown);
+        if (grown == NULL) abort(); /* cannot keep the link's order otherwise */
+        c->sends = grown;
+        c->sends_cap = cap;
+    }
+    pending_send *s = &c->sends[c->nsends++];
+    s->buf = b->buf;
+    MPI_Isend(b->buf, (int)b->len, MPI_BYTE, dst, TAG_BATCH, MPI_COMM_WORLD, &s->req);
+    atomic_fetch_add(&c->ctx->st_batches, 1);
+    b->buf = NULL;
+    b->len = b->cap = 0;
+}
+
+/* Pack everything queued, per destination in queue order, and send it. */
+static int flush_outgoing(tess__comm *c)
+{
+    pthread_mutex_lock(&c->mu);
+    out_msg *m = c->head;
+    c->head = c->tail = NULL;
+    pthread_mutex_unlock(&c->mu);
+    if (m == NULL) return 0;
+    while (m != NULL) {
+        out_msg *next = m->next;
+        if (batch_append(&c->batches[m->dst], m) != TESS_OK) abort();
+        if (c->batches[m->dst].len >= BATCH_LIMIT) send_batch(c, m->dst);
+        free(m);
+        m = next;
+    }
+    for (int r = 0; r < c->ctx->nranks; r++) send_batch(c, r);
+    return 1;
+}
+
+static int reap_sends(tess__comm *c)
+{
+    int reaped = 0;
+    for (int i = 0; i < c->nsends;) {
+        int done = 0;
+        MPI_Test(&c->sends[i].req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            i++;
+            continue;
+        }
+        free(c->sends[i].buf);
+        c->sends[i] = c->sends[--c->nsends];
+        reaped = 1;
+    }
+    return reaped;
+}
+
+static void dispatch_batch(tess_ctx *ctx, int src, const uint8_t *buf, size_t len)
+{
+    size_t off = 0;
+    while (off + sizeof(msg_hdr) <= len) {
+        msg_hdr h;
+        memcpy(&h, buf + off, sizeof h);
+        if (off + sizeof h + h.len > len) break;
+        atomic_fetch_add(&ctx->st_msgs_recv, 1);
+        tess__dispatch(ctx, src, h.type, buf + off + sizeof h, h.len);
+        off += padded(sizeof h + h.len);
+    }
+    atomic_fetch_add(&ctx->st_bytes_recv, len);
+}
+
+static int poll_incoming(tess__comm *c)
+{
+    int got = 0;
+    for (int i = 0; i < RECV_PER_TURN; i++) {
+        int flag = 0, count = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_BATCH, MPI_COMM_WORLD, &flag, &st);
+        if (!flag) break;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        uint8_t *buf = malloc(count > 0 ? (size_t)count : 1);
+        if (buf == NULL) abort();
+        MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_BATCH, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        dispatch_batch(c->ctx, st.MPI_SOURCE, buf, (size_t)count);
+        free(buf);
+        got = 1;
+    }
+    return got;
+}
+
+/* A signal on this rank tells every rank, so rank 0's control can stop. */
+static void forward_signal(tess__comm *c)
+{
+    if (c->abort_sent || !tess__signal_pending()) return;
+    c->abort_sent = 1;
+    for (int r = 0; r < c->ctx->nranks; r++)
+        if (r != c->ctx->rank) tess__comm_post(c->ctx, r, TESS_MSG_ABORT, NULL, 0, NULL, 0);
+    tess__sched_on_abort(c->ctx);
+}
+
+static void back_off(tess__comm *c)
+{
+    unsigned k = ++c->idle_turns;
+    if (k < 32) {
+        sched_yield();
+        return;
+    }
+    unsigned shift = k - 32 > 8 ? 8 : k - 32;
+    long us = 5L << shift;
+    if (us > MAX_SLEEP_US) us = MAX_SLEEP_US;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += us * 1000;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&c->mu);
+    if (c->head == NULL && !c->stop) pthread_cond_timedwait(&c->doorbell, &c->mu, &ts);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static int stop_requested(tess__comm *c)
+{
+    pthread_mutex_lock(&c->mu);
+    int stop = c->stop && c->head == NULL;
+    pthread_mutex_unlock(&c->mu);
+    return stop;
+}
+
+/* Keep receiving until every rank has reached the end, then finalise. */
+static void drain_and_finalize(tess__comm *c)
+{
+    while (c->nsends > 0) {
+        reap_sends(c);
+        poll_incoming(c);
+    }
+    MPI_Request bar;
+    MPI_Ibarrier(MPI_COMM_WORLD, &bar);
+    int done = 0;
+    while (!done) {
+        MPI_Test(&bar, &done, MPI_STATUS_IGNORE);
+        if (!poll_incoming(c)) sched_yield();
+    }
+    MPI_Finalize();
+}
+
+static int init_mpi(tess__comm *c)
+{
+    int provided = 0, size = 0, rank = 0;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return TESS_ERR_MPI;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    c->ctx->rank = rank;
+    c->ctx->nranks = size;
+    c->worker_counts = calloc((size_t)size, sizeof(int));
+    c->batches = calloc((size_t)size, sizeof(batch));
+    if (c->worker_counts == NULL || c->batches == NULL) return TESS_ERR_NOMEM;
+    int mine = c->ctx->workers;
+    MPI_Allgather(&mine, 1, MPI_INT, c->worker_counts, 1, MPI_INT, MPI_COMM_WORLD);
+    return TESS_OK;
+}
+
+static void *progress_main(void *arg)
+{
+    tess__comm *c = arg;
+    int rc = init_mpi(c);
+    pthread_mutex_lock(&c->mu);
+    c->init_rc = rc;
+    c->ready = 1;
+    pthread_cond_broadcast(&c->ready_cv);
+    pthread_mutex_unlock(&c->mu);
+    if (rc != TESS_OK) return NULL;
+    for (;;) {
+        int work = flush_outgoing(c);
+        work |= reap_sends(c);
+        work |= poll_incoming(c);
+        forward_signal(c);
+        if (work) c->idle_turns = 0;
+        else if (stop_requested(c)) break;
+        else back_off(c);
+    }
+    drain_and_finalize(c);
+    return NULL;
+}
+
+int tess__comm_start(tess_ctx *ctx)
+{
+    tess__comm *c = calloc(1, sizeof *c);
+    if (c == NULL) return TESS_ERR_NOMEM;
+    c->ctx = ctx;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->doorbell, NULL);
+    pthread_cond_init(&c->ready_cv, NULL);
+    ctx->comm = c;
+    if (pthread_create(&c->thread, NULL, progress_main, c) != 0) {
+        ctx->comm = NULL;
+        free(c);
+        return tess__fail(ctx, TESS_ERR_MPI, "cannot start the progress thread");
+    }
+    pthread_mutex_lock(&c->mu);
+    while (!c->ready) pthread_cond_wait(&c->ready_cv, &c->mu);
+    pthread_mutex_unlock(&c->mu);
+    TESS_RETURN_IF(ctx, c->init_rc != TESS_OK, c->init_rc, "MPI initialisation failed");
+    return TESS_OK;
+}
+
+int tess__comm_allgather_workers(tess_ctx *ctx, int *counts)
+{
+    memcpy(counts, ctx->comm->worker_counts, (size_t)ctx->nranks * sizeof *counts);
+    return TESS_OK;
+}
+
+void tess__comm_stop(tess_ctx *ctx)
+{
+    tess__comm *c = ctx->comm;
+    if (c == NULL) return;
+    pthread_mutex_lock(&c->mu);
+    c->stop = 1;
+    pthread_cond_signal(&c->doorbell);
+    pthread_mutex_unlock(&c->mu);
+    pthread_join(c->thread, NULL);
+    for (int r = 0; c->batches != NULL && r < ctx->nranks; r++) free(c->batches[r].buf);
+    free(c->batches);
+    free(c->sends);
+    free(c->worker_counts);
+    pthread_mutex_destroy(&c->mu);
+    pthread_cond_destroy(&c->doorbell);
+    pthread_cond_destroy(&c->ready_cv);
+    free(c);
+    ctx->comm = NULL;
+}

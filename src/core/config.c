@@ -1,0 +1,46 @@
+/*
+ * config.c — defaults, the environment, and how this process was launched.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+/* Cores this process may run on (its affinity mask), at least 1. */
+static int usable_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0) return n;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+void tess_config_init(tess_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->mode = TESS_MODE_AUTO;
+    cfg->barrier_warn_seconds = 10.0;
+    cfg->handle_signals = 1;
+    const char *w = getenv("TESS_WORKERS");
+    if (w != NULL && atoi(w) > 0) cfg->workers = atoi(w);
+}
+
+int tess__default_workers(void)
+{
+    return usable_cores();
+}
+
+/* Launchers export their rank in the environment: OpenMPI, PMIx, Hydra/PMI, Slurm's srun. */
+int tess__launched_by_mpi(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                                 "MPI_LOCALNRANKS", NULL};
+    for (int i = 0; vars[i] != NULL; i++)
+        if (getenv(vars[i]) != NULL) return 1;
+    /* srun sets a step id; an sbatch script alone does not start ranks */
+    return getenv("SLURM_STEP_ID") != NULL && getenv("SLURM_PROCID") != NULL;
+}

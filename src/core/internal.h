@@ -1,0 +1,165 @@
+/*
+ * internal.h — the context object and what the modules of the library share.
+ * Private: nothing here is part of the published API.
+ *
+ * Threads of a rank: the main thread (runs the control function on rank 0,
+ * waits for shutdown elsewhere), W worker threads running kernel instances,
+ * and in MPI mode one progress thread that owns every MPI call.  Each
+ * runtime thread that may touch tables has a "slot": its write buffers and
+ * its mailbox for replies to remote requests.
+ */
+#ifndef TESS_SRC_CORE_INTERNAL_H
+#define TESS_SRC_CORE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tessera/tessera.h"
+
+#define TESS_HIDDEN __attribute__((visibility("hidden")))
+
+typedef struct tess__comm tess__comm;
+typedef struct tess__slot_buffers tess__slot_buffers;
+typedef struct tess__task_queue tess__task_queue;
+
+/* ---- registry ---- */
+typedef struct tess__named {
+    char *name;
+    void *fn;                 /* kernel or partitioner */
+    tess_accum_ops accum;     /* accumulators */
+} tess__named;
+
+typedef struct tess__registry {
+    tess__named *kernels, *accums, *partitioners;
+    int nkernels, naccums, npartitioners;
+} tess__registry;
+
+/* ---- a thread's slot ---- */
+typedef struct tess__slot {
+    int index;                /* 0..W-1 workers, W main thread */
+    tess_ctx *ctx;
+    tess__slot_buffers **bufs;/* per table, created lazily */
+    int nbufs;
+    /* mailbox for the reply to this slot's one outstanding request */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t req_id;          /* id of the request awaiting a reply */
+    int replied;
+    int reply_status;
+    void *reply;              /* malloc'd payload, owned by the waiter */
+    size_t reply_len;
+} tess__slot;
+
+/* ---- per-rank control state (rank 0 keeps the view of all ranks) ---- */
+typedef struct tess__rank_view {
+    uint64_t done_seq;        /* last run sequence this rank finished entirely */
+    int error;                /* first kernel error reported by it */
+} tess__rank_view;
+
+struct tess_ctx {
+    tess_config cfg;
+    int rank, nranks;
+    int workers;              /* on this rank */
+    int workers_total;
+    int *worker_base;         /* global id of each rank's first worker (nranks+1) */
+    int mpi;
+    int started;              /* tess_main entered: configuration is frozen */
+    char last_error[512];
+    pthread_mutex_t error_mu;
+
+    tess__registry reg;
+    tess_table **tables;
+    int ntables;
+
+    tess__slot *slots;        /* workers + 1 (main) */
+    pthread_t *threads;
+    tess__task_queue *queue;
+    void *app;
+
+    tess__comm *comm;         /* NULL in embedded mode */
+    struct tess__inbox *inboxes; /* one per local worker */
+
+    /* control state, guarded by ctl_mu */
+    pthread_mutex_t ctl_mu;
+    pthread_cond_t ctl_cv;
+    uint64_t run_seq;         /* rank 0: runs launched; others: runs received */
+    tess__rank_view *views;   /* rank 0: per rank */
+    int ready_ranks;          /* rank 0: ranks that reported READY */
+    int setup_mismatch;       /* rank 0: a rank registered differently */
+    int shutdown;             /* set on every rank when rank 0's control returned */
+    int shutdown_rc;
+    char kernel_error[256];
+
+    /* message counting for barrier termination: writes to other ranks */
+    _Atomic uint64_t writes_sent;
+    _Atomic uint64_t writes_applied;
+
+    /* statistics */
+    _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;
+    _Atomic uint64_t st_updates_local, st_updates_remote;
+    double wait_seconds;
+
+    _Atomic int interrupted;
+};
+
+/* ---- errors and logging (errors.c) ---- */
+/* Record a detailed message as the context's last error; returns code. */
+int tess__fail(tess_ctx *ctx, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void tess__log(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Always printed: "tessera[rank R]: ..." on stderr. */
+void tess__warn(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define TESS_RETURN_IF(ctx, cond, code, ...)                                                  \
+    do {                                                                                       \
+        if (cond) return tess__fail((ctx), (code), __VA_ARGS__);                               \
+    } while (0)
+
+/* ---- config.c ---- */
+int tess__default_workers(void);
+int tess__launched_by_mpi(void);
+
+/* ---- registry (registry.c) ---- */
+int tess__registry_find(const tess__named *list, int n, const char *name);
+void tess__registry_free(tess__registry *reg);
+
+/* ---- slots ---- */
+/* The slot of the calling thread in ctx: a worker's own, otherwise the main slot. */
+tess__slot *tess__current_slot(tess_ctx *ctx);
+void tess__set_current_slot(tess__slot *slot);
+void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index);
+void tess__slot_destroy(tess__slot *s);
+
+/* ---- signals (signals.c) ---- */
+void tess__signals_install(void);
+int tess__signal_pending(void);
+
+/* ---- scheduler hooks (sched/) ---- */
+int tess__queue_create(tess_ctx *ctx);
+void tess__queue_destroy(tess_ctx *ctx);
+int tess__workers_start(tess_ctx *ctx);
+void tess__workers_stop(tess_ctx *ctx);
+/* A RUN message arrived on this rank. */
+void tess__sched_on_run(tess_ctx *ctx, const void *payload, size_t len);
+/* Rank 0: a rank reported all its tasks of run `seq` done. */
+void tess__sched_on_done(tess_ctx *ctx, int src, const void *payload, size_t len);
+void tess__sched_on_shutdown(tess_ctx *ctx, const void *payload, size_t len);
+void tess__sched_on_abort(tess_ctx *ctx);
+void tess__sched_on_ready(tess_ctx *ctx, int src, const void *payload, size_t len);
+void tess__sched_on_count_req(tess_ctx *ctx, int src, const void *payload, size_t len);
+/* Fingerprint of registered names and table shapes: equal on every rank. */
+uint64_t tess__setup_fingerprint(const tess_ctx *ctx);
+/* Flush every table buffer of a slot (end of a kernel instance, barrier). */
+int tess__slot_flush_all(tess__slot *slot);
+/* A short description of what this rank is still running (for barrier warnings). */
+void tess__sched_describe_busy(tess_ctx *ctx, char *buf, size_t len);
+
+/* ---- tables (table/) ---- */
+void tess__tables_free(tess_ctx *ctx);
+void tess__slot_buffers_free(tess__slot *slot);
+/* Message handlers for table traffic from other ranks. */
+void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
+
+#endif

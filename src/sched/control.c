@@ -1,0 +1,279 @@
+/*
+ * control.c — tess_main, tess_run and tess_barrier: the control function on
+ * rank 0 and the serving loop of the other ranks.
+ *
+ * Barrier termination is decided by counting, never by timing: first every
+ * rank reports that all its tasks of the latest run are done (after flushing
+ * their writes), so no new table write can be created; then rank 0 sums the
+ * writes sent to other ranks and the writes applied, over all ranks, until
+ * the two sums agree.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "comm/comm.h"
+#include "core/internal.h"
+
+int tess__sched_launch(tess_ctx *ctx, uint64_t seq, int kernel, int instances, int locality,
+                       const void *args, size_t len);
+int tess__table_index(const tess_table *t);
+
+typedef struct done_msg {
+    uint64_t seq;
+    int32_t error, pad;
+    char msg[200];
+} done_msg;
+
+typedef struct ready_msg {
+    uint64_t fingerprint;
+} ready_msg;
+
+typedef struct count_rep {
+    uint64_t sent, applied;
+} count_rep;
+
+static void timed_wait(tess_ctx *ctx, double seconds)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long ns = (long)(seconds * 1e9);
+    ts.tv_sec += ns / 1000000000L;
+    ts.tv_nsec += ns % 1000000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&ctx->ctl_cv, &ctx->ctl_mu, &ts);
+}
+
+void tess__sched_on_done(tess_ctx *ctx, int src, const void *payload, size_t len)
+{
+    done_msg d;
+    if (len < sizeof d || src < 0 || src >= ctx->nranks) return;
+    memcpy(&d, payload, sizeof d);
+    pthread_mutex_lock(&ctx->ctl_mu);
+    tess__rank_view *v = &ctx->views[src];
+    if (d.seq > v->done_seq) v->done_seq = d.seq;
+    if (d.error != 0 && v->error == 0) {
+        v->error = d.error;
+        d.msg[sizeof d.msg - 1] = '\0';
+        snprintf(ctx->kernel_error, sizeof ctx->kernel_error, "%s", d.msg);
+    }
+    pthread_cond_broadcast(&ctx->ctl_cv);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
+void tess__sched_on_shutdown(tess_ctx *ctx, const void *payload, size_t len)
+{
+    int32_t rc = 0;
+    if (len >= sizeof rc) memcpy(&rc, payload, sizeof rc);
+    pthread_mutex_lock(&ctx->ctl_mu);
+    ctx->shutdown = 1;
+    ctx->shutdown_rc = rc;
+    pthread_cond_broadcast(&ctx->ctl_cv);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
+void tess__sched_on_abort(tess_ctx *ctx)
+{
+    atomic_store(&ctx->interrupted, 1);
+    pthread_mutex_lock(&ctx->ctl_mu);
+    pthread_cond_broadcast(&ctx->ctl_cv);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
+void tess__sched_on_ready(tess_ctx *ctx, int src, const void *payload, size_t len)
+{
+    ready_msg m;
+    if (len < sizeof m) return;
+    memcpy(&m, payload, sizeof m);
+    pthread_mutex_lock(&ctx->ctl_mu);
+    ctx->ready_ranks++;
+    if (m.fingerprint != tess__setup_fingerprint(ctx)) {
+        ctx->setup_mismatch = 1;
+        tess__warn(ctx, "rank %d registered different kernels, accumulators, partitioners "
+                        "or tables than rank 0", src);
+    }
+    pthread_cond_broadcast(&ctx->ctl_cv);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
+void tess__sched_on_count_req(tess_ctx *ctx, int src, const void *payload, size_t len)
+{
+    tess__req_hdr h;
+    if (len < sizeof h) return;
+    memcpy(&h, payload, sizeof h);
+    count_rep c = {atomic_load(&ctx->writes_sent), atomic_load(&ctx->writes_applied)};
+    tess__reply(ctx, src, &h, TESS_OK, &c, sizeof c);
+}
+
+/* Rank 0 waits until every rank said READY (tables created). */
+static int wait_ready(tess_ctx *ctx)
+{
+    pthread_mutex_lock(&ctx->ctl_mu);
+    while (ctx->ready_ranks < ctx->nranks && !tess_interrupted(ctx)) timed_wait(ctx, 0.1);
+    int rc = ctx->setup_mismatch ? TESS_ERR_MISUSE
+             : tess_interrupted(ctx) ? TESS_ERR_INTERRUPTED : TESS_OK;
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    if (rc == TESS_ERR_MISUSE)
+        tess__fail(ctx, rc, "ranks registered different kernels or tables before tess_main()");
+    return rc;
+}
+
+static int serve_until_shutdown(tess_ctx *ctx)
+{
+    pthread_mutex_lock(&ctx->ctl_mu);
+    while (!ctx->shutdown) timed_wait(ctx, 0.2);
+    int rc = ctx->shutdown_rc;
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    return rc;
+}
+
+int tess_main(tess_ctx *ctx, tess_control_fn control, void *app)
+{
+    if (ctx == NULL || control == NULL) return TESS_ERR_INVAL;
+    TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE, "tess_main() called twice");
+    ctx->started = 1;
+    ctx->app = app;
+    tess__set_current_slot(&ctx->slots[ctx->workers]);
+    int rc = tess__workers_start(ctx);
+    if (rc != TESS_OK) return rc;
+    ready_msg m = {tess__setup_fingerprint(ctx)};
+    tess__send(ctx, 0, TESS_MSG_READY, &m, sizeof m, NULL, 0);
+    if (ctx->rank != 0) return serve_until_shutdown(ctx);
+    rc = wait_ready(ctx);
+    if (rc == TESS_OK) rc = control(ctx, app);
+    int32_t rc32 = rc;
+    tess__send_all(ctx, TESS_MSG_SHUTDOWN, &rc32, sizeof rc32);
+    return rc;
+}
+
+static int check_control(tess_ctx *ctx, const char *what)
+{
+    TESS_RETURN_IF(ctx, !ctx->started || ctx->rank != 0, TESS_ERR_MISUSE,
+                   "%s outside the control function", what);
+    TESS_RETURN_IF(ctx, tess__current_slot(ctx) != &ctx->slots[ctx->workers], TESS_ERR_MISUSE,
+                   "%s called from a kernel", what);
+    return TESS_OK;
+}
+
+int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *locality,
+             const void *args, size_t args_len)
+{
+    int rc = check_control(ctx, "tess_run()");
+    if (rc != TESS_OK) return rc;
+    int k = kernel ? tess__registry_find(ctx->reg.kernels, ctx->reg.nkernels, kernel) : -1;
+    TESS_RETURN_IF(ctx, k < 0, TESS_ERR_NOTFOUND, "no kernel named '%s'",
+                   kernel ? kernel : "(null)");
+    TESS_RETURN_IF(ctx, instances < 0, TESS_ERR_INVAL, "negative instance count");
+    TESS_RETURN_IF(ctx, locality && instances != tess_table_partitions(locality), TESS_ERR_INVAL,
+                   "kernel '%s': %d instances but the locality table has %d partitions",
+                   kernel, instances, tess_table_partitions(locality));
+    TESS_RETURN_IF(ctx, tess_interrupted(ctx), TESS_ERR_INTERRUPTED, "interrupted");
+    rc = tess__slot_flush_all(tess__current_slot(ctx));
+    if (rc != TESS_OK) return rc;
+    pthread_mutex_lock(&ctx->ctl_mu);
+    uint64_t seq = ++ctx->run_seq;
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    return tess__sched_launch(ctx, seq, k, instances,
+                              locality ? tess__table_index(locality) : -1, args, args_len);
+}
+
+static int all_done(tess_ctx *ctx)
+{
+    for (int r = 0; r < ctx->nranks; r++)
+        if (ctx->views[r].done_seq < ctx->run_seq) return 0;
+    return 1;
+}
+
+static void warn_waiting(tess_ctx *ctx, double waited)
+{
+    char busy[512] = "", ranks[256] = "";
+    size_t off = 0;
+    for (int r = 0; r < ctx->nranks && off < sizeof ranks; r++)
+        if (ctx->views[r].done_seq < ctx->run_seq) {
+            int n = snprintf(ranks + off, sizeof ranks - off, "%s%d", off ? " " : "", r);
+            if (n > 0) off += (size_t)n;
+        }
+    tess__sched_describe_busy(ctx, busy, sizeof busy);
+    tess__warn(ctx, "barrier has waited %.0f s for rank(s) %s%s%s", waited, ranks,
+               busy[0] ? "; on rank 0: " : "", busy);
+}
+
+/* Phase 1: every rank finished the tasks of every run launched so far. */
+static int wait_tasks_done(tess_ctx *ctx)
+{
+    double start = tess_now(), next_warn = ctx->cfg.barrier_warn_seconds;
+    pthread_mutex_lock(&ctx->ctl_mu);
+    while (!all_done(ctx) && !tess_interrupted(ctx)) {
+        timed_wait(ctx, 0.05);
+        double waited = tess_now() - start;
+        if (next_warn > 0 && waited >= next_warn) {
+            warn_waiting(ctx, waited);
+            next_warn *= 2;
+        }
+    }
+    int rc = tess_interrupted(ctx) ? TESS_ERR_INTERRUPTED : TESS_OK;
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    return rc;
+}
+
+static int sum_counts(tess_ctx *ctx, uint64_t *sent, uint64_t *applied)
+{
+    *sent = atomic_load(&ctx->writes_sent);
+    *applied = atomic_load(&ctx->writes_applied);
+    for (int r = 1; r < ctx->nranks; r++) {
+        void *rep = NULL;
+        size_t len = 0;
+        int rc = tess__request(ctx, r, TESS_MSG_COUNT_REQ, NULL, 0, &rep, &len);
+        if (rc != TESS_OK) return rc;
+        count_rep c = {0, 0};
+        if (len >= sizeof c) memcpy(&c, rep, sizeof c);
+        free(rep);
+        *sent += c.sent;
+        *applied += c.applied;
+    }
+    return TESS_OK;
+}
+
+/* Phase 2: every write sent to another rank has been applied there. */
+static int wait_writes_applied(tess_ctx *ctx)
+{
+    for (unsigned round = 0;; round++) {
+        uint64_t sent, applied;
+        int rc = sum_counts(ctx, &sent, &applied);
+        if (rc != TESS_OK) return rc;
+        if (sent == applied) return TESS_OK;
+        TESS_RETURN_IF(ctx, tess_interrupted(ctx), TESS_ERR_INTERRUPTED, "interrupted");
+        struct timespec ts = {0, round < 10 ? 20000L : 200000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int collect_kernel_errors(tess_ctx *ctx)
+{
+    int failed = 0;
+    pthread_mutex_lock(&ctx->ctl_mu);
+    for (int r = 0; r < ctx->nranks; r++) {
+        failed |= ctx->views[r].error != 0;
+        ctx->views[r].error = 0;
+    }
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    TESS_RETURN_IF(ctx, failed, TESS_ERR_KERNEL, "%s", ctx->kernel_error);
+    return TESS_OK;
+}
+
+int tess_barrier(tess_ctx *ctx)
+{
+    int rc = check_control(ctx, "tess_barrier()");
+    if (rc != TESS_OK) return rc;
+    double start = tess_now();
+    rc = tess__slot_flush_all(tess__current_slot(ctx));
+    if (rc == TESS_OK) rc = wait_tasks_done(ctx);
+    if (rc == TESS_OK && ctx->nranks > 1) rc = wait_writes_applied(ctx);
+    ctx->wait_seconds += tess_now() - start;
+    if (rc == TESS_ERR_INTERRUPTED) return tess__fail(ctx, rc, "interrupted by a signal");
+    if (rc != TESS_OK) return rc;
+    return collect_kernel_errors(ctx);
+}

@@ -1,0 +1,279 @@
+/*
+ * queue.c — the task queue of a rank and its worker threads.
+ *
+ * A RUN message becomes one task per kernel instance that lives on this rank
+ * (instance i goes where partition i of the locality table is stored).
+ * Workers take the biggest task first (size = keys in the locality
+ * partition), so the long tasks start early and the short ones fill the end.
+ * When the last task of the rank finishes, the rank tells rank 0 which run
+ * sequence it has completed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "comm/comm.h"
+#include "core/internal.h"
+#include "table/table_internal.h"
+
+typedef struct shared_args {
+    _Atomic int refs;
+    size_t len;
+    uint8_t data[];
+} shared_args;
+
+struct tess_task {
+    tess_ctx *ctx;
+    int kernel;
+    int instance, instances;
+    int worker;             /* global id of the worker running it */
+    uint64_t size;
+    shared_args *args;
+};
+
+struct tess__task_queue {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    tess_task *tasks;       /* pending, sorted by size descending from `next` */
+    int ntasks, next, cap;
+    int running;
+    int stop;
+    uint64_t seq;           /* last run received */
+    uint64_t reported_seq;
+    int error;              /* first kernel error since the last report */
+    char error_msg[200];
+    const char **busy;      /* per worker: kernel name being run, or NULL */
+    int *busy_instance;
+};
+
+typedef struct run_msg {
+    uint64_t seq;
+    int32_t kernel, instances, locality, pad;
+} run_msg;
+
+typedef struct done_msg {
+    uint64_t seq;
+    int32_t error, pad;
+    char msg[200];
+} done_msg;
+
+int tess__queue_create(tess_ctx *ctx)
+{
+    tess__task_queue *q = calloc(1, sizeof *q);
+    if (q == NULL) return TESS_ERR_NOMEM;
+    q->busy = calloc((size_t)ctx->workers, sizeof *q->busy);
+    q->busy_instance = calloc((size_t)ctx->workers, sizeof *q->busy_instance);
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->cv, NULL);
+    ctx->queue = q;
+    return q->busy && q->busy_instance ? TESS_OK : TESS_ERR_NOMEM;
+}
+
+static void args_release(shared_args *a)
+{
+    if (a != NULL && atomic_fetch_sub(&a->refs, 1) == 1) free(a);
+}
+
+void tess__queue_destroy(tess_ctx *ctx)
+{
+    tess__task_queue *q = ctx->queue;
+    if (q == NULL) return;
+    for (int i = q->next; i < q->ntasks; i++) args_release(q->tasks[i].args);
+    free(q->tasks);
+    free(q->busy);
+    free(q->busy_instance);
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->cv);
+    free(q);
+    ctx->queue = NULL;
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+    const tess_task *x = a, *y = b;
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+    return x->instance - y->instance;
+}
+
+/* Caller holds q->mu.  Removes the taken prefix, appends, re-sorts. */
+static int queue_add(tess__task_queue *q, const tess_task *tasks, int n)
+{
+    memmove(q->tasks, q->tasks + q->next, (size_t)(q->ntasks - q->next) * sizeof *q->tasks);
+    q->ntasks -= q->next;
+    q->next = 0;
+    if (q->ntasks + n > q->cap) {
+        int cap = q->cap ? q->cap : 64;
+        while (cap < q->ntasks + n) cap *= 2;
+        tess_task *grown = realloc(q->tasks, (size_t)cap * sizeof *grown);
+        if (grown == NULL) return TESS_ERR_NOMEM;
+        q->tasks = grown;
+        q->cap = cap;
+    }
+    memcpy(q->tasks + q->ntasks, tasks, (size_t)n * sizeof *tasks);
+    q->ntasks += n;
+    qsort(q->tasks, (size_t)q->ntasks, sizeof *q->tasks, by_size_desc);
+    return TESS_OK;
+}
+
+/* Tell rank 0 that everything up to q->seq is done (q->mu held on entry, released). */
+static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
+{
+    int idle = q->next == q->ntasks && q->running == 0 && q->reported_seq < q->seq;
+    done_msg d = {.seq = q->seq, .error = q->error};
+    if (idle) {
+        memcpy(d.msg, q->error_msg, sizeof d.msg);
+        q->reported_seq = q->seq;
+        q->error = 0;
+        q->error_msg[0] = '\0';
+    }
+    pthread_mutex_unlock(&q->mu);
+    if (idle) tess__send(ctx, 0, TESS_MSG_DONE, &d, sizeof d, NULL, 0);
+}
+
+static int build_tasks(tess_ctx *ctx, const run_msg *r, shared_args *args, tess_task **out)
+{
+    tess_table *loc = r->locality >= 0 ? ctx->tables[r->locality] : NULL;
+    tess_task *tasks = calloc((size_t)r->instances + 1, sizeof *tasks);
+    if (tasks == NULL) return -1;
+    int n = 0;
+    for (int i = 0; i < r->instances; i++) {
+        int owner = loc ? tess_table_owner(loc, i) : i % ctx->nranks;
+        if (owner != ctx->rank) continue;
+        tasks[n] = (tess_task){.ctx = ctx, .kernel = r->kernel, .instance = i,
+                               .instances = r->instances, .args = args,
+                               .size = loc ? tess__table_local_size(loc, i) : 0};
+        n++;
+    }
+    *out = tasks;
+    return n;
+}
+
+void tess__sched_on_run(tess_ctx *ctx, const void *payload, size_t len)
+{
+    run_msg r;
+    if (len < sizeof r) return;
+    memcpy(&r, payload, sizeof r);
+    shared_args *args = malloc(sizeof *args + len - sizeof r);
+    if (args == NULL) abort();
+    args->len = len - sizeof r;
+    memcpy(args->data, (const uint8_t *)payload + sizeof r, args->len);
+    tess_task *tasks = NULL;
+    int n = build_tasks(ctx, &r, args, &tasks);
+    if (n < 0) abort();
+    atomic_store(&args->refs, n + 1);
+    tess__task_queue *q = ctx->queue;
+    pthread_mutex_lock(&q->mu);
+    if (queue_add(q, tasks, n) != TESS_OK) abort();
+    q->seq = r.seq;
+    pthread_cond_broadcast(&q->cv);
+    report_if_idle(ctx, q);
+    free(tasks);
+    args_release(args);
+}
+
+int tess__sched_launch(tess_ctx *ctx, uint64_t seq, int kernel, int instances, int locality,
+                       const void *args, size_t len)
+{
+    run_msg r = {.seq = seq, .kernel = kernel, .instances = instances, .locality = locality};
+    for (int rank = 0; rank < ctx->nranks; rank++) {
+        int rc = tess__send(ctx, rank, TESS_MSG_RUN, &r, sizeof r, args, len);
+        if (rc != TESS_OK) return rc;
+    }
+    return TESS_OK;
+}
+
+static int run_task(tess_ctx *ctx, int w, tess_task *t)
+{
+    tess_kernel_fn fn = (tess_kernel_fn)ctx->reg.kernels[t->kernel].fn;
+    t->worker = ctx->worker_base[ctx->rank] + w;
+    int rc = fn(t, t->args->data, t->args->len);
+    int frc = tess__slot_flush_all(&ctx->slots[w]);
+    return rc < 0 ? rc : frc;
+}
+
+static void record_error(tess_ctx *ctx, tess__task_queue *q, const tess_task *t, int rc)
+{
+    if (rc >= 0 || q->error != 0) return;
+    q->error = rc;
+    snprintf(q->error_msg, sizeof q->error_msg, "kernel %s instance %d on rank %d: %.120s",
+             ctx->reg.kernels[t->kernel].name, t->instance, ctx->rank,
+             ctx->last_error[0] ? ctx->last_error : tess_strerror(rc));
+}
+
+static void *worker_main(void *arg)
+{
+    tess__slot *slot = arg;
+    tess_ctx *ctx = slot->ctx;
+    tess__task_queue *q = ctx->queue;
+    int w = slot->index;
+    tess__set_current_slot(slot);
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (!q->stop && q->next == q->ntasks) pthread_cond_wait(&q->cv, &q->mu);
+        if (q->stop) break;
+        tess_task t = q->tasks[q->next++];
+        q->running++;
+        q->busy[w] = ctx->reg.kernels[t.kernel].name;
+        q->busy_instance[w] = t.instance;
+        pthread_mutex_unlock(&q->mu);
+        int rc = run_task(ctx, w, &t);
+        args_release(t.args);
+        pthread_mutex_lock(&q->mu);
+        q->busy[w] = NULL;
+        q->running--;
+        record_error(ctx, q, &t, rc);
+        report_if_idle(ctx, q);
+        pthread_mutex_lock(&q->mu);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+int tess__workers_start(tess_ctx *ctx)
+{
+    ctx->threads = calloc((size_t)ctx->workers, sizeof *ctx->threads);
+    TESS_RETURN_IF(ctx, ctx->threads == NULL, TESS_ERR_NOMEM, "out of memory");
+    for (int w = 0; w < ctx->workers; w++) {
+        if (pthread_create(&ctx->threads[w], NULL, worker_main, &ctx->slots[w]) == 0) continue;
+        ctx->workers = w; /* join only what started */
+        tess__workers_stop(ctx);
+        return tess__fail(ctx, TESS_ERR_NOMEM, "cannot start worker thread %d", w);
+    }
+    return TESS_OK;
+}
+
+void tess__workers_stop(tess_ctx *ctx)
+{
+    tess__task_queue *q = ctx->queue;
+    if (q == NULL || ctx->threads == NULL) return;
+    pthread_mutex_lock(&q->mu);
+    q->stop = 1;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    for (int w = 0; w < ctx->workers; w++) pthread_join(ctx->threads[w], NULL);
+    free(ctx->threads);
+    ctx->threads = NULL;
+}
+
+void tess__sched_describe_busy(tess_ctx *ctx, char *buf, size_t len)
+{
+    tess__task_queue *q = ctx->queue;
+    size_t off = 0;
+    buf[0] = '\0';
+    pthread_mutex_lock(&q->mu);
+    for (int w = 0; w < ctx->workers && off < len; w++) {
+        if (q->busy[w] == NULL) continue;
+        int n = snprintf(buf + off, len - off, "%sworker %d (%s#%d)", off ? ", " : "",
+                         ctx->worker_base[ctx->rank] + w, q->busy[w], q->busy_instance[w]);
+        if (n > 0) off += (size_t)n;
+    }
+    int queued = q->ntasks - q->next;
+    pthread_mutex_unlock(&q->mu);
+    if (queued > 0 && off < len)
+        snprintf(buf + off, len - off, "%s%d tasks queued", off ? ", " : "", queued);
+}
+
+int tess_task_instance(const tess_task *t) { return t->instance; }
+int tess_task_instances(const tess_task *t) { return t->instances; }
+int tess_task_worker(const tess_task *t) { return t->worker; }
+tess_ctx *tess_task_ctx(const tess_task *t) { return t->ctx; }
+void *tess_task_app(const tess_task *t) { return t->ctx->app; }

@@ -1,0 +1,267 @@
+/*
+ * table.c — creating tables, placing partitions on ranks, mapping keys to
+ * partitions, and the operations on partitions stored on this rank.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "comm/comm.h"
+#include "table_internal.h"
+
+void tess_table_spec_init(tess_table_spec *spec)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->partitions = 1;
+    spec->accum = TESS_ACC_REPLACE;
+}
+
+static int check_spec(tess_ctx *ctx, const tess_table_spec *s)
+{
+    const char *n = s->name ? s->name : "(unnamed)";
+    TESS_RETURN_IF(ctx, s->partitions < 1 || s->partitions > (1 << 20), TESS_ERR_INVAL,
+                   "table %s: partitions must be in [1, 1048576], got %d", n, s->partitions);
+    TESS_RETURN_IF(ctx, s->key_size == 0 || s->key_size > 4096, TESS_ERR_INVAL,
+                   "table %s: key_size must be in [1, 4096]", n);
+    TESS_RETURN_IF(ctx, s->dense && s->key_size != 8, TESS_ERR_INVAL,
+                   "table %s: dense tables have 8-byte keys", n);
+    TESS_RETURN_IF(ctx, s->dense && s->key_count < (uint64_t)s->partitions && s->key_count,
+                   TESS_ERR_INVAL, "table %s: fewer keys than partitions", n);
+    TESS_RETURN_IF(ctx, s->group_with && s->group_with->nparts != s->partitions,
+                   TESS_ERR_INVAL, "table %s: grouped tables need equal partition counts", n);
+    const char *why = NULL;
+    int rc = tess__accum_check(s->accum, s->elem, s->value_size, &why);
+    TESS_RETURN_IF(ctx, rc != TESS_OK, rc, "table %s: %s", n, why ? why : "bad accumulator");
+    return TESS_OK;
+}
+
+#define DENSE_BUCKETS 4096
+
+/* A lookup table from the key's high bits to a partition, so finding a dense
+ * key's partition costs a shift, a load and rarely a step (no division). */
+static int build_buckets(tess_table *t)
+{
+    while (((t->key_count ? t->key_count - 1 : 0) >> t->bucket_shift) >= DENSE_BUCKETS)
+        t->bucket_shift++;
+    t->bucket_part = malloc(DENSE_BUCKETS * sizeof *t->bucket_part);
+    if (t->bucket_part == NULL) return TESS_ERR_NOMEM;
+    int p = 0;
+    for (uint64_t b = 0; b < DENSE_BUCKETS; b++) {
+        uint64_t key = b << t->bucket_shift;
+        while (p < t->nparts - 1 && t->bounds[p + 1] <= key) p++;
+        t->bucket_part[b] = p;
+    }
+    return TESS_OK;
+}
+
+static int set_bounds(tess_table *t, const tess_table_spec *s)
+{
+    t->bounds = malloc(((size_t)t->nparts + 1) * sizeof *t->bounds);
+    if (t->bounds == NULL) return TESS_ERR_NOMEM;
+    for (int p = 0; p <= t->nparts; p++)
+        t->bounds[p] = s->range_bounds ? s->range_bounds[p]
+                                       : (uint64_t)((unsigned __int128)s->key_count * (unsigned)p /
+                                                    (unsigned)t->nparts);
+    for (int p = 0; p < t->nparts; p++)
+        TESS_RETURN_IF(t->ctx, t->bounds[p] > t->bounds[p + 1], TESS_ERR_INVAL,
+                       "table %s: range bounds must ascend", t->name);
+    TESS_RETURN_IF(t->ctx, t->bounds[0] != 0 || t->bounds[t->nparts] != s->key_count,
+                   TESS_ERR_INVAL, "table %s: range bounds must run from 0 to key_count",
+                   t->name);
+    return build_buckets(t);
+}
+
+static int set_accumulator(tess_table *t, const tess_table_spec *s)
+{
+    const tess_accum_ops *user = NULL;
+    if (s->accum == TESS_ACC_USER) {
+        tess_ctx *ctx = t->ctx;
+        int i = s->accumulator ? tess__registry_find(ctx->reg.accums, ctx->reg.naccums,
+                                                     s->accumulator) : -1;
+        TESS_RETURN_IF(ctx, i < 0, TESS_ERR_NOTFOUND, "table %s: no accumulator named '%s'",
+                       t->name, s->accumulator ? s->accumulator : "(null)");
+        user = &ctx->reg.accums[i].accum;
+    }
+    tess__accum_setup(&t->acc, s->accum, s->elem, s->value_size, user);
+    return TESS_OK;
+}
+
+static int set_partitioner(tess_table *t, const tess_table_spec *s)
+{
+    if (s->dense || s->partitioner == NULL) return TESS_OK;
+    tess_ctx *ctx = t->ctx;
+    int i = tess__registry_find(ctx->reg.partitioners, ctx->reg.npartitioners, s->partitioner);
+    TESS_RETURN_IF(ctx, i < 0, TESS_ERR_NOTFOUND, "table %s: no partitioner named '%s'",
+                   t->name, s->partitioner);
+    t->partitioner = (tess_partitioner_fn)ctx->reg.partitioners[i].fn;
+    return TESS_OK;
+}
+
+static tess__partition *new_partition(tess_table *t, int p)
+{
+    if (t->dense)
+        return tess__partition_new_dense(t->bounds[p], t->bounds[p + 1] - t->bounds[p],
+                                         t->value_size, &t->acc);
+    return tess__partition_new_hash(t->key_size, t->value_size, &t->acc);
+}
+
+/* Partition i lives on rank i mod R; a grouped table follows its leader. */
+static int place_partitions(tess_table *t, const tess_table_spec *s)
+{
+    t->owner = malloc((size_t)t->nparts * sizeof *t->owner);
+    t->parts = calloc((size_t)t->nparts, sizeof *t->parts);
+    t->locks = calloc((size_t)t->nparts, sizeof *t->locks);
+    if (!t->owner || !t->parts || !t->locks) return TESS_ERR_NOMEM;
+    for (int p = 0; p < t->nparts; p++) {
+        t->owner[p] = s->group_with ? s->group_with->owner[p] : p % t->ctx->nranks;
+        pthread_mutex_init(&t->locks[p], NULL);
+        if (t->owner[p] != t->ctx->rank) continue;
+        t->parts[p] = new_partition(t, p);
+        TESS_RETURN_IF(t->ctx, t->parts[p] == NULL, TESS_ERR_NOMEM,
+                       "table %s: out of memory for partition %d", t->name, p);
+    }
+    return TESS_OK;
+}
+
+static void table_free(tess_table *t)
+{
+    if (t == NULL) return;
+    for (int p = 0; t->parts && p < t->nparts; p++) tess__partition_free(t->parts[p]);
+    for (int p = 0; t->locks && p < t->nparts; p++) pthread_mutex_destroy(&t->locks[p]);
+    free(t->parts);
+    free(t->locks);
+    free(t->owner);
+    free(t->bounds);
+    free(t->bucket_part);
+    free(t->name);
+    free(t);
+}
+
+static int register_table(tess_ctx *ctx, tess_table *t)
+{
+    tess_table **grown = realloc(ctx->tables, (size_t)(ctx->ntables + 1) * sizeof *grown);
+    if (grown == NULL) return TESS_ERR_NOMEM;
+    ctx->tables = grown;
+    t->index = ctx->ntables;
+    grown[ctx->ntables++] = t;
+    return TESS_OK;
+}
+
+int tess_table_create(tess_ctx *ctx, const tess_table_spec *s, tess_table **table_out)
+{
+    if (ctx == NULL || s == NULL || table_out == NULL) return TESS_ERR_INVAL;
+    TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE,
+                   "table %s created after tess_main() started", s->name ? s->name : "");
+    int rc = check_spec(ctx, s);
+    if (rc != TESS_OK) return rc;
+    tess_table *t = calloc(1, sizeof *t);
+    if (t == NULL) return TESS_ERR_NOMEM;
+    t->ctx = ctx;
+    t->name = strdup(s->name ? s->name : "table");
+    t->key_size = s->key_size;
+    t->value_size = s->value_size;
+    t->nparts = s->partitions;
+    t->dense = s->dense;
+    t->key_count = s->key_count;
+    rc = t->name ? TESS_OK : TESS_ERR_NOMEM;
+    if (rc == TESS_OK && t->dense) rc = set_bounds(t, s);
+    if (rc == TESS_OK) rc = set_accumulator(t, s);
+    if (rc == TESS_OK) rc = set_partitioner(t, s);
+    if (rc == TESS_OK) rc = place_partitions(t, s);
+    if (rc == TESS_OK) rc = register_table(ctx, t);
+    if (rc != TESS_OK) {
+        table_free(t);
+        return rc;
+    }
+    *table_out = t;
+    return TESS_OK;
+}
+
+void tess__tables_free(tess_ctx *ctx)
+{
+    for (int i = 0; i < ctx->ntables; i++) table_free(ctx->tables[i]);
+    free(ctx->tables);
+    ctx->tables = NULL;
+    ctx->ntables = 0;
+}
+
+uint64_t tess__setup_fingerprint(const tess_ctx *ctx)
+{
+    uint64_t h = 0x7e55e7a;
+    const tess__named *lists[3] = {ctx->reg.kernels, ctx->reg.accums, ctx->reg.partitioners};
+    int counts[3] = {ctx->reg.nkernels, ctx->reg.naccums, ctx->reg.npartitioners};
+    for (int l = 0; l < 3; l++)
+        for (int i = 0; i < counts[l]; i++)
+            for (const char *c = lists[l][i].name; *c; c++) h = tess_mix64(h ^ (uint8_t)*c);
+    for (int i = 0; i < ctx->ntables; i++) {
+        const tess_table *t = ctx->tables[i];
+        h = tess_mix64(h ^ t->key_size ^ (t->value_size << 16) ^ ((uint64_t)t->nparts << 32));
+        h = tess_mix64(h ^ t->key_count ^ ((uint64_t)t->acc.kind << 60) ^ (uint64_t)t->dense);
+    }
+    return h;
+}
+
+int tess__table_index(const tess_table *t) { return t->index; }
+int tess_table_partitions(const tess_table *t) { return t->nparts; }
+
+int tess_table_owner(const tess_table *t, int p)
+{
+    return p >= 0 && p < t->nparts ? t->owner[p] : -1;
+}
+
+int tess_table_is_local(const tess_table *t, int p)
+{
+    return p >= 0 && p < t->nparts && t->owner[p] == t->ctx->rank;
+}
+
+/* Dense: the bucket gives the first candidate; step over empty or short ranges. */
+static int dense_partition(const tess_table *t, uint64_t key)
+{
+    if (key >= t->key_count) return -1;
+    int p = t->bucket_part[key >> t->bucket_shift];
+    while (t->bounds[p + 1] <= key) p++;
+    return p;
+}
+
+static uint64_t hash_key(const void *key, size_t n)
+{
+    const uint8_t *k = key;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ k[i]) * 0x100000001b3ULL;
+    return tess_mix64(h);
+}
+
+int tess_table_partition_of(const tess_table *t, const void *key)
+{
+    if (t->dense) {
+        uint64_t k;
+        memcpy(&k, key, sizeof k);
+        return dense_partition(t, k);
+    }
+    if (t->partitioner) {
+        int p = t->partitioner(key, t->key_size, t->nparts);
+        return p >= 0 && p < t->nparts ? p : -1;
+    }
+    return (int)(hash_key(key, t->key_size) % (uint64_t)t->nparts);
+}
+
+int tess_table_dense_range(const tess_table *t, int p, uint64_t *first_out, uint64_t *count_out)
+{
+    if (!t->dense || p < 0 || p >= t->nparts) return TESS_ERR_INVAL;
+    *first_out = t->bounds[p];
+    *count_out = t->bounds[p + 1] - t->bounds[p];
+    return TESS_OK;
+}
+
+void *tess_table_dense_data(tess_table *t, int p, uint64_t *count_out)
+{
+    if (!t->dense || !tess_table_is_local(t, p)) return NULL;
+    return tess__partition_dense_data(t->parts[p], count_out);
+}
+
+uint64_t tess__table_local_size(tess_table *t, int p)
+{
+    if (!tess_table_is_local(t, p)) return 0;
+    pthread_mutex_lock(&t->locks[p]);
+    uint64_t n = tess__partition_size(t->parts[p]);
+    pthread_mutex_unlock(&t->locks[p]);
+    return n;
+}

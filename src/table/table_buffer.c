@@ -1,0 +1,281 @@
+/*
+ * table_buffer.c — each thread's write buffers for each table.
+ *
+ * Updates to partitions of this rank collect in a short local buffer that is
+ * applied in partition-grouped batches (one lock per partition per batch,
+ * not one per key).  Updates to other ranks go into a combiner per
+ * destination rank: a small hash map that merges updates to the same key
+ * with the table's accumulator, sent as one message when it fills, when the
+ * kernel instance ends, on flush and at barriers.  Both buffers keep the
+ * issue order of one thread's writes to one key.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "table_internal.h"
+
+#define LOCAL_CAP 4096
+#define REMOTE_CAP 16384
+
+typedef struct combiner {
+    uint8_t *keys, *vals;
+    size_t n;
+    uint32_t *index;     /* open addressing: entry+1, 0 = empty; 2*REMOTE_CAP slots */
+    int dirty;           /* sent something since the last sync */
+} combiner;
+
+struct tess__slot_buffers {
+    uint8_t *lkeys, *lvals;
+    size_t ln;
+    int32_t *part;       /* batch scratch: partition of each entry, -1 remote */
+    size_t *group;       /* batch scratch: group starts, nparts+1 */
+    uint8_t *skeys, *svals; /* batch scratch: entries grouped by partition */
+    combiner *remote;    /* one per rank */
+};
+
+static void combiner_free(combiner *c)
+{
+    free(c->keys);
+    free(c->vals);
+    free(c->index);
+}
+
+static void buffers_free(tess__slot_buffers *b, int nranks)
+{
+    if (b == NULL) return;
+    for (int r = 0; b->remote && r < nranks; r++) combiner_free(&b->remote[r]);
+    free(b->remote);
+    free(b->lkeys);
+    free(b->lvals);
+    free(b->part);
+    free(b->group);
+    free(b->skeys);
+    free(b->svals);
+    free(b);
+}
+
+void tess__slot_buffers_free(tess__slot *slot)
+{
+    for (int i = 0; i < slot->nbufs; i++) buffers_free(slot->bufs[i], slot->ctx->nranks);
+    free(slot->bufs);
+    slot->bufs = NULL;
+    slot->nbufs = 0;
+}
+
+static tess__slot_buffers *buffers_new(const tess_table *t)
+{
+    tess__slot_buffers *b = calloc(1, sizeof *b);
+    if (b == NULL) return NULL;
+    b->lkeys = malloc(LOCAL_CAP * t->key_size);
+    b->lvals = malloc(LOCAL_CAP * (t->value_size ? t->value_size : 1));
+    b->remote = calloc((size_t)t->ctx->nranks, sizeof *b->remote);
+    b->part = malloc(LOCAL_CAP * sizeof *b->part);
+    b->group = malloc(((size_t)t->nparts + 1) * sizeof *b->group);
+    b->skeys = malloc(LOCAL_CAP * t->key_size);
+    b->svals = malloc(LOCAL_CAP * (t->value_size ? t->value_size : 1));
+    if (b->lkeys && b->lvals && b->remote && b->part && b->group && b->skeys && b->svals)
+        return b;
+    buffers_free(b, t->ctx->nranks);
+    return NULL;
+}
+
+/* The calling thread's buffers for t, created on first use. */
+static tess__slot_buffers *my_buffers(tess_table *t)
+{
+    tess__slot *s = tess__current_slot(t->ctx);
+    if (t->index >= s->nbufs) {
+        tess__slot_buffers **grown = realloc(s->bufs, (size_t)(t->index + 1) * sizeof *grown);
+        if (grown == NULL) return NULL;
+        memset(grown + s->nbufs, 0, (size_t)(t->index + 1 - s->nbufs) * sizeof *grown);
+        s->bufs = grown;
+        s->nbufs = t->index + 1;
+    }
+    if (s->bufs[t->index] == NULL) s->bufs[t->index] = buffers_new(t);
+    return s->bufs[t->index];
+}
+
+static int flush_local(tess_table *t, tess__slot_buffers *b)
+{
+    if (b->ln == 0) return TESS_OK;
+    int rc = tess__table_apply_local(t, b->lkeys, b->lvals, b->ln);
+    b->ln = 0;
+    return rc;
+}
+
+static int flush_remote(tess_table *t, tess__slot_buffers *b, int dst)
+{
+    combiner *c = &b->remote[dst];
+    if (c->n == 0) return TESS_OK;
+    int rc = tess__remote_send_updates(t, dst, c->keys, c->vals, c->n);
+    memset(c->index, 0, 2 * REMOTE_CAP * sizeof *c->index);
+    c->n = 0;
+    c->dirty = 1;
+    return rc;
+}
+
+static uint64_t key_hash(const uint8_t *k, size_t n)
+{
+    uint64_t h = 0;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, k + i, n - i < 8 ? n - i : 8);
+        h = tess_mix64(h ^ w);
+    }
+    return h;
+}
+
+static int combiner_ready(const tess_table *t, combiner *c)
+{
+    if (c->index != NULL) return TESS_OK;
+    c->keys = malloc(REMOTE_CAP * t->key_size);
+    c->vals = malloc(REMOTE_CAP * t->value_size);
+    c->index = calloc(2 * REMOTE_CAP, sizeof *c->index);
+    return c->keys && c->vals && c->index ? TESS_OK : TESS_ERR_NOMEM;
+}
+
+/* Merge into the pending update of the same key, or add an entry. */
+static int combiner_add(tess_table *t, tess__slot_buffers *b, int dst, const void *key,
+                        const void *val)
+{
+    combiner *c = &b->remote[dst];
+    if (combiner_ready(t, c) != TESS_OK) return TESS_ERR_NOMEM;
+    size_t ks = t->key_size, vs = t->value_size, mask = 2 * REMOTE_CAP - 1;
+    for (size_t h = key_hash(key, ks) & mask;; h = (h + 1) & mask) {
+        uint32_t e = c->index[h];
+        if (e == 0) {
+            memcpy(c->keys + c->n * ks, key, ks);
+            memcpy(c->vals + c->n * vs, val, vs);
+            c->index[h] = (uint32_t)++c->n;
+            break;
+        }
+        if (memcmp(c->keys + (e - 1) * ks, key, ks) == 0) {
+            tess__accum_merge(&t->acc, c->vals + (e - 1) * vs, val);
+            break;
+        }
+    }
+    return c->n >= REMOTE_CAP ? flush_remote(t, b, dst) : TESS_OK;
+}
+
+int tess__buffer_update(tess_table *t, const void *key, const void *val)
+{
+    tess__slot_buffers *b = my_buffers(t);
+    if (b == NULL) return TESS_ERR_NOMEM;
+    int p = tess_table_partition_of(t, key);
+    if (p < 0) return TESS_ERR_INVAL;
+    int dst = t->owner[p];
+    if (dst != t->ctx->rank) return combiner_add(t, b, dst, key, val);
+    memcpy(b->lkeys + b->ln * t->key_size, key, t->key_size);
+    memcpy(b->lvals + b->ln * t->value_size, val, t->value_size);
+    return ++b->ln == LOCAL_CAP ? flush_local(t, b) : TESS_OK;
+}
+
+static int flush_all_of(tess_table *t, tess__slot_buffers *b)
+{
+    int rc = flush_local(t, b);
+    for (int r = 0; r < t->ctx->nranks; r++) {
+        int rrc = flush_remote(t, b, r);
+        if (rc == TESS_OK) rc = rrc;
+    }
+    return rc;
+}
+
+int tess__buffer_flush_table(tess_table *t)
+{
+    tess__slot *s = tess__current_slot(t->ctx);
+    if (t->index >= s->nbufs || s->bufs[t->index] == NULL) return TESS_OK;
+    return flush_all_of(t, s->bufs[t->index]);
+}
+
+int tess__buffer_flush_partition(tess_table *t, int p)
+{
+    tess__slot *s = tess__current_slot(t->ctx);
+    if (t->index >= s->nbufs || s->bufs[t->index] == NULL) return TESS_OK;
+    tess__slot_buffers *b = s->bufs[t->index];
+    int dst = t->owner[p];
+    return dst == t->ctx->rank ? flush_local(t, b) : flush_remote(t, b, dst);
+}
+
+/* Ranks this thread sent updates to since the last call (then forgotten). */
+int tess__buffer_take_dirty(tess_table *t, int *ranks_out)
+{
+    tess__slot *s = tess__current_slot(t->ctx);
+    if (t->index >= s->nbufs || s->bufs[t->index] == NULL) return 0;
+    int n = 0;
+    for (int r = 0; r < t->ctx->nranks; r++) {
+        combiner *c = &s->bufs[t->index]->remote[r];
+        if (c->dirty) ranks_out[n++] = r;
+        c->dirty = 0;
+    }
+    return n;
+}
+
+int tess__slot_flush_all(tess__slot *slot)
+{
+    int rc = TESS_OK;
+    for (int i = 0; i < slot->nbufs; i++) {
+        if (slot->bufs[i] == NULL) continue;
+        int frc = flush_all_of(slot->ctx->tables[i], slot->bufs[i]);
+        if (rc == TESS_OK) rc = frc;
+    }
+    return rc;
+}
+
+/* Route one chunk: remote entries to their combiners, local ones grouped by
+ * partition (stable) into the scratch arrays; returns TESS_ERR_INVAL on a
+ * key outside the table. */
+static int route_chunk(tess_table *t, tess__slot_buffers *b, const uint8_t *keys,
+                       const uint8_t *vals, size_t n)
+{
+    size_t ks = t->key_size, vs = t->value_size;
+    memset(b->group, 0, ((size_t)t->nparts + 1) * sizeof *b->group);
+    for (size_t i = 0; i < n; i++) {
+        int p = tess_table_partition_of(t, keys + i * ks);
+        if (p < 0) return TESS_ERR_INVAL;
+        int dst = t->owner[p];
+        b->part[i] = dst == t->ctx->rank ? p : -1;
+        if (dst == t->ctx->rank) b->group[p + 1]++;
+        else if (combiner_add(t, b, dst, keys + i * ks, vals + i * vs) != TESS_OK)
+            return TESS_ERR_NOMEM;
+    }
+    for (int p = 0; p < t->nparts; p++) b->group[p + 1] += b->group[p];
+    for (size_t i = 0; i < n; i++) {
+        if (b->part[i] < 0) continue;
+        size_t at = b->group[b->part[i]]++;
+        memcpy(b->skeys + at * ks, keys + i * ks, ks);
+        memcpy(b->svals + at * vs, vals + i * vs, vs);
+    }
+    return TESS_OK;
+}
+
+/* After route_chunk, group[p] is the end of partition p's entries. */
+static int apply_groups(tess_table *t, tess__slot_buffers *b)
+{
+    size_t ks = t->key_size, vs = t->value_size, first = 0, applied = 0;
+    int rc = TESS_OK;
+    for (int p = 0; p < t->nparts && rc == TESS_OK; p++) {
+        size_t end = b->group[p];
+        if (end > first) {
+            pthread_mutex_lock(&t->locks[p]);
+            rc = tess__partition_update_batch(t->parts[p], b->skeys + first * ks,
+                                              b->svals + first * vs, end - first);
+            pthread_mutex_unlock(&t->locks[p]);
+            applied += end - first;
+        }
+        first = end;
+    }
+    atomic_fetch_add(&t->ctx->st_updates_local, applied);
+    return rc;
+}
+
+int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals, size_t n)
+{
+    tess__slot_buffers *b = my_buffers(t);
+    if (b == NULL) return TESS_ERR_NOMEM;
+    int rc = flush_local(t, b); /* earlier single updates go first */
+    for (size_t off = 0; rc == TESS_OK && off < n; off += LOCAL_CAP) {
+        size_t m = n - off < LOCAL_CAP ? n - off : LOCAL_CAP;
+        rc = route_chunk(t, b, (const uint8_t *)keys + off * t->key_size,
+                         (const uint8_t *)vals + off * t->value_size, m);
+        if (rc == TESS_OK) rc = apply_groups(t, b);
+    }
+    return rc;
+}

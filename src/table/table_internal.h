@@ -1,0 +1,68 @@
+/*
+ * table_internal.h — the table object shared by the table modules:
+ * table.c (creation, placement, local operations), table_buffer.c (write
+ * buffers of each thread), table_remote.c (operations on other ranks) and
+ * table_iter.c (iterators).  Private.
+ */
+#ifndef TESS_SRC_TABLE_INTERNAL_H
+#define TESS_SRC_TABLE_INTERNAL_H
+
+#include <pthread.h>
+#include "accum.h"
+#include "core/internal.h"
+#include "partition.h"
+
+struct tess_table {
+    tess_ctx *ctx;
+    int index;                 /* creation order, the id used in messages */
+    char *name;
+    size_t key_size, value_size;
+    int nparts;
+    int dense;
+    uint64_t key_count;
+    uint64_t *bounds;          /* dense: nparts+1 */
+    int *bucket_part;          /* dense: partition of key b << bucket_shift */
+    unsigned bucket_shift;
+    tess_partitioner_fn partitioner;
+    tess__accum acc;
+    int *owner;                /* rank of each partition */
+    tess__partition **parts;   /* NULL where the partition lives elsewhere */
+    pthread_mutex_t *locks;    /* one per local partition */
+};
+
+/* Keys in a partition stored here (0 for remote ones). */
+uint64_t tess__table_local_size(tess_table *t, int p);
+int tess__table_index(const tess_table *t);
+
+/* Apply n fixed-size updates to local partitions, grouped so each partition
+ * is locked once (keys n*key_size bytes, values n*value_size bytes). */
+int tess__table_apply_local(tess_table *t, const uint8_t *keys, const uint8_t *vals, size_t n);
+/* Single local operations under the partition lock. */
+int tess__table_put_local(tess_table *t, int p, const void *key, const void *val, size_t len);
+int tess__table_remove_local(tess_table *t, int p, const void *key);
+/* Viewed value into out (cap bytes): 1 found, 0 absent, <0 error; *len_out set. */
+int tess__table_get_local(tess_table *t, int p, const void *key, void *out, size_t cap,
+                          size_t *len_out);
+/* Serialised entries of a local partition: [key][u32 len][viewed value]... malloc'd. */
+int tess__table_snapshot_local(tess_table *t, int p, uint8_t **buf_out, size_t *len_out);
+
+/* Per-thread buffers (table_buffer.c). */
+int tess__buffer_update(tess_table *t, const void *key, const void *val);
+int tess__buffer_flush_table(tess_table *t);
+/* Fast path: route a batch, applying the local part grouped by partition. */
+int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals, size_t n);
+/* Flush what this thread buffered for partition p (before a get/put on it). */
+int tess__buffer_flush_partition(tess_table *t, int p);
+
+/* Remote operations (table_remote.c). */
+int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys,
+                              const uint8_t *vals, size_t n);
+int tess__remote_put(tess_table *t, int dst, const void *key, const void *val, size_t len);
+int tess__remote_remove(tess_table *t, int dst, const void *key);
+int tess__remote_get(tess_table *t, int dst, const void *key, void *out, size_t cap,
+                     size_t *len_out);
+int tess__remote_snapshot(tess_table *t, int p, uint8_t **buf_out, size_t *len_out);
+int tess__remote_clear(tess_table *t, int dst);
+int tess__remote_size(tess_table *t, int dst, uint64_t *size_out);
+
+#endif

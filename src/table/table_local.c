@@ -1,0 +1,135 @@
+/*
+ * table_local.c — operations on the partitions stored on this rank, each
+ * under the partition's lock.  Batches are grouped by partition first so a
+ * partition is locked once per batch instead of once per key.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "table_internal.h"
+
+static int apply_group(tess_table *t, int p, const uint8_t *keys, const uint8_t *vals,
+                       size_t n)
+{
+    pthread_mutex_lock(&t->locks[p]);
+    int rc = tess__partition_update_batch(t->parts[p], keys, vals, n);
+    pthread_mutex_unlock(&t->locks[p]);
+    return rc;
+}
+
+/* Stable counting sort of the entries by partition into one scratch buffer. */
+static int apply_sorted(tess_table *t, const uint8_t *keys, const uint8_t *vals, size_t n,
+                        const int *part)
+{
+    size_t ks = t->key_size, vs = t->value_size;
+    size_t *start = calloc((size_t)t->nparts + 1, sizeof *start);
+    uint8_t *sk = malloc(n * ks), *sv = malloc(n * vs);
+    int rc = start && sk && sv ? TESS_OK : TESS_ERR_NOMEM;
+    for (size_t i = 0; rc == TESS_OK && i < n; i++) start[part[i] + 1]++;
+    for (int p = 0; rc == TESS_OK && p < t->nparts; p++) start[p + 1] += start[p];
+    for (size_t i = 0; rc == TESS_OK && i < n; i++) {
+        size_t at = start[part[i]]++;
+        memcpy(sk + at * ks, keys + i * ks, ks);
+        memcpy(sv + at * vs, vals + i * vs, vs);
+    }
+    for (int p = t->nparts - 1; rc == TESS_OK && p >= 0; p--) {
+        size_t first = p ? start[p - 1] : 0, count = start[p] - first;
+        if (count) rc = apply_group(t, p, sk + first * ks, sv + first * vs, count);
+    }
+    free(start);
+    free(sk);
+    free(sv);
+    return rc;
+}
+
+int tess__table_apply_local(tess_table *t, const uint8_t *keys, const uint8_t *vals, size_t n)
+{
+    if (n == 0) return TESS_OK;
+    int *part = malloc(n * sizeof *part);
+    if (part == NULL) return TESS_ERR_NOMEM;
+    int same = 1;
+    for (size_t i = 0; i < n; i++) {
+        part[i] = tess_table_partition_of(t, keys + i * t->key_size);
+        if (part[i] < 0 || !t->parts[part[i]]) {
+            free(part);
+            return TESS_ERR_INVAL;
+        }
+        same &= part[i] == part[0];
+    }
+    int rc = same ? apply_group(t, part[0], keys, vals, n) : apply_sorted(t, keys, vals, n, part);
+    free(part);
+    atomic_fetch_add(&t->ctx->st_updates_local, n);
+    return rc;
+}
+
+int tess__table_put_local(tess_table *t, int p, const void *key, const void *val, size_t len)
+{
+    pthread_mutex_lock(&t->locks[p]);
+    int rc = tess__partition_put(t->parts[p], key, val, len);
+    pthread_mutex_unlock(&t->locks[p]);
+    return rc;
+}
+
+int tess__table_remove_local(tess_table *t, int p, const void *key)
+{
+    pthread_mutex_lock(&t->locks[p]);
+    tess__partition_remove(t->parts[p], key);
+    pthread_mutex_unlock(&t->locks[p]);
+    return TESS_OK;
+}
+
+/* Fixed-size values are passed through the accumulator's view. */
+static void copy_viewed(const tess_table *t, void *out, const void *stored, size_t len)
+{
+    if (t->value_size && t->acc.kind == TESS_ACC_USER) tess__accum_view(&t->acc, out, stored);
+    else memcpy(out, stored, len);
+}
+
+int tess__table_get_local(tess_table *t, int p, const void *key, void *out, size_t cap,
+                          size_t *len_out)
+{
+    const void *stored = NULL;
+    size_t len = 0;
+    pthread_mutex_lock(&t->locks[p]);
+    int found = tess__partition_get(t->parts[p], key, &stored, &len);
+    if (found && out != NULL && len <= cap) copy_viewed(t, out, stored, len);
+    pthread_mutex_unlock(&t->locks[p]);
+    if (len_out) *len_out = len;
+    return found;
+}
+
+static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+static size_t snapshot_bytes(const tess_table *t, int p)
+{
+    tess__cursor c = {0, 0};
+    const void *k, *v;
+    size_t len, total = 0;
+    while (tess__partition_next(t->parts[p], &c, &k, &v, &len))
+        total += pad8(t->key_size) + 8 + pad8(len);
+    return total;
+}
+
+/* Records: key (padded to 8), u64 length, value (padded to 8): aligned for readers. */
+int tess__table_snapshot_local(tess_table *t, int p, uint8_t **buf_out, size_t *len_out)
+{
+    pthread_mutex_lock(&t->locks[p]);
+    size_t total = snapshot_bytes(t, p), off = 0;
+    uint8_t *buf = calloc(1, total ? total : 1);
+    tess__cursor c = {0, 0};
+    const void *k, *v;
+    size_t len;
+    while (buf && tess__partition_next(t->parts[p], &c, &k, &v, &len)) {
+        memcpy(buf + off, k, t->key_size);
+        off += pad8(t->key_size);
+        uint64_t l64 = len;
+        memcpy(buf + off, &l64, 8);
+        off += 8;
+        copy_viewed(t, buf + off, v, len);
+        off += pad8(len);
+    }
+    pthread_mutex_unlock(&t->locks[p]);
+    if (buf == NULL) return TESS_ERR_NOMEM;
+    *buf_out = buf;
+    *len_out = total;
+    return TESS_OK;
+}

@@ -1,0 +1,141 @@
+/*
+ * table_ops.c — the public table operations: each finds the key's partition
+ * and runs locally or through a message to the owner, after flushing what
+ * the caller buffered for that partition (so one thread's operations on one
+ * key apply in issue order).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "table_internal.h"
+
+int tess__remote_sync_dirty(tess_table *t);
+
+static int key_partition(tess_table *t, const void *key, int *p_out)
+{
+    TESS_RETURN_IF(t->ctx, key == NULL, TESS_ERR_INVAL, "table %s: NULL key", t->name);
+    int p = tess_table_partition_of(t, key);
+    if (p < 0) {
+        uint64_t k = 0;
+        memcpy(&k, key, t->key_size < 8 ? t->key_size : 8);
+        return tess__fail(t->ctx, TESS_ERR_INVAL, "table %s: key %llu outside [0, %llu)",
+                          t->name, (unsigned long long)k, (unsigned long long)t->key_count);
+    }
+    *p_out = p;
+    return tess__buffer_flush_partition(t, p);
+}
+
+static int check_len(tess_table *t, size_t len)
+{
+    TESS_RETURN_IF(t->ctx, t->value_size && len != t->value_size, TESS_ERR_INVAL,
+                   "table %s: value of %zu bytes, the table holds %zu", t->name, len,
+                   t->value_size);
+    TESS_RETURN_IF(t->ctx, len > UINT32_MAX, TESS_ERR_INVAL, "table %s: value too large",
+                   t->name);
+    return TESS_OK;
+}
+
+int tess_table_get(tess_table *t, const void *key, void *value_out, size_t cap,
+                   size_t *len_out)
+{
+    int p, rc = key_partition(t, key, &p);
+    if (rc != TESS_OK) return rc;
+    size_t len = 0;
+    int found = t->parts[p] ? tess__table_get_local(t, p, key, value_out, cap, &len)
+                            : tess__remote_get(t, t->owner[p], key, value_out, cap, &len);
+    if (found < 0) return found;
+    if (!found) return TESS_ERR_NOTFOUND;
+    if (len_out) *len_out = len;
+    TESS_RETURN_IF(t->ctx, len > cap, TESS_ERR_INVAL,
+                   "table %s: value of %zu bytes does not fit in %zu", t->name, len, cap);
+    return TESS_OK;
+}
+
+int tess_table_contains(tess_table *t, const void *key)
+{
+    int p, rc = key_partition(t, key, &p);
+    if (rc != TESS_OK) return rc;
+    return t->parts[p] ? tess__table_get_local(t, p, key, NULL, 0, NULL)
+                       : tess__remote_get(t, t->owner[p], key, NULL, 0, NULL);
+}
+
+int tess_table_put(tess_table *t, const void *key, const void *value, size_t len)
+{
+    int p, rc = check_len(t, len);
+    if (rc == TESS_OK) rc = key_partition(t, key, &p);
+    if (rc != TESS_OK) return rc;
+    return t->parts[p] ? tess__table_put_local(t, p, key, value, len)
+                       : tess__remote_put(t, t->owner[p], key, value, len);
+}
+
+int tess_table_remove(tess_table *t, const void *key)
+{
+    int p, rc = key_partition(t, key, &p);
+    if (rc != TESS_OK) return rc;
+    return t->parts[p] ? tess__table_remove_local(t, p, key)
+                       : tess__remote_remove(t, t->owner[p], key);
+}
+
+int tess_table_update(tess_table *t, const void *key, const void *update, size_t len)
+{
+    int rc = check_len(t, len);
+    if (rc != TESS_OK) return rc;
+    if (t->value_size == 0) return tess_table_put(t, key, update, len); /* replace */
+    rc = tess__buffer_update(t, key, update);
+    if (rc == TESS_ERR_INVAL) return key_partition(t, key, &(int){0});
+    return rc;
+}
+
+int tess_table_update_batch(tess_table *t, const void *keys, const void *updates, size_t n)
+{
+    TESS_RETURN_IF(t->ctx, t->value_size == 0, TESS_ERR_INVAL,
+                   "table %s: batched updates need fixed-size values", t->name);
+    int rc = tess__buffer_update_batch(t, keys, updates, n);
+    if (rc != TESS_ERR_INVAL) return rc;
+    const uint8_t *k = keys; /* find the offending key for the message */
+    for (size_t i = 0; i < n; i++)
+        if (tess_table_partition_of(t, k + i * t->key_size) < 0)
+            return key_partition(t, k + i * t->key_size, &(int){0});
+    return rc;
+}
+
+int tess_table_flush(tess_table *t)
+{
+    int rc = tess__buffer_flush_table(t);
+    return rc == TESS_OK ? tess__remote_sync_dirty(t) : rc;
+}
+
+static int clear_local(tess_table *t)
+{
+    for (int p = 0; p < t->nparts; p++) {
+        if (t->parts[p] == NULL) continue;
+        pthread_mutex_lock(&t->locks[p]);
+        tess__partition_clear(t->parts[p]);
+        pthread_mutex_unlock(&t->locks[p]);
+    }
+    return TESS_OK;
+}
+
+int tess_table_clear(tess_table *t)
+{
+    int rc = tess__buffer_flush_table(t);
+    if (rc == TESS_OK) rc = clear_local(t);
+    for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
+        if (r != t->ctx->rank) rc = tess__remote_clear(t, r);
+    return rc;
+}
+
+int64_t tess_table_size(tess_table *t)
+{
+    int rc = tess__buffer_flush_table(t);
+    if (rc != TESS_OK) return rc;
+    int64_t total = 0;
+    for (int p = 0; p < t->nparts; p++) total += (int64_t)tess__table_local_size(t, p);
+    for (int r = 0; r < t->ctx->nranks; r++) {
+        uint64_t n = 0;
+        if (r == t->ctx->rank) continue;
+        rc = tess__remote_size(t, r, &n);
+        if (rc != TESS_OK) return rc;
+        total += (int64_t)n;
+    }
+    return total;
+}

@@ -1,0 +1,245 @@
+/*
+ * table_remote.c — table operations on partitions of other ranks: the
+ * messages the sender builds, and the handlers that apply them on the owner
+ * (run by the owner's progress engine).  Writes (updates, put, remove) are
+ * counted on both sides so that barriers can tell when all have landed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "comm/comm.h"
+#include "table_internal.h"
+
+int tess__buffer_take_dirty(tess_table *t, int *ranks_out);
+
+typedef struct table_hdr {
+    uint32_t table;
+    uint32_t arg;        /* value length, partition, or "value wanted" */
+    uint64_t n;          /* entries of an update batch */
+} table_hdr;
+
+static int send_write(tess_table *t, int dst, uint32_t type, const table_hdr *h,
+                      const void *body, size_t blen)
+{
+    uint8_t stack[512];
+    size_t len = sizeof *h + blen;
+    uint8_t *msg = len <= sizeof stack ? stack : malloc(len);
+    if (msg == NULL) return TESS_ERR_NOMEM;
+    memcpy(msg, h, sizeof *h);
+    if (blen) memcpy(msg + sizeof *h, body, blen);
+    atomic_fetch_add(&t->ctx->writes_sent, 1);
+    int rc = tess__send(t->ctx, dst, type, msg, len, NULL, 0);
+    if (msg != stack) free(msg);
+    return rc;
+}
+
+int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys,
+                              const uint8_t *vals, size_t n)
+{
+    table_hdr h = {.table = (uint32_t)t->index, .n = n};
+    size_t kb = n * t->key_size, vb = n * t->value_size;
+    uint8_t *body = malloc(kb + vb);
+    if (body == NULL) return TESS_ERR_NOMEM;
+    memcpy(body, keys, kb);
+    memcpy(body + kb, vals, vb);
+    int rc = send_write(t, dst, TESS_MSG_UPDATES, &h, body, kb + vb);
+    free(body);
+    atomic_fetch_add(&t->ctx->st_updates_remote, n);
+    return rc;
+}
+
+static int send_key_value(tess_table *t, int dst, uint32_t type, const void *key,
+                          const void *val, size_t len)
+{
+    table_hdr h = {.table = (uint32_t)t->index, .arg = (uint32_t)len};
+    uint8_t *body = malloc(t->key_size + len);
+    if (body == NULL) return TESS_ERR_NOMEM;
+    memcpy(body, key, t->key_size);
+    if (len) memcpy(body + t->key_size, val, len);
+    int rc = send_write(t, dst, type, &h, body, t->key_size + len);
+    free(body);
+    return rc;
+}
+
+int tess__remote_put(tess_table *t, int dst, const void *key, const void *val, size_t len)
+{
+    return send_key_value(t, dst, TESS_MSG_PUT, key, val, len);
+}
+
+int tess__remote_remove(tess_table *t, int dst, const void *key)
+{
+    return send_key_value(t, dst, TESS_MSG_REMOVE, key, NULL, 0);
+}
+
+/* A request about table t to dst, with an optional key; reply malloc'd. */
+static int table_request(tess_table *t, int dst, uint32_t type, uint32_t arg, const void *key,
+                         void **rep, size_t *rlen)
+{
+    size_t klen = key ? t->key_size : 0;
+    uint8_t *body = malloc(sizeof(table_hdr) + klen);
+    if (body == NULL) return TESS_ERR_NOMEM;
+    table_hdr h = {.table = (uint32_t)t->index, .arg = arg};
+    memcpy(body, &h, sizeof h);
+    if (klen) memcpy(body + sizeof h, key, klen);
+    int rc = tess__request(t->ctx, dst, type, body, sizeof h + klen, rep, rlen);
+    free(body);
+    return rc;
+}
+
+int tess__remote_get(tess_table *t, int dst, const void *key, void *out, size_t cap,
+                     size_t *len_out)
+{
+    void *rep = NULL;
+    size_t rlen = 0;
+    int rc = table_request(t, dst, TESS_MSG_GET_REQ, out != NULL, key, &rep, &rlen);
+    if (rc == TESS_ERR_NOTFOUND) return 0;
+    if (rc != TESS_OK) return rc;
+    uint64_t len = 0;
+    if (rlen >= 8) memcpy(&len, rep, 8);
+    if (out != NULL && len <= cap && rlen >= 8 + len) memcpy(out, (uint8_t *)rep + 8, len);
+    free(rep);
+    if (len_out) *len_out = len;
+    return 1;
+}
+
+int tess__remote_snapshot(tess_table *t, int p, uint8_t **buf_out, size_t *len_out)
+{
+    void *rep = NULL;
+    int rc = table_request(t, t->owner[p], TESS_MSG_SNAPSHOT_REQ, (uint32_t)p, NULL, &rep,
+                           len_out);
+    if (rc == TESS_OK) *buf_out = rep;
+    return rc;
+}
+
+int tess__remote_clear(tess_table *t, int dst)
+{
+    return table_request(t, dst, TESS_MSG_CLEAR_REQ, 0, NULL, NULL, NULL);
+}
+
+int tess__remote_size(tess_table *t, int dst, uint64_t *size_out)
+{
+    void *rep = NULL;
+    size_t rlen = 0;
+    int rc = table_request(t, dst, TESS_MSG_SIZE_REQ, 0, NULL, &rep, &rlen);
+    *size_out = 0;
+    if (rc == TESS_OK && rlen >= 8) memcpy(size_out, rep, 8);
+    free(rep);
+    return rc;
+}
+
+/* After tess_table_flush: one round trip per rank written to proves that
+ * everything sent before it on that link has been applied. */
+int tess__remote_sync_dirty(tess_table *t)
+{
+    int *ranks = malloc((size_t)t->ctx->nranks * sizeof *ranks);
+    if (ranks == NULL) return TESS_ERR_NOMEM;
+    int n = tess__buffer_take_dirty(t, ranks), rc = TESS_OK;
+    for (int i = 0; i < n && rc == TESS_OK; i++)
+        rc = table_request(t, ranks[i], TESS_MSG_SYNC_REQ, 0, NULL, NULL, NULL);
+    free(ranks);
+    return rc;
+}
+
+/* ---- handlers on the owner ---- */
+
+static void on_updates(tess_table *t, const table_hdr *h, const uint8_t *body, size_t len)
+{
+    size_t kb = h->n * t->key_size;
+    if (len >= kb + h->n * t->value_size)
+        tess__table_apply_local(t, body, body + kb, h->n);
+    atomic_fetch_add(&t->ctx->writes_applied, 1);
+}
+
+static void on_put_or_remove(tess_table *t, uint32_t type, const table_hdr *h,
+                             const uint8_t *body, size_t len)
+{
+    int p = len >= t->key_size ? tess_table_partition_of(t, body) : -1;
+    if (p >= 0 && t->parts[p] != NULL) {
+        if (type == TESS_MSG_PUT && len >= t->key_size + h->arg)
+            tess__table_put_local(t, p, body, body + t->key_size, h->arg);
+        else if (type == TESS_MSG_REMOVE)
+            tess__table_remove_local(t, p, body);
+    }
+    atomic_fetch_add(&t->ctx->writes_applied, 1);
+}
+
+static void on_get(tess_table *t, int src, const tess__req_hdr *rq, const table_hdr *h,
+                   const uint8_t *key, size_t len)
+{
+    int p = len >= t->key_size ? tess_table_partition_of(t, key) : -1;
+    if (p < 0 || t->parts[p] == NULL) {
+        tess__reply(t->ctx, src, rq, TESS_ERR_INVAL, NULL, 0);
+        return;
+    }
+    size_t vlen = 0;
+    tess__table_get_local(t, p, key, NULL, 0, &vlen);
+    uint8_t *out = malloc(8 + vlen);
+    if (out == NULL) {
+        tess__reply(t->ctx, src, rq, TESS_ERR_NOMEM, NULL, 0);
+        return;
+    }
+    int found = tess__table_get_local(t, p, key, h->arg ? out + 8 : NULL, vlen, &vlen);
+    uint64_t l64 = vlen;
+    memcpy(out, &l64, 8);
+    tess__reply(t->ctx, src, rq, found ? TESS_OK : TESS_ERR_NOTFOUND, out,
+                8 + (h->arg ? vlen : 0));
+    free(out);
+}
+
+static void on_snapshot(tess_table *t, int src, const tess__req_hdr *rq, uint32_t p)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int rc = p < (uint32_t)t->nparts && t->parts[p] ? tess__table_snapshot_local(t, (int)p,
+                                                                                  &buf, &len)
+                                                    : TESS_ERR_INVAL;
+    tess__reply(t->ctx, src, rq, rc, buf, len);
+    free(buf);
+}
+
+static void on_clear_or_size(tess_table *t, int src, const tess__req_hdr *rq, uint32_t type)
+{
+    uint64_t total = 0;
+    for (int p = 0; p < t->nparts; p++) {
+        if (t->parts[p] == NULL) continue;
+        pthread_mutex_lock(&t->locks[p]);
+        if (type == TESS_MSG_CLEAR_REQ) tess__partition_clear(t->parts[p]);
+        total += tess__partition_size(t->parts[p]);
+        pthread_mutex_unlock(&t->locks[p]);
+    }
+    tess__reply(t->ctx, src, rq, TESS_OK, &total, sizeof total);
+}
+
+static void on_request(tess_table *t, int src, uint32_t type, const tess__req_hdr *rq,
+                       const table_hdr *h, const uint8_t *body, size_t len)
+{
+    switch (type) {
+    case TESS_MSG_GET_REQ: on_get(t, src, rq, h, body, len); break;
+    case TESS_MSG_SNAPSHOT_REQ: on_snapshot(t, src, rq, h->arg); break;
+    case TESS_MSG_SYNC_REQ: tess__reply(t->ctx, src, rq, TESS_OK, NULL, 0); break;
+    default: on_clear_or_size(t, src, rq, type); break;
+    }
+}
+
+void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
+{
+    int is_req = type == TESS_MSG_GET_REQ || type == TESS_MSG_SNAPSHOT_REQ ||
+                 type == TESS_MSG_CLEAR_REQ || type == TESS_MSG_SIZE_REQ ||
+                 type == TESS_MSG_SYNC_REQ;
+    tess__req_hdr rq = {0, 0, 0};
+    if (is_req) {
+        if (len < sizeof rq) return;
+        memcpy(&rq, p, sizeof rq);
+        p += sizeof rq;
+        len -= sizeof rq;
+    }
+    table_hdr h;
+    if (len < sizeof h) return;
+    memcpy(&h, p, sizeof h);
+    if (h.table >= (uint32_t)ctx->ntables) return;
+    tess_table *t = ctx->tables[h.table];
+    p += sizeof h;
+    len -= sizeof h;
+    if (is_req) on_request(t, src, type, &rq, &h, p, len);
+    else if (type == TESS_MSG_UPDATES) on_updates(t, &h, p, len);
+    else if (type == TESS_MSG_PUT || type == TESS_MSG_REMOVE) on_put_or_remove(t, type, &h, p, len);
+}
