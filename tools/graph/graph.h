@@ -47,6 +47,9 @@ int tg_write_snap(const char *path, const tg_graph *g, char *err, size_t errlen)
 /* Generators: "rmat:SCALE[:EDGEFACTOR[:SEED]]", "uniform:N:M[:SEED]",
  * "web:PAGES[:SEED]".  Same graph for any caller (counter-based RNG). */
 int tg_generate(const char *spec, tg_graph *g, char *err, size_t errlen);
+/* Check a generator spec without generating (for option parsing): 0 or
+ * TESS_ERR_INVAL with the same message tg_generate would give. */
+int tg_check_spec(const char *spec, char *err, size_t errlen);
 
 /* Load a file: binary cache if it starts with the cache magic, else SNAP. */
 int tg_load_file(const char *path, tg_graph *g, char *err, size_t errlen);

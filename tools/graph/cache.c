@@ -1,0 +1,263 @@
+/*
+ * cache.c — the binary graph cache (docs/formats.md, "Graph cache"):
+ *
+ *   0   "TSSGRAPH"            8 bytes
+ *   8   version   u32         1
+ *   12  flags     u32         bit 0: site bounds present; other bits zero
+ *   16  nv, ne, nsites  u64
+ *   40  ids[nv] u64, src[ne] u32, dst[ne] u32, site_first[nsites+1] u64 (if bit 0)
+ *   end XXH64 (seed 0) of every preceding byte, u64
+ *
+ * All integers little-endian.  The reader trusts nothing: sizes are checked
+ * against the file length before any allocation, the checksum before any
+ * decoding, and the decoded graph is validated like a freshly built one.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "graph_internal.h"
+#include "tessera/tessera.h"
+
+#define CACHE_VERSION 1u
+#define CACHE_FLAG_SITES 1u
+#define CACHE_HEADER 40u
+#define CACHE_TRAILER 8u
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define CACHE_SWAP 1
+#else
+#define CACHE_SWAP 0
+#endif
+
+static uint64_t le64(uint64_t v)
+{
+    return CACHE_SWAP ? __builtin_bswap64(v) : v;
+}
+
+static uint32_t le32(uint32_t v)
+{
+    return CACHE_SWAP ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t load64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return le64(v);
+}
+
+static uint32_t load32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return le32(v);
+}
+
+static void copy64(uint64_t *dst, const unsigned char *src, uint64_t n)
+{
+    memcpy(dst, src, (size_t)n * sizeof *dst);
+    for (uint64_t i = 0; CACHE_SWAP && i < n; i++)
+        dst[i] = le64(dst[i]);
+}
+
+static void copy32(uint32_t *dst, const unsigned char *src, uint64_t n)
+{
+    memcpy(dst, src, (size_t)n * sizeof *dst);
+    for (uint64_t i = 0; CACHE_SWAP && i < n; i++)
+        dst[i] = le32(dst[i]);
+}
+
+typedef struct cache_header {
+    uint32_t version, flags;
+    uint64_t nv, ne, nsites;
+} cache_header;
+
+static int check_header(const char *name, const unsigned char *d, size_t len, cache_header *h,
+                        char *err, size_t errlen)
+{
+    if (len < TG__CACHE_MAGIC_LEN || memcmp(d, TG__CACHE_MAGIC, TG__CACHE_MAGIC_LEN) != 0)
+        return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: not a tessera graph cache (bad magic)",
+                       name);
+    if (len < CACHE_HEADER + CACHE_TRAILER)
+        return tg__err(TESS_ERR_FORMAT, err, errlen,
+                       "%s: truncated graph cache (%zu bytes, header needs %u)", name, len,
+                       CACHE_HEADER + CACHE_TRAILER);
+    h->version = load32(d + 8);
+    h->flags = load32(d + 12);
+    h->nv = load64(d + 16);
+    h->ne = load64(d + 24);
+    h->nsites = load64(d + 32);
+    if (h->version != CACHE_VERSION)
+        return tg__err(TESS_ERR_FORMAT, err, errlen,
+                       "%s: unsupported graph cache version %u (this build reads %u)", name,
+                       h->version, CACHE_VERSION);
+    if (h->flags & ~CACHE_FLAG_SITES)
+        return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: unknown graph cache flags 0x%x", name,
+                       h->flags);
+    if (!(h->flags & CACHE_FLAG_SITES) && h->nsites != 0)
+        return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: %llu sites but no site flag", name,
+                       (unsigned long long)h->nsites);
+    if ((h->flags & CACHE_FLAG_SITES) && h->nsites == 0)
+        return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: site flag set but zero sites", name);
+    return 0;
+}
+
+/* Expected file length, or 0 if the counts cannot fit in `len` bytes
+ * (checked before multiplying, so nothing overflows). */
+static uint64_t expected_length(const cache_header *h, size_t len)
+{
+    if (h->nv > len / 8 || h->ne > len / 8 || h->nsites > len / 8)
+        return 0;
+    uint64_t n = CACHE_HEADER + 8 * h->nv + 8 * h->ne + CACHE_TRAILER;
+    if (h->flags & CACHE_FLAG_SITES)
+        n += 8 * (h->nsites + 1);
+    return n;
+}
+
+static int decode_body(const unsigned char *d, const cache_header *h, tg_graph *g)
+{
+    g->ids = malloc((size_t)(h->nv ? h->nv : 1) * sizeof *g->ids);
+    g->src = malloc((size_t)(h->ne ? h->ne : 1) * sizeof *g->src);
+    g->dst = malloc((size_t)(h->ne ? h->ne : 1) * sizeof *g->dst);
+    if (h->nsites)
+        g->site_first = malloc((size_t)(h->nsites + 1) * sizeof *g->site_first);
+    if (!g->ids || !g->src || !g->dst || (h->nsites && !g->site_first))
+        return TESS_ERR_NOMEM;
+    g->nv = h->nv;
+    g->ne = h->ne;
+    g->nsites = h->nsites;
+    const unsigned char *p = d + CACHE_HEADER;
+    copy64(g->ids, p, h->nv);
+    p += 8 * h->nv;
+    copy32(g->src, p, h->ne);
+    p += 4 * h->ne;
+    copy32(g->dst, p, h->ne);
+    p += 4 * h->ne;
+    if (h->nsites)
+        copy64(g->site_first, p, h->nsites + 1);
+    return 0;
+}
+
+int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, char *err,
+                   size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    const unsigned char *d = data;
+    cache_header h = {0};
+    int rc = check_header(name, d, len, &h, err, errlen);
+    if (rc != 0)
+        return rc;
+    uint64_t want = expected_length(&h, len);
+    if (want != len)
+        return tg__err(TESS_ERR_FORMAT, err, errlen,
+                       "%s: graph cache is %zu bytes but its header (%llu vertices, %llu edges, "
+                       "%llu sites) needs %llu",
+                       name, len, (unsigned long long)h.nv, (unsigned long long)h.ne,
+                       (unsigned long long)h.nsites, (unsigned long long)want);
+    if (XXH64(d, len - CACHE_TRAILER, 0) != load64(d + len - CACHE_TRAILER))
+        return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: graph cache checksum mismatch (corrupt file)",
+                       name);
+    rc = decode_body(d, &h, g);
+    if (rc != 0)
+        tg__err(rc, err, errlen, "%s: out of memory", name);
+    else
+        rc = tg__validate(g, name, err, errlen);
+    if (rc != 0)
+        tg_free(g);
+    return rc;
+}
+
+int tg_read_cache(const char *path, tg_graph *g, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    char *data;
+    size_t len;
+    int rc = tg__read_file(path, &data, &len, err, errlen);
+    if (rc != 0)
+        return rc;
+    rc = tg_parse_cache(path, data, len, g, err, errlen);
+    free(data);
+    return rc;
+}
+
+/* ---- writer ---- */
+
+typedef struct cache_out {
+    FILE *f;
+    XXH64_state_t *hash;
+    int failed;
+} cache_out;
+
+static void put_bytes(cache_out *o, const void *p, size_t n)
+{
+    XXH64_update(o->hash, p, n);
+    if (fwrite(p, 1, n, o->f) != n)
+        o->failed = 1;
+}
+
+static void put64s(cache_out *o, const uint64_t *a, uint64_t n)
+{
+    uint64_t stage[4096];
+    for (uint64_t i = 0; i < n; i += 4096) {
+        size_t k = n - i < 4096 ? (size_t)(n - i) : 4096;
+        for (size_t j = 0; j < k; j++)
+            stage[j] = le64(a[i + j]);
+        put_bytes(o, stage, k * sizeof *stage);
+    }
+}
+
+static void put32s(cache_out *o, const uint32_t *a, uint64_t n)
+{
+    uint32_t stage[8192];
+    for (uint64_t i = 0; i < n; i += 8192) {
+        size_t k = n - i < 8192 ? (size_t)(n - i) : 8192;
+        for (size_t j = 0; j < k; j++)
+            stage[j] = le32(a[i + j]);
+        put_bytes(o, stage, k * sizeof *stage);
+    }
+}
+
+static void put_graph(cache_out *o, const tg_graph *g)
+{
+    unsigned char head[CACHE_HEADER];
+    uint32_t version = le32(CACHE_VERSION), flags = le32(g->nsites ? CACHE_FLAG_SITES : 0);
+    uint64_t counts[3] = {le64(g->nv), le64(g->ne), le64(g->nsites)};
+    memcpy(head, TG__CACHE_MAGIC, TG__CACHE_MAGIC_LEN);
+    memcpy(head + 8, &version, 4);
+    memcpy(head + 12, &flags, 4);
+    memcpy(head + 16, counts, sizeof counts);
+    put_bytes(o, head, sizeof head);
+    put64s(o, g->ids, g->nv);
+    put32s(o, g->src, g->ne);
+    put32s(o, g->dst, g->ne);
+    if (g->nsites)
+        put64s(o, g->site_first, g->nsites + 1);
+    uint64_t sum = le64(XXH64_digest(o->hash));
+    if (fwrite(&sum, 1, sizeof sum, o->f) != sizeof sum)
+        o->failed = 1;
+}
+
+int tg_write_cache(const char *path, const tg_graph *g, char *err, size_t errlen)
+{
+    /* Refuse to write what the reader would reject. */
+    int rc = tg__validate(g, path, err, errlen);
+    if (rc != 0)
+        return rc;
+    tg__outfile out;
+    if ((rc = tg__out_open(&out, path, err, errlen)) != 0)
+        return rc;
+    cache_out o = {.f = out.f, .hash = XXH64_createState()};
+    if (o.hash == NULL) {
+        tg__out_abort(&out);
+        return tg__err(TESS_ERR_NOMEM, err, errlen, "%s: out of memory", path);
+    }
+    XXH64_reset(o.hash, 0);
+    put_graph(&o, g);
+    XXH64_freeState(o.hash);
+    if (o.failed) {
+        tg__out_abort(&out);
+        return tg__err(TESS_ERR_IO, err, errlen, "%s: write failed", path);
+    }
+    return tg__out_commit(&out, err, errlen);
+}

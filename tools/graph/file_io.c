@@ -1,0 +1,116 @@
+/*
+ * file_io.c — whole-file input and crash-safe output for the graph tools.
+ * Output goes to a temp file in the target's directory (so rename() stays on
+ * one file system), is fsync'ed, then renamed over the target: a failed or
+ * interrupted write never leaves a partial file under the final name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "graph_internal.h"
+#include "tessera/tessera.h"
+
+int tg__read_file(const char *path, char **data_out, size_t *len_out, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(errno));
+    struct stat st = {0};
+    errno = 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = errno;
+        const char *why = S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file";
+        close(fd);
+        return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, e ? strerror(e) : why);
+    }
+    size_t len = (size_t)st.st_size;
+    char *data = malloc(len ? len : 1);
+    if (data == NULL) {
+        close(fd);
+        return tg__err(TESS_ERR_NOMEM, err, errlen, "%s: out of memory (%zu bytes)", path, len);
+    }
+    size_t have = 0;
+    while (have < len) {
+        ssize_t r = read(fd, data + have, len - have);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : 0;
+            free(data);
+            close(fd);
+            return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path,
+                           e ? strerror(e) : "file shrank while reading");
+        }
+        have += (size_t)r;
+    }
+    close(fd);
+    *data_out = data;
+    *len_out = len;
+    return 0;
+}
+
+int tg__out_open(tg__outfile *o, const char *path, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    size_t n = strlen(path);
+    o->tmp_path = malloc(n + sizeof ".tmp.XXXXXX");
+    if (o->tmp_path == NULL)
+        return tg__err(TESS_ERR_NOMEM, err, errlen, "%s: out of memory", path);
+    memcpy(o->tmp_path, path, n);
+    memcpy(o->tmp_path + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+    int fd = mkstemp(o->tmp_path);
+    if (fd < 0) {
+        int e = errno;
+        free(o->tmp_path);
+        o->tmp_path = NULL;
+        return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(e));
+    }
+    (void)fchmod(fd, 0644); /* mkstemp creates 0600; outputs are ordinary files */
+    o->f = fdopen(fd, "wb");
+    if (o->f == NULL) {
+        int e = errno;
+        close(fd);
+        tg__out_abort(o);
+        return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(e));
+    }
+    setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+    return 0;
+}
+
+int tg__out_commit(tg__outfile *o, char *err, size_t errlen)
+{
+    int e = 0;
+    if (fflush(o->f) != 0 || ferror(o->f))
+        e = errno ? errno : EIO;
+    else if (fsync(fileno(o->f)) != 0)
+        e = errno;
+    if (fclose(o->f) != 0 && e == 0)
+        e = errno;
+    o->f = NULL;
+    if (e == 0 && rename(o->tmp_path, o->path) != 0)
+        e = errno;
+    if (e != 0) {
+        tg__out_abort(o);
+        return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", o->path, strerror(e));
+    }
+    free(o->tmp_path);
+    o->tmp_path = NULL;
+    return 0;
+}
+
+void tg__out_abort(tg__outfile *o)
+{
+    if (o->f != NULL)
+        fclose(o->f);
+    o->f = NULL;
+    if (o->tmp_path != NULL) {
+        unlink(o->tmp_path);
+        free(o->tmp_path);
+    }
+    o->tmp_path = NULL;
+}

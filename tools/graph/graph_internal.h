@@ -1,0 +1,66 @@
+/*
+ * graph_internal.h — helpers shared by the modules of tools/graph: error
+ * messages, renumbering of raw 64-bit edge lists, whole-file reading and
+ * crash-safe (temp file + fsync + rename) writing.  Not part of graph.h.
+ */
+#ifndef TESS_TOOLS_GRAPH_INTERNAL_H
+#define TESS_TOOLS_GRAPH_INTERNAL_H
+
+#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+
+#define TG__CACHE_MAGIC "TSSGRAPH"
+#define TG__CACHE_MAGIC_LEN 8
+
+#if defined(__GNUC__)
+#define TG__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define TG__PRINTF(a, b)
+#endif
+
+/* Format a one-line message into err[errlen] (NULL/0 allowed); newlines and
+ * other control characters become spaces.  Returns `status` for tail calls. */
+int tg__err(int status, char *err, size_t errlen, const char *fmt, ...) TG__PRINTF(4, 5);
+
+/* Copy `len` bytes of line text into out[outlen] for a message: control and
+ * non-ASCII bytes become '?', longer text is cut to ~60 chars plus "...". */
+void tg__quote_line(const char *text, size_t len, char *out, size_t outlen);
+
+/* Growable pair of raw (original-id) edge arrays. */
+typedef struct tg__edges {
+    uint64_t *src, *dst;
+    uint64_t n, cap;
+} tg__edges;
+
+int tg__edges_reserve(tg__edges *e, uint64_t cap); /* 0 or TESS_ERR_NOMEM */
+void tg__edges_free(tg__edges *e);
+
+/* Build g (nv, ids, ne, src, dst) from raw edges: index i = i-th smallest
+ * distinct id.  The raw arrays stay owned by the caller.  `name` is for
+ * messages (nv >= 2^32, no edges, out of memory). */
+int tg__renumber(const uint64_t *raw_src, const uint64_t *raw_dst, uint64_t ne, tg_graph *g,
+                 const char *name, char *err, size_t errlen);
+
+/* Read a whole regular file into a malloc'd buffer (*data_out, freed by caller). */
+int tg__read_file(const char *path, char **data_out, size_t *len_out, char *err, size_t errlen);
+
+/* Crash-safe output: a temp file next to `path`, renamed over it on commit. */
+typedef struct tg__outfile {
+    FILE *f;
+    char *tmp_path;
+    const char *path;
+} tg__outfile;
+
+int tg__out_open(tg__outfile *o, const char *path, char *err, size_t errlen);
+/* Flush, fsync, close and rename; on failure removes the temp file. */
+int tg__out_commit(tg__outfile *o, char *err, size_t errlen);
+/* Close and remove the temp file.  Safe after a failed open or a commit. */
+void tg__out_abort(tg__outfile *o);
+
+/* Check that a graph is well formed (used by the cache reader and writer). */
+int tg__validate(const tg_graph *g, const char *name, char *err, size_t errlen);
+
+#endif
