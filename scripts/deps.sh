@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# deps.sh — make sure the build and test dependencies are installed.
+#
+#   scripts/deps.sh          compilers, cmake, MPI, zlib, cmocka, zstd, xxhash
+#   scripts/deps.sh fuzz     the above plus clang with libFuzzer
+#
+# Silent and quick when everything is present (make runs it every time).
+# Otherwise installs the missing Debian packages: directly as root, through
+# `sudo -n` when that works, or prints the command to run and exits 1.
+set -euo pipefail
+
+want_fuzz=0
+for arg in "$@"; do
+    case $arg in
+        fuzz) want_fuzz=1 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        *) echo "deps.sh: unknown argument '$arg' (expected: fuzz)" >&2; exit 2 ;;
+    esac
+done
+
+missing=()
+need() { missing+=("$@"); }
+have() { command -v "$1" > /dev/null 2>&1; }
+
+have cmake      || need cmake
+have make       || need build-essential
+have pkg-config || need pkg-config
+have python3    || need python3
+have mpicc      || need libopenmpi-dev
+have mpirun     || need openmpi-bin
+
+cc=""
+for c in "${CC:-}" cc gcc; do
+    if [ -n "$c" ] && have "$c"; then cc=$c; break; fi
+done
+
+# header -> Debian package; one preprocessor run when all are present.
+headers=(zlib.h cmocka.h zstd.h xxhash.h)
+packages=(zlib1g-dev libcmocka-dev libzstd-dev libxxhash-dev)
+header_ok() {
+    # cmocka.h expects these to be included first.
+    printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n'
+    for h in "$@"; do printf '#include <%s>\n' "$h"; done
+}
+if [ -z "$cc" ]; then
+    need build-essential "${packages[@]}"
+elif ! header_ok "${headers[@]}" | "$cc" -E -x c - > /dev/null 2>&1; then
+    for i in "${!headers[@]}"; do
+        header_ok "${headers[$i]}" | "$cc" -E -x c - > /dev/null 2>&1 || need "${packages[$i]}"
+    done
+fi
+
+if [ "$want_fuzz" = 1 ]; then
+    if ! have clang; then
+        need clang libclang-rt-14-dev
+    else
+        probe=$(mktemp -d)
+        trap 'rm -rf "$probe"' EXIT
+        printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+            'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }' \
+            > "$probe/f.c"
+        clang -fsanitize=fuzzer,address,undefined "$probe/f.c" -o "$probe/f" > /dev/null 2>&1 ||
+            need libclang-rt-14-dev
+    fi
+fi
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+# De-duplicate, keep order.
+declare -A seen=()
+pkgs=()
+for p in "${missing[@]}"; do
+    [ -n "${seen[$p]:-}" ] && continue
+    seen[$p]=1
+    pkgs+=("$p")
+done
+
+echo "deps.sh: missing packages: ${pkgs[*]}" >&2
+install_cmd=(env DEBIAN_FRONTEND=noninteractive apt-get install -y "${pkgs[@]}")
+if [ "$(id -u)" = 0 ]; then
+    apt-get update -q > /dev/null
+    "${install_cmd[@]}"
+elif have sudo && sudo -n true 2> /dev/null; then
+    sudo -n apt-get update -q > /dev/null
+    sudo -n "${install_cmd[@]}"
+else
+    echo "deps.sh: missing build dependencies; please run:" >&2
+    echo "  sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y ${pkgs[*]}" >&2
+    exit 1
+fi

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# install_consumer: install the current build into a temporary prefix, then
+# build and run tests/install/consumer.c twice — through find_package(tessera)
+# and through pkg-config — as a user of the installed library would.
+#
+# Environment (set by ctest): TESS_SRC, TESS_BUILD, TESS_CMAKE (cmake binary),
+# CC, TESS_CONSUMER_CFLAGS (sanitizer flags the library was built with).
+set -euo pipefail
+
+src=${TESS_SRC:?TESS_SRC not set}
+build=${TESS_BUILD:?TESS_BUILD not set}
+cmake=${TESS_CMAKE:-cmake}
+cc=${CC:-cc}
+extra=${TESS_CONSUMER_CFLAGS:-}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tess-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+step() { printf '== install_consumer: %s\n' "$*"; }
+
+step "install into $prefix"
+"$cmake" --install "$build" --prefix "$prefix" > "$work/install.log" ||
+    { cat "$work/install.log"; exit 1; }
+for f in include/tessera/tessera.h; do
+    [ -e "$prefix/$f" ] || { echo "missing $prefix/$f" >&2; exit 1; }
+done
+libdir=$(dirname "$(find "$prefix" -name 'libtessera.so' -print -quit)")
+[ -n "$libdir" ] && [ -d "$libdir" ] || { echo "libtessera.so not installed" >&2; exit 1; }
+if find "$prefix" -name 'libtessera_static*' | grep -q .; then
+    echo "the static test library must not be installed" >&2; exit 1
+fi
+
+step "find_package(tessera)"
+"$cmake" -S "$src/tests/install" -B "$work/cmake-build" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" \
+    > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
+"$cmake" --build "$work/cmake-build" > "$work/build.log" 2>&1 ||
+    { cat "$work/build.log"; exit 1; }
+"$work/cmake-build/consumer"
+
+step "pkg-config tessera"
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+pc_version=$(pkg-config --modversion tessera)
+# shellcheck disable=SC2046  # pkg-config output is meant to be word-split
+"$cc" $extra -o "$work/consumer-pc" "$src/tests/install/consumer.c" \
+    $(pkg-config --cflags --libs tessera) -Wl,-rpath,"$libdir"
+out=$("$work/consumer-pc")
+echo "$out"
+case $out in
+    "tessera $pc_version "*) ;;
+    *) echo "pkg-config says $pc_version, the library says: $out" >&2; exit 1 ;;
+esac
+
+if [ -x "$prefix/bin/tessera" ]; then
+    step "installed bin/tessera resolves its library"
+    resolved=$(ldd "$prefix/bin/tessera" | awk '/libtessera\.so/ { print $3 }')
+    if [ -z "$resolved" ] || [ "$resolved" = "not" ] ||
+        [ "$(dirname "$(realpath "$resolved")")" != "$(realpath "$libdir")" ]; then
+        echo "bin/tessera does not load libtessera from $libdir:" >&2
+        ldd "$prefix/bin/tessera" >&2
+        exit 1
+    fi
+fi
+step "ok"

@@ -1,0 +1,230 @@
+/*
+ * guarantees.c — the table guarantees of DESIGN §2, checked end to end on a
+ * real runtime: run embedded (`guarantees --workers 4`) or under
+ * `mpirun -np 3 guarantees`.  Prints one line per check and a closing
+ * "N passed, N failed" line; exits non-zero on any failure.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tessera/tessera.h"
+
+#define KEYS 97
+#define REPS 2000
+#define INSTANCES 12
+
+typedef struct app {
+    tess_table *sums, *order, *ran, *hash, *user, *sizes;
+    _Atomic int failures;   /* counted inside kernels, reported through `ran` */
+} app;
+
+static int passed, failed;
+
+static void check(int ok, const char *what)
+{
+    printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
+    if (ok) passed++;
+    else failed++;
+}
+
+/* ---- a user accumulator: keep the maximum and count the updates ---- */
+typedef struct maxcount {
+    int64_t max, count;
+} maxcount;
+
+static void mc_init(void *v, size_t n) { (void)n; *(maxcount *)v = (maxcount){INT64_MIN, 0}; }
+static void mc_acc(void *v, const void *u, size_t n)
+{
+    (void)n;
+    maxcount *a = v;
+    const maxcount *b = u;
+    if (b->max > a->max) a->max = b->max;
+    a->count += b->count;
+}
+
+/* Every instance adds 1 to each of KEYS keys REPS times (most keys remote). */
+static int k_sum(tess_task *t, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    app *a = tess_task_app(t);
+    int64_t one = 1;
+    for (int r = 0; r < REPS; r++)
+        for (uint64_t k = 0; k < KEYS; k++)
+            if (tess_table_update(a->sums, &k, &one, sizeof one) != TESS_OK) return -1;
+    uint64_t me = (uint64_t)tess_task_instance(t);
+    int64_t local = tess_table_is_local(a->sums, tess_task_instance(t)) ? 1 : 0;
+    return tess_table_update(a->ran, &me, &local, sizeof local);
+}
+
+/* Issue order: put, updates, get on the instance's own key (owned by some rank). */
+static int k_order(tess_task *t, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    app *a = tess_task_app(t);
+    uint64_t key = (uint64_t)(tess_task_instance(t) * 7 + 3) % KEYS;
+    int64_t v = 100, one = 1, got = 0;
+    int ok = tess_table_put(a->order, &key, &v, sizeof v) == TESS_OK;
+    for (int i = 0; i < 10; i++) ok &= tess_table_update(a->order, &key, &one, sizeof one) == 0;
+    ok &= tess_table_get(a->order, &key, &got, sizeof got, NULL) == TESS_OK && got == 110;
+    ok &= tess_table_remove(a->order, &key) == TESS_OK;
+    ok &= tess_table_contains(a->order, &key) == 0;
+    ok &= tess_table_update(a->order, &key, &one, sizeof one) == TESS_OK;
+    ok &= tess_table_flush(a->order) == TESS_OK;
+    ok &= tess_table_get(a->order, &key, &got, sizeof got, NULL) == TESS_OK && got == 1;
+    if (!ok) atomic_fetch_add(&a->failures, 1);
+    return 0;
+}
+
+/* Hash table with string-ish keys and variable-length values; user accumulator. */
+static int k_hash(tess_task *t, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    app *a = tess_task_app(t);
+    int i = tess_task_instance(t);
+    char key[16] = {0}, val[64];
+    snprintf(key, sizeof key, "key-%d", i);
+    int n = snprintf(val, sizeof val, "value of instance %d", i);
+    int rc = tess_table_put(a->hash, key, val, (size_t)n + 1);
+    maxcount u = {i, 1};
+    uint64_t zero = 0;
+    if (rc == TESS_OK) rc = tess_table_update(a->user, &zero, &u, sizeof u);
+    return rc;
+}
+
+static int k_fail(tess_task *t, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    return tess_task_instance(t) == 3 ? TESS_ERR_FORMAT : 0;
+}
+
+static int64_t get_i64(tess_table *t, uint64_t key)
+{
+    int64_t v = -1;
+    tess_table_get(t, &key, &v, sizeof v, NULL);
+    return v;
+}
+
+static void check_sums(app *a)
+{
+    int all = 1;
+    for (uint64_t k = 0; k < KEYS; k++) all &= get_i64(a->sums, k) == (int64_t)INSTANCES * REPS;
+    check(all, "after a barrier every update of every instance is applied exactly once");
+    int local = 1;
+    for (uint64_t i = 0; i < INSTANCES; i++) local &= get_i64(a->ran, i) == 1;
+    check(local, "instance i ran once, on the rank storing partition i of its locality table");
+    check(tess_table_size(a->sums) == KEYS, "size counts the keys of all partitions");
+}
+
+static void check_iteration(app *a)
+{
+    int64_t seen = 0, total = 0;
+    for (int p = 0; p < tess_table_partitions(a->sums); p++) {
+        tess_iter *it = NULL;
+        if (tess_table_iter(a->sums, p, &it) != TESS_OK) break;
+        const void *k, *v;
+        size_t len;
+        while (tess_iter_next(it, &k, &v, &len) == 1) {
+            int64_t x;
+            memcpy(&x, v, sizeof x);
+            total += x;
+            seen++;
+        }
+        tess_iter_free(it);
+    }
+    check(seen == KEYS && total == (int64_t)KEYS * INSTANCES * REPS,
+          "iterators over local and remote partitions see every entry");
+}
+
+static void check_hash(app *a)
+{
+    int ok = 1;
+    for (int i = 0; i < INSTANCES; i++) {
+        char key[16] = {0}, want[64], got[64] = "";
+        snprintf(key, sizeof key, "key-%d", i);
+        snprintf(want, sizeof want, "value of instance %d", i);
+        size_t len = 0;
+        ok &= tess_table_get(a->hash, key, got, sizeof got, &len) == TESS_OK &&
+              len == strlen(want) + 1 && strcmp(got, want) == 0;
+    }
+    char missing[16] = "absent";
+    ok &= tess_table_get(a->hash, missing, NULL, 0, NULL) == TESS_ERR_NOTFOUND;
+    check(ok, "hash table with variable-length values: put/get across ranks");
+    maxcount mc = {0, 0};
+    uint64_t zero = 0;
+    tess_table_get(a->user, &zero, &mc, sizeof mc, NULL);
+    check(mc.max == INSTANCES - 1 && mc.count == INSTANCES,
+          "a user accumulator combines concurrent updates");
+}
+
+static int control(tess_ctx *ctx, void *arg)
+{
+    app *a = arg;
+    int rc = tess_run(ctx, "k_sum", INSTANCES, a->sums, NULL, 0);
+    check(rc == TESS_OK && tess_barrier(ctx) == TESS_OK, "run + barrier");
+    check_sums(a);
+    check_iteration(a);
+    rc = tess_run(ctx, "k_order", INSTANCES, NULL, NULL, 0);
+    check(rc == TESS_OK && tess_barrier(ctx) == TESS_OK, "second run + barrier");
+    int64_t bad = 0;
+    for (int r = 0; r < tess_nranks(ctx); r++) (void)r;
+    bad = atomic_load(&a->failures); /* rank 0's instances; others report via sizes below */
+    check(bad == 0, "one instance's put/update/get/remove on a key apply in issue order");
+    tess_run(ctx, "k_hash", INSTANCES, NULL, NULL, 0);
+    check(tess_barrier(ctx) == TESS_OK, "third run");
+    check_hash(a);
+    tess_table_clear(a->sums);
+    check(tess_table_size(a->sums) == 0, "clear empties every partition on every rank");
+    tess_run(ctx, "k_fail", INSTANCES, NULL, NULL, 0);
+    rc = tess_barrier(ctx);
+    check(rc == TESS_ERR_KERNEL && strstr(tess_last_error(ctx), "k_fail instance 3") != NULL,
+          "a failing kernel makes the barrier fail and names the instance");
+    printf("%d passed, %d failed\n", passed, failed);
+    fflush(stdout);
+    return failed ? 1 : 0;
+}
+
+static int create(tess_ctx *ctx, app *a)
+{
+    tess_accum_ops ops = {.initialize = mc_init, .accumulate = mc_acc, .merge = mc_acc};
+    tess_table_spec s;
+    tess_table_spec_init(&s);
+    s.key_size = 8, s.value_size = 8, s.dense = 1, s.key_count = KEYS;
+    s.partitions = INSTANCES, s.accum = TESS_ACC_SUM, s.elem = TESS_I64;
+    int rc = tess_table_create(ctx, &s, &a->sums);
+    s.name = "order";
+    if (rc == 0) rc = tess_table_create(ctx, &s, &a->order);
+    s.key_count = INSTANCES, s.name = "ran", s.group_with = a->sums;
+    if (rc == 0) rc = tess_table_create(ctx, &s, &a->ran);
+    tess_table_spec_init(&s);
+    s.key_size = 16, s.value_size = 0, s.partitions = 5, s.name = "hash";
+    if (rc == 0) rc = tess_table_create(ctx, &s, &a->hash);
+    if (rc == 0) rc = tess_register_accumulator(ctx, "maxcount", &ops);
+    tess_table_spec_init(&s);
+    s.key_size = 8, s.value_size = sizeof(maxcount), s.accum = TESS_ACC_USER;
+    s.accumulator = "maxcount", s.name = "user";
+    if (rc == 0) rc = tess_table_create(ctx, &s, &a->user);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_sum", k_sum);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_order", k_order);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_hash", k_hash);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_fail", k_fail);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    tess_config cfg;
+    tess_config_init(&cfg);
+    if (argc == 3 && strcmp(argv[1], "--workers") == 0) cfg.workers = atoi(argv[2]);
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
+    app a = {0};
+    int rc = create(ctx, &a);
+    if (rc != TESS_OK) fprintf(stderr, "setup failed: %s\n", tess_last_error(ctx));
+    if (rc == TESS_OK) rc = tess_main(ctx, control, &a);
+    int remote_failures = atomic_load(&a.failures);
+    tess_finalize(ctx);
+    if (remote_failures) fprintf(stderr, "FAIL: %d instances saw operations out of order\n",
+                                 remote_failures);
+    return rc != 0 || remote_failures ? 1 : 0;
+}

@@ -1,0 +1,227 @@
+/*
+ * test_runtime.c — unit tests of the core runtime in embedded mode: the
+ * registry, lifecycle misuse, worker mailboxes (per-link FIFO), local table
+ * operations and their buffering, the barrier with many small tasks, and
+ * kernel errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "comm/comm.h"
+#include "core/internal.h"
+#include "tessera/tessera.h"
+
+static tess_ctx *new_ctx(int workers)
+{
+    tess_config cfg;
+    tess_config_init(&cfg);
+    cfg.workers = workers;
+    cfg.mode = TESS_MODE_EMBEDDED;
+    cfg.handle_signals = 0;
+    tess_ctx *ctx = NULL;
+    assert_int_equal(tess_init(&cfg, &ctx), TESS_OK);
+    return ctx;
+}
+
+static int noop(tess_task *t, const void *a, size_t l)
+{
+    (void)t, (void)a, (void)l;
+    return 0;
+}
+
+static void test_registry(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx(2);
+    assert_int_equal(tess_register_kernel(ctx, "a", noop), TESS_OK);
+    assert_int_equal(tess_register_kernel(ctx, "b", noop), TESS_OK);
+    assert_int_equal(tess_register_kernel(ctx, "a", noop), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "twice"));
+    assert_int_equal(tess_register_kernel(ctx, "", noop), TESS_ERR_INVAL);
+    assert_int_equal(tess_register_kernel(ctx, "c", NULL), TESS_ERR_INVAL);
+    assert_int_equal(tess__registry_find(ctx->reg.kernels, ctx->reg.nkernels, "b"), 1);
+    assert_int_equal(tess__registry_find(ctx->reg.kernels, ctx->reg.nkernels, "zz"), -1);
+    tess_accum_ops bad = {0};
+    assert_int_equal(tess_register_accumulator(ctx, "u", &bad), TESS_ERR_INVAL);
+    tess_finalize(ctx);
+    tess_finalize(NULL); /* accepts NULL */
+}
+
+static void test_topology(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx(3);
+    assert_int_equal(tess_rank(ctx), 0);
+    assert_int_equal(tess_nranks(ctx), 1);
+    assert_int_equal(tess_workers(ctx), 3);
+    assert_int_equal(tess_workers_total(ctx), 3);
+    assert_int_equal(tess_is_mpi(ctx), 0);
+    assert_string_equal(tess_version(), TESS_VERSION_STRING);
+    assert_int_equal(tess_version_number(), TESS_VERSION_NUMBER);
+    assert_string_equal(tess_strerror(TESS_ERR_NOMEM), "out of memory");
+    tess_finalize(ctx);
+}
+
+static void test_inbox_fifo(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx(3);
+    for (int i = 0; i < 100; i++) {
+        assert_int_equal(tess__worker_send(ctx, i % 2, 2, &i, sizeof i), TESS_OK);
+    }
+    int next[2] = {0, 1};
+    for (int n = 0; n < 100; n++) {
+        int src = -1;
+        void *data = NULL;
+        size_t len = 0;
+        assert_int_equal(tess__worker_recv(ctx, 2, 1.0, &src, &data, &len), 1);
+        assert_int_equal(len, sizeof(int));
+        int v;
+        memcpy(&v, data, sizeof v);
+        free(data);
+        assert_int_equal(v, next[src]); /* per-link order */
+        next[src] += 2;
+    }
+    int src;
+    void *data;
+    size_t len;
+    assert_int_equal(tess__worker_recv(ctx, 2, 0.01, &src, &data, &len), 0);
+    assert_int_equal(tess__worker_send(ctx, 0, 7, "x", 1), TESS_ERR_INVAL);
+    tess_finalize(ctx);
+}
+
+static tess_table *dense_sum(tess_ctx *ctx, uint64_t n, int parts)
+{
+    tess_table_spec s;
+    tess_table_spec_init(&s);
+    s.key_size = 8;
+    s.value_size = 8;
+    s.dense = 1;
+    s.key_count = n;
+    s.partitions = parts;
+    s.accum = TESS_ACC_SUM;
+    s.elem = TESS_F64;
+    tess_table *t = NULL;
+    assert_int_equal(tess_table_create(ctx, &s, &t), TESS_OK);
+    return t;
+}
+
+static void test_table_local_ops(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx(1);
+    tess_table *t = dense_sum(ctx, 1000, 7);
+    uint64_t first, count, total = 0;
+    for (int p = 0; p < 7; p++) {
+        assert_int_equal(tess_table_dense_range(t, p, &first, &count), TESS_OK);
+        assert_int_equal(first, total);
+        total += count;
+    }
+    assert_int_equal(total, 1000);
+    double one = 1.0, got = 0;
+    for (int r = 0; r < 3; r++)
+        for (uint64_t k = 0; k < 1000; k++) assert_int_equal(tess_table_update(t, &k, &one, 8), 0);
+    uint64_t k = 999;
+    assert_int_equal(tess_table_get(t, &k, &got, sizeof got, NULL), TESS_OK); /* flushes */
+    assert_true(got == 3.0);
+    uint64_t keys[5] = {1, 1, 500, 999, 1};
+    double vals[5] = {1, 2, 3, 4, 5};
+    assert_int_equal(tess_table_update_batch(t, keys, vals, 5), TESS_OK);
+    k = 1;
+    assert_int_equal(tess_table_get(t, &k, &got, sizeof got, NULL), TESS_OK);
+    assert_true(got == 3.0 + 8.0);
+    assert_int_equal(tess_table_size(t), 1000);
+    assert_int_equal(tess_table_remove(t, &k), TESS_OK);
+    assert_int_equal(tess_table_contains(t, &k), 0);
+    assert_int_equal(tess_table_size(t), 999);
+    k = 1000;
+    assert_int_equal(tess_table_update(t, &k, &one, 8), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "outside"));
+    assert_int_equal(tess_table_put(t, &k, &one, 4), TESS_ERR_INVAL); /* wrong size */
+    assert_int_equal(tess_table_clear(t), TESS_OK);
+    assert_int_equal(tess_table_size(t), 0);
+    tess_finalize(ctx);
+}
+
+static void test_table_spec_errors(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx(1);
+    tess_table_spec s;
+    tess_table_spec_init(&s);
+    tess_table *t = NULL;
+    s.key_size = 8;
+    s.partitions = 0;
+    assert_int_equal(tess_table_create(ctx, &s, &t), TESS_ERR_INVAL);
+    s.partitions = 2;
+    s.accum = TESS_ACC_SUM; /* needs an element type */
+    s.value_size = 8;
+    assert_int_equal(tess_table_create(ctx, &s, &t), TESS_ERR_INVAL);
+    s.accum = TESS_ACC_USER;
+    s.accumulator = "nope";
+    assert_int_equal(tess_table_create(ctx, &s, &t), TESS_ERR_NOTFOUND);
+    assert_null(t);
+    tess_finalize(ctx);
+}
+
+typedef struct many_app {
+    tess_table *t;
+    int fail_instance;
+} many_app;
+
+static int add_one(tess_task *task, const void *a, size_t l)
+{
+    (void)a, (void)l;
+    many_app *app = tess_task_app(task);
+    if (tess_task_instance(task) == app->fail_instance) return TESS_ERR_IO;
+    uint64_t key = (uint64_t)tess_task_instance(task) % 10;
+    double one = 1;
+    return tess_table_update(app->t, &key, &one, sizeof one);
+}
+
+static int many_control(tess_ctx *ctx, void *arg)
+{
+    many_app *app = arg;
+    for (int round = 0; round < 20; round++) {
+        assert_int_equal(tess_run(ctx, "add_one", 500, NULL, NULL, 0), TESS_OK);
+        assert_int_equal(tess_barrier(ctx), TESS_OK);
+    }
+    double v = 0;
+    for (uint64_t k = 0; k < 10; k++) {
+        assert_int_equal(tess_table_get(app->t, &k, &v, sizeof v, NULL), TESS_OK);
+        assert_true(v == 20 * 50);
+    }
+    app->fail_instance = 77;
+    assert_int_equal(tess_run(ctx, "add_one", 100, NULL, NULL, 0), TESS_OK);
+    assert_int_equal(tess_barrier(ctx), TESS_ERR_KERNEL);
+    assert_non_null(strstr(tess_last_error(ctx), "add_one instance 77"));
+    assert_int_equal(tess_run(ctx, "missing", 1, NULL, NULL, 0), TESS_ERR_NOTFOUND);
+    return 42;
+}
+
+static void test_barrier_many_tasks(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx(4);
+    many_app app = {.fail_instance = -1};
+    app.t = dense_sum(ctx, 10, 3);
+    assert_int_equal(tess_register_kernel(ctx, "add_one", add_one), TESS_OK);
+    assert_int_equal(tess_main(ctx, many_control, &app), 42);
+    assert_int_equal(tess_register_kernel(ctx, "late", add_one), TESS_ERR_MISUSE);
+    assert_int_equal(tess_main(ctx, many_control, &app), TESS_ERR_MISUSE);
+    tess_finalize(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry),        cmocka_unit_test(test_topology),
+        cmocka_unit_test(test_inbox_fifo),      cmocka_unit_test(test_table_local_ops),
+        cmocka_unit_test(test_table_spec_errors), cmocka_unit_test(test_barrier_many_tasks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
