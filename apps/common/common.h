@@ -41,6 +41,10 @@ void app_metrics_list(app_metrics *m, const char *key, const double *values, int
 void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double wall_seconds);
 /* Write atomically (app_outfile); 0 or -1 with a message printed. */
 int app_metrics_write(app_metrics *m, const char *path);
+/* Print the object to fp (for apps that open their --metrics app_outfile early,
+ * so an unwritable path fails before the computation).  0, or -1 after a setter
+ * ran out of memory or on a write error; prints no message. */
+int app_metrics_print(const app_metrics *m, FILE *fp);
 void app_metrics_free(app_metrics *m); /* accepts NULL */
 
 /* ---- progress ---- */
@@ -48,7 +52,9 @@ typedef enum { APP_PROGRESS_AUTO = 0, APP_PROGRESS_ON, APP_PROGRESS_OFF } app_pr
 /* AUTO: on when stderr is a terminal. */
 int app_progress_enabled(app_progress_mode mode);
 
-/* ---- options: each prints "tessera APP: option --NAME: REASON" and returns -1 ---- */
+/* ---- options: each prints "tessera APP: option --NAME: REASON" and returns -1 ----
+ * `opt` may be given with or without its leading "--"; text NULL reports a
+ * missing value.  The whole text must be the number (no blanks, no suffix). */
 int app_parse_int(const char *app, const char *opt, const char *text, long min, long max,
                   long *out);
 int app_parse_double(const char *app, const char *opt, const char *text, double min,

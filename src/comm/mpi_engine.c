@@ -263,7 +263,10 @@ static int init_mpi(tess__comm *c)
     c->ctx->nranks = size;
     c->worker_counts = calloc((size_t)size, sizeof(int));
     c->batches = calloc((size_t)size, sizeof(batch));
-    if (c->worker_counts == NULL || c->batches == NULL) return TESS_ERR_NOMEM;
+    /* before the allgather: no other rank can send (READY) until it completes */
+    c->ctx->views = calloc((size_t)size, sizeof *c->ctx->views);
+    if (c->worker_counts == NULL || c->batches == NULL || c->ctx->views == NULL)
+        return TESS_ERR_NOMEM;
     int mine = c->ctx->workers;
     MPI_Allgather(&mine, 1, MPI_INT, c->worker_counts, 1, MPI_INT, MPI_COMM_WORLD);
     return TESS_OK;

@@ -109,7 +109,7 @@ int tess_init(const tess_config *cfg, tess_ctx **ctx_out)
         return rc;
     }
     if (ctx->cfg.handle_signals) tess__signals_install();
-    ctx->views = calloc((size_t)ctx->nranks, sizeof *ctx->views);
+    if (ctx->views == NULL) ctx->views = calloc((size_t)ctx->nranks, sizeof *ctx->views);
     if (ctx->views == NULL) {
         tess_finalize(ctx);
         return TESS_ERR_NOMEM;

@@ -56,6 +56,7 @@ typedef struct tess__slot {
 typedef struct tess__rank_view {
     uint64_t done_seq;        /* last run sequence this rank finished entirely */
     int error;                /* first kernel error reported by it */
+    uint64_t fingerprint;     /* of its registrations, from READY */
 } tess__rank_view;
 
 struct tess_ctx {

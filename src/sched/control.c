@@ -88,13 +88,10 @@ void tess__sched_on_ready(tess_ctx *ctx, int src, const void *payload, size_t le
     ready_msg m;
     if (len < sizeof m) return;
     memcpy(&m, payload, sizeof m);
+    /* compared in wait_ready: rank 0 may still be creating its own tables */
     pthread_mutex_lock(&ctx->ctl_mu);
     ctx->ready_ranks++;
-    if (m.fingerprint != tess__setup_fingerprint(ctx)) {
-        ctx->setup_mismatch = 1;
-        tess__warn(ctx, "rank %d registered different kernels, accumulators, partitioners "
-                        "or tables than rank 0", src);
-    }
+    if (src >= 0 && src < ctx->nranks) ctx->views[src].fingerprint = m.fingerprint;
     pthread_cond_broadcast(&ctx->ctl_cv);
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
@@ -113,6 +110,13 @@ static int wait_ready(tess_ctx *ctx)
 {
     pthread_mutex_lock(&ctx->ctl_mu);
     while (ctx->ready_ranks < ctx->nranks && !tess_interrupted(ctx)) timed_wait(ctx, 0.1);
+    uint64_t mine = tess__setup_fingerprint(ctx);
+    for (int r = 0; r < ctx->nranks && ctx->ready_ranks == ctx->nranks; r++) {
+        if (ctx->views[r].fingerprint == mine) continue;
+        ctx->setup_mismatch = 1;
+        tess__warn(ctx, "rank %d registered different kernels, accumulators, partitioners "
+                        "or tables than rank 0", r);
+    }
     int rc = ctx->setup_mismatch ? TESS_ERR_MISUSE
              : tess_interrupted(ctx) ? TESS_ERR_INTERRUPTED : TESS_OK;
     pthread_mutex_unlock(&ctx->ctl_mu);

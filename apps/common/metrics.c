@@ -1,0 +1,233 @@
+/*
+ * metrics.c — the metrics JSON object written by --metrics FILE.  Entries
+ * keep the order in which keys were first set (setting a key again replaces
+ * its value in place), so files diff cleanly between runs.  Numbers are
+ * printed with %.17g so they read back bit-exact; non-finite numbers, which
+ * JSON cannot express, are written as null.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+typedef enum { METRIC_STR, METRIC_NUM, METRIC_INT, METRIC_BOOL, METRIC_LIST } metric_kind;
+
+typedef struct metric {
+    char *key;
+    metric_kind kind;
+    char *str;
+    double num;
+    int64_t integer;
+    double *list;
+    int list_len;
+} metric;
+
+struct app_metrics {
+    metric *items;
+    int count;
+    int cap;
+    int out_of_memory; /* a setter failed; reported by app_metrics_write */
+};
+
+app_metrics *app_metrics_new(void)
+{
+    return calloc(1, sizeof(app_metrics));
+}
+
+static void metric_clear_value(metric *e)
+{
+    free(e->str);
+    free(e->list);
+    e->str = NULL;
+    e->list = NULL;
+    e->list_len = 0;
+}
+
+void app_metrics_free(app_metrics *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->count; i++) {
+        metric_clear_value(&m->items[i]);
+        free(m->items[i].key);
+    }
+    free(m->items);
+    free(m);
+}
+
+static metric *metrics_append(app_metrics *m, const char *key)
+{
+    if (m->count == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 16;
+        metric *items = realloc(m->items, (size_t)cap * sizeof *items);
+        if (!items)
+            return NULL;
+        m->items = items;
+        m->cap = cap;
+    }
+    metric *e = &m->items[m->count];
+    memset(e, 0, sizeof *e);
+    e->key = strdup(key);
+    if (!e->key)
+        return NULL;
+    m->count++;
+    return e;
+}
+
+/* The entry for `key`, emptied for a new value; NULL (and flagged) on OOM. */
+static metric *metrics_slot(app_metrics *m, const char *key, metric_kind kind)
+{
+    if (!m)
+        return NULL;
+    metric *e = NULL;
+    for (int i = 0; i < m->count && !e; i++)
+        if (strcmp(m->items[i].key, key) == 0)
+            e = &m->items[i];
+    if (e)
+        metric_clear_value(e);
+    else
+        e = metrics_append(m, key);
+    if (!e) {
+        m->out_of_memory = 1;
+        return NULL;
+    }
+    e->kind = kind;
+    return e;
+}
+
+void app_metrics_str(app_metrics *m, const char *key, const char *value)
+{
+    metric *e = metrics_slot(m, key, METRIC_STR);
+    if (e && !(e->str = strdup(value ? value : ""))) {
+        e->kind = METRIC_BOOL; /* keep the entry printable */
+        m->out_of_memory = 1;
+    }
+}
+
+void app_metrics_num(app_metrics *m, const char *key, double value)
+{
+    metric *e = metrics_slot(m, key, METRIC_NUM);
+    if (e)
+        e->num = value;
+}
+
+void app_metrics_int(app_metrics *m, const char *key, int64_t value)
+{
+    metric *e = metrics_slot(m, key, METRIC_INT);
+    if (e)
+        e->integer = value;
+}
+
+void app_metrics_bool(app_metrics *m, const char *key, int value)
+{
+    metric *e = metrics_slot(m, key, METRIC_BOOL);
+    if (e)
+        e->integer = value != 0;
+}
+
+void app_metrics_list(app_metrics *m, const char *key, const double *values, int n)
+{
+    metric *e = metrics_slot(m, key, METRIC_LIST);
+    if (!e || n <= 0)
+        return;
+    e->list = malloc((size_t)n * sizeof *values);
+    if (!e->list) {
+        m->out_of_memory = 1;
+        return;
+    }
+    memcpy(e->list, values, (size_t)n * sizeof *values);
+    e->list_len = n;
+}
+
+void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double wall_seconds)
+{
+    app_metrics_str(m, "app", app);
+    app_metrics_int(m, "ranks", tess_nranks(ctx));
+    app_metrics_int(m, "workers_per_rank", tess_workers(ctx));
+    app_metrics_int(m, "workers_total", tess_workers_total(ctx));
+    app_metrics_num(m, "wall_seconds", wall_seconds);
+    app_metrics_str(m, "jitter", "none");
+    app_metrics_int(m, "seed", 0);
+    app_metrics_bool(m, "emulated", 0);
+}
+
+static void json_string(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(fp, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", fp);
+        else if (*p == '\t')
+            fputs("\\t", fp);
+        else if (*p == '\r')
+            fputs("\\r", fp);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(fp, "\\u%04x", *p);
+        else
+            fputc(*p, fp);
+    }
+    fputc('"', fp);
+}
+
+static void json_number(FILE *fp, double v)
+{
+    if (isfinite(v))
+        fprintf(fp, "%.17g", v);
+    else
+        fputs("null", fp);
+}
+
+static void json_list(FILE *fp, const double *values, int n)
+{
+    fputc('[', fp);
+    for (int i = 0; i < n; i++) {
+        if (i > 0)
+            fputs(", ", fp);
+        json_number(fp, values[i]);
+    }
+    fputc(']', fp);
+}
+
+static void json_value(FILE *fp, const metric *e)
+{
+    switch (e->kind) {
+    case METRIC_STR: json_string(fp, e->str); break;
+    case METRIC_NUM: json_number(fp, e->num); break;
+    case METRIC_INT: fprintf(fp, "%" PRId64, e->integer); break;
+    case METRIC_BOOL: fputs(e->integer ? "true" : "false", fp); break;
+    case METRIC_LIST: json_list(fp, e->list, e->list_len); break;
+    }
+}
+
+int app_metrics_print(const app_metrics *m, FILE *fp)
+{
+    if (!m || m->out_of_memory)
+        return -1;
+    fputs("{\n", fp);
+    for (int i = 0; i < m->count; i++) {
+        fputs("  ", fp);
+        json_string(fp, m->items[i].key);
+        fputs(": ", fp);
+        json_value(fp, &m->items[i]);
+        fputs(i + 1 < m->count ? ",\n" : "\n", fp);
+    }
+    fputs("}\n", fp);
+    return ferror(fp) ? -1 : 0;
+}
+
+int app_metrics_write(app_metrics *m, const char *path)
+{
+    if (!m || m->out_of_memory) {
+        fprintf(stderr, "tessera: cannot write %s: out of memory\n", path);
+        return -1;
+    }
+    app_outfile o;
+    if (app_outfile_open(&o, path) != 0)
+        return -1;
+    app_metrics_print(m, o.fp);
+    return app_outfile_commit(&o);
+}

@@ -1,0 +1,139 @@
+/*
+ * outfile.c — output files that appear only when complete.  Data goes to a
+ * temporary "DIR/.BASENAME.tmp.PID" in the destination's directory (so the
+ * final rename stays on one file system and is atomic), which is flushed,
+ * fsync'ed and renamed onto the final path on commit, or removed on abort.
+ * A reader therefore sees either no file or the whole file, never a prefix.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static void outfile_report(const char *path, int err)
+{
+    fprintf(stderr, "tessera: cannot write %s: %s\n", path, strerror(err));
+}
+
+/* "DIR/.BASENAME.tmp.PID" for `path`; NULL when out of memory. */
+static char *outfile_tmp_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    int dir_len = (int)(base - path);
+    size_t cap = strlen(path) + 32;
+    char *tmp = malloc(cap);
+    if (tmp)
+        snprintf(tmp, cap, "%.*s.%s.tmp.%ld", dir_len, path, base, (long)getpid());
+    return tmp;
+}
+
+static void outfile_release(app_outfile *o)
+{
+    free(o->path);
+    free(o->tmp_path);
+    o->fp = NULL;
+    o->path = NULL;
+    o->tmp_path = NULL;
+}
+
+/* Open the temporary for writing; errno set on failure. */
+static FILE *outfile_create(const char *tmp_path)
+{
+    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return NULL;
+    FILE *fp = fdopen(fd, "w");
+    if (!fp) {
+        int err = errno;
+        close(fd);
+        unlink(tmp_path);
+        errno = err;
+    }
+    return fp;
+}
+
+int app_outfile_open(app_outfile *o, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    const char *slash = strrchr(path, '/');
+    if (path[0] == '\0' || (slash && slash[1] == '\0')) {
+        outfile_report(path, EISDIR);
+        return -1;
+    }
+    o->path = strdup(path);
+    o->tmp_path = outfile_tmp_name(path);
+    if (!o->path || !o->tmp_path) {
+        outfile_report(path, ENOMEM);
+        outfile_release(o);
+        return -1;
+    }
+    o->fp = outfile_create(o->tmp_path);
+    if (!o->fp) {
+        outfile_report(path, errno);
+        outfile_release(o);
+        return -1;
+    }
+    return 0;
+}
+
+/* Make the rename itself durable; failure here loses nothing already written. */
+static void outfile_sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+/* Flush, fsync and close o->fp; 0 or an errno value. */
+static int outfile_close_synced(app_outfile *o)
+{
+    int err = 0;
+    if (fflush(o->fp) != 0 || ferror(o->fp))
+        err = errno ? errno : EIO;
+    else if (fsync(fileno(o->fp)) != 0)
+        err = errno;
+    if (fclose(o->fp) != 0 && err == 0)
+        err = errno ? errno : EIO;
+    o->fp = NULL;
+    return err;
+}
+
+int app_outfile_commit(app_outfile *o)
+{
+    if (!o->fp)
+        return -1;
+    errno = 0;
+    int err = outfile_close_synced(o);
+    if (err == 0 && rename(o->tmp_path, o->path) != 0)
+        err = errno;
+    if (err != 0) {
+        outfile_report(o->path, err);
+        unlink(o->tmp_path);
+        outfile_release(o);
+        return -1;
+    }
+    outfile_sync_dir(o->path);
+    outfile_release(o);
+    return 0;
+}
+
+void app_outfile_abort(app_outfile *o)
+{
+    if (!o)
+        return;
+    if (o->fp)
+        fclose(o->fp);
+    if (o->tmp_path)
+        unlink(o->tmp_path);
+    outfile_release(o);
+}

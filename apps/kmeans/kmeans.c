@@ -1,0 +1,693 @@
+/*
+ * kmeans.c — `tessera run kmeans`: Lloyd's k-means (Piccolo §4.2) on the
+ * tables face.  Every rank holds all points (read or generated before
+ * tess_main, identically); the runtime holds the distributed state:
+ *
+ *   points      dense, key = point index, DIM doubles, P partitions
+ *   assignment  dense i32, grouped with points: the centre of each point
+ *   centres     dense, K keys of DIM doubles, one partition (control writes)
+ *   sums        dense, K keys of DIM+1 doubles (coordinate sums, count), sum
+ *               accumulator — the paper's "sum accumulator on centres"
+ *   moved       one i64 key, sum: points whose centre changed this iteration
+ *
+ * Each iteration the assign kernel runs where partition i of points lives,
+ * reads the K centres once, assigns its points and adds its partial sums in
+ * one batch of K updates, so an iteration costs few messages between ranks.
+ * Rank 0's control function turns the sums into new centres.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/common.h"
+#include "kmeans.h"
+
+#define KM_APP "kmeans"
+#define KM_CHUNK 1024 /* points per batched table write */
+
+typedef struct kmeans_opts {
+    const char *points_path;
+    int have_gen;
+    kmeans_gen_spec gen;
+    long k;
+    long iterations;
+    long workers;
+    const char *output;
+    const char *assignments;
+    const char *metrics;
+    app_progress_mode progress;
+} kmeans_opts;
+
+typedef struct kmeans_app {
+    kmeans_opts opt;
+    kmeans_points pts;
+    int k;
+    int dim;
+    int partitions;
+    double start;        /* tess_now() when the command started */
+    double load_seconds; /* reading or generating, plus the load kernel (rank 0) */
+    tess_table *points, *assignment, *centres, *sums, *moved;
+    /* control function (rank 0) only: */
+    double *centre_values; /* K*DIM, the current centres */
+    double *iteration_seconds;
+    app_outfile out_centres, out_assign, out_metrics;
+} kmeans_app;
+
+static const char kmeans_usage[] =
+    "usage: tessera run kmeans (--points FILE | --gen N:DIM:K[:SEED]) --k K --iterations I\n"
+    "         [--workers W] [--output FILE] [--assignments FILE] [--metrics FILE]\n"
+    "         [--progress | --quiet] [--help]\n"
+    "  Lloyd's k-means from the first K points as initial centres.  Writes K lines of\n"
+    "  DIM coordinates (--output, else stdout); --assignments writes one centre index\n"
+    "  per point.  With --gen, --k defaults to the spec's K.  See docs/kmeans.md.\n";
+
+/* ---------------------------------------------------------------- options */
+
+static int opts_set_value(kmeans_opts *o, const char *name, const char *value)
+{
+    char err[256];
+    if (strcmp(name, "points") == 0)
+        o->points_path = value;
+    else if (strcmp(name, "gen") == 0) {
+        if (kmeans_gen_parse(value, &o->gen, err, sizeof err) != 0) {
+            app_error(KM_APP, "option --gen: %s", err);
+            return -1;
+        }
+        o->have_gen = 1;
+    } else if (strcmp(name, "k") == 0)
+        return app_parse_int(KM_APP, "k", value, 1, KMEANS_MAX_K, &o->k);
+    else if (strcmp(name, "iterations") == 0)
+        return app_parse_int(KM_APP, "iterations", value, 1, 1000000, &o->iterations);
+    else if (strcmp(name, "workers") == 0)
+        return app_parse_int(KM_APP, "workers", value, 1, 4096, &o->workers);
+    else if (strcmp(name, "output") == 0)
+        o->output = value;
+    else if (strcmp(name, "assignments") == 0)
+        o->assignments = value;
+    else
+        o->metrics = value;
+    return 0;
+}
+
+static int opt_takes_value(const char *name)
+{
+    static const char *const names[] = {"points", "gen", "k", "iterations", "workers",
+                                        "output", "assignments", "metrics"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* A flag (no value); 0, or -1 if `name` is not one. */
+static int opts_set_flag(kmeans_opts *o, const char *name)
+{
+    if (strcmp(name, "progress") == 0)
+        o->progress = APP_PROGRESS_ON;
+    else if (strcmp(name, "quiet") == 0)
+        o->progress = APP_PROGRESS_OFF;
+    else
+        return -1;
+    return 0;
+}
+
+/* One "--name[=value]" at argv[*i]; consumes its value argument. */
+static int opts_one(kmeans_opts *o, int argc, char **argv, int *i)
+{
+    char name[32];
+    const char *arg = argv[*i] + 2;
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), arg);
+    if (len < sizeof name && !eq && opts_set_flag(o, name) == 0)
+        return 0;
+    if (len >= sizeof name || !opt_takes_value(name)) {
+        app_error(KM_APP, "unknown option '%s' (see --help)", argv[*i]);
+        return -1;
+    }
+    const char *value = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+    if (!value) {
+        app_error(KM_APP, "option --%s: missing value", name);
+        return -1;
+    }
+    return opts_set_value(o, name, value);
+}
+
+static int opts_check(kmeans_opts *o)
+{
+    if (!o->points_path == !o->have_gen) {
+        app_error(KM_APP, "give exactly one of --points FILE and --gen N:DIM:K[:SEED]");
+        return -1;
+    }
+    if (o->k == 0 && o->have_gen)
+        o->k = o->gen.k;
+    if (o->k == 0 || o->iterations == 0) {
+        app_error(KM_APP, "option --%s is required", o->k == 0 ? "k" : "iterations");
+        return -1;
+    }
+    return 0;
+}
+
+/* 0 to run, 1 after --help, -1 after an error message. */
+static int opts_parse(int argc, char **argv, kmeans_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(kmeans_usage, stdout);
+            return 1;
+        }
+        if (strncmp(argv[i], "--", 2) != 0) {
+            app_error(KM_APP, "unexpected argument '%s' (see --help)", argv[i]);
+            return -1;
+        }
+        if (opts_one(o, argc, argv, &i) != 0)
+            return -1;
+    }
+    return opts_check(o);
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+/* Write `count` consecutive keys from `first` with values (value_size each). */
+static int write_range(tess_table *t, uint64_t first, uint64_t count, const void *values,
+                       size_t value_size)
+{
+    uint64_t keys[KM_CHUNK];
+    for (uint64_t off = 0; off < count; off += KM_CHUNK) {
+        size_t n = count - off < KM_CHUNK ? (size_t)(count - off) : KM_CHUNK;
+        for (size_t i = 0; i < n; i++)
+            keys[i] = first + off + i;
+        int rc = tess_table_update_batch(t, keys, (const char *)values + off * value_size, n);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Instance i stores the points of partition i; assignments start at -1. */
+static int kmeans_load(tess_task *task, const void *args, size_t args_len)
+{
+    (void)args, (void)args_len;
+    kmeans_app *app = tess_task_app(task);
+    uint64_t first, count;
+    int rc = tess_table_dense_range(app->points, tess_task_instance(task), &first, &count);
+    if (rc == 0)
+        rc = write_range(app->points, first, count,
+                         app->pts.coords + first * (uint64_t)app->dim,
+                         (size_t)app->dim * sizeof(double));
+    int32_t none[KM_CHUNK];
+    for (int i = 0; i < KM_CHUNK; i++)
+        none[i] = -1;
+    for (uint64_t off = 0; rc == 0 && off < count; off += KM_CHUNK)
+        rc = write_range(app->assignment, first + off,
+                         count - off < KM_CHUNK ? count - off : KM_CHUNK, none, sizeof none[0]);
+    return rc;
+}
+
+/* What one assign instance works on. */
+typedef struct assign_state {
+    uint64_t first, count;   /* the instance's range of points */
+    double *centres;         /* K*DIM */
+    double *acc;             /* K*(DIM+1): per-centre coordinate sums, count */
+    const double *pts;       /* count*DIM */
+    const int32_t *prev;     /* count previous assignments */
+    void *pts_owned, *prev_owned;
+    int64_t moved;
+} assign_state;
+
+/* The values of a dense partition: the local array when there is one, else a
+ * copy made through the iterator (which fetches a remote partition). */
+static int partition_values(tess_table *t, int p, const assign_state *s, size_t vsize,
+                            const void **values_out, void **owned_out)
+{
+    uint64_t n = 0;
+    void *data = tess_table_dense_data(t, p, &n);
+    if (data && n == s->count) {
+        *values_out = data;
+        return 0;
+    }
+    char *copy = calloc(s->count ? s->count : 1, vsize);
+    tess_iter *it = NULL;
+    int rc = copy ? tess_table_iter(t, p, &it) : TESS_ERR_NOMEM;
+    const void *key, *value;
+    size_t len;
+    while (rc == 0 && (rc = tess_iter_next(it, &key, &value, &len)) == 1) {
+        uint64_t k = *(const uint64_t *)key;
+        if (k >= s->first && k - s->first < s->count && len == vsize)
+            memcpy(copy + (k - s->first) * vsize, value, vsize);
+        rc = 0;
+    }
+    tess_iter_free(it);
+    *values_out = copy;
+    *owned_out = copy;
+    return rc;
+}
+
+static int read_centres(const kmeans_app *app, double *centres)
+{
+    size_t vsize = (size_t)app->dim * sizeof(double);
+    for (uint64_t j = 0; j < (uint64_t)app->k; j++) {
+        size_t len = 0;
+        int rc = tess_table_get(app->centres, &j, centres + j * (uint64_t)app->dim, vsize,
+                                &len);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int assign_begin(const kmeans_app *app, int p, assign_state *s)
+{
+    int rc = tess_table_dense_range(app->points, p, &s->first, &s->count);
+    if (rc != 0)
+        return rc;
+    s->centres = malloc((size_t)app->k * (size_t)app->dim * sizeof(double));
+    s->acc = calloc((size_t)app->k * (size_t)(app->dim + 1), sizeof(double));
+    if (!s->centres || !s->acc)
+        return TESS_ERR_NOMEM;
+    rc = read_centres(app, s->centres);
+    if (rc == 0)
+        rc = partition_values(app->points, p, s, (size_t)app->dim * sizeof(double),
+                              (const void **)&s->pts, &s->pts_owned);
+    if (rc == 0)
+        rc = partition_values(app->assignment, p, s, sizeof(int32_t),
+                              (const void **)&s->prev, &s->prev_owned);
+    return rc;
+}
+
+static void assign_end(assign_state *s)
+{
+    free(s->centres);
+    free(s->acc);
+    free(s->pts_owned);
+    free(s->prev_owned);
+}
+
+/* Nearest centre by squared Euclidean distance; ties go to the lowest index. */
+static int32_t nearest_centre(const double *x, const double *centres, int k, int dim)
+{
+    int32_t best = 0;
+    double best_dist = INFINITY;
+    for (int j = 0; j < k; j++) {
+        const double *c = centres + (size_t)j * (size_t)dim;
+        double dist = 0.0;
+        for (int d = 0; d < dim; d++) {
+            double diff = x[d] - c[d];
+            dist += diff * diff;
+        }
+        if (dist < best_dist) {
+            best_dist = dist;
+            best = j;
+        }
+    }
+    return best;
+}
+
+static void accumulate_point(double *acc, const double *x, int32_t c, int dim)
+{
+    double *row = acc + (size_t)c * (size_t)(dim + 1);
+    for (int d = 0; d < dim; d++)
+        row[d] += x[d];
+    row[dim] += 1.0;
+}
+
+/* Assign points [off, off+n) of the instance's range and write them. */
+static int assign_chunk(const kmeans_app *app, assign_state *s, uint64_t off, size_t n)
+{
+    int32_t chosen[KM_CHUNK];
+    for (size_t i = 0; i < n; i++) {
+        const double *x = s->pts + (off + i) * (uint64_t)app->dim;
+        chosen[i] = nearest_centre(x, s->centres, app->k, app->dim);
+        accumulate_point(s->acc, x, chosen[i], app->dim);
+        s->moved += chosen[i] != s->prev[off + i];
+    }
+    return write_range(app->assignment, s->first + off, n, chosen, sizeof chosen[0]);
+}
+
+/* K updates into sums in one batch, and this instance's moved count. */
+static int assign_publish(const kmeans_app *app, const assign_state *s)
+{
+    uint64_t *keys = malloc((size_t)app->k * sizeof *keys);
+    if (!keys)
+        return TESS_ERR_NOMEM;
+    for (int j = 0; j < app->k; j++)
+        keys[j] = (uint64_t)j;
+    int rc = tess_table_update_batch(app->sums, keys, s->acc, (size_t)app->k);
+    free(keys);
+    uint64_t key0 = 0;
+    if (rc == 0)
+        rc = tess_table_update(app->moved, &key0, &s->moved, sizeof s->moved);
+    return rc;
+}
+
+static int kmeans_assign(tess_task *task, const void *args, size_t args_len)
+{
+    (void)args, (void)args_len;
+    const kmeans_app *app = tess_task_app(task);
+    assign_state s;
+    memset(&s, 0, sizeof s);
+    int rc = assign_begin(app, tess_task_instance(task), &s);
+    for (uint64_t off = 0; rc == 0 && off < s.count; off += KM_CHUNK)
+        rc = assign_chunk(app, &s, off, s.count - off < KM_CHUNK ? s.count - off : KM_CHUNK);
+    if (rc == 0)
+        rc = assign_publish(app, &s);
+    assign_end(&s);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- control */
+
+/* Report a failed runtime call once, with the runtime's detailed message. */
+static int control_fail(tess_ctx *ctx, const char *what, int rc)
+{
+    const char *detail = tess_last_error(ctx);
+    app_error(KM_APP, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
+    return rc;
+}
+
+/* Open every output up front, so a bad path fails before the computation. */
+static int control_open_outputs(kmeans_app *app)
+{
+    const kmeans_opts *o = &app->opt;
+    if (o->output && app_outfile_open(&app->out_centres, o->output) != 0)
+        return TESS_ERR_IO;
+    if (o->assignments && app_outfile_open(&app->out_assign, o->assignments) != 0)
+        return TESS_ERR_IO;
+    if (o->metrics && app_outfile_open(&app->out_metrics, o->metrics) != 0)
+        return TESS_ERR_IO;
+    return 0;
+}
+
+static void control_abort_outputs(kmeans_app *app)
+{
+    app_outfile_abort(&app->out_centres);
+    app_outfile_abort(&app->out_assign);
+    app_outfile_abort(&app->out_metrics);
+}
+
+static int put_centres(tess_ctx *ctx, kmeans_app *app)
+{
+    size_t vsize = (size_t)app->dim * sizeof(double);
+    int rc = 0;
+    for (uint64_t j = 0; rc == 0 && j < (uint64_t)app->k; j++)
+        rc = tess_table_put(app->centres, &j, app->centre_values + j * (uint64_t)app->dim,
+                            vsize);
+    if (rc == 0)
+        rc = tess_table_flush(app->centres);
+    return rc == 0 ? 0 : control_fail(ctx, "storing centres", rc);
+}
+
+/* Run the load kernel; the initial centres are the first K points. */
+static int control_load(tess_ctx *ctx, kmeans_app *app)
+{
+    double t0 = tess_now();
+    int rc = tess_run(ctx, "kmeans_load", app->partitions, app->points, NULL, 0);
+    if (rc == 0)
+        rc = tess_barrier(ctx);
+    if (rc != 0)
+        return control_fail(ctx, "loading points", rc);
+    app->load_seconds += tess_now() - t0;
+    size_t n = (size_t)app->k * (size_t)app->dim;
+    app->centre_values = malloc(n * sizeof(double));
+    app->iteration_seconds = calloc((size_t)app->opt.iterations, sizeof(double));
+    if (!app->centre_values || !app->iteration_seconds)
+        return control_fail(ctx, "loading points", TESS_ERR_NOMEM);
+    memcpy(app->centre_values, app->pts.coords, n * sizeof(double));
+    return put_centres(ctx, app);
+}
+
+/* New centre = coordinate sums / count; an empty cluster keeps its centre. */
+static int update_centres(tess_ctx *ctx, kmeans_app *app)
+{
+    int dim = app->dim;
+    double *row = malloc((size_t)(dim + 1) * sizeof *row);
+    int rc = row ? 0 : TESS_ERR_NOMEM;
+    for (uint64_t j = 0; rc == 0 && j < (uint64_t)app->k; j++) {
+        size_t len = 0;
+        rc = tess_table_get(app->sums, &j, row, (size_t)(dim + 1) * sizeof *row, &len);
+        if (rc == TESS_ERR_NOTFOUND) {
+            rc = 0;
+            continue;
+        }
+        for (int d = 0; rc == 0 && row[dim] > 0 && d < dim; d++)
+            app->centre_values[j * (uint64_t)dim + d] = row[d] / row[dim];
+    }
+    free(row);
+    return rc == 0 ? put_centres(ctx, app) : control_fail(ctx, "reading sums", rc);
+}
+
+static int64_t read_moved(const kmeans_app *app)
+{
+    uint64_t key0 = 0;
+    int64_t moved = 0;
+    size_t len = 0;
+    if (tess_table_get(app->moved, &key0, &moved, sizeof moved, &len) != 0)
+        return 0;
+    return moved;
+}
+
+static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
+{
+    int rc = tess_table_clear(app->sums);
+    if (rc == 0)
+        rc = tess_table_clear(app->moved);
+    double t0 = tess_now();
+    if (rc == 0)
+        rc = tess_run(ctx, "kmeans_assign", app->partitions, app->points, NULL, 0);
+    if (rc == 0)
+        rc = tess_barrier(ctx);
+    app->iteration_seconds[it] = tess_now() - t0;
+    if (rc != 0) {
+        char what[64];
+        snprintf(what, sizeof what, "iteration %d", it + 1);
+        return control_fail(ctx, what, rc);
+    }
+    if (app_progress_enabled(app->opt.progress))
+        fprintf(stderr, "kmeans: iteration %d/%ld: %.3f s, moved %lld points\n", it + 1,
+                app->opt.iterations, app->iteration_seconds[it],
+                (long long)read_moved(app));
+    return update_centres(ctx, app);
+}
+
+static void write_centres(const kmeans_app *app, FILE *fp)
+{
+    for (int j = 0; j < app->k; j++) {
+        const double *c = app->centre_values + (size_t)j * (size_t)app->dim;
+        for (int d = 0; d < app->dim; d++)
+            fprintf(fp, d ? " %.17g" : "%.17g", c[d]);
+        fputc('\n', fp);
+    }
+}
+
+/* Copy partition p of the assignment table (fetched if remote) into all[]. */
+static int collect_partition(const kmeans_app *app, int p, int32_t *all)
+{
+    tess_iter *it = NULL;
+    int rc = tess_table_iter(app->assignment, p, &it);
+    const void *key, *value;
+    size_t len;
+    while (rc == 0 && (rc = tess_iter_next(it, &key, &value, &len)) == 1) {
+        uint64_t k = *(const uint64_t *)key;
+        if (k < app->pts.n && len == sizeof(int32_t))
+            memcpy(&all[k], value, sizeof(int32_t));
+        rc = 0;
+    }
+    tess_iter_free(it);
+    return rc;
+}
+
+static int write_assignments(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
+{
+    int32_t *all = malloc((size_t)app->pts.n * sizeof *all);
+    int rc = all ? 0 : TESS_ERR_NOMEM;
+    for (uint64_t i = 0; rc == 0 && i < app->pts.n; i++)
+        all[i] = -1;
+    for (int p = 0; rc == 0 && p < app->partitions; p++)
+        rc = collect_partition(app, p, all);
+    for (uint64_t i = 0; rc == 0 && i < app->pts.n; i++) {
+        if (all[i] < 0 || all[i] >= app->k)
+            rc = TESS_ERR_NOTFOUND; /* a runtime bug: never publish it */
+        else
+            fprintf(fp, "%d\n", all[i]);
+    }
+    free(all);
+    return rc == 0 ? 0 : control_fail(ctx, "reading assignments", rc);
+}
+
+static int write_metrics(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
+{
+    app_metrics *m = app_metrics_new();
+    app_metrics_standard(m, ctx, KM_APP, tess_now() - app->start);
+    app_metrics_num(m, "load_seconds", app->load_seconds);
+    app_metrics_list(m, "iteration_seconds", app->iteration_seconds,
+                     (int)app->opt.iterations);
+    app_metrics_int(m, "points", (int64_t)app->pts.n);
+    app_metrics_int(m, "k", app->k);
+    app_metrics_int(m, "dim", app->dim);
+    app_metrics_int(m, "iterations", app->opt.iterations);
+    app_metrics_int(m, "partitions", app->partitions);
+    int rc = app_metrics_print(m, fp) == 0 ? 0 : TESS_ERR_NOMEM;
+    app_metrics_free(m);
+    return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
+}
+
+static int commit_outputs(kmeans_app *app)
+{
+    if (app->out_centres.fp && app_outfile_commit(&app->out_centres) != 0)
+        return TESS_ERR_IO;
+    if (app->out_assign.fp && app_outfile_commit(&app->out_assign) != 0)
+        return TESS_ERR_IO;
+    if (app->out_metrics.fp && app_outfile_commit(&app->out_metrics) != 0)
+        return TESS_ERR_IO;
+    return 0;
+}
+
+static int control_write(tess_ctx *ctx, kmeans_app *app)
+{
+    int rc = 0;
+    if (app->out_assign.fp)
+        rc = write_assignments(ctx, app, app->out_assign.fp);
+    if (rc == 0 && app->out_metrics.fp)
+        rc = write_metrics(ctx, app, app->out_metrics.fp);
+    if (rc != 0)
+        return rc;
+    write_centres(app, app->out_centres.fp ? app->out_centres.fp : stdout);
+    rc = commit_outputs(app);
+    if (rc == 0 && !app->out_centres.fp && fflush(stdout) != 0)
+        rc = control_fail(ctx, "writing centres to stdout", TESS_ERR_IO);
+    return rc;
+}
+
+static int kmeans_control(tess_ctx *ctx, void *arg)
+{
+    kmeans_app *app = arg;
+    int rc = control_open_outputs(app);
+    if (rc == 0)
+        rc = control_load(ctx, app);
+    for (int it = 0; rc == 0 && it < app->opt.iterations; it++)
+        rc = control_iteration(ctx, app, it);
+    if (rc == 0)
+        rc = control_write(ctx, app);
+    if (rc != 0)
+        control_abort_outputs(app);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+/* Read or generate all points into app->pts; 0, or -1 with a message in err. */
+static int load_points(kmeans_app *app, char *err, size_t err_cap)
+{
+    if (!app->opt.have_gen)
+        return kmeans_points_read(app->opt.points_path, &app->pts, err, err_cap);
+    if (kmeans_points_generate(&app->opt.gen, &app->pts) == 0)
+        return 0;
+    snprintf(err, err_cap, "option --gen: out of memory");
+    return -1;
+}
+
+/* Every rank reads or generates all points, identically; only rank 0 reports. */
+static int prepare_points(tess_ctx *ctx, kmeans_app *app)
+{
+    char err[512];
+    double t0 = tess_now();
+    int rc = load_points(app, err, sizeof err);
+    if (rc == 0 && (uint64_t)app->opt.k > app->pts.n) {
+        snprintf(err, sizeof err, "option --k: %ld is larger than the number of points (%llu)",
+                 app->opt.k, (unsigned long long)app->pts.n);
+        rc = -1;
+    }
+    if (rc != 0 && tess_rank(ctx) == 0)
+        app_error(KM_APP, "%s", err);
+    app->load_seconds = tess_now() - t0;
+    app->k = (int)app->opt.k;
+    app->dim = app->pts.dim;
+    return rc == 0 ? 0 : TESS_ERR_FORMAT;
+}
+
+static int create_dense(tess_ctx *ctx, const char *name, uint64_t keys, size_t value_size,
+                        int partitions, tess_accum accum, tess_elem elem, tess_table *group,
+                        tess_table **out)
+{
+    tess_table_spec spec;
+    tess_table_spec_init(&spec);
+    spec.name = name;
+    spec.key_size = sizeof(uint64_t);
+    spec.value_size = value_size;
+    spec.partitions = partitions;
+    spec.dense = 1;
+    spec.key_count = keys;
+    spec.accum = accum;
+    spec.elem = elem;
+    spec.group_with = group;
+    return tess_table_create(ctx, &spec, out);
+}
+
+static int create_tables(tess_ctx *ctx, kmeans_app *app)
+{
+    size_t point_size = (size_t)app->dim * sizeof(double);
+    int workers = tess_workers_total(ctx);
+    uint64_t parts = workers > 0 ? 2 * (uint64_t)workers : 2;
+    app->partitions = (int)(parts < app->pts.n ? parts : app->pts.n);
+    int rc = create_dense(ctx, "points", app->pts.n, point_size, app->partitions,
+                          TESS_ACC_REPLACE, TESS_F64, NULL, &app->points);
+    if (rc == 0)
+        rc = create_dense(ctx, "assignment", app->pts.n, sizeof(int32_t), app->partitions,
+                          TESS_ACC_REPLACE, TESS_I32, app->points, &app->assignment);
+    if (rc == 0)
+        rc = create_dense(ctx, "centres", (uint64_t)app->k, point_size, 1, TESS_ACC_REPLACE,
+                          TESS_F64, NULL, &app->centres);
+    if (rc == 0)
+        rc = create_dense(ctx, "sums", (uint64_t)app->k, point_size + sizeof(double), 1,
+                          TESS_ACC_SUM, TESS_F64, NULL, &app->sums);
+    if (rc == 0)
+        rc = create_dense(ctx, "moved", 1, sizeof(int64_t), 1, TESS_ACC_SUM, TESS_I64, NULL,
+                          &app->moved);
+    return rc;
+}
+
+static int prepare_runtime(tess_ctx *ctx, kmeans_app *app)
+{
+    int rc = create_tables(ctx, app);
+    if (rc == 0)
+        rc = tess_register_kernel(ctx, "kmeans_load", kmeans_load);
+    if (rc == 0)
+        rc = tess_register_kernel(ctx, "kmeans_assign", kmeans_assign);
+    if (rc != 0 && tess_rank(ctx) == 0)
+        control_fail(ctx, "setting up tables", rc);
+    return rc;
+}
+
+static void kmeans_app_free(kmeans_app *app)
+{
+    kmeans_points_free(&app->pts);
+    free(app->centre_values);
+    free(app->iteration_seconds);
+}
+
+int kmeans_main(int argc, char **argv)
+{
+    kmeans_app app;
+    memset(&app, 0, sizeof app);
+    app.start = tess_now();
+    int rc = opts_parse(argc, argv, &app.opt);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    tess_config cfg;
+    tess_config_init(&cfg);
+    if (app.opt.workers > 0)
+        cfg.workers = (int)app.opt.workers;
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != 0)
+        return 1;
+    rc = prepare_points(ctx, &app);
+    if (rc == 0)
+        rc = prepare_runtime(ctx, &app);
+    if (rc == 0)
+        rc = tess_main(ctx, kmeans_control, &app);
+    tess_finalize(ctx);
+    kmeans_app_free(&app);
+    return rc == 0 ? 0 : 1;
+}
