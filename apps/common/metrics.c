@@ -151,6 +151,12 @@ void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double
     app_metrics_str(m, "jitter", "none");
     app_metrics_int(m, "seed", 0);
     app_metrics_bool(m, "emulated", 0);
+    tess_stats st;
+    tess_get_stats(ctx, &st); /* rank 0's view of the message layer */
+    app_metrics_int(m, "messages_sent", (int64_t)st.messages_sent);
+    app_metrics_int(m, "bytes_sent", (int64_t)st.bytes_sent);
+    app_metrics_int(m, "updates_remote", (int64_t)st.updates_remote);
+    app_metrics_num(m, "progress_cpu_seconds", st.progress_cpu_seconds);
 }
 
 static void json_string(FILE *fp, const char *s)

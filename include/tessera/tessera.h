@@ -160,6 +160,7 @@ typedef struct tess_stats {
     uint64_t updates_local;   /* table updates applied to partitions of this rank */
     uint64_t updates_remote;  /* table updates sent to other ranks (after combining) */
     double wait_seconds;      /* control/barrier time spent waiting */
+    double progress_cpu_seconds; /* CPU used by the MPI progress engine (0 embedded) */
 } tess_stats;
 
 /* Snapshot of this rank's counters.  Any thread. */

@@ -205,9 +205,19 @@ static void forward_signal(tess__comm *c)
     tess__sched_on_abort(c->ctx);
 }
 
+/* CPU time of the progress thread, for tess_stats: what keeping MPI moving costs. */
+static void note_cpu(tess__comm *c)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    atomic_store(&c->ctx->st_progress_cpu_ns,
+                 (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+}
+
 static void back_off(tess__comm *c)
 {
     unsigned k = ++c->idle_turns;
+    if ((k & 15) == 0) note_cpu(c);
     if (k < 32) {
         sched_yield();
         return;
@@ -291,6 +301,7 @@ static void *progress_main(void *arg)
         else if (stop_requested(c)) break;
         else back_off(c);
     }
+    note_cpu(c);
     drain_and_finalize(c);
     return NULL;
 }

@@ -171,4 +171,5 @@ void tess_get_stats(const tess_ctx *ctx, tess_stats *st)
     st->updates_local = atomic_load(&ctx->st_updates_local);
     st->updates_remote = atomic_load(&ctx->st_updates_remote);
     st->wait_seconds = ctx->wait_seconds;
+    st->progress_cpu_seconds = 1e-9 * (double)atomic_load(&ctx->st_progress_cpu_ns);
 }

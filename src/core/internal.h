@@ -100,6 +100,7 @@ struct tess_ctx {
     /* statistics */
     _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;
     _Atomic uint64_t st_updates_local, st_updates_remote;
+    _Atomic uint64_t st_progress_cpu_ns;
     double wait_seconds;
 
     _Atomic int interrupted;
