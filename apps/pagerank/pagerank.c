@@ -9,10 +9,13 @@
  * adds dangling rank to the reduction table.  The control function then
  * derives base_{k+1} = (1-d)/N + d*D_k/N and swaps the two sums tables.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "pagerank.h"
 
 #define APP "pagerank"
@@ -193,7 +196,33 @@ static int parse_option(pr_options *o, int c, const char *arg)
     }
 }
 
-/* 0 to run, 1 after --help, -1 on a usage error (message printed). */
+/* An output's directory must exist and be writable before hours of computing. */
+static int check_output_dir(const char *opt, const char *path)
+{
+    if (path == NULL) return 0;
+    char *copy = strdup(path);
+    if (copy == NULL) return -1;
+    const char *dir = dirname(copy);
+    int ok = access(dir, W_OK) == 0;
+    if (!ok) app_error(APP, "option --%s: cannot write %s: %s", opt, path, strerror(errno));
+    free(copy);
+    return ok ? 0 : -1;
+}
+
+static int check_options(const pr_options *o)
+{
+    if (!o->graph_path == !o->gen_spec)
+        return app_error(APP, "give exactly one of --graph FILE or --gen SPEC"), -1;
+    char err[256];
+    if (o->gen_spec && tg_check_spec(o->gen_spec, err, sizeof err) != 0)
+        return app_error(APP, "option --gen: %s", err), -1;
+    if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics))
+        return -2; /* an I/O problem rather than a usage error */
+    return 0;
+}
+
+/* 0 to run, 1 after --help, -1 on a usage error, -2 on an unwritable output
+ * (message printed). */
 static int parse_options(pr_options *o, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -206,19 +235,20 @@ static int parse_options(pr_options *o, int argc, char **argv)
     *o = (pr_options){.iterations = 20, .damping = 0.85};
     optind = 1;
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    int c, idx = 0;
+    unsigned char seen[128] = {0};
+    while ((c = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
         if (c == 'h') return usage(stdout), 1;
         if (c == '?' || c == ':') {
             app_error(APP, "unknown option or missing value: '%s' (see --help)", argv[optind - 1]);
             return -1;
         }
+        if (seen[c & 127]++)
+            return app_error(APP, "option --%s given twice", longopts[idx].name), -1;
         if (parse_option(o, c, optarg) != 0) return -1;
     }
     if (optind < argc) return app_error(APP, "unexpected argument '%s'", argv[optind]), -1;
-    if (!o->graph_path == !o->gen_spec)
-        return app_error(APP, "give exactly one of --graph FILE or --gen SPEC"), -1;
-    return 0;
+    return check_options(o);
 }
 
 /* Out-edges grouped by source (counting sort), edge order kept per source. */
@@ -258,7 +288,7 @@ static uint64_t *partition_bounds(const tg_graph *g, int parts)
             uint64_t before = lo > 0 ? g->site_first[lo - 1] : 0;
             want = want - before < after - want ? before : after;
         }
-        b[p] = want < b[p > 0 ? p - 1 : 0] ? b[p - 1] : want;
+        b[p] = p > 0 && want < b[p - 1] ? b[p - 1] : want;
     }
     b[0] = 0;
     b[parts] = g->nv;
@@ -364,7 +394,7 @@ int pagerank_main(int argc, char **argv)
     pr_app app;
     memset(&app, 0, sizeof app);
     int prc = parse_options(&app.opt, argc, argv);
-    if (prc != 0) return prc > 0 ? 0 : 2;
+    if (prc != 0) return prc > 0 ? 0 : prc == -2 ? 1 : 2;
     app.progress = app_progress_enabled(app.opt.progress);
     app.iteration_seconds = calloc((size_t)app.opt.iterations, sizeof(double));
     if (app.iteration_seconds == NULL) return 1;

@@ -1,0 +1,787 @@
+/*
+ * bench_pagerank.c — `tessera bench pagerank`: PageRank on tessera against
+ * the CSR pull reference (csr_pagerank.c), measured in one run in
+ * alternating rounds A B C A B C … because the machine is noisy (DESIGN §7):
+ *
+ *   A  the CSR reference in this process, W OpenMP threads;
+ *   B  tessera embedded: this very binary (/proc/self/exe) as a subprocess,
+ *      `run pagerank --graph CACHE --workers W`, timed by its own
+ *      iteration_seconds (so process start and graph loading do not count);
+ *   C  tessera under MPI: `mpirun -np W … run pagerank … --workers 1`, when the
+ *      library has MPI and mpirun is on PATH.
+ *
+ * The graph (rmat:SCALE:EF) is generated once and written as a binary cache
+ * into a private temporary directory, removed at the end (also on SIGINT).
+ * In the first round B and C also write their ranks, which are compared with
+ * the reference's.  The figures are ratios, never pass/fail; only wrong ranks
+ * make the command fail.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "csr_pagerank.h"
+#include "graph.h"
+#include "tessera/tessera.h"
+
+#define BENCH "bench pagerank"
+#define BENCH_MAX_ERROR 1e-9
+#define BENCH_DIR_MAX (PATH_MAX / 2) /* leaves room for file names inside */
+
+extern char **environ;
+
+typedef struct bench_options {
+    long scale, edge_factor, iterations, rounds, workers;
+    double damping;
+    int no_mpi;
+    const char *json_path, *tmp_parent;
+} bench_options;
+
+/* Median seconds per iteration of one round; NAN when the variant did not run. */
+typedef struct bench_round {
+    double ref, tess, mpi;
+} bench_round;
+
+typedef struct bench_state {
+    bench_options opt;
+    char spec[64];
+    uint64_t nv, ne;
+    uint64_t *ids;          /* nv original ids, ascending (taken from the graph) */
+    bench_csr csr;
+    double *ref_ranks;      /* nv, from the first reference round */
+    char tmpdir[BENCH_DIR_MAX];
+    char exe[PATH_MAX];
+    char mpirun[PATH_MAX];  /* empty: variant C is not run */
+    const char *mpi_note;   /* why C is not run */
+    bench_round *rounds;
+    double err_tess, err_mpi; /* max relative error vs the reference; NAN: not checked */
+} bench_state;
+
+static volatile sig_atomic_t bench_interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    bench_interrupted = 1;
+}
+
+/* ---------------------------------------------------------------- options */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tessera bench pagerank [options]\n"
+            "\n"
+            "PageRank on tessera against a plain C CSR pull PageRank with OpenMP\n"
+            "(the memory-bandwidth reference), in alternating rounds:\n"
+            "  A  reference, W OpenMP threads in this process\n"
+            "  B  tessera embedded: tessera run pagerank --workers W\n"
+            "  C  tessera under MPI: mpirun -np W ... --workers 1 (if available)\n"
+            "Reports edges/s of each, tessera/reference throughput (goal >= 0.5),\n"
+            "MPI/embedded time per iteration (goal <= 2), the ratios of every round,\n"
+            "and the largest relative difference of tessera's ranks from the\n"
+            "reference's (must be <= 1e-9).\n"
+            "\n"
+            "options:\n"
+            "  --scale S          R-MAT scale: 2^S vertices (default 20)\n"
+            "  --edge-factor E    edges per vertex (default 16)\n"
+            "  --quick            --scale 16 (a smoke run of a few seconds)\n"
+            "  --iterations I     PageRank iterations per run (default 10)\n"
+            "  --damping D        damping factor (default 0.85)\n"
+            "  --rounds R         rounds of A B C (default 3)\n"
+            "  --workers W        threads for A and B, ranks for C (default 2)\n"
+            "  --no-mpi           skip C\n"
+            "  --json FILE        append one JSON object (one line) with the results\n"
+            "  --tmpdir DIR       where the temporary directory goes (default $TMPDIR\n"
+            "                     or /tmp); it holds the graph cache (~8 bytes/edge)\n"
+            "  --help             this text\n"
+            "\n"
+            "As root, mpirun needs OMPI_ALLOW_RUN_AS_ROOT=1 and\n"
+            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 in the environment; in containers\n"
+            "OMPI_MCA_btl_vader_single_copy_mechanism=none may be needed too.\n");
+}
+
+static const char *option_value(int argc, char **argv, int *i)
+{
+    const char *eq = strchr(argv[*i], '=');
+    if (eq != NULL)
+        return eq + 1;
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+/* Is argv[i] the option `name` (as "--name" or "--name=VALUE")? */
+static int is_option(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* One option at argv[*i]; 0, 1 for --help, or -1 after printing an error. */
+static int parse_option(bench_options *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+        return 1;
+    if (strcmp(a, "--quick") == 0)
+        return o->scale = 16, 0;
+    if (strcmp(a, "--no-mpi") == 0)
+        return o->no_mpi = 1, 0;
+    if (is_option(a, "--scale"))
+        return app_parse_int(BENCH, "scale", option_value(argc, argv, i), 1, 31, &o->scale);
+    if (is_option(a, "--edge-factor"))
+        return app_parse_int(BENCH, "edge-factor", option_value(argc, argv, i), 1, 1024,
+                             &o->edge_factor);
+    if (is_option(a, "--iterations"))
+        return app_parse_int(BENCH, "iterations", option_value(argc, argv, i), 1, 100000,
+                             &o->iterations);
+    if (is_option(a, "--rounds"))
+        return app_parse_int(BENCH, "rounds", option_value(argc, argv, i), 1, 1000, &o->rounds);
+    if (is_option(a, "--workers"))
+        return app_parse_int(BENCH, "workers", option_value(argc, argv, i), 1, 1024,
+                             &o->workers);
+    if (is_option(a, "--damping")) {
+        const char *v = option_value(argc, argv, i);
+        if (app_parse_double(BENCH, "damping", v, 0.0, 1.0, &o->damping))
+            return -1;
+        if (o->damping <= 0.0 || o->damping >= 1.0) {
+            app_error(BENCH, "option --damping: must be in (0, 1), got '%s'", v);
+            return -1;
+        }
+        return 0;
+    }
+    if (is_option(a, "--json") || is_option(a, "--tmpdir")) {
+        const char *v = option_value(argc, argv, i);
+        if (v == NULL || *v == '\0') {
+            app_error(BENCH, "option %.*s: missing value", (int)strcspn(a, "="), a);
+            return -1;
+        }
+        *(a[2] == 'j' ? &o->json_path : &o->tmp_parent) = v;
+        return 0;
+    }
+    app_error(BENCH, "unknown option '%s' (see tessera bench pagerank --help)", a);
+    return -1;
+}
+
+/* 0 to run, 1 after --help, -1 after an error. */
+static int parse_options(bench_options *o, int argc, char **argv)
+{
+    *o = (bench_options){.scale = 20, .edge_factor = 16, .iterations = 10, .rounds = 3,
+                         .workers = 2, .damping = 0.85};
+    for (int i = 1; i < argc; i++) {
+        int rc = parse_option(o, argc, argv, &i);
+        if (rc != 0)
+            return rc;
+    }
+    if (((uint64_t)o->edge_factor << o->scale) > ((uint64_t)1 << 36)) {
+        app_error(BENCH, "option --edge-factor: %ld << %ld edges is too many", o->edge_factor,
+                  o->scale);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------ temporary files */
+
+static void tmp_path(const bench_state *s, const char *name, char *out, size_t len)
+{
+    snprintf(out, len, "%s/%s", s->tmpdir, name);
+}
+
+static int make_tmpdir(bench_state *s)
+{
+    const char *parent = s->opt.tmp_parent;
+    if (parent == NULL)
+        parent = getenv("TMPDIR");
+    if (parent == NULL || *parent == '\0')
+        parent = "/tmp";
+    int n = snprintf(s->tmpdir, sizeof s->tmpdir, "%s/tessera-bench-XXXXXX", parent);
+    if (n < 0 || (size_t)n >= sizeof s->tmpdir) {
+        app_error(BENCH, "option --tmpdir: path too long");
+        s->tmpdir[0] = '\0';
+        return -1;
+    }
+    if (mkdtemp(s->tmpdir) == NULL) {
+        app_error(BENCH, "cannot create a temporary directory in %s: %s", parent,
+                  strerror(errno));
+        s->tmpdir[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+/* The directory holds only files this process (or its children) made. */
+static void remove_tmpdir(bench_state *s)
+{
+    if (s->tmpdir[0] == '\0')
+        return;
+    DIR *d = opendir(s->tmpdir);
+    if (d != NULL) {
+        struct dirent *e;
+        char path[PATH_MAX + 256];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", s->tmpdir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(s->tmpdir);
+    s->tmpdir[0] = '\0';
+}
+
+/* ------------------------------------------------------------ the graph */
+
+/* Generate, write the cache, build the CSR; keeps only the ids afterwards. */
+static int prepare_graph(bench_state *s)
+{
+    tg_graph g;
+    char err[512] = "", cache[PATH_MAX];
+    snprintf(s->spec, sizeof s->spec, "rmat:%ld:%ld", s->opt.scale, s->opt.edge_factor);
+    tmp_path(s, "graph.cache", cache, sizeof cache);
+    int rc = tg_generate(s->spec, &g, err, sizeof err);
+    if (rc == 0)
+        rc = tg_write_cache(cache, &g, err, sizeof err);
+    if (rc != 0) {
+        app_error(BENCH, "%s", err);
+        tg_free(&g);
+        return -1;
+    }
+    if (bench_csr_build(&g, &s->csr) != TESS_OK) {
+        app_error(BENCH, "%s: cannot build the CSR reference: %s", s->spec,
+                  tess_strerror(TESS_ERR_NOMEM));
+        tg_free(&g);
+        return -1;
+    }
+    s->nv = g.nv;
+    s->ne = g.ne;
+    s->ids = g.ids; /* the edges are no longer needed; free them before the runs */
+    g.ids = NULL;
+    tg_free(&g);
+    return 0;
+}
+
+/* ------------------------------------------------------- subprocesses */
+
+/* Full path of `name` found on PATH, into out; 0 or -1. */
+static int find_on_path(const char *name, char *out, size_t len)
+{
+    const char *path = getenv("PATH");
+    while (path != NULL && *path != '\0') {
+        size_t n = strcspn(path, ":");
+        snprintf(out, len, "%.*s/%s", (int)n, n ? path : ".", name);
+        if (access(out, X_OK) == 0)
+            return 0;
+        path += n + (path[n] == ':');
+    }
+    out[0] = '\0';
+    return -1;
+}
+
+static void find_mpirun(bench_state *s)
+{
+    s->mpirun[0] = '\0';
+    if (s->opt.no_mpi)
+        s->mpi_note = "--no-mpi";
+    else if (!tess_have_mpi())
+        s->mpi_note = "this build has no MPI";
+    else if (find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0)
+        s->mpi_note = "mpirun is not on PATH";
+    else if (geteuid() == 0 && getenv("OMPI_ALLOW_RUN_AS_ROOT") == NULL) {
+        s->mpirun[0] = '\0';
+        s->mpi_note = "running as root without OMPI_ALLOW_RUN_AS_ROOT=1 "
+                      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
+    }
+}
+
+/* First line of a child's stderr log, for an error message. */
+static void first_line(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    out[0] = '\0';
+    if (f == NULL)
+        return;
+    if (fgets(out, (int)len, f) != NULL)
+        out[strcspn(out, "\n")] = '\0';
+    fclose(f);
+}
+
+/* Wait for the child; on SIGINT/SIGTERM terminate it and report that. */
+static int wait_child(pid_t pid, int *status)
+{
+    for (;;) {
+        if (waitpid(pid, status, 0) == pid)
+            return bench_interrupted ? -1 : 0;
+        if (errno != EINTR)
+            return -1;
+        if (bench_interrupted)
+            kill(pid, SIGTERM);
+    }
+}
+
+/* Run argv with stdout/stderr going to LABEL.out/LABEL.err in the tmpdir.
+ * 0 on exit status 0, else -1 after printing one line naming the reason. */
+static int run_child(bench_state *s, const char *label, char **argv)
+{
+    char out[PATH_MAX], err[PATH_MAX], name[64];
+    snprintf(name, sizeof name, "%s.out", label);
+    tmp_path(s, name, out, sizeof out);
+    snprintf(name, sizeof name, "%s.err", label);
+    tmp_path(s, name, err, sizeof err);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid;
+    int status = 0, rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        app_error(BENCH, "cannot start %s: %s", argv[0], strerror(rc));
+        return -1;
+    }
+    if (wait_child(pid, &status) != 0) {
+        app_error(BENCH, "interrupted");
+        return -1;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    char line[400];
+    first_line(err, line, sizeof line);
+    app_error(BENCH, "%s run failed (%s %d): %s", label,
+              WIFEXITED(status) ? "exit" : "signal",
+              WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+              line[0] ? line : "(no message)");
+    return -1;
+}
+
+/* --------------------------------------------- reading what tessera wrote */
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf != NULL && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len - 1 == 0) {
+            char *bigger = realloc(buf, cap * 2);
+            if (bigger == NULL)
+                free(buf);
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf != NULL)
+        buf[len] = '\0';
+    return buf;
+}
+
+static const char *skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+/* The numbers of the list `"key": [n, n, …]` in a JSON text, into a new array.
+ * Tolerant: any whitespace, the key anywhere (first match).  Returns the
+ * count, or -1 when the key or a well-formed list of numbers is missing. */
+static int json_number_list(const char *text, const char *key, double **out)
+{
+    char quoted[128];
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    const char *p = strstr(text, quoted);
+    if (p == NULL)
+        return -1;
+    p = skip_space(p + strlen(quoted));
+    if (*p++ != ':' || *(p = skip_space(p)) != '[')
+        return -1;
+    p = skip_space(p + 1);
+    int n = 0, cap = 0;
+    double *v = NULL;
+    while (*p != ']') {
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p)
+            goto fail;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 32;
+            double *bigger = realloc(v, (size_t)cap * sizeof *v);
+            if (bigger == NULL)
+                goto fail;
+            v = bigger;
+        }
+        v[n++] = x;
+        p = skip_space(end);
+        if (*p == ',')
+            p = skip_space(p + 1);
+        else if (*p != ']')
+            goto fail;
+    }
+    *out = v;
+    return n;
+fail:
+    free(v);
+    return -1;
+}
+
+/* Median of the run's iteration_seconds from its metrics file; NAN on error. */
+static double metrics_median(bench_state *s, const char *label, const char *path)
+{
+    char *text = read_text(path);
+    double *v = NULL;
+    int n = text ? json_number_list(text, "iteration_seconds", &v) : -1;
+    free(text);
+    if (n <= 0) {
+        app_error(BENCH, "%s run: no iteration_seconds list in %s", label, path);
+        free(v);
+        return NAN;
+    }
+    if (n != s->opt.iterations)
+        fprintf(stderr, "tessera %s: note: %s run reported %d iteration times, expected %ld\n",
+                BENCH, label, n, s->opt.iterations);
+    double m = bench_median(v, n);
+    free(v);
+    return m;
+}
+
+/* Compare "id<TAB>rank" lines with the reference ranks; max relative error,
+ * or INFINITY after printing why the file does not match the graph. */
+static double compare_ranks(bench_state *s, const char *label, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        app_error(BENCH, "%s run: cannot read %s: %s", label, path, strerror(errno));
+        return INFINITY;
+    }
+    char line[256];
+    uint64_t i = 0;
+    double worst = 0.0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *end;
+        unsigned long long id = strtoull(line, &end, 10);
+        double rank = *end == '\t' ? strtod(end + 1, &end) : NAN;
+        if (i >= s->nv || id != s->ids[i] || isnan(rank)) {
+            app_error(BENCH, "%s:%llu: expected vertex %llu with a rank, got '%.40s'", path,
+                      (unsigned long long)i + 1,
+                      i < s->nv ? (unsigned long long)s->ids[i] : 0ULL, line);
+            fclose(f);
+            return INFINITY;
+        }
+        double ref = s->ref_ranks[i++];
+        double rel = fabs(rank - ref) / fabs(ref);
+        if (!(rel <= worst)) /* also catches NaN */
+            worst = rel;
+    }
+    fclose(f);
+    if (i != s->nv) {
+        app_error(BENCH, "%s: %llu vertices, expected %llu", path, (unsigned long long)i,
+                  (unsigned long long)s->nv);
+        return INFINITY;
+    }
+    return worst;
+}
+
+/* ------------------------------------------------------------ variants */
+
+/* Common `run pagerank` arguments after the executable; argv has room. */
+static int pagerank_args(bench_state *s, char **argv, int n, long workers, const char *metrics,
+                         const char *output, char bufs[][PATH_MAX])
+{
+    snprintf(bufs[0], PATH_MAX, "%s/graph.cache", s->tmpdir);
+    snprintf(bufs[1], PATH_MAX, "%ld", s->opt.iterations);
+    snprintf(bufs[2], PATH_MAX, "%ld", workers);
+    snprintf(bufs[3], PATH_MAX, "%.17g", s->opt.damping);
+    const char *fixed[] = {"run", "pagerank", "--graph", bufs[0], "--iterations", bufs[1],
+                           "--workers", bufs[2], "--damping", bufs[3], "--quiet",
+                           "--metrics", metrics};
+    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
+        argv[n++] = (char *)fixed[k];
+    if (output != NULL) {
+        argv[n++] = "--output";
+        argv[n++] = (char *)output;
+    }
+    argv[n] = NULL;
+    return n;
+}
+
+/* B or C: one tessera run; median s/iteration, or NAN after an error.
+ * With check, the run also writes its ranks, compared into *err_out
+ * (INFINITY when they do not match the graph: the run still counts, and
+ * the benchmark fails at the end). */
+static double run_tessera(bench_state *s, int mpi, int check, double *err_out)
+{
+    const char *label = mpi ? "mpi" : "embedded";
+    char metrics[PATH_MAX], output[PATH_MAX], np[16], bufs[4][PATH_MAX];
+    char *argv[32];
+    int n = 0;
+    snprintf(metrics, sizeof metrics, "%s/%s.json", s->tmpdir, label);
+    snprintf(output, sizeof output, "%s/%s.ranks", s->tmpdir, label);
+    if (mpi) {
+        snprintf(np, sizeof np, "%ld", s->opt.workers);
+        const char *launcher[] = {s->mpirun, "-np", np, "--oversubscribe", "--bind-to", "none"};
+        for (size_t k = 0; k < sizeof launcher / sizeof *launcher; k++)
+            argv[n++] = (char *)launcher[k];
+    }
+    argv[n++] = s->exe;
+    pagerank_args(s, argv, n, mpi ? 1 : s->opt.workers, metrics, check ? output : NULL, bufs);
+    unlink(metrics);
+    if (run_child(s, label, argv) != 0)
+        return NAN;
+    double m = metrics_median(s, label, metrics);
+    if (check && !isnan(m)) {
+        *err_out = compare_ranks(s, label, output);
+        unlink(output);
+    }
+    return m;
+}
+
+static void print_rate(const char *name, double seconds, uint64_t ne)
+{
+    if (isnan(seconds))
+        printf("  %-9s     -\n", name);
+    else
+        printf("  %-9s %10.3f ms/iteration %9.1f M edges/s\n", name, seconds * 1e3,
+               (double)ne / seconds / 1e6);
+}
+
+/* One round A B C; -1 stops the benchmark. */
+static int run_round(bench_state *s, int r)
+{
+    bench_round *rd = &s->rounds[r];
+    int first = r == 0;
+    rd->ref = bench_csr_run(&s->csr, (int)s->opt.iterations, s->opt.damping,
+                            (int)s->opt.workers, first ? s->ref_ranks : NULL, NULL);
+    if (rd->ref < 0) {
+        app_error(BENCH, "reference run: %s", tess_strerror((int)rd->ref));
+        return -1;
+    }
+    rd->tess = run_tessera(s, 0, first, &s->err_tess);
+    if (isnan(rd->tess))
+        return -1;
+    rd->mpi = NAN;
+    if (s->mpirun[0] != '\0') {
+        rd->mpi = run_tessera(s, 1, first, &s->err_mpi);
+        if (isnan(rd->mpi) && !bench_interrupted) {
+            /* a broken MPI setup should not lose the embedded figures */
+            fprintf(stderr, "tessera %s: note: continuing without the MPI variant\n", BENCH);
+            s->mpirun[0] = '\0';
+            s->mpi_note = "the MPI run failed (message above)";
+        }
+    }
+    printf("round %d/%ld\n", r + 1, s->opt.rounds);
+    print_rate("reference", rd->ref, s->ne);
+    print_rate("tessera", rd->tess, s->ne);
+    print_rate("mpi", rd->mpi, s->ne);
+    fflush(stdout);
+    return bench_interrupted ? -1 : 0;
+}
+
+/* --------------------------------------------------------------- report */
+
+typedef double (*round_figure)(const bench_round *);
+static double fig_ref(const bench_round *r) { return r->ref; }
+static double fig_tess(const bench_round *r) { return r->tess; }
+static double fig_mpi(const bench_round *r) { return r->mpi; }
+static double fig_ratio(const bench_round *r) { return r->ref / r->tess; }
+static double fig_mpi_ratio(const bench_round *r) { return r->mpi / r->tess; }
+
+/* Median of a figure over the rounds that have it; NAN if none. */
+static double median_of(const bench_state *s, round_figure fig)
+{
+    double v[1000];
+    int n = 0;
+    for (long r = 0; r < s->opt.rounds; r++)
+        if (!isnan(fig(&s->rounds[r])))
+            v[n++] = fig(&s->rounds[r]);
+    return n ? bench_median(v, n) : NAN;
+}
+
+static void print_per_round(const bench_state *s, round_figure fig)
+{
+    printf("   per round:");
+    for (long r = 0; r < s->opt.rounds; r++)
+        printf(" %.3f", fig(&s->rounds[r]));
+    printf("\n");
+}
+
+static void print_report(const bench_state *s)
+{
+    double ref = median_of(s, fig_ref), tess = median_of(s, fig_tess),
+           mpi = median_of(s, fig_mpi);
+    printf("median over %ld rounds\n", s->opt.rounds);
+    print_rate("reference", ref, s->ne);
+    print_rate("tessera", tess, s->ne);
+    print_rate("mpi", mpi, s->ne);
+    printf("tessera/reference throughput: %.3f (goal >= 0.5)", ref / tess);
+    print_per_round(s, fig_ratio);
+    if (isnan(mpi))
+        printf("mpi/embedded time: not measured (%s)\n", s->mpi_note);
+    else {
+        printf("mpi/embedded time: %.3f (goal <= 2)", mpi / tess);
+        print_per_round(s, fig_mpi_ratio);
+    }
+    printf("max relative error vs reference: embedded %.3g", s->err_tess);
+    if (!isnan(s->err_mpi))
+        printf(", mpi %.3g", s->err_mpi);
+    printf(" (limit %g)\n", BENCH_MAX_ERROR);
+}
+
+static void json_num(FILE *f, const char *key, double v)
+{
+    if (!isfinite(v)) /* JSON has no NaN or infinity */
+        fprintf(f, "\"%s\":null", key);
+    else
+        fprintf(f, "\"%s\":%.6g", key, v);
+}
+
+static void json_rounds(FILE *f, const bench_state *s)
+{
+    fprintf(f, "\"rounds\":[");
+    for (long r = 0; r < s->opt.rounds; r++) {
+        const bench_round *rd = &s->rounds[r];
+        fprintf(f, "%s{", r ? "," : "");
+        json_num(f, "reference_seconds", rd->ref);
+        fputc(',', f);
+        json_num(f, "tessera_seconds", rd->tess);
+        fputc(',', f);
+        json_num(f, "mpi_seconds", rd->mpi);
+        fputc(',', f);
+        json_num(f, "ratio", fig_ratio(rd));
+        fputc(',', f);
+        json_num(f, "mpi_ratio", fig_mpi_ratio(rd));
+        fputc('}', f);
+    }
+    fprintf(f, "]");
+}
+
+/* Did B (and C, if it ran) agree with the reference within BENCH_MAX_ERROR? */
+static int ranks_ok(const bench_state *s)
+{
+    return s->err_tess <= BENCH_MAX_ERROR &&
+           (isnan(s->err_mpi) || s->err_mpi <= BENCH_MAX_ERROR);
+}
+
+/* Append one line: a JSON object with the parameters and all figures. */
+static int append_json(const bench_state *s)
+{
+    FILE *f = fopen(s->opt.json_path, "a");
+    if (f == NULL) {
+        app_error(BENCH, "cannot append to %s: %s", s->opt.json_path, strerror(errno));
+        return -1;
+    }
+    char stamp[32], host[128] = "";
+    time_t t = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    gethostname(host, sizeof host - 1);
+    fprintf(f, "{\"bench\":\"pagerank\",\"timestamp\":\"%s\",\"host\":\"%s\",\"version\":\"%s\",",
+            stamp, host, tess_version());
+    fprintf(f, "\"params\":{\"graph\":\"%s\",\"vertices\":%llu,\"edges\":%llu,"
+               "\"iterations\":%ld,\"damping\":%.15g,\"rounds\":%ld,\"workers\":%ld,"
+               "\"mpi\":%s},",
+            s->spec, (unsigned long long)s->nv, (unsigned long long)s->ne, s->opt.iterations,
+            s->opt.damping, s->opt.rounds, s->opt.workers, s->mpi_note ? "false" : "true");
+    json_rounds(f, s);
+    fputc(',', f);
+    json_num(f, "ratio", median_of(s, fig_ref) / median_of(s, fig_tess));
+    fputc(',', f);
+    json_num(f, "mpi_ratio", median_of(s, fig_mpi) / median_of(s, fig_tess));
+    fputc(',', f);
+    json_num(f, "max_rel_error", s->err_tess);
+    fputc(',', f);
+    json_num(f, "max_rel_error_mpi", s->err_mpi);
+    fprintf(f, ",\"ranks_ok\":%s}\n", ranks_ok(s) ? "true" : "false");
+    if (fclose(f) != 0) {
+        app_error(BENCH, "cannot write %s: %s", s->opt.json_path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------- main */
+
+static int setup(bench_state *s)
+{
+    ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
+    if (n <= 0) {
+        app_error(BENCH, "cannot find this executable (/proc/self/exe): %s", strerror(errno));
+        return -1;
+    }
+    s->exe[n] = '\0';
+    find_mpirun(s);
+    s->rounds = calloc((size_t)s->opt.rounds, sizeof *s->rounds);
+    if (s->rounds == NULL || make_tmpdir(s) != 0 || prepare_graph(s) != 0)
+        return -1;
+    s->ref_ranks = malloc(s->nv * sizeof *s->ref_ranks);
+    if (s->ref_ranks == NULL) {
+        app_error(BENCH, "%s", tess_strerror(TESS_ERR_NOMEM));
+        return -1;
+    }
+    return 0;
+}
+
+static int run_bench(bench_state *s)
+{
+    if (setup(s) != 0)
+        return 1;
+    printf("bench pagerank: %s, %llu vertices, %llu edges, %ld iterations, %ld rounds, "
+           "%ld workers%s%s\n",
+           s->spec, (unsigned long long)s->nv, (unsigned long long)s->ne, s->opt.iterations,
+           s->opt.rounds, s->opt.workers, s->mpi_note ? "; no MPI: " : "",
+           s->mpi_note ? s->mpi_note : "");
+    fflush(stdout);
+    for (long r = 0; r < s->opt.rounds; r++)
+        if (run_round(s, (int)r) != 0)
+            return 1;
+    print_report(s);
+    if (s->opt.json_path != NULL && append_json(s) != 0)
+        return 1;
+    if (!ranks_ok(s)) {
+        app_error(BENCH, "tessera's ranks differ from the reference by more than %g",
+                  BENCH_MAX_ERROR);
+        return 1;
+    }
+    return 0;
+}
+
+int bench_pagerank_main(int argc, char **argv)
+{
+    bench_state s;
+    memset(&s, 0, sizeof s);
+    s.err_tess = s.err_mpi = NAN;
+    int rc = parse_options(&s.opt, argc, argv);
+    if (rc != 0) {
+        if (rc > 0)
+            usage(stdout);
+        return rc > 0 ? 0 : 2;
+    }
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    rc = run_bench(&s);
+    remove_tmpdir(&s);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    free(s.rounds);
+    free(s.ref_ranks);
+    free(s.ids);
+    bench_csr_free(&s.csr);
+    return rc;
+}
