@@ -185,33 +185,51 @@ static int run_task(tess_ctx *ctx, int w, tess_task *t)
 {
     tess_kernel_fn fn = (tess_kernel_fn)ctx->reg.kernels[t->kernel].fn;
     t->worker = ctx->worker_base[ctx->rank] + w;
-    int rc = fn(t, t->args->data, t->args->len);
-    int frc = tess__slot_flush_all(&ctx->slots[w]);
-    return rc < 0 ? rc : frc;
+    return fn(t, t->args->data, t->args->len);
 }
 
-static void record_error(tess_ctx *ctx, tess__task_queue *q, const tess_task *t, int rc)
+static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel, int instance,
+                         int rc)
 {
     if (rc >= 0 || q->error != 0) return;
     q->error = rc;
     snprintf(q->error_msg, sizeof q->error_msg, "kernel %s instance %d on rank %d: %.120s",
-             ctx->reg.kernels[t->kernel].name, t->instance, ctx->rank,
+             kernel, instance, ctx->rank,
              ctx->last_error[0] ? ctx->last_error : tess_strerror(rc));
 }
 
+/*
+ * A worker keeps its write buffers across consecutive tasks and flushes them
+ * only when the queue is empty: the per-thread combining arrays are then
+ * merged once per worker and epoch instead of once per task.  The worker
+ * counts as running until it has flushed, so the rank reports "done" only
+ * when every write of its tasks has left the buffers.
+ */
 static void *worker_main(void *arg)
 {
     tess__slot *slot = arg;
     tess_ctx *ctx = slot->ctx;
     tess__task_queue *q = ctx->queue;
-    int w = slot->index;
+    int w = slot->index, holding = 0; /* counted in q->running with unflushed buffers */
     tess__set_current_slot(slot);
     pthread_mutex_lock(&q->mu);
     for (;;) {
-        while (!q->stop && q->next == q->ntasks) pthread_cond_wait(&q->cv, &q->mu);
+        if (holding && q->next == q->ntasks) {
+            pthread_mutex_unlock(&q->mu);
+            int frc = tess__slot_flush_all(slot);
+            pthread_mutex_lock(&q->mu);
+            record_error(ctx, q, "(flush)", -1, frc);
+            holding = 0;
+            q->running--;
+            report_if_idle(ctx, q);
+            pthread_mutex_lock(&q->mu);
+            continue;
+        }
+        while (!holding && !q->stop && q->next == q->ntasks) pthread_cond_wait(&q->cv, &q->mu);
         if (q->stop) break;
         tess_task t = q->tasks[q->next++];
-        q->running++;
+        if (!holding) q->running++;
+        holding = 1;
         q->busy[w] = ctx->reg.kernels[t.kernel].name;
         q->busy_instance[w] = t.instance;
         pthread_mutex_unlock(&q->mu);
@@ -219,11 +237,9 @@ static void *worker_main(void *arg)
         args_release(t.args);
         pthread_mutex_lock(&q->mu);
         q->busy[w] = NULL;
-        q->running--;
-        record_error(ctx, q, &t, rc);
-        report_if_idle(ctx, q);
-        pthread_mutex_lock(&q->mu);
+        record_error(ctx, q, ctx->reg.kernels[t.kernel].name, t.instance, rc);
     }
+    if (holding) q->running--;
     pthread_mutex_unlock(&q->mu);
     return NULL;
 }

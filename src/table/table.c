@@ -110,8 +110,10 @@ static int place_partitions(tess_table *t, const tess_table_spec *s)
     t->parts = calloc((size_t)t->nparts, sizeof *t->parts);
     t->locks = calloc((size_t)t->nparts, sizeof *t->locks);
     if (!t->owner || !t->parts || !t->locks) return TESS_ERR_NOMEM;
+    t->all_local = 1;
     for (int p = 0; p < t->nparts; p++) {
         t->owner[p] = s->group_with ? s->group_with->owner[p] : p % t->ctx->nranks;
+        t->all_local &= t->owner[p] == t->ctx->rank;
         pthread_mutex_init(&t->locks[p], NULL);
         if (t->owner[p] != t->ctx->rank) continue;
         t->parts[p] = new_partition(t, p);

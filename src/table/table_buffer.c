@@ -30,6 +30,8 @@ struct tess__slot_buffers {
     size_t *group;       /* batch scratch: group starts, nparts+1 */
     uint8_t *skeys, *svals; /* batch scratch: entries grouped by partition */
     combiner *remote;    /* one per rank */
+    tess__private *priv; /* dense tables: this thread's combining array */
+    int priv_failed;     /* could not allocate it: use the local buffer */
 };
 
 static void combiner_free(combiner *c)
@@ -44,6 +46,7 @@ static void buffers_free(tess__slot_buffers *b, int nranks)
     if (b == NULL) return;
     for (int r = 0; b->remote && r < nranks; r++) combiner_free(&b->remote[r]);
     free(b->remote);
+    tess__private_free(b->priv);
     free(b->lkeys);
     free(b->lvals);
     free(b->part);
@@ -93,12 +96,28 @@ static tess__slot_buffers *my_buffers(tess_table *t)
     return s->bufs[t->index];
 }
 
-static int flush_local(tess_table *t, tess__slot_buffers *b)
+static tess__private *my_private(tess_table *t, tess__slot_buffers *b)
+{
+    if (b->priv == NULL && !b->priv_failed && tess__private_wanted(t)) {
+        b->priv = tess__private_new(t);
+        b->priv_failed = b->priv == NULL;
+    }
+    return b->priv;
+}
+
+static int apply_pending(tess_table *t, tess__slot_buffers *b)
 {
     if (b->ln == 0) return TESS_OK;
     int rc = tess__table_apply_local(t, b->lkeys, b->lvals, b->ln);
     b->ln = 0;
     return rc;
+}
+
+static int flush_local(tess_table *t, tess__slot_buffers *b)
+{
+    int rc = apply_pending(t, b);
+    int mrc = tess__private_merge_all(t, b->priv);
+    return rc == TESS_OK ? mrc : rc;
 }
 
 static int flush_remote(tess_table *t, tess__slot_buffers *b, int dst)
@@ -161,6 +180,13 @@ int tess__buffer_update(tess_table *t, const void *key, const void *val)
     if (b == NULL) return TESS_ERR_NOMEM;
     int p = tess_table_partition_of(t, key);
     if (p < 0) return TESS_ERR_INVAL;
+    tess__private *d = my_private(t, b);
+    if (d != NULL) {
+        uint64_t k;
+        memcpy(&k, key, sizeof k);
+        tess__private_add(t, d, k, p, val);
+        return TESS_OK;
+    }
     int dst = t->owner[p];
     if (dst != t->ctx->rank) return combiner_add(t, b, dst, key, val);
     memcpy(b->lkeys + b->ln * t->key_size, key, t->key_size);
@@ -191,7 +217,9 @@ int tess__buffer_flush_partition(tess_table *t, int p)
     if (t->index >= s->nbufs || s->bufs[t->index] == NULL) return TESS_OK;
     tess__slot_buffers *b = s->bufs[t->index];
     int dst = t->owner[p];
-    return dst == t->ctx->rank ? flush_local(t, b) : flush_remote(t, b, dst);
+    int rc = dst == t->ctx->rank ? apply_pending(t, b) : flush_remote(t, b, dst);
+    int mrc = tess__private_merge(t, b->priv, p);
+    return rc == TESS_OK ? mrc : rc;
 }
 
 /* Ranks this thread sent updates to since the last call (then forgotten). */
@@ -199,10 +227,10 @@ int tess__buffer_take_dirty(tess_table *t, int *ranks_out)
 {
     tess__slot *s = tess__current_slot(t->ctx);
     if (t->index >= s->nbufs || s->bufs[t->index] == NULL) return 0;
-    int n = 0;
+    int n = 0, all = s->bufs[t->index]->priv != NULL; /* private merges write anywhere */
     for (int r = 0; r < t->ctx->nranks; r++) {
         combiner *c = &s->bufs[t->index]->remote[r];
-        if (c->dirty) ranks_out[n++] = r;
+        if ((c->dirty || all) && r != t->ctx->rank) ranks_out[n++] = r;
         c->dirty = 0;
     }
     return n;
@@ -266,11 +294,32 @@ static int apply_groups(tess_table *t, tess__slot_buffers *b)
     return rc;
 }
 
+/* Private-array path: local keys combine in this thread's array. */
+static int batch_private(tess_table *t, tess__slot_buffers *b, tess__private *d,
+                         const uint64_t *keys, const uint8_t *vals, size_t n)
+{
+    (void)b;
+    for (size_t i = 0; i < n; i++)
+        if (keys[i] >= t->key_count) return TESS_ERR_INVAL;
+    if (t->acc.kind == TESS_ACC_SUM && t->acc.elem == TESS_F64 &&
+        t->value_size == sizeof(double)) {
+        tess__private_add_f64_sum(d, keys, (const double *)vals, n);
+        tess__private_mark_all(t, d);
+        return TESS_OK;
+    }
+    for (size_t i = 0; i < n; i++)
+        tess__private_add(t, d, keys[i], tess_table_partition_of(t, &keys[i]),
+                          vals + i * t->value_size);
+    return TESS_OK;
+}
+
 int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals, size_t n)
 {
     tess__slot_buffers *b = my_buffers(t);
     if (b == NULL) return TESS_ERR_NOMEM;
-    int rc = flush_local(t, b); /* earlier single updates go first */
+    tess__private *d = my_private(t, b);
+    if (d != NULL) return batch_private(t, b, d, keys, vals, n);
+    int rc = apply_pending(t, b); /* earlier single updates go first */
     for (size_t off = 0; rc == TESS_OK && off < n; off += LOCAL_CAP) {
         size_t m = n - off < LOCAL_CAP ? n - off : LOCAL_CAP;
         rc = route_chunk(t, b, (const uint8_t *)keys + off * t->key_size,

@@ -28,7 +28,20 @@ struct tess_table {
     int *owner;                /* rank of each partition */
     tess__partition **parts;   /* NULL where the partition lives elsewhere */
     pthread_mutex_t *locks;    /* one per local partition */
+    int all_local;             /* every partition is stored on this rank */
 };
+
+/* Per-thread combining arrays for dense tables (table_private.c). */
+typedef struct tess__private tess__private;
+int tess__private_wanted(const tess_table *t);
+tess__private *tess__private_new(const tess_table *t);
+void tess__private_free(tess__private *d);
+void tess__private_add(tess_table *t, tess__private *d, uint64_t key, int p, const void *val);
+void tess__private_add_f64_sum(tess__private *d, const uint64_t *keys, const double *vals,
+                               size_t n);
+void tess__private_mark_all(tess_table *t, tess__private *d);
+int tess__private_merge(tess_table *t, tess__private *d, int p);
+int tess__private_merge_all(tess_table *t, tess__private *d);
 
 /* Keys in a partition stored here (0 for remote ones). */
 uint64_t tess__table_local_size(tess_table *t, int p);

@@ -63,8 +63,8 @@ expect() {
 pr_expect() {
     local code=$1 what=$2
     shift 2
-    expect "$code" "$what" "$TESSERA" run pagerank "$@" --iterations 3 \
-        --output "$OUT/ranks.txt" --metrics "$OUT/metrics.json"
+    expect "$code" "$what" "$TESSERA" run pagerank --iterations 3 \
+        --output "$OUT/ranks.txt" --metrics "$OUT/metrics.json" "$@"
 }
 
 # ----------------------------------------------------------- input files

@@ -1,0 +1,157 @@
+/*
+ * table_private.c — per-thread combining arrays for dense tables.
+ *
+ * A thread that updates a dense table with a built-in accumulator combines
+ * its updates in a private array of the whole key range (no lock, no
+ * hashing: one read-modify-write per update, like a plain array), and marks
+ * the keys it touched.  The array is merged — only the touched keys, one
+ * lock per local partition, one batch of messages per remote partition (the
+ * combining of remote writes per destination) — when the worker runs out of
+ * tasks, on flush, at a barrier, and before this thread reads or writes a
+ * key of that partition.  This is what lets a push
+ * PageRank run near the speed of a plain array.  Used only while the
+ * arrays of all threads stay small (see PRIVATE_LIMIT).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "table_internal.h"
+
+#define PRIVATE_LIMIT ((uint64_t)256 << 20)  /* bytes per thread and table */
+#define MERGE_CHUNK 16384
+
+struct tess__private {
+    uint8_t *vals;        /* key_count values, the identity where untouched */
+    uint8_t *touched;     /* byte per key: a plain store, no read-modify-write of
+                             a shared word, keeps the hot loop free of dependencies */
+    uint8_t *dirty_part;  /* partitions with touched keys */
+    int any;
+};
+
+int tess__private_wanted(const tess_table *t)
+{
+    return t->dense && t->value_size > 0 && t->acc.kind != TESS_ACC_USER &&
+           t->key_count > 0 && t->key_count * t->value_size <= PRIVATE_LIMIT;
+}
+
+tess__private *tess__private_new(const tess_table *t)
+{
+    tess__private *d = calloc(1, sizeof *d);
+    if (d == NULL) return NULL;
+    d->vals = malloc(t->key_count * t->value_size);
+    d->touched = calloc(t->key_count + 8, 1);
+    d->dirty_part = calloc((size_t)t->nparts, 1);
+    if (d->vals && d->touched && d->dirty_part) {
+        for (uint64_t k = 0; k < t->key_count; k++)
+            tess__accum_identity(&t->acc, d->vals + k * t->value_size);
+        return d;
+    }
+    tess__private_free(d);
+    return NULL;
+}
+
+void tess__private_free(tess__private *d)
+{
+    if (d == NULL) return;
+    free(d->vals);
+    free(d->touched);
+    free(d->dirty_part);
+    free(d);
+}
+
+void tess__private_add(tess_table *t, tess__private *d, uint64_t key, int p, const void *val)
+{
+    tess__accum_apply(&t->acc, d->vals + key * t->value_size, val);
+    d->touched[key] = 1;
+    d->dirty_part[p] = 1;
+    d->any = 1;
+}
+
+/* The hot loop of the f64 sum (PageRank): keys known to be local and in range. */
+void tess__private_add_f64_sum(tess__private *d, const uint64_t *keys, const double *vals,
+                               size_t n)
+{
+    double *base = (double *)d->vals;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = keys[i];
+        base[k] += vals[i];
+        d->touched[k] = 1;
+    }
+    d->any = 1;
+}
+
+void tess__private_mark_parts(tess__private *d, const int *parts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) d->dirty_part[parts[i]] = 1;
+}
+
+void tess__private_mark_all(tess_table *t, tess__private *d)
+{
+    memset(d->dirty_part, 1, (size_t)t->nparts);
+}
+
+/* Apply a chunk of gathered keys to partition p: under its lock here, or as
+ * one message to the rank that stores it. */
+static int apply_chunk(tess_table *t, int p, const uint64_t *keys, const uint8_t *vals, size_t n)
+{
+    if (t->parts[p] == NULL)
+        return tess__remote_send_updates(t, t->owner[p], (const uint8_t *)keys, vals, n);
+    pthread_mutex_lock(&t->locks[p]);
+    int rc = tess__partition_update_batch(t->parts[p], keys, vals, n);
+    pthread_mutex_unlock(&t->locks[p]);
+    return rc;
+}
+
+/* Gather the touched keys of partition p, reset them, apply in chunks. */
+static int merge_partition(tess_table *t, tess__private *d, int p)
+{
+    size_t vs = t->value_size, n = 0;
+    uint64_t *keys = malloc(MERGE_CHUNK * sizeof *keys);
+    uint8_t *vals = malloc(MERGE_CHUNK * vs);
+    if (vals == NULL || keys == NULL) {
+        free(keys);
+        free(vals);
+        return TESS_ERR_NOMEM;
+    }
+    int rc = TESS_OK;
+    uint64_t lo = t->bounds[p], hi = t->bounds[p + 1];
+    for (uint64_t k = lo; k < hi && rc == TESS_OK; k++) {
+        if ((k & 7) == 0 && k + 8 <= hi) { /* skip 8 untouched keys at once */
+            uint64_t word;
+            memcpy(&word, d->touched + k, sizeof word);
+            if (word == 0) {
+                k += 7;
+                continue;
+            }
+        }
+        if (!d->touched[k]) continue;
+        d->touched[k] = 0;
+        memcpy(vals + n * vs, d->vals + k * vs, vs);
+        tess__accum_identity(&t->acc, d->vals + k * vs);
+        keys[n++] = k;
+        if (n == MERGE_CHUNK) {
+            rc = apply_chunk(t, p, keys, vals, n);
+            n = 0;
+        }
+    }
+    if (rc == TESS_OK && n > 0) rc = apply_chunk(t, p, keys, vals, n);
+    free(keys);
+    free(vals);
+    d->dirty_part[p] = 0;
+    return rc;
+}
+
+int tess__private_merge(tess_table *t, tess__private *d, int p)
+{
+    if (d == NULL || !d->any || !d->dirty_part[p]) return TESS_OK;
+    return merge_partition(t, d, p);
+}
+
+int tess__private_merge_all(tess_table *t, tess__private *d)
+{
+    if (d == NULL || !d->any) return TESS_OK;
+    int rc = TESS_OK;
+    for (int p = 0; p < t->nparts && rc == TESS_OK; p++)
+        if (d->dirty_part[p]) rc = merge_partition(t, d, p);
+    d->any = 0;
+    return rc;
+}
