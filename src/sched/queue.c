@@ -97,7 +97,8 @@ static int by_size_desc(const void *a, const void *b)
 /* Caller holds q->mu.  Removes the taken prefix, appends, re-sorts. */
 static int queue_add(tess__task_queue *q, const tess_task *tasks, int n)
 {
-    memmove(q->tasks, q->tasks + q->next, (size_t)(q->ntasks - q->next) * sizeof *q->tasks);
+    if (q->ntasks > q->next)
+        memmove(q->tasks, q->tasks + q->next, (size_t)(q->ntasks - q->next) * sizeof *q->tasks);
     q->ntasks -= q->next;
     q->next = 0;
     if (q->ntasks + n > q->cap) {
@@ -108,7 +109,7 @@ static int queue_add(tess__task_queue *q, const tess_task *tasks, int n)
         q->tasks = grown;
         q->cap = cap;
     }
-    memcpy(q->tasks + q->ntasks, tasks, (size_t)n * sizeof *tasks);
+    if (n > 0) memcpy(q->tasks + q->ntasks, tasks, (size_t)n * sizeof *tasks);
     q->ntasks += n;
     qsort(q->tasks, (size_t)q->ntasks, sizeof *q->tasks, by_size_desc);
     return TESS_OK;
