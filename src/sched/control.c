@@ -201,7 +201,7 @@ static void warn_waiting(tess_ctx *ctx, double waited)
             if (n > 0) off += (size_t)n;
         }
     tess__sched_describe_busy(ctx, busy, sizeof busy);
-    tess__warn(ctx, "barrier has waited %.0f s for rank(s) %s%s%s", waited, ranks,
+    tess__warn(ctx, "barrier has waited %.1f s for rank(s) %s%s%s", waited, ranks,
                busy[0] ? "; on rank 0: " : "", busy);
 }
 

@@ -19,12 +19,20 @@
 #define PRIVATE_LIMIT ((uint64_t)256 << 20)  /* bytes per thread and table */
 #define MERGE_CHUNK 16384
 
+/*
+ * For the f64 sum, a key whose updates were all positive cannot be back at
+ * +0.0 (a sum of positive numbers stays positive), so its value alone shows
+ * it was touched: only updates that are not positive write the touched byte.
+ * PageRank's contributions are all positive, so its hot loop does a single
+ * random read-modify-write per update.
+ */
 struct tess__private {
     uint8_t *vals;        /* key_count values, the identity where untouched */
     uint8_t *touched;     /* byte per key: a plain store, no read-modify-write of
                              a shared word, keeps the hot loop free of dependencies */
     uint8_t *dirty_part;  /* partitions with touched keys */
     int any;
+    int f64_sum;          /* values are f64 sums: a non-zero value means touched */
 };
 
 int tess__private_wanted(const tess_table *t)
@@ -40,6 +48,8 @@ tess__private *tess__private_new(const tess_table *t)
     d->vals = malloc(t->key_count * t->value_size);
     d->touched = calloc(t->key_count + 8, 1);
     d->dirty_part = calloc((size_t)t->nparts, 1);
+    d->f64_sum = t->acc.kind == TESS_ACC_SUM && t->acc.elem == TESS_F64 &&
+                 t->value_size == sizeof(double);
     if (d->vals && d->touched && d->dirty_part) {
         for (uint64_t k = 0; k < t->key_count; k++)
             tess__accum_identity(&t->acc, d->vals + k * t->value_size);
@@ -73,8 +83,9 @@ void tess__private_add_f64_sum(tess__private *d, const uint64_t *keys, const dou
     double *base = (double *)d->vals;
     for (size_t i = 0; i < n; i++) {
         uint64_t k = keys[i];
-        base[k] += vals[i];
-        d->touched[k] = 1;
+        double v = vals[i];
+        base[k] += v;
+        if (!(v > 0)) d->touched[k] = 1;
     }
     d->any = 1;
 }
@@ -114,16 +125,9 @@ static int merge_partition(tess_table *t, tess__private *d, int p)
     }
     int rc = TESS_OK;
     uint64_t lo = t->bounds[p], hi = t->bounds[p + 1];
+    const uint64_t *bits = (const uint64_t *)d->vals; /* f64 values as bit patterns */
     for (uint64_t k = lo; k < hi && rc == TESS_OK; k++) {
-        if ((k & 7) == 0 && k + 8 <= hi) { /* skip 8 untouched keys at once */
-            uint64_t word;
-            memcpy(&word, d->touched + k, sizeof word);
-            if (word == 0) {
-                k += 7;
-                continue;
-            }
-        }
-        if (!d->touched[k]) continue;
+        if (!d->touched[k] && !(d->f64_sum && bits[k] != 0)) continue;
         d->touched[k] = 0;
         memcpy(vals + n * vs, d->vals + k * vs, vs);
         tess__accum_identity(&t->acc, d->vals + k * vs);

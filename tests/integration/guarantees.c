@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "tessera/tessera.h"
 
 #define KEYS 97
@@ -98,6 +99,17 @@ static int k_fail(tess_task *t, const void *args, size_t len)
     return tess_task_instance(t) == 3 ? TESS_ERR_FORMAT : 0;
 }
 
+/* Instance 1 sleeps past the barrier's warning time (set to 0.3 s in main). */
+static int k_slow(tess_task *t, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    if (tess_task_instance(t) == 1) {
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
 static int64_t get_i64(tess_table *t, uint64_t key)
 {
     int64_t v = -1;
@@ -179,6 +191,8 @@ static int control(tess_ctx *ctx, void *arg)
     rc = tess_barrier(ctx);
     check(rc == TESS_ERR_KERNEL && strstr(tess_last_error(ctx), "k_fail instance 3") != NULL,
           "a failing kernel makes the barrier fail and names the instance");
+    tess_run(ctx, "k_slow", 2, NULL, NULL, 0);
+    check(tess_barrier(ctx) == TESS_OK, "a slow instance delays the barrier (stderr names it)");
     printf("%d passed, %d failed\n", passed, failed);
     fflush(stdout);
     return failed ? 1 : 0;
@@ -208,6 +222,7 @@ static int create(tess_ctx *ctx, app *a)
     if (rc == 0) rc = tess_register_kernel(ctx, "k_order", k_order);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_hash", k_hash);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_fail", k_fail);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_slow", k_slow);
     return rc;
 }
 
@@ -216,6 +231,7 @@ int main(int argc, char **argv)
     tess_config cfg;
     tess_config_init(&cfg);
     if (argc == 3 && strcmp(argv[1], "--workers") == 0) cfg.workers = atoi(argv[2]);
+    cfg.barrier_warn_seconds = 0.3;
     tess_ctx *ctx = NULL;
     if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
     app a = {0};

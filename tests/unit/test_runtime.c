@@ -147,6 +147,27 @@ static void test_table_local_ops(void **state)
     tess_finalize(ctx);
 }
 
+/* Updates that cancel out or add +0.0 still make the key present: the
+ * per-thread combining array must not take "value is zero" for "untouched". */
+static void test_table_zero_sums_present(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx(1);
+    tess_table *t = dense_sum(ctx, 100, 3);
+    uint64_t keys[4] = {5, 5, 50, 99};
+    double vals[4] = {1.0, -1.0, 0.0, 2.0};
+    assert_int_equal(tess_table_update_batch(t, keys, vals, 4), TESS_OK);
+    assert_int_equal(tess_table_flush(t), TESS_OK);
+    assert_int_equal(tess_table_size(t), 3);
+    for (int i = 0; i < 4; i++) assert_int_equal(tess_table_contains(t, &keys[i]), 1);
+    uint64_t absent = 6;
+    assert_int_equal(tess_table_contains(t, &absent), 0);
+    double got = -1;
+    assert_int_equal(tess_table_get(t, &keys[0], &got, sizeof got, NULL), TESS_OK);
+    assert_true(got == 0.0);
+    tess_finalize(ctx);
+}
+
 static void test_table_spec_errors(void **state)
 {
     (void)state;
@@ -222,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_registry),        cmocka_unit_test(test_topology),
         cmocka_unit_test(test_inbox_fifo),      cmocka_unit_test(test_table_local_ops),
         cmocka_unit_test(test_table_spec_errors), cmocka_unit_test(test_barrier_many_tasks),
+        cmocka_unit_test(test_table_zero_sums_present),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
