@@ -18,7 +18,7 @@ CMAKE        ?= cmake
 CMAKE_ARGS   ?=
 PREFIX       ?= /usr/local
 FUZZ_SECONDS ?= 30
-RUN_ARGS     ?= run pagerank --gen web:300000 --iterations 20 --progress
+RUN_ARGS     ?= run pagerank --gen web:2000000 --iterations 20 --progress
 CTEST_ARGS   ?= --output-on-failure -j$(JOBS)
 comma        := ,
 

@@ -138,6 +138,11 @@ static int control(tess_ctx *ctx, void *arg)
     int rc = tess_run(ctx, "pr_load", tess_table_partitions(app->graph), app->graph, NULL, 0);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
     app->load_seconds += tess_now() - t0;
+    if (rc == TESS_OK && app->progress)
+        fprintf(stderr, "pagerank: %llu vertices, %llu edges loaded in %.2f s; %d partitions on "
+                        "%d rank(s) x %d worker(s)\n",
+                (unsigned long long)app->g.nv, (unsigned long long)app->g.ne, app->load_seconds,
+                tess_table_partitions(app->graph), tess_nranks(ctx), tess_workers(ctx));
     app->curr = 0;
     for (int k = 0; rc == TESS_OK && k < app->opt.iterations; k++) {
         double start = tess_now();

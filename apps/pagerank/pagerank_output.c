@@ -82,8 +82,12 @@ int pr_write_results(pr_app *app, tess_ctx *ctx)
         return TESS_ERR_NOMEM;
     }
     int rc = 0;
-    if (app->opt.output) rc = write_all(app, pr);
-    else print_top(app, pr);
+    if (app->opt.output) {
+        rc = write_all(app, pr);
+    } else {
+        if (app->progress) fprintf(stderr, "pagerank: the ten highest-ranked vertices (id, rank):\n");
+        print_top(app, pr);
+    }
     free(pr);
     return rc == 0 ? TESS_OK : TESS_ERR_IO;
 }
