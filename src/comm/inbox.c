@@ -104,20 +104,12 @@ void tess__inbox_on_message(tess_ctx *ctx, const uint8_t *p, size_t len)
     inbox_push(ctx, h.src, local, p + sizeof h, len - sizeof h);
 }
 
-static void deadline_after(struct timespec *ts, double seconds)
-{
-    clock_gettime(CLOCK_REALTIME, ts);
-    double ns = (double)ts->tv_nsec + seconds * 1e9;
-    ts->tv_sec += (time_t)(ns / 1e9);
-    ts->tv_nsec = (long)(ns - (double)(time_t)(ns / 1e9) * 1e9);
-}
-
 int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void **data_out,
                       size_t *len_out)
 {
     tess__inbox *b = &ctx->inboxes[w];
     struct timespec deadline;
-    if (timeout >= 0) deadline_after(&deadline, timeout);
+    if (timeout >= 0) tess__deadline_after(&deadline, timeout);
     pthread_mutex_lock(&b->mu);
     while (b->head == NULL) {
         if (timeout < 0) pthread_cond_wait(&b->cv, &b->mu);

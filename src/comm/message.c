@@ -77,12 +77,7 @@ static int wait_reply(tess_ctx *ctx, tess__slot *s)
     pthread_mutex_lock(&s->mu);
     while (!s->replied && !tess_interrupted(ctx)) {
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100 * 1000 * 1000;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        tess__deadline_after(&ts, 0.1);
         pthread_cond_timedwait(&s->cv, &s->mu, &ts);
     }
     int rc = s->replied ? s->reply_status : TESS_ERR_INTERRUPTED;

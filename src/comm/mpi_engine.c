@@ -226,12 +226,7 @@ static void back_off(tess__comm *c)
     long us = 5L << shift;
     if (us > MAX_SLEEP_US) us = MAX_SLEEP_US;
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += us * 1000;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    tess__deadline_after(&ts, (double)us * 1e-6);
     pthread_mutex_lock(&c->mu);
     if (c->head == NULL && !c->stop) pthread_cond_timedwait(&c->doorbell, &c->mu, &ts);
     pthread_mutex_unlock(&c->mu);

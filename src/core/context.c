@@ -20,6 +20,14 @@ double tess_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void tess__deadline_after(struct timespec *ts, double seconds)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    long long ns = (long long)ts->tv_nsec + (long long)(seconds * 1e9);
+    ts->tv_sec += (time_t)(ns / 1000000000LL);
+    ts->tv_nsec = (long)(ns % 1000000000LL);
+}
+
 void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index)
 {
     memset(s, 0, sizeof *s);

@@ -119,6 +119,10 @@ void tess__warn(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format
         if (cond) return tess__fail((ctx), (code), __VA_ARGS__);                               \
     } while (0)
 
+/* CLOCK_REALTIME deadline `seconds` from now, for pthread_cond_timedwait. */
+struct timespec;
+void tess__deadline_after(struct timespec *ts, double seconds);
+
 /* ---- config.c ---- */
 int tess__default_workers(void);
 int tess__launched_by_mpi(void);

@@ -36,14 +36,7 @@ typedef struct count_rep {
 static void timed_wait(tess_ctx *ctx, double seconds)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    long ns = (long)(seconds * 1e9);
-    ts.tv_sec += ns / 1000000000L;
-    ts.tv_nsec += ns % 1000000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    tess__deadline_after(&ts, seconds);
     pthread_cond_timedwait(&ctx->ctl_cv, &ctx->ctl_mu, &ts);
 }
 

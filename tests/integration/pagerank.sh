@@ -12,36 +12,9 @@
 # Environment: TESSERA (the CLI), TESS_SRC, TESS_HAVE_MPI=0|1.  Exits 77
 # (skipped) without TESSERA, 1 at the first failure.
 set -u
-: "${TESS_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-if [ -z "${TESSERA:-}" ] || [ ! -x "$TESSERA" ]; then
-    echo "SKIP: TESSERA is not set to an executable" >&2
-    exit 77
-fi
+. "$(dirname "$0")/lib.sh"
 HERE="$TESS_SRC/tests/integration"
-REF="$HERE/ref_pagerank.py"
-CMP="$HERE/compare_ranks.py"
 TOL=1e-12
-
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-
-step() { echo "-- $*"; }
-die() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
-MPI=0
-if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun >/dev/null 2>&1; then
-    MPI=1
-    export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
-    if [ "$(id -u)" = 0 ]; then
-        export OMPI_ALLOW_RUN_AS_ROOT="${OMPI_ALLOW_RUN_AS_ROOT:-1}"
-        export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}"
-    fi
-fi
-mpi() { mpirun -np "$1" --oversubscribe --bind-to none "${@:2}"; }
 
 # run LABEL COMMAND... — run quietly, die with its stderr on failure.
 # stdout goes to $tmp/LABEL.stdout.

@@ -7,34 +7,8 @@
 # Environment: TESSERA (the CLI), TESS_SRC, TESS_HAVE_MPI=0|1.  Exits 77
 # (skipped) without TESSERA, 1 at the first failure.
 set -u
-: "${TESS_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-if [ -z "${TESSERA:-}" ] || [ ! -x "$TESSERA" ]; then
-    echo "SKIP: TESSERA is not set to an executable" >&2
-    exit 77
-fi
-REF="$TESS_SRC/tests/integration/ref_pagerank.py"
-CMP="$TESS_SRC/tests/integration/compare_ranks.py"
-
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-
-die() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
-MPI=0
-if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun >/dev/null 2>&1; then
-    MPI=1
-    export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
-    if [ "$(id -u)" = 0 ]; then
-        export OMPI_ALLOW_RUN_AS_ROOT="${OMPI_ALLOW_RUN_AS_ROOT:-1}"
-        export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}"
-    fi
-else
-    echo "-- MPI runs skipped (TESS_HAVE_MPI=${TESS_HAVE_MPI:-unset} or no mpirun)"
-fi
+. "$(dirname "$0")/lib.sh"
+[ "$MPI" = 1 ] || echo "-- MPI runs skipped (TESS_HAVE_MPI=${TESS_HAVE_MPI:-unset} or no mpirun)"
 
 # check LABEL REFFILE COMMAND-PREFIX... -- PAGERANK-ARGS...
 check() {
