@@ -5,6 +5,7 @@
  * kernel errors.
  */
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -237,6 +238,62 @@ static void test_barrier_many_tasks(void **state)
     tess_finalize(ctx);
 }
 
+/* A registered partitioner: the key's first byte names its partition. */
+static int first_byte(const void *key, size_t key_size, int partitions)
+{
+    (void)key_size;
+    return ((const uint8_t *)key)[0] % partitions;
+}
+
+typedef struct order_app {
+    tess_table *t;
+    int order[6];
+    _Atomic int next;
+} order_app;
+
+static int record_order(tess_task *task, const void *a, size_t l)
+{
+    (void)a, (void)l;
+    order_app *app = tess_task_app(task);
+    app->order[atomic_fetch_add(&app->next, 1)] = tess_task_instance(task);
+    return 0;
+}
+
+static int order_control(tess_ctx *ctx, void *arg)
+{
+    order_app *app = arg;
+    assert_int_equal(tess_run(ctx, "record_order", 6, app->t, NULL, 0), TESS_OK);
+    return tess_barrier(ctx);
+}
+
+/* Instances run biggest locality partition first (one worker: a strict order). */
+static void test_partitioner_and_biggest_first(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx(1);
+    assert_int_equal(tess_register_partitioner(ctx, "first_byte", first_byte), TESS_OK);
+    assert_int_equal(tess_register_kernel(ctx, "record_order", record_order), TESS_OK);
+    tess_table_spec s;
+    tess_table_spec_init(&s);
+    s.key_size = 4;
+    s.value_size = 1;
+    s.partitions = 6;
+    s.partitioner = "first_byte";
+    order_app app = {0};
+    assert_int_equal(tess_table_create(ctx, &s, &app.t), TESS_OK);
+    static const int sizes[6] = {3, 10, 0, 7, 1, 5}; /* keys per partition */
+    for (int p = 0; p < 6; p++)
+        for (int i = 0; i < sizes[p]; i++) {
+            uint8_t key[4] = {(uint8_t)p, (uint8_t)i, 0, 0};
+            assert_int_equal(tess_table_partition_of(app.t, key), p);
+            assert_int_equal(tess_table_put(app.t, key, "x", 1), TESS_OK);
+        }
+    assert_int_equal(tess_main(ctx, order_control, &app), TESS_OK);
+    static const int expected[6] = {1, 3, 5, 0, 4, 2};
+    assert_memory_equal(app.order, expected, sizeof expected);
+    tess_finalize(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_inbox_fifo),      cmocka_unit_test(test_table_local_ops),
         cmocka_unit_test(test_table_spec_errors), cmocka_unit_test(test_barrier_many_tasks),
         cmocka_unit_test(test_table_zero_sums_present),
+        cmocka_unit_test(test_partitioner_and_biggest_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
