@@ -144,6 +144,7 @@ static int build_topology(tess_ctx *ctx)
 void tess_finalize(tess_ctx *ctx)
 {
     if (ctx == NULL) return;
+    if (current_slot != NULL && current_slot->ctx == ctx) current_slot = NULL;
     tess__workers_stop(ctx);
     tess__comm_stop(ctx);
     tess__inboxes_destroy(ctx);

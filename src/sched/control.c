@@ -138,11 +138,16 @@ int tess_main(tess_ctx *ctx, tess_control_fn control, void *app)
     if (rc != TESS_OK) return rc;
     ready_msg m = {tess__setup_fingerprint(ctx)};
     tess__send(ctx, 0, TESS_MSG_READY, &m, sizeof m, NULL, 0);
-    if (ctx->rank != 0) return serve_until_shutdown(ctx);
-    rc = wait_ready(ctx);
-    if (rc == TESS_OK) rc = control(ctx, app);
-    int32_t rc32 = rc;
-    tess__send_all(ctx, TESS_MSG_SHUTDOWN, &rc32, sizeof rc32);
+    if (ctx->rank != 0) {
+        rc = serve_until_shutdown(ctx);
+    } else {
+        rc = wait_ready(ctx);
+        if (rc == TESS_OK) rc = control(ctx, app);
+        int32_t rc32 = rc;
+        tess__send_all(ctx, TESS_MSG_SHUTDOWN, &rc32, sizeof rc32);
+    }
+    /* the thread may outlive ctx: leave no pointer into it behind */
+    tess__set_current_slot(NULL);
     return rc;
 }
 
