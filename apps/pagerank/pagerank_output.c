@@ -43,13 +43,11 @@ static int write_all(pr_app *app, const double *pr)
     return app_outfile_commit(&o);
 }
 
-static const double *sort_ranks;
-
-static int by_rank_desc(const void *a, const void *b)
+/* Does vertex x rank before y: higher rank first, then smaller id. */
+static int ranks_before(const double *pr, uint64_t x, uint64_t y)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    if (sort_ranks[x] != sort_ranks[y]) return sort_ranks[x] > sort_ranks[y] ? -1 : 1;
-    return x < y ? -1 : x > y;
+    if (pr[x] != pr[y]) return pr[x] > pr[y];
+    return x < y;
 }
 
 /* The ten best by a partial selection: keep a sorted top list while scanning. */
@@ -57,12 +55,11 @@ static void print_top(pr_app *app, const double *pr)
 {
     uint64_t top[10];
     int n = 0;
-    sort_ranks = pr;
     for (uint64_t v = 0; v < app->g.nv; v++) {
-        if (n == 10 && by_rank_desc(&v, &top[9]) >= 0) continue;
+        if (n == 10 && !ranks_before(pr, v, top[9])) continue;
         int at = n < 10 ? n++ : 9;
         top[at] = v;
-        while (at > 0 && by_rank_desc(&top[at], &top[at - 1]) < 0) {
+        while (at > 0 && ranks_before(pr, top[at], top[at - 1])) {
             uint64_t tmp = top[at];
             top[at] = top[at - 1];
             top[at - 1] = tmp;
