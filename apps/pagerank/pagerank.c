@@ -19,7 +19,6 @@
 #include "pagerank.h"
 
 #define APP "pagerank"
-#define BATCH 4096
 
 typedef struct pr_args {
     int32_t iteration;
@@ -32,19 +31,8 @@ typedef struct scan_state {
     const pr_args *a;
     const double *sums;     /* sums of the previous iteration, this partition */
     uint64_t first;
-    uint64_t keys[BATCH];
-    double vals[BATCH];
-    int n;
     double dangling;
-    int rc;
 } scan_state;
-
-static int flush_batch(scan_state *s)
-{
-    int rc = tess_table_update_batch(s->next, s->keys, s->vals, (size_t)s->n);
-    s->n = 0;
-    return rc;
-}
 
 static int push_vertex(const void *key, const void *value, size_t len, void *arg)
 {
@@ -53,19 +41,13 @@ static int push_vertex(const void *key, const void *value, size_t len, void *arg
     memcpy(&v, key, sizeof v);
     double pr = s->a->iteration == 0 ? s->a->inv_n
                                      : s->a->base + s->a->damping * s->sums[v - s->first];
-    size_t deg = len / sizeof(uint32_t);
+    size_t deg = len / sizeof(uint64_t);
     if (deg == 0) {
         s->dangling += pr;
         return 0;
     }
-    const uint32_t *dst = value;
     double share = pr / (double)deg;
-    for (size_t e = 0; e < deg; e++) {
-        s->keys[s->n] = dst[e];
-        s->vals[s->n] = share;
-        if (++s->n == BATCH && flush_batch(s) != TESS_OK) return -1;
-    }
-    return 0;
+    return tess_table_update_fanout(s->next, value, deg, &share) == TESS_OK ? 0 : -1;
 }
 
 static int pr_step(tess_task *task, const void *args, size_t len)
@@ -83,7 +65,6 @@ static int pr_step(tess_task *task, const void *args, size_t len)
     s->sums = tess_table_dense_data(app->ranks[a.src_table], i, &count);
     tess_table_dense_range(app->graph, i, &s->first, &count);
     int rc = tess_table_scan(app->graph, i, push_vertex, s);
-    if (rc == 0 && s->n > 0) rc = flush_batch(s);
     uint64_t zero = 0;
     if (rc == 0) rc = tess_table_update(app->dangling, &zero, &s->dangling, sizeof(double));
     free(s);
@@ -98,7 +79,7 @@ static int pr_load(tess_task *task, const void *args, size_t len)
     uint64_t first, count;
     tess_table_dense_range(app->graph, tess_task_instance(task), &first, &count);
     for (uint64_t v = first; v < first + count; v++) {
-        size_t bytes = (app->out_first[v + 1] - app->out_first[v]) * sizeof(uint32_t);
+        size_t bytes = (app->out_first[v + 1] - app->out_first[v]) * sizeof(uint64_t);
         int rc = tess_table_put(app->graph, &v, app->out_dst + app->out_first[v], bytes);
         if (rc != TESS_OK) return rc;
     }
@@ -261,7 +242,7 @@ static int build_out_csr(pr_app *app)
 {
     const tg_graph *g = &app->g;
     app->out_first = calloc(g->nv + 1, sizeof *app->out_first);
-    app->out_dst = malloc((g->ne ? g->ne : 1) * sizeof *app->out_dst);
+    app->out_dst = malloc((g->ne ? g->ne : 1) * sizeof *app->out_dst); /* 64-bit table keys */
     if (app->out_first == NULL || app->out_dst == NULL) return TESS_ERR_NOMEM;
     if (g->ne > UINT32_MAX) return TESS_ERR_INVAL;
     for (uint64_t e = 0; e < g->ne; e++) app->out_first[g->src[e] + 1]++;

@@ -25,7 +25,7 @@ typedef struct pr_app {
     pr_options opt;
     tg_graph g;
     uint32_t *out_first;    /* out-CSR of the graph: nv+1 offsets */
-    uint32_t *out_dst;
+    uint64_t *out_dst;      /* targets as table keys */
     tess_table *graph, *ranks[2], *dangling;
     int curr;               /* ranks[curr] holds the sums of the last iteration */
     double base;            /* (1-d)/N + d*D/N of the iteration that follows */

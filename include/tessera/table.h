@@ -122,6 +122,13 @@ TESS_API int tess_table_update(tess_table *t, const void *key, const void *updat
 TESS_API int tess_table_update_batch(tess_table *t, const void *keys,
                                      const void *updates, size_t n);
 
+/* Combine the same update into each of n keys (keys: n*key_size bytes), as
+ * a vertex sends its share to all its out-neighbours.  Fixed-size values.
+ * On a key outside a dense table (TESS_ERR_INVAL) the keys before it have
+ * been updated. */
+TESS_API int tess_table_update_fanout(tess_table *t, const void *keys, size_t n,
+                                      const void *update);
+
 /* 1 if present, 0 if not, negative on error. */
 TESS_API int tess_table_contains(tess_table *t, const void *key);
 

@@ -328,3 +328,24 @@ int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals,
     }
     return rc;
 }
+
+int tess__buffer_update_fanout(tess_table *t, const void *keys, size_t n, const void *val)
+{
+    tess__slot_buffers *b = my_buffers(t);
+    if (b == NULL) return TESS_ERR_NOMEM;
+    tess__private *d = my_private(t, b);
+    const uint8_t *k = keys;
+    if (d == NULL || t->acc.kind != TESS_ACC_SUM || t->acc.elem != TESS_F64 ||
+        t->value_size != sizeof(double)) {
+        for (size_t i = 0; i < n; i++) {
+            int rc = tess__buffer_update(t, k + i * t->key_size, val);
+            if (rc != TESS_OK) return rc;
+        }
+        return TESS_OK;
+    }
+    double v;
+    memcpy(&v, val, sizeof v);
+    size_t done = tess__private_fanout_f64_sum(d, keys, n, v, t->key_count);
+    tess__private_mark_all(t, d);
+    return done == n ? TESS_OK : TESS_ERR_INVAL;
+}

@@ -39,6 +39,8 @@ void tess__private_free(tess__private *d);
 void tess__private_add(tess_table *t, tess__private *d, uint64_t key, int p, const void *val);
 void tess__private_add_f64_sum(tess__private *d, const uint64_t *keys, const double *vals,
                                size_t n);
+size_t tess__private_fanout_f64_sum(tess__private *d, const uint64_t *keys, size_t n, double v,
+                                    uint64_t key_count);
 void tess__private_mark_all(tess_table *t, tess__private *d);
 int tess__private_merge(tess_table *t, tess__private *d, int p);
 int tess__private_merge_all(tess_table *t, tess__private *d);
@@ -64,6 +66,8 @@ int tess__buffer_update(tess_table *t, const void *key, const void *val);
 int tess__buffer_flush_table(tess_table *t);
 /* Fast path: route a batch, applying the local part grouped by partition. */
 int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals, size_t n);
+/* The same update into n keys. */
+int tess__buffer_update_fanout(tess_table *t, const void *keys, size_t n, const void *val);
 /* Flush what this thread buffered for partition p (before a get/put on it). */
 int tess__buffer_flush_partition(tess_table *t, int p);
 

@@ -98,6 +98,19 @@ int tess_table_update_batch(tess_table *t, const void *keys, const void *updates
     return rc;
 }
 
+int tess_table_update_fanout(tess_table *t, const void *keys, size_t n, const void *update)
+{
+    TESS_RETURN_IF(t->ctx, t->value_size == 0, TESS_ERR_INVAL,
+                   "table %s: fan-out updates need fixed-size values", t->name);
+    int rc = tess__buffer_update_fanout(t, keys, n, update);
+    if (rc != TESS_ERR_INVAL) return rc;
+    const uint8_t *k = keys; /* find the offending key for the message */
+    for (size_t i = 0; i < n; i++)
+        if (tess_table_partition_of(t, k + i * t->key_size) < 0)
+            return key_partition(t, k + i * t->key_size, &(int){0});
+    return rc;
+}
+
 int tess_table_flush(tess_table *t)
 {
     int rc = tess__buffer_flush_table(t);

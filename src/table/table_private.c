@@ -90,6 +90,20 @@ void tess__private_add_f64_sum(tess__private *d, const uint64_t *keys, const dou
     d->any = 1;
 }
 
+/* One value into many keys, no staging at all.  Stops at the first key
+ * outside [0, key_count) and returns how many keys were updated. */
+size_t tess__private_fanout_f64_sum(tess__private *d, const uint64_t *keys, size_t n, double v,
+                                    uint64_t key_count)
+{
+    double *base = (double *)d->vals;
+    size_t i = 0;
+    for (; i < n && keys[i] < key_count; i++) base[keys[i]] += v;
+    if (!(v > 0))
+        for (size_t j = 0; j < i; j++) d->touched[keys[j]] = 1;
+    d->any = 1;
+    return i;
+}
+
 void tess__private_mark_parts(tess__private *d, const int *parts, size_t n)
 {
     for (size_t i = 0; i < n; i++) d->dirty_part[parts[i]] = 1;

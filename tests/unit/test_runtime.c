@@ -169,6 +169,35 @@ static void test_table_zero_sums_present(void **state)
     tess_finalize(ctx);
 }
 
+/* A fan-out update equals one update per key, on the fast and general paths. */
+static void test_table_fanout(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx(1);
+    tess_table *t = dense_sum(ctx, 100, 4);
+    tess_table_spec s;
+    tess_table_spec_init(&s);
+    s.key_size = 8, s.value_size = 8, s.partitions = 3, s.accum = TESS_ACC_SUM;
+    s.elem = TESS_F64;
+    tess_table *h = NULL;
+    assert_int_equal(tess_table_create(ctx, &s, &h), TESS_OK);
+    uint64_t keys[5] = {3, 97, 3, 50, 0};
+    double plus = 0.5, minus = -2.0, got = 0;
+    for (int i = 0; i < 2; i++) {
+        tess_table *x = i ? h : t;
+        assert_int_equal(tess_table_update_fanout(x, keys, 5, &plus), TESS_OK);
+        assert_int_equal(tess_table_update_fanout(x, keys, 2, &minus), TESS_OK);
+        assert_int_equal(tess_table_get(x, &keys[0], &got, sizeof got, NULL), TESS_OK);
+        assert_true(got == 1.0 - 2.0);
+        assert_int_equal(tess_table_get(x, &keys[1], &got, sizeof got, NULL), TESS_OK);
+        assert_true(got == 0.5 - 2.0);
+        assert_int_equal(tess_table_size(x), 4);
+    }
+    uint64_t bad[2] = {1, 100};
+    assert_int_equal(tess_table_update_fanout(t, bad, 2, &plus), TESS_ERR_INVAL);
+    tess_finalize(ctx);
+}
+
 static void test_table_spec_errors(void **state)
 {
     (void)state;
@@ -300,7 +329,7 @@ int main(void)
         cmocka_unit_test(test_registry),        cmocka_unit_test(test_topology),
         cmocka_unit_test(test_inbox_fifo),      cmocka_unit_test(test_table_local_ops),
         cmocka_unit_test(test_table_spec_errors), cmocka_unit_test(test_barrier_many_tasks),
-        cmocka_unit_test(test_table_zero_sums_present),
+        cmocka_unit_test(test_table_zero_sums_present), cmocka_unit_test(test_table_fanout),
         cmocka_unit_test(test_partitioner_and_biggest_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
