@@ -85,17 +85,22 @@ int tess_table_update(tess_table *t, const void *key, const void *update, size_t
     return rc;
 }
 
+/* A batch failed on a key outside the table: name the first such key. */
+static int explain_bad_key(tess_table *t, const void *keys, size_t n)
+{
+    const uint8_t *k = keys;
+    for (size_t i = 0; i < n; i++)
+        if (tess_table_partition_of(t, k + i * t->key_size) < 0)
+            return key_partition(t, k + i * t->key_size, &(int){0});
+    return tess__fail(t->ctx, TESS_ERR_INVAL, "table %s: invalid update", t->name);
+}
+
 int tess_table_update_batch(tess_table *t, const void *keys, const void *updates, size_t n)
 {
     TESS_RETURN_IF(t->ctx, t->value_size == 0, TESS_ERR_INVAL,
                    "table %s: batched updates need fixed-size values", t->name);
     int rc = tess__buffer_update_batch(t, keys, updates, n);
-    if (rc != TESS_ERR_INVAL) return rc;
-    const uint8_t *k = keys; /* find the offending key for the message */
-    for (size_t i = 0; i < n; i++)
-        if (tess_table_partition_of(t, k + i * t->key_size) < 0)
-            return key_partition(t, k + i * t->key_size, &(int){0});
-    return rc;
+    return rc == TESS_ERR_INVAL ? explain_bad_key(t, keys, n) : rc;
 }
 
 int tess_table_update_fanout(tess_table *t, const void *keys, size_t n, const void *update)
@@ -103,12 +108,7 @@ int tess_table_update_fanout(tess_table *t, const void *keys, size_t n, const vo
     TESS_RETURN_IF(t->ctx, t->value_size == 0, TESS_ERR_INVAL,
                    "table %s: fan-out updates need fixed-size values", t->name);
     int rc = tess__buffer_update_fanout(t, keys, n, update);
-    if (rc != TESS_ERR_INVAL) return rc;
-    const uint8_t *k = keys; /* find the offending key for the message */
-    for (size_t i = 0; i < n; i++)
-        if (tess_table_partition_of(t, k + i * t->key_size) < 0)
-            return key_partition(t, k + i * t->key_size, &(int){0});
-    return rc;
+    return rc == TESS_ERR_INVAL ? explain_bad_key(t, keys, n) : rc;
 }
 
 int tess_table_flush(tess_table *t)
