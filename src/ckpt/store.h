@@ -1,0 +1,146 @@
+/*
+ * store.h — the on-disk checkpoint store: one directory per epoch holding a
+ * zstd-compressed file per (table, partition), optional replay logs and a
+ * MANIFEST written last (docs/checkpoint-format.md).  The bytes of a
+ * partition or log are opaque here; the snapshot protocol decides what they
+ * are.  Private to the library.
+ *
+ * Crash safety: an epoch is built in DIR/epoch-N.tmp/ and renamed to
+ * DIR/epoch-N/ only after every file and the manifest are on disk, so a crash
+ * at any point leaves either the complete epoch or a directory the reader
+ * ignores.  The reader still verifies every checksum, for the disk's sake.
+ *
+ * Errors: every call returns a tess_status and, on failure, writes one line
+ * naming the file into err[errlen] (err may be NULL).  No global state; a
+ * store and the writers and epochs made from it belong to one thread at a
+ * time.
+ */
+#ifndef TESS_SRC_CKPT_STORE_H
+#define TESS_SRC_CKPT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tess__ckpt_store tess__ckpt_store;
+typedef struct tess__ckpt_writer tess__ckpt_writer;
+typedef struct tess__ckpt_epoch tess__ckpt_epoch;
+
+/*
+ * Open the store in `dir` (created if missing; its parent must exist) for the
+ * job identified by `fingerprint`.  *store_out is set only on success.
+ */
+int tess__ckpt_store_open(const char *dir, uint64_t fingerprint, tess__ckpt_store **store_out,
+                          char *err, size_t errlen);
+/* Free the handle (the files stay).  Every writer and epoch must be closed
+ * first.  Accepts NULL. */
+void tess__ckpt_store_close(tess__ckpt_store *s);
+
+/* Test hook: before each write, fsync or rename the store calls
+ * hook(arg, path); a nonzero return makes that step fail as if with EIO. */
+typedef int (*tess__ckpt_fail_hook)(void *arg, const char *path);
+void tess__ckpt_store_set_fail_hook(tess__ckpt_store *s, tess__ckpt_fail_hook hook, void *arg);
+
+/* ---------------------------------------------------------------- writer */
+
+/*
+ * Start epoch `epoch` in DIR/epoch-N.tmp/ (a leftover of that name from a
+ * crash is removed first).  One writer per store at a time.
+ */
+int tess__ckpt_begin(tess__ckpt_store *s, uint64_t epoch, tess__ckpt_writer **w_out,
+                     char *err, size_t errlen);
+
+/* Record the partition map of `table`: nparts owner ranks (copied).  A static
+ * table's files go to DIR/static/ and later epochs reference them. */
+int tess__ckpt_set_table(tess__ckpt_writer *w, uint32_t table, uint32_t nparts,
+                         const int32_t *owners, int is_static, char *err, size_t errlen);
+
+/* Compress len bytes (copied, may be 0) into the file of (table, partition).
+ * set_table must have declared the table.  For a static table that an earlier
+ * epoch of this store already saved, the new file replaces the old one. */
+int tess__ckpt_add_partition(tess__ckpt_writer *w, uint32_t table, uint32_t part,
+                             const void *data, size_t len, char *err, size_t errlen);
+
+/* Compress len bytes into the replay log of `rank`. */
+int tess__ckpt_add_log(tess__ckpt_writer *w, uint32_t rank, const void *data, size_t len,
+                       char *err, size_t errlen);
+
+/* Opaque user data (copied; replaces earlier data of this writer). */
+int tess__ckpt_set_user_data(tess__ckpt_writer *w, const void *data, size_t len, char *err,
+                             size_t errlen);
+
+/* 1 if this store already holds the static files of `table` (saved by an
+ * earlier commit, or found by tess__ckpt_open_latest); a static table with no
+ * files added in an epoch references those. */
+int tess__ckpt_static_saved(const tess__ckpt_store *s, uint32_t table);
+
+/*
+ * Write the manifest last (temporary file, fsync, rename, fsync), rename the
+ * epoch directory into place and fsync DIR.  Frees w whatever the outcome;
+ * on failure the partial epoch is removed.  Once any call on w has failed,
+ * commit fails too.
+ */
+int tess__ckpt_commit(tess__ckpt_writer *w, char *err, size_t errlen);
+
+/* Remove the partial epoch and free w.  Accepts NULL. */
+void tess__ckpt_abort(tess__ckpt_writer *w);
+
+/* ---------------------------------------------------------------- reader */
+
+/* Epoch numbers of the committed epoch directories, ascending (verified
+ * only by name; *epochs_out is malloc'd, NULL when *n_out is 0). */
+int tess__ckpt_list(const tess__ckpt_store *s, uint64_t **epochs_out, size_t *n_out, char *err,
+                    size_t errlen);
+
+/* Called once for each epoch passed over, with one line naming the file. */
+typedef void (*tess__ckpt_report_fn)(void *arg, const char *line);
+
+/*
+ * Open the newest epoch whose manifest decodes and whose every file has the
+ * recorded size and checksum.  Each newer epoch that fails is reported and
+ * skipped.  TESS_ERR_NOTFOUND when no epoch qualifies (err says whether any
+ * was skipped); TESS_ERR_INVAL when a valid manifest carries another job's
+ * fingerprint ("checkpoint written by a different job").  Also makes the
+ * epoch's static files known to later writers of s.
+ */
+int tess__ckpt_open_latest(tess__ckpt_store *s, tess__ckpt_report_fn report, void *report_arg,
+                           tess__ckpt_epoch **e_out, char *err, size_t errlen);
+
+/* Open and verify one given epoch, the same way. */
+int tess__ckpt_open_epoch(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_epoch **e_out,
+                          char *err, size_t errlen);
+
+void tess__ckpt_epoch_close(tess__ckpt_epoch *e); /* accepts NULL */
+
+uint64_t tess__ckpt_epoch_number(const tess__ckpt_epoch *e);
+
+/* User data, valid until the epoch is closed (NULL when *len_out is 0). */
+const void *tess__ckpt_epoch_user_data(const tess__ckpt_epoch *e, size_t *len_out);
+
+/* Tables recorded, in increasing id order: the i-th id (i < count). */
+uint32_t tess__ckpt_epoch_table_count(const tess__ckpt_epoch *e);
+uint32_t tess__ckpt_epoch_table_id(const tess__ckpt_epoch *e, uint32_t i);
+
+/* Partition map of a table: *owners_out is valid until the epoch is closed.
+ * TESS_ERR_NOTFOUND if the epoch has no such table. */
+int tess__ckpt_epoch_table(const tess__ckpt_epoch *e, uint32_t table, uint32_t *nparts_out,
+                           const int32_t **owners_out, int *is_static_out);
+
+/* Read, verify and decompress a partition or a log into a malloc'd buffer
+ * the caller frees (NULL when *len_out is 0).  TESS_ERR_NOTFOUND when the
+ * epoch recorded no such file. */
+int tess__ckpt_read_partition(const tess__ckpt_epoch *e, uint32_t table, uint32_t part,
+                              void **data_out, size_t *len_out, char *err, size_t errlen);
+int tess__ckpt_read_log(const tess__ckpt_epoch *e, uint32_t rank, void **data_out,
+                        size_t *len_out, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- retention */
+
+/*
+ * Keep the `keep` (>= 1) newest epochs whose manifest decodes with this
+ * store's fingerprint; delete every epoch directory (and leftover temporary
+ * one) older than the oldest kept.  Data files are not re-read: retention is
+ * cheap enough to run after every commit.
+ */
+int tess__ckpt_retain(const tess__ckpt_store *s, unsigned keep, char *err, size_t errlen);
+
+#endif /* TESS_SRC_CKPT_STORE_H */
