@@ -146,24 +146,74 @@ static void set_bits(uint8_t *bits, uint64_t first, const uint64_t *keys, size_t
     }
 }
 
-/* The PageRank hot path: one f64 per key, summed. */
-static void dense_sum_f64(double *base, uint64_t first, const uint64_t *keys,
-                          const double *upd, size_t n)
+/*
+ * The typed loops of tess__accum_apply_dense, one per (operation, element
+ * type), each taking m elements per value.  Single-element values get their
+ * own loop so the PageRank case (f64 sum) is exactly `base[k - first] += u[i]`.
+ * restrict: the compiler need not reload keys after each store into base
+ * (int64_t and uint64_t may alias otherwise).
+ */
+typedef void dense_loop_fn(void *base, uint64_t first, const uint64_t *keys,
+                           const void *updates, size_t n, size_t m);
+
+#define DENSE_LOOP(NAME, T, U, OP)                                                      \
+    static void NAME(void *base, uint64_t first, const uint64_t *restrict keys,         \
+                     const void *updates, size_t n, size_t m)                           \
+    {                                                                                   \
+        T *restrict x = base;                                                           \
+        const T *restrict y = updates;                                                  \
+        if (m == 1) {                                                                   \
+            for (size_t i = 0; i < n; i++) OP(T, U, x[keys[i] - first], y[i]);          \
+            return;                                                                     \
+        }                                                                               \
+        for (size_t i = 0; i < n; i++) {                                                \
+            T *v = x + (keys[i] - first) * m;                                           \
+            for (size_t j = 0; j < m; j++) OP(T, U, v[j], y[i * m + j]);                \
+        }                                                                               \
+    }
+
+#define DENSE_LOOPS(NAME, IOP, FOP)                                                     \
+    DENSE_LOOP(dense_##NAME##_i32, int32_t, uint32_t, IOP)                              \
+    DENSE_LOOP(dense_##NAME##_i64, int64_t, uint64_t, IOP)                              \
+    DENSE_LOOP(dense_##NAME##_f32, float, float, FOP)                                   \
+    DENSE_LOOP(dense_##NAME##_f64, double, double, FOP)
+
+DENSE_LOOPS(sum, OP_SUM, OP_FSUM)
+DENSE_LOOPS(prod, OP_PROD, OP_FPROD)
+DENSE_LOOPS(min, OP_MIN, OP_MIN)
+DENSE_LOOPS(max, OP_MAX, OP_MAX)
+
+#define ROW(NAME) {NULL, dense_##NAME##_i32, dense_##NAME##_i64, dense_##NAME##_f32, dense_##NAME##_f64}
+static dense_loop_fn *const dense_loops[][5] = {
+    [TESS_ACC_SUM] = ROW(sum),
+    [TESS_ACC_MIN] = ROW(min),
+    [TESS_ACC_MAX] = ROW(max),
+    [TESS_ACC_PRODUCT] = ROW(prod),
+};
+
+/* Replace copies whole values whatever their element type. */
+static void dense_replace(uint8_t *base, uint64_t first, const uint64_t *keys,
+                          const uint8_t *updates, size_t n, size_t vs)
 {
-    for (size_t i = 0; i < n; i++) base[keys[i] - first] += upd[i];
+    for (size_t i = 0; i < n; i++) memcpy(base + (keys[i] - first) * vs, updates + i * vs, vs);
+}
+
+static void dense_user(const tess__accum *a, uint8_t *base, uint64_t first,
+                       const uint64_t *keys, const uint8_t *updates, size_t n)
+{
+    size_t vs = a->value_size;
+    for (size_t i = 0; i < n; i++)
+        a->user.accumulate(base + (keys[i] - first) * vs, updates + i * vs, vs);
 }
 
 void tess__accum_apply_dense(const tess__accum *a, void *base, uint64_t first,
                              const uint64_t *keys, const void *updates, size_t n,
                              uint8_t *present_bits)
 {
-    size_t vs = a->value_size;
-    if (a->kind == TESS_ACC_SUM && a->elem == TESS_F64 && vs == sizeof(double)) {
-        dense_sum_f64(base, first, keys, updates, n);
-    } else {
-        uint8_t *b = base;
-        const uint8_t *u = updates;
-        for (size_t i = 0; i < n; i++) tess__accum_apply(a, b + (keys[i] - first) * vs, u + i * vs);
-    }
+    size_t vs = a->value_size, es = elem_size(a->elem);
+    if (vs == 0) return; /* variable-length values never take the dense path */
+    if (a->kind == TESS_ACC_USER) dense_user(a, base, first, keys, updates, n);
+    else if (a->kind == TESS_ACC_REPLACE || es == 0) dense_replace(base, first, keys, updates, n, vs);
+    else dense_loops[a->kind][a->elem](base, first, keys, updates, n, vs / es);
     if (present_bits != NULL) set_bits(present_bits, first, keys, n);
 }

@@ -135,9 +135,10 @@ int tess__partition_update(tess__partition *p, const void *key, const void *upda
     long s = write_slot(p, key);
     if (s < 0) return (int)s;
     uint8_t *v = p->vals + (size_t)s * p->value_size;
-    /* absent dense values already hold the identity; a user initialize may differ */
-    if (!tess__slot_present(p, (uint64_t)s) && p->acc.kind == TESS_ACC_USER)
-        tess__accum_identity(&p->acc, v);
+    /* Absent values normally hold the identity already, but a dense array is
+     * writable through tess_table_dense_data: reset so an absent key always
+     * starts from the identity, as the contract says. */
+    if (!tess__slot_present(p, (uint64_t)s)) tess__accum_identity(&p->acc, v);
     tess__accum_apply(&p->acc, v, update);
     tess__slot_set_present(p, (uint64_t)s, 1);
     return TESS_OK;

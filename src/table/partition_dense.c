@@ -11,6 +11,8 @@
 int tess__dense_init(tess__partition *p)
 {
     size_t n = p->count ? p->count : 1;
+    size_t per = p->value_size ? p->value_size : sizeof *p->var;
+    if (p->count > SIZE_MAX / per) return TESS_ERR_NOMEM;
     p->present = calloc((n + 7) / 8, 1);
     if (p->value_size) {
         p->vals = malloc(n * p->value_size);

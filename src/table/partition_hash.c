@@ -21,6 +21,8 @@ static uint64_t hash_bytes(const uint8_t *k, size_t n)
     return h;
 }
 
+/* On failure the arrays are freed and cap is 0, so lookups find nothing and
+ * the next insert retries the allocation. */
 static int alloc_slots(tess__partition *p, uint64_t cap)
 {
     p->cap = cap;
@@ -29,16 +31,24 @@ static int alloc_slots(tess__partition *p, uint64_t cap)
     p->keys = malloc(cap * p->key_size);
     if (p->value_size) p->vals = malloc(cap * p->value_size);
     else p->var = calloc(cap, sizeof *p->var);
-    return p->state && p->keys && (p->vals || p->var) ? TESS_OK : TESS_ERR_NOMEM;
+    if (p->state && p->keys && (p->vals || p->var)) return TESS_OK;
+    free(p->state), free(p->keys), free(p->vals), free(p->var);
+    p->state = p->keys = p->vals = NULL;
+    p->var = NULL;
+    p->cap = 0;
+    return TESS_ERR_NOMEM;
 }
+
+enum { INITIAL_SLOTS = 16 };
 
 int tess__hash_init(tess__partition *p)
 {
-    return alloc_slots(p, 16);
+    return alloc_slots(p, INITIAL_SLOTS);
 }
 
 long tess__hash_find(const tess__partition *p, const void *key)
 {
+    if (p->cap == 0) return -1;
     uint64_t mask = p->cap - 1;
     for (uint64_t s = hash_bytes(key, p->key_size) & mask;; s = (s + 1) & mask) {
         if (p->state[s] == EMPTY) return -1;
@@ -54,7 +64,6 @@ static int rehash(tess__partition *p, uint64_t cap)
     p->vals = NULL;
     p->var = NULL;
     if (alloc_slots(p, cap) != TESS_OK) {
-        free(p->state), free(p->keys), free(p->vals), free(p->var);
         *p = old;
         return TESS_ERR_NOMEM;
     }
@@ -78,6 +87,7 @@ long tess__hash_insert(tess__partition *p, const void *key)
 {
     long found = tess__hash_find(p, key);
     if (found >= 0) return found;
+    if (p->cap == 0 && rehash(p, INITIAL_SLOTS) != TESS_OK) return -1;
     if ((p->used + 1) * 10 > p->cap * 7) {
         uint64_t cap = p->size * 10 > p->cap * 3 ? 2 * p->cap : p->cap; /* tombstones only: same size */
         if (rehash(p, cap) != TESS_OK) return -1;
@@ -92,7 +102,3 @@ long tess__hash_insert(tess__partition *p, const void *key)
     return (long)s;
 }
 
-void tess__hash_erase(tess__partition *p, long slot)
-{
-    p->state[slot] = TOMB;
-}

@@ -47,7 +47,6 @@ void tess__arena_free(tess__arena *a);
 long tess__dense_index(const tess__partition *p, const void *key);
 long tess__hash_find(const tess__partition *p, const void *key);
 long tess__hash_insert(tess__partition *p, const void *key); /* -1 on out of memory */
-void tess__hash_erase(tess__partition *p, long slot);
 int tess__hash_init(tess__partition *p);
 int tess__dense_init(tess__partition *p);
 int tess__slot_present(const tess__partition *p, uint64_t slot);
