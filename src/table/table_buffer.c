@@ -295,10 +295,9 @@ static int apply_groups(tess_table *t, tess__slot_buffers *b)
 }
 
 /* Private-array path: local keys combine in this thread's array. */
-static int batch_private(tess_table *t, tess__slot_buffers *b, tess__private *d,
-                         const uint64_t *keys, const uint8_t *vals, size_t n)
+static int batch_private(tess_table *t, tess__private *d, const uint64_t *keys,
+                         const uint8_t *vals, size_t n)
 {
-    (void)b;
     for (size_t i = 0; i < n; i++)
         if (keys[i] >= t->key_count) return TESS_ERR_INVAL;
     if (t->acc.kind == TESS_ACC_SUM && t->acc.elem == TESS_F64 &&
@@ -318,7 +317,7 @@ int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals,
     tess__slot_buffers *b = my_buffers(t);
     if (b == NULL) return TESS_ERR_NOMEM;
     tess__private *d = my_private(t, b);
-    if (d != NULL) return batch_private(t, b, d, keys, vals, n);
+    if (d != NULL) return batch_private(t, d, keys, vals, n);
     int rc = apply_pending(t, b); /* earlier single updates go first */
     for (size_t off = 0; rc == TESS_OK && off < n; off += LOCAL_CAP) {
         size_t m = n - off < LOCAL_CAP ? n - off : LOCAL_CAP;

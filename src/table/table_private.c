@@ -104,11 +104,6 @@ size_t tess__private_fanout_f64_sum(tess__private *d, const uint64_t *keys, size
     return i;
 }
 
-void tess__private_mark_parts(tess__private *d, const int *parts, size_t n)
-{
-    for (size_t i = 0; i < n; i++) d->dirty_part[parts[i]] = 1;
-}
-
 void tess__private_mark_all(tess_table *t, tess__private *d)
 {
     memset(d->dirty_part, 1, (size_t)t->nparts);
