@@ -3,6 +3,7 @@
 #
 #   scripts/deps.sh          compilers, cmake, MPI, zlib, cmocka, zstd, xxhash
 #   scripts/deps.sh fuzz     the above plus clang with libFuzzer
+#   scripts/deps.sh plot     the above plus python3-matplotlib (bench figures)
 #
 # Silent and quick when everything is present (make runs it every time).
 # Otherwise installs the missing Debian packages: directly as root, through
@@ -10,11 +11,13 @@
 set -euo pipefail
 
 want_fuzz=0
+want_plot=0
 for arg in "$@"; do
     case $arg in
         fuzz) want_fuzz=1 ;;
+        plot) want_plot=1 ;;
         -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-        *) echo "deps.sh: unknown argument '$arg' (expected: fuzz)" >&2; exit 2 ;;
+        *) echo "deps.sh: unknown argument '$arg' (expected: fuzz, plot)" >&2; exit 2 ;;
     esac
 done
 
@@ -35,8 +38,8 @@ for c in "${CC:-}" cc gcc; do
 done
 
 # header -> Debian package; one preprocessor run when all are present.
-headers=(zlib.h cmocka.h zstd.h xxhash.h)
-packages=(zlib1g-dev libcmocka-dev libzstd-dev libxxhash-dev)
+headers=(zlib.h cmocka.h zstd.h xxhash.h metis.h)
+packages=(zlib1g-dev libcmocka-dev libzstd-dev libxxhash-dev libmetis-dev)
 header_ok() {
     # cmocka.h expects these to be included first.
     printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n'
@@ -62,6 +65,12 @@ if [ "$want_fuzz" = 1 ]; then
         clang -fsanitize=fuzzer,address,undefined "$probe/f.c" -o "$probe/f" > /dev/null 2>&1 ||
             need libclang-rt-14-dev
     fi
+fi
+
+if [ "$want_plot" = 1 ]; then
+    # Debian's matplotlib is importable by Debian's python3 (not a pyenv one).
+    py=/usr/bin/python3; [ -x "$py" ] || py=python3
+    "$py" -c 'import matplotlib' > /dev/null 2>&1 || need python3-matplotlib
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0

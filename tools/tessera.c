@@ -18,7 +18,8 @@ static void usage(FILE *out)
             "usage: tessera COMMAND [ARGS]\n"
             "\n"
             "commands:\n"
-            "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans);\n"
+            "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans,\n"
+            "                           jacobi);\n"
             "                           'tessera run APP --help' lists its options\n"
             "  gen SPEC FILE [--cache]  write a generated graph as a SNAP edge list\n"
             "                           (or as a binary graph cache with --cache);\n"
@@ -36,15 +37,18 @@ static void usage(FILE *out)
             "under mpirun/srun the same command runs on every rank.\n");
 }
 
+#define APP_NAMES "pagerank, kmeans, jacobi"
+
 static int cmd_run(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "tessera run: name an application (pagerank, kmeans)\n");
+        fprintf(stderr, "tessera run: name an application (%s)\n", APP_NAMES);
         return 2;
     }
     if (strcmp(argv[1], "pagerank") == 0) return pagerank_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "kmeans") == 0) return kmeans_main(argc - 1, argv + 1);
-    fprintf(stderr, "tessera run: unknown application '%s' (pagerank, kmeans)\n", argv[1]);
+    if (strcmp(argv[1], "jacobi") == 0) return jacobi_main(argc - 1, argv + 1);
+    fprintf(stderr, "tessera run: unknown application '%s' (%s)\n", argv[1], APP_NAMES);
     return 2;
 }
 
@@ -101,7 +105,8 @@ static int cmd_convert(int argc, char **argv)
 static int cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "pagerank") == 0) return bench_pagerank_main(argc - 1, argv + 1);
-    fprintf(stderr, "tessera bench: unknown benchmark '%s' (pagerank)\n", argc >= 2 ? argv[1] : "");
+    fprintf(stderr, "tessera bench: unknown benchmark '%s' (pagerank)\n",
+            argc >= 2 ? argv[1] : "");
     return 2;
 }
 
@@ -109,7 +114,7 @@ static int cmd_info(void)
 {
     printf("tessera %s (library %s)\n", TESS_VERSION_STRING, tess_version());
     printf("mpi: %s\n", tess_have_mpi() ? "yes" : "no (embedded mode only)");
-    printf("applications: pagerank, kmeans\n");
+    printf("applications: %s\n", APP_NAMES);
     return 0;
 }
 

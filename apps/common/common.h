@@ -34,6 +34,8 @@ void app_metrics_str(app_metrics *m, const char *key, const char *value);
 void app_metrics_num(app_metrics *m, const char *key, double value);
 void app_metrics_int(app_metrics *m, const char *key, int64_t value);
 void app_metrics_bool(app_metrics *m, const char *key, int value);
+/* A value already in JSON (an array of objects, say); the caller vouches for it. */
+void app_metrics_raw(app_metrics *m, const char *key, const char *json);
 /* A list of numbers, e.g. iteration_seconds. */
 void app_metrics_list(app_metrics *m, const char *key, const double *values, int n);
 /* The keys every app writes: app, ranks, workers_per_rank, workers_total,
@@ -65,5 +67,6 @@ void app_error(const char *app, const char *fmt, ...) __attribute__((format(prin
 /* Entry points called by tools/tessera.c with argv[0] = app name. */
 int pagerank_main(int argc, char **argv);
 int kmeans_main(int argc, char **argv);
+int jacobi_main(int argc, char **argv);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include "common.h"
 
-typedef enum { METRIC_STR, METRIC_NUM, METRIC_INT, METRIC_BOOL, METRIC_LIST } metric_kind;
+typedef enum { METRIC_STR, METRIC_NUM, METRIC_INT, METRIC_BOOL, METRIC_LIST, METRIC_RAW } metric_kind;
 
 typedef struct metric {
     char *key;
@@ -102,6 +102,15 @@ void app_metrics_str(app_metrics *m, const char *key, const char *value)
     metric *e = metrics_slot(m, key, METRIC_STR);
     if (e && !(e->str = strdup(value ? value : ""))) {
         e->kind = METRIC_BOOL; /* keep the entry printable */
+        m->out_of_memory = 1;
+    }
+}
+
+void app_metrics_raw(app_metrics *m, const char *key, const char *json)
+{
+    metric *e = metrics_slot(m, key, METRIC_RAW);
+    if (e && !(e->str = strdup(json ? json : "null"))) {
+        e->kind = METRIC_BOOL;
         m->out_of_memory = 1;
     }
 }
@@ -206,6 +215,7 @@ static void json_value(FILE *fp, const metric *e)
     case METRIC_INT: fprintf(fp, "%" PRId64, e->integer); break;
     case METRIC_BOOL: fputs(e->integer ? "true" : "false", fp); break;
     case METRIC_LIST: json_list(fp, e->list, e->list_len); break;
+    case METRIC_RAW: fputs(e->str, fp); break;
     }
 }
 

@@ -127,7 +127,12 @@ TESS_API int tess_main(tess_ctx *ctx, tess_control_fn control, void *app);
  * of it (instances must then equal its partition count); within a rank the
  * instances run biggest partition first.  `args` (copied) reach every instance.
  * Returns once launched; tess_barrier() waits for completion.
+ * instances == TESS_EVERY_WORKER (no locality table) launches one instance
+ * per worker: instances = tess_workers_total(), each rank runs as many as it
+ * has workers, and since a worker runs one instance at a time every worker
+ * runs exactly one of them concurrently (the tick face's processes).
  */
+#define TESS_EVERY_WORKER (-1)
 TESS_API int tess_run(tess_ctx *ctx, const char *kernel, int instances,
                       tess_table *locality, const void *args, size_t args_len);
 

@@ -109,9 +109,10 @@ int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void *
 {
     tess__inbox *b = &ctx->inboxes[w];
     struct timespec deadline;
-    if (timeout >= 0) tess__deadline_after(&deadline, timeout);
+    if (timeout > 0) tess__deadline_after(&deadline, timeout);
     pthread_mutex_lock(&b->mu);
     while (b->head == NULL) {
+        if (timeout == 0) break; /* a poll: no deadline, no futex call */
         if (timeout < 0) pthread_cond_wait(&b->cv, &b->mu);
         else if (pthread_cond_timedwait(&b->cv, &b->mu, &deadline) != 0) break;
     }

@@ -152,6 +152,7 @@ void tess_finalize(tess_ctx *ctx)
     if (ctx->slots != NULL)
         for (int i = 0; i <= ctx->workers; i++) tess__slot_destroy(&ctx->slots[i]);
     tess__tables_free(ctx);
+    tess__tick_free(ctx);
     tess__registry_free(&ctx->reg);
     free(ctx->slots);
     free(ctx->threads);

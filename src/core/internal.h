@@ -79,6 +79,8 @@ struct tess_ctx {
     tess__task_queue *queue;
     void *app;
 
+    struct tess__tick_reg *tick; /* tick-face applications (src/tick), or NULL */
+
     tess__comm *comm;         /* NULL in embedded mode */
     struct tess__inbox *inboxes; /* one per local worker */
 
@@ -123,6 +125,9 @@ void tess__warn(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format
 struct timespec;
 void tess__deadline_after(struct timespec *ts, double seconds);
 
+/* ---- tick face (src/tick/run.c) ---- */
+void tess__tick_free(tess_ctx *ctx);
+
 /* ---- config.c ---- */
 int tess__default_workers(void);
 int tess__launched_by_mpi(void);
@@ -143,6 +148,8 @@ void tess__signals_install(void);
 int tess__signal_pending(void);
 
 /* ---- scheduler hooks (sched/) ---- */
+/* The `locality` of a RUN whose instance i runs on the rank of global worker i. */
+#define TESS__EVERY_WORKER_PLACEMENT (-2)
 int tess__queue_create(tess_ctx *ctx);
 void tess__queue_destroy(tess_ctx *ctx);
 int tess__workers_start(tess_ctx *ctx);

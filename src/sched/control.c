@@ -168,7 +168,10 @@ int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *local
     int k = kernel ? tess__registry_find(ctx->reg.kernels, ctx->reg.nkernels, kernel) : -1;
     TESS_RETURN_IF(ctx, k < 0, TESS_ERR_NOTFOUND, "no kernel named '%s'",
                    kernel ? kernel : "(null)");
-    TESS_RETURN_IF(ctx, instances < 0, TESS_ERR_INVAL, "negative instance count");
+    TESS_RETURN_IF(ctx, instances == TESS_EVERY_WORKER && locality != NULL, TESS_ERR_INVAL,
+                   "kernel '%s': TESS_EVERY_WORKER takes no locality table", kernel);
+    TESS_RETURN_IF(ctx, instances < 0 && instances != TESS_EVERY_WORKER, TESS_ERR_INVAL,
+                   "negative instance count");
     TESS_RETURN_IF(ctx, locality && instances != tess_table_partitions(locality), TESS_ERR_INVAL,
                    "kernel '%s': %d instances but the locality table has %d partitions",
                    kernel, instances, tess_table_partitions(locality));
@@ -178,8 +181,12 @@ int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *local
     pthread_mutex_lock(&ctx->ctl_mu);
     uint64_t seq = ++ctx->run_seq;
     pthread_mutex_unlock(&ctx->ctl_mu);
-    return tess__sched_launch(ctx, seq, k, instances,
-                              locality ? tess__table_index(locality) : -1, args, args_len);
+    int where = locality ? tess__table_index(locality) : -1;
+    if (instances == TESS_EVERY_WORKER) {
+        instances = ctx->workers_total;
+        where = TESS__EVERY_WORKER_PLACEMENT;
+    }
+    return tess__sched_launch(ctx, seq, k, instances, where, args, args_len);
 }
 
 static int all_done(tess_ctx *ctx)

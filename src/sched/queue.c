@@ -133,11 +133,14 @@ static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
 static int build_tasks(tess_ctx *ctx, const run_msg *r, shared_args *args, tess_task **out)
 {
     tess_table *loc = r->locality >= 0 ? ctx->tables[r->locality] : NULL;
+    int every = r->locality == TESS__EVERY_WORKER_PLACEMENT;
+    int first = ctx->worker_base[ctx->rank], last = first + ctx->workers;
     tess_task *tasks = calloc((size_t)r->instances + 1, sizeof *tasks);
     if (tasks == NULL) return -1;
     int n = 0;
     for (int i = 0; i < r->instances; i++) {
         int owner = loc ? tess_table_owner(loc, i) : i % ctx->nranks;
+        if (every) owner = i >= first && i < last ? ctx->rank : -1;
         if (owner != ctx->rank) continue;
         tasks[n] = (tess_task){.ctx = ctx, .kernel = r->kernel, .instance = i,
                                .instances = r->instances, .args = args,

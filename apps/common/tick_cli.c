@@ -1,0 +1,236 @@
+/*
+ * tick_cli.c — options and metrics shared by the tick-face applications.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tick_cli.h"
+
+const char app_tick_cli_usage[] =
+    "tick options:\n"
+    "  --ticks T            ticks to run (required)\n"
+    "  --alg A              bsp | local | sched | repl | combined (default local)\n"
+    "  --depth D            dependency-scheduling depth for sched/combined (default 1)\n"
+    "  --period K           ticks between exchanges for repl/combined (default 1)\n"
+    "  --layers M           replica layers for repl/combined, K <= M+1 (default 0)\n"
+    "  --workers W          tick processes (worker threads) per rank\n"
+    "  --jitter SPEC        latency model: none | fixed:US | cloud | ec2-2011 | modern |\n"
+    "                       lognormal:median=US,sigma=S[,spike_p=P,spike_xm=US,\n"
+    "                       spike_alpha=A,spike_cap=US][,bw=MBPS][,stall_rate=R,\n"
+    "                       stall_mean=US]   (docs/latency.md; default none)\n"
+    "  --seed S             seed of the latency model only (default 0)\n"
+    "  --step-cost US       emulate US microseconds of compute per tick (runs are\n"
+    "                       then labelled emulated)\n"
+    "  --repart-every N     call PART again every N ticks (multiple of --period)\n"
+    "  --progress-every N   progress line every N ticks (default: about every second)\n"
+    "  --quiet              no progress or summary lines\n"
+    "  --metrics FILE       write run metrics as JSON\n";
+
+enum { SEEN_TICKS, SEEN_ALG, SEEN_DEPTH, SEEN_PERIOD, SEEN_LAYERS, SEEN_WORKERS, SEEN_JITTER,
+       SEEN_SEED, SEEN_COST, SEEN_REPART, SEEN_PROGRESS, SEEN_QUIET, SEEN_METRICS };
+
+static const char *const names[] = {"ticks", "alg", "depth", "period", "layers", "workers",
+                                    "jitter", "seed", "step-cost", "repart-every",
+                                    "progress-every", "quiet", "metrics"};
+
+void app_tick_cli_init(app_tick_cli *c)
+{
+    memset(c, 0, sizeof *c);
+    tess_tick_options_init(&c->opt);
+    c->opt.ticks = -1;
+    c->opt.jitter = "none";
+    c->opt.progress_every = -1;
+}
+
+static int set_value(const char *app, app_tick_cli *c, int which, const char *v)
+{
+    long x;
+    double d;
+    switch (which) {
+    case SEEN_TICKS:
+        if (app_parse_int(app, "ticks", v, 0, 1000000000L, &x) != 0) return -1;
+        c->opt.ticks = x;
+        return 0;
+    case SEEN_ALG:
+        if (tess_tick_alg_parse(v, &c->opt.alg) == 0) return 0;
+        app_error(app, "option --alg: unknown algorithm '%s' (bsp, local, sched, repl, combined)", v);
+        return -1;
+    case SEEN_DEPTH:
+        if (app_parse_int(app, "depth", v, 1, 1000, &x) != 0) return -1;
+        c->opt.depth = (int)x;
+        return 0;
+    case SEEN_PERIOD:
+        if (app_parse_int(app, "period", v, 1, 1000, &x) != 0) return -1;
+        c->opt.period = (int)x;
+        return 0;
+    case SEEN_LAYERS:
+        if (app_parse_int(app, "layers", v, 0, 1000, &x) != 0) return -1;
+        c->opt.layers = (int)x;
+        return 0;
+    case SEEN_WORKERS: return app_parse_int(app, "workers", v, 1, 4096, &c->workers);
+    case SEEN_JITTER: c->opt.jitter = v; return 0;
+    case SEEN_SEED: {
+        long s;
+        if (app_parse_int(app, "seed", v, 0, 2147483647L, &s) != 0) return -1;
+        c->opt.seed = (uint64_t)s;
+        return 0;
+    }
+    case SEEN_COST:
+        if (app_parse_double(app, "step-cost", v, 0, 1e9, &d) != 0) return -1;
+        c->opt.step_cost_us = d;
+        return 0;
+    case SEEN_REPART:
+        if (app_parse_int(app, "repart-every", v, 1, 1000000000L, &x) != 0) return -1;
+        c->opt.repart_every = x;
+        return 0;
+    case SEEN_PROGRESS:
+        if (app_parse_int(app, "progress-every", v, 0, 1000000000L, &x) != 0) return -1;
+        c->opt.progress_every = x;
+        return 0;
+    case SEEN_METRICS: c->metrics_path = v; return 0;
+    default: return -1;
+    }
+}
+
+int app_tick_cli_option(const char *app, app_tick_cli *c, int argc, char **argv, int *i)
+{
+    const char *arg = argv[*i];
+    if (strncmp(arg, "--", 2) != 0) return 0;
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    int which = -1;
+    for (int k = 0; k < (int)(sizeof names / sizeof *names); k++)
+        if (strlen(names[k]) == len && strncmp(names[k], name, len) == 0) which = k;
+    if (which < 0) return 0;
+    if (c->seen[which]++) {
+        app_error(app, "option --%s: given more than once", names[which]);
+        return -1;
+    }
+    if (which == SEEN_QUIET) {
+        if (eq) {
+            app_error(app, "option --quiet: takes no value");
+            return -1;
+        }
+        c->quiet = 1;
+        return 1;
+    }
+    const char *value = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+    if (value == NULL) {
+        app_error(app, "option --%s: missing value", names[which]);
+        return -1;
+    }
+    return set_value(app, c, which, value) == 0 ? 1 : -1;
+}
+
+int app_tick_cli_check(const char *app, app_tick_cli *c)
+{
+    if (c->opt.ticks < 0) {
+        app_error(app, "option --ticks: required");
+        return -1;
+    }
+    /* Parameters an algorithm does not use are an error, not silently ignored. */
+    int sched = c->opt.alg == TESS_TICK_SCHED || c->opt.alg == TESS_TICK_COMBINED;
+    int repl = c->opt.alg == TESS_TICK_REPL || c->opt.alg == TESS_TICK_COMBINED;
+    if (c->seen[SEEN_DEPTH] && !sched) {
+        app_error(app, "option --depth: only for --alg sched or combined");
+        return -1;
+    }
+    if ((c->seen[SEEN_PERIOD] || c->seen[SEEN_LAYERS]) && !repl) {
+        app_error(app, "option --%s: only for --alg repl or combined",
+                  c->seen[SEEN_PERIOD] ? "period" : "layers");
+        return -1;
+    }
+    char err[400];
+    if (tess_tick_options_check(&c->opt, err, sizeof err) != 0) {
+        app_error(app, "%s", err);
+        return -1;
+    }
+    if (c->quiet) c->opt.progress_every = 0;
+    return 0;
+}
+
+void app_tick_cli_config(const app_tick_cli *c, tess_config *cfg)
+{
+    tess_config_init(cfg);
+    if (c->workers > 0) cfg->workers = (int)c->workers;
+}
+
+static void figures_json(char *buf, size_t cap, size_t *at, const tess_tick_figures *f,
+                         int64_t ticks)
+{
+    double tps = f->wall_seconds > 0 ? (double)ticks / f->wall_seconds : 0;
+    int n = snprintf(buf + *at, cap - *at,
+                     "{\"wall_seconds\": %.9g, \"ticks_per_second\": %.9g, "
+                     "\"tuple_ticks_per_second\": %.9g, \"step_seconds\": %.9g, "
+                     "\"wait_seconds\": %.9g, \"runtime_seconds\": %.9g, "
+                     "\"cpu_seconds\": %.9g, \"runtime_cpu_seconds\": %.9g, \"messages\": %llu, "
+                     "\"bytes\": %llu}",
+                     f->wall_seconds, tps,
+                     f->wall_seconds > 0 ? (double)f->own_tuple_ticks / f->wall_seconds : 0,
+                     f->step_seconds, f->wait_seconds, f->runtime_seconds, f->cpu_seconds,
+                     f->runtime_cpu_seconds, (unsigned long long)f->messages, (unsigned long long)f->bytes);
+    if (n > 0 && (size_t)n < cap - *at) *at += (size_t)n;
+}
+
+void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_tick_cli *c,
+                      const tess_tick_result *res, double wall_seconds, int64_t tuples)
+{
+    (void)tuples;
+    const tess_tick_figures *t = &res->total;
+    double secs = t->wall_seconds;
+    app_metrics_standard(m, ctx, app, wall_seconds);
+    app_metrics_str(m, "jitter", c->opt.jitter ? c->opt.jitter : "none");
+    app_metrics_int(m, "seed", (int64_t)c->opt.seed);
+    app_metrics_bool(m, "emulated", c->opt.step_cost_us > 0);
+    app_metrics_num(m, "step_cost_us", c->opt.step_cost_us);
+    app_metrics_str(m, "alg", tess_tick_alg_name(c->opt.alg));
+    app_metrics_int(m, "depth", c->opt.depth);
+    app_metrics_int(m, "period", c->opt.period);
+    app_metrics_int(m, "layers", c->opt.layers);
+    app_metrics_int(m, "repart_every", c->opt.repart_every);
+    app_metrics_int(m, "ticks", c->opt.ticks);
+    app_metrics_num(m, "tick_seconds", secs);
+    app_metrics_num(m, "ticks_per_second", secs > 0 ? (double)c->opt.ticks / secs : 0);
+    app_metrics_num(m, "tuple_ticks_per_second",
+                    secs > 0 ? (double)t->own_tuple_ticks / secs : 0);
+    app_metrics_num(m, "step_seconds", t->step_seconds);
+    app_metrics_num(m, "wait_seconds", t->wait_seconds);
+    app_metrics_num(m, "runtime_seconds", t->runtime_seconds);
+    app_metrics_num(m, "cpu_seconds", t->cpu_seconds);
+    app_metrics_num(m, "step_cpu_seconds", t->step_cpu_seconds);
+    app_metrics_num(m, "runtime_cpu_seconds", t->runtime_cpu_seconds);
+    /* The runtime's own CPU share of the run: its CPU over the processes' time. */
+    app_metrics_num(m, "runtime_cpu_fraction",
+                    secs > 0 ? t->runtime_cpu_seconds / (secs * res->processes) : 0);
+    app_metrics_int(m, "messages", (int64_t)t->messages);
+    app_metrics_int(m, "bytes", (int64_t)t->bytes);
+    app_metrics_int(m, "tuple_ticks", t->tuple_ticks);
+    size_t cap = (size_t)res->processes * 400 + 16, at = 0;
+    char *buf = malloc(cap);
+    if (buf == NULL) return;
+    buf[at++] = '[';
+    for (int i = 0; i < res->processes; i++) {
+        if (i) buf[at++] = ',', buf[at++] = ' ';
+        figures_json(buf, cap, &at, &res->per_process[i], c->opt.ticks);
+    }
+    buf[at++] = ']';
+    buf[at] = '\0';
+    app_metrics_raw(m, "per_worker", buf);
+    free(buf);
+}
+
+void app_tick_summary(const char *app, const app_tick_cli *c, const tess_tick_result *res,
+                      int64_t tuples)
+{
+    if (c->quiet) return;
+    const tess_tick_figures *t = &res->total;
+    double secs = t->wall_seconds, n = res->processes > 0 ? res->processes : 1;
+    fprintf(stderr,
+            "tessera %s: %lld ticks of %lld tuples in %.3f s: %.1f ticks/s (%s, %d processes%s); "
+            "per process: step %.3f s, wait %.3f s, runtime %.3f s\n",
+            app, (long long)c->opt.ticks, (long long)tuples, secs,
+            secs > 0 ? (double)c->opt.ticks / secs : 0.0, tess_tick_alg_name(c->opt.alg),
+            res->processes, c->opt.step_cost_us > 0 ? ", emulated step cost" : "",
+            t->step_seconds / n, t->wait_seconds / n, t->runtime_seconds / n);
+}

@@ -1,0 +1,50 @@
+/*
+ * tick_cli.h — the command-line options every tick-face application shares
+ * (--alg, --depth, --period, --layers, --ticks, --workers, --jitter, --seed,
+ * --step-cost, --repart-every, --progress-every, --quiet, --metrics) and the
+ * tick metrics JSON of DESIGN §6.
+ */
+#ifndef TESS_APPS_TICK_CLI_H
+#define TESS_APPS_TICK_CLI_H
+
+#include "common.h"
+#include "tessera/tick.h"
+
+typedef struct app_tick_cli {
+    tess_tick_options opt;
+    long workers;              /* 0: runtime default */
+    const char *metrics_path;  /* NULL: none */
+    int quiet;
+    int seen[16];              /* repeated-option detection */
+} app_tick_cli;
+
+/* Defaults (ticks = 0 means "required": app_tick_cli_check reports it). */
+void app_tick_cli_init(app_tick_cli *c);
+
+/* If argv[*i] is a shared tick option, consume it (and its value, advancing
+ * *i) and return 1; return 0 if it is not one; -1 after printing
+ * "tessera APP: option --NAME: REASON". */
+int app_tick_cli_option(const char *app, app_tick_cli *c, int argc, char **argv, int *i);
+
+/* Cross-checks (k <= m+1, ...): 0 or -1 with a message. */
+int app_tick_cli_check(const char *app, app_tick_cli *c);
+
+/* Usage text of the shared options, for an app's --help. */
+extern const char app_tick_cli_usage[];
+
+/* tess_config for tess_init (workers). */
+void app_tick_cli_config(const app_tick_cli *c, tess_config *cfg);
+
+/* Add the tick metrics to m (DESIGN §6): the standard keys, jitter, seed,
+ * emulated, ticks, ticks_per_second, tuple_ticks_per_second,
+ * step/wait/runtime_seconds, messages, bytes, per_worker, alg, depth,
+ * period, layers, step_cost_us.  `tuples` is the application's tuple count
+ * (cells, fish, vertices) for tuple_ticks_per_second. */
+void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_tick_cli *c,
+                      const tess_tick_result *res, double wall_seconds, int64_t tuples);
+
+/* One summary line on stderr unless quiet ("... ticks/s, emulated" when so). */
+void app_tick_summary(const char *app, const app_tick_cli *c, const tess_tick_result *res,
+                      int64_t tuples);
+
+#endif

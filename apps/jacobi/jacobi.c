@@ -1,0 +1,239 @@
+/*
+ * jacobi.c — `tessera run jacobi`: the Jacobi iteration on the tick face
+ * (DESIGN §6).  R x C interior cells inside a fixed ring; boundary row 0 is
+ * 1.0, every other cell starts at 0.0; each tick
+ *     u'[i][j] = 0.25 * ((u[i-1][j] + u[i+1][j]) + (u[i][j-1] + u[i][j+1]))
+ * evaluated in exactly that order.  The state is the dense grid class; PART
+ * is a block layout; RD/RX grow a rectangle by one cell, WD/WX are the
+ * identity (cells do not move).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "tessera/tick_grid.h"
+#include "tick_cli.h"
+
+#define APP "jacobi"
+
+typedef struct jacobi {
+    long rows, cols; /* interior */
+    const char *dump_path;
+    app_tick_cli cli;
+    tess_grid_fns fns;
+    tess_tick_app tick;
+    app_outfile dump, metrics;
+    double start;
+} jacobi;
+
+static const char usage[] =
+    "usage: tessera run jacobi --rows R --cols C --ticks T [--dump FILE] [OPTIONS]\n"
+    "\n"
+    "Jacobi iteration on an R x C interior inside a fixed boundary ring (row 0\n"
+    "is 1.0, every other cell 0.0), on the tick face.\n"
+    "\n"
+    "  --rows R, --cols C   interior size\n"
+    "  --dump FILE          the final (R+2) x (C+2) grid: float64, little-endian,\n"
+    "                       row-major, no header\n";
+
+/* ---- the application's functions ---- */
+
+static double jacobi_init(void *user, int64_t r, int64_t c)
+{
+    (void)user, (void)c;
+    return r == 0 ? 1.0 : 0.0;
+}
+
+static void jacobi_step_row(void *user, const tess_grid_view *u, int64_t r, int64_t c0,
+                            int64_t c1, int64_t tick, double *out)
+{
+    (void)tick;
+    const jacobi *j = user;
+    int64_t last_row = j->rows + 1, last_col = j->cols + 1;
+    if (r == 0 || r == last_row) { /* the boundary ring never changes */
+        for (int64_t c = c0; c < c1; c++) out[c - c0] = tess_grid_at(u, r, c);
+        return;
+    }
+    const double *up = &u->base[(r - 1 - u->r0) * u->stride - u->c0];
+    const double *mid = &u->base[(r - u->r0) * u->stride - u->c0];
+    const double *down = &u->base[(r + 1 - u->r0) * u->stride - u->c0];
+    for (int64_t c = c0; c < c1; c++) {
+        if (c == 0 || c == last_col) out[c - c0] = mid[c];
+        else out[c - c0] = 0.25 * ((up[c] + down[c]) + (mid[c - 1] + mid[c + 1]));
+    }
+}
+
+static int jacobi_part(void *user, const void *snapshot, int n, tess_query *parts, char *err,
+                       size_t errlen)
+{
+    (void)snapshot;
+    const jacobi *j = user;
+    return tess_grid_part_blocks(j->rows + 2, j->cols + 2, 1, n, parts, err, errlen);
+}
+
+static void grow1(void *user, const tess_query *q, tess_query *out)
+{
+    tess_grid_grow(&((const jacobi *)user)->fns, 1, q, out);
+}
+
+static void same(void *user, const tess_query *q, tess_query *out)
+{
+    (void)user;
+    *out = *q;
+}
+
+static int disjoint(void *user, const tess_query *a, const tess_query *b)
+{
+    (void)user;
+    return tess_grid_disjoint(a, b);
+}
+
+static void jacobi_setup(jacobi *j)
+{
+    j->fns = (tess_grid_fns){.rows = j->rows + 2, .cols = j->cols + 2, .init = jacobi_init,
+                             .step_row = jacobi_step_row};
+    j->tick = (tess_tick_app){.name = APP, .state = &tess_grid_class, .user = j,
+                              .class_fns = &j->fns, .part = jacobi_part, .rd = grow1,
+                              .wd = same, .rx = grow1, .wx = same, .disjoint = disjoint,
+                              .part_ignores_state = 1};
+    j->tick.universe = tess_grid_query((tess_grid_rect){0, j->rows + 2, 0, j->cols + 2});
+}
+
+/* ---- options ---- */
+
+static int parse(int argc, char **argv, jacobi *j)
+{
+    int seen_rows = 0, seen_cols = 0, seen_dump = 0;
+    app_tick_cli_init(&j->cli);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            printf("%s\n%s", usage, app_tick_cli_usage);
+            return 1;
+        }
+        int rc = app_tick_cli_option(APP, &j->cli, argc, argv, &i);
+        if (rc < 0) return -1;
+        if (rc > 0) continue;
+        int *seen = strcmp(a, "--rows") == 0   ? &seen_rows
+                    : strcmp(a, "--cols") == 0 ? &seen_cols
+                    : strcmp(a, "--dump") == 0 ? &seen_dump
+                                               : NULL;
+        if (seen == NULL) {
+            app_error(APP, "unknown option '%s' (see --help)", a);
+            return -1;
+        }
+        if ((*seen)++) {
+            app_error(APP, "option %s: given more than once", a);
+            return -1;
+        }
+        const char *v = i + 1 < argc ? argv[++i] : NULL;
+        if (seen == &seen_dump) {
+            if (v == NULL) {
+                app_error(APP, "option --dump: missing value");
+                return -1;
+            }
+            j->dump_path = v;
+        } else if (app_parse_int(APP, a, v, 1, 1000000, seen == &seen_rows ? &j->rows : &j->cols))
+            return -1;
+    }
+    if (!seen_rows || !seen_cols) {
+        app_error(APP, "option --%s: required", seen_rows ? "cols" : "rows");
+        return -1;
+    }
+    return app_tick_cli_check(APP, &j->cli);
+}
+
+/* ---- running ---- */
+
+static int write_dump(jacobi *j, const tess_tick_result *res)
+{
+    size_t cells = (size_t)(j->rows + 2) * (size_t)(j->cols + 2);
+    double *u = malloc(cells * sizeof *u);
+    if (u == NULL) {
+        app_error(APP, "out of memory for the dump");
+        return -1;
+    }
+    int rc = tess_grid_unpack(res->final_state.data, res->final_state.len, j->rows + 2,
+                              j->cols + 2, u);
+    if (rc == 0 && fwrite(u, sizeof *u, cells, j->dump.fp) != cells) rc = -1;
+    free(u);
+    if (rc != 0) app_error(APP, "cannot write %s", j->dump_path);
+    return rc;
+}
+
+static int open_outputs(jacobi *j)
+{
+    if (j->dump_path && app_outfile_open(&j->dump, j->dump_path) != 0) return -1;
+    if (j->cli.metrics_path && app_outfile_open(&j->metrics, j->cli.metrics_path) != 0) return -1;
+    return 0;
+}
+
+static int commit_outputs(jacobi *j)
+{
+    if (j->dump_path && app_outfile_commit(&j->dump) != 0) return -1;
+    if (j->cli.metrics_path && app_outfile_commit(&j->metrics) != 0) return -1;
+    return 0;
+}
+
+static int control(tess_ctx *ctx, void *arg)
+{
+    jacobi *j = arg;
+    if (open_outputs(j) != 0) return -1;
+    tess_tick_result res;
+    int rc = tess_tick_run(ctx, &j->tick, &j->cli.opt, &res);
+    if (rc != 0) {
+        app_error(APP, "%s", tess_last_error(ctx));
+        return rc;
+    }
+    int64_t cells = (int64_t)(j->rows + 2) * (j->cols + 2);
+    if (j->dump_path) rc = write_dump(j, &res);
+    if (rc == 0 && j->cli.metrics_path) {
+        app_metrics *m = app_metrics_new();
+        app_tick_metrics(m, ctx, APP, &j->cli, &res, tess_now() - j->start, cells);
+        app_metrics_int(m, "rows", j->rows);
+        app_metrics_int(m, "cols", j->cols);
+        rc = app_metrics_print(m, j->metrics.fp);
+        app_metrics_free(m);
+    }
+    app_tick_summary(APP, &j->cli, &res, cells);
+    tess_tick_result_free(&res);
+    return rc;
+}
+
+static int check_layout(tess_ctx *ctx, jacobi *j)
+{
+    int n = tess_workers_total(ctx);
+    tess_query *parts = malloc((size_t)n * sizeof *parts);
+    char err[300] = "out of memory";
+    int rc = parts ? jacobi_part(j, NULL, n, parts, err, sizeof err) : -1;
+    free(parts);
+    if (rc != 0 && tess_rank(ctx) == 0) app_error(APP, "%s", err);
+    return rc;
+}
+
+int jacobi_main(int argc, char **argv)
+{
+    jacobi j;
+    memset(&j, 0, sizeof j);
+    j.start = tess_now();
+    int rc = parse(argc, argv, &j);
+    if (rc != 0) return rc > 0 ? 0 : 2;
+    jacobi_setup(&j);
+    tess_config cfg;
+    app_tick_cli_config(&j.cli, &cfg);
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != 0) return 1;
+    int rank0 = tess_rank(ctx) == 0;
+    rc = check_layout(ctx, &j);
+    if (rc == 0) rc = tess_tick_register(ctx, &j.tick);
+    if (rc == 0) rc = tess_main(ctx, control, &j);
+    if (rank0) {
+        if (rc == 0) rc = commit_outputs(&j);
+        if (rc != 0) {
+            app_outfile_abort(&j.dump);
+            app_outfile_abort(&j.metrics);
+        }
+    }
+    tess_finalize(ctx);
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,217 @@
+/*
+ * tick.h — the tick face: time-stepped applications (DESIGN §3; docs/ticks.md).
+ *
+ * An application describes
+ *   - its state as tuples held by a *state class* (a dense 2-D grid, particles
+ *     with a spatial index, a graph with vertex labels, or its own), and
+ *   - the functions of the SoCC 2011 paper's Table 1 over *queries* — small
+ *     fixed-size values that name sets of tuples (a rectangle, a partition and
+ *     a hop count):
+ *       PART(S, n)   split the state into n queries, one per tick process
+ *       NEW(Q)       the initial tuples inside Q              (state class)
+ *       STEP(S, Q)   the tuples of Q at tick t+1 from state t (state class)
+ *       RD(Q)        tuples that STEP reads to compute the tuples it keeps in Q
+ *       WD(Q)        tuples at tick t that may be in Q at tick t+1
+ *       RX(Q)        tuples whose STEP reads a tuple of Q      (inverse of RD)
+ *       WX(Q)        where the tuples of Q may be at tick t+1  (inverse of WD)
+ *       DISJOINT(A, B)  1 only if no tuple can be in both
+ * Every function may over-approximate (return a superset; DISJOINT may say 0
+ * when unsure): the result stays exact, only more is sent or less overlapped.
+ *
+ * The runtime composes queries — WD∘RD(Q) (what a process must hold to step
+ * Q), RX∘WX(Q) (what a late Q holds up), their powers, intersections and
+ * differences — without looking inside them.  A composed query is a
+ * tess_region: the tuples in all of `pos` and in none of `neg`; state
+ * classes evaluate regions with their own membership test.
+ *
+ * Every worker of every rank is one tick process.  The algorithms
+ * (tess_tick_alg) give bitwise the state of running STEP sequentially on the
+ * whole state, for any worker count, rank count, latency model and
+ * parameters, provided STEP is a deterministic function of the tuples it
+ * reads (canonical summation order, counter-based random numbers keyed by
+ * tuple id and tick — see rng.h — and no libm calls whose last bit varies).
+ */
+#ifndef TESSERA_TICK_H
+#define TESSERA_TICK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tessera/tessera.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- queries and regions ---- */
+
+#define TESS_QUERY_BYTES 48
+
+/* Opaque to the runtime; a state class defines the layout (memcpy a struct of
+ * at most TESS_QUERY_BYTES in and out; unused bytes must be zero so equal
+ * queries compare equal with memcmp). */
+typedef struct tess_query {
+    unsigned char bytes[TESS_QUERY_BYTES];
+} tess_query;
+
+/* The tuples that are in every pos[i] and in no neg[i].  npos >= 1. */
+typedef struct tess_region {
+    int npos, nneg;
+    const tess_query *pos;
+    const tess_query *neg;
+} tess_region;
+
+/* ---- a growable byte buffer, for packing tuples ---- */
+typedef struct tess_buf {
+    unsigned char *data;
+    size_t len, cap;
+} tess_buf;
+
+/* Append n bytes; TESS_OK or TESS_ERR_NOMEM (buffer unchanged). */
+TESS_API int tess_buf_append(tess_buf *b, const void *p, size_t n);
+/* Make room for n more bytes and return where they go (len not advanced), or NULL. */
+TESS_API void *tess_buf_reserve(tess_buf *b, size_t n);
+TESS_API void tess_buf_free(tess_buf *b);
+
+/* ---- state classes ---- */
+
+/*
+ * A state class holds, for one tick process, several *versions* of its
+ * tuples (one per tick in flight), in slots 0 .. nslots-1.  The runtime tells
+ * it which region every version must eventually hold; a version starts empty
+ * and grows by merge() (tuples received) and step() (tuples computed).  A
+ * tuple is never computed twice: step() skips tuples the destination version
+ * already holds.  All callbacks run on the process's own worker thread.
+ */
+typedef struct tess_tick_app tess_tick_app;
+
+typedef struct tess_state_class {
+    const char *name;
+    /* One instance per tick process.  `own` is the process's query; `hull` a
+     * query containing every tuple any of its versions will hold. */
+    void *(*create)(const tess_tick_app *app, int nslots, const tess_query *own,
+                    const tess_query *hull);
+    void (*destroy)(void *st);
+    /* Empty a slot. */
+    void (*clear)(void *st, int slot);
+    /* NEW: put the initial tuples of region r into slot (0 or TESS_ERR_*). */
+    int (*init)(void *st, int slot, const tess_region *r);
+    /* Append the tuples of slot that are in r to out, in a form merge() takes. */
+    int (*pack)(void *st, int slot, const tess_region *r, tess_buf *out);
+    /* Add packed tuples that are in r (NULL: all) to slot.  TESS_ERR_FORMAT on
+     * a malformed buffer. */
+    int (*merge)(void *st, int slot, const void *data, size_t len, const tess_region *r);
+    /* STEP: put into slot `to` the tuples of region r at tick `tick`+1, computed
+     * from slot `from` (tick `tick`), skipping tuples `to` already holds.  The
+     * runtime guarantees `from` holds every tuple this reads.  Returns the
+     * number of tuples computed (>= 0) or a negative TESS_ERR_*. */
+    int64_t (*step)(void *st, int from, int to, const tess_region *r, int64_t tick);
+    /* Number of tuples of slot in r. */
+    int64_t (*count)(void *st, int slot, const tess_region *r);
+    /* For PART: a view of the whole state of `slot` (class-defined: see the
+     * class's header), valid until the slot changes. */
+    const void *(*snapshot)(void *st, int slot);
+} tess_state_class;
+
+/* ---- the application ---- */
+
+struct tess_tick_app {
+    const char *name;                /* "jacobi": messages and metrics */
+    const tess_state_class *state;   /* how tuples are stored */
+    void *user;                      /* identical on every rank; never sent */
+    const void *class_fns;           /* NEW/STEP callbacks typed by the class */
+    tess_query universe;             /* a query containing every tuple */
+    /* PART: n queries whose tuples partition the state (every tuple in
+     * exactly one).  `snapshot` is state->snapshot() of a version holding
+     * every tuple, or NULL when the state does not matter.  Deterministic.
+     * 0, or -1 with a one-line message in err. */
+    int (*part)(void *user, const void *snapshot, int n, tess_query *parts, char *err,
+                size_t errlen);
+    /* 1: PART does not look at the state (a fixed block layout, a graph
+     * partition): the runtime passes snapshot NULL and saves building it. */
+    int part_ignores_state;
+    void (*rd)(void *user, const tess_query *q, tess_query *out);
+    void (*wd)(void *user, const tess_query *q, tess_query *out);
+    void (*rx)(void *user, const tess_query *q, tess_query *out);
+    void (*wx)(void *user, const tess_query *q, tess_query *out);
+    int (*disjoint)(void *user, const tess_query *a, const tess_query *b);
+};
+
+/* ---- running ---- */
+
+typedef enum tess_tick_alg {
+    TESS_TICK_BSP = 0,     /* a global barrier every tick */
+    TESS_TICK_LOCAL,       /* Algorithm 1: exchange with dependency neighbours only */
+    TESS_TICK_SCHED,       /* Algorithm 2: dependency scheduling, depth d */
+    TESS_TICK_REPL,        /* Algorithm 3: every k ticks, m replica layers */
+    TESS_TICK_COMBINED     /* 2 and 3 */
+} tess_tick_alg;
+
+typedef struct tess_tick_options {
+    tess_tick_alg alg;
+    int64_t ticks;          /* number of ticks to run, >= 0 */
+    int depth;              /* d, for sched/combined (>= 1); 1 default */
+    int period;             /* k, for repl/combined; 1 default */
+    int layers;             /* m, for repl/combined; k <= m+1; 0 default */
+    int64_t repart_every;   /* 0: never; else PART again every N ticks (N % k == 0) */
+    const char *jitter;     /* latency spec (NULL or "none": no delay) */
+    uint64_t seed;          /* seeds the latency model only */
+    double step_cost_us;    /* > 0: emulate this much compute per tick (DESIGN §6) */
+    int64_t progress_every; /* > 0: a progress line every N ticks; -1: about every
+                               second; 0: none (process 0, on stderr) */
+} tess_tick_options;
+
+/* Defaults: local, 0 ticks, d=1, k=1, m=0, no jitter, seed 0. */
+TESS_API void tess_tick_options_init(tess_tick_options *o);
+
+/* Parse an algorithm name ("bsp", "local", "sched", "repl", "combined"). */
+TESS_API int tess_tick_alg_parse(const char *name, tess_tick_alg *out);
+TESS_API const char *tess_tick_alg_name(tess_tick_alg alg);
+
+/* Check options against each other and the latency spec; 0, or
+ * TESS_ERR_INVAL with a one-line message ("--period 3 needs --layers >= 2")
+ * in err.  Needs no context. */
+TESS_API int tess_tick_options_check(const tess_tick_options *o, char *err, size_t errlen);
+
+/* Per-process and total figures of a run (DESIGN §6 metrics). */
+typedef struct tess_tick_figures {
+    double wall_seconds;     /* process: from start to its last tick */
+    double step_seconds;     /* in STEP (and emulated step cost) */
+    double wait_seconds;     /* blocked waiting for messages */
+    double runtime_seconds;  /* the rest: packing, merging, scheduling (wall time:
+                                includes waiting for a core when oversubscribed) */
+    double cpu_seconds;      /* CPU time of the process's thread */
+    double step_cpu_seconds; /* of which in STEP */
+    double runtime_cpu_seconds; /* of which the runtime's own: cpu - step_cpu */
+    uint64_t messages, bytes;/* sent by this process */
+    int64_t tuple_ticks;     /* tuples stepped (replicas count) */
+    int64_t own_tuple_ticks; /* tuples of its own partition stepped */
+} tess_tick_figures;
+
+typedef struct tess_tick_result {
+    tess_tick_figures total;        /* sums over processes; wall = max */
+    tess_tick_figures *per_process; /* workers_total entries, by global worker id */
+    int processes;
+    tess_buf final_state;           /* every tuple at the last tick, packed by the
+                                       state class (merge() form), concatenated */
+} tess_tick_result;
+
+/*
+ * Run the application for o->ticks ticks on every worker of every rank
+ * (control function only).  On success *res holds the figures and the final
+ * state; release it with tess_tick_result_free.  Errors: TESS_ERR_INVAL (bad
+ * options, PART failed; message via tess_last_error), TESS_ERR_INTERRUPTED,
+ * TESS_ERR_KERNEL.
+ */
+TESS_API int tess_tick_run(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
+                           tess_tick_result *res);
+TESS_API void tess_tick_result_free(tess_tick_result *res);
+
+/* Make app runnable by tess_tick_run: before tess_main(), on every rank, in
+ * the same order (the app is found by name; *app must outlive the context). */
+TESS_API int tess_tick_register(tess_ctx *ctx, const tess_tick_app *app);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * tick_grid.h — the dense 2-D grid state class of the tick face (a cell per
+ * tuple, id = row * cols + col).  Queries are half-open rectangles of global
+ * cell coordinates (tess_grid_rect, packed into a tess_query with
+ * tess_grid_query).  Each process stores, per version, the cells of its hull
+ * rectangle densely, so STEP reads neighbours by index.
+ */
+#ifndef TESSERA_TICK_GRID_H
+#define TESSERA_TICK_GRID_H
+
+#include <string.h>
+#include "tessera/tick.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tess_grid_rect {
+    int64_t r0, r1, c0, c1; /* rows [r0, r1), columns [c0, c1) */
+} tess_grid_rect;
+
+static inline tess_query tess_grid_query(tess_grid_rect r)
+{
+    tess_query q;
+    memset(&q, 0, sizeof q);
+    memcpy(q.bytes, &r, sizeof r);
+    return q;
+}
+
+static inline tess_grid_rect tess_grid_rect_of(const tess_query *q)
+{
+    tess_grid_rect r;
+    memcpy(&r, q->bytes, sizeof r);
+    return r;
+}
+
+/* Read access to a version: cell (r, c) is base[(r - r0) * stride + (c - c0)]. */
+typedef struct tess_grid_view {
+    const double *base;
+    int64_t r0, c0, stride;
+} tess_grid_view;
+
+static inline double tess_grid_at(const tess_grid_view *v, int64_t r, int64_t c)
+{
+    return v->base[(r - v->r0) * v->stride + (c - v->c0)];
+}
+
+/* The application's NEW and STEP (tess_tick_app.class_fns). */
+typedef struct tess_grid_fns {
+    int64_t rows, cols; /* the whole grid */
+    /* NEW: the initial value of cell (r, c). */
+    double (*init)(void *user, int64_t r, int64_t c);
+    /* STEP: out[j - c0] = value at tick+1 of cell (r, j) for c0 <= j < c1,
+     * reading the tick's values through prev. */
+    void (*step_row)(void *user, const tess_grid_view *prev, int64_t r, int64_t c0, int64_t c1,
+                     int64_t tick, double *out);
+} tess_grid_fns;
+
+TESS_API extern const tess_state_class tess_grid_class;
+
+/* Packed form of a version (tess_tick_result.final_state): records of
+ * {int64 r, int64 c0, int64 n, double v[n]} — a run of n cells of row r.
+ * Write every cell of `packed` into the row-major rows x cols array out.
+ * 0, or TESS_ERR_FORMAT. */
+TESS_API int tess_grid_unpack(const void *packed, size_t len, int64_t rows, int64_t cols,
+                              double *out);
+
+/* Helpers for applications: the rectangle query functions of a stencil of
+ * the given radius, clipped to the grid; DISJOINT of rectangles; and a block
+ * PART: the interior (the grid without a fixed ring of `ring` cells) split
+ * into a layout of n blocks as square as possible, the ring going to the
+ * blocks beside it.  part_blocks returns -1 with a one-line message when the
+ * interior has fewer rows or columns than the layout. */
+TESS_API void tess_grid_grow(const tess_grid_fns *g, int64_t radius, const tess_query *q,
+                             tess_query *out);
+TESS_API int tess_grid_disjoint(const tess_query *a, const tess_query *b);
+TESS_API int tess_grid_part_blocks(int64_t rows, int64_t cols, int64_t ring, int n,
+                                   tess_query *parts, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

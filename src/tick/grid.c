@@ -1,0 +1,478 @@
+/*
+ * grid.c — the dense 2-D grid state class (tick_grid.h).
+ *
+ * A process stores, per version slot, the cells of its hull rectangle in a
+ * dense row-major array and, per row, the sorted list of column intervals
+ * the version holds (versions fill in large rectangles, so the lists stay
+ * short and clearing a version costs a store per row, not per cell).  A
+ * region (rectangles to intersect, rectangles to subtract) is walked row by
+ * row: the intersection gives one rectangle, the subtracted rectangles cut
+ * each row into spans, and the presence intervals cut a span into runs of
+ * cells still to compute (or present, to pack), each handed over whole — to
+ * the application's step_row() in one call.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tessera/tick_grid.h"
+
+/* The column intervals [iv[2i], iv[2i+1]) a version holds in one row. */
+typedef struct rowset {
+    int n, cap;
+    int64_t *iv;
+} rowset;
+
+typedef struct grid {
+    const tess_tick_app *app;
+    const tess_grid_fns *fns;
+    tess_grid_rect hull;
+    int64_t stride, area, nrows;
+    int nslots;
+    double **val;
+    rowset **have; /* per slot, per hull row */
+    int64_t *cut; /* scratch: 2 per subtracted rectangle + 2 */
+    int ncut_cap;
+    int64_t *ivs; /* scratch: a copy of one row's intervals (fn may mark the row) */
+    int nivs_cap;
+} grid;
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+static tess_grid_rect clip(tess_grid_rect a, tess_grid_rect b)
+{
+    tess_grid_rect r = {max64(a.r0, b.r0), min64(a.r1, b.r1), max64(a.c0, b.c0), min64(a.c1, b.c1)};
+    if (r.r1 < r.r0) r.r1 = r.r0;
+    if (r.c1 < r.c0) r.c1 = r.c0;
+    return r;
+}
+
+static void grid_destroy(void *st)
+{
+    grid *g = st;
+    if (g == NULL) return;
+    for (int s = 0; s < g->nslots; s++) {
+        if (g->val) free(g->val[s]);
+        if (g->have && g->have[s]) {
+            for (int64_t r = 0; r < g->nrows; r++) free(g->have[s][r].iv);
+            free(g->have[s]);
+        }
+    }
+    free(g->val);
+    free(g->have);
+    free(g->cut);
+    free(g->ivs);
+    free(g);
+}
+
+static void *grid_create(const tess_tick_app *app, int nslots, const tess_query *own,
+                         const tess_query *hull)
+{
+    (void)own;
+    grid *g = calloc(1, sizeof *g);
+    if (g == NULL) return NULL;
+    g->app = app;
+    g->fns = app->class_fns;
+    tess_grid_rect all = {0, g->fns->rows, 0, g->fns->cols};
+    g->hull = clip(tess_grid_rect_of(hull), all);
+    g->stride = g->hull.c1 - g->hull.c0;
+    g->nrows = g->hull.r1 - g->hull.r0;
+    g->area = g->nrows * g->stride;
+    g->nslots = nslots;
+    g->val = calloc((size_t)nslots, sizeof *g->val);
+    g->have = calloc((size_t)nslots, sizeof *g->have);
+    if (g->val == NULL || g->have == NULL) goto fail;
+    for (int s = 0; s < nslots; s++) {
+        g->val[s] = malloc((size_t)(g->area ? g->area : 1) * sizeof(double));
+        g->have[s] = calloc((size_t)(g->nrows ? g->nrows : 1), sizeof **g->have);
+        if (g->val[s] == NULL || g->have[s] == NULL) goto fail;
+    }
+    return g;
+fail:
+    grid_destroy(g);
+    return NULL;
+}
+
+static void grid_clear(void *st, int slot)
+{
+    grid *g = st;
+    for (int64_t r = 0; r < g->nrows; r++) g->have[slot][r].n = 0;
+}
+
+/* The rectangle of r's pos queries within the hull. */
+static tess_grid_rect region_box(const grid *g, const tess_region *r)
+{
+    tess_grid_rect box = g->hull;
+    for (int i = 0; i < r->npos; i++) box = clip(box, tess_grid_rect_of(&r->pos[i]));
+    return box;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * The spans of row `row` of box that no subtracted rectangle covers, as
+ * pairs [c0, c1) in g->cut; returns the number of spans.
+ */
+static int row_spans(grid *g, const tess_region *r, tess_grid_rect box, int64_t row)
+{
+    int need = 2 * r->nneg + 2;
+    if (need > g->ncut_cap) {
+        int64_t *p = realloc(g->cut, (size_t)need * 2 * sizeof *p);
+        if (p == NULL) return -1;
+        g->cut = p;
+        g->ncut_cap = need;
+    }
+    /* Subtracted intervals of this row, then merged and complemented. */
+    int64_t *iv = g->cut + need; /* second half: intervals */
+    int n = 0;
+    for (int i = 0; i < r->nneg; i++) {
+        tess_grid_rect q = tess_grid_rect_of(&r->neg[i]);
+        if (row < q.r0 || row >= q.r1 || q.c1 <= box.c0 || q.c0 >= box.c1) continue;
+        iv[2 * n] = max64(q.c0, box.c0);
+        iv[2 * n + 1] = min64(q.c1, box.c1);
+        n++;
+    }
+    qsort(iv, (size_t)n, 2 * sizeof *iv, cmp64);
+    int spans = 0;
+    int64_t at = box.c0;
+    for (int i = 0; i < n; i++) {
+        if (iv[2 * i] > at) {
+            g->cut[2 * spans] = at;
+            g->cut[2 * spans + 1] = iv[2 * i];
+            spans++;
+        }
+        at = max64(at, iv[2 * i + 1]);
+    }
+    if (at < box.c1) {
+        g->cut[2 * spans] = at;
+        g->cut[2 * spans + 1] = box.c1;
+        spans++;
+    }
+    return spans;
+}
+
+typedef int (*run_fn)(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg);
+
+/* Call fn on the runs of [c, end) that are (want = 1) or are not (want = 0)
+ * in the row's presence intervals.  Returns cells visited or < 0. */
+static int64_t walk_span(grid *g, int slot, int64_t row, int64_t c, int64_t end, int want,
+                         run_fn fn, void *arg)
+{
+    const rowset *rs = &g->have[slot][row - g->hull.r0];
+    int n = rs->n;
+    if (n > g->nivs_cap) {
+        int64_t *p = realloc(g->ivs, (size_t)n * 2 * sizeof *p);
+        if (p == NULL) return TESS_ERR_NOMEM;
+        g->ivs = p;
+        g->nivs_cap = n;
+    }
+    if (n) memcpy(g->ivs, rs->iv, (size_t)n * 2 * sizeof *rs->iv);
+    const int64_t *iv = g->ivs;
+    int64_t cells = 0;
+    for (int i = 0; i <= n && c < end; i++) {
+        int64_t lo = i < n ? iv[2 * i] : end, hi = i < n ? iv[2 * i + 1] : end;
+        int64_t a = want ? max64(c, lo) : c, b = want ? min64(end, hi) : min64(end, lo);
+        if (b > a) {
+            int rc = fn(g, slot, row, a, b, arg);
+            if (rc < 0) return rc;
+            cells += b - a;
+        }
+        c = max64(c, hi);
+    }
+    return cells;
+}
+
+/* Call fn on every run of cells of region r whose presence in slot is `want`. */
+static int64_t walk(grid *g, int slot, const tess_region *r, int want, run_fn fn, void *arg)
+{
+    tess_grid_rect box = region_box(g, r);
+    int64_t cells = 0;
+    for (int64_t row = box.r0; row < box.r1; row++) {
+        int spans = row_spans(g, r, box, row);
+        if (spans < 0) return TESS_ERR_NOMEM;
+        for (int s = 0; s < spans; s++) {
+            int64_t n = walk_span(g, slot, row, g->cut[2 * s], g->cut[2 * s + 1], want, fn, arg);
+            if (n < 0) return n;
+            cells += n;
+        }
+    }
+    return cells;
+}
+
+static double *cell(grid *g, int slot, int64_t row, int64_t col)
+{
+    return g->val[slot] + (row - g->hull.r0) * g->stride + (col - g->hull.c0);
+}
+
+/* Add [c0, c1) to the row's presence intervals, merging neighbours. */
+static int mark(grid *g, int slot, int64_t row, int64_t c0, int64_t c1)
+{
+    rowset *rs = &g->have[slot][row - g->hull.r0];
+    int i = 0;
+    while (i < rs->n && rs->iv[2 * i + 1] < c0) i++; /* intervals wholly before */
+    int j = i;
+    while (j < rs->n && rs->iv[2 * j] <= c1) { /* overlapping or touching: absorb */
+        c0 = min64(c0, rs->iv[2 * j]);
+        c1 = max64(c1, rs->iv[2 * j + 1]);
+        j++;
+    }
+    int after = rs->n - j, n = i + 1 + after;
+    if (n > rs->cap) {
+        int cap = rs->cap ? 2 * rs->cap : 4;
+        while (cap < n) cap *= 2;
+        int64_t *iv = realloc(rs->iv, (size_t)cap * 2 * sizeof *iv);
+        if (iv == NULL) return TESS_ERR_NOMEM;
+        rs->iv = iv;
+        rs->cap = cap;
+    }
+    memmove(rs->iv + 2 * (i + 1), rs->iv + 2 * j, (size_t)after * 2 * sizeof *rs->iv);
+    rs->iv[2 * i] = c0;
+    rs->iv[2 * i + 1] = c1;
+    rs->n = n;
+    return TESS_OK;
+}
+
+static int init_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
+{
+    (void)arg;
+    double *v = cell(g, slot, row, c0);
+    for (int64_t c = c0; c < c1; c++) v[c - c0] = g->fns->init(g->app->user, row, c);
+    return mark(g, slot, row, c0, c1);
+}
+
+static int grid_init(void *st, int slot, const tess_region *r)
+{
+    int64_t n = walk(st, slot, r, 0, init_run, NULL);
+    return n < 0 ? (int)n : TESS_OK;
+}
+
+typedef struct step_arg {
+    int from;
+    int64_t tick;
+    tess_grid_view prev;
+} step_arg;
+
+static int step_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
+{
+    step_arg *a = arg;
+    g->fns->step_row(g->app->user, &a->prev, row, c0, c1, a->tick, cell(g, slot, row, c0));
+    return mark(g, slot, row, c0, c1);
+}
+
+static int64_t grid_step(void *st, int from, int to, const tess_region *r, int64_t tick)
+{
+    grid *g = st;
+    step_arg a = {.from = from, .tick = tick};
+    a.prev = (tess_grid_view){g->val[from], g->hull.r0, g->hull.c0, g->stride};
+    return walk(g, to, r, 0, step_run, &a);
+}
+
+static int count_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
+{
+    (void)g, (void)slot, (void)row, (void)c0, (void)c1, (void)arg;
+    return 0;
+}
+
+static int64_t grid_count(void *st, int slot, const tess_region *r)
+{
+    return walk(st, slot, r, 1, count_run, NULL);
+}
+
+static int pack_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
+{
+    tess_buf *out = arg;
+    int64_t head[3] = {row, c0, c1 - c0};
+    if (tess_buf_append(out, head, sizeof head) != TESS_OK) return TESS_ERR_NOMEM;
+    return tess_buf_append(out, cell(g, slot, row, c0), (size_t)(c1 - c0) * sizeof(double));
+}
+
+static int grid_pack(void *st, int slot, const tess_region *r, tess_buf *out)
+{
+    int64_t n = walk(st, slot, r, 1, pack_run, out);
+    return n < 0 ? (int)n : TESS_OK;
+}
+
+/* Walk packed records; fn gets each run.  TESS_ERR_FORMAT on a malformed buffer. */
+static int parse_runs(const void *data, size_t len,
+                      int (*fn)(void *arg, int64_t row, int64_t c0, int64_t n, const double *v),
+                      void *arg)
+{
+    const unsigned char *p = data;
+    while (len > 0) {
+        int64_t head[3];
+        if (len < sizeof head) return TESS_ERR_FORMAT;
+        memcpy(head, p, sizeof head);
+        p += sizeof head;
+        len -= sizeof head;
+        if (head[2] < 0 || (uint64_t)head[2] > len / sizeof(double)) return TESS_ERR_FORMAT;
+        double *v = malloc((size_t)(head[2] ? head[2] : 1) * sizeof *v);
+        if (v == NULL) return TESS_ERR_NOMEM;
+        memcpy(v, p, (size_t)head[2] * sizeof *v); /* unaligned input */
+        int rc = fn(arg, head[0], head[1], head[2], v);
+        free(v);
+        if (rc != TESS_OK) return rc;
+        p += (size_t)head[2] * sizeof(double);
+        len -= (size_t)head[2] * sizeof(double);
+    }
+    return TESS_OK;
+}
+
+typedef struct merge_arg {
+    grid *g;
+    int slot;
+    const tess_region *r;
+    const double *v;   /* the run being merged */
+    int64_t c0;        /* its first column */
+} merge_arg;
+
+static int copy_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
+{
+    const merge_arg *m = arg;
+    memcpy(cell(g, slot, row, c0), m->v + (c0 - m->c0), (size_t)(c1 - c0) * sizeof(double));
+    return mark(g, slot, row, c0, c1);
+}
+
+/* A received run: the part inside the hull (and r, if given) is stored. */
+static int merge_run(void *arg, int64_t row, int64_t c0, int64_t n, const double *v)
+{
+    merge_arg *m = arg;
+    grid *g = m->g;
+    tess_grid_rect run = {row, row + 1, c0, c0 + n};
+    tess_query q = tess_grid_query(run);
+    tess_query pos[8];
+    tess_region r = {.npos = 1, .pos = pos};
+    pos[0] = q;
+    if (m->r != NULL) {
+        if (m->r->npos + 1 > (int)(sizeof pos / sizeof *pos)) return TESS_ERR_INVAL;
+        memcpy(pos + 1, m->r->pos, (size_t)m->r->npos * sizeof *pos);
+        r.npos += m->r->npos;
+        r.nneg = m->r->nneg;
+        r.neg = m->r->neg;
+    }
+    m->v = v;
+    m->c0 = c0;
+    /* A cell the version holds already has this value (bitwise): skip it. */
+    int64_t a = walk(g, m->slot, &r, 0, copy_run, m);
+    return a < 0 ? (int)a : TESS_OK;
+}
+
+static int grid_merge(void *st, int slot, const void *data, size_t len, const tess_region *r)
+{
+    merge_arg m = {st, slot, r, NULL, 0};
+    return parse_runs(data, len, merge_run, &m);
+}
+
+static const void *grid_snapshot(void *st, int slot)
+{
+    (void)st, (void)slot;
+    return NULL; /* block partitioning does not look at the values */
+}
+
+const tess_state_class tess_grid_class = {
+    .name = "grid",
+    .create = grid_create,
+    .destroy = grid_destroy,
+    .clear = grid_clear,
+    .init = grid_init,
+    .pack = grid_pack,
+    .merge = grid_merge,
+    .step = grid_step,
+    .count = grid_count,
+    .snapshot = grid_snapshot,
+};
+
+/* ---- unpacking a result ---- */
+
+typedef struct unpack_arg {
+    int64_t rows, cols;
+    double *out;
+} unpack_arg;
+
+static int unpack_run(void *arg, int64_t row, int64_t c0, int64_t n, const double *v)
+{
+    unpack_arg *u = arg;
+    if (row < 0 || row >= u->rows || c0 < 0 || n > u->cols - c0) return TESS_ERR_FORMAT;
+    memcpy(u->out + row * u->cols + c0, v, (size_t)n * sizeof *v);
+    return TESS_OK;
+}
+
+int tess_grid_unpack(const void *packed, size_t len, int64_t rows, int64_t cols, double *out)
+{
+    unpack_arg u = {rows, cols, out};
+    return parse_runs(packed, len, unpack_run, &u);
+}
+
+/* ---- helpers for applications ---- */
+
+void tess_grid_grow(const tess_grid_fns *g, int64_t radius, const tess_query *q, tess_query *out)
+{
+    tess_grid_rect r = tess_grid_rect_of(q);
+    if (r.r1 > r.r0 && r.c1 > r.c0) {
+        r.r0 -= radius, r.r1 += radius, r.c0 -= radius, r.c1 += radius;
+        tess_grid_rect all = {0, g->rows, 0, g->cols};
+        r = clip(r, all);
+    }
+    *out = tess_grid_query(r);
+}
+
+int tess_grid_disjoint(const tess_query *a, const tess_query *b)
+{
+    tess_grid_rect x = tess_grid_rect_of(a), y = tess_grid_rect_of(b);
+    tess_grid_rect i = clip(x, y);
+    return i.r1 <= i.r0 || i.c1 <= i.c0;
+}
+
+/* The layout px x py = n whose blocks are closest to square, among those
+ * that fit (every block at least one cell) if any does. */
+static void choose_layout(int64_t rows, int64_t cols, int n, int *px_out, int *py_out)
+{
+    double best = -1;
+    int best_fits = 0;
+    for (int px = 1; px <= n; px++) {
+        if (n % px) continue;
+        int py = n / px;
+        int fits = rows >= px && cols >= py;
+        double h = (double)rows / px, w = (double)cols / py;
+        double score = h > w ? h / w : w / h;
+        if (best < 0 || fits > best_fits || (fits == best_fits && score < best)) {
+            best = score;
+            best_fits = fits;
+            *px_out = px;
+            *py_out = py;
+        }
+    }
+}
+
+static int64_t split_at(int64_t lo, int64_t len, int parts, int i)
+{
+    return lo + len * i / parts;
+}
+
+int tess_grid_part_blocks(int64_t rows, int64_t cols, int64_t ring, int n, tess_query *parts,
+                          char *err, size_t errlen)
+{
+    int64_t ir = rows - 2 * ring, ic = cols - 2 * ring;
+    int px = 1, py = 1;
+    choose_layout(ir, ic, n, &px, &py);
+    if (n < 1 || ir < px || ic < py) {
+        if (err && errlen)
+            snprintf(err, errlen, "the %lldx%lld grid is smaller than the %dx%d layout of %d workers",
+                     (long long)ir, (long long)ic, px, py, n);
+        return -1;
+    }
+    for (int i = 0; i < px; i++)
+        for (int j = 0; j < py; j++) {
+            tess_grid_rect r = {split_at(ring, ir, px, i), split_at(ring, ir, px, i + 1),
+                                split_at(ring, ic, py, j), split_at(ring, ic, py, j + 1)};
+            if (i == 0) r.r0 = 0;
+            if (i == px - 1) r.r1 = rows;
+            if (j == 0) r.c0 = 0;
+            if (j == py - 1) r.c1 = cols;
+            parts[i * py + j] = tess_grid_query(r);
+        }
+    return 0;
+}

@@ -1,0 +1,163 @@
+/*
+ * link.c — messages between tick processes, through the worker mailboxes of
+ * the message layer, delayed by the latency model (DESIGN §1, §6).
+ *
+ * The sender computes each message's delivery time from the model (per link,
+ * deterministic in (seed, src, dst, sequence), never reordering a link); the
+ * receiver holds a message until that time.  Held messages are kept sorted by
+ * (delivery time, arrival), so a link's order is kept: its delivery times
+ * never decrease and its messages arrive in order.  Clocks are µs on
+ * CLOCK_MONOTONIC from a common origin, which is one clock for every process
+ * of one machine (the experiments); across machines the origin differs and
+ * the delays are only approximate.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "comm/comm.h"
+#include "tick/tick_internal.h"
+
+double tick_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static double link_now(const tick_link *l) { return tick_now_us() - l->t0_us; }
+
+int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
+{
+    memset(l, 0, sizeof *l);
+    l->ctx = ctx;
+    l->me = me;
+    l->n = ctx->workers_total;
+    l->run_id = a->run_id;
+    l->t0_us = a->t0_us;
+    tess__latency_spec spec;
+    if (tess__latency_parse(a->jitter, &spec, NULL, 0) != 0) return TESS_ERR_INVAL;
+    if (spec.kind != TESS__LATENCY_NONE) {
+        l->model = tess__latency_new(&spec, a->seed, l->n);
+        if (l->model == NULL) return TESS_ERR_NOMEM;
+    }
+    return TESS_OK;
+}
+
+void tick_link_close(tick_link *l)
+{
+    for (int i = 0; i < l->nheld; i++) free(l->held[i].mem);
+    free(l->held);
+    tess__latency_free(l->model);
+    memset(l, 0, sizeof *l);
+}
+
+int tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick,
+                   const void *payload, size_t len)
+{
+    tick_hdr h = {.run_id = l->run_id, .tick = tick, .type = type, .src = l->me, .epoch = epoch};
+    int timed = type != TICK_FINAL && type != TICK_ABORT && type != TICK_START && type != TICK_GO;
+    h.deliver_at = 0;
+    if (timed && l->model != NULL)
+        h.deliver_at = tess__latency_deliver_at(l->model, l->me, dst, link_now(l), sizeof h + len);
+    unsigned char *m = malloc(sizeof h + len);
+    if (m == NULL) return TESS_ERR_NOMEM;
+    memcpy(m, &h, sizeof h);
+    if (len) memcpy(m + sizeof h, payload, len);
+    int rc = tess__worker_send(l->ctx, l->me, dst, m, sizeof h + len);
+    free(m);
+    if (timed) {
+        l->messages++;
+        l->bytes += sizeof h + len;
+    }
+    return rc;
+}
+
+static int hold(tick_link *l, void *data, size_t len)
+{
+    tick_hdr h;
+    if (len < sizeof h) {
+        free(data);
+        return TESS_OK;
+    }
+    memcpy(&h, data, sizeof h);
+    if (h.run_id != l->run_id) { /* left over from an earlier, failed run */
+        free(data);
+        return TESS_OK;
+    }
+    if (l->nheld == l->capheld) {
+        int cap = l->capheld ? 2 * l->capheld : 64;
+        tick_msg *p = realloc(l->held, (size_t)cap * sizeof *p);
+        if (p == NULL) {
+            free(data);
+            return TESS_ERR_NOMEM;
+        }
+        l->held = p;
+        l->capheld = cap;
+    }
+    tick_msg m = {.h = h, .arrival = l->arrivals++, .len = len - sizeof h, .mem = data};
+    m.payload = (unsigned char *)data + sizeof h;
+    int i = l->nheld++;
+    while (i > 0 && l->held[i - 1].h.deliver_at > h.deliver_at) { /* stable: ties stay behind */
+        l->held[i] = l->held[i - 1];
+        i--;
+    }
+    l->held[i] = m;
+    return TESS_OK;
+}
+
+/* Move everything waiting in the mailbox into the held list. */
+static int drain(tick_link *l, double timeout_s)
+{
+    int local = l->me - l->ctx->worker_base[l->ctx->rank];
+    for (;;) {
+        int src;
+        void *data;
+        size_t len;
+        int got = tess__worker_recv(l->ctx, local, timeout_s, &src, &data, &len);
+        if (got < 0) return got;
+        if (got == 0) return TESS_OK;
+        int rc = hold(l, data, len);
+        if (rc != TESS_OK) return rc;
+        timeout_s = 0;
+    }
+}
+
+int tick_link_poll(tick_link *l, tick_msg *out)
+{
+    int rc = drain(l, 0);
+    if (rc != TESS_OK) return rc;
+    if (l->nheld == 0 || l->held[0].h.deliver_at > link_now(l)) return 0;
+    *out = l->held[0];
+    memmove(l->held, l->held + 1, (size_t)(l->nheld - 1) * sizeof *l->held);
+    l->nheld--;
+    return 1;
+}
+
+/* Sleep to an absolute time on CLOCK_MONOTONIC (µs since t0). */
+static void sleep_until(const tick_link *l, double at_us)
+{
+    double abs_us = at_us + l->t0_us;
+    struct timespec ts = {.tv_sec = (time_t)(abs_us / 1e6)};
+    ts.tv_nsec = (long)((abs_us - (double)ts.tv_sec * 1e6) * 1e3);
+    if (ts.tv_nsec >= 1000000000L) ts.tv_nsec = 999999999L;
+    if (ts.tv_nsec < 0) ts.tv_nsec = 0;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {}
+}
+
+int tick_link_wait(tick_link *l, double max_wait_us)
+{
+    double start = link_now(l);
+    double until = start + max_wait_us;
+    if (l->nheld > 0 && l->held[0].h.deliver_at < until) until = l->held[0].h.deliver_at;
+    int rc = TESS_OK;
+    if (until > start) {
+        /* A held message is due at `until`; a new one may be due earlier
+         * (it wakes the mailbox).  Short waits sleep precisely instead. */
+        if (l->nheld > 0 && until - start < 200 && until == l->held[0].h.deliver_at)
+            sleep_until(l, until);
+        else
+            rc = drain(l, (until - start) / 1e6);
+    }
+    l->wait_us += link_now(l) - start;
+    return rc;
+}

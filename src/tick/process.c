@@ -1,0 +1,727 @@
+/*
+ * process.c — one tick process: the five algorithms as one loop
+ * (docs/ticks.md).
+ *
+ * Notation: Q_i is this process's query, hold(X) = RD(WD(X)) the tuples at
+ * tick t needed to compute the tuples of X at t+1 (the paper's WD∘RD), and
+ * cone(X) = WX(RX(X)) the tuples at t+1 that tuples of X at t influence (its
+ * RX∘WX).  L_s = hold^s(Q_i).
+ *
+ * Every k ticks (a *round start* c) each process sends to each neighbour j
+ * its own tuples of tick c that lie in L_{m+1}(Q_j); having received from all
+ * of its neighbours it holds every tuple of L_{m+1}(Q_i) at tick c, from
+ * which it computes tick c+s on the target region L_{m+1-s}(Q_i) for
+ * s = 1 .. k-1 and Q_i at c+k (replication: k, m; k = 1, m = 0 is local
+ * synchronisation).  Dependency scheduling (depth d) lets the process compute
+ * up to d ticks beyond the last tick it could complete: at tick v it computes
+ * its target minus cone^(v - r_j)(Q_j) for every neighbour j whose round r_j
+ * < v has not arrived — exactly the tuples that late data cannot influence.
+ * Each tuple of each tick is computed once by STEP from the same inputs as
+ * the sequential program, so the state is bitwise the sequential state.
+ *
+ * A version (tick) is *full* when its target region is computed and
+ * *complete* when, besides, its round data have arrived (round starts), the
+ * global barrier released it (bsp) and re-partitioning at it is done.  Slots
+ * hold versions done .. done + d + 1, where done is the last complete tick.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <string.h>
+#include <time.h>
+#include "tick/tick_internal.h"
+
+typedef struct version {
+    int64_t v;
+    int computed_any, full, sent, barred;
+    int32_t *negpow; /* per incoming neighbour: cone power subtracted last time (0: none) */
+} version;
+
+typedef struct proc {
+    tess_ctx *ctx;
+    const tess_tick_app *app;
+    const tick_args *a;
+    int me, n, k, m, A; /* A: versions computed beyond done (d + 1) */
+    tick_link link;
+
+    /* plan: depends on the partition */
+    tess_query *Q;      /* n */
+    tess_query *Lown;   /* L_0 .. L_{m+1} */
+    int n_in, n_out;
+    int *in_ids, *out_ids, *in_index; /* in_index[src]: index in in_ids or -1 */
+    tess_query *cones;  /* n_in x (A+1): cone^p(Q_j) */
+    tess_query *out_L;  /* n_out: L_{m+1}(Q_j) */
+    int64_t *recv_round;
+    uint32_t epoch;
+    int64_t epoch_start;
+
+    void *st;
+    int nslots;
+    version *ver;
+    int64_t done;
+    int64_t released;   /* bsp: last tick every process finished */
+    int bar_n;          /* process 0 */
+
+    tess_buf *repart;   /* n: tuples for the pending re-partitioning */
+    int repart_got;
+    int64_t repart_tick;
+
+    tick_msg *deferred;
+    int ndeferred, capdeferred;
+
+    tess_query *negs;   /* scratch: n_in */
+    double step_us, emu_deadline, start_us, end_us;
+    double step_cpu_us, start_cpu_us;
+    int64_t tuple_ticks, own_tuple_ticks, own_count;
+    int final_sent;
+
+    tess_tick_result *result; /* process 0 */
+    int finals;
+    int starts, go;           /* start barrier */
+    double last_progress_us;
+} proc;
+
+static double now_us(const proc *p) { return tick_now_us() - p->a->t0_us; }
+
+static double thread_cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int fail(proc *p, int code, const char *fmt, const char *what)
+{
+    tess__fail(p->ctx, code, fmt, p->app->name, what);
+    return code;
+}
+
+/* ---- queries ---- */
+
+static void hold_of(const proc *p, const tess_query *q, tess_query *out)
+{
+    tess_query t;
+    p->app->wd(p->app->user, q, &t);
+    p->app->rd(p->app->user, &t, out);
+}
+
+static void cone_of(const proc *p, const tess_query *q, tess_query *out)
+{
+    tess_query t;
+    p->app->rx(p->app->user, q, &t);
+    p->app->wx(p->app->user, &t, out);
+}
+
+static void hold_pow(const proc *p, const tess_query *q, int s, tess_query *out)
+{
+    tess_query cur = *q;
+    for (int i = 0; i < s; i++) {
+        tess_query next;
+        hold_of(p, &cur, &next);
+        cur = next;
+    }
+    *out = cur;
+}
+
+static void plan_free(proc *p)
+{
+    free(p->Lown);
+    free(p->in_ids);
+    free(p->out_ids);
+    free(p->in_index);
+    free(p->cones);
+    free(p->out_L);
+    free(p->recv_round);
+    p->Lown = p->cones = p->out_L = NULL;
+    p->in_ids = p->out_ids = p->in_index = NULL;
+    p->recv_round = NULL;
+}
+
+/* Neighbours, replica regions and cones for the partition in p->Q. */
+static int plan_build(proc *p, int64_t first_round)
+{
+    plan_free(p);
+    const tess_tick_app *app = p->app;
+    int n = p->n, m = p->m;
+    p->Lown = malloc((size_t)(m + 2) * sizeof *p->Lown);
+    p->in_ids = malloc((size_t)n * sizeof *p->in_ids);
+    p->out_ids = malloc((size_t)n * sizeof *p->out_ids);
+    p->in_index = malloc((size_t)n * sizeof *p->in_index);
+    p->cones = malloc((size_t)n * (size_t)(p->A + 1) * sizeof *p->cones);
+    p->out_L = malloc((size_t)n * sizeof *p->out_L);
+    p->recv_round = malloc((size_t)n * sizeof *p->recv_round);
+    if (!p->Lown || !p->in_ids || !p->out_ids || !p->in_index || !p->cones || !p->out_L ||
+        !p->recv_round)
+        return TESS_ERR_NOMEM;
+    p->Lown[0] = p->Q[p->me];
+    for (int s = 1; s <= m + 1; s++) hold_of(p, &p->Lown[s - 1], &p->Lown[s]);
+    p->n_in = p->n_out = 0;
+    for (int j = 0; j < n; j++) {
+        p->in_index[j] = -1;
+        if (j == p->me) continue;
+        /* j sends to i exactly when Q_j meets L_{m+1}(Q_i): both sides ask
+         * DISJOINT with the same arguments, so they agree. */
+        if (!app->disjoint(app->user, &p->Q[j], &p->Lown[m + 1])) {
+            int x = p->n_in++;
+            p->in_ids[x] = j;
+            p->in_index[j] = x;
+            p->recv_round[x] = first_round;
+            tess_query *c = &p->cones[(size_t)x * (size_t)(p->A + 1)];
+            c[0] = p->Q[j];
+            for (int s = 1; s <= p->A; s++) cone_of(p, &c[s - 1], &c[s]);
+        }
+        tess_query Lj;
+        hold_pow(p, &p->Q[j], m + 1, &Lj);
+        if (!app->disjoint(app->user, &p->Q[p->me], &Lj)) {
+            p->out_L[p->n_out] = Lj;
+            p->out_ids[p->n_out++] = j;
+        }
+    }
+    return TESS_OK;
+}
+
+/* ---- versions ---- */
+
+static version *ver_of(proc *p, int64_t v) { return &p->ver[v % p->nslots]; }
+static int slot_of(const proc *p, int64_t v) { return (int)(v % p->nslots); }
+
+static void version_reset(proc *p, int64_t v)
+{
+    version *x = ver_of(p, v);
+    int32_t *neg = x->negpow;
+    memset(neg, 0, (size_t)p->n * sizeof *neg);
+    *x = (version){.v = v, .negpow = neg};
+    p->app->state->clear(p->st, slot_of(p, v));
+}
+
+static int is_round_start(const proc *p, int64_t v) { return v % p->k == 0; }
+static int is_repart_tick(const proc *p, int64_t v)
+{
+    return p->a->repart_every > 0 && v > 0 && v < p->a->ticks && v % p->a->repart_every == 0;
+}
+
+/* The region version v must hold: L_{m+1-s}(Q_i) inside a round, Q_i at its end. */
+static const tess_query *target_of(const proc *p, int64_t v)
+{
+    int64_t s = (v - p->epoch_start - 1) % p->k + 1;
+    return s == p->k ? &p->Lown[0] : &p->Lown[p->m + 1 - s];
+}
+
+/* ---- step and its emulated cost ---- */
+
+static void sleep_until_us(const proc *p, double at)
+{
+    double abs_us = at + p->a->t0_us;
+    struct timespec ts = {.tv_sec = (time_t)(abs_us / 1e6)};
+    ts.tv_nsec = (long)((abs_us - (double)ts.tv_sec * 1e6) * 1e3);
+    if (ts.tv_nsec > 999999999L) ts.tv_nsec = 999999999L;
+    if (ts.tv_nsec < 0) ts.tv_nsec = 0;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {}
+}
+
+static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int nneg)
+{
+    tess_region r = {.npos = npos, .nneg = nneg, .pos = pos, .neg = p->negs};
+    double t = now_us(p), cpu = thread_cpu_us();
+    int64_t c = p->app->state->step(p->st, slot_of(p, v - 1), slot_of(p, v), &r, v - 1);
+    p->step_cpu_us += thread_cpu_us() - cpu;
+    if (c < 0) return (int)c;
+    p->tuple_ticks += c;
+    if (p->a->step_cost_us > 0 && c > 0) {
+        /* DESIGN §6: sleep to absolute deadlines so errors do not accumulate. */
+        double cost = p->a->step_cost_us * (double)c / (double)(p->own_count > 0 ? p->own_count : 1);
+        double start = now_us(p);
+        p->emu_deadline = (p->emu_deadline > start ? p->emu_deadline : start) + cost;
+        sleep_until_us(p, p->emu_deadline);
+    }
+    p->step_us += now_us(p) - t;
+    return TESS_OK;
+}
+
+/* Compute what can be computed of version v now.  1 if anything was tried. */
+static int try_compute(proc *p, int64_t v, int *err)
+{
+    version *x = ver_of(p, v);
+    if (x->full || v > p->a->ticks) return 0;
+    if (p->a->alg == TESS_TICK_BSP && p->released < v - 1) return 0;
+    /* Nothing beyond a re-partitioning that has not happened yet. */
+    if (p->a->repart_every > 0) {
+        int64_t next = (p->epoch_start / p->a->repart_every + 1) * p->a->repart_every;
+        if (next < p->a->ticks && v > next) return 0;
+    }
+    int nneg = 0, changed = !x->computed_any;
+    for (int j = 0; j < p->n_in; j++) {
+        int32_t pw = p->recv_round[j] < v ? (int32_t)(v - p->recv_round[j]) : 0;
+        if (pw > p->A) return 0; /* cannot happen: rounds <= done have arrived */
+        if (pw != x->negpow[j]) changed = 1;
+        if (pw > 0) p->negs[nneg++] = p->cones[(size_t)j * (size_t)(p->A + 1) + (size_t)pw];
+    }
+    if (!changed) return 0;
+    const tess_query *T = target_of(p, v);
+    if (!x->computed_any) {
+        *err = step_region(p, v, T, 1, nneg);
+    } else {
+        /* Only what the tuples that were subtracted last time now allow. */
+        for (int j = 0; j < p->n_in && *err == TESS_OK; j++) {
+            int32_t old = x->negpow[j];
+            int32_t pw = p->recv_round[j] < v ? (int32_t)(v - p->recv_round[j]) : 0;
+            if (old == 0 || old == pw) continue;
+            tess_query pos[2] = {*T, p->cones[(size_t)j * (size_t)(p->A + 1) + (size_t)old]};
+            *err = step_region(p, v, pos, 2, nneg);
+        }
+    }
+    if (*err != TESS_OK) return 1;
+    for (int j = 0; j < p->n_in; j++)
+        x->negpow[j] = p->recv_round[j] < v ? (int32_t)(v - p->recv_round[j]) : 0;
+    x->computed_any = 1;
+    if (nneg == 0) x->full = 1;
+    return 1;
+}
+
+/* ---- messages ---- */
+
+static int defer(proc *p, const tick_msg *m)
+{
+    if (p->ndeferred == p->capdeferred) {
+        int cap = p->capdeferred ? 2 * p->capdeferred : 32;
+        tick_msg *d = realloc(p->deferred, (size_t)cap * sizeof *d);
+        if (d == NULL) return TESS_ERR_NOMEM;
+        p->deferred = d;
+        p->capdeferred = cap;
+    }
+    p->deferred[p->ndeferred++] = *m;
+    return TESS_OK;
+}
+
+static int round_applicable(const proc *p, const tick_msg *m)
+{
+    return m->h.epoch == p->epoch && m->h.tick <= p->done + p->A && m->h.tick >= 0;
+}
+
+static int apply_round(proc *p, const tick_msg *m)
+{
+    int x = p->in_index[m->h.src];
+    if (x < 0 || p->recv_round[x] != m->h.tick)
+        return fail(p, TESS_ERR_FORMAT, "tick %s: unexpected round message (%s)", "sender");
+    int rc = p->app->state->merge(p->st, slot_of(p, m->h.tick), m->payload, m->len, NULL);
+    if (rc != TESS_OK) return fail(p, rc, "tick %s: %s", "cannot merge received tuples");
+    p->recv_round[x] = m->h.tick + p->k;
+    return TESS_OK;
+}
+
+static int record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples,
+                        size_t len)
+{
+    p->result->per_process[src] = *f;
+    return tess_buf_append(&p->result->final_state, tuples, len);
+}
+
+static int handle(proc *p, tick_msg *m)
+{
+    switch (m->h.type) {
+    case TICK_ABORT:
+        return TESS_ERR_KERNEL;
+    case TICK_ROUND:
+        for (int i = 0; i < p->ndeferred; i++) /* keep the link's order */
+            if (p->deferred[i].h.src == m->h.src) return defer(p, m) == TESS_OK ? 1 : TESS_ERR_NOMEM;
+        if (!round_applicable(p, m)) return defer(p, m) == TESS_OK ? 1 : TESS_ERR_NOMEM;
+        return apply_round(p, m);
+    case TICK_BAR:
+        if (++p->bar_n == p->n) {
+            p->bar_n = 0;
+            p->released = m->h.tick;
+            for (int j = 1; j < p->n; j++) {
+                int rc = tick_link_send(&p->link, j, TICK_REL, p->epoch, m->h.tick, NULL, 0);
+                if (rc != TESS_OK) return rc;
+            }
+        }
+        return TESS_OK;
+    case TICK_REL:
+        p->released = m->h.tick;
+        return TESS_OK;
+    case TICK_REPART:
+        if (m->h.src < 0 || m->h.src >= p->n) return TESS_ERR_FORMAT;
+        p->repart_got++;
+        return tess_buf_append(&p->repart[m->h.src], m->payload, m->len);
+    case TICK_START:
+        p->starts++;
+        return TESS_OK;
+    case TICK_GO:
+        p->go = 1;
+        return TESS_OK;
+    case TICK_FINAL: {
+        tess_tick_figures f;
+        if (p->result == NULL || m->len < sizeof f) return TESS_ERR_FORMAT;
+        memcpy(&f, m->payload, sizeof f);
+        p->finals++;
+        return record_final(p, m->h.src, &f, m->payload + sizeof f, m->len - sizeof f);
+    }
+    default:
+        return TESS_ERR_FORMAT;
+    }
+}
+
+/* Apply deferred messages that have become applicable, in link order. */
+static int retry_deferred(proc *p, int *progressed)
+{
+    int kept = 0;
+    unsigned char *blocked = calloc((size_t)p->n, 1);
+    if (blocked == NULL) return TESS_ERR_NOMEM;
+    int rc = TESS_OK;
+    for (int i = 0; i < p->ndeferred; i++) {
+        tick_msg *m = &p->deferred[i];
+        if (rc == TESS_OK && !blocked[m->h.src] && round_applicable(p, m)) {
+            rc = apply_round(p, m);
+            free(m->mem);
+            *progressed = 1;
+            continue;
+        }
+        blocked[m->h.src] = 1;
+        p->deferred[kept++] = *m;
+    }
+    p->ndeferred = kept;
+    free(blocked);
+    return rc;
+}
+
+/* Handle every message that is due.  Returns <0 on error, else whether any was. */
+static int pump(proc *p)
+{
+    int any = 0;
+    for (;;) {
+        tick_msg m;
+        int got = tick_link_poll(&p->link, &m);
+        if (got < 0) return got;
+        if (got == 0) break;
+        any = 1;
+        int rc = handle(p, &m);
+        if (rc == 1) continue; /* deferred: the message now belongs to the list */
+        free(m.mem);
+        if (rc < 0) return rc;
+    }
+    if (p->ndeferred > 0) {
+        int rc = retry_deferred(p, &any);
+        if (rc != TESS_OK) return rc;
+    }
+    return any;
+}
+
+static int wait_for_messages(proc *p)
+{
+    if (tess_interrupted(p->ctx)) return TESS_ERR_INTERRUPTED;
+    return tick_link_wait(&p->link, 50000);
+}
+
+/* ---- partitioning ---- */
+
+static int part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
+{
+    const tess_state_class *cls = p->app->state;
+    if (p->app->part_ignores_state) {
+        char err[300] = "";
+        if (p->app->part(p->app->user, NULL, p->n, p->Q, err, sizeof err) == 0) return TESS_OK;
+        return tess__fail(p->ctx, TESS_ERR_INVAL, "%s", err[0] ? err : "PART failed");
+    }
+    void *all = cls->create(p->app, 1, &p->app->universe, &p->app->universe);
+    if (all == NULL) return fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (partition)");
+    tess_region uni = {.npos = 1, .pos = &p->app->universe};
+    int rc = TESS_OK;
+    if (init_all) rc = cls->init(all, 0, &uni);
+    for (int i = 0; i < nbufs && rc == TESS_OK; i++)
+        rc = cls->merge(all, 0, bufs[i].data, bufs[i].len, NULL);
+    char err[300] = "";
+    if (rc == TESS_OK &&
+        p->app->part(p->app->user, cls->snapshot(all, 0), p->n, p->Q, err, sizeof err) != 0) {
+        tess__fail(p->ctx, TESS_ERR_INVAL, "%s", err[0] ? err : "PART failed");
+        rc = TESS_ERR_INVAL;
+    }
+    cls->destroy(all);
+    return rc;
+}
+
+static int state_create(proc *p)
+{
+    if (p->st != NULL) p->app->state->destroy(p->st);
+    p->st = p->app->state->create(p->app, p->nslots, &p->Q[p->me], &p->Lown[p->m + 1]);
+    return p->st ? TESS_OK : fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (state)");
+}
+
+static int own_count(proc *p, int64_t v)
+{
+    tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
+    int64_t c = p->app->state->count(p->st, slot_of(p, v), &own);
+    if (c < 0) return (int)c;
+    p->own_count = c;
+    return TESS_OK;
+}
+
+static int pack_own(proc *p, int64_t v, tess_buf *out)
+{
+    tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
+    return p->app->state->pack(p->st, slot_of(p, v), &own, out);
+}
+
+/* Every process gathers every tuple of tick v, calls PART, keeps its new share. */
+static int repartition(proc *p, int64_t v)
+{
+    int rc = pack_own(p, v, &p->repart[p->me]);
+    for (int j = 0; j < p->n && rc == TESS_OK; j++)
+        if (j != p->me)
+            rc = tick_link_send(&p->link, j, TICK_REPART, p->epoch, v, p->repart[p->me].data,
+                                p->repart[p->me].len);
+    while (rc == TESS_OK && p->repart_got < p->n - 1) {
+        int got = pump(p);
+        if (got < 0) rc = got;
+        else if (got == 0) rc = wait_for_messages(p);
+    }
+    if (rc == TESS_OK) rc = part_from(p, p->repart, p->n, 0);
+    if (rc == TESS_OK) rc = plan_build(p, v);
+    if (rc == TESS_OK) rc = state_create(p);
+    if (rc == TESS_OK) {
+        tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
+        for (int64_t w = p->done; w <= p->done + p->A; w++) version_reset(p, w);
+        for (int j = 0; j < p->n && rc == TESS_OK; j++)
+            rc = p->app->state->merge(p->st, slot_of(p, v), p->repart[j].data, p->repart[j].len,
+                                      &own);
+        version *x = ver_of(p, v);
+        x->computed_any = x->full = 1;
+    }
+    for (int j = 0; j < p->n; j++) tess_buf_free(&p->repart[j]);
+    p->repart_got = 0;
+    p->epoch++;
+    p->epoch_start = v;
+    if (rc == TESS_OK) rc = own_count(p, v);
+    return rc;
+}
+
+/* After version v became full: re-partition, send round data, report to the barrier. */
+static int after_full(proc *p, int64_t v)
+{
+    version *x = ver_of(p, v);
+    int rc = TESS_OK;
+    if (is_repart_tick(p, v) && p->epoch_start < v) {
+        if (v != p->done + 1) return TESS_OK; /* wait until it is next */
+        rc = repartition(p, v);
+        if (rc != TESS_OK) return rc;
+    }
+    if (is_round_start(p, v) && v < p->a->ticks && !x->sent) {
+        x->sent = 1;
+        if (v > 0) rc = own_count(p, v);
+        tess_region r = {.npos = 2};
+        tess_buf b = {0};
+        for (int o = 0; o < p->n_out && rc == TESS_OK; o++) {
+            tess_query pos[2] = {p->Q[p->me], p->out_L[o]};
+            r.pos = pos;
+            b.len = 0;
+            rc = p->app->state->pack(p->st, slot_of(p, v), &r, &b);
+            if (rc == TESS_OK)
+                rc = tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b.data, b.len);
+        }
+        tess_buf_free(&b);
+    }
+    if (rc == TESS_OK && p->a->alg == TESS_TICK_BSP && v < p->a->ticks && !x->barred) {
+        x->barred = 1;
+        if (p->me == 0) {
+            tick_msg self = {.h = {.type = TICK_BAR, .tick = v, .src = 0}};
+            rc = handle(p, &self);
+        } else {
+            rc = tick_link_send(&p->link, 0, TICK_BAR, p->epoch, v, NULL, 0);
+        }
+    }
+    return rc;
+}
+
+static int complete(const proc *p, int64_t v)
+{
+    const version *x = &p->ver[v % p->nslots];
+    if (x->v != v || !x->full) return 0;
+    if (v < p->a->ticks) {
+        if (is_repart_tick(p, v) && p->epoch_start < v) return 0;
+        if (is_round_start(p, v))
+            for (int j = 0; j < p->n_in; j++)
+                if (p->recv_round[j] <= v) return 0;
+        if (p->a->alg == TESS_TICK_BSP && p->released < v) return 0;
+        if (!x->sent && is_round_start(p, v)) return 0;
+    }
+    return 1;
+}
+
+/* Process 0 reports every progress_every ticks, or (-1) about once a second. */
+static void progress_line(proc *p)
+{
+    int64_t e = p->a->progress_every;
+    if (p->me != 0 || e == 0 || p->done <= 0) return;
+    double now = now_us(p);
+    if (e > 0 && p->done % e != 0) return;
+    if (e < 0 && now - p->last_progress_us < 1e6) return;
+    p->last_progress_us = now;
+    double secs = (now - p->start_us) / 1e6;
+    fprintf(stderr, "tessera %s: tick %lld/%lld, %.1f ticks/s\n", p->app->name,
+            (long long)p->done, (long long)p->a->ticks, secs > 0 ? (double)p->done / secs : 0.0);
+}
+
+static int advance(proc *p)
+{
+    int any = 0;
+    while (p->done < p->a->ticks && complete(p, p->done + 1)) {
+        p->done++;
+        p->own_tuple_ticks += p->done > 0 ? p->own_count : 0;
+        version_reset(p, p->done + p->A);
+        progress_line(p);
+        any = 1;
+    }
+    return any;
+}
+
+/* ---- the loop ---- */
+
+static int finish(proc *p)
+{
+    p->end_us = now_us(p);
+    tess_tick_figures f = {0};
+    f.wall_seconds = (p->end_us - p->start_us) / 1e6;
+    f.step_seconds = p->step_us / 1e6;
+    f.wait_seconds = p->link.wait_us / 1e6;
+    f.runtime_seconds = f.wall_seconds - f.step_seconds - f.wait_seconds;
+    if (f.runtime_seconds < 0) f.runtime_seconds = 0;
+    f.cpu_seconds = (thread_cpu_us() - p->start_cpu_us) / 1e6;
+    f.step_cpu_seconds = p->step_cpu_us / 1e6;
+    f.runtime_cpu_seconds = f.cpu_seconds - f.step_cpu_seconds;
+    if (f.runtime_cpu_seconds < 0) f.runtime_cpu_seconds = 0;
+    f.messages = p->link.messages;
+    f.bytes = p->link.bytes;
+    f.tuple_ticks = p->tuple_ticks;
+    f.own_tuple_ticks = p->own_tuple_ticks;
+    tess_buf b = {0};
+    int rc = tess_buf_append(&b, &f, sizeof f);
+    if (rc == TESS_OK) rc = pack_own(p, p->a->ticks, &b);
+    if (rc == TESS_OK) {
+        if (p->me == 0) rc = record_final(p, 0, &f, b.data + sizeof f, b.len - sizeof f);
+        else rc = tick_link_send(&p->link, 0, TICK_FINAL, p->epoch, p->a->ticks, b.data, b.len);
+    }
+    tess_buf_free(&b);
+    p->final_sent = 1;
+    return rc;
+}
+
+static int compute_window(proc *p, int *progressed)
+{
+    int64_t hi = p->done + p->A < p->a->ticks ? p->done + p->A : p->a->ticks;
+    for (int64_t v = p->done + 1 > 1 ? p->done + 1 : 1; v <= hi; v++) {
+        int err = TESS_OK;
+        if (try_compute(p, v, &err)) *progressed = 1;
+        if (err != TESS_OK) return err;
+        if (ver_of(p, v)->full) {
+            int rc = after_full(p, v);
+            if (rc != TESS_OK) return rc;
+        }
+    }
+    return TESS_OK;
+}
+
+static int loop(proc *p)
+{
+    int rc = after_full(p, 0);
+    while (rc == TESS_OK) {
+        int progressed = advance(p);
+        if (p->done == p->a->ticks && !p->final_sent) {
+            rc = finish(p);
+            if (rc != TESS_OK) break;
+        }
+        if (p->final_sent && (p->me != 0 || p->finals == p->n - 1)) break;
+        int got = pump(p);
+        if (got < 0) {
+            rc = got;
+            break;
+        }
+        progressed |= got;
+        rc = compute_window(p, &progressed);
+        if (rc == TESS_OK && !progressed) rc = wait_for_messages(p);
+    }
+    return rc;
+}
+
+static int setup(proc *p)
+{
+    int n = p->n;
+    p->Q = calloc((size_t)n, sizeof *p->Q);
+    p->ver = calloc((size_t)p->nslots, sizeof *p->ver);
+    p->repart = calloc((size_t)n, sizeof *p->repart);
+    p->negs = calloc((size_t)n, sizeof *p->negs);
+    if (!p->Q || !p->ver || !p->repart || !p->negs) return TESS_ERR_NOMEM;
+    for (int s = 0; s < p->nslots; s++) {
+        p->ver[s].negpow = calloc((size_t)n, sizeof(int32_t));
+        if (p->ver[s].negpow == NULL) return TESS_ERR_NOMEM;
+        p->ver[s].v = -1;
+    }
+    int rc = part_from(p, NULL, 0, 1);
+    if (rc == TESS_OK) rc = plan_build(p, 0);
+    if (rc == TESS_OK) rc = state_create(p);
+    if (rc != TESS_OK) return rc;
+    p->done = -1;
+    for (int64_t v = 0; v <= p->A; v++) version_reset(p, v);
+    tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
+    rc = p->app->state->init(p->st, slot_of(p, 0), &own);
+    if (rc != TESS_OK) return fail(p, rc, "tick %s: %s", "NEW failed");
+    ver_of(p, 0)->computed_any = ver_of(p, 0)->full = 1;
+    return own_count(p, 0);
+}
+
+/* Every process set up before anyone starts the clock: setup times differ
+ * (process 0 also built the result), and skew would count as waiting. */
+static int start_together(proc *p)
+{
+    int rc = TESS_OK;
+    if (p->me != 0) rc = tick_link_send(&p->link, 0, TICK_START, 0, 0, NULL, 0);
+    while (rc == TESS_OK && (p->me == 0 ? p->starts < p->n - 1 : !p->go)) {
+        int got = pump(p);
+        if (got < 0) rc = got;
+        else if (got == 0) rc = wait_for_messages(p);
+    }
+    for (int j = 1; j < p->n && rc == TESS_OK && p->me == 0; j++)
+        rc = tick_link_send(&p->link, j, TICK_GO, 0, 0, NULL, 0);
+    p->link.wait_us = 0;
+    return rc;
+}
+
+static void teardown(proc *p)
+{
+    if (p->st) p->app->state->destroy(p->st);
+    for (int s = 0; p->ver && s < p->nslots; s++) free(p->ver[s].negpow);
+    for (int j = 0; p->repart && j < p->n; j++) tess_buf_free(&p->repart[j]);
+    for (int i = 0; i < p->ndeferred; i++) free(p->deferred[i].mem);
+    free(p->deferred);
+    free(p->repart);
+    free(p->ver);
+    free(p->negs);
+    free(p->Q);
+    plan_free(p);
+    tick_link_close(&p->link);
+}
+
+static void abort_others(proc *p)
+{
+    for (int j = 0; j < p->n; j++)
+        if (j != p->me) tick_link_send(&p->link, j, TICK_ABORT, p->epoch, 0, NULL, 0);
+}
+
+int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
+                     tess_tick_result *result)
+{
+    proc p = {.ctx = ctx, .app = app, .a = a, .me = me, .n = ctx->workers_total,
+              .k = a->period, .m = a->layers, .A = a->depth + 1, .result = result};
+    p.nslots = p.A + 1;
+    /* Sleeps (emulated step cost, held messages) end on time: DESIGN §6. */
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    int rc = tick_link_open(&p.link, ctx, me, a);
+    if (rc == TESS_OK) rc = setup(&p);
+    if (rc == TESS_OK) rc = start_together(&p);
+    p.start_us = p.last_progress_us = now_us(&p);
+    p.start_cpu_us = thread_cpu_us();
+    if (rc == TESS_OK) rc = loop(&p);
+    if (rc != TESS_OK && rc != TESS_ERR_KERNEL) abort_others(&p);
+    teardown(&p);
+    if (slack > 0) prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+    return rc;
+}

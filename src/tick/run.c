@@ -1,0 +1,127 @@
+/*
+ * run.c — the public entry points of the tick face: registering
+ * applications, running one (a kernel instance per worker, each a tick
+ * process), and the result that process 0 gathers.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "tick/tick_internal.h"
+
+#define TICK_KERNEL "tess.tick"
+
+static int tick_kernel(tess_task *task, const void *args, size_t len);
+
+void tess__tick_free(tess_ctx *ctx)
+{
+    if (ctx->tick == NULL) return;
+    free(ctx->tick->apps);
+    free(ctx->tick);
+    ctx->tick = NULL;
+}
+
+static int valid_app(const tess_tick_app *app)
+{
+    const tess_state_class *c = app->state;
+    return app->name && c && c->create && c->destroy && c->clear && c->init && c->pack &&
+           c->merge && c->step && c->count && c->snapshot && app->part && app->rd && app->wd &&
+           app->rx && app->wx && app->disjoint;
+}
+
+int tess_tick_register(tess_ctx *ctx, const tess_tick_app *app)
+{
+    TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE, "tess_tick_register() after tess_main()");
+    TESS_RETURN_IF(ctx, app == NULL || !valid_app(app), TESS_ERR_INVAL,
+                   "tess_tick_register(): the application lacks a name, state class or "
+                   "Table-1 function");
+    if (ctx->tick == NULL) {
+        ctx->tick = calloc(1, sizeof *ctx->tick);
+        TESS_RETURN_IF(ctx, ctx->tick == NULL, TESS_ERR_NOMEM, "out of memory");
+        int rc = tess_register_kernel(ctx, TICK_KERNEL, tick_kernel);
+        if (rc != TESS_OK) return rc;
+    }
+    tess__tick_reg *r = ctx->tick;
+    for (int i = 0; i < r->napps; i++)
+        TESS_RETURN_IF(ctx, strcmp(r->apps[i]->name, app->name) == 0, TESS_ERR_INVAL,
+                       "tick application '%s' registered twice", app->name);
+    const tess_tick_app **apps = realloc(r->apps, (size_t)(r->napps + 1) * sizeof *apps);
+    TESS_RETURN_IF(ctx, apps == NULL, TESS_ERR_NOMEM, "out of memory");
+    apps[r->napps++] = app;
+    r->apps = apps;
+    return TESS_OK;
+}
+
+static int tick_kernel(tess_task *task, const void *args, size_t len)
+{
+    tess_ctx *ctx = tess_task_ctx(task);
+    tick_args a;
+    if (len != sizeof a || ctx->tick == NULL) return TESS_ERR_INVAL;
+    memcpy(&a, args, sizeof a);
+    if (a.app < 0 || a.app >= ctx->tick->napps) return TESS_ERR_INVAL;
+    int me = tess_task_worker(task);
+    tess_tick_result *res = me == 0 ? ctx->tick->result : NULL;
+    return tick_process_run(ctx, ctx->tick->apps[a.app], &a, me, res);
+}
+
+static int find_app(tess_ctx *ctx, const tess_tick_app *app)
+{
+    for (int i = 0; ctx->tick && i < ctx->tick->napps; i++)
+        if (ctx->tick->apps[i] == app || strcmp(ctx->tick->apps[i]->name, app->name) == 0)
+            return i;
+    return -1;
+}
+
+static void sum_figures(tess_tick_result *res)
+{
+    tess_tick_figures *t = &res->total;
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < res->processes; i++) {
+        const tess_tick_figures *f = &res->per_process[i];
+        if (f->wall_seconds > t->wall_seconds) t->wall_seconds = f->wall_seconds;
+        t->step_seconds += f->step_seconds;
+        t->wait_seconds += f->wait_seconds;
+        t->runtime_seconds += f->runtime_seconds;
+        t->cpu_seconds += f->cpu_seconds;
+        t->step_cpu_seconds += f->step_cpu_seconds;
+        t->runtime_cpu_seconds += f->runtime_cpu_seconds;
+        t->messages += f->messages;
+        t->bytes += f->bytes;
+        t->tuple_ticks += f->tuple_ticks;
+        t->own_tuple_ticks += f->own_tuple_ticks;
+    }
+}
+
+int tess_tick_run(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
+                  tess_tick_result *res)
+{
+    memset(res, 0, sizeof *res);
+    int idx = app ? find_app(ctx, app) : -1;
+    TESS_RETURN_IF(ctx, idx < 0, TESS_ERR_NOTFOUND, "tick application '%s' is not registered",
+                   app && app->name ? app->name : "(null)");
+    tick_args a;
+    char err[400];
+    if (tick_args_from_options(o, &a, err, sizeof err) != TESS_OK)
+        return tess__fail(ctx, TESS_ERR_INVAL, "%s", err);
+    a.app = idx;
+    a.run_id = ++ctx->tick->runs;
+    a.t0_us = tick_now_us();
+    res->processes = ctx->workers_total;
+    res->per_process = calloc((size_t)res->processes, sizeof *res->per_process);
+    TESS_RETURN_IF(ctx, res->per_process == NULL, TESS_ERR_NOMEM, "out of memory");
+    ctx->tick->result = res;
+    int rc = tess_run(ctx, TICK_KERNEL, TESS_EVERY_WORKER, NULL, &a, sizeof a);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
+    ctx->tick->result = NULL;
+    if (rc != TESS_OK) {
+        tess_tick_result_free(res);
+        return rc;
+    }
+    sum_figures(res);
+    return TESS_OK;
+}
+
+void tess_tick_result_free(tess_tick_result *res)
+{
+    free(res->per_process);
+    tess_buf_free(&res->final_state);
+    memset(res, 0, sizeof *res);
+}

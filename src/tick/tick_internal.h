@@ -1,0 +1,94 @@
+/*
+ * tick_internal.h — private pieces of the tick face (src/tick/): the run
+ * arguments every process receives, the message link with the latency model,
+ * the dependency plan of a process and the process loop.
+ */
+#ifndef TESS_SRC_TICK_INTERNAL_H
+#define TESS_SRC_TICK_INTERNAL_H
+
+#include <stdint.h>
+#include "comm/latency.h"
+#include "core/internal.h"
+#include "tessera/tick.h"
+
+/* ---- registry (run.c) ---- */
+typedef struct tess__tick_reg {
+    const tess_tick_app **apps;
+    int napps;
+    tess_tick_result *result; /* rank 0: where process 0 leaves the result */
+    uint64_t runs;            /* run ids, so stale messages of a failed run are dropped */
+} tess__tick_reg;
+
+/* ---- what every process receives (flat, sent as kernel args) ---- */
+typedef struct tick_args {
+    int32_t app;
+    int32_t alg, depth, period, layers, pad;
+    int64_t ticks, repart_every, progress_every;
+    uint64_t seed, run_id;
+    double step_cost_us;
+    double t0_us; /* common clock origin (CLOCK_MONOTONIC, µs) */
+    char jitter[TESS__LATENCY_FORMAT_MAX];
+} tick_args;
+
+/* Microseconds on CLOCK_MONOTONIC. */
+double tick_now_us(void);
+
+/* ---- messages between processes (link.c) ---- */
+enum tick_msg_type {
+    TICK_ROUND = 1,  /* tuples for a round-start version */
+    TICK_BAR,        /* bsp: a process finished a tick */
+    TICK_REL,        /* bsp: every process finished it */
+    TICK_REPART,     /* every tuple of the sender, for re-partitioning */
+    TICK_FINAL,      /* figures and final tuples, to process 0 */
+    TICK_ABORT,      /* the sender failed */
+    TICK_START,      /* set up, to process 0 (start together: no setup skew in timings) */
+    TICK_GO          /* from process 0: every process is set up */
+};
+
+typedef struct tick_hdr {
+    uint64_t run_id;
+    int64_t tick;
+    double deliver_at; /* µs since t0 */
+    int32_t type, src;
+    uint32_t epoch, pad;
+} tick_hdr;
+
+typedef struct tick_msg {
+    tick_hdr h;
+    uint64_t arrival;  /* order of arrival, ties of deliver_at keep it */
+    size_t len;        /* payload after the header */
+    unsigned char *payload; /* points into the allocation */
+    void *mem;
+} tick_msg;
+
+typedef struct tick_link {
+    tess_ctx *ctx;
+    int me, n;
+    uint64_t run_id;
+    double t0_us;
+    tess__latency *model; /* NULL: no delay */
+    tick_msg *held;       /* received, sorted by (deliver_at, arrival) */
+    int nheld, capheld;
+    uint64_t arrivals;
+    uint64_t messages, bytes;
+    double wait_us;
+} tick_link;
+
+int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a);
+void tick_link_close(tick_link *l);
+/* Send a message; delayed by the model unless it is control (FINAL, ABORT, START, GO). */
+int tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick,
+                   const void *payload, size_t len);
+/* Next due message (1, *out filled; free out->mem), or 0 if none is due. */
+int tick_link_poll(tick_link *l, tick_msg *out);
+/* Block until a message may be due or max_wait_us passed; counts wait time. */
+int tick_link_wait(tick_link *l, double max_wait_us);
+
+/* ---- options (options.c) ---- */
+int tick_args_from_options(const tess_tick_options *o, tick_args *a, char *err, size_t errlen);
+
+/* ---- a process (process.c) ---- */
+int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
+                     tess_tick_result *result);
+
+#endif

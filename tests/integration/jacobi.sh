@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# jacobi.sh — `tessera run jacobi` against the independent sequential loop
+# jacobi_ref.c: the dump must be bitwise identical for every algorithm and
+# parameter set, worker count, rank count, latency profile, seed, and with and
+# without re-partitioning.  The fast tier covers these spaces pairwise
+# (every algorithm setting with every other factor's values); jacobi_long.sh
+# runs the full cross-product.  Then bad input: one line, non-zero exit, no
+# output file.
+set -u
+. "$(dirname "$0")/lib.sh"
+REFBIN="${TESS_BUILD:-$TESS_SRC/build}/tests/integration/jacobi_ref"
+[ -x "$REFBIN" ] || die "missing $REFBIN"
+
+R=26 C=19 T=24
+"$REFBIN" $R $C $T "$tmp/ref.bin" || die "reference failed"
+failures=0
+runs=0
+
+# check DESCRIPTION CMD... — CMD writes $tmp/out.bin; compare bitwise.
+check() {
+    local what=$1
+    shift
+    rm -f "$tmp/out.bin"
+    runs=$((runs + 1))
+    if ! "$@" > "$tmp/stdout" 2> "$tmp/stderr"; then
+        echo "FAIL: $what: exit $?: $(head -c 300 "$tmp/stderr")" >&2
+        failures=$((failures + 1))
+    elif ! cmp -s "$tmp/out.bin" "$tmp/ref.bin"; then
+        echo "FAIL: $what: state differs from the sequential loop" >&2
+        failures=$((failures + 1))
+    fi
+}
+
+jac() { "$TESSERA" run jacobi --rows $R --cols $C --ticks $T --quiet --dump "$tmp/out.bin" "$@"; }
+
+ALGS=(
+    "--alg bsp"
+    "--alg local"
+    "--alg sched --depth 1"
+    "--alg sched --depth 2"
+    "--alg sched --depth 10"
+    "--alg repl --period 1 --layers 0"
+    "--alg repl --period 1 --layers 2"
+    "--alg repl --period 2 --layers 3"
+    "--alg repl --period 3 --layers 5"
+    "--alg repl --period 5 --layers 9"
+    "--alg combined --depth 2 --period 3 --layers 5"
+    "--alg combined --depth 10 --period 5 --layers 9"
+    "--alg combined --depth 1 --period 1 --layers 0"
+)
+JITTERS=("none" "cloud --seed 1" "cloud --seed 2" "modern --seed 3"
+         "lognormal:median=200,sigma=1.2,stall_rate=50,stall_mean=2000 --seed 4")
+
+step "every algorithm x workers 1, 2, 4 (no jitter)"
+for a in "${ALGS[@]}"; do
+    for w in 1 2 4; do check "$a --workers $w" jac $a --workers $w; done
+done
+
+step "every algorithm x every latency profile (4 workers, 2 with re-partitioning)"
+i=0
+for a in "${ALGS[@]}"; do
+    for j in "${JITTERS[@]}"; do
+        w=$((i % 2 == 0 ? 4 : 3))
+        rp=""
+        # --repart-every must be a multiple of the period (12 is for all k here but 5).
+        case "$a" in *"--period 5"*) rp="--repart-every 10" ;; *) rp="--repart-every 6" ;; esac
+        [ $((i % 3)) = 0 ] || rp=""
+        check "$a --jitter $j --workers $w $rp" jac $a --jitter $j --workers $w $rp
+        i=$((i + 1))
+    done
+done
+
+if [ "$MPI" = 1 ]; then
+    step "mpirun -np 2 and -np 4"
+    i=0
+    for a in "${ALGS[@]}"; do
+        np=$((i % 2 == 0 ? 2 : 4))
+        w=$((i % 3 == 0 ? 2 : 1))
+        j="${JITTERS[$((i % ${#JITTERS[@]}))]}"
+        check "mpirun -np $np $a --workers $w --jitter $j" mpi $np "$TESSERA" run jacobi \
+            --rows $R --cols $C --ticks $T --quiet --dump "$tmp/out.bin" $a --workers $w --jitter $j
+        i=$((i + 1))
+    done
+else
+    echo "-- mpirun not available: MPI cases skipped"
+fi
+
+step "metrics: the DESIGN §6 keys, emulated when --step-cost is used"
+jac --workers 2 --step-cost 50 --metrics "$tmp/m.json" || die "metrics run failed"
+python3 - "$tmp/m.json" <<'PY' || die "metrics keys"
+import json, sys
+m = json.load(open(sys.argv[1]))
+for k in ["app", "ranks", "workers_per_rank", "workers_total", "wall_seconds", "jitter", "seed",
+          "emulated", "ticks", "ticks_per_second", "tuple_ticks_per_second", "step_seconds",
+          "wait_seconds", "runtime_seconds", "messages", "bytes", "per_worker"]:
+    assert k in m, k
+assert m["emulated"] is True and m["app"] == "jacobi" and len(m["per_worker"]) == 2
+assert m["ticks"] == 24 and m["ticks_per_second"] > 0
+PY
+
+step "bad input: one line, exit code, no output"
+bad() {
+    local what=$1
+    shift
+    rm -f "$tmp/out.bin"
+    "$TESSERA" run jacobi --dump "$tmp/out.bin" "$@" > /dev/null 2> "$tmp/err"
+    local rc=$?
+    if [ $rc = 0 ]; then echo "FAIL: $what: exit 0" >&2; failures=$((failures + 1)); return; fi
+    if [ "$(wc -l < "$tmp/err")" != 1 ]; then
+        echo "FAIL: $what: expected one line on stderr, got:" >&2
+        cat "$tmp/err" >&2
+        failures=$((failures + 1))
+    fi
+    if [ -e "$tmp/out.bin" ] || ls "$tmp"/.out.bin.tmp.* > /dev/null 2>&1; then
+        echo "FAIL: $what: left an output file" >&2
+        failures=$((failures + 1))
+    fi
+}
+bad "k > m+1" --rows 9 --cols 9 --ticks 3 --alg repl --period 3 --layers 1
+bad "negative depth" --rows 9 --cols 9 --ticks 3 --alg sched --depth -1
+bad "zero depth" --rows 9 --cols 9 --ticks 3 --alg sched --depth 0
+bad "grid smaller than the layout" --rows 1 --cols 1 --ticks 3 --workers 2
+bad "malformed jitter" --rows 9 --cols 9 --ticks 3 --jitter "lognormal:median=-1"
+bad "unknown jitter" --rows 9 --cols 9 --ticks 3 --jitter weather
+bad "unknown algorithm" --rows 9 --cols 9 --ticks 3 --alg fastest
+bad "missing ticks" --rows 9 --cols 9
+bad "depth without sched" --rows 9 --cols 9 --ticks 3 --depth 2
+bad "repart not a multiple of the period" --rows 9 --cols 9 --ticks 3 --alg repl --period 2 --layers 1 --repart-every 3
+bad "repeated option" --rows 9 --rows 9 --cols 9 --ticks 3
+bad "bad number" --rows 9x --cols 9 --ticks 3
+bad "unwritable dump" --rows 9 --cols 9 --ticks 3 --dump /nonexistent/dir/x.bin
+
+echo "jacobi: $runs runs compared bitwise, $failures failure(s)"
+[ $failures = 0 ]
