@@ -11,6 +11,7 @@
 
 int kmeans_gen_points_main(int argc, char **argv);
 int bench_pagerank_main(int argc, char **argv);
+int bench_tick_main(int argc, char **argv);
 
 static void usage(FILE *out)
 {
@@ -19,7 +20,7 @@ static void usage(FILE *out)
             "\n"
             "commands:\n"
             "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans,\n"
-            "                           jacobi);\n"
+            "                           jacobi, fish, pagerank-tick);\n"
             "                           'tessera run APP --help' lists its options\n"
             "  gen SPEC FILE [--cache]  write a generated graph as a SNAP edge list\n"
             "                           (or as a binary graph cache with --cache);\n"
@@ -29,6 +30,7 @@ static void usage(FILE *out)
             "  convert IN OUT           convert a SNAP edge list (plain or gzip) to a\n"
             "                           binary graph cache for fast reloading\n"
             "  bench pagerank [OPTIONS] PageRank against a CSR reference (--help)\n"
+            "  bench tick [OPTIONS]     the tick face's algorithms under jitter (--help)\n"
             "  info                     version and build configuration\n"
             "\n"
             "  --help, --version\n"
@@ -37,7 +39,7 @@ static void usage(FILE *out)
             "under mpirun/srun the same command runs on every rank.\n");
 }
 
-#define APP_NAMES "pagerank, kmeans, jacobi"
+#define APP_NAMES "pagerank, kmeans, jacobi, fish, pagerank-tick"
 
 static int cmd_run(int argc, char **argv)
 {
@@ -48,6 +50,8 @@ static int cmd_run(int argc, char **argv)
     if (strcmp(argv[1], "pagerank") == 0) return pagerank_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "kmeans") == 0) return kmeans_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "jacobi") == 0) return jacobi_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "fish") == 0) return fish_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "pagerank-tick") == 0) return pagerank_tick_main(argc - 1, argv + 1);
     fprintf(stderr, "tessera run: unknown application '%s' (%s)\n", argv[1], APP_NAMES);
     return 2;
 }
@@ -105,7 +109,8 @@ static int cmd_convert(int argc, char **argv)
 static int cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "pagerank") == 0) return bench_pagerank_main(argc - 1, argv + 1);
-    fprintf(stderr, "tessera bench: unknown benchmark '%s' (pagerank)\n",
+    if (argc >= 2 && strcmp(argv[1], "tick") == 0) return bench_tick_main(argc - 1, argv + 1);
+    fprintf(stderr, "tessera bench: unknown benchmark '%s' (pagerank, tick)\n",
             argc >= 2 ? argv[1] : "");
     return 2;
 }

@@ -68,5 +68,7 @@ void app_error(const char *app, const char *fmt, ...) __attribute__((format(prin
 int pagerank_main(int argc, char **argv);
 int kmeans_main(int argc, char **argv);
 int jacobi_main(int argc, char **argv);
+int fish_main(int argc, char **argv);
+int pagerank_tick_main(int argc, char **argv);
 
 #endif

@@ -42,31 +42,33 @@ static int fail(char *err, size_t errlen, const char *msg, long a, long b)
 int tess_tick_options_check(const tess_tick_options *o, char *err, size_t errlen)
 {
     if ((int)o->alg < 0 || o->alg > TESS_TICK_COMBINED)
-        return fail(err, errlen, "unknown algorithm %ld", (long)o->alg, 0);
-    if (o->ticks < 0) return fail(err, errlen, "--ticks must be >= 0, got %ld", (long)o->ticks, 0);
+        return fail(err, errlen, "option --alg: unknown algorithm %ld", (long)o->alg, 0);
+    if (o->ticks < 0) return fail(err, errlen, "option --ticks: must be >= 0, got %ld", (long)o->ticks, 0);
     if (o->depth < 1 || o->depth > 1000)
-        return fail(err, errlen, "--depth must be in 1..1000, got %ld", o->depth, 0);
+        return fail(err, errlen, "option --depth: must be in 1..1000, got %ld", o->depth, 0);
     if (o->period < 1 || o->period > 1000)
-        return fail(err, errlen, "--period must be in 1..1000, got %ld", o->period, 0);
+        return fail(err, errlen, "option --period: must be in 1..1000, got %ld", o->period, 0);
     if (o->layers < 0 || o->layers > 1000)
-        return fail(err, errlen, "--layers must be in 0..1000, got %ld", o->layers, 0);
+        return fail(err, errlen, "option --layers: must be in 0..1000, got %ld", o->layers, 0);
     if (o->period > o->layers + 1)
-        return fail(err, errlen, "--period %ld needs --layers >= %ld (k <= m+1)", o->period,
+        return fail(err, errlen, "option --period: %ld needs --layers >= %ld (k <= m+1)", o->period,
                     (long)o->period - 1);
     if (o->progress_every < -1)
-        return fail(err, errlen, "--progress-every must be >= 0, got %ld", (long)o->progress_every, 0);
+        return fail(err, errlen, "option --progress-every: must be >= 0, got %ld", (long)o->progress_every, 0);
     if (o->repart_every < 0)
-        return fail(err, errlen, "--repart-every must be >= 0, got %ld", (long)o->repart_every, 0);
+        return fail(err, errlen, "option --repart-every: must be >= 0, got %ld", (long)o->repart_every, 0);
     int period = (o->alg == TESS_TICK_REPL || o->alg == TESS_TICK_COMBINED) ? o->period : 1;
     if (o->repart_every > 0 && o->repart_every % period != 0)
-        return fail(err, errlen, "--repart-every %ld must be a multiple of --period %ld",
+        return fail(err, errlen, "option --repart-every: %ld is not a multiple of --period %ld",
                     (long)o->repart_every, period);
     if (o->step_cost_us < 0 || o->step_cost_us != o->step_cost_us)
-        return fail(err, errlen, "--step-cost must be >= 0", 0, 0);
+        return fail(err, errlen, "option --step-cost: must be >= 0", 0, 0);
     tess__latency_spec spec;
     char lerr[300];
     if (o->jitter != NULL && tess__latency_parse(o->jitter, &spec, lerr, sizeof lerr) != 0) {
-        if (err != NULL && errlen > 0) snprintf(err, errlen, "%s", lerr);
+        /* "--jitter: REASON" from the parser, in the options' wording. */
+        const char *why = strncmp(lerr, "--jitter: ", 10) == 0 ? lerr + 10 : lerr;
+        if (err != NULL && errlen > 0) snprintf(err, errlen, "option --jitter: %s", why);
         return TESS_ERR_INVAL;
     }
     return TESS_OK;

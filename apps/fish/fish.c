@@ -1,0 +1,294 @@
+/*
+ * fish.c — `tessera run fish`: the fish school of Couzin et al. 2005 on the
+ * tick face (DESIGN §6, docs/fish.md).  The state is the particles class;
+ * the model is in fish_model.c, the query functions and PART in
+ * fish_part.c.  This file parses the options, runs the ticks and writes the
+ * dump (40-byte little-endian records sorted by id) and the metrics.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "fish.h"
+#include "tick_cli.h"
+
+#define APP "fish"
+
+typedef struct fish_app {
+    long count;
+    double informed;
+    fish_params params;
+    const char *dump_path;
+    app_tick_cli cli;
+    fish_model model;
+    tess_particle_fns fns;
+    tess_tick_app tick;
+    app_outfile dump, metrics;
+    double start;
+} fish_app;
+
+static const char usage[] =
+    "usage: tessera run fish --fish N --informed FRAC --ticks T [--dump FILE] [OPTIONS]\n"
+    "\n"
+    "The fish school of Couzin et al. 2005 on the tick face: N fish start uniformly\n"
+    "in a disc of radius sqrt(N); fish 0 .. round(FRAC*N)-1 prefer the direction\n"
+    "(1, 0).  See docs/fish.md for the exact model.\n"
+    "\n"
+    "  --fish N             number of fish (>= 1)\n"
+    "  --informed FRAC      fraction of informed fish, in [0, 1]\n"
+    "  --dump FILE          the final state: per fish, by id, 40 bytes little-endian\n"
+    "                       (id u64, x, y, vx, vy f64), no header\n"
+    "model (defaults in brackets):\n"
+    "  --alpha A            zone of repulsion [1]\n"
+    "  --rho R              zone of attraction and alignment, >= alpha [6]\n"
+    "  --speed S            speed [1]\n"
+    "  --theta T            maximal turning rate, rad/s [2]\n"
+    "  --sigma S            standard deviation of the angular noise, rad [0.01]\n"
+    "  --omega W            weight of the preferred direction [0.5]\n"
+    "  --dt D               time step [0.2]\n"
+    "\n";
+
+/* ---------------------------------------------------------------- options */
+
+/* The options of this application (the tick options are tick_cli's). */
+enum { OPT_FISH, OPT_INFORMED, OPT_DUMP, OPT_ALPHA, OPT_RHO, OPT_SPEED, OPT_THETA, OPT_SIGMA,
+       OPT_OMEGA, OPT_DT, NOPTIONS };
+
+typedef struct fish_option {
+    const char *name;
+    double min, max; /* for the numbers */
+} fish_option;
+
+static const fish_option options[NOPTIONS] = {
+    [OPT_FISH] = {"fish", 1, 1e8},       [OPT_INFORMED] = {"informed", 0, 1},
+    [OPT_DUMP] = {"dump", 0, 0},         [OPT_ALPHA] = {"alpha", 0, 1e6},
+    [OPT_RHO] = {"rho", 1e-9, 1e6},      [OPT_SPEED] = {"speed", 1e-9, 1e6},
+    [OPT_THETA] = {"theta", 0, 1e6},     [OPT_SIGMA] = {"sigma", 0, 10},
+    [OPT_OMEGA] = {"omega", 0, 1e6},     [OPT_DT] = {"dt", 1e-9, 1e3},
+};
+
+/* Where the value of a floating-point option goes. */
+static double *option_target(fish_app *f, int k)
+{
+    switch (k) {
+    case OPT_INFORMED: return &f->informed;
+    case OPT_ALPHA: return &f->params.alpha;
+    case OPT_RHO: return &f->params.rho;
+    case OPT_SPEED: return &f->params.speed;
+    case OPT_THETA: return &f->params.theta;
+    case OPT_SIGMA: return &f->params.sigma;
+    case OPT_OMEGA: return &f->params.omega;
+    default: return &f->params.dt;
+    }
+}
+
+/* The option named by "--NAME" or "--NAME=VALUE", or -1. */
+static int option_index(const char *arg)
+{
+    if (strncmp(arg, "--", 2) != 0)
+        return -1;
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    for (int k = 0; k < NOPTIONS; k++)
+        if (strlen(options[k].name) == len && strncmp(name, options[k].name, len) == 0)
+            return k;
+    return -1;
+}
+
+static int set_option(fish_app *f, int k, const char *v)
+{
+    const fish_option *o = &options[k];
+    if (v == NULL) {
+        app_error(APP, "option --%s: missing value", o->name);
+        return -1;
+    }
+    if (k == OPT_FISH)
+        return app_parse_int(APP, o->name, v, (long)o->min, (long)o->max, &f->count);
+    if (k == OPT_DUMP) {
+        f->dump_path = v;
+        return 0;
+    }
+    return app_parse_double(APP, o->name, v, o->min, o->max, option_target(f, k));
+}
+
+static int check_options(fish_app *f, const int *seen)
+{
+    if (!seen[OPT_FISH] || !seen[OPT_INFORMED]) {
+        app_error(APP, "option --%s: required", seen[OPT_FISH] ? "informed" : "fish");
+        return -1;
+    }
+    if (f->params.alpha > f->params.rho) {
+        app_error(APP, "option --alpha: must not exceed --rho (%g > %g)", f->params.alpha,
+                  f->params.rho);
+        return -1;
+    }
+    return app_tick_cli_check(APP, &f->cli);
+}
+
+/* 0 to run, 1 after --help, -1 after an error message. */
+static int parse(int argc, char **argv, fish_app *f)
+{
+    int seen[NOPTIONS] = {0};
+    app_tick_cli_init(&f->cli);
+    fish_params_default(&f->params);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            printf("%s%s", usage, app_tick_cli_usage);
+            return 1;
+        }
+        int rc = app_tick_cli_option(APP, &f->cli, argc, argv, &i);
+        if (rc < 0)
+            return -1;
+        if (rc > 0)
+            continue;
+        int k = option_index(a);
+        if (k < 0) {
+            app_error(APP, "unknown option '%s' (see --help)", a);
+            return -1;
+        }
+        if (seen[k]++) {
+            app_error(APP, "option --%s: given more than once", options[k].name);
+            return -1;
+        }
+        const char *eq = strchr(a, '=');
+        if (set_option(f, k, eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL)) != 0)
+            return -1;
+    }
+    return check_options(f, seen);
+}
+
+/* ---------------------------------------------------------------- the application */
+
+static void fish_setup(fish_app *f)
+{
+    fish_model_init(&f->model, &f->params, (uint64_t)f->count, f->informed);
+    f->fns = (tess_particle_fns){.count = (uint64_t)f->count, .radius = f->params.rho,
+                                 .init = fish_new, .step = fish_step};
+    f->tick = (tess_tick_app){.name = APP, .state = &tess_particles_class, .user = &f->model,
+                              .class_fns = &f->fns, .part = fish_part, .rd = fish_rd,
+                              .wd = fish_wd, .rx = fish_rx, .wx = fish_wx,
+                              .disjoint = fish_disjoint};
+    f->tick.universe = tess_particle_query(
+        (tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+static int write_dump(fish_app *f, const tess_tick_result *res)
+{
+    size_t n = (size_t)f->count;
+    tess_particle *fish = malloc(n * sizeof *fish);
+    if (fish == NULL) {
+        app_error(APP, "out of memory for the dump");
+        return -1;
+    }
+    int rc = tess_particles_unpack(res->final_state.data, res->final_state.len, n, fish);
+    if (rc != 0)
+        app_error(APP, "the final state is malformed (%s)", tess_strerror(rc));
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        unsigned char rec[TESS_PARTICLE_BYTES];
+        tess_particle_encode(&fish[i], rec);
+        if (fwrite(rec, sizeof rec, 1, f->dump.fp) != 1) {
+            app_error(APP, "cannot write %s", f->dump_path);
+            rc = -1;
+        }
+    }
+    free(fish);
+    return rc;
+}
+
+static int write_metrics(fish_app *f, tess_ctx *ctx, const tess_tick_result *res)
+{
+    app_metrics *m = app_metrics_new();
+    if (m == NULL) {
+        app_error(APP, "out of memory for the metrics");
+        return -1;
+    }
+    app_tick_metrics(m, ctx, APP, &f->cli, res, tess_now() - f->start, f->count);
+    app_metrics_int(m, "fish", f->count);
+    app_metrics_int(m, "informed", (int64_t)f->model.informed);
+    app_metrics_num(m, "alpha", f->params.alpha);
+    app_metrics_num(m, "rho", f->params.rho);
+    app_metrics_num(m, "speed", f->params.speed);
+    app_metrics_num(m, "theta", f->params.theta);
+    app_metrics_num(m, "sigma", f->params.sigma);
+    app_metrics_num(m, "omega", f->params.omega);
+    app_metrics_num(m, "dt", f->params.dt);
+    int rc = app_metrics_print(m, f->metrics.fp);
+    if (rc != 0)
+        app_error(APP, "cannot write %s", f->cli.metrics_path);
+    app_metrics_free(m);
+    return rc;
+}
+
+/* Opened before the run, so an unwritable path fails before the ticks. */
+static int open_outputs(fish_app *f)
+{
+    if (f->dump_path && app_outfile_open(&f->dump, f->dump_path) != 0)
+        return -1;
+    if (f->cli.metrics_path && app_outfile_open(&f->metrics, f->cli.metrics_path) != 0)
+        return -1;
+    return 0;
+}
+
+static int commit_outputs(fish_app *f)
+{
+    if (f->dump_path && app_outfile_commit(&f->dump) != 0)
+        return -1;
+    if (f->cli.metrics_path && app_outfile_commit(&f->metrics) != 0)
+        return -1;
+    return 0;
+}
+
+static int control(tess_ctx *ctx, void *arg)
+{
+    fish_app *f = arg;
+    if (open_outputs(f) != 0)
+        return -1;
+    tess_tick_result res;
+    int rc = tess_tick_run(ctx, &f->tick, &f->cli.opt, &res);
+    if (rc != 0) {
+        app_error(APP, "%s", tess_last_error(ctx));
+        return rc;
+    }
+    if (f->dump_path)
+        rc = write_dump(f, &res);
+    if (rc == 0 && f->cli.metrics_path)
+        rc = write_metrics(f, ctx, &res);
+    app_tick_summary(APP, &f->cli, &res, f->count);
+    tess_tick_result_free(&res);
+    return rc;
+}
+
+int fish_main(int argc, char **argv)
+{
+    fish_app f;
+    memset(&f, 0, sizeof f);
+    f.start = tess_now();
+    int rc = parse(argc, argv, &f);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    fish_setup(&f);
+    tess_config cfg;
+    app_tick_cli_config(&f.cli, &cfg);
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != 0)
+        return 1;
+    int rank0 = tess_rank(ctx) == 0;
+    rc = tess_tick_register(ctx, &f.tick);
+    if (rc == 0)
+        rc = tess_main(ctx, control, &f);
+    if (rank0) {
+        if (rc == 0)
+            rc = commit_outputs(&f);
+        if (rc != 0) {
+            app_outfile_abort(&f.dump);
+            app_outfile_abort(&f.metrics);
+        }
+    }
+    tess_finalize(ctx);
+    return rc == 0 ? 0 : 1;
+}

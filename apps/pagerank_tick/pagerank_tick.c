@@ -1,0 +1,359 @@
+/*
+ * pagerank_tick.c — `tessera run pagerank-tick`: PageRank on the tick face
+ * (DESIGN §6; docs/pagerank-tick.md).  PR0 = 1/N and each tick
+ *     PR'(v) = (1-d)/N + d * sum over u->v of PR(u)/outdeg(u)
+ * with the sum in edge-list order (the in-edge CSR keeps it), so the result
+ * does not depend on the partition.  No global term: the rank of vertices
+ * without out-edges is not redistributed (the paper's Appendix B.2).
+ *
+ * The state is the graph class (tick_graph.h); PART is a METIS partition
+ * computed up front on every rank (pagerank_tick_part.c); RD/RX add one
+ * in-/out-hop, WD/WX are the identity.  This file parses the options, loads
+ * the graph, runs the ticks and writes the ranks and the metrics.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pagerank_tick.h"
+
+#define APP PRT_APP
+
+static const char usage[] =
+    "usage: tessera run pagerank-tick (--graph FILE | --gen SPEC) --ticks T [OPTIONS]\n"
+    "\n"
+    "PageRank on the tick face (the SoCC 2011 paper's Appendix B.2): PR0 = 1/N,\n"
+    "PR'(v) = (1-d)/N + d * sum over u->v of PR(u)/outdeg(u); rank of vertices\n"
+    "without out-edges is not redistributed.  Vertices are all ids in the edge\n"
+    "list; duplicate edges count.  The graph is partitioned with METIS, one part\n"
+    "per tick process (worker).\n"
+    "\n"
+    "  --graph FILE         SNAP edge list (plain or gzip) or binary graph cache\n"
+    "  --gen SPEC           generated graph: rmat:SCALE[:EF[:SEED]], uniform:N:M[:SEED],\n"
+    "                       web:PAGES[:SEED]\n"
+    "  --damping D          damping factor in (0, 1) (default 0.85)\n"
+    "  --output FILE        write 'id<TAB>rank' for every vertex, ascending id\n"
+    "                       (default: the ten highest-ranked vertices on stdout)\n"
+    "  --help               this text\n"
+    "\n";
+
+const char *prt_graph_name(const prt_app *a)
+{
+    return a->graph_path ? a->graph_path : a->gen_spec;
+}
+
+/* ---------------------------------------------------------------- the model */
+
+static double prt_init(void *user, uint32_t v)
+{
+    (void)v;
+    return ((const prt_app *)user)->init;
+}
+
+static void prt_step(void *user, const double *prev, const uint32_t *vs, size_t n, int64_t tick,
+                     double *out)
+{
+    (void)tick;
+    const prt_app *a = user;
+    const double d = a->damping, base = a->base;
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0.0;
+        for (uint64_t e = a->in_first[vs[i]]; e < a->in_first[vs[i] + 1]; e++) {
+            uint32_t u = a->in_src[e];
+            sum += prev[u] / (double)a->outdeg[u];
+        }
+        out[i] = base + d * sum;
+    }
+}
+
+static int prt_part(void *user, const void *snapshot, int n, tess_query *parts, char *err,
+                    size_t errlen)
+{
+    (void)snapshot; /* the partition depends on the graph only */
+    return tess_graph_part(((prt_app *)user)->graph, n, parts, err, errlen);
+}
+
+static void prt_rd(void *user, const tess_query *q, tess_query *out)
+{
+    tess_graph_rd(((prt_app *)user)->graph, q, out);
+}
+
+static void prt_rx(void *user, const tess_query *q, tess_query *out)
+{
+    tess_graph_rx(((prt_app *)user)->graph, q, out);
+}
+
+static void prt_same(void *user, const tess_query *q, tess_query *out)
+{
+    (void)user;
+    tess_graph_same(q, out);
+}
+
+static int prt_disjoint(void *user, const tess_query *a, const tess_query *b)
+{
+    return tess_graph_disjoint(((prt_app *)user)->graph, a, b);
+}
+
+/* ---------------------------------------------------------------- options */
+
+static int set_path(const char *opt, const char *v, const char **dst)
+{
+    if (v == NULL || v[0] == '\0') {
+        app_error(APP, "option %s: missing value", opt);
+        return -1;
+    }
+    *dst = v;
+    return 0;
+}
+
+static int parse_damping(prt_app *a, const char *v)
+{
+    if (app_parse_double(APP, "damping", v, 0.0, 1.0, &a->damping) != 0) return -1;
+    if (a->damping > 0.0 && a->damping < 1.0) return 0;
+    app_error(APP, "option --damping: must be in (0, 1), got '%s'", v);
+    return -1;
+}
+
+/* One of this app's own options at argv[*i] ("--NAME VALUE" or
+ * "--NAME=VALUE"): 0, or -1 (message printed). */
+static int own_option(prt_app *a, int argc, char **argv, int *i, unsigned *seen)
+{
+    static const char *const names[] = {"--graph", "--gen", "--damping", "--output"};
+    const char *arg = argv[*i], *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    int k = 0;
+    while (k < 4 && !(strlen(names[k]) == len && strncmp(arg, names[k], len) == 0)) k++;
+    if (k == 4) {
+        app_error(APP, "unknown option '%s' (see --help)", arg);
+        return -1;
+    }
+    if (*seen & (1u << k)) {
+        app_error(APP, "option %s: given more than once", names[k]);
+        return -1;
+    }
+    *seen |= 1u << k;
+    const char *v = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+    switch (k) {
+    case 0: return set_path(names[k], v, &a->graph_path);
+    case 1: return set_path(names[k], v, &a->gen_spec);
+    case 2: return parse_damping(a, v);
+    default: return set_path(names[k], v, &a->output_path);
+    }
+}
+
+static int check_source(const prt_app *a)
+{
+    if (!a->graph_path == !a->gen_spec) {
+        app_error(APP, "give exactly one of --graph FILE or --gen SPEC");
+        return -1;
+    }
+    char err[300];
+    if (a->gen_spec && tg_check_spec(a->gen_spec, err, sizeof err) != 0) {
+        app_error(APP, "option --gen: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* 0 to run, 1 after --help, -1 on a usage error (message printed). */
+static int parse(prt_app *a, int argc, char **argv)
+{
+    unsigned seen = 0;
+    a->damping = 0.85;
+    app_tick_cli_init(&a->cli);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("%s%s", usage, app_tick_cli_usage);
+            return 1;
+        }
+        int rc = app_tick_cli_option(APP, &a->cli, argc, argv, &i);
+        if (rc < 0) return -1;
+        if (rc == 0 && own_option(a, argc, argv, &i, &seen) != 0) return -1;
+    }
+    if (check_source(a) != 0) return -1;
+    return app_tick_cli_check(APP, &a->cli);
+}
+
+/* ---------------------------------------------------------------- the graph */
+
+/* In-edges grouped by target (a stable counting sort: edge-list order per
+ * target, whatever the partition) and out-degrees. */
+static int build_in_csr(prt_app *a)
+{
+    const tg_graph *g = &a->g;
+    a->in_first = calloc(g->nv + 1, sizeof *a->in_first);
+    a->in_src = malloc((g->ne ? g->ne : 1) * sizeof *a->in_src);
+    a->outdeg = calloc(g->nv, sizeof *a->outdeg);
+    uint64_t *fill = malloc((g->nv + 1) * sizeof *fill);
+    if (!a->in_first || !a->in_src || !a->outdeg || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (uint64_t e = 0; e < g->ne; e++) {
+        a->in_first[g->dst[e] + 1]++;
+        a->outdeg[g->src[e]]++;
+    }
+    for (uint64_t v = 0; v < g->nv; v++) a->in_first[v + 1] += a->in_first[v];
+    memcpy(fill, a->in_first, (g->nv + 1) * sizeof *fill);
+    for (uint64_t e = 0; e < g->ne; e++) a->in_src[fill[g->dst[e]]++] = g->src[e];
+    free(fill);
+    return 0;
+}
+
+/* The hop count the run's queries reach: L_{m+1} and cones up to d+1 (with
+ * margin), so labels are computed before the processes start. */
+static int label_hops(const tess_tick_options *o)
+{
+    int a = o->layers + 1, b = o->depth + o->period;
+    return (a > b ? a : b) + 1;
+}
+
+/* Load, partition into n parts and label: on every rank, identically.
+ * 0, or -1 with a one-line message in err. */
+static int prepare_graph(prt_app *a, int n, char *err, size_t errlen)
+{
+    double t0 = tess_now();
+    int rc = a->gen_spec ? tg_generate(a->gen_spec, &a->g, err, errlen)
+                         : tg_load_file(a->graph_path, &a->g, err, errlen);
+    if (rc != 0) return -1;
+    if (build_in_csr(a) != 0) return snprintf(err, errlen, "out of memory for the graph"), -1;
+    a->init = 1.0 / (double)a->g.nv;
+    a->base = (1.0 - a->damping) / (double)a->g.nv;
+    a->load_seconds = tess_now() - t0;
+    t0 = tess_now();
+    if (prt_partition(a, n, err, errlen) != 0) return -1;
+    rc = tess_graph_create((uint32_t)a->g.nv, a->in_first, a->in_src, a->part, n, &a->graph);
+    if (rc == 0) rc = tess_graph_prepare(a->graph, label_hops(&a->cli.opt));
+    if (rc != 0) return snprintf(err, errlen, "cannot label the graph: %s", tess_strerror(rc)), -1;
+    a->partition_seconds = tess_now() - t0;
+    return 0;
+}
+
+static void setup_tick(prt_app *a)
+{
+    a->fns = (tess_graph_fns){.graph = a->graph, .init = prt_init, .step = prt_step};
+    a->tick = (tess_tick_app){.name = APP, .state = &tess_graph_class, .user = a,
+                              .class_fns = &a->fns, .part = prt_part,
+                              .part_ignores_state = 1, .rd = prt_rd,
+                              .wd = prt_same, .rx = prt_rx, .wx = prt_same,
+                              .disjoint = prt_disjoint};
+    a->tick.universe = tess_graph_query(0, TESS_GRAPH_ALL, 0);
+}
+
+/* ---------------------------------------------------------------- running */
+
+static int write_metrics(prt_app *a, tess_ctx *ctx, const tess_tick_result *res)
+{
+    app_metrics *m = app_metrics_new();
+    if (m == NULL) return -1;
+    app_tick_metrics(m, ctx, APP, &a->cli, res, tess_now() - a->start, (int64_t)a->g.nv);
+    app_metrics_int(m, "vertices", (int64_t)a->g.nv);
+    app_metrics_int(m, "edges", (int64_t)a->g.ne);
+    app_metrics_num(m, "damping", a->damping);
+    app_metrics_num(m, "load_seconds", a->load_seconds);
+    app_metrics_num(m, "partition_seconds", a->partition_seconds);
+    app_metrics_int(m, "edge_cut", (int64_t)a->edge_cut);
+    int rc = app_metrics_print(m, a->metrics.fp);
+    app_metrics_free(m);
+    if (rc != 0) app_error(APP, "cannot write %s", a->cli.metrics_path);
+    return rc;
+}
+
+/* The final state, one rank per vertex. */
+static double *gather_ranks(prt_app *a, const tess_tick_result *res)
+{
+    double *pr = malloc((a->g.nv ? a->g.nv : 1) * sizeof *pr);
+    uint64_t got = 0;
+    int rc = pr ? tess_graph_unpack(res->final_state.data, res->final_state.len,
+                                    (uint32_t)a->g.nv, pr, &got)
+                : TESS_ERR_NOMEM;
+    if (rc == 0 && got == a->g.nv) return pr;
+    app_error(APP, "the final state is incomplete (%llu of %llu vertices; %s)",
+              (unsigned long long)got, (unsigned long long)a->g.nv, tess_strerror(rc));
+    free(pr);
+    return NULL;
+}
+
+static int open_outputs(prt_app *a)
+{
+    if (a->output_path && app_outfile_open(&a->out, a->output_path) != 0) return -1;
+    if (a->cli.metrics_path && app_outfile_open(&a->metrics, a->cli.metrics_path) != 0) return -1;
+    return 0;
+}
+
+static int commit_outputs(prt_app *a)
+{
+    if (a->output_path && app_outfile_commit(&a->out) != 0) return -1;
+    if (a->cli.metrics_path && app_outfile_commit(&a->metrics) != 0) return -1;
+    return 0;
+}
+
+static int control(tess_ctx *ctx, void *arg)
+{
+    prt_app *a = arg;
+    if (open_outputs(a) != 0) return -1;
+    tess_tick_result res;
+    int rc = tess_tick_run(ctx, &a->tick, &a->cli.opt, &res);
+    if (rc != 0) {
+        app_error(APP, "%s", tess_last_error(ctx));
+        return rc;
+    }
+    double *pr = gather_ranks(a, &res);
+    rc = pr ? prt_write_ranks(a, pr) : -1;
+    if (rc == 0 && a->cli.metrics_path) rc = write_metrics(a, ctx, &res);
+    if (rc == 0) app_tick_summary(APP, &a->cli, &res, (int64_t)a->g.nv);
+    free(pr);
+    tess_tick_result_free(&res);
+    return rc;
+}
+
+static void app_free(prt_app *a)
+{
+    tess_graph_destroy(a->graph);
+    tg_free(&a->g);
+    free(a->in_first);
+    free(a->in_src);
+    free(a->outdeg);
+    free(a->part);
+}
+
+static int run(prt_app *a)
+{
+    tess_config cfg;
+    app_tick_cli_config(&a->cli, &cfg);
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != 0) return 1;
+    int rank0 = tess_rank(ctx) == 0;
+    char err[600] = "";
+    int rc = prepare_graph(a, tess_workers_total(ctx), err, sizeof err);
+    if (rc != 0 && rank0) app_error(APP, "%s", err);
+    if (rc == 0) {
+        setup_tick(a);
+        rc = tess_tick_register(ctx, &a->tick);
+        if (rc != 0 && rank0) app_error(APP, "%s", tess_last_error(ctx));
+    }
+    if (rc == 0) rc = tess_main(ctx, control, a);
+    if (rank0) {
+        if (rc == 0) rc = commit_outputs(a);
+        if (rc != 0) {
+            app_outfile_abort(&a->out);
+            app_outfile_abort(&a->metrics);
+        }
+    }
+    int interrupted = tess_interrupted(ctx);
+    tess_finalize(ctx);
+    if (rc != 0 && interrupted) return 130;
+    return rc == 0 ? 0 : 1;
+}
+
+int pagerank_tick_main(int argc, char **argv)
+{
+    prt_app a;
+    memset(&a, 0, sizeof a);
+    a.start = tess_now();
+    int rc = parse(&a, argc, argv);
+    if (rc != 0) return rc > 0 ? 0 : 2;
+    rc = run(&a);
+    app_free(&a);
+    return rc;
+}

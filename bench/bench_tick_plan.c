@@ -1,0 +1,242 @@
+/*
+ * bench_tick_plan.c — which configurations `tessera bench tick` measures and
+ * the command line of each measurement.
+ *
+ * A regime is a family of series (DESIGN §6, "Emulated step cost"):
+ *   real     Jacobi with 1000×1000 cells per worker and the fish school with
+ *            2000 fish per worker, 2 and 4 workers, no step cost — what this
+ *            machine really computes;
+ *   paper    the paper's EC2 setting: a 7×7 process grid (49 workers), small
+ *            partitions (Jacobi 100×100, 50 fish per worker: 49 workers share
+ *            2 cores, so the real compute must stay well below the emulated
+ *            1 ms per tick), 1 ms of emulated compute per tick;
+ *   scaleup  the paper's Figure 13: Jacobi at 4 … 64 workers, local against
+ *            combined, emulated compute.
+ * A series is one configuration; its key (every parameter that changes the
+ * figures, but not the technique, round or jitter switch) names it in the
+ * JSON Lines file, so a later run with the same options resumes it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_tick.h"
+#include "common.h"
+
+const char *const bt_tech_names[BT_NTECH] = {"local", "sched", "repl", "combined", "bsp"};
+const char *const bt_app_names[BT_NAPP] = {"jacobi", "fish"};
+const char *const bt_regime_names[BT_NREGIME] = {"real", "paper", "scaleup"};
+
+/* Per-regime defaults. */
+typedef struct bt_regime_spec {
+    long workers[8];
+    int nworkers;
+    long side, fish_per_worker;
+    int emulated;       /* uses --step-cost */
+    unsigned apps;      /* apps this regime may run */
+    unsigned techs;     /* techniques this regime may run */
+} bt_regime_spec;
+
+#define ALL_TECHS ((1u << BT_NTECH) - 1)
+#define ALL_APPS ((1u << BT_NAPP) - 1)
+
+static const bt_regime_spec regime_specs[BT_NREGIME] = {
+    [BT_REAL] = {{2, 4}, 2, 1000, 2000, 0, ALL_APPS, ALL_TECHS},
+    [BT_PAPER] = {{49}, 1, 100, 50, 1, ALL_APPS, ALL_TECHS},
+    [BT_SCALEUP] = {{4, 9, 16, 25, 36, 49, 64}, 7, 100, 50, 1, 1u << BT_JACOBI,
+                    (1u << BT_LOCAL) | (1u << BT_COMBINED)},
+};
+
+/* The most square r×c = w with r <= c (a 7×7 grid for 49, 1×2 for 2). */
+static void grid_layout(long w, long *r_out, long *c_out)
+{
+    long r = 1;
+    for (long d = 1; d * d <= w; d++)
+        if (w % d == 0)
+            r = d;
+    *r_out = r;
+    *c_out = w / r;
+}
+
+static void make_key(bt_series *s)
+{
+    char size[64];
+    if (s->app == BT_JACOBI)
+        snprintf(size, sizeof size, "%ldx%ld", s->rows, s->cols);
+    else
+        snprintf(size, sizeof size, "fish%ld/repart%ld", s->fish, s->repart_every);
+    snprintf(s->key, sizeof s->key, "%s/w%ld/np%ld/%s/t%ld/cost%g/j=%s/d%ld-k%ld-m%ld/seed%ld",
+             bt_app_names[s->app], s->workers, s->ranks, size, s->ticks, s->step_cost_us,
+             s->jitter, s->depth, s->period, s->layers, s->seed);
+}
+
+/* Fish repartitioning must fall on a communication tick of repl (a multiple
+ * of k); every technique of the series uses the same period so they stay
+ * comparable. */
+static long repart_for(const bt_options *o)
+{
+    long k = o->period;
+    return (o->repart_every + k - 1) / k * k;
+}
+
+static void fill_series(const bt_options *o, bt_regime g, bt_app a, long w, bt_series *s)
+{
+    const bt_regime_spec *rs = &regime_specs[g];
+    *s = (bt_series){.regime = g, .app = a, .workers = w,
+                     .ranks = o->mpirun_np > 0 ? o->mpirun_np : 1, .ticks = o->ticks,
+                     .depth = o->depth, .period = o->period, .layers = o->layers,
+                     .seed = o->seed, .jitter = o->jitter,
+                     .step_cost_us = rs->emulated ? o->step_cost_us : 0.0,
+                     .techs = o->techs & rs->techs};
+    if (a == BT_JACOBI) {
+        long r, c;
+        s->side = o->jacobi_side > 0 ? o->jacobi_side : rs->side;
+        grid_layout(w, &r, &c);
+        s->rows = r * s->side;
+        s->cols = c * s->side;
+    } else {
+        s->fish = (o->fish_per_worker > 0 ? o->fish_per_worker : rs->fish_per_worker) * w;
+        s->repart_every = repart_for(o);
+    }
+    make_key(s);
+}
+
+/* Expand the selected regimes into series, in the order real, paper,
+ * scaleup; apps in the order jacobi, fish; workers ascending as given.
+ * Returns the count, or -1 after an error message. */
+int bt_plan(const bt_options *o, bt_series *out, int max)
+{
+    int n = 0;
+    for (int g = 0; g < BT_NREGIME; g++) {
+        if (!(o->regimes & (1u << g)))
+            continue;
+        const bt_regime_spec *rs = &regime_specs[g];
+        const long *ws = o->nworkers ? o->workers : rs->workers;
+        int nw = o->nworkers ? o->nworkers : rs->nworkers;
+        if ((o->techs & rs->techs) == 0) {
+            printf("note: regime %s skipped: it runs only local and combined\n",
+                   bt_regime_names[g]);
+            continue;
+        }
+        for (int a = 0; a < BT_NAPP; a++) {
+            if (!(o->apps & rs->apps & (1u << a)))
+                continue;
+            for (int i = 0; i < nw; i++) {
+                if (o->mpirun_np > 0 && ws[i] % o->mpirun_np != 0) {
+                    printf("note: %s %s with %ld workers skipped: not divisible into "
+                           "%ld ranks\n", bt_regime_names[g], bt_app_names[a], ws[i],
+                           o->mpirun_np);
+                    continue;
+                }
+                if (n == max) {
+                    app_error(BT_NAME, "more than %d configurations", max);
+                    return -1;
+                }
+                fill_series(o, (bt_regime)g, (bt_app)a, ws[i], &out[n++]);
+            }
+        }
+    }
+    return n;
+}
+
+void bt_series_describe(const bt_series *s, char *out, size_t len)
+{
+    char size[96], ranks[48] = "", cost[80] = "";
+    long r, c;
+    grid_layout(s->workers, &r, &c);
+    if (s->app == BT_JACOBI)
+        snprintf(size, sizeof size, "%ldx%ld cells (%ldx%ld per worker)", s->rows, s->cols,
+                 s->side, s->side);
+    else
+        snprintf(size, sizeof size, "%ld fish (%ld per worker, repartition every %ld)",
+                 s->fish, s->fish / s->workers, s->repart_every);
+    if (s->ranks > 1)
+        snprintf(ranks, sizeof ranks, " as %ld MPI ranks", s->ranks);
+    if (s->step_cost_us > 0)
+        snprintf(cost, sizeof cost, ", step cost %g us/tick EMULATED (workers sleep)",
+                 s->step_cost_us);
+    snprintf(out, len, "%s %s: %ld workers (%ldx%ld)%s, %s, %ld ticks%s, jitter %s",
+             bt_regime_names[s->regime], bt_app_names[s->app], s->workers, r, c, ranks, size,
+             s->ticks, cost, s->jitter);
+}
+
+/* ------------------------------------------------------------ command line */
+
+typedef struct argv_builder {
+    char **argv;
+    char (*bufs)[64];
+    int n, nbuf;
+} argv_builder;
+
+static void add(argv_builder *b, const char *s)
+{
+    if (b->n < BT_ARGV_MAX - 1)
+        b->argv[b->n++] = (char *)s;
+}
+
+static void add_long(argv_builder *b, const char *opt, long v)
+{
+    add(b, opt);
+    snprintf(b->bufs[b->nbuf], 64, "%ld", v);
+    add(b, b->bufs[b->nbuf++]);
+}
+
+static void add_technique(argv_builder *b, const bt_series *s, bt_tech t)
+{
+    add(b, "--alg");
+    add(b, bt_tech_names[t]);
+    if (t == BT_SCHED || t == BT_COMBINED)
+        add_long(b, "--depth", s->depth);
+    if (t == BT_REPL || t == BT_COMBINED) {
+        add_long(b, "--period", s->period);
+        add_long(b, "--layers", s->layers);
+    }
+}
+
+static void add_app(argv_builder *b, const bt_series *s)
+{
+    add(b, "run");
+    add(b, bt_app_names[s->app]);
+    if (s->app == BT_JACOBI) {
+        add_long(b, "--rows", s->rows);
+        add_long(b, "--cols", s->cols);
+    } else {
+        add_long(b, "--fish", s->fish);
+        add(b, "--informed");
+        add(b, "0.1");
+        if (s->repart_every > 0)
+            add_long(b, "--repart-every", s->repart_every);
+    }
+    add_long(b, "--ticks", s->ticks);
+}
+
+/* `[mpirun -np N --oversubscribe --bind-to none] EXE run APP … --quiet
+ * --metrics FILE`; --workers is per rank. */
+int bt_child_argv(const bt_series *s, bt_tech t, int round, int jittered, const char *exe,
+                  const char *mpirun, const char *metrics, char **argv, char bufs[][64])
+{
+    argv_builder b = {argv, bufs, 0, 0};
+    if (mpirun != NULL && mpirun[0] != '\0') {
+        add(&b, mpirun);
+        add_long(&b, "-np", s->ranks);
+        add(&b, "--oversubscribe");
+        add(&b, "--bind-to");
+        add(&b, "none");
+    }
+    add(&b, exe);
+    add_app(&b, s);
+    add_technique(&b, s, t);
+    add_long(&b, "--workers", s->workers / s->ranks);
+    add(&b, "--jitter");
+    add(&b, jittered ? s->jitter : "none");
+    add_long(&b, "--seed", s->seed + round);
+    if (s->step_cost_us > 0) {
+        add(&b, "--step-cost");
+        snprintf(bufs[b.nbuf], 64, "%g", s->step_cost_us);
+        add(&b, bufs[b.nbuf++]);
+    }
+    add(&b, "--quiet");
+    add(&b, "--metrics");
+    add(&b, metrics);
+    argv[b.n] = NULL;
+    return b.n;
+}

@@ -1,0 +1,593 @@
+/*
+ * particles.c — the 2-D particles state class (tick_particles.h).
+ *
+ * A version (slot) is an unordered array of particles plus a bitmap of the
+ * ids it holds, so merge() and step() can skip particles already present in
+ * O(1): the runtime may fill a version over several merge() and step() calls
+ * and a particle must never be computed twice.  STEP needs the neighbours of
+ * a particle within the application's radius; a uniform grid (counting sort
+ * of the particles into square cells of side >= radius) finds them, and the
+ * grid is rebuilt only when STEP reads a version that changed since the last
+ * build.  Neighbours are handed to STEP sorted by id, whatever order the
+ * version was filled in: that order is what makes the application's sums
+ * bitwise reproducible across partitions and algorithms.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/tick_particles.h"
+
+typedef struct pslot {
+    tess_particle *p;
+    size_t n, cap;
+    uint64_t *present; /* bitmap over ids 0 .. count-1 */
+    tess_particles_view view;
+    /* Spatial index, valid while `indexed`: the particles of cell
+     * (cx, cy) are p[items[start[c]] .. items[start[c+1]-1]], c = cy*nx + cx. */
+    int indexed;
+    double ox, oy, cell;
+    int64_t nx, ny;
+    uint32_t *start, *items;
+    size_t start_cap, items_cap;
+} pslot;
+
+typedef struct pstate {
+    const tess_tick_app *app;
+    const tess_particle_fns *fns;
+    double r2; /* radius * radius */
+    int nslots;
+    pslot *slots;
+    tess_particle *nbrs; /* STEP's neighbour list, reused */
+    uint64_t *keys;      /* its sort keys */
+    size_t nbrs_cap;
+} pstate;
+
+/* ---------------------------------------------------------------- packing */
+
+static void put_u64(unsigned char *o, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        o[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const unsigned char *in)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)in[i] << (8 * i);
+    return v;
+}
+
+static void put_f64(unsigned char *o, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, sizeof v);
+    put_u64(o, v);
+}
+
+static double get_f64(const unsigned char *in)
+{
+    uint64_t v = get_u64(in);
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return d;
+}
+
+void tess_particle_encode(const tess_particle *p, unsigned char *out)
+{
+    put_u64(out, p->id);
+    put_f64(out + 8, p->x);
+    put_f64(out + 16, p->y);
+    put_f64(out + 24, p->vx);
+    put_f64(out + 32, p->vy);
+}
+
+void tess_particle_decode(const unsigned char *in, tess_particle *out)
+{
+    out->id = get_u64(in);
+    out->x = get_f64(in + 8);
+    out->y = get_f64(in + 16);
+    out->vx = get_f64(in + 24);
+    out->vy = get_f64(in + 32);
+}
+
+static int particle_finite(const tess_particle *p)
+{
+    return isfinite(p->x) && isfinite(p->y) && isfinite(p->vx) && isfinite(p->vy);
+}
+
+int tess_particle_region_contains(const tess_region *r, double x, double y)
+{
+    for (int i = 0; i < r->npos; i++) {
+        tess_particle_rect q = tess_particle_rect_of(&r->pos[i]);
+        if (!tess_particle_rect_contains(&q, x, y))
+            return 0;
+    }
+    for (int i = 0; i < r->nneg; i++) {
+        tess_particle_rect q = tess_particle_rect_of(&r->neg[i]);
+        if (tess_particle_rect_contains(&q, x, y))
+            return 0;
+    }
+    return 1;
+}
+
+/* NULL region: everything (merge's "all"). */
+static int in_region(const tess_region *r, const tess_particle *p)
+{
+    return !r || tess_particle_region_contains(r, p->x, p->y);
+}
+
+/* ---------------------------------------------------------------- slots */
+
+static int slot_has(const pslot *s, uint64_t id)
+{
+    return (int)((s->present[id >> 6] >> (id & 63)) & 1);
+}
+
+static void slot_changed(pslot *s)
+{
+    s->indexed = 0;
+    s->view.count = (int64_t)s->n;
+    s->view.p = s->p;
+}
+
+/* Room for `more` particles; TESS_ERR_NOMEM leaves the slot as it was. */
+static int slot_reserve(pslot *s, size_t more)
+{
+    if (s->n + more <= s->cap)
+        return TESS_OK;
+    size_t cap = s->cap ? s->cap : 64;
+    while (cap < s->n + more)
+        cap *= 2;
+    tess_particle *p = realloc(s->p, cap * sizeof *p);
+    if (!p)
+        return TESS_ERR_NOMEM;
+    s->p = p;
+    s->cap = cap;
+    slot_changed(s);
+    return TESS_OK;
+}
+
+/* Append a particle the slot does not hold yet (room reserved). */
+static void slot_put(pslot *s, const tess_particle *p)
+{
+    s->p[s->n++] = *p;
+    s->present[p->id >> 6] |= (uint64_t)1 << (p->id & 63);
+    slot_changed(s);
+}
+
+static int slot_add(pslot *s, const tess_particle *p)
+{
+    int rc = slot_reserve(s, 1);
+    if (rc == TESS_OK)
+        slot_put(s, p);
+    return rc;
+}
+
+static void slot_clear(pslot *s)
+{
+    /* Every bit set belongs to a particle being removed: zero whole words,
+     * in O(particles) rather than O(count). */
+    for (size_t i = 0; i < s->n; i++)
+        s->present[s->p[i].id >> 6] = 0;
+    s->n = 0;
+    slot_changed(s);
+}
+
+static void slot_free(pslot *s)
+{
+    free(s->p);
+    free(s->present);
+    free(s->start);
+    free(s->items);
+}
+
+/* ---------------------------------------------------------------- the spatial index */
+
+/* Cell coordinate of v along an axis of `n` cells from origin o; values
+ * outside the grid (and ±INFINITY, NaN) clamp to the border cells. */
+static int64_t cell_coord(double v, double o, double cell, int64_t n)
+{
+    double t = (v - o) / cell;
+    if (!(t >= 0))
+        return 0;
+    if (t >= (double)(n - 1))
+        return n - 1;
+    return (int64_t)t;
+}
+
+/* Pick the cell size (>= radius, and coarse enough that there are not many
+ * more cells than particles) and the grid extent for the slot's bounding box. */
+static void index_layout(pslot *s, double radius)
+{
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        const tess_particle *p = &s->p[i];
+        if (p->x < x0) x0 = p->x;
+        if (p->x > x1) x1 = p->x;
+        if (p->y < y0) y0 = p->y;
+        if (p->y > y1) y1 = p->y;
+    }
+    double w = x1 - x0, h = y1 - y0, cell = radius > 0 ? radius : 1.0;
+    s->ox = x0, s->oy = y0, s->nx = s->ny = 1;
+    if (s->n == 0 || !isfinite(w) || !isfinite(h) || !isfinite(cell)) {
+        s->cell = INFINITY;
+        return;
+    }
+    double most = 4.0 * (double)s->n + 64.0;
+    while ((w / cell + 1.0) * (h / cell + 1.0) > most)
+        cell *= 2.0;
+    s->cell = cell;
+    s->nx = (int64_t)(w / cell) + 1;
+    s->ny = (int64_t)(h / cell) + 1;
+}
+
+static int64_t cell_of(const pslot *s, const tess_particle *p)
+{
+    return cell_coord(p->y, s->oy, s->cell, s->ny) * s->nx +
+           cell_coord(p->x, s->ox, s->cell, s->nx);
+}
+
+static int grow_u32(uint32_t **a, size_t *cap, size_t want)
+{
+    if (want <= *cap)
+        return TESS_OK;
+    uint32_t *p = realloc(*a, want * sizeof *p);
+    if (!p)
+        return TESS_ERR_NOMEM;
+    *a = p;
+    *cap = want;
+    return TESS_OK;
+}
+
+static int index_build(pslot *s, double radius)
+{
+    if (s->indexed)
+        return TESS_OK;
+    index_layout(s, radius);
+    size_t cells = (size_t)(s->nx * s->ny);
+    if (grow_u32(&s->start, &s->start_cap, cells + 1) != TESS_OK ||
+        grow_u32(&s->items, &s->items_cap, s->n ? s->n : 1) != TESS_OK)
+        return TESS_ERR_NOMEM;
+    memset(s->start, 0, (cells + 1) * sizeof *s->start);
+    for (size_t i = 0; i < s->n; i++)
+        s->start[cell_of(s, &s->p[i]) + 1]++;
+    for (size_t c = 0; c < cells; c++)
+        s->start[c + 1] += s->start[c];
+    /* Fill using start[c] as a cursor, then shift back. */
+    for (size_t i = 0; i < s->n; i++)
+        s->items[s->start[cell_of(s, &s->p[i])]++] = (uint32_t)i;
+    memmove(s->start + 1, s->start, cells * sizeof *s->start);
+    s->start[0] = 0;
+    s->indexed = 1;
+    return TESS_OK;
+}
+
+/* Cells overlapping [x0, x1] x [y0, y1] (closed; bounds may be infinite). */
+typedef struct cell_range {
+    int64_t cx0, cx1, cy0, cy1;
+} cell_range;
+
+static cell_range cells_of_box(const pslot *s, double x0, double x1, double y0, double y1)
+{
+    cell_range c = {cell_coord(x0, s->ox, s->cell, s->nx), cell_coord(x1, s->ox, s->cell, s->nx),
+                    cell_coord(y0, s->oy, s->cell, s->ny), cell_coord(y1, s->oy, s->cell, s->ny)};
+    return c;
+}
+
+/* ---------------------------------------------------------------- neighbours */
+
+/* Shell sort (Ciura's gaps): neighbour lists are short, and an inline sort of
+ * 8-byte keys is several times faster than qsort over 40-byte particles. */
+static void sort_keys(uint64_t *a, size_t n)
+{
+    static const size_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
+        size_t gap = gaps[g];
+        for (size_t i = gap; i < n; i++) {
+            uint64_t v = a[i];
+            size_t j = i;
+            for (; j >= gap && a[j - gap] > v; j -= gap)
+                a[j] = a[j - gap];
+            a[j] = v;
+        }
+    }
+}
+
+static int nbrs_reserve(pstate *st, size_t n)
+{
+    if (n < st->nbrs_cap)
+        return TESS_OK;
+    size_t cap = st->nbrs_cap ? 2 * st->nbrs_cap : 64;
+    tess_particle *p = realloc(st->nbrs, cap * sizeof *p);
+    if (!p)
+        return TESS_ERR_NOMEM;
+    st->nbrs = p;
+    uint64_t *k = realloc(st->keys, cap * sizeof *k);
+    if (!k)
+        return TESS_ERR_NOMEM;
+    st->keys = k;
+    st->nbrs_cap = cap;
+    return TESS_OK;
+}
+
+/* The particles of slot s within the radius of `self`, other than self,
+ * sorted by id, into st->nbrs; their number, or TESS_ERR_NOMEM.  Sorts keys
+ * id << 32 | index (ids and indices are below 2^32, see create). */
+static int64_t gather_neighbours(pstate *st, const pslot *s, const tess_particle *self)
+{
+    double r = st->fns->radius;
+    cell_range c = cells_of_box(s, self->x - r, self->x + r, self->y - r, self->y + r);
+    size_t n = 0;
+    for (int64_t cy = c.cy0; cy <= c.cy1; cy++) {
+        for (int64_t cx = c.cx0; cx <= c.cx1; cx++) {
+            int64_t cell = cy * s->nx + cx;
+            for (uint32_t k = s->start[cell]; k < s->start[cell + 1]; k++) {
+                const tess_particle *q = &s->p[s->items[k]];
+                double dx = q->x - self->x, dy = q->y - self->y;
+                if (q->id == self->id || !(dx * dx + dy * dy <= st->r2))
+                    continue;
+                if (nbrs_reserve(st, n) != TESS_OK)
+                    return TESS_ERR_NOMEM;
+                st->keys[n++] = q->id << 32 | s->items[k];
+            }
+        }
+    }
+    sort_keys(st->keys, n);
+    for (size_t i = 0; i < n; i++)
+        st->nbrs[i] = s->p[st->keys[i] & 0xffffffffu];
+    return (int64_t)n;
+}
+
+/* ---------------------------------------------------------------- class operations */
+
+static void *particles_create(const tess_tick_app *app, int nslots, const tess_query *own,
+                              const tess_query *hull)
+{
+    (void)own, (void)hull;
+    /* Slot indices and ids must fit the 32-bit halves of the neighbour sort keys. */
+    const tess_particle_fns *fns = app ? app->class_fns : NULL;
+    if (!fns || !fns->init || !fns->step || !app->wd || nslots < 1 ||
+        fns->count >= UINT32_MAX || !(fns->radius >= 0))
+        return NULL;
+    pstate *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->app = app;
+    st->fns = fns;
+    st->r2 = fns->radius * fns->radius;
+    st->nslots = nslots;
+    st->slots = calloc((size_t)nslots, sizeof *st->slots);
+    if (!st->slots)
+        goto fail;
+    size_t words = (size_t)(fns->count / 64 + 1);
+    for (int i = 0; i < nslots; i++) {
+        st->slots[i].present = calloc(words, sizeof(uint64_t));
+        if (!st->slots[i].present)
+            goto fail;
+    }
+    return st;
+fail:
+    for (int i = 0; st->slots && i < nslots; i++)
+        slot_free(&st->slots[i]);
+    free(st->slots);
+    free(st);
+    return NULL;
+}
+
+static void particles_destroy(void *vst)
+{
+    pstate *st = vst;
+    if (!st)
+        return;
+    for (int i = 0; i < st->nslots; i++)
+        slot_free(&st->slots[i]);
+    free(st->slots);
+    free(st->nbrs);
+    free(st->keys);
+    free(st);
+}
+
+static pslot *slot_at(pstate *st, int slot)
+{
+    return slot >= 0 && slot < st->nslots ? &st->slots[slot] : NULL;
+}
+
+static void particles_clear(void *vst, int slot)
+{
+    pslot *s = slot_at(vst, slot);
+    if (s)
+        slot_clear(s);
+}
+
+static int particles_init(void *vst, int slot, const tess_region *r)
+{
+    pstate *st = vst;
+    pslot *s = slot_at(st, slot);
+    if (!s || !r)
+        return TESS_ERR_INVAL;
+    for (uint64_t id = 0; id < st->fns->count; id++) {
+        tess_particle p;
+        st->fns->init(st->app->user, id, &p);
+        p.id = id;
+        if (!particle_finite(&p))
+            return TESS_ERR_INVAL;
+        if (in_region(r, &p) && !slot_has(s, id) && slot_add(s, &p) != TESS_OK)
+            return TESS_ERR_NOMEM;
+    }
+    return TESS_OK;
+}
+
+static int particles_pack(void *vst, int slot, const tess_region *r, tess_buf *out)
+{
+    pslot *s = slot_at(vst, slot);
+    if (!s || !r)
+        return TESS_ERR_INVAL;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!in_region(r, &s->p[i]))
+            continue;
+        unsigned char *dst = tess_buf_reserve(out, TESS_PARTICLE_BYTES);
+        if (!dst)
+            return TESS_ERR_NOMEM;
+        tess_particle_encode(&s->p[i], dst);
+        out->len += TESS_PARTICLE_BYTES;
+    }
+    return TESS_OK;
+}
+
+/* Every record well formed: a known id, finite numbers. */
+static int packed_valid(const pstate *st, const unsigned char *data, size_t len)
+{
+    if (len % TESS_PARTICLE_BYTES != 0 || (len && !data))
+        return 0;
+    for (size_t off = 0; off < len; off += TESS_PARTICLE_BYTES) {
+        tess_particle p;
+        tess_particle_decode(data + off, &p);
+        if (p.id >= st->fns->count || !particle_finite(&p))
+            return 0;
+    }
+    return 1;
+}
+
+static int particles_merge(void *vst, int slot, const void *data, size_t len,
+                           const tess_region *r)
+{
+    pstate *st = vst;
+    pslot *s = slot_at(st, slot);
+    if (!s)
+        return TESS_ERR_INVAL;
+    if (!packed_valid(st, data, len))
+        return TESS_ERR_FORMAT;
+    /* Reserve first, so running out of memory leaves the slot unchanged. */
+    if (slot_reserve(s, len / TESS_PARTICLE_BYTES) != TESS_OK)
+        return TESS_ERR_NOMEM;
+    for (size_t off = 0; off < len; off += TESS_PARTICLE_BYTES) {
+        tess_particle p;
+        tess_particle_decode((const unsigned char *)data + off, &p);
+        if (in_region(r, &p) && !slot_has(s, p.id))
+            slot_put(s, &p);
+    }
+    return TESS_OK;
+}
+
+/* The rectangle every STEP candidate lies in: the intersection of WD(pos[i]). */
+static tess_particle_rect candidate_box(const pstate *st, const tess_region *r)
+{
+    tess_particle_rect box = {-INFINITY, INFINITY, -INFINITY, INFINITY};
+    for (int i = 0; i < r->npos; i++) {
+        tess_query wq;
+        st->app->wd(st->app->user, &r->pos[i], &wq);
+        tess_particle_rect w = tess_particle_rect_of(&wq);
+        box.x0 = fmax(box.x0, w.x0), box.x1 = fmin(box.x1, w.x1);
+        box.y0 = fmax(box.y0, w.y0), box.y1 = fmin(box.y1, w.y1);
+    }
+    return box;
+}
+
+/* STEP one particle of `from`; 1 if kept in `to`, 0 if it left r, or an error. */
+static int step_one(pstate *st, pslot *from, pslot *to, const tess_region *r,
+                    const tess_particle *self, int64_t tick)
+{
+    int64_t n = gather_neighbours(st, from, self);
+    if (n < 0)
+        return (int)n;
+    tess_particle next = *self;
+    st->fns->step(st->app->user, self, st->nbrs, (size_t)n, tick, &next);
+    next.id = self->id;
+    if (!particle_finite(&next))
+        return TESS_ERR_INVAL;
+    if (!in_region(r, &next))
+        return 0;
+    return slot_add(to, &next) == TESS_OK ? 1 : TESS_ERR_NOMEM;
+}
+
+static int64_t particles_step(void *vst, int from_slot, int to_slot, const tess_region *r,
+                              int64_t tick)
+{
+    pstate *st = vst;
+    pslot *from = slot_at(st, from_slot), *to = slot_at(st, to_slot);
+    if (!from || !to || from == to || !r || r->npos < 1)
+        return TESS_ERR_INVAL;
+    tess_particle_rect box = candidate_box(st, r);
+    if (!(box.x0 < box.x1 && box.y0 < box.y1) || from->n == 0)
+        return 0;
+    if (index_build(from, st->fns->radius) != TESS_OK)
+        return TESS_ERR_NOMEM;
+    cell_range c = cells_of_box(from, box.x0, box.x1, box.y0, box.y1);
+    int64_t kept = 0;
+    for (int64_t cy = c.cy0; cy <= c.cy1; cy++) {
+        for (int64_t cx = c.cx0; cx <= c.cx1; cx++) {
+            int64_t cell = cy * from->nx + cx;
+            for (uint32_t k = from->start[cell]; k < from->start[cell + 1]; k++) {
+                const tess_particle *p = &from->p[from->items[k]];
+                if (!tess_particle_rect_contains(&box, p->x, p->y) || slot_has(to, p->id))
+                    continue;
+                int rc = step_one(st, from, to, r, p, tick);
+                if (rc < 0)
+                    return rc;
+                kept += rc;
+            }
+        }
+    }
+    return kept;
+}
+
+static int64_t particles_count(void *vst, int slot, const tess_region *r)
+{
+    pslot *s = slot_at(vst, slot);
+    if (!s)
+        return TESS_ERR_INVAL;
+    int64_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        n += in_region(r, &s->p[i]);
+    return n;
+}
+
+static const void *particles_snapshot(void *vst, int slot)
+{
+    pslot *s = slot_at(vst, slot);
+    if (!s)
+        return NULL;
+    s->view.count = (int64_t)s->n;
+    s->view.p = s->p;
+    return &s->view;
+}
+
+const tess_state_class tess_particles_class = {
+    .name = "particles",
+    .create = particles_create,
+    .destroy = particles_destroy,
+    .clear = particles_clear,
+    .init = particles_init,
+    .pack = particles_pack,
+    .merge = particles_merge,
+    .step = particles_step,
+    .count = particles_count,
+    .snapshot = particles_snapshot,
+};
+
+/* ---------------------------------------------------------------- final state */
+
+int tess_particles_unpack(const void *packed, size_t len, uint64_t count, tess_particle *out)
+{
+    if (len % TESS_PARTICLE_BYTES != 0 || len / TESS_PARTICLE_BYTES != count ||
+        (len && !packed))
+        return TESS_ERR_FORMAT;
+    uint64_t *seen = calloc((size_t)(count / 64 + 1), sizeof *seen);
+    if (!seen)
+        return TESS_ERR_NOMEM;
+    int rc = TESS_OK;
+    for (size_t off = 0; off < len && rc == TESS_OK; off += TESS_PARTICLE_BYTES) {
+        tess_particle p;
+        tess_particle_decode((const unsigned char *)packed + off, &p);
+        if (p.id >= count || (seen[p.id >> 6] >> (p.id & 63)) & 1)
+            rc = TESS_ERR_FORMAT;
+        else {
+            seen[p.id >> 6] |= (uint64_t)1 << (p.id & 63);
+            out[p.id] = p;
+        }
+    }
+    free(seen);
+    return rc; /* count records, no id twice, all < count: none missing */
+}
