@@ -180,7 +180,8 @@ typedef struct tess_tick_figures {
     double runtime_seconds;  /* the rest: packing, merging, scheduling (wall time:
                                 includes waiting for a core when oversubscribed) */
     double cpu_seconds;      /* CPU time of the process's thread */
-    double step_cpu_seconds; /* of which in STEP */
+    double step_cpu_seconds; /* of which in STEP (0 with an emulated step cost:
+                                not measured, to keep system calls off the path) */
     double runtime_cpu_seconds; /* of which the runtime's own: cpu - step_cpu */
     uint64_t messages, bytes;/* sent by this process */
     int64_t tuple_ticks;     /* tuples stepped (replicas count) */

@@ -59,7 +59,8 @@ typedef struct tess_grid_fns {
 TESS_API extern const tess_state_class tess_grid_class;
 
 /* Packed form of a version (tess_tick_result.final_state): records of
- * {int64 r, int64 c0, int64 n, double v[n]} — a run of n cells of row r.
+ * {int64 r0, r1, c0, c1; double v[(r1-r0)*(c1-c0)]} — the cells of rows
+ * [r0, r1) x columns [c0, c1), row-major, native byte order (one machine).
  * Write every cell of `packed` into the row-major rows x cols array out.
  * 0, or TESS_ERR_FORMAT. */
 TESS_API int tess_grid_unpack(const void *packed, size_t len, int64_t rows, int64_t cols,

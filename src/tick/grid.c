@@ -30,7 +30,8 @@ typedef struct grid {
     int nslots;
     double **val;
     rowset **have; /* per slot, per hull row */
-    int64_t *cut; /* scratch: 2 per subtracted rectangle + 2 */
+    int64_t *cut; /* scratch: spans, then a row's subtracted intervals */
+    tess_grid_rect *negs; /* scratch: subtracted rectangles clipped to a walk's box */
     int ncut_cap;
     int64_t *ivs; /* scratch: a copy of one row's intervals (fn may mark the row) */
     int nivs_cap;
@@ -61,6 +62,7 @@ static void grid_destroy(void *st)
     free(g->val);
     free(g->have);
     free(g->cut);
+    free(g->negs);
     free(g->ivs);
     free(g);
 }
@@ -107,36 +109,50 @@ static tess_grid_rect region_box(const grid *g, const tess_region *r)
     return box;
 }
 
-static int cmp64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /*
- * The spans of row `row` of box that no subtracted rectangle covers, as
- * pairs [c0, c1) in g->cut; returns the number of spans.
+ * The subtracted rectangles that meet box, clipped to it, into g->negs
+ * (once per walk, so a row looks only at the few that matter).  Returns
+ * their number or -1.
  */
-static int row_spans(grid *g, const tess_region *r, tess_grid_rect box, int64_t row)
+static int clip_negs(grid *g, const tess_region *r, tess_grid_rect box)
 {
     int need = 2 * r->nneg + 2;
     if (need > g->ncut_cap) {
         int64_t *p = realloc(g->cut, (size_t)need * 2 * sizeof *p);
-        if (p == NULL) return -1;
-        g->cut = p;
+        tess_grid_rect *q = realloc(g->negs, (size_t)need * sizeof *q);
+        if (p) g->cut = p;
+        if (q) g->negs = q;
+        if (p == NULL || q == NULL) return -1;
         g->ncut_cap = need;
     }
-    /* Subtracted intervals of this row, then merged and complemented. */
-    int64_t *iv = g->cut + need; /* second half: intervals */
     int n = 0;
     for (int i = 0; i < r->nneg; i++) {
-        tess_grid_rect q = tess_grid_rect_of(&r->neg[i]);
-        if (row < q.r0 || row >= q.r1 || q.c1 <= box.c0 || q.c0 >= box.c1) continue;
-        iv[2 * n] = max64(q.c0, box.c0);
-        iv[2 * n + 1] = min64(q.c1, box.c1);
-        n++;
+        tess_grid_rect q = clip(tess_grid_rect_of(&r->neg[i]), box);
+        if (q.r1 > q.r0 && q.c1 > q.c0) g->negs[n++] = q;
     }
-    qsort(iv, (size_t)n, 2 * sizeof *iv, cmp64);
+    return n;
+}
+
+/*
+ * The spans of row `row` of box that none of the nneg clipped subtracted
+ * rectangles covers, as pairs [c0, c1) in g->cut; returns their number.
+ */
+static int row_spans(grid *g, int nneg, tess_grid_rect box, int64_t row)
+{
+    int64_t *iv = g->cut + g->ncut_cap; /* second half: this row's intervals */
+    int n = 0;
+    for (int i = 0; i < nneg; i++) {
+        const tess_grid_rect *q = &g->negs[i];
+        if (row < q->r0 || row >= q->r1) continue;
+        int j = n++; /* insertion sort by start: a handful of intervals */
+        while (j > 0 && iv[2 * (j - 1)] > q->c0) {
+            iv[2 * j] = iv[2 * (j - 1)];
+            iv[2 * j + 1] = iv[2 * (j - 1) + 1];
+            j--;
+        }
+        iv[2 * j] = q->c0;
+        iv[2 * j + 1] = q->c1;
+    }
     int spans = 0;
     int64_t at = box.c0;
     for (int i = 0; i < n; i++) {
@@ -191,8 +207,10 @@ static int64_t walk(grid *g, int slot, const tess_region *r, int want, run_fn fn
 {
     tess_grid_rect box = region_box(g, r);
     int64_t cells = 0;
+    int nneg = box.r1 > box.r0 && box.c1 > box.c0 ? clip_negs(g, r, box) : 0;
+    if (nneg < 0) return TESS_ERR_NOMEM;
     for (int64_t row = box.r0; row < box.r1; row++) {
-        int spans = row_spans(g, r, box, row);
+        int spans = row_spans(g, nneg, box, row);
         if (spans < 0) return TESS_ERR_NOMEM;
         for (int s = 0; s < spans; s++) {
             int64_t n = walk_span(g, slot, row, g->cut[2 * s], g->cut[2 * s + 1], want, fn, arg);
@@ -282,41 +300,66 @@ static int64_t grid_count(void *st, int slot, const tess_region *r)
     return walk(st, slot, r, 1, count_run, NULL);
 }
 
+/* Consecutive rows holding the same columns become one block record, so a
+ * column of cells (the halo of a left or right neighbour) is one header and
+ * one run of values, not a record per row. */
+typedef struct pack_arg {
+    tess_buf *out;
+    size_t last;  /* offset of the last record's header */
+    int have_last;
+} pack_arg;
+
 static int pack_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
 {
-    tess_buf *out = arg;
-    int64_t head[3] = {row, c0, c1 - c0};
-    if (tess_buf_append(out, head, sizeof head) != TESS_OK) return TESS_ERR_NOMEM;
+    pack_arg *a = arg;
+    tess_buf *out = a->out;
+    int64_t head[4];
+    if (a->have_last) {
+        memcpy(head, out->data + a->last, sizeof head);
+        if (head[1] == row && head[2] == c0 && head[3] == c1) {
+            head[1] = row + 1;
+            memcpy(out->data + a->last, head, sizeof head);
+            return tess_buf_append(out, cell(g, slot, row, c0), (size_t)(c1 - c0) * sizeof(double));
+        }
+    }
+    int64_t fresh[4] = {row, row + 1, c0, c1};
+    a->last = out->len;
+    a->have_last = 1;
+    if (tess_buf_append(out, fresh, sizeof fresh) != TESS_OK) return TESS_ERR_NOMEM;
     return tess_buf_append(out, cell(g, slot, row, c0), (size_t)(c1 - c0) * sizeof(double));
 }
 
 static int grid_pack(void *st, int slot, const tess_region *r, tess_buf *out)
 {
-    int64_t n = walk(st, slot, r, 1, pack_run, out);
+    pack_arg a = {out, 0, 0};
+    int64_t n = walk(st, slot, r, 1, pack_run, &a);
     return n < 0 ? (int)n : TESS_OK;
 }
 
-/* Walk packed records; fn gets each run.  TESS_ERR_FORMAT on a malformed buffer. */
+/* v points at n doubles in the packed buffer, possibly unaligned: read them
+ * with memcpy only. */
 static int parse_runs(const void *data, size_t len,
-                      int (*fn)(void *arg, int64_t row, int64_t c0, int64_t n, const double *v),
+                      int (*fn)(void *arg, int64_t row, int64_t c0, int64_t n,
+                                const unsigned char *v),
                       void *arg)
 {
     const unsigned char *p = data;
     while (len > 0) {
-        int64_t head[3];
+        int64_t head[4]; /* rows [r0, r1), columns [c0, c1), values row-major */
         if (len < sizeof head) return TESS_ERR_FORMAT;
         memcpy(head, p, sizeof head);
         p += sizeof head;
         len -= sizeof head;
-        if (head[2] < 0 || (uint64_t)head[2] > len / sizeof(double)) return TESS_ERR_FORMAT;
-        double *v = malloc((size_t)(head[2] ? head[2] : 1) * sizeof *v);
-        if (v == NULL) return TESS_ERR_NOMEM;
-        memcpy(v, p, (size_t)head[2] * sizeof *v); /* unaligned input */
-        int rc = fn(arg, head[0], head[1], head[2], v);
-        free(v);
-        if (rc != TESS_OK) return rc;
-        p += (size_t)head[2] * sizeof(double);
-        len -= (size_t)head[2] * sizeof(double);
+        int64_t rows = head[1] - head[0], cols = head[3] - head[2];
+        if (rows <= 0 || cols <= 0 || head[0] < 0 || head[2] < 0 || head[1] < head[0] ||
+            (uint64_t)cols > len / sizeof(double) / (uint64_t)rows)
+            return TESS_ERR_FORMAT;
+        for (int64_t r = head[0]; r < head[1]; r++) {
+            int rc = fn(arg, r, head[2], cols, p);
+            if (rc != TESS_OK) return rc;
+            p += (size_t)cols * sizeof(double);
+            len -= (size_t)cols * sizeof(double);
+        }
     }
     return TESS_OK;
 }
@@ -325,22 +368,31 @@ typedef struct merge_arg {
     grid *g;
     int slot;
     const tess_region *r;
-    const double *v;   /* the run being merged */
+    const unsigned char *v; /* the run being merged (unaligned doubles) */
     int64_t c0;        /* its first column */
 } merge_arg;
 
 static int copy_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
 {
     const merge_arg *m = arg;
-    memcpy(cell(g, slot, row, c0), m->v + (c0 - m->c0), (size_t)(c1 - c0) * sizeof(double));
+    memcpy(cell(g, slot, row, c0), m->v + (size_t)(c0 - m->c0) * sizeof(double),
+           (size_t)(c1 - c0) * sizeof(double));
     return mark(g, slot, row, c0, c1);
 }
 
 /* A received run: the part inside the hull (and r, if given) is stored. */
-static int merge_run(void *arg, int64_t row, int64_t c0, int64_t n, const double *v)
+static int merge_run(void *arg, int64_t row, int64_t c0, int64_t n, const unsigned char *v)
 {
     merge_arg *m = arg;
     grid *g = m->g;
+    m->v = v;
+    m->c0 = c0;
+    if (m->r == NULL) { /* the common case: no region to evaluate */
+        if (row < g->hull.r0 || row >= g->hull.r1) return TESS_OK;
+        int64_t a = max64(c0, g->hull.c0), b = min64(c0 + n, g->hull.c1);
+        int64_t done = a < b ? walk_span(g, m->slot, row, a, b, 0, copy_run, m) : 0;
+        return done < 0 ? (int)done : TESS_OK;
+    }
     tess_grid_rect run = {row, row + 1, c0, c0 + n};
     tess_query q = tess_grid_query(run);
     tess_query pos[8];
@@ -353,8 +405,6 @@ static int merge_run(void *arg, int64_t row, int64_t c0, int64_t n, const double
         r.nneg = m->r->nneg;
         r.neg = m->r->neg;
     }
-    m->v = v;
-    m->c0 = c0;
     /* A cell the version holds already has this value (bitwise): skip it. */
     int64_t a = walk(g, m->slot, &r, 0, copy_run, m);
     return a < 0 ? (int)a : TESS_OK;
@@ -392,11 +442,11 @@ typedef struct unpack_arg {
     double *out;
 } unpack_arg;
 
-static int unpack_run(void *arg, int64_t row, int64_t c0, int64_t n, const double *v)
+static int unpack_run(void *arg, int64_t row, int64_t c0, int64_t n, const unsigned char *v)
 {
     unpack_arg *u = arg;
     if (row < 0 || row >= u->rows || c0 < 0 || n > u->cols - c0) return TESS_ERR_FORMAT;
-    memcpy(u->out + row * u->cols + c0, v, (size_t)n * sizeof *v);
+    memcpy(u->out + row * u->cols + c0, v, (size_t)n * sizeof(double));
     return TESS_OK;
 }
 

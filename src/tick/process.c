@@ -70,7 +70,9 @@ typedef struct proc {
     int ndeferred, capdeferred;
 
     tess_query *negs;   /* scratch: n_in */
-    double step_us, emu_deadline, start_us, end_us;
+    tess_buf packbuf;   /* scratch: tuples of one outgoing message */
+    double step_us, emu_deadline, emu_owed_us, start_us, end_us;
+    int emu_busy; /* no wait for messages since the last emulated compute */
     double step_cpu_us, start_cpu_us;
     int64_t tuple_ticks, own_tuple_ticks, own_count;
     int final_sent;
@@ -222,24 +224,46 @@ static void sleep_until_us(const proc *p, double at)
 static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int nneg)
 {
     tess_region r = {.npos = npos, .nneg = nneg, .pos = pos, .neg = p->negs};
-    double t = now_us(p), cpu = thread_cpu_us();
+    /* The thread's CPU clock is a system call: only for real compute, where
+     * the runtime's own CPU share is the figure of interest. */
+    int emulated = p->a->step_cost_us > 0;
+    double t = now_us(p), cpu = emulated ? 0 : thread_cpu_us();
     int64_t c = p->app->state->step(p->st, slot_of(p, v - 1), slot_of(p, v), &r, v - 1);
-    p->step_cpu_us += thread_cpu_us() - cpu;
+    if (!emulated) p->step_cpu_us += thread_cpu_us() - cpu;
     if (c < 0) return (int)c;
     p->tuple_ticks += c;
-    if (p->a->step_cost_us > 0 && c > 0) {
-        /* DESIGN §6: sleep to absolute deadlines so errors do not accumulate. */
-        double cost = p->a->step_cost_us * (double)c / (double)(p->own_count > 0 ? p->own_count : 1);
-        double start = now_us(p);
-        p->emu_deadline = (p->emu_deadline > start ? p->emu_deadline : start) + cost;
-        sleep_until_us(p, p->emu_deadline);
-    }
+    if (p->a->step_cost_us > 0 && c > 0)
+        p->emu_owed_us += p->a->step_cost_us * (double)c /
+                          (double)(p->own_count > 0 ? p->own_count : 1);
     p->step_us += now_us(p) - t;
     return TESS_OK;
 }
 
-/* Compute what can be computed of version v now.  1 if anything was tried. */
-static int try_compute(proc *p, int64_t v, int *err)
+/*
+ * The emulated compute of the steps taken since the last call, as one sleep
+ * (many small pieces after a late message would each cost a wake-up).
+ * DESIGN §6: to absolute deadlines, so errors do not accumulate.  Called
+ * before the process sends what it computed or waits.
+ */
+static void pay_step_cost(proc *p)
+{
+    if (p->emu_owed_us <= 0) return;
+    double start = now_us(p);
+    /* Compute that follows compute continues from the last deadline, so a
+     * late wake-up is made up for instead of adding up; after a wait for
+     * messages it starts now. */
+    double base = p->emu_busy ? p->emu_deadline : start;
+    p->emu_deadline = base + p->emu_owed_us;
+    p->emu_owed_us = 0;
+    p->emu_busy = 1;
+    sleep_until_us(p, p->emu_deadline);
+    p->step_us += now_us(p) - start;
+}
+
+/* Compute what can be computed of version v now.  1 if anything was tried;
+ * *stale set when v was left behind the data that arrived since, so later
+ * ticks must wait for it. */
+static int try_compute(proc *p, int64_t v, int *err, int *stale)
 {
     version *x = ver_of(p, v);
     if (x->full || v > p->a->ticks) return 0;
@@ -257,6 +281,13 @@ static int try_compute(proc *p, int64_t v, int *err)
         if (pw > 0) p->negs[nneg++] = p->cones[(size_t)j * (size_t)(p->A + 1) + (size_t)pw];
     }
     if (!changed) return 0;
+    /* Ahead of the oldest open tick, compute once what late data leave
+     * computable and refine only when the tick is next: refining every
+     * version on every arrival costs more CPU than it saves wall time. */
+    if (x->computed_any && v > p->done + 1 && nneg > 0) {
+        *stale = 1; /* what it holds is older than what later ticks would assume */
+        return 0;
+    }
     const tess_query *T = target_of(p, v);
     if (!x->computed_any) {
         *err = step_region(p, v, T, 1, nneg);
@@ -409,6 +440,7 @@ static int pump(proc *p)
 static int wait_for_messages(proc *p)
 {
     if (tess_interrupted(p->ctx)) return TESS_ERR_INTERRUPTED;
+    p->emu_busy = 0;
     return tick_link_wait(&p->link, 50000);
 }
 
@@ -464,6 +496,7 @@ static int pack_own(proc *p, int64_t v, tess_buf *out)
 /* Every process gathers every tuple of tick v, calls PART, keeps its new share. */
 static int repartition(proc *p, int64_t v)
 {
+    pay_step_cost(p);
     int rc = pack_own(p, v, &p->repart[p->me]);
     for (int j = 0; j < p->n && rc == TESS_OK; j++)
         if (j != p->me)
@@ -505,19 +538,19 @@ static int after_full(proc *p, int64_t v)
         if (rc != TESS_OK) return rc;
     }
     if (is_round_start(p, v) && v < p->a->ticks && !x->sent) {
+        pay_step_cost(p); /* the data leave when their computation would have ended */
         x->sent = 1;
         if (v > 0) rc = own_count(p, v);
         tess_region r = {.npos = 2};
-        tess_buf b = {0};
+        tess_buf *b = &p->packbuf; /* kept across rounds: no allocation per message */
         for (int o = 0; o < p->n_out && rc == TESS_OK; o++) {
             tess_query pos[2] = {p->Q[p->me], p->out_L[o]};
             r.pos = pos;
-            b.len = 0;
-            rc = p->app->state->pack(p->st, slot_of(p, v), &r, &b);
+            b->len = 0;
+            rc = p->app->state->pack(p->st, slot_of(p, v), &r, b);
             if (rc == TESS_OK)
-                rc = tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b.data, b.len);
+                rc = tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b->data, b->len);
         }
-        tess_buf_free(&b);
     }
     if (rc == TESS_OK && p->a->alg == TESS_TICK_BSP && v < p->a->ticks && !x->barred) {
         x->barred = 1;
@@ -577,6 +610,7 @@ static int advance(proc *p)
 
 static int finish(proc *p)
 {
+    pay_step_cost(p);
     p->end_us = now_us(p);
     tess_tick_figures f = {0};
     f.wall_seconds = (p->end_us - p->start_us) / 1e6;
@@ -604,16 +638,26 @@ static int finish(proc *p)
     return rc;
 }
 
+/*
+ * Compute in tick order.  Whole versions go on to the next one; after a
+ * partial piece (work ahead of late data) the process looks at its messages
+ * first, so urgent work — completing the oldest tick, whose data its
+ * neighbours wait for — is not queued behind more speculative work.
+ */
 static int compute_window(proc *p, int *progressed)
 {
     int64_t hi = p->done + p->A < p->a->ticks ? p->done + p->A : p->a->ticks;
     for (int64_t v = p->done + 1 > 1 ? p->done + 1 : 1; v <= hi; v++) {
-        int err = TESS_OK;
-        if (try_compute(p, v, &err)) *progressed = 1;
+        int err = TESS_OK, stale = 0;
+        int did = try_compute(p, v, &err, &stale);
         if (err != TESS_OK) return err;
+        if (stale) return TESS_OK;
+        if (did) *progressed = 1;
         if (ver_of(p, v)->full) {
             int rc = after_full(p, v);
             if (rc != TESS_OK) return rc;
+        } else if (did) {
+            return TESS_OK; /* its emulated cost is paid before the next send or wait */
         }
     }
     return TESS_OK;
@@ -636,7 +680,10 @@ static int loop(proc *p)
         }
         progressed |= got;
         rc = compute_window(p, &progressed);
-        if (rc == TESS_OK && !progressed) rc = wait_for_messages(p);
+        if (rc == TESS_OK && !progressed) {
+            pay_step_cost(p);
+            rc = wait_for_messages(p);
+        }
     }
     return rc;
 }
@@ -691,6 +738,7 @@ static void teardown(proc *p)
     for (int j = 0; p->repart && j < p->n; j++) tess_buf_free(&p->repart[j]);
     for (int i = 0; i < p->ndeferred; i++) free(p->deferred[i].mem);
     free(p->deferred);
+    tess_buf_free(&p->packbuf);
     free(p->repart);
     free(p->ver);
     free(p->negs);
