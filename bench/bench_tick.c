@@ -60,9 +60,12 @@ static void usage(FILE *out)
             "  --techniques LIST    local, sched, repl, combined, bsp (default all)\n"
             "  --rounds R           rounds (default 3; the paper: 20)\n"
             "  --ticks T            ticks per run (default 100; the paper: 500)\n"
-            "  --depth D            d of sched and combined (default 2)\n"
-            "  --period K           k of repl and combined (default 3)\n"
-            "  --layers M           m of repl and combined (default 5; K <= M+1)\n"
+            "  --depth D            d of sched and combined, jacobi (default 4)\n"
+            "  --period K           k of repl and combined, jacobi (default 5)\n"
+            "  --layers M           m of repl and combined, jacobi (default 9; K <= M+1)\n"
+            "  --fish-depth D, --fish-period K, --fish-layers M\n"
+            "                       the same for the fish school (default 2, 2, 1: a fish\n"
+            "                       layer is rho + s*dt = 6.2 wide, so replicas are dear)\n"
             "  --jitter SPEC        latency profile of the jitter runs (default cloud)\n"
             "  --seed S             seed of round 0 (default 1)\n"
             "  --step-cost US       emulated compute per tick in paper and scaleup\n"
@@ -177,6 +180,9 @@ static const int_option int_options[] = {
     INT_OPT("depth", 1, 1000, depth),
     INT_OPT("period", 1, 1000, period),
     INT_OPT("layers", 0, 1000, layers),
+    INT_OPT("fish-depth", 1, 1000, fish_depth),
+    INT_OPT("fish-period", 1, 1000, fish_period),
+    INT_OPT("fish-layers", 0, 1000, fish_layers),
     INT_OPT("seed", 0, 2147483647L - 10000, seed), /* + round fits the run's --seed */
     INT_OPT("jacobi-side", 1, 100000, jacobi_side),
     INT_OPT("fish-per-worker", 1, 100000000, fish_per_worker),
@@ -260,6 +266,11 @@ static int check_options(const bt_options *o)
                   o->period - 1);
         return -1;
     }
+    if (o->fish_period > o->fish_layers + 1) {
+        app_error(BT_NAME, "option --fish-period: %ld needs --fish-layers >= %ld (k <= m+1)",
+                  o->fish_period, o->fish_period - 1);
+        return -1;
+    }
     if (strcmp(o->jitter, "none") == 0) {
         app_error(BT_NAME, "option --jitter: 'none' is no latency profile to compare with none");
         return -1;
@@ -285,8 +296,9 @@ static int check_options(const bt_options *o)
 static int parse_options(bt_options *o, int argc, char **argv)
 {
     *o = (bt_options){.regimes = (1u << BT_NREGIME) - 1, .apps = (1u << BT_NAPP) - 1,
-                      .techs = (1u << BT_NTECH) - 1, .rounds = 3, .ticks = 100, .depth = 2,
-                      .period = 3, .layers = 5, .repart_every = 60, .seed = 1,
+                      .techs = (1u << BT_NTECH) - 1, .rounds = 3, .ticks = 100, .depth = 4,
+                      .period = 5, .layers = 9, .fish_depth = 2, .fish_period = 2,
+                      .fish_layers = 1, .repart_every = 60, .seed = 1,
                       .step_cost_us = 1000.0, .timeout_s = 600.0, .jitter = "cloud",
                       .json_path = "bench-tick.jsonl", .plots_dir = "docs/figures"};
     for (int i = 1; i < argc; i++) {

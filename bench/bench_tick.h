@@ -36,7 +36,8 @@ extern const char *const bt_regime_names[BT_NREGIME];
 typedef struct bt_options {
     unsigned regimes, apps, techs;   /* bit masks: 1 << BT_REAL, … */
     long rounds, ticks;
-    long depth, period, layers;      /* d, k, m for sched/repl/combined */
+    long depth, period, layers;      /* d, k, m for sched/repl/combined (jacobi) */
+    long fish_depth, fish_period, fish_layers; /* the same for the fish school */
     long repart_every;               /* fish: rounded up to a multiple of k */
     long seed;                       /* round r uses seed + r */
     double step_cost_us;             /* paper and scaleup regimes */

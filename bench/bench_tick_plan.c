@@ -74,7 +74,7 @@ static void make_key(bt_series *s)
  * comparable. */
 static long repart_for(const bt_options *o)
 {
-    long k = o->period;
+    long k = o->fish_period;
     return (o->repart_every + k - 1) / k * k;
 }
 
@@ -91,9 +91,16 @@ static void fill_series(const bt_options *o, bt_regime g, bt_app a, long w, bt_s
         long r, c;
         s->side = o->jacobi_side > 0 ? o->jacobi_side : rs->side;
         grid_layout(w, &r, &c);
-        s->rows = r * s->side;
-        s->cols = c * s->side;
+        /* Taller than wide: the runtime's block layout then cuts rows, and a
+         * halo is one run of contiguous cells instead of a column. */
+        s->rows = c * s->side;
+        s->cols = r * s->side;
     } else {
+        /* Fish replicas are costly (a layer is rho + s*dt = 6.2 wide around
+         * small regions), so the fish school has its own d, k, m. */
+        s->depth = o->fish_depth;
+        s->period = o->fish_period;
+        s->layers = o->fish_layers;
         s->fish = (o->fish_per_worker > 0 ? o->fish_per_worker : rs->fish_per_worker) * w;
         s->repart_every = repart_for(o);
     }
