@@ -68,6 +68,7 @@ typedef struct bt_series {
 /* What one child reported (DESIGN §6 metrics). */
 typedef struct bt_figures {
     double tps, tuple_tps, wall, step, wait, runtime, messages, bytes;
+    double runtime_cpu; /* runtime_cpu_seconds: the runtime's own CPU (NAN if absent) */
     double tick_seconds;   /* the ticks alone (wall_seconds includes setup); NAN if absent */
     long workers_total;
     int emulated;

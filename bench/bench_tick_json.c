@@ -156,6 +156,7 @@ int bt_figures_parse(const char *obj, bt_figures *fig)
     fig->step = number_or_nan(obj, "step_seconds");
     fig->wait = number_or_nan(obj, "wait_seconds");
     fig->runtime = number_or_nan(obj, "runtime_seconds");
+    fig->runtime_cpu = number_or_nan(obj, "runtime_cpu_seconds");
     fig->messages = number_or_nan(obj, "messages");
     fig->bytes = number_or_nan(obj, "bytes");
     double w = number_or_nan(obj, "workers_total"), e = number_or_nan(obj, "emulated");
@@ -361,6 +362,7 @@ static void put_figures(FILE *f, const bt_figures *g)
     put_num(f, "step_seconds", g->step);
     put_num(f, "wait_seconds", g->wait);
     put_num(f, "runtime_seconds", g->runtime);
+    put_num(f, "runtime_cpu_seconds", g->runtime_cpu);
     put_num(f, "messages", g->messages);
     put_num(f, "bytes", g->bytes);
 }

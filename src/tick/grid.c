@@ -207,7 +207,8 @@ static int64_t walk(grid *g, int slot, const tess_region *r, int want, run_fn fn
 {
     tess_grid_rect box = region_box(g, r);
     int64_t cells = 0;
-    int nneg = box.r1 > box.r0 && box.c1 > box.c0 ? clip_negs(g, r, box) : 0;
+    if (box.r1 <= box.r0 || box.c1 <= box.c0) return 0;
+    int nneg = clip_negs(g, r, box);
     if (nneg < 0) return TESS_ERR_NOMEM;
     for (int64_t row = box.r0; row < box.r1; row++) {
         int spans = row_spans(g, nneg, box, row);
@@ -350,10 +351,11 @@ static int parse_runs(const void *data, size_t len,
         memcpy(head, p, sizeof head);
         p += sizeof head;
         len -= sizeof head;
-        int64_t rows = head[1] - head[0], cols = head[3] - head[2];
-        if (rows <= 0 || cols <= 0 || head[0] < 0 || head[2] < 0 || head[1] < head[0] ||
-            (uint64_t)cols > len / sizeof(double) / (uint64_t)rows)
+        /* Both ends checked before subtracting: no overflow on any input. */
+        if (head[0] < 0 || head[2] < 0 || head[1] <= head[0] || head[3] <= head[2])
             return TESS_ERR_FORMAT;
+        int64_t rows = head[1] - head[0], cols = head[3] - head[2];
+        if ((uint64_t)cols > len / sizeof(double) / (uint64_t)rows) return TESS_ERR_FORMAT;
         for (int64_t r = head[0]; r < head[1]; r++) {
             int rc = fn(arg, r, head[2], cols, p);
             if (rc != TESS_OK) return rc;
