@@ -199,6 +199,7 @@ void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_
     app_metrics_num(m, "runtime_seconds", t->runtime_seconds);
     app_metrics_num(m, "cpu_seconds", t->cpu_seconds);
     app_metrics_num(m, "step_cpu_seconds", t->step_cpu_seconds);
+    app_metrics_num(m, "wait_cpu_seconds", t->wait_cpu_seconds);
     app_metrics_num(m, "runtime_cpu_seconds", t->runtime_cpu_seconds);
     /* The runtime's own CPU share of the run: its CPU over the processes' time. */
     app_metrics_num(m, "runtime_cpu_fraction",

@@ -182,7 +182,8 @@ typedef struct tess_tick_figures {
     double cpu_seconds;      /* CPU time of the process's thread */
     double step_cpu_seconds; /* of which in STEP (0 with an emulated step cost:
                                 not measured, to keep system calls off the path) */
-    double runtime_cpu_seconds; /* of which the runtime's own: cpu - step_cpu */
+    double wait_cpu_seconds; /* of which blocking for messages (0 when emulated) */
+    double runtime_cpu_seconds; /* the runtime's own: cpu - step_cpu - wait_cpu */
     uint64_t messages, bytes;/* sent by this process */
     int64_t tuple_ticks;     /* tuples stepped (replicas count) */
     int64_t own_tuple_ticks; /* tuples of its own partition stepped */

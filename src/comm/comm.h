@@ -87,6 +87,9 @@ void tess__inboxes_destroy(tess_ctx *ctx);
 /* Hand `len` bytes to global worker dst (copied).  Thread-safe. */
 int tess__worker_send(tess_ctx *ctx, int src_worker, int dst_worker, const void *data,
                       size_t len);
+/* The same for a message in two parts (head then data), copied once. */
+int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void *head,
+                       size_t hlen, const void *data, size_t len);
 /* Next message for local worker w, waiting up to timeout seconds (<0: forever).
  * 1 with *data_out malloc'd (caller frees), 0 on timeout. */
 int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void **data_out,

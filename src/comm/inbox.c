@@ -65,14 +65,17 @@ static int rank_of_worker(const tess_ctx *ctx, int w)
     return lo;
 }
 
-static int inbox_push(tess_ctx *ctx, int src, int local_dst, const void *data, size_t len)
+/* The message is head (hlen bytes) followed by data (len bytes). */
+static int inbox_push(tess_ctx *ctx, int src, int local_dst, const void *head, size_t hlen,
+                      const void *data, size_t len)
 {
-    inbox_msg *m = malloc(sizeof *m + len);
+    inbox_msg *m = malloc(sizeof *m + hlen + len);
     if (m == NULL) return TESS_ERR_NOMEM;
     m->next = NULL;
     m->src = src;
-    m->len = len;
-    memcpy(m->data, data, len);
+    m->len = hlen + len;
+    if (hlen) memcpy(m->data, head, hlen);
+    if (len) memcpy(m->data + hlen, data, len);
     tess__inbox *b = &ctx->inboxes[local_dst];
     pthread_mutex_lock(&b->mu);
     if (b->tail) b->tail->next = m;
@@ -89,9 +92,26 @@ int tess__worker_send(tess_ctx *ctx, int src_worker, int dst_worker, const void 
     if (dst_worker < 0 || dst_worker >= ctx->workers_total) return TESS_ERR_INVAL;
     int r = rank_of_worker(ctx, dst_worker);
     if (r == ctx->rank)
-        return inbox_push(ctx, src_worker, dst_worker - ctx->worker_base[r], data, len);
+        return inbox_push(ctx, src_worker, dst_worker - ctx->worker_base[r], NULL, 0, data, len);
     worker_hdr h = {.src = src_worker, .dst = dst_worker};
     return tess__send(ctx, r, TESS_MSG_WORKER, &h, sizeof h, data, len);
+}
+
+int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void *head,
+                       size_t hlen, const void *data, size_t len)
+{
+    if (dst_worker < 0 || dst_worker >= ctx->workers_total) return TESS_ERR_INVAL;
+    int r = rank_of_worker(ctx, dst_worker);
+    if (r == ctx->rank)
+        return inbox_push(ctx, src_worker, dst_worker - ctx->worker_base[r], head, hlen, data,
+                          len);
+    uint8_t *m = malloc(hlen + len + 1); /* another rank: one payload for the engine */
+    if (m == NULL) return TESS_ERR_NOMEM;
+    if (hlen) memcpy(m, head, hlen);
+    if (len) memcpy(m + hlen, data, len);
+    int rc = tess__worker_send(ctx, src_worker, dst_worker, m, hlen + len);
+    free(m);
+    return rc;
 }
 
 void tess__inbox_on_message(tess_ctx *ctx, const uint8_t *p, size_t len)
@@ -101,7 +121,7 @@ void tess__inbox_on_message(tess_ctx *ctx, const uint8_t *p, size_t len)
     memcpy(&h, p, sizeof h);
     int local = h.dst - ctx->worker_base[ctx->rank];
     if (local < 0 || local >= ctx->workers) return;
-    inbox_push(ctx, h.src, local, p + sizeof h, len - sizeof h);
+    inbox_push(ctx, h.src, local, NULL, 0, p + sizeof h, len - sizeof h);
 }
 
 int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void **data_out,
@@ -123,15 +143,13 @@ int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void *
     }
     pthread_mutex_unlock(&b->mu);
     if (m == NULL) return 0;
-    void *data = malloc(m->len ? m->len : 1);
-    if (data == NULL) {
-        free(m);
-        return TESS_ERR_NOMEM;
-    }
-    memcpy(data, m->data, m->len);
-    *src_out = m->src;
-    *data_out = data;
-    *len_out = m->len;
-    free(m);
+    /* Hand over the message's own block, payload moved to its start: no
+     * second allocation per message. */
+    int src = m->src;
+    size_t len = m->len;
+    memmove(m, m->data, len);
+    *src_out = src;
+    *data_out = m;
+    *len_out = len;
     return 1;
 }

@@ -47,7 +47,6 @@ void tick_link_close(tick_link *l)
 {
     for (int i = 0; i < l->nheld; i++) free(l->held[i].mem);
     free(l->held);
-    tess_buf_free(&l->out);
     tess__latency_free(l->model);
     memset(l, 0, sizeof *l);
 }
@@ -60,11 +59,7 @@ int tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick
     h.deliver_at = 0;
     if (timed && l->model != NULL)
         h.deliver_at = tess__latency_deliver_at(l->model, l->me, dst, link_now(l), sizeof h + len);
-    l->out.len = 0; /* one buffer for every send of this process: no malloc per message */
-    if (tess_buf_append(&l->out, &h, sizeof h) != TESS_OK ||
-        tess_buf_append(&l->out, payload, len) != TESS_OK)
-        return TESS_ERR_NOMEM;
-    int rc = tess__worker_send(l->ctx, l->me, dst, l->out.data, l->out.len);
+    int rc = tess__worker_send2(l->ctx, l->me, dst, &h, sizeof h, payload, len);
     if (timed) {
         l->messages++;
         l->bytes += sizeof h + len;

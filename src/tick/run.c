@@ -82,6 +82,7 @@ static void sum_figures(tess_tick_result *res)
         t->runtime_seconds += f->runtime_seconds;
         t->cpu_seconds += f->cpu_seconds;
         t->step_cpu_seconds += f->step_cpu_seconds;
+        t->wait_cpu_seconds += f->wait_cpu_seconds;
         t->runtime_cpu_seconds += f->runtime_cpu_seconds;
         t->messages += f->messages;
         t->bytes += f->bytes;

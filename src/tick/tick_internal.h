@@ -72,7 +72,6 @@ typedef struct tick_link {
     uint64_t arrivals;
     uint64_t messages, bytes;
     double wait_us;
-    tess_buf out;         /* assembles outgoing messages */
 } tick_link;
 
 int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a);
