@@ -60,9 +60,9 @@ static void usage(FILE *out)
             "  --techniques LIST    local, sched, repl, combined, bsp (default all)\n"
             "  --rounds R           rounds (default 3; the paper: 20)\n"
             "  --ticks T            ticks per run (default 100; the paper: 500)\n"
-            "  --depth D            d of sched and combined, jacobi (default 4)\n"
-            "  --period K           k of repl and combined, jacobi (default 5)\n"
-            "  --layers M           m of repl and combined, jacobi (default 9; K <= M+1)\n"
+            "  --depth D            d of sched and combined, jacobi (default 8)\n"
+            "  --period K           k of repl and combined, jacobi (default 8)\n"
+            "  --layers M           m of repl and combined, jacobi (default 14; K <= M+1)\n"
             "  --fish-depth D, --fish-period K, --fish-layers M\n"
             "                       the same for the fish school (default 2, 2, 1: a fish\n"
             "                       layer is rho + s*dt = 6.2 wide, so replicas are dear)\n"
@@ -296,8 +296,8 @@ static int check_options(const bt_options *o)
 static int parse_options(bt_options *o, int argc, char **argv)
 {
     *o = (bt_options){.regimes = (1u << BT_NREGIME) - 1, .apps = (1u << BT_NAPP) - 1,
-                      .techs = (1u << BT_NTECH) - 1, .rounds = 3, .ticks = 100, .depth = 4,
-                      .period = 5, .layers = 9, .fish_depth = 2, .fish_period = 2,
+                      .techs = (1u << BT_NTECH) - 1, .rounds = 3, .ticks = 100, .depth = 8,
+                      .period = 8, .layers = 14, .fish_depth = 2, .fish_period = 2,
                       .fish_layers = 1, .repart_every = 60, .seed = 1,
                       .step_cost_us = 1000.0, .timeout_s = 600.0, .jitter = "cloud",
                       .json_path = "bench-tick.jsonl", .plots_dir = "docs/figures"};

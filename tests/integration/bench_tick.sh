@@ -89,7 +89,7 @@ step "dry run prints the commands and takes nothing"
 run dry env TESS_BENCH_TICK_CHILD="$fake" "$TESSERA" "${common[@]}" --rounds 2 --dry-run
 [ "$(grep -c -- ' run jacobi ' "$tmp/dry.out")" = 40 ] || die "dry run: expected 40 jacobi commands"
 [ "$(grep -c -- ' run fish ' "$tmp/dry.out")" = 40 ] || die "dry run: expected 40 fish commands"
-grep -q -- "run jacobi --rows 300 --cols 300 --ticks 10 --alg combined --depth 4 --period 5 --layers 9 --workers 9 --jitter cloud --seed 2 --step-cost 1000 --quiet --metrics" "$tmp/dry.out" ||
+grep -q -- "run jacobi --rows 300 --cols 300 --ticks 10 --alg combined --depth 8 --period 8 --layers 14 --workers 9 --jitter cloud --seed 2 --step-cost 1000 --quiet --metrics" "$tmp/dry.out" ||
     die "dry run: no combined jacobi command for 9 workers, round 2"
 grep -q -- "run fish --fish 200 --informed 0.1 --repart-every 60 --ticks 10 --alg repl --period 2 --layers 1 --workers 4 --jitter none --seed 1" "$tmp/dry.out" ||
     die "dry run: no repl fish command without jitter"
@@ -120,7 +120,7 @@ for r in recs:
     assert r["jitter"] == ("cloud" if r["with_jitter"] else "none"), r
     assert r["ticks_per_second"] != 1, "per_worker's figure taken for the top-level one"
 c = [r for r in recs if r["technique"] == "combined"][0]
-assert (c["depth"], c["period"], c["layers"]) == (4, 5, 9), c
+assert (c["depth"], c["period"], c["layers"]) == (8, 8, 14), c
 assert len({(r["config"], r["technique"], r["round"], r["with_jitter"]) for r in recs}) == 80
 PY
 
