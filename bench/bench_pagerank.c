@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "common.h"
 #include "csr_pagerank.h"
 #include "graph.h"
@@ -113,20 +114,7 @@ static void usage(FILE *out)
             "OMPI_MCA_btl_vader_single_copy_mechanism=none may be needed too.\n");
 }
 
-static const char *option_value(int argc, char **argv, int *i)
-{
-    const char *eq = strchr(argv[*i], '=');
-    if (eq != NULL)
-        return eq + 1;
-    return *i + 1 < argc ? argv[++*i] : NULL;
-}
 
-/* Is argv[i] the option `name` (as "--name" or "--name=VALUE")? */
-static int is_option(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
 
 /* One option at argv[*i]; 0, 1 for --help, or -1 after printing an error. */
 static int parse_option(bench_options *o, int argc, char **argv, int *i)
@@ -138,21 +126,21 @@ static int parse_option(bench_options *o, int argc, char **argv, int *i)
         return o->scale = 16, 0;
     if (strcmp(a, "--no-mpi") == 0)
         return o->no_mpi = 1, 0;
-    if (is_option(a, "--scale"))
-        return app_parse_int(BENCH, "scale", option_value(argc, argv, i), 1, 31, &o->scale);
-    if (is_option(a, "--edge-factor"))
-        return app_parse_int(BENCH, "edge-factor", option_value(argc, argv, i), 1, 1024,
+    if (bench_is_option(a, "--scale"))
+        return app_parse_int(BENCH, "scale", bench_option_value(argc, argv, i), 1, 31, &o->scale);
+    if (bench_is_option(a, "--edge-factor"))
+        return app_parse_int(BENCH, "edge-factor", bench_option_value(argc, argv, i), 1, 1024,
                              &o->edge_factor);
-    if (is_option(a, "--iterations"))
-        return app_parse_int(BENCH, "iterations", option_value(argc, argv, i), 1, 100000,
+    if (bench_is_option(a, "--iterations"))
+        return app_parse_int(BENCH, "iterations", bench_option_value(argc, argv, i), 1, 100000,
                              &o->iterations);
-    if (is_option(a, "--rounds"))
-        return app_parse_int(BENCH, "rounds", option_value(argc, argv, i), 1, 1000, &o->rounds);
-    if (is_option(a, "--workers"))
-        return app_parse_int(BENCH, "workers", option_value(argc, argv, i), 1, 1024,
+    if (bench_is_option(a, "--rounds"))
+        return app_parse_int(BENCH, "rounds", bench_option_value(argc, argv, i), 1, 1000, &o->rounds);
+    if (bench_is_option(a, "--workers"))
+        return app_parse_int(BENCH, "workers", bench_option_value(argc, argv, i), 1, 1024,
                              &o->workers);
-    if (is_option(a, "--damping")) {
-        const char *v = option_value(argc, argv, i);
+    if (bench_is_option(a, "--damping")) {
+        const char *v = bench_option_value(argc, argv, i);
         if (app_parse_double(BENCH, "damping", v, 0.0, 1.0, &o->damping))
             return -1;
         if (o->damping <= 0.0 || o->damping >= 1.0) {
@@ -161,8 +149,8 @@ static int parse_option(bench_options *o, int argc, char **argv, int *i)
         }
         return 0;
     }
-    if (is_option(a, "--json") || is_option(a, "--tmpdir")) {
-        const char *v = option_value(argc, argv, i);
+    if (bench_is_option(a, "--json") || bench_is_option(a, "--tmpdir")) {
+        const char *v = bench_option_value(argc, argv, i);
         if (v == NULL || *v == '\0') {
             app_error(BENCH, "option %.*s: missing value", (int)strcspn(a, "="), a);
             return -1;
@@ -199,27 +187,6 @@ static void tmp_path(const bench_state *s, const char *name, char *out, size_t l
     snprintf(out, len, "%s/%s", s->tmpdir, name);
 }
 
-static int make_tmpdir(bench_state *s)
-{
-    const char *parent = s->opt.tmp_parent;
-    if (parent == NULL)
-        parent = getenv("TMPDIR");
-    if (parent == NULL || *parent == '\0')
-        parent = "/tmp";
-    int n = snprintf(s->tmpdir, sizeof s->tmpdir, "%s/tessera-bench-XXXXXX", parent);
-    if (n < 0 || (size_t)n >= sizeof s->tmpdir) {
-        app_error(BENCH, "option --tmpdir: path too long");
-        s->tmpdir[0] = '\0';
-        return -1;
-    }
-    if (mkdtemp(s->tmpdir) == NULL) {
-        app_error(BENCH, "cannot create a temporary directory in %s: %s", parent,
-                  strerror(errno));
-        s->tmpdir[0] = '\0';
-        return -1;
-    }
-    return 0;
-}
 
 /* The directory holds only files this process (or its children) made. */
 static void remove_tmpdir(bench_state *s)
@@ -726,7 +693,7 @@ static int setup(bench_state *s)
     s->exe[n] = '\0';
     find_mpirun(s);
     s->rounds = calloc((size_t)s->opt.rounds, sizeof *s->rounds);
-    if (s->rounds == NULL || make_tmpdir(s) != 0 || prepare_graph(s) != 0)
+    if (s->rounds == NULL || bench_make_tmpdir(s->tmpdir, sizeof s->tmpdir, s->opt.tmp_parent, "tessera-bench", BENCH) != 0 || prepare_graph(s) != 0)
         return -1;
     s->ref_ranks = malloc(s->nv * sizeof *s->ref_ranks);
     if (s->ref_ranks == NULL) {

@@ -95,19 +95,7 @@ static void usage(FILE *out)
             "(same arguments; it must write the --metrics file) — for testing the driver.\n");
 }
 
-static const char *option_value(int argc, char **argv, int *i)
-{
-    const char *eq = strchr(argv[*i], '=');
-    if (eq != NULL)
-        return eq + 1;
-    return *i + 1 < argc ? argv[++*i] : NULL;
-}
 
-static int is_option(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
 
 /* A comma-separated list of names into a bit mask ("all": every name). */
 static int parse_names(const char *opt, const char *v, const char *const *names, int n,
@@ -196,10 +184,10 @@ static int parse_int_option(bt_options *o, int argc, char **argv, int *i)
     for (size_t k = 0; k < sizeof int_options / sizeof *int_options; k++) {
         char flag[40];
         snprintf(flag, sizeof flag, "--%s", int_options[k].name);
-        if (!is_option(argv[*i], flag))
+        if (!bench_is_option(argv[*i], flag))
             continue;
         long *field = (long *)((char *)o + int_options[k].offset);
-        return app_parse_int(BT_NAME, int_options[k].name, option_value(argc, argv, i),
+        return app_parse_int(BT_NAME, int_options[k].name, bench_option_value(argc, argv, i),
                              int_options[k].min, int_options[k].max, field);
     }
     return 1;
@@ -209,22 +197,22 @@ static int parse_int_option(bt_options *o, int argc, char **argv, int *i)
 static int parse_text_option(bt_options *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
-    if (is_option(a, "--regime"))
-        return parse_names("regime", option_value(argc, argv, i), bt_regime_names, BT_NREGIME,
+    if (bench_is_option(a, "--regime"))
+        return parse_names("regime", bench_option_value(argc, argv, i), bt_regime_names, BT_NREGIME,
                            &o->regimes);
-    if (is_option(a, "--apps"))
-        return parse_names("apps", option_value(argc, argv, i), bt_app_names, BT_NAPP,
+    if (bench_is_option(a, "--apps"))
+        return parse_names("apps", bench_option_value(argc, argv, i), bt_app_names, BT_NAPP,
                            &o->apps);
-    if (is_option(a, "--techniques"))
-        return parse_names("techniques", option_value(argc, argv, i), bt_tech_names, BT_NTECH,
+    if (bench_is_option(a, "--techniques"))
+        return parse_names("techniques", bench_option_value(argc, argv, i), bt_tech_names, BT_NTECH,
                            &o->techs);
-    if (is_option(a, "--workers"))
-        return parse_workers(o, option_value(argc, argv, i));
-    if (is_option(a, "--step-cost"))
-        return app_parse_double(BT_NAME, "step-cost", option_value(argc, argv, i), 0.0, 1e7,
+    if (bench_is_option(a, "--workers"))
+        return parse_workers(o, bench_option_value(argc, argv, i));
+    if (bench_is_option(a, "--step-cost"))
+        return app_parse_double(BT_NAME, "step-cost", bench_option_value(argc, argv, i), 0.0, 1e7,
                                 &o->step_cost_us);
-    if (is_option(a, "--timeout"))
-        return app_parse_double(BT_NAME, "timeout", option_value(argc, argv, i), 0.1, 1e6,
+    if (bench_is_option(a, "--timeout"))
+        return app_parse_double(BT_NAME, "timeout", bench_option_value(argc, argv, i), 0.1, 1e6,
                                 &o->timeout_s);
     const struct { const char *flag; const char **field; } paths[] = {
         {"--jitter", &o->jitter},           {"--json", &o->json_path},
@@ -232,8 +220,8 @@ static int parse_text_option(bt_options *o, int argc, char **argv, int *i)
         {"--tmpdir", &o->tmp_parent},
     };
     for (size_t k = 0; k < sizeof paths / sizeof *paths; k++)
-        if (is_option(a, paths[k].flag))
-            return parse_path(a, option_value(argc, argv, i), paths[k].field);
+        if (bench_is_option(a, paths[k].flag))
+            return parse_path(a, bench_option_value(argc, argv, i), paths[k].field);
     return 1;
 }
 

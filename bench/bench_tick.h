@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "bench_util.h"
 
 #define BT_NAME "bench tick"
 #define BT_KEY_MAX 384

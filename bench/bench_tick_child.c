@@ -91,23 +91,7 @@ int bt_runner_init(bt_runner *r, const bt_options *o)
 
 int bt_runner_tmpdir(bt_runner *r, const char *parent)
 {
-    if (parent == NULL)
-        parent = getenv("TMPDIR");
-    if (parent == NULL || *parent == '\0')
-        parent = "/tmp";
-    int n = snprintf(r->tmpdir, sizeof r->tmpdir, "%s/tessera-bench-tick-XXXXXX", parent);
-    if (n < 0 || (size_t)n >= sizeof r->tmpdir) {
-        app_error(BT_NAME, "option --tmpdir: path too long");
-        r->tmpdir[0] = '\0';
-        return -1;
-    }
-    if (mkdtemp(r->tmpdir) == NULL) {
-        app_error(BT_NAME, "cannot create a temporary directory in %s: %s", parent,
-                  strerror(errno));
-        r->tmpdir[0] = '\0';
-        return -1;
-    }
-    return 0;
+    return bench_make_tmpdir(r->tmpdir, sizeof r->tmpdir, parent, "tessera-bench-tick", BT_NAME);
 }
 
 static const char *const tmp_files[] = {"metrics.json", "child.out", "child.err"};

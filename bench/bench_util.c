@@ -1,0 +1,48 @@
+/*
+ * bench_util.c — option spelling and the temporary directory of the
+ * benchmark drivers (bench_util.h).
+ */
+#include "bench_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+int bench_is_option(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+const char *bench_option_value(int argc, char **argv, int *i)
+{
+    const char *eq = strchr(argv[*i], '=');
+    if (eq != NULL)
+        return eq + 1;
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+int bench_make_tmpdir(char *out, size_t cap, const char *parent, const char *prefix,
+                      const char *bench)
+{
+    if (parent == NULL)
+        parent = getenv("TMPDIR");
+    if (parent == NULL || *parent == '\0')
+        parent = "/tmp";
+    int n = snprintf(out, cap, "%s/%s-XXXXXX", parent, prefix);
+    if (n < 0 || (size_t)n >= cap) {
+        app_error(bench, "option --tmpdir: path too long");
+        out[0] = '\0';
+        return -1;
+    }
+    if (mkdtemp(out) == NULL) {
+        app_error(bench, "cannot create a temporary directory in %s: %s", parent,
+                  strerror(errno));
+        out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
