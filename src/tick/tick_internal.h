@@ -72,6 +72,7 @@ typedef struct tick_link {
     uint64_t arrivals;
     uint64_t messages, bytes;
     double wait_us;
+    double spin_us;       /* poll this long before blocking (0: never) */
 } tick_link;
 
 int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a);
