@@ -12,6 +12,7 @@
 int kmeans_gen_points_main(int argc, char **argv);
 int bench_pagerank_main(int argc, char **argv);
 int bench_tick_main(int argc, char **argv);
+int supervise_main(int argc, char **argv);
 
 static void usage(FILE *out)
 {
@@ -31,6 +32,9 @@ static void usage(FILE *out)
             "                           binary graph cache for fast reloading\n"
             "  bench pagerank [OPTIONS] PageRank against a CSR reference (--help)\n"
             "  bench tick [OPTIONS]     the tick face's algorithms under jitter (--help)\n"
+            "  supervise [--max-restarts K] -- COMMAND ARGS...\n"
+            "                           run COMMAND; after a failure run it again\n"
+            "                           with --restore appended (at most K times)\n"
             "  info                     version and build configuration\n"
             "\n"
             "  --help, --version\n"
@@ -143,6 +147,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "gen-points") == 0) return kmeans_gen_points_main(argc - 1, argv + 1);
     if (strcmp(cmd, "convert") == 0) return cmd_convert(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
+    if (strcmp(cmd, "supervise") == 0) return supervise_main(argc - 1, argv + 1);
     if (strcmp(cmd, "info") == 0) return cmd_info();
     fprintf(stderr, "tessera: unknown command '%s' (see tessera --help)\n", cmd);
     return 2;
