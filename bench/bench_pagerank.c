@@ -242,20 +242,6 @@ static int prepare_graph(bench_state *s)
 
 /* ------------------------------------------------------- subprocesses */
 
-/* Full path of `name` found on PATH, into out; 0 or -1. */
-static int find_on_path(const char *name, char *out, size_t len)
-{
-    const char *path = getenv("PATH");
-    while (path != NULL && *path != '\0') {
-        size_t n = strcspn(path, ":");
-        snprintf(out, len, "%.*s/%s", (int)n, n ? path : ".", name);
-        if (access(out, X_OK) == 0)
-            return 0;
-        path += n + (path[n] == ':');
-    }
-    out[0] = '\0';
-    return -1;
-}
 
 static void find_mpirun(bench_state *s)
 {
@@ -264,7 +250,7 @@ static void find_mpirun(bench_state *s)
         s->mpi_note = "--no-mpi";
     else if (!tess_have_mpi())
         s->mpi_note = "this build has no MPI";
-    else if (find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0)
+    else if (bench_find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0)
         s->mpi_note = "mpirun is not on PATH";
     else if (geteuid() == 0 && getenv("OMPI_ALLOW_RUN_AS_ROOT") == NULL) {
         s->mpirun[0] = '\0';

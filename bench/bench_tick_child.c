@@ -36,27 +36,13 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Full path of `name` found on PATH into out; 0 or -1. */
-static int find_on_path(const char *name, char *out, size_t len)
-{
-    const char *path = getenv("PATH");
-    while (path != NULL && *path != '\0') {
-        size_t n = strcspn(path, ":");
-        snprintf(out, len, "%.*s/%s", (int)n, n ? path : ".", name);
-        if (access(out, X_OK) == 0)
-            return 0;
-        path += n + (path[n] == ':');
-    }
-    out[0] = '\0';
-    return -1;
-}
 
 static int find_mpirun(bt_runner *r, const bt_options *o)
 {
     const char *why = NULL;
     if (!tess_have_mpi())
         why = "this build has no MPI";
-    else if (find_on_path("mpirun", r->mpirun, sizeof r->mpirun) != 0)
+    else if (bench_find_on_path("mpirun", r->mpirun, sizeof r->mpirun) != 0)
         why = "mpirun is not on PATH";
     else if (geteuid() == 0 && getenv("OMPI_ALLOW_RUN_AS_ROOT") == NULL)
         why = "running as root needs OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -45,4 +46,18 @@ int bench_make_tmpdir(char *out, size_t cap, const char *parent, const char *pre
         return -1;
     }
     return 0;
+}
+
+int bench_find_on_path(const char *name, char *out, size_t len)
+{
+    const char *path = getenv("PATH");
+    while (path != NULL && *path != '\0') {
+        size_t n = strcspn(path, ":");
+        snprintf(out, len, "%.*s/%s", (int)n, n ? path : ".", name);
+        if (access(out, X_OK) == 0)
+            return 0;
+        path += n + (path[n] == ':');
+    }
+    out[0] = '\0';
+    return -1;
 }
