@@ -53,6 +53,15 @@ typedef struct tess__cursor {
 int tess__partition_next(const tess__partition *p, tess__cursor *c, const void **key_out,
                          const void **value_out, size_t *len_out);
 
+/* Checkpoint bytes of a partition (partition_codec.c): stored values, in a
+ * layout any partitioning can be restored from.  *buf_out is malloc'd. */
+int tess__partition_encode(const tess__partition *p, uint8_t **buf_out, size_t *len_out);
+/* Call fn(arg, key, stored value, len) for each entry of encoded bytes;
+ * stops at the first non-zero return.  TESS_ERR_FORMAT on malformed bytes. */
+typedef int (*tess__entry_fn)(void *arg, const void *key, const void *value, size_t len);
+int tess__partition_decode(const uint8_t *buf, size_t len, size_t key_size, tess__entry_fn fn,
+                           void *arg);
+
 /* Bytes of memory held (for metrics). */
 size_t tess__partition_bytes(const tess__partition *p);
 

@@ -12,6 +12,13 @@
 #include "core/internal.h"
 #include "partition.h"
 
+/* Header of every table message (after a tess__req_hdr for requests). */
+typedef struct tess__table_hdr {
+    uint32_t table;
+    uint32_t arg;        /* value length, partition, or "value wanted" */
+    uint64_t n;          /* entries of an update batch */
+} tess__table_hdr;
+
 struct tess_table {
     tess_ctx *ctx;
     int index;                 /* creation order, the id used in messages */
@@ -29,6 +36,7 @@ struct tess_table {
     tess__partition **parts;   /* NULL where the partition lives elsewhere */
     pthread_mutex_t *locks;    /* one per local partition */
     int all_local;             /* every partition is stored on this rank */
+    int is_static;             /* checkpointed once per job (tess_table_set_static) */
 };
 
 /* Per-thread combining arrays for dense tables (table_private.c). */
