@@ -324,7 +324,7 @@ static int build_tasks(tess_ctx *ctx, const run_msg *r, shared_args *args, tess_
         n++;
     }
     free(q->assigned);
-    q->assigned = assigned; /* q->mu is not needed: RUNs arrive on one thread */
+    q->assigned = assigned; /* q->mu held by the caller */
     q->nassigned = na;
     q->run_kernel = r->kernel;
     *out = tasks;

@@ -79,8 +79,9 @@ static int decode_dense(const uint8_t *buf, size_t len, size_t key_size,
     uint64_t head[3];
     if (len < 24 || key_size != 8) return TESS_ERR_FORMAT;
     memcpy(head, buf, sizeof head);
-    uint64_t first = head[0], count = head[1], vs = head[2];
-    if (vs == 0 || count > (len - 24) || (count + 7) / 8 + count * vs != len - 24)
+    uint64_t first = head[0], count = head[1], vs = head[2], bytes;
+    if (vs == 0 || vs > len || count > len || __builtin_mul_overflow(count, vs, &bytes) ||
+        (count + 7) / 8 + bytes != len - 24)
         return TESS_ERR_FORMAT;
     const uint8_t *bits = buf + 24, *vals = bits + (count + 7) / 8;
     for (uint64_t i = 0; i < count; i++) {
