@@ -142,7 +142,7 @@ static int queue_add(tess__task_queue *q, const tess_task *tasks, int n)
     }
     if (n > 0) memcpy(q->tasks + q->ntasks, tasks, (size_t)n * sizeof *tasks);
     q->ntasks += n;
-    qsort(q->tasks, (size_t)q->ntasks, sizeof *q->tasks, by_size_desc);
+    if (q->ntasks > 1) qsort(q->tasks, (size_t)q->ntasks, sizeof *q->tasks, by_size_desc);
     return TESS_OK;
 }
 
