@@ -166,6 +166,15 @@ void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double
     app_metrics_int(m, "bytes_sent", (int64_t)st.bytes_sent);
     app_metrics_int(m, "updates_remote", (int64_t)st.updates_remote);
     app_metrics_num(m, "progress_cpu_seconds", st.progress_cpu_seconds);
+    tess_checkpoint_stats ck; /* all zero when checkpoints are off */
+    tess_checkpoint_get_stats(ctx, &ck);
+    app_metrics_int(m, "checkpoints_committed", (int64_t)ck.committed);
+    app_metrics_int(m, "checkpoints_failed", (int64_t)ck.failed);
+    app_metrics_num(m, "checkpoint_cut_seconds", ck.cut_seconds);
+    app_metrics_num(m, "checkpoint_write_seconds", ck.write_seconds);
+    app_metrics_int(m, "checkpoint_bytes", (int64_t)ck.bytes_written);
+    app_metrics_int(m, "checkpoint_log_entries", (int64_t)ck.log_entries);
+    app_metrics_num(m, "restore_seconds", ck.restore_seconds);
 }
 
 static void json_string(FILE *fp, const char *s)
