@@ -124,10 +124,10 @@ static int validate_file(const tess__ckpt_manifest *m, const tess__ckpt_file *f)
 {
     if (f->kind == TESS__CKPT_FILE_LOG)
         return f->b == 0 && f->in_static == 0;
-    if (f->kind != TESS__CKPT_FILE_PARTITION || f->in_static > 1)
+    if (f->kind != TESS__CKPT_FILE_PARTITION)
         return 0;
     const tess__ckpt_table_map *t = tess__ckpt_manifest_table(m, f->a);
-    return t != NULL && f->b < t->nparts && f->in_static == (t->is_static != 0);
+    return t != NULL && f->b < t->nparts && (f->in_static != 0) == (t->is_static != 0);
 }
 
 static int validate(const tess__ckpt_manifest *m, const char *name, char *err, size_t errlen)

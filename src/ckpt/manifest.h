@@ -32,7 +32,8 @@ typedef struct tess__ckpt_table_map {
  * manifest cannot name a path outside the checkpoint directory. */
 typedef struct tess__ckpt_file {
     uint8_t kind;      /* TESS__CKPT_FILE_* */
-    uint8_t in_static; /* 1: DIR/static/, 0: the epoch directory */
+    uint8_t in_static; /* 0: the epoch directory; g >= 1: static files of
+                          generation g, DIR/static/ (g = 1) or DIR/static-g/ */
     uint32_t a;        /* partition: table id; log: rank */
     uint32_t b;        /* partition: partition index; log: 0 */
     uint64_t size;     /* bytes on disk (compressed) */

@@ -31,13 +31,13 @@ enum { CKPT_SYNC = 1, CKPT_ASYNC = 2 };
 /* MARK: rank 0's start of an epoch (initiation = 1) or a rank's marker. */
 typedef struct tess__ckpt_mark {
     uint64_t epoch;
-    int32_t mode, save_static, initiation, pad;
+    int32_t mode, save_static, initiation, pad; /* save_static: generation, 0 = none */
 } tess__ckpt_mark;
 
 /* One encoded local partition taken at the cut. */
 typedef struct tess__ckpt_copy {
     uint32_t table, part;
-    int is_static;
+    int is_static;              /* generation of a static table's file, or 0 */
     uint8_t *buf;
     size_t len;
 } tess__ckpt_copy;

@@ -9,10 +9,12 @@
  * the copy (and then logged if its sender had not cut) or entirely after it,
  * so applying takes the lock shared and the copy takes it exclusively.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include "ckpt/runtime.h"
 #include "comm/comm.h"
@@ -52,6 +54,26 @@ static int rt_init(tess_ctx *ctx, tess__ckpt_rt *rt)
     return rt->marker_seen ? TESS_OK : TESS_ERR_NOMEM;
 }
 
+/* mkdir -p: every rank may race to create the same shared directory. */
+static int make_dirs(const char *dir, char *err, size_t errlen)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return snprintf(err, errlen, "%s: name too long", dir), -1;
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char c = *p;
+        *p = '\0';
+        struct stat st;
+        if (mkdir(path, 0755) != 0 && errno != EEXIST)
+            return snprintf(err, errlen, "cannot create %.400s: %s", path, strerror(errno)), -1;
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            return snprintf(err, errlen, "%.400s is not a directory", path), -1;
+        *p = c;
+        if (c == '\0') return 0;
+    }
+}
+
 int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job, int keep)
 {
     if (ctx == NULL) return TESS_ERR_INVAL;
@@ -60,6 +82,9 @@ int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job, int 
     TESS_RETURN_IF(ctx, ctx->ckpt != NULL, TESS_ERR_MISUSE, "checkpoints enabled twice");
     TESS_RETURN_IF(ctx, dir == NULL || dir[0] == '\0' || keep < 0, TESS_ERR_INVAL,
                    "checkpoint directory missing or negative keep count");
+    char err[512];
+    TESS_RETURN_IF(ctx, make_dirs(dir, err, sizeof err) != 0, TESS_ERR_IO,
+                   "checkpoint directory %s", err);
     tess__ckpt_rt *rt = calloc(1, sizeof *rt);
     TESS_RETURN_IF(ctx, rt == NULL, TESS_ERR_NOMEM, "out of memory");
     rt->dir = strdup(dir);
@@ -218,7 +243,7 @@ static int copy_table(tess__ckpt_rt *rt, tess_table *t, int index)
     for (int p = 0; p < nparts; p++) {
         if (!tess_table_is_local(t, p)) continue;
         tess__ckpt_copy c = {.table = (uint32_t)index, .part = (uint32_t)p,
-                             .is_static = tess__table_is_static(t)};
+                             .is_static = tess__table_is_static(t) ? rt->save_static : 0};
         int rc = tess__table_encode_partition(t, p, &c.buf, &c.len);
         if (rc != TESS_OK) return rc;
         tess__ckpt_copy *n = realloc(rt->copies, (size_t)(rt->ncopies + 1) * sizeof *n);
@@ -301,13 +326,16 @@ static void wait_committed_locked(tess__ckpt_rt *rt)
     while (rt->committing != 0) pthread_cond_wait(&rt->cv, &rt->mu);
 }
 
+/* The generation of static files this epoch writes, 0 when it writes none
+ * and references the saved ones. */
 static int need_static(tess_ctx *ctx, tess__ckpt_rt *rt)
 {
-    if (rt->static_resave) return 1;
+    unsigned known = tess__ckpt_static_generation(rt->store);
+    if (rt->static_resave) return known < 255 ? (int)known + 1 : 255;
     for (int i = 0; i < ctx->ntables; i++)
         if (tess__table_is_static(ctx->tables[i]) &&
             !tess__ckpt_static_saved(rt->store, (uint32_t)i))
-            return 1;
+            return known ? (int)known : 1;
     return 0;
 }
 

@@ -47,6 +47,15 @@ void tess__ckpt_store_set_fail_hook(tess__ckpt_store *s, tess__ckpt_fail_hook ho
     s->hook_arg = arg;
 }
 
+unsigned tess__ckpt_static_generation(const tess__ckpt_store *s)
+{
+    unsigned g = 0;
+    for (uint32_t i = 0; i < s->nstatics; i++)
+        if (s->statics[i].in_static > g)
+            g = s->statics[i].in_static;
+    return g;
+}
+
 int tess__ckpt_static_saved(const tess__ckpt_store *s, uint32_t table)
 {
     for (uint32_t i = 0; i < s->nstatics; i++)
@@ -59,7 +68,7 @@ void tess__ckpt_remember_static(tess__ckpt_store *s, const tess__ckpt_manifest *
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->nfiles; i++)
-        n += m->files[i].in_static;
+        n += m->files[i].in_static != 0;
     tess__ckpt_file *v = malloc(sizeof *v * (n ? n : 1));
     if (v == NULL)
         return;

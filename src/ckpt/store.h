@@ -81,6 +81,12 @@ int tess__ckpt_add_written(tess__ckpt_writer *w, const struct tess__ckpt_file *f
 int tess__ckpt_set_user_data(tess__ckpt_writer *w, const void *data, size_t len, char *err,
                              size_t errlen);
 
+/* The newest generation of static files this store knows (0: none).  A job
+ * that must save its static tables again (restored onto another partition
+ * count) writes generation + 1, so the epochs it may fall back to keep
+ * theirs. */
+unsigned tess__ckpt_static_generation(const tess__ckpt_store *s);
+
 /* 1 if this store already holds the static files of `table` (saved by an
  * earlier commit, or found by tess__ckpt_open_latest); a static table with no
  * files added in an epoch references those. */

@@ -41,6 +41,9 @@ int tess__ckpt_err(char *err, size_t errlen, int code, const char *fmt, ...)
 /* "DIR/epoch-NNNNNNNN<suffix>" ("" for a committed epoch, ".tmp" while built). */
 void tess__ckpt_epoch_path(const tess__ckpt_store *s, uint64_t epoch, const char *suffix,
                            char *buf, size_t buflen);
+/* DIR/static (generation 1) or DIR/static-G: where static files live. */
+void tess__ckpt_static_dir(const tess__ckpt_store *s, unsigned generation, char *buf,
+                           size_t buflen);
 /* The directory holding file f of the epoch directory epoch_dir. */
 void tess__ckpt_file_path(const tess__ckpt_store *s, const char *epoch_dir,
                           const tess__ckpt_file *f, char *buf, size_t buflen);

@@ -34,14 +34,23 @@ void tess__ckpt_epoch_path(const tess__ckpt_store *s, uint64_t epoch, const char
     snprintf(buf, buflen, "%s/epoch-%08" PRIu64 "%s", s->dir, epoch, suffix);
 }
 
+void tess__ckpt_static_dir(const tess__ckpt_store *s, unsigned generation, char *buf,
+                           size_t buflen)
+{
+    if (generation <= 1) snprintf(buf, buflen, "%s/static", s->dir);
+    else snprintf(buf, buflen, "%s/static-%u", s->dir, generation);
+}
+
 void tess__ckpt_file_path(const tess__ckpt_store *s, const char *epoch_dir,
                           const tess__ckpt_file *f, char *buf, size_t buflen)
 {
     char name[64];
     tess__ckpt_file_name(f, name, sizeof name);
-    if (f->in_static)
-        snprintf(buf, buflen, "%s/static/%s", s->dir, name);
-    else
+    if (f->in_static) {
+        char dir[TESS__CKPT_PATH_MAX];
+        tess__ckpt_static_dir(s, f->in_static, dir, sizeof dir);
+        snprintf(buf, buflen, "%s/%s", dir, name);
+    } else
         snprintf(buf, buflen, "%s/%s", epoch_dir, name);
 }
 

@@ -142,11 +142,11 @@ static int compress(const void *data, size_t len, void **out, size_t *out_len)
 }
 
 /* A static file is replaced atomically: old epochs may reference its name. */
-static int write_static(const tess__ckpt_store *s, const char *path, const void *buf,
-                        size_t len, char *err, size_t errlen)
+static int write_static(const tess__ckpt_store *s, unsigned generation, const char *path,
+                        const void *buf, size_t len, char *err, size_t errlen)
 {
     char dir[TESS__CKPT_PATH_MAX], tmp[TESS__CKPT_PATH_MAX + 8];
-    snprintf(dir, sizeof dir, "%s/static", s->dir);
+    tess__ckpt_static_dir(s, generation, dir, sizeof dir);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int rc = tess__ckpt_mkdir(dir, err, errlen);
     if (rc == TESS_OK)
@@ -179,7 +179,7 @@ static int write_entry(const tess__ckpt_store *s, const char *epoch_dir, tess__c
     tess__ckpt_file_path(s, epoch_dir, f, path, sizeof path);
     if (compress(data, len, &buf, &clen) != TESS_OK)
         return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", path);
-    int rc = f->in_static ? write_static(s, path, buf, clen, err, errlen)
+    int rc = f->in_static ? write_static(s, f->in_static, path, buf, clen, err, errlen)
                           : tess__ckpt_write_file(s, path, buf, clen, err, errlen);
     f->size = clen;
     f->raw_size = len;
