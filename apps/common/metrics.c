@@ -172,7 +172,7 @@ void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double
     app_metrics_int(m, "checkpoints_failed", (int64_t)ck.failed);
     app_metrics_num(m, "checkpoint_cut_seconds", ck.cut_seconds);
     app_metrics_num(m, "checkpoint_write_seconds", ck.write_seconds);
-    app_metrics_int(m, "checkpoint_bytes", (int64_t)ck.bytes_written);
+    app_metrics_int(m, "checkpoint_bytes_written", (int64_t)ck.bytes_written);
     app_metrics_int(m, "checkpoint_log_entries", (int64_t)ck.log_entries);
     app_metrics_num(m, "restore_seconds", ck.restore_seconds);
 }

@@ -6,20 +6,28 @@
  *   points      dense, key = point index, DIM doubles, P partitions
  *   assignment  dense i32, grouped with points: the centre of each point
  *   centres     dense, K keys of DIM doubles, one partition (control writes)
- *   sums        dense, K keys of DIM+1 doubles (coordinate sums, count), sum
- *               accumulator — the paper's "sum accumulator on centres"
+ *   sums        hash, one partition, key p*K + j: the DIM coordinate sums and
+ *               the count of the points of partition p nearest to centre j
  *   moved       one i64 key, sum: points whose centre changed this iteration
  *
  * Each iteration the assign kernel runs where partition i of points lives,
- * reads the K centres once, assigns its points and adds its partial sums in
+ * reads the K centres once, assigns its points and writes its partial sums in
  * one batch of K updates, so an iteration costs few messages between ranks.
- * Rank 0's control function turns the sums into new centres.
+ * Rank 0's control function adds the partial sums in partition order — not in
+ * arrival order, so the centres depend only on the points and the partition
+ * count, and a run restored from a checkpoint ends exactly where an
+ * uninterrupted one does — and turns them into new centres.
+ *
+ * With --checkpoint-dir, every --checkpoint-every iterations end with a
+ * checkpoint barrier between two iterations: the centres are stored, sums and
+ * moved cleared, and the iteration count is the checkpoint's user data.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/ckpt_cli.h"
 #include "../common/common.h"
 #include "kmeans.h"
 
@@ -33,6 +41,8 @@ typedef struct kmeans_opts {
     long k;
     long iterations;
     long workers;
+    long partitions;
+    app_ckpt_cli ckpt;
     const char *output;
     const char *assignments;
     const char *metrics;
@@ -50,17 +60,24 @@ typedef struct kmeans_app {
     tess_table *points, *assignment, *centres, *sums, *moved;
     /* control function (rank 0) only: */
     double *centre_values; /* K*DIM, the current centres */
+    double *partials;      /* P*K*(DIM+1): the sums table, in key order */
+    unsigned char *have;   /* P*K: which keys of the sums table were present */
+    long first_iteration;  /* 0, or the iterations a restored checkpoint had done */
+    uint64_t restored_epoch;
     double *iteration_seconds;
     app_outfile out_centres, out_assign, out_metrics;
 } kmeans_app;
 
 static const char kmeans_usage[] =
     "usage: tessera run kmeans (--points FILE | --gen N:DIM:K[:SEED]) --k K --iterations I\n"
-    "         [--workers W] [--output FILE] [--assignments FILE] [--metrics FILE]\n"
+    "         [--workers W] [--partitions P] [--output FILE] [--assignments FILE]\n"
+    "         [--metrics FILE] [--checkpoint-dir DIR [--checkpoint-every N] [--restore]]\n"
     "         [--progress | --quiet] [--help]\n"
     "  Lloyd's k-means from the first K points as initial centres.  Writes K lines of\n"
     "  DIM coordinates (--output, else stdout); --assignments writes one centre index\n"
-    "  per point.  With --gen, --k defaults to the spec's K.  See docs/kmeans.md.\n";
+    "  per point.  With --gen, --k defaults to the spec's K.  The centres depend on\n"
+    "  the partition count P (default min(2 x workers in total, N)) in the last bits\n"
+    "  only, and not on worker or rank counts.  See docs/kmeans.md.\n";
 
 /* ---------------------------------------------------------------- options */
 
@@ -81,6 +98,12 @@ static int opts_set_value(kmeans_opts *o, const char *name, const char *value)
         return app_parse_int(KM_APP, "iterations", value, 1, 1000000, &o->iterations);
     else if (strcmp(name, "workers") == 0)
         return app_parse_int(KM_APP, "workers", value, 1, 4096, &o->workers);
+    else if (strcmp(name, "partitions") == 0)
+        return app_parse_int(KM_APP, "partitions", value, 1, 1 << 20, &o->partitions);
+    else if (strcmp(name, "checkpoint-dir") == 0)
+        o->ckpt.dir = value;
+    else if (strcmp(name, "checkpoint-every") == 0)
+        return app_ckpt_cli_parse_every(KM_APP, &o->ckpt, value);
     else if (strcmp(name, "output") == 0)
         o->output = value;
     else if (strcmp(name, "assignments") == 0)
@@ -92,8 +115,10 @@ static int opts_set_value(kmeans_opts *o, const char *name, const char *value)
 
 static int opt_takes_value(const char *name)
 {
-    static const char *const names[] = {"points", "gen", "k", "iterations", "workers",
-                                        "output", "assignments", "metrics"};
+    static const char *const names[] = {"points",      "gen",        "k",
+                                        "iterations",  "workers",    "partitions",
+                                        "output",      "assignments", "metrics",
+                                        "checkpoint-dir", "checkpoint-every"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -107,6 +132,8 @@ static int opts_set_flag(kmeans_opts *o, const char *name)
         o->progress = APP_PROGRESS_ON;
     else if (strcmp(name, "quiet") == 0)
         o->progress = APP_PROGRESS_OFF;
+    else if (strcmp(name, "restore") == 0)
+        o->ckpt.restore = 1;
     else
         return -1;
     return 0;
@@ -146,7 +173,7 @@ static int opts_check(kmeans_opts *o)
         app_error(KM_APP, "option --%s is required", o->k == 0 ? "k" : "iterations");
         return -1;
     }
-    return 0;
+    return app_ckpt_cli_check(KM_APP, &o->ckpt);
 }
 
 /* 0 to run, 1 after --help, -1 after an error message. */
@@ -156,6 +183,7 @@ static int opts_parse(int argc, char **argv, kmeans_opts *o)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(kmeans_usage, stdout);
+            fputs(app_ckpt_cli_usage, stdout);
             return 1;
         }
         if (strncmp(argv[i], "--", 2) != 0) {
@@ -326,14 +354,15 @@ static int assign_chunk(const kmeans_app *app, assign_state *s, uint64_t off, si
     return write_range(app->assignment, s->first + off, n, chosen, sizeof chosen[0]);
 }
 
-/* K updates into sums in one batch, and this instance's moved count. */
-static int assign_publish(const kmeans_app *app, const assign_state *s)
+/* Instance p's K partial sums (keys p*K ... p*K+K-1) in one batch, and its
+ * moved count. */
+static int assign_publish(const kmeans_app *app, int p, const assign_state *s)
 {
     uint64_t *keys = malloc((size_t)app->k * sizeof *keys);
     if (!keys)
         return TESS_ERR_NOMEM;
     for (int j = 0; j < app->k; j++)
-        keys[j] = (uint64_t)j;
+        keys[j] = (uint64_t)p * (uint64_t)app->k + (uint64_t)j;
     int rc = tess_table_update_batch(app->sums, keys, s->acc, (size_t)app->k);
     free(keys);
     uint64_t key0 = 0;
@@ -352,7 +381,7 @@ static int kmeans_assign(tess_task *task, const void *args, size_t args_len)
     for (uint64_t off = 0; rc == 0 && off < s.count; off += KM_CHUNK)
         rc = assign_chunk(app, &s, off, s.count - off < KM_CHUNK ? s.count - off : KM_CHUNK);
     if (rc == 0)
-        rc = assign_publish(app, &s);
+        rc = assign_publish(app, tess_task_instance(task), &s);
     assign_end(&s);
     return rc;
 }
@@ -399,6 +428,19 @@ static int put_centres(tess_ctx *ctx, kmeans_app *app)
     return rc == 0 ? 0 : control_fail(ctx, "storing centres", rc);
 }
 
+/* The control function's arrays. */
+static int control_alloc(tess_ctx *ctx, kmeans_app *app)
+{
+    size_t keys = (size_t)app->partitions * (size_t)app->k;
+    app->centre_values = malloc((size_t)app->k * (size_t)app->dim * sizeof(double));
+    app->partials = malloc(keys * (size_t)(app->dim + 1) * sizeof(double));
+    app->have = malloc(keys);
+    app->iteration_seconds = calloc((size_t)app->opt.iterations, sizeof(double));
+    if (!app->centre_values || !app->partials || !app->have || !app->iteration_seconds)
+        return control_fail(ctx, "starting", TESS_ERR_NOMEM);
+    return 0;
+}
+
 /* Run the load kernel; the initial centres are the first K points. */
 static int control_load(tess_ctx *ctx, kmeans_app *app)
 {
@@ -410,31 +452,103 @@ static int control_load(tess_ctx *ctx, kmeans_app *app)
         return control_fail(ctx, "loading points", rc);
     app->load_seconds += tess_now() - t0;
     size_t n = (size_t)app->k * (size_t)app->dim;
-    app->centre_values = malloc(n * sizeof(double));
-    app->iteration_seconds = calloc((size_t)app->opt.iterations, sizeof(double));
-    if (!app->centre_values || !app->iteration_seconds)
-        return control_fail(ctx, "loading points", TESS_ERR_NOMEM);
     memcpy(app->centre_values, app->pts.coords, n * sizeof(double));
     return put_centres(ctx, app);
 }
 
-/* New centre = coordinate sums / count; an empty cluster keeps its centre. */
+/* What a checkpoint stores besides the tables, whose centres table holds the
+ * centres the next iteration starts from. */
+typedef struct kmeans_resume {
+    int64_t done; /* iterations finished */
+} kmeans_resume;
+
+/* Take up a restored checkpoint: the iteration count and the centres. */
+static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r,
+                          uint64_t epoch)
+{
+    if (r->done < 1 || r->done > app->opt.iterations) {
+        app_error(KM_APP, "cannot restore from %s: epoch %llu is after iteration %lld, "
+                          "beyond --iterations %ld", app->opt.ckpt.dir,
+                  (unsigned long long)epoch, (long long)r->done, app->opt.iterations);
+        return TESS_ERR_INVAL;
+    }
+    int rc = read_centres(app, app->centre_values);
+    if (rc != 0)
+        return control_fail(ctx, "reading the restored centres", rc);
+    app->first_iteration = (long)r->done;
+    app->restored_epoch = epoch;
+    fprintf(stderr, "kmeans: restored checkpoint epoch %llu (iteration %lld of %ld) from %s\n",
+            (unsigned long long)epoch, (long long)r->done, app->opt.iterations,
+            app->opt.ckpt.dir);
+    return 0;
+}
+
+/* With --restore, the newest checkpoint first (before any kernel writes a
+ * table); then the outputs, so a bad path fails before the computation; then
+ * the points and the initial centres, unless a checkpoint was restored. */
+static int control_start(tess_ctx *ctx, kmeans_app *app)
+{
+    kmeans_resume r;
+    uint64_t epoch = 0;
+    int restored = app_ckpt_cli_restore(KM_APP, ctx, &app->opt.ckpt, &r, sizeof r, &epoch);
+    int rc = restored < 0 ? restored : control_alloc(ctx, app);
+    if (rc == 0)
+        rc = control_open_outputs(app);
+    if (rc == 0)
+        rc = restored == 1 ? control_resume(ctx, app, &r, epoch) : control_load(ctx, app);
+    return rc;
+}
+
+/* The sums table into app->partials, indexed by key (p*K + j). */
+static int gather_partials(kmeans_app *app)
+{
+    size_t row = (size_t)(app->dim + 1) * sizeof(double);
+    uint64_t keys = (uint64_t)app->partitions * (uint64_t)app->k;
+    memset(app->have, 0, (size_t)keys);
+    tess_iter *it = NULL;
+    int rc = tess_table_iter(app->sums, 0, &it);
+    const void *key, *value;
+    size_t len;
+    while (rc == 0 && (rc = tess_iter_next(it, &key, &value, &len)) == 1) {
+        uint64_t k;
+        memcpy(&k, key, sizeof k);
+        if (k >= keys || len != row) {
+            rc = TESS_ERR_FORMAT; /* a runtime bug: never use it */
+            break;
+        }
+        memcpy(app->partials + k * (uint64_t)(app->dim + 1), value, row);
+        app->have[k] = 1;
+        rc = 0;
+    }
+    tess_iter_free(it);
+    return rc;
+}
+
+/* New centre = coordinate sums / count, the partial sums of the partitions
+ * added in partition order; an empty cluster keeps its centre. */
+static void centres_from_partials(kmeans_app *app, double *total)
+{
+    int dim = app->dim, k = app->k;
+    for (int j = 0; j < k; j++) {
+        memset(total, 0, (size_t)(dim + 1) * sizeof *total);
+        for (int p = 0; p < app->partitions; p++) {
+            uint64_t key = (uint64_t)p * (uint64_t)k + (uint64_t)j;
+            const double *part = app->partials + key * (uint64_t)(dim + 1);
+            for (int d = 0; app->have[key] && d <= dim; d++)
+                total[d] += part[d];
+        }
+        for (int d = 0; total[dim] > 0 && d < dim; d++)
+            app->centre_values[(size_t)j * (size_t)dim + d] = total[d] / total[dim];
+    }
+}
+
 static int update_centres(tess_ctx *ctx, kmeans_app *app)
 {
-    int dim = app->dim;
-    double *row = malloc((size_t)(dim + 1) * sizeof *row);
-    int rc = row ? 0 : TESS_ERR_NOMEM;
-    for (uint64_t j = 0; rc == 0 && j < (uint64_t)app->k; j++) {
-        size_t len = 0;
-        rc = tess_table_get(app->sums, &j, row, (size_t)(dim + 1) * sizeof *row, &len);
-        if (rc == TESS_ERR_NOTFOUND) {
-            rc = 0;
-            continue;
-        }
-        for (int d = 0; rc == 0 && row[dim] > 0 && d < dim; d++)
-            app->centre_values[j * (uint64_t)dim + d] = row[d] / row[dim];
-    }
-    free(row);
+    double *total = malloc((size_t)(app->dim + 1) * sizeof *total);
+    int rc = total ? gather_partials(app) : TESS_ERR_NOMEM;
+    if (rc == 0)
+        centres_from_partials(app, total);
+    free(total);
     return rc == 0 ? put_centres(ctx, app) : control_fail(ctx, "reading sums", rc);
 }
 
@@ -448,14 +562,28 @@ static int64_t read_moved(const kmeans_app *app)
     return moved;
 }
 
-static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
+/* Between iterations: sums and moved emptied; every --checkpoint-every
+ * iterations, a barrier that checkpoints this state. */
+static int control_end_iteration(tess_ctx *ctx, kmeans_app *app, int it)
 {
     int rc = tess_table_clear(app->sums);
     if (rc == 0)
         rc = tess_table_clear(app->moved);
-    double t0 = tess_now();
+    if (rc == 0 && app_ckpt_cli_due(&app->opt.ckpt, it + 1, app->opt.iterations)) {
+        kmeans_resume r = {.done = it + 1};
+        rc = tess_checkpoint_barrier(ctx, &r, sizeof r);
+    }
     if (rc == 0)
-        rc = tess_run(ctx, "kmeans_assign", app->partitions, app->points, NULL, 0);
+        return 0;
+    char what[64];
+    snprintf(what, sizeof what, "after iteration %d", it + 1);
+    return control_fail(ctx, what, rc);
+}
+
+static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
+{
+    double t0 = tess_now();
+    int rc = tess_run(ctx, "kmeans_assign", app->partitions, app->points, NULL, 0);
     if (rc == 0)
         rc = tess_barrier(ctx);
     app->iteration_seconds[it] = tess_now() - t0;
@@ -468,7 +596,8 @@ static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
         fprintf(stderr, "kmeans: iteration %d/%ld: %.3f s, moved %lld points\n", it + 1,
                 app->opt.iterations, app->iteration_seconds[it],
                 (long long)read_moved(app));
-    return update_centres(ctx, app);
+    rc = update_centres(ctx, app);
+    return rc == 0 ? control_end_iteration(ctx, app, it) : rc;
 }
 
 static void write_centres(const kmeans_app *app, FILE *fp)
@@ -528,6 +657,7 @@ static int write_metrics(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
     app_metrics_int(m, "dim", app->dim);
     app_metrics_int(m, "iterations", app->opt.iterations);
     app_metrics_int(m, "partitions", app->partitions);
+    app_ckpt_cli_metrics(m, ctx, &app->opt.ckpt, app->restored_epoch, app->first_iteration);
     int rc = app_metrics_print(m, fp) == 0 ? 0 : TESS_ERR_NOMEM;
     app_metrics_free(m);
     return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
@@ -563,11 +693,11 @@ static int control_write(tess_ctx *ctx, kmeans_app *app)
 static int kmeans_control(tess_ctx *ctx, void *arg)
 {
     kmeans_app *app = arg;
-    int rc = control_open_outputs(app);
-    if (rc == 0)
-        rc = control_load(ctx, app);
-    for (int it = 0; rc == 0 && it < app->opt.iterations; it++)
+    int rc = control_start(ctx, app);
+    for (int it = (int)app->first_iteration; rc == 0 && it < app->opt.iterations; it++)
         rc = control_iteration(ctx, app, it);
+    if (rc == 0)
+        app_ckpt_cli_finish(KM_APP, ctx, &app->opt.ckpt);
     if (rc == 0)
         rc = control_write(ctx, app);
     if (rc != 0)
@@ -625,11 +755,28 @@ static int create_dense(tess_ctx *ctx, const char *name, uint64_t keys, size_t v
     return tess_table_create(ctx, &spec, out);
 }
 
+/* Hash keys, so that its shape does not depend on the partition count and a
+ * checkpoint restores into a run with another one. */
+static int create_sums(tess_ctx *ctx, size_t value_size, tess_table **out)
+{
+    tess_table_spec spec;
+    tess_table_spec_init(&spec);
+    spec.name = "sums";
+    spec.key_size = sizeof(uint64_t);
+    spec.value_size = value_size;
+    spec.partitions = 1;
+    spec.accum = TESS_ACC_REPLACE;
+    spec.elem = TESS_F64;
+    return tess_table_create(ctx, &spec, out);
+}
+
 static int create_tables(tess_ctx *ctx, kmeans_app *app)
 {
     size_t point_size = (size_t)app->dim * sizeof(double);
     int workers = tess_workers_total(ctx);
-    uint64_t parts = workers > 0 ? 2 * (uint64_t)workers : 2;
+    uint64_t parts = app->opt.partitions > 0 ? (uint64_t)app->opt.partitions
+                     : workers > 0            ? 2 * (uint64_t)workers
+                                              : 2;
     app->partitions = (int)(parts < app->pts.n ? parts : app->pts.n);
     int rc = create_dense(ctx, "points", app->pts.n, point_size, app->partitions,
                           TESS_ACC_REPLACE, TESS_F64, NULL, &app->points);
@@ -640,12 +787,37 @@ static int create_tables(tess_ctx *ctx, kmeans_app *app)
         rc = create_dense(ctx, "centres", (uint64_t)app->k, point_size, 1, TESS_ACC_REPLACE,
                           TESS_F64, NULL, &app->centres);
     if (rc == 0)
-        rc = create_dense(ctx, "sums", (uint64_t)app->k, point_size + sizeof(double), 1,
-                          TESS_ACC_SUM, TESS_F64, NULL, &app->sums);
+        rc = create_sums(ctx, point_size + sizeof(double), &app->sums);
     if (rc == 0)
         rc = create_dense(ctx, "moved", 1, sizeof(int64_t), 1, TESS_ACC_SUM, TESS_I64, NULL,
                           &app->moved);
     return rc;
+}
+
+/* The job a checkpoint belongs to: the points themselves and K; not the
+ * rank, worker or partition counts, which a restore may change. */
+static void job_string(const kmeans_app *app, char *job, size_t cap)
+{
+    uint64_t h = app_hash_bytes(0, app->pts.coords,
+                                app->pts.n * (uint64_t)app->dim * sizeof(double));
+    snprintf(job, cap, "kmeans/1 k=%d dim=%d points=%llu coords=%016llx", app->k, app->dim,
+             (unsigned long long)app->pts.n, (unsigned long long)h);
+}
+
+/* The points never change once loaded: checkpoints save them once. */
+static int enable_checkpoints(tess_ctx *ctx, kmeans_app *app)
+{
+    if (app->opt.ckpt.dir == NULL)
+        return 0;
+    char job[128];
+    job_string(app, job, sizeof job);
+    int rc = tess_table_set_static(app->points);
+    if (rc != 0) {
+        if (tess_rank(ctx) == 0)
+            control_fail(ctx, "marking the points static", rc);
+        return rc;
+    }
+    return app_ckpt_cli_enable(KM_APP, ctx, &app->opt.ckpt, job);
 }
 
 static int prepare_runtime(tess_ctx *ctx, kmeans_app *app)
@@ -657,13 +829,15 @@ static int prepare_runtime(tess_ctx *ctx, kmeans_app *app)
         rc = tess_register_kernel(ctx, "kmeans_assign", kmeans_assign);
     if (rc != 0 && tess_rank(ctx) == 0)
         control_fail(ctx, "setting up tables", rc);
-    return rc;
+    return rc == 0 ? enable_checkpoints(ctx, app) : rc;
 }
 
 static void kmeans_app_free(kmeans_app *app)
 {
     kmeans_points_free(&app->pts);
     free(app->centre_values);
+    free(app->partials);
+    free(app->have);
     free(app->iteration_seconds);
 }
 
@@ -675,6 +849,8 @@ int kmeans_main(int argc, char **argv)
     int rc = opts_parse(argc, argv, &app.opt);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
+    if (app_ckpt_cli_make_dir(KM_APP, &app.opt.ckpt) != 0)
+        return 1;
     tess_config cfg;
     tess_config_init(&cfg);
     if (app.opt.workers > 0)

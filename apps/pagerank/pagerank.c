@@ -8,6 +8,12 @@
  * the previous iteration), pushes PR_k/outdeg into the other sums table and
  * adds dangling rank to the reduction table.  The control function then
  * derives base_{k+1} = (1-d)/N + d*D_k/N and swaps the two sums tables.
+ *
+ * With --checkpoint-dir, every --checkpoint-every iterations end with a
+ * checkpoint barrier taken once the old sums and the dangling total are
+ * cleared: between two iterations, when the tables hold only the graph
+ * (static, saved once) and the current sums, and the rest of the state (k,
+ * which sums table is current, base) fits in the checkpoint's user data.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -93,6 +99,25 @@ static void print_progress(pr_app *app, int k, double seconds)
             app->opt.iterations, seconds, (double)app->g.ne / seconds / 1e6);
 }
 
+/* What a checkpoint stores besides the tables: the state between two
+ * iterations, taken after the old sums and the dangling total are cleared. */
+typedef struct pr_resume {
+    int64_t done;   /* iterations finished */
+    int32_t curr;   /* app->curr: the sums table of the last iteration */
+    int32_t unused; /* zero */
+    double base;    /* app->base: the base term of iteration `done` */
+} pr_resume;
+
+/* After iteration k: every --checkpoint-every iterations, a barrier that also
+ * checkpoints.  It follows the clears, so the checkpoint holds one sums table
+ * and nothing of the iteration that just ended needs redoing on restore. */
+static int maybe_checkpoint(tess_ctx *ctx, pr_app *app, int k)
+{
+    if (!app_ckpt_cli_due(&app->opt.ckpt, k + 1, app->opt.iterations)) return TESS_OK;
+    pr_resume r = {.done = k + 1, .curr = app->curr, .base = app->base};
+    return tess_checkpoint_barrier(ctx, &r, sizeof r);
+}
+
 static int run_iteration(tess_ctx *ctx, pr_app *app, int k)
 {
     double d = app->opt.damping, n = (double)app->g.nv;
@@ -109,30 +134,71 @@ static int run_iteration(tess_ctx *ctx, pr_app *app, int k)
     if (rc == TESS_OK) rc = tess_table_clear(app->ranks[app->curr]);
     app->curr = 1 - app->curr;
     app->base = (1.0 - d) / n + d * dangling / n;
+    if (rc == TESS_OK) rc = maybe_checkpoint(ctx, app, k);
     return rc;
+}
+
+static int load(tess_ctx *ctx, pr_app *app)
+{
+    double t0 = tess_now();
+    int rc = tess_run(ctx, "pr_load", tess_table_partitions(app->graph), app->graph, NULL, 0);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
+    app->load_seconds += tess_now() - t0;
+    if (rc != TESS_OK) return app_error(APP, "%s", tess_last_error(ctx)), rc;
+    if (app->progress)
+        fprintf(stderr, "pagerank: %llu vertices, %llu edges loaded in %.2f s; %d partitions on "
+                        "%d rank(s) x %d worker(s)\n",
+                (unsigned long long)app->g.nv, (unsigned long long)app->g.ne, app->load_seconds,
+                tess_table_partitions(app->graph), tess_nranks(ctx), tess_workers(ctx));
+    return TESS_OK;
+}
+
+/* Take up the state of a restored checkpoint; its tables hold the graph. */
+static int resume(pr_app *app, const pr_resume *r, uint64_t epoch)
+{
+    if (r->done < 1 || r->done > app->opt.iterations || (r->curr != 0 && r->curr != 1)) {
+        app_error(APP, "cannot restore from %s: epoch %llu is after iteration %lld, "
+                       "beyond --iterations %ld", app->opt.ckpt.dir, (unsigned long long)epoch,
+                  (long long)r->done, app->opt.iterations);
+        return TESS_ERR_INVAL;
+    }
+    app->first_iteration = (long)r->done;
+    app->restored_epoch = epoch;
+    app->curr = r->curr;
+    app->base = r->base;
+    fprintf(stderr, "pagerank: restored checkpoint epoch %llu (iteration %lld of %ld) from %s\n",
+            (unsigned long long)epoch, (long long)r->done, app->opt.iterations,
+            app->opt.ckpt.dir);
+    return TESS_OK;
+}
+
+/* With --restore, the newest checkpoint; otherwise (or if there is none) the
+ * graph.  Errors are reported here. */
+static int restore_or_load(tess_ctx *ctx, pr_app *app)
+{
+    pr_resume r;
+    uint64_t epoch = 0;
+    int rc = app_ckpt_cli_restore(APP, ctx, &app->opt.ckpt, &r, sizeof r, &epoch);
+    if (rc < 0) return rc;
+    if (rc == 1) return resume(app, &r, epoch);
+    app->curr = 0;
+    return load(ctx, app);
 }
 
 static int control(tess_ctx *ctx, void *arg)
 {
     pr_app *app = arg;
-    double t0 = tess_now();
-    int rc = tess_run(ctx, "pr_load", tess_table_partitions(app->graph), app->graph, NULL, 0);
-    if (rc == TESS_OK) rc = tess_barrier(ctx);
-    app->load_seconds += tess_now() - t0;
-    if (rc == TESS_OK && app->progress)
-        fprintf(stderr, "pagerank: %llu vertices, %llu edges loaded in %.2f s; %d partitions on "
-                        "%d rank(s) x %d worker(s)\n",
-                (unsigned long long)app->g.nv, (unsigned long long)app->g.ne, app->load_seconds,
-                tess_table_partitions(app->graph), tess_nranks(ctx), tess_workers(ctx));
-    app->curr = 0;
-    for (int k = 0; rc == TESS_OK && k < app->opt.iterations; k++) {
+    int rc = restore_or_load(ctx, app);
+    if (rc != TESS_OK) return rc;
+    for (int k = (int)app->first_iteration; rc == TESS_OK && k < app->opt.iterations; k++) {
         double start = tess_now();
         rc = run_iteration(ctx, app, k);
         app->iteration_seconds[k] = tess_now() - start;
         if (rc == TESS_OK) print_progress(app, k, app->iteration_seconds[k]);
     }
-    if (rc == TESS_OK) rc = pr_write_results(app, ctx);
-    else app_error(APP, "%s", tess_last_error(ctx));
+    if (rc != TESS_OK) return app_error(APP, "%s", tess_last_error(ctx)), rc;
+    rc = pr_write_results(app, ctx);
+    if (rc == TESS_OK) app_ckpt_cli_finish(APP, ctx, &app->opt.ckpt);
     return rc;
 }
 
@@ -157,9 +223,15 @@ static void usage(FILE *out)
             "  --metrics FILE     write run metrics as JSON\n"
             "  --progress         a line per iteration on stderr (default when a terminal)\n"
             "  --quiet            no progress lines\n"
+            "%s"
             "  --help             this text\n"
             "\n"
-            "Runs unchanged under mpirun -np R; --workers is per rank.\n");
+            "Runs unchanged under mpirun -np R; --workers is per rank.  A checkpoint\n"
+            "restores onto any number of ranks and partitions; to rerun a failed job\n"
+            "from its last checkpoint:\n"
+            "  tessera supervise -- mpirun -np 3 tessera run pagerank --gen web:200000 \\\n"
+            "      --iterations 50 --checkpoint-dir ckpt --checkpoint-every 5\n",
+            app_ckpt_cli_usage);
 }
 
 static int parse_option(pr_options *o, int c, const char *arg)
@@ -178,6 +250,9 @@ static int parse_option(pr_options *o, int c, const char *arg)
     case 'm': o->metrics = arg; return 0;
     case 'P': o->progress = APP_PROGRESS_ON; return 0;
     case 'q': o->progress = APP_PROGRESS_OFF; return 0;
+    case 'C': o->ckpt.dir = arg; return 0;
+    case 'E': return app_ckpt_cli_parse_every(APP, &o->ckpt, arg);
+    case 'R': o->ckpt.restore = 1; return 0;
     default: return -1;
     }
 }
@@ -195,14 +270,16 @@ static int check_output_dir(const char *opt, const char *path)
     return ok ? 0 : -1;
 }
 
-static int check_options(const pr_options *o)
+static int check_options(pr_options *o)
 {
     if (!o->graph_path == !o->gen_spec)
         return app_error(APP, "give exactly one of --graph FILE or --gen SPEC"), -1;
+    if (app_ckpt_cli_check(APP, &o->ckpt) != 0) return -1;
     char err[256];
     if (o->gen_spec && tg_check_spec(o->gen_spec, err, sizeof err) != 0)
         return app_error(APP, "option --gen: %s", err), -1;
-    if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics))
+    if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics) ||
+        app_ckpt_cli_make_dir(APP, &o->ckpt))
         return -2; /* an I/O problem rather than a usage error */
     return 0;
 }
@@ -217,7 +294,10 @@ static int parse_options(pr_options *o, int argc, char **argv)
         {"workers", required_argument, 0, 'w'}, {"partitions", required_argument, 0, 'p'},
         {"output", required_argument, 0, 'o'},  {"metrics", required_argument, 0, 'm'},
         {"progress", no_argument, 0, 'P'},      {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"checkpoint-dir", required_argument, 0, 'C'},
+        {"checkpoint-every", required_argument, 0, 'E'},
+        {"restore", no_argument, 0, 'R'},       {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     *o = (pr_options){.iterations = 20, .damping = 0.85};
     optind = 1;
     opterr = 0;
@@ -334,6 +414,32 @@ static int load_graph(tess_ctx *ctx, pr_app *app)
     return rc;
 }
 
+/* The job a checkpoint belongs to: the graph itself (so --gen and --graph
+ * of the same edges agree, and a changed file is refused) and the damping;
+ * not the rank, worker or partition counts, which a restore may change. */
+static void job_string(const pr_app *app, char *job, size_t cap)
+{
+    const tg_graph *g = &app->g;
+    uint64_t h = app_hash_bytes(0, g->ids, g->nv * sizeof *g->ids);
+    h = app_hash_bytes(h, app->out_first, (g->nv + 1) * sizeof *app->out_first);
+    h = app_hash_bytes(h, app->out_dst, g->ne * sizeof *app->out_dst);
+    snprintf(job, cap, "pagerank/1 damping=%.17g vertices=%llu edges=%llu graph=%016llx",
+             app->opt.damping, (unsigned long long)g->nv, (unsigned long long)g->ne,
+             (unsigned long long)h);
+}
+
+/* The graph never changes once loaded: checkpoints save it once. */
+static int enable_checkpoints(tess_ctx *ctx, pr_app *app)
+{
+    if (app->opt.ckpt.dir == NULL) return TESS_OK;
+    char job[160];
+    job_string(app, job, sizeof job);
+    int rc = tess_table_set_static(app->graph);
+    if (rc != TESS_OK && tess_rank(ctx) == 0)
+        app_error(APP, "cannot mark the graph static: %s", tess_last_error(ctx));
+    return rc == TESS_OK ? app_ckpt_cli_enable(APP, ctx, &app->opt.ckpt, job) : rc;
+}
+
 static void write_metrics(pr_app *app, tess_ctx *ctx, double wall)
 {
     app_metrics *m = app_metrics_new();
@@ -345,6 +451,7 @@ static void write_metrics(pr_app *app, tess_ctx *ctx, double wall)
     app_metrics_int(m, "edges", (int64_t)app->g.ne);
     app_metrics_num(m, "damping", app->opt.damping);
     app_metrics_int(m, "partitions", tess_table_partitions(app->graph));
+    app_ckpt_cli_metrics(m, ctx, &app->opt.ckpt, app->restored_epoch, app->first_iteration);
     app_metrics_write(m, app->opt.metrics);
     app_metrics_free(m);
 }
@@ -366,6 +473,7 @@ static int run(pr_app *app)
     tess_ctx *ctx = NULL;
     if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
     int rc = load_graph(ctx, app);
+    if (rc == TESS_OK) rc = enable_checkpoints(ctx, app);
     if (rc == TESS_OK) rc = tess_main(ctx, control, app);
     if (rc == TESS_OK && tess_rank(ctx) == 0 && app->opt.metrics)
         write_metrics(app, ctx, tess_now() - t0);

@@ -9,6 +9,7 @@
 #define TESS_APPS_PAGERANK_H
 
 #include <stdint.h>
+#include "ckpt_cli.h"
 #include "common.h"
 #include "graph.h"
 
@@ -19,6 +20,7 @@ typedef struct pr_options {
     long workers, partitions;
     const char *output, *metrics;
     app_progress_mode progress;
+    app_ckpt_cli ckpt;
 } pr_options;
 
 typedef struct pr_app {
@@ -29,6 +31,8 @@ typedef struct pr_app {
     tess_table *graph, *ranks[2], *dangling;
     int curr;               /* ranks[curr] holds the sums of the last iteration */
     double base;            /* (1-d)/N + d*D/N of the iteration that follows */
+    long first_iteration;   /* 0, or the iterations a restored checkpoint had done */
+    uint64_t restored_epoch; /* 0 unless restored */
     double load_seconds;
     double *iteration_seconds;
     int progress;

@@ -1,0 +1,163 @@
+/*
+ * ckpt_cli.c — checkpoint options and steps shared by the iterative
+ * applications (see ckpt_cli.h).  Messages follow the apps' conventions:
+ * errors as "tessera APP: ...", progress-like notes as "APP: ...", one line
+ * each, printed by rank 0 only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ckpt_cli.h"
+
+const char app_ckpt_cli_usage[] =
+    "  --checkpoint-dir DIR\n"
+    "                     take checkpoints in DIR (one directory every rank can\n"
+    "                     reach); see docs/supervise.md\n"
+    "  --checkpoint-every N\n"
+    "                     a checkpoint after every N iterations (default 10)\n"
+    "  --restore          resume from the newest checkpoint in DIR, or start afresh\n"
+    "                     if there is none (tessera supervise adds it on a restart)\n";
+
+int app_ckpt_cli_parse_every(const char *app, app_ckpt_cli *c, const char *text)
+{
+    return app_parse_int(app, "checkpoint-every", text, 1, 1000000000L, &c->every);
+}
+
+int app_ckpt_cli_check(const char *app, app_ckpt_cli *c)
+{
+    if (c->dir == NULL && c->restore) {
+        app_error(app, "option --restore needs --checkpoint-dir DIR");
+        return -1;
+    }
+    if (c->dir == NULL && c->every != 0) {
+        app_error(app, "option --checkpoint-every needs --checkpoint-dir DIR");
+        return -1;
+    }
+    if (c->dir != NULL && c->dir[0] == '\0') {
+        app_error(app, "option --checkpoint-dir: empty directory name");
+        return -1;
+    }
+    if (c->every == 0) c->every = APP_CKPT_DEFAULT_EVERY;
+    return 0;
+}
+
+/* mkdir -p: several ranks may race to create the same directories. */
+static int make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        int rc = mkdir(path, 0777);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST) return -1;
+    }
+    return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+int app_ckpt_cli_make_dir(const char *app, const app_ckpt_cli *c)
+{
+    if (c->dir == NULL) return 0;
+    char *copy = strdup(c->dir);
+    struct stat st;
+    int rc = copy ? make_dirs(copy) : -1;
+    if (rc == 0 && stat(c->dir, &st) == 0 && !S_ISDIR(st.st_mode)) errno = ENOTDIR, rc = -1;
+    if (rc == 0 && access(c->dir, W_OK | X_OK) != 0) rc = -1;
+    if (rc != 0)
+        app_error(app, "option --checkpoint-dir: cannot create %s: %s", c->dir, strerror(errno));
+    free(copy);
+    return rc;
+}
+
+int app_ckpt_cli_due(const app_ckpt_cli *c, long done, long total)
+{
+    return c->dir != NULL && done < total && done % c->every == 0;
+}
+
+int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
+                        const char *job)
+{
+    if (c->dir == NULL) return TESS_OK;
+    int rc = tess_checkpoint_enable(ctx, c->dir, job, 0);
+    if (rc != TESS_OK && tess_rank(ctx) == 0)
+        app_error(app, "option --checkpoint-dir: %s: %s", c->dir, tess_last_error(ctx));
+    return rc;
+}
+
+int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
+                         void *user_out, size_t len, uint64_t *epoch_out)
+{
+    if (!c->restore) return 0;
+    void *user = NULL;
+    size_t got = 0;
+    uint64_t epoch = 0;
+    int rc = tess_checkpoint_restore(ctx, &user, &got, &epoch);
+    if (rc == TESS_ERR_NOTFOUND) {
+        fprintf(stderr, "%s: no checkpoint in %s; starting afresh\n", app, c->dir);
+        return 0;
+    }
+    if (rc != TESS_OK) {
+        app_error(app, "cannot restore from %s: %s", c->dir, tess_last_error(ctx));
+        return rc;
+    }
+    if (got != len) {
+        app_error(app, "cannot restore from %s: epoch %llu holds %zu bytes of %s state, "
+                       "expected %zu", c->dir, (unsigned long long)epoch, got, app, len);
+        free(user);
+        return TESS_ERR_FORMAT;
+    }
+    memcpy(user_out, user, len);
+    free(user);
+    *epoch_out = epoch;
+    return 1;
+}
+
+void app_ckpt_cli_finish(const char *app, tess_ctx *ctx, const app_ckpt_cli *c)
+{
+    if (c->dir == NULL) return;
+    uint64_t epoch = 0;
+    if (tess_checkpoint_wait(ctx, &epoch) == TESS_OK) return;
+    /* The runtime has printed why; say what it means for a restart. */
+    if (epoch > 0)
+        fprintf(stderr, "%s: a checkpoint failed; a restart would resume from epoch %llu\n", app,
+                (unsigned long long)epoch);
+    else
+        fprintf(stderr, "%s: a checkpoint failed; %s holds no usable checkpoint\n", app, c->dir);
+}
+
+void app_ckpt_cli_metrics(app_metrics *m, const tess_ctx *ctx, const app_ckpt_cli *c,
+                          uint64_t restored_epoch, long restored_iteration)
+{
+    if (c->dir == NULL) return;
+    tess_checkpoint_stats st;
+    tess_checkpoint_get_stats(ctx, &st);
+    app_metrics_int(m, "checkpoint_every", c->every);
+    app_metrics_int(m, "restored_epoch", (int64_t)restored_epoch);
+    app_metrics_int(m, "restored_iteration", restored_iteration);
+    /* the other checkpoint figures are in app_metrics_standard */
+    app_metrics_int(m, "checkpoints_started", (int64_t)st.started);
+}
+
+static uint64_t mix_word(uint64_t h, uint64_t w)
+{
+    h ^= w * UINT64_C(0x9E3779B97F4A7C15);
+    h = (h << 27) | (h >> 37);
+    return h * UINT64_C(0xC2B2AE3D27D4EB4F) + UINT64_C(0x165667B19E3779F9);
+}
+
+uint64_t app_hash_bytes(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    size_t n = len;
+    for (; n >= 8; n -= 8, p += 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = mix_word(h, w);
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, p, n);
+    return mix_word(mix_word(h, tail), (uint64_t)len);
+}

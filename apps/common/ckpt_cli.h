@@ -1,0 +1,75 @@
+/*
+ * ckpt_cli.h — the checkpoint options of the iterative applications
+ * (--checkpoint-dir DIR, --checkpoint-every N, --restore) and the steps every
+ * one of them takes with them: enable checkpoints before tess_main, restore
+ * first thing in the control function, decide after which iterations to take
+ * a checkpoint, and wait for the last one before a successful exit.  The
+ * runtime side is include/tessera/checkpoint.h.
+ */
+#ifndef TESS_APPS_CKPT_CLI_H
+#define TESS_APPS_CKPT_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "common.h"
+
+#define APP_CKPT_DEFAULT_EVERY 10
+
+typedef struct app_ckpt_cli {
+    const char *dir; /* --checkpoint-dir; NULL: no checkpoints */
+    long every;      /* --checkpoint-every; 0 until given (then the default) */
+    int restore;     /* --restore */
+} app_ckpt_cli;
+
+/* Usage lines of the three options, for an app's --help. */
+extern const char app_ckpt_cli_usage[];
+
+/* Parse the value of --checkpoint-every; 0 or -1 after a one-line message. */
+int app_ckpt_cli_parse_every(const char *app, app_ckpt_cli *c, const char *text);
+
+/* After all options: --restore and --checkpoint-every need --checkpoint-dir
+ * (0, or -1 after one line naming the option); sets the default interval. */
+int app_ckpt_cli_check(const char *app, app_ckpt_cli *c);
+
+/* Create --checkpoint-dir and its missing parents (every rank, before the
+ * computation, like the check of an output's directory): 0, or -1 after
+ * "tessera APP: option --checkpoint-dir: cannot create DIR: REASON". */
+int app_ckpt_cli_make_dir(const char *app, const app_ckpt_cli *c);
+
+/* 1 when a checkpoint follows iteration `done` (1-based) of `total`: every
+ * `every` iterations, never after the last (its output is the result). */
+int app_ckpt_cli_due(const app_ckpt_cli *c, long done, long total);
+
+/* tess_checkpoint_enable(ctx, dir, job, 0) when --checkpoint-dir was given;
+ * before tess_main on every rank.  Rank 0 reports a failure in one line. */
+int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
+                        const char *job);
+
+/*
+ * With --restore, restore the newest checkpoint (control function, first).
+ * 1: restored; `len` bytes of user data copied to user_out and the epoch to
+ * *epoch_out.  0: nothing to restore (no --restore, or no checkpoint: then
+ * "APP: no checkpoint in DIR; starting afresh" on stderr).  Negative: the
+ * status after a one-line error (another job's checkpoint, unreadable user
+ * data, ...).
+ */
+int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
+                         void *user_out, size_t len, uint64_t *epoch_out);
+
+/* Wait for the checkpoints still being written (control function, before a
+ * successful exit).  A failed checkpoint does not fail the run — the runtime
+ * already reported it and the previous epoch stays usable — but the app says
+ * in one line which epoch a restart would use. */
+void app_ckpt_cli_finish(const char *app, tess_ctx *ctx, const app_ckpt_cli *c);
+
+/* With --checkpoint-dir, add checkpoint_every, restored_epoch and
+ * restored_iteration (0 when the run started afresh) and checkpoints_started;
+ * app_metrics_standard has the runtime's other checkpoint figures. */
+void app_ckpt_cli_metrics(app_metrics *m, const tess_ctx *ctx, const app_ckpt_cli *c,
+                          uint64_t restored_epoch, long restored_iteration);
+
+/* 64-bit hash of `len` bytes chained onto `h` (start with 0), for the job
+ * strings: the input of a computation is part of its identity. */
+uint64_t app_hash_bytes(uint64_t h, const void *data, size_t len);
+
+#endif
