@@ -84,6 +84,7 @@ struct tess__ckpt_rt {
     uint8_t *tasks;
     size_t tasks_len;
     int writers;                /* writer threads running */
+    int closing;                /* quiesced: no writer starts any more */
 
     /* rank 0: the epoch being committed */
     tess__ckpt_store *store;    /* begin/commit/retain/restore (rank 0) */

@@ -190,7 +190,8 @@ static void maybe_complete(tess_ctx *ctx, tess__ckpt_rt *rt)
     rt->log = rt->tasks = NULL;
     rt->log_len = rt->log_cap = rt->tasks_len = 0;
     rt->phase = 0;
-    tess__ckpt_start_writer(rt, job);
+    if (rt->closing) tess__ckpt_job_free(job); /* the job is going down */
+    else tess__ckpt_start_writer(rt, job);
 }
 
 /* rt->mu held: the first sign of epoch m->epoch on this rank. */
@@ -511,24 +512,31 @@ void tess_checkpoint_get_stats(const tess_ctx *ctx, tess_checkpoint_stats *out)
 
 /* ---------------------------------------------------------------- teardown */
 
-static void wait_writers(tess__ckpt_rt *rt)
+/* Writers only write local files and send one message: always bounded, so
+ * always waited for (they must not outlive the message layer).  The
+ * committer waits for other ranks and gives up when the job is interrupted. */
+static void wait_writers(tess_ctx *ctx, tess__ckpt_rt *rt)
 {
     pthread_mutex_lock(&rt->mu);
-    while (rt->writers > 0 || rt->committing != 0) {
+    for (;;) {
+        int down = tess_interrupted(ctx);
+        if (rt->writers == 0 && (rt->committing == 0 || down) && (rt->phase == 0 || down)) break;
         struct timespec ts;
         tess__deadline_after(&ts, 0.1);
         pthread_cond_timedwait(&rt->cv, &rt->mu, &ts);
     }
+    rt->closing = 1; /* an epoch completing from now on is dropped */
     pthread_mutex_unlock(&rt->mu);
 }
 
-/* Before the workers stop: no new epoch, and the running one finishes. */
+/* Before the job shuts down (rank 0: before SHUTDOWN, so no epoch starts
+ * after another rank has gone): no new epoch, the running one finishes. */
 void tess__ckpt_quiesce(tess_ctx *ctx)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     if (rt == NULL) return;
     stop_timer(rt);
-    if (!tess_interrupted(ctx)) wait_writers(rt);
+    wait_writers(ctx, rt);
 }
 
 void tess__ckpt_free(tess_ctx *ctx)
@@ -536,7 +544,6 @@ void tess__ckpt_free(tess_ctx *ctx)
     tess__ckpt_rt *rt = ctx->ckpt;
     if (rt == NULL) return;
     tess__ckpt_quiesce(ctx);
-    wait_writers(rt);
     if (rt->writer) tess__ckpt_abort(rt->writer);
     tess__ckpt_store_close(rt->store);
     for (int i = 0; i < rt->nheld; i++) free(rt->held[i].bytes);

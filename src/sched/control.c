@@ -145,6 +145,7 @@ int tess_main(tess_ctx *ctx, tess_control_fn control, void *app)
     } else {
         rc = wait_ready(ctx);
         if (rc == TESS_OK) rc = control(ctx, app);
+        tess__ckpt_quiesce(ctx);
         int32_t rc32 = rc;
         tess__send_all(ctx, TESS_MSG_SHUTDOWN, &rc32, sizeof rc32);
     }
