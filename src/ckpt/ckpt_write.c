@@ -47,14 +47,43 @@ void tess__ckpt_job_free(tess__ckpt_job *job)
     free(job);
 }
 
+/* Local partitions of the static tables, encoded one at a time from the
+ * live tables (read-only by contract; no partition moves during an epoch). */
+static int write_statics(tess__ckpt_job *job, tess__ckpt_store *s, tess__ckpt_file **files,
+                         uint32_t *n, char *err, size_t errlen)
+{
+    tess_ctx *ctx = job->ctx;
+    int rc = TESS_OK;
+    for (int i = 0; i < ctx->ntables && rc == TESS_OK; i++) {
+        tess_table *t = ctx->tables[i];
+        for (int p = 0; tess__table_is_static(t) && p < tess_table_partitions(t); p++) {
+            if (!tess_table_is_local(t, p)) continue;
+            uint8_t *buf = NULL;
+            size_t len = 0;
+            tess__ckpt_file *grown = realloc(*files, (*n + job->ncopies + 2) * sizeof *grown);
+            if (grown == NULL) return TESS_ERR_NOMEM;
+            *files = grown;
+            rc = tess__table_encode_partition(t, p, &buf, &len);
+            grown[*n] = (tess__ckpt_file){.kind = TESS__CKPT_FILE_PARTITION,
+                                          .in_static = (uint8_t)job->static_generation,
+                                          .a = (uint32_t)i, .b = (uint32_t)p};
+            if (rc == TESS_OK)
+                rc = tess__ckpt_write_entry(s, job->epoch, &grown[*n], buf, len, err, errlen);
+            free(buf);
+            if (rc != TESS_OK) return rc;
+            ++*n;
+        }
+    }
+    return rc;
+}
+
 static int write_files(tess__ckpt_job *job, tess__ckpt_store *s, tess__ckpt_file *files,
                        uint32_t *n, char *err, size_t errlen)
 {
     int rc = TESS_OK;
     for (int i = 0; i < job->ncopies && rc == TESS_OK; i++) {
         const tess__ckpt_copy *c = &job->copies[i];
-        files[*n] = (tess__ckpt_file){.kind = TESS__CKPT_FILE_PARTITION,
-                                      .in_static = (uint8_t)c->is_static, .a = c->table,
+        files[*n] = (tess__ckpt_file){.kind = TESS__CKPT_FILE_PARTITION, .a = c->table,
                                       .b = c->part};
         rc = tess__ckpt_write_entry(s, job->epoch, &files[*n], c->buf, c->len, err, errlen);
         if (rc == TESS_OK) ++*n;
@@ -103,6 +132,8 @@ static void *writer_main(void *arg)
     if (rc == TESS_OK && rt->fail_epoch == job->epoch)
         tess__ckpt_store_set_fail_hook(s, fail_always, NULL); /* TESS_CKPT_FAIL_EPOCH */
     if (rc == TESS_OK) rc = write_files(job, s, files, &n, err, sizeof err);
+    if (rc == TESS_OK && job->static_generation > 0)
+        rc = write_statics(job, s, &files, &n, err, sizeof err);
     if (rc != TESS_OK && err[0] == '\0') snprintf(err, sizeof err, "out of memory");
     send_files(job, rc, err, files, n);
     uint64_t bytes = 0;

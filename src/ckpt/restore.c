@@ -9,8 +9,10 @@
  *
  * Task blobs (the runs in flight at an asynchronous checkpoint) travel in
  * the user data: u32 app length, app bytes, then per rank u32 length and a
- * blob of u32 name length, kernel name, u32 count, and count records of
- * u32 instance, u32 state (0 finished, 1 position), u32 length, bytes.
+ * blob of u64 run sequence, u32 name length, kernel name, u32 count, and
+ * count records of u32 instance, u32 state (0 finished, 1 position), u32
+ * length, bytes.  Only the newest run counts: a rank whose cut came before
+ * that run's RUN message had not started any of its instances.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -189,12 +191,22 @@ static int get32(const uint8_t *p, size_t len, size_t *off, uint32_t *v)
     return 1;
 }
 
-/* Append one rank's blob to the restored records; 0 on malformed input. */
-static int merge_blob(tess__ckpt_rt *rt, const uint8_t *b, size_t len, uint32_t *count)
+static uint64_t blob_seq(const uint8_t *b, size_t len)
 {
-    size_t off = 0;
+    uint64_t seq = 0;
+    if (len >= 8) memcpy(&seq, b, 8);
+    return seq;
+}
+
+/* Append one rank's blob of run `seq` to the restored records; 0 on
+ * malformed input. */
+static int merge_blob(tess__ckpt_rt *rt, const uint8_t *b, size_t len, uint64_t seq,
+                      uint32_t *count)
+{
+    size_t off = 8;
     uint32_t nlen, n;
-    if (!get32(b, len, &off, &nlen) || nlen > len - off) return 0;
+    if (len < 8 || !get32(b, len, &off, &nlen) || nlen > len - off) return 0;
+    if (blob_seq(b, len) != seq) return 1;
     const char *name = (const char *)b + off;
     off += nlen;
     if (!get32(b, len, &off, &n)) return 0;
@@ -216,10 +228,15 @@ static int split_user(tess__ckpt_rt *rt, const uint8_t *u, size_t len, void **us
 {
     size_t off = 0;
     uint32_t ulen, blen, count = 0;
+    uint64_t newest = 0;
     if (!get32(u, len, &off, &ulen) || ulen > len - off) return TESS_ERR_FORMAT;
     for (size_t at = off + ulen; at < len; at += blen) {
         if (!get32(u, len, &at, &blen) || blen > len - at) return TESS_ERR_FORMAT;
-        if (!merge_blob(rt, u + at, blen, &count)) return TESS_ERR_FORMAT;
+        if (blob_seq(u + at, blen) > newest) newest = blob_seq(u + at, blen);
+    }
+    for (size_t at = off + ulen; at < len; at += blen) {
+        get32(u, len, &at, &blen);
+        if (!merge_blob(rt, u + at, blen, newest, &count)) return TESS_ERR_FORMAT;
     }
     if (rt->restored_tasks) memcpy(rt->restored_tasks, &count, 4);
     *user_out = NULL;

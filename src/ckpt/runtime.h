@@ -31,13 +31,13 @@ enum { CKPT_SYNC = 1, CKPT_ASYNC = 2 };
 /* MARK: rank 0's start of an epoch (initiation = 1) or a rank's marker. */
 typedef struct tess__ckpt_mark {
     uint64_t epoch;
+    uint64_t run_seq;           /* rank 0's latest run when the epoch started */
     int32_t mode, save_static, initiation, pad; /* save_static: generation, 0 = none */
 } tess__ckpt_mark;
 
 /* One encoded local partition taken at the cut. */
 typedef struct tess__ckpt_copy {
     uint32_t table, part;
-    int is_static;              /* generation of a static table's file, or 0 */
     uint8_t *buf;
     size_t len;
 } tess__ckpt_copy;
@@ -54,6 +54,8 @@ typedef struct tess__ckpt_held {
 typedef struct tess__ckpt_job {
     tess_ctx *ctx;
     uint64_t epoch;
+    int static_generation;      /* > 0: also write the static tables, from the live
+                                   partitions (they no longer change) */
     tess__ckpt_copy *copies;
     int ncopies;
     uint8_t *log, *tasks;
@@ -73,6 +75,7 @@ struct tess__ckpt_rt {
     uint64_t epoch;             /* newest epoch seen */
     int phase;                  /* 0 idle, 1 waiting for the cut, 2 logging */
     int mode, save_static;
+    uint64_t run_seq;           /* the cut comes after this run's RUN message */
     uint8_t *marker_seen;       /* per rank, for `epoch` */
     int markers_missing;
     tess__ckpt_held *held;

@@ -19,7 +19,7 @@
 #include "ckpt/runtime.h"
 #include "comm/comm.h"
 
-void tess__sched_request_cut(tess_ctx *ctx, uint64_t epoch, int sync);
+void tess__sched_request_cut(tess_ctx *ctx, uint64_t epoch, int sync, uint64_t run_seq);
 
 int tess__ckpt_check_control(tess_ctx *ctx, const char *what)
 {
@@ -182,7 +182,8 @@ static void maybe_complete(tess_ctx *ctx, tess__ckpt_rt *rt)
     if (rt->phase != 2 || rt->markers_missing > 0) return;
     tess__ckpt_job *job = calloc(1, sizeof *job);
     must(job ? TESS_OK : TESS_ERR_NOMEM, "finishing an epoch");
-    *job = (tess__ckpt_job){.ctx = ctx, .epoch = rt->epoch, .copies = rt->copies,
+    *job = (tess__ckpt_job){.ctx = ctx, .epoch = rt->epoch, .static_generation = rt->save_static,
+                            .copies = rt->copies,
                             .ncopies = rt->ncopies, .log = rt->log, .log_len = rt->log_len,
                             .tasks = rt->tasks, .tasks_len = rt->tasks_len};
     rt->copies = NULL;
@@ -201,6 +202,7 @@ static int begin_local_epoch(tess_ctx *ctx, tess__ckpt_rt *rt, const tess__ckpt_
     rt->epoch = m->epoch;
     rt->mode = m->mode;
     rt->save_static = m->save_static;
+    rt->run_seq = m->run_seq;
     rt->phase = 1;
     memset(rt->marker_seen, 0, (size_t)ctx->nranks);
     rt->markers_missing = ctx->nranks - 1;
@@ -221,7 +223,7 @@ static void on_mark(tess_ctx *ctx, int src, const uint8_t *p, size_t len)
         maybe_complete(ctx, rt);
     }
     pthread_mutex_unlock(&rt->mu);
-    if (begun) tess__sched_request_cut(ctx, m.epoch, m.mode == CKPT_SYNC);
+    if (begun) tess__sched_request_cut(ctx, m.epoch, m.mode == CKPT_SYNC, m.run_seq);
 }
 
 void tess__ckpt_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
@@ -243,8 +245,7 @@ static int copy_table(tess__ckpt_rt *rt, tess_table *t, int index)
     int nparts = tess_table_partitions(t);
     for (int p = 0; p < nparts; p++) {
         if (!tess_table_is_local(t, p)) continue;
-        tess__ckpt_copy c = {.table = (uint32_t)index, .part = (uint32_t)p,
-                             .is_static = tess__table_is_static(t) ? rt->save_static : 0};
+        tess__ckpt_copy c = {.table = (uint32_t)index, .part = (uint32_t)p};
         int rc = tess__table_encode_partition(t, p, &c.buf, &c.len);
         if (rc != TESS_OK) return rc;
         tess__ckpt_copy *n = realloc(rt->copies, (size_t)(rt->ncopies + 1) * sizeof *n);
@@ -258,10 +259,12 @@ static int copy_table(tess__ckpt_rt *rt, tess_table *t, int index)
     return TESS_OK;
 }
 
+/* Static tables are not copied: the writer encodes them from the live
+ * partitions, off the workers' critical path. */
 static void copy_tables(tess_ctx *ctx, tess__ckpt_rt *rt)
 {
     for (int i = 0; i < ctx->ntables; i++) {
-        if (tess__table_is_static(ctx->tables[i]) && !rt->save_static) continue;
+        if (tess__table_is_static(ctx->tables[i])) continue;
         must(copy_table(rt, ctx->tables[i], i), "copying partitions");
     }
 }
@@ -284,7 +287,8 @@ static void release_held(tess_ctx *ctx, tess__ckpt_rt *rt)
 
 static void send_markers(tess_ctx *ctx, const tess__ckpt_rt *rt, uint64_t epoch)
 {
-    tess__ckpt_mark m = {.epoch = epoch, .mode = rt->mode, .save_static = rt->save_static};
+    tess__ckpt_mark m = {.epoch = epoch, .run_seq = rt->run_seq, .mode = rt->mode,
+                         .save_static = rt->save_static};
     for (int r = 0; r < ctx->nranks; r++)
         if (r != ctx->rank) tess__send(ctx, r, TESS_MSG_CKPT_MARK, &m, sizeof m, NULL, 0);
 }
@@ -399,8 +403,11 @@ static int start_epoch(tess_ctx *ctx, int mode, const void *user, size_t len)
     rt->user = copy;
     rt->user_len = len;
     rt->next_epoch = epoch + 1;
-    tess__ckpt_mark m = {.epoch = epoch, .mode = mode, .save_static = need_static(ctx, rt),
-                         .initiation = 1};
+    pthread_mutex_lock(&ctx->ctl_mu);
+    uint64_t run_seq = ctx->run_seq;
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    tess__ckpt_mark m = {.epoch = epoch, .run_seq = run_seq, .mode = mode,
+                         .save_static = need_static(ctx, rt), .initiation = 1};
     rt->stats.started++;
     pthread_mutex_unlock(&rt->mu);
     rc = tess__ckpt_start_committer(ctx, epoch);
@@ -426,11 +433,15 @@ static void *timer_main(void *arg)
     tess_ctx *ctx = arg;
     tess__ckpt_rt *rt = ctx->ckpt;
     pthread_mutex_lock(&rt->mu);
+    double due = tess_now() + rt->period;
     while (!rt->timer_stop) {
+        /* rt->cv is also signalled by every commit: sleep until `due` */
         struct timespec ts;
-        tess__deadline_after(&ts, rt->period);
+        tess__deadline_after(&ts, due - tess_now());
         pthread_cond_timedwait(&rt->cv, &rt->mu, &ts);
-        if (rt->timer_stop || rt->period <= 0) continue;
+        if (rt->timer_stop || rt->period <= 0 || tess_now() < due) continue;
+        due += rt->period;
+        if (due < tess_now()) due = tess_now() + rt->period; /* fell behind: no burst */
         if (rt->committing != 0 || rt->phase != 0) continue; /* previous still going */
         size_t len = rt->periodic_user_len;
         uint8_t *user = len ? malloc(len) : NULL;

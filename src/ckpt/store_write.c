@@ -21,8 +21,11 @@
 #include "ckpt/store_impl.h"
 #include "tessera/tessera.h"
 
-/* Fast: a checkpoint is on the iteration's critical path (goal <= 2%). */
-#define CKPT_ZSTD_LEVEL 1
+/* Fast: checkpoints compete with the computation for the cores (goal <= 2%
+ * per iteration).  Level -1 compresses doubles 2.4x faster than level 1
+ * (856 vs 364 MB/s here) for 0.98 instead of 0.91 of the size, and vertex
+ * ids at 453 vs 392 MB/s for 0.26 instead of 0.23. */
+#define CKPT_ZSTD_LEVEL (-1)
 
 struct tess__ckpt_writer {
     tess__ckpt_store *s;

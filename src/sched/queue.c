@@ -48,6 +48,7 @@ struct tess__task_queue {
 
     /* checkpoint cuts (see try_cut) */
     uint64_t cut_want, cut_done; /* epochs asked for and cut */
+    uint64_t cut_after_seq; /* rank 0's latest run when the epoch started: its RUN first */
     int cut_sync;           /* CpBarrier: cut when idle; else when all at rest */
     int cutting;
     int at_rest;            /* workers parked at a point or idle without buffers */
@@ -174,13 +175,15 @@ static void put32(uint8_t **at, uint32_t v)
 static uint8_t *describe_tasks(tess_ctx *ctx, tess__task_queue *q, size_t *len_out)
 {
     const char *name = ctx->reg.kernels[q->run_kernel].name;
-    size_t len = 8 + strlen(name);
+    size_t len = 16 + strlen(name);
     for (int i = 0; i < q->nassigned; i++) {
         int w = find_worker_at(q, ctx->workers, q->assigned[i]);
         len += 12 + (w >= 0 ? q->pos_len[w] : 0);
     }
     uint8_t *buf = malloc(len), *at = buf;
     if (buf == NULL) abort();
+    memcpy(at, &q->seq, 8); /* the run these instances belong to */
+    at += 8;
     put32(&at, (uint32_t)strlen(name));
     memcpy(at, name, strlen(name));
     at += strlen(name);
@@ -211,8 +214,10 @@ static uint8_t *describe_tasks(tess_ctx *ctx, tess__task_queue *q, size_t *len_o
 static void try_cut(tess_ctx *ctx, tess__task_queue *q)
 {
     if (q->cut_want <= q->cut_done || q->cutting) return;
-    int ready = q->cut_sync ? q->next == q->ntasks && q->running == 0
-                            : q->at_rest == ctx->workers;
+    /* a peer's marker can overtake rank 0's RUN: cut only after that run arrived */
+    int ready = q->seq >= q->cut_after_seq &&
+                (q->cut_sync ? q->next == q->ntasks && q->running == 0
+                             : q->at_rest == ctx->workers);
     if (!ready) return;
     uint64_t epoch = q->cut_want;
     size_t len = 0;
@@ -229,13 +234,14 @@ static void try_cut(tess_ctx *ctx, tess__task_queue *q)
     try_cut(ctx, q); /* a newer epoch may have been asked for meanwhile */
 }
 
-void tess__sched_request_cut(tess_ctx *ctx, uint64_t epoch, int sync)
+void tess__sched_request_cut(tess_ctx *ctx, uint64_t epoch, int sync, uint64_t run_seq)
 {
     tess__task_queue *q = ctx->queue;
     pthread_mutex_lock(&q->mu);
     if (epoch > q->cut_want) {
         q->cut_want = epoch;
         q->cut_sync = sync;
+        q->cut_after_seq = run_seq;
         if (!sync) atomic_store(&q->cut_async, 1);
         pthread_cond_broadcast(&q->cv);
         try_cut(ctx, q);
