@@ -12,7 +12,9 @@
 int kmeans_gen_points_main(int argc, char **argv);
 int bench_pagerank_main(int argc, char **argv);
 int bench_tick_main(int argc, char **argv);
+int bench_ckpt_main(int argc, char **argv);
 int supervise_main(int argc, char **argv);
+int workqueue_main(int argc, char **argv);
 
 static void usage(FILE *out)
 {
@@ -21,7 +23,7 @@ static void usage(FILE *out)
             "\n"
             "commands:\n"
             "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans,\n"
-            "                           jacobi, fish, pagerank-tick);\n"
+            "                           jacobi, fish, pagerank-tick, workqueue);\n"
             "                           'tessera run APP --help' lists its options\n"
             "  gen SPEC FILE [--cache]  write a generated graph as a SNAP edge list\n"
             "                           (or as a binary graph cache with --cache);\n"
@@ -32,6 +34,7 @@ static void usage(FILE *out)
             "                           binary graph cache for fast reloading\n"
             "  bench pagerank [OPTIONS] PageRank against a CSR reference (--help)\n"
             "  bench tick [OPTIONS]     the tick face's algorithms under jitter (--help)\n"
+            "  bench ckpt [OPTIONS]     checkpoint overhead and restore time (--help)\n"
             "  supervise [--max-restarts K] -- COMMAND ARGS...\n"
             "                           run COMMAND; after a failure run it again\n"
             "                           with --restore appended (at most K times)\n"
@@ -43,7 +46,7 @@ static void usage(FILE *out)
             "under mpirun/srun the same command runs on every rank.\n");
 }
 
-#define APP_NAMES "pagerank, kmeans, jacobi, fish, pagerank-tick"
+#define APP_NAMES "pagerank, kmeans, jacobi, fish, pagerank-tick, workqueue"
 
 static int cmd_run(int argc, char **argv)
 {
@@ -56,6 +59,7 @@ static int cmd_run(int argc, char **argv)
     if (strcmp(argv[1], "jacobi") == 0) return jacobi_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "fish") == 0) return fish_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "pagerank-tick") == 0) return pagerank_tick_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "workqueue") == 0) return workqueue_main(argc - 1, argv + 1);
     fprintf(stderr, "tessera run: unknown application '%s' (%s)\n", argv[1], APP_NAMES);
     return 2;
 }
@@ -114,7 +118,8 @@ static int cmd_bench(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "pagerank") == 0) return bench_pagerank_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "tick") == 0) return bench_tick_main(argc - 1, argv + 1);
-    fprintf(stderr, "tessera bench: unknown benchmark '%s' (pagerank, tick)\n",
+    if (argc >= 2 && strcmp(argv[1], "ckpt") == 0) return bench_ckpt_main(argc - 1, argv + 1);
+    fprintf(stderr, "tessera bench: unknown benchmark '%s' (pagerank, tick, ckpt)\n",
             argc >= 2 ? argv[1] : "");
     return 2;
 }
