@@ -49,6 +49,7 @@ typedef struct bc_runner {
 /* What a run's metrics say. */
 typedef struct bc_result {
     double mean_iteration;  /* mean of iteration_seconds */
+    double steady_iteration;/* the mean from iteration `skip` on (bc_read_metrics) */
     double wall, load;      /* wall_seconds, load_seconds */
     double cpu;             /* user + system CPU seconds of the child and its ranks */
     int iterations;
@@ -62,8 +63,10 @@ int bc_runner_init(bc_runner *r, const bc_options *o);
  * seconds it used in *cpu_out, or -1 after a one-line message (failure,
  * timeout, interruption). */
 int bc_run_child(bc_runner *r, char **argv, const char *label, double *cpu_out);
-/* Read `path` (a metrics JSON) into *out; 0 or -1 after a message. */
-int bc_read_metrics(const char *path, bc_result *out);
+/* Read `path` (a metrics JSON) into *out; 0 or -1 after a message.
+ * steady_iteration is the mean over iterations `skip` on: after the first
+ * checkpoints, which also save the static tables. */
+int bc_read_metrics(const char *path, int skip, bc_result *out);
 /* Bytes of the regular files under `dir` (recursively); 0 if none. */
 uint64_t bc_dir_bytes(const char *dir);
 /* rm -r of a directory this bench made (files and subdirectories). */

@@ -172,11 +172,11 @@ static char *read_text(const char *path)
 
 /* Sum and count of the numbers of the list value `v` ("[n, n, …]"); -1 if
  * it is not a list of numbers. */
-static int list_sum(const char *v, double *sum_out)
+static int list_sum(const char *v, int skip, double *sum_out)
 {
     if (v == NULL || *v++ != '[')
         return -1;
-    int n = 0;
+    int n = 0, seen = 0;
     double sum = 0;
     for (;;) {
         while (*v == ' ' || *v == '\n' || *v == ',')
@@ -187,8 +187,10 @@ static int list_sum(const char *v, double *sum_out)
         double x = strtod(v, &end);
         if (end == v)
             return -1;
-        sum += x;
-        n++;
+        if (seen++ >= skip) {
+            sum += x;
+            n++;
+        }
         v = end;
     }
     *sum_out = sum;
@@ -201,11 +203,12 @@ static double number_or_nan(const char *text, const char *key)
     return bt_json_number(text, key, &x) == 0 ? x : NAN;
 }
 
-int bc_read_metrics(const char *path, bc_result *out)
+int bc_read_metrics(const char *path, int skip, bc_result *out)
 {
     char *text = read_text(path);
-    double sum = 0;
-    int n = text ? list_sum(bt_json_find(text, "iteration_seconds"), &sum) : -1;
+    double sum = 0, steady = 0;
+    int n = text ? list_sum(bt_json_find(text, "iteration_seconds"), 0, &sum) : -1;
+    int ns = text ? list_sum(bt_json_find(text, "iteration_seconds"), skip, &steady) : -1;
     int rc = n > 0 && bt_json_number(text, "wall_seconds", &out->wall) == 0 &&
                      bt_json_number(text, "load_seconds", &out->load) == 0
                  ? 0
@@ -223,6 +226,7 @@ int bc_read_metrics(const char *path, bc_result *out)
     }
     out->iterations = n;
     out->mean_iteration = sum / n;
+    out->steady_iteration = ns > 0 ? steady / ns : NAN;
     return 0;
 }
 
