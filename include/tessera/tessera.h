@@ -74,10 +74,28 @@ typedef struct tess_config {
     double barrier_warn_seconds; /* a barrier waiting longer reports whom it waits for; default 10 */
     int handle_signals;          /* install SIGINT/SIGTERM handlers; default 1 */
     int verbose;                 /* 1: runtime log lines on stderr; default 0 */
+    /* Work stealing between ranks (docs/stealing.md): an idle rank takes the
+     * biggest not-yet-started task of the busiest rank, and the task's
+     * partitions move with it, when the estimated gain exceeds the cost of
+     * the move.  Default 1; TESS_STEAL=0 in the environment turns it off. */
+    int steal;
+    /* Throttle for experiments and tests: kernel instances on rank
+     * slow_rank take slow_factor times as long (the worker sleeps
+     * (slow_factor - 1) x the instance's time after it).  slow_rank -1 (the
+     * default) throttles nothing; TESS_SLOW_WORKER=RANK:FACTOR sets both. */
+    int slow_rank;
+    double slow_factor;
 } tess_config;
 
-/* Fill *cfg with defaults, then apply TESS_WORKERS from the environment. */
+/* Fill *cfg with defaults, then apply TESS_WORKERS, TESS_STEAL and
+ * TESS_SLOW_WORKER from the environment (malformed values are ignored with a
+ * warning on stderr). */
 TESS_API void tess_config_init(tess_config *cfg);
+
+/* Parse "RANK:FACTOR" (RANK >= 0, 1 <= FACTOR <= 1000) as used by
+ * --slow-worker and TESS_SLOW_WORKER.  TESS_ERR_INVAL on anything else,
+ * leaving the outputs untouched.  Any thread. */
+TESS_API int tess_parse_slow_worker(const char *spec, int *rank_out, double *factor_out);
 
 typedef struct tess_ctx tess_ctx;
 typedef struct tess_task tess_task;
@@ -166,6 +184,9 @@ typedef struct tess_stats {
     uint64_t updates_remote;  /* table updates sent to other ranks (after combining) */
     double wait_seconds;      /* control/barrier time spent waiting */
     double progress_cpu_seconds; /* CPU used by the MPI progress engine (0 embedded) */
+    uint64_t steals;          /* rank 0: tasks moved between ranks by work stealing */
+    uint64_t migrations_in;   /* partition groups this rank received */
+    uint64_t migrations_out;  /* partition groups this rank gave away */
 } tess_stats;
 
 /* Snapshot of this rank's counters.  Any thread. */

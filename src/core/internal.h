@@ -80,6 +80,8 @@ struct tess_ctx {
     void *app;
 
     struct tess__tick_reg *tick; /* tick-face applications (src/tick), or NULL */
+    struct tess__steal *steal;   /* work stealing and the throttle (src/sched/steal.c) */
+    struct tess__migrate *mig;   /* partition migration (src/table/migrate.c) */
 
     tess__comm *comm;         /* NULL in embedded mode */
     struct tess__inbox *inboxes; /* one per local worker */
@@ -103,6 +105,7 @@ struct tess_ctx {
     _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;
     _Atomic uint64_t st_updates_local, st_updates_remote;
     _Atomic uint64_t st_progress_cpu_ns;
+    _Atomic uint64_t st_steals, st_mig_in, st_mig_out;
     double wait_seconds;
 
     _Atomic int interrupted;
@@ -168,6 +171,49 @@ uint64_t tess__setup_fingerprint(const tess_ctx *ctx);
 int tess__slot_flush_all(tess__slot *slot);
 /* A short description of what this rank is still running (for barrier warnings). */
 void tess__sched_describe_busy(tess_ctx *ctx, char *buf, size_t len);
+
+/* ---- work stealing (sched/steal.c) and migration (table/migrate.c) ---- */
+int tess__steal_create(tess_ctx *ctx);
+void tess__steal_destroy(tess_ctx *ctx);
+/* Rank 0, from the barrier's wait loop (ctl_mu not held): start a steal if worth it. */
+void tess__steal_balance(tess_ctx *ctx);
+/* Rank 0, ctl_mu held: a stolen task has not yet reached its new rank's queue. */
+int tess__steal_pending(const tess_ctx *ctx);
+/* After each kernel instance: throttle (--slow-worker) and the rank's speed estimate. */
+void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double seconds);
+void tess__steal_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
+int tess__migrate_create(tess_ctx *ctx);
+void tess__migrate_destroy(tess_ctx *ctx);
+void tess__migrate_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                              size_t len);
+/* Old owner: start moving partition p of table group `group` to rank `to`;
+ * `task` (the stolen tasks, steal.c's encoding) travels with the data. */
+int tess__migrate_begin(tess_ctx *ctx, int group, int p, int to, const uint8_t *task,
+                        size_t task_len);
+/* Bytes of memory partition p of a table group holds here. */
+uint64_t tess__migrate_group_bytes(tess_ctx *ctx, int group, int p);
+/* What a rank's queue holds that another rank could take (queue.c). */
+typedef struct tess__queue_load {
+    uint64_t seq;             /* last run this rank received */
+    int32_t queued;           /* not-started tasks that may be stolen */
+    int32_t biggest_instance; /* the biggest of them, -1 if none */
+    int32_t biggest_group;    /* the table group of its locality table */
+    int32_t running;          /* tasks running now */
+    uint64_t queued_size;     /* keys in their locality partitions */
+    uint64_t biggest_size;
+} tess__queue_load;
+void tess__queue_load_of(tess_ctx *ctx, tess__queue_load *out);
+/* Remove the biggest stealable task and every queued task on the same
+ * locality partition; *blob_out (malloc'd) encodes them.  0 if none. */
+int tess__queue_take(tess_ctx *ctx, uint8_t **blob_out, size_t *len_out, int *group_out,
+                     int *instance_out);
+/* Queue tasks taken on another rank; returns this rank's run sequence. */
+uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len);
+/* New owner: queue the stolen tasks that came with a partition, tell rank 0. */
+void tess__steal_install_tasks(tess_ctx *ctx, int from, const uint8_t *task, size_t len);
+/* A table message for this rank: held or passed on while partitions move
+ * (migrate.c), else handled by tess__table_on_message. */
+void tess__table_deliver(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 
 /* ---- tables (table/) ---- */
 void tess__tables_free(tess_ctx *ctx);

@@ -27,6 +27,7 @@ struct tess_task {
     int instance, instances;
     int worker;             /* global id of the worker running it */
     uint64_t size;
+    int locality;           /* table index, or < 0 without a locality table */
     shared_args *args;
 };
 
@@ -43,6 +44,7 @@ struct tess__task_queue {
     char error_msg[200];
     const char **busy;      /* per worker: kernel name being run, or NULL */
     int *busy_instance;
+    int *busy_locality;     /* per worker: locality table of the running task */
 };
 
 typedef struct run_msg {
@@ -62,10 +64,11 @@ int tess__queue_create(tess_ctx *ctx)
     if (q == NULL) return TESS_ERR_NOMEM;
     q->busy = calloc((size_t)ctx->workers, sizeof *q->busy);
     q->busy_instance = calloc((size_t)ctx->workers, sizeof *q->busy_instance);
+    q->busy_locality = calloc((size_t)ctx->workers, sizeof *q->busy_locality);
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
     ctx->queue = q;
-    return q->busy && q->busy_instance ? TESS_OK : TESS_ERR_NOMEM;
+    return q->busy && q->busy_instance && q->busy_locality ? TESS_OK : TESS_ERR_NOMEM;
 }
 
 static void args_release(shared_args *a)
@@ -81,6 +84,7 @@ void tess__queue_destroy(tess_ctx *ctx)
     free(q->tasks);
     free(q->busy);
     free(q->busy_instance);
+    free(q->busy_locality);
     pthread_mutex_destroy(&q->mu);
     pthread_cond_destroy(&q->cv);
     free(q);
@@ -144,6 +148,7 @@ static int build_tasks(tess_ctx *ctx, const run_msg *r, shared_args *args, tess_
         if (owner != ctx->rank) continue;
         tasks[n] = (tess_task){.ctx = ctx, .kernel = r->kernel, .instance = i,
                                .instances = r->instances, .args = args,
+                               .locality = r->locality,
                                .size = loc ? tess__table_local_size(loc, i) : 0};
         n++;
     }
@@ -236,8 +241,11 @@ static void *worker_main(void *arg)
         holding = 1;
         q->busy[w] = ctx->reg.kernels[t.kernel].name;
         q->busy_instance[w] = t.instance;
+        q->busy_locality[w] = t.locality;
         pthread_mutex_unlock(&q->mu);
+        double started = tess_now();
         int rc = run_task(ctx, w, &t);
+        tess__steal_after_task(ctx, t.size, tess_now() - started);
         args_release(t.args);
         pthread_mutex_lock(&q->mu);
         q->busy[w] = NULL;
@@ -297,3 +305,139 @@ int tess_task_instances(const tess_task *t) { return t->instances; }
 int tess_task_worker(const tess_task *t) { return t->worker; }
 tess_ctx *tess_task_ctx(const tess_task *t) { return t->ctx; }
 void *tess_task_app(const tess_task *t) { return t->ctx->app; }
+
+/* ---- work stealing (steal.c): what may be taken, taking, and receiving ---- */
+
+/* Caller holds q->mu.  A task may move if it has a locality partition and no
+ * running task uses the same one (its partitions move with it). */
+static int stealable(tess_ctx *ctx, const tess__task_queue *q, const tess_task *t)
+{
+    if (t->locality < 0) return 0;
+    int group = ctx->tables[t->locality]->group;
+    for (int w = 0; w < ctx->workers; w++)
+        if (q->busy[w] != NULL && q->busy_locality[w] >= 0 && q->busy_instance[w] == t->instance &&
+            ctx->tables[q->busy_locality[w]]->group == group)
+            return 0;
+    return 1;
+}
+
+void tess__queue_load_of(tess_ctx *ctx, tess__queue_load *out)
+{
+    tess__task_queue *q = ctx->queue;
+    memset(out, 0, sizeof *out);
+    out->biggest_instance = -1;
+    pthread_mutex_lock(&q->mu);
+    out->seq = q->seq;
+    for (int w = 0; w < ctx->workers; w++) out->running += q->busy[w] != NULL;
+    for (int i = q->next; i < q->ntasks; i++) { /* sorted biggest first */
+        const tess_task *t = &q->tasks[i];
+        if (!stealable(ctx, q, t)) continue;
+        if (out->biggest_instance < 0) {
+            out->biggest_instance = t->instance;
+            out->biggest_group = ctx->tables[t->locality]->group;
+            out->biggest_size = t->size;
+        }
+        out->queued++;
+        out->queued_size += t->size;
+    }
+    pthread_mutex_unlock(&q->mu);
+}
+
+typedef struct stolen_hdr {
+    int32_t kernel, instance, instances, locality;
+    uint64_t args_len;
+} stolen_hdr;
+
+static int encode_task(const tess_task *t, uint8_t **blob, size_t *len)
+{
+    stolen_hdr h = {t->kernel, t->instance, t->instances, t->locality, t->args->len};
+    uint8_t *grown = realloc(*blob, *len + sizeof h + h.args_len);
+    if (grown == NULL) return TESS_ERR_NOMEM;
+    memcpy(grown + *len, &h, sizeof h);
+    memcpy(grown + *len + sizeof h, t->args->data, h.args_len);
+    *blob = grown;
+    *len += sizeof h + h.args_len;
+    return TESS_OK;
+}
+
+/* Caller holds q->mu: move the tasks on (group, instance) out into *blob. */
+static int take_same(tess_ctx *ctx, tess__task_queue *q, int group, int instance,
+                     uint8_t **blob, size_t *len)
+{
+    int kept = q->next, rc = TESS_OK;
+    for (int i = q->next; i < q->ntasks; i++) {
+        tess_task *t = &q->tasks[i];
+        if (t->locality >= 0 && t->instance == instance &&
+            ctx->tables[t->locality]->group == group && rc == TESS_OK &&
+            (rc = encode_task(t, blob, len)) == TESS_OK) {
+            args_release(t->args);
+            continue;
+        }
+        q->tasks[kept++] = *t;
+    }
+    q->ntasks = kept;
+    return rc;
+}
+
+int tess__queue_take(tess_ctx *ctx, uint8_t **blob_out, size_t *len_out, int *group_out,
+                     int *instance_out)
+{
+    tess__task_queue *q = ctx->queue;
+    pthread_mutex_lock(&q->mu);
+    int i = q->next;
+    while (i < q->ntasks && !stealable(ctx, q, &q->tasks[i])) i++;
+    if (i == q->ntasks) {
+        pthread_mutex_unlock(&q->mu);
+        return 0;
+    }
+    int group = ctx->tables[q->tasks[i].locality]->group, instance = q->tasks[i].instance;
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    int rc = take_same(ctx, q, group, instance, &blob, &len);
+    if (rc != TESS_OK) abort(); /* tasks left the queue half encoded */
+    *blob_out = blob;
+    *len_out = len;
+    *group_out = group;
+    *instance_out = instance;
+    report_if_idle(ctx, q); /* the taken task may have been the last one */
+    return 1;
+}
+
+static int decode_task(tess_ctx *ctx, const uint8_t *p, size_t len, size_t *off,
+                       tess_task *out)
+{
+    stolen_hdr h;
+    if (len - *off < sizeof h) return TESS_ERR_FORMAT;
+    memcpy(&h, p + *off, sizeof h);
+    if (h.args_len > len - *off - sizeof h || h.locality < 0 || h.locality >= ctx->ntables)
+        return TESS_ERR_FORMAT;
+    shared_args *args = malloc(sizeof *args + h.args_len);
+    if (args == NULL) return TESS_ERR_NOMEM;
+    atomic_store(&args->refs, 1);
+    args->len = h.args_len;
+    memcpy(args->data, p + *off + sizeof h, h.args_len);
+    *off += sizeof h + h.args_len;
+    tess_table *loc = ctx->tables[h.locality];
+    *out = (tess_task){.ctx = ctx, .kernel = h.kernel, .instance = h.instance,
+                       .instances = h.instances, .locality = h.locality, .args = args,
+                       .size = tess__table_local_size(loc, h.instance)};
+    return TESS_OK;
+}
+
+uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len)
+{
+    tess__task_queue *q = ctx->queue;
+    size_t off = 0;
+    pthread_mutex_lock(&q->mu);
+    while (off < len) {
+        tess_task t;
+        if (decode_task(ctx, blob, len, &off, &t) != TESS_OK || queue_add(q, &t, 1) != TESS_OK)
+            abort(); /* a task of this run would be lost */
+    }
+    /* this rank may have reported the run done already: it will again */
+    if (q->seq > 0 && q->reported_seq >= q->seq) q->reported_seq = q->seq - 1;
+    uint64_t seq = q->seq;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    return seq;
+}

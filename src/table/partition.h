@@ -56,4 +56,12 @@ int tess__partition_next(const tess__partition *p, tess__cursor *c, const void *
 /* Bytes of memory held (for metrics). */
 size_t tess__partition_bytes(const tess__partition *p);
 
+/* A partition's stored (raw) entries as bytes, for moving it to another rank
+ * (partition_codec.c): u64 entry count, then key, u64 length, value per
+ * entry.  *buf_out is malloc'd. */
+int tess__partition_encode(const tess__partition *p, uint8_t **buf_out, size_t *len_out);
+/* Put the entries of an encoding into p (which has the same key and value
+ * sizes).  TESS_ERR_FORMAT if the bytes are not a whole encoding. */
+int tess__partition_decode(tess__partition *p, const uint8_t *buf, size_t len);
+
 #endif

@@ -1,0 +1,324 @@
+/*
+ * steal.c — work stealing between ranks, and the --slow-worker throttle.
+ *
+ * Rank 0 coordinates, because it already knows the state of the run: it
+ * learns from the DONE messages which ranks are idle, and its control thread
+ * waits in the barrier anyway.  From that wait loop (tess__steal_balance) it
+ * asks the busy ranks what they still have queued, picks the rank with the
+ * most queued work as the victim, and — if the time that work would still
+ * take there exceeds the cost of moving the biggest task's partitions —
+ * asks the victim to hand that task to the idle rank.  The victim takes the
+ * task out of its queue (only tasks that have not started, and none whose
+ * partitions a running task uses) and moves its partitions (migrate.c); the
+ * task travels with them and is queued on the thief once they are
+ * installed.  The thief then tells rank 0 (MIG_DONE), which counts the thief
+ * as busy again until it reports the run done once more.  One steal is in
+ * flight at a time.
+ *
+ * Gain and cost: each rank measures the seconds per key of its kernel
+ * instances (task size = keys of the locality partition; the throttle's
+ * sleep counts).  gain = the victim's queued keys x its seconds per key /
+ * its workers; cost = bytes of the partitions / TESS_STEAL_BANDWIDTH
+ * (default 500 MB/s) + 1 ms.  Steal when gain > cost.
+ *
+ * Test hook: TESS_STEAL_FORCE=SEED:PERIOD_MS makes rank 0 move a random
+ * queued task of a random rank to another random rank about every PERIOD_MS
+ * milliseconds, gain or not, busy or not (tests/integration/migrate.sh).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "comm/comm.h"
+#include "core/internal.h"
+
+#define STEAL_RETRY_SECONDS 0.002
+#define STEAL_LATENCY_SECONDS 0.001
+#define STEAL_DEFAULT_BANDWIDTH 500e6
+
+struct tess__steal {
+    pthread_mutex_t mu;     /* the speed estimate */
+    uint64_t keys;
+    double seconds;
+    /* rank 0 only, coordinator thread (inflight under ctx->ctl_mu) */
+    int inflight;
+    double next_try;
+    double bandwidth;       /* bytes/s assumed for moving partitions */
+    double force_period;    /* test hook: seconds between forced moves, 0 = off */
+    uint64_t force_state;
+};
+typedef struct tess__steal tess__steal;
+
+typedef struct load_rep {
+    tess__queue_load q;
+    uint64_t bytes;         /* of the biggest task's partitions */
+    double seconds_per_key; /* 0 = not measured yet */
+    int32_t workers, pad;
+} load_rep;
+
+typedef struct take_req {
+    int32_t thief, pad;
+} take_req;
+
+typedef struct take_rep {
+    int32_t instance, group;
+} take_rep;
+
+typedef struct done_rep {
+    int32_t thief, pad;
+    uint64_t seq;
+} done_rep;
+
+static void read_force_hook(tess__steal *s)
+{
+    const char *v = getenv("TESS_STEAL_FORCE");
+    unsigned long long seed;
+    double ms;
+    if (v != NULL && sscanf(v, "%llu:%lf", &seed, &ms) == 2 && ms > 0) {
+        s->force_period = ms * 1e-3;
+        s->force_state = seed ^ 0x5eed5eedULL;
+    }
+}
+
+int tess__steal_create(tess_ctx *ctx)
+{
+    tess__steal *s = calloc(1, sizeof *s);
+    if (s == NULL) return TESS_ERR_NOMEM;
+    pthread_mutex_init(&s->mu, NULL);
+    s->bandwidth = STEAL_DEFAULT_BANDWIDTH;
+    const char *bw = getenv("TESS_STEAL_BANDWIDTH");
+    if (bw != NULL && atof(bw) > 0) s->bandwidth = atof(bw);
+    read_force_hook(s);
+    ctx->steal = s;
+    return TESS_OK;
+}
+
+void tess__steal_destroy(tess_ctx *ctx)
+{
+    if (ctx->steal == NULL) return;
+    pthread_mutex_destroy(&ctx->steal->mu);
+    free(ctx->steal);
+    ctx->steal = NULL;
+}
+
+static void sleep_seconds(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double seconds)
+{
+    tess__steal *s = ctx->steal;
+    if (ctx->cfg.slow_rank == ctx->rank && ctx->cfg.slow_factor > 1.0) {
+        sleep_seconds((ctx->cfg.slow_factor - 1.0) * seconds);
+        seconds *= ctx->cfg.slow_factor;
+    }
+    pthread_mutex_lock(&s->mu);
+    s->keys += size;
+    s->seconds += seconds;
+    pthread_mutex_unlock(&s->mu);
+}
+
+int tess__steal_pending(const tess_ctx *ctx)
+{
+    return ctx->steal != NULL && ctx->steal->inflight != 0;
+}
+
+/* ---- handlers on every rank ---- */
+
+static void on_query(tess_ctx *ctx, int src, const tess__req_hdr *rq)
+{
+    tess__steal *s = ctx->steal;
+    load_rep r;
+    memset(&r, 0, sizeof r);
+    tess__queue_load_of(ctx, &r.q);
+    if (r.q.biggest_instance >= 0)
+        r.bytes = tess__migrate_group_bytes(ctx, r.q.biggest_group, r.q.biggest_instance);
+    pthread_mutex_lock(&s->mu);
+    r.seconds_per_key = s->keys ? s->seconds / (double)s->keys : 0;
+    pthread_mutex_unlock(&s->mu);
+    r.workers = ctx->workers;
+    tess__reply(ctx, src, rq, TESS_OK, &r, sizeof r);
+}
+
+static void on_take(tess_ctx *ctx, int src, const tess__req_hdr *rq, const take_req *tr)
+{
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    take_rep rep = {-1, -1};
+    int rc = TESS_ERR_NOTFOUND;
+    if (tess__queue_take(ctx, &blob, &len, &rep.group, &rep.instance)) {
+        rc = tess__migrate_begin(ctx, rep.group, rep.instance, tr->thief, blob, len);
+        if (rc != TESS_OK) { /* cannot happen: rank 0 moves one group at a time */
+            tess__warn(ctx, "a stolen task could not move: %s", tess_strerror(rc));
+            abort();
+        }
+    }
+    free(blob);
+    tess__reply(ctx, src, rq, rc, &rep, sizeof rep);
+}
+
+void tess__steal_install_tasks(tess_ctx *ctx, int from, const uint8_t *task, size_t len)
+{
+    (void)from;
+    done_rep d = {ctx->rank, 0, tess__queue_add_stolen(ctx, task, len)};
+    tess__send(ctx, 0, TESS_MSG_MIG_DONE, &d, sizeof d, NULL, 0);
+}
+
+/* Rank 0: the thief has the task queued; its next DONE covers it. */
+static void on_mig_done(tess_ctx *ctx, const done_rep *d)
+{
+    if (d->thief < 0 || d->thief >= ctx->nranks) return;
+    pthread_mutex_lock(&ctx->ctl_mu);
+    tess__rank_view *v = &ctx->views[d->thief];
+    if (d->seq > 0 && v->done_seq >= d->seq) v->done_seq = d->seq - 1;
+    ctx->steal->inflight--;
+    pthread_cond_broadcast(&ctx->ctl_cv);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
+void tess__steal_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
+{
+    if (type == TESS_MSG_MIG_DONE) {
+        done_rep d;
+        if (len >= sizeof d && ctx->rank == 0) {
+            memcpy(&d, p, sizeof d);
+            on_mig_done(ctx, &d);
+        }
+        return;
+    }
+    tess__req_hdr rq;
+    if (len < sizeof rq) return;
+    memcpy(&rq, p, sizeof rq);
+    take_req tr;
+    if (type == TESS_MSG_STEAL_QUERY) on_query(ctx, src, &rq);
+    else if (len >= sizeof rq + sizeof tr) {
+        memcpy(&tr, p + sizeof rq, sizeof tr);
+        on_take(ctx, src, &rq, &tr);
+    }
+}
+
+/* ---- the coordinator (rank 0) ---- */
+
+static int query_load(tess_ctx *ctx, int r, load_rep *out)
+{
+    void *rep = NULL;
+    size_t len = 0;
+    int rc = tess__request(ctx, r, TESS_MSG_STEAL_QUERY, NULL, 0, &rep, &len);
+    if (rc == TESS_OK && len >= sizeof *out) memcpy(out, rep, sizeof *out);
+    else if (rc == TESS_OK) rc = TESS_ERR_FORMAT;
+    free(rep);
+    return rc;
+}
+
+/* Seconds the victim would still spend on its queued tasks. */
+static double queued_seconds(const load_rep *v, double fallback_spk)
+{
+    double spk = v->seconds_per_key > 0 ? v->seconds_per_key : fallback_spk;
+    if (spk <= 0) return 1e30; /* nothing measured yet: assume it is worth it */
+    return (double)v->q.queued_size * spk / (v->workers > 0 ? v->workers : 1);
+}
+
+static uint64_t rng_next(uint64_t *state)
+{
+    *state += 0x9e3779b97f4a7c15ULL;
+    return tess_mix64(*state);
+}
+
+/* Ask `victim` to hand its biggest stealable task to `thief`. */
+static void take(tess_ctx *ctx, int victim, int thief)
+{
+    tess__steal *s = ctx->steal;
+    pthread_mutex_lock(&ctx->ctl_mu);
+    s->inflight++; /* before MIG_DONE can possibly arrive */
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    take_req tr = {thief, 0};
+    void *rep = NULL;
+    size_t len = 0;
+    int rc = tess__request(ctx, victim, TESS_MSG_STEAL_TAKE, &tr, sizeof tr, &rep, &len);
+    take_rep tk = {-1, -1};
+    if (rc == TESS_OK && len >= sizeof tk) memcpy(&tk, rep, sizeof tk);
+    free(rep);
+    if (rc == TESS_OK) {
+        atomic_fetch_add(&ctx->st_steals, 1);
+        tess__log(ctx, "steal: task %d (group %d) from rank %d to rank %d", tk.instance,
+                  tk.group, victim, thief);
+        return;
+    }
+    pthread_mutex_lock(&ctx->ctl_mu);
+    s->inflight--;
+    pthread_cond_broadcast(&ctx->ctl_cv);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
+/* Ranks done with the latest run (idle) and the others; 0 if a steal is in flight. */
+static int rank_states(tess_ctx *ctx, int *idle)
+{
+    pthread_mutex_lock(&ctx->ctl_mu);
+    int ok = ctx->steal->inflight == 0;
+    for (int r = 0; r < ctx->nranks; r++) idle[r] = ctx->views[r].done_seq >= ctx->run_seq;
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    return ok;
+}
+
+static void balance_by_gain(tess_ctx *ctx, const int *idle, load_rep *loads)
+{
+    int thief = -1, victim = -1;
+    double fallback = 0, best = 0;
+    for (int r = 0; r < ctx->nranks && thief < 0; r++)
+        if (idle[r]) thief = r;
+    if (thief < 0) return;
+    for (int r = 0; r < ctx->nranks; r++)
+        if (!idle[r] && query_load(ctx, r, &loads[r]) != TESS_OK) return;
+    for (int r = 0; r < ctx->nranks; r++)
+        if (!idle[r] && loads[r].seconds_per_key > fallback) fallback = loads[r].seconds_per_key;
+    for (int r = 0; r < ctx->nranks; r++) {
+        if (idle[r] || loads[r].q.queued == 0) continue;
+        double gain = queued_seconds(&loads[r], fallback);
+        if (victim < 0 || gain > best) victim = r, best = gain;
+    }
+    if (victim < 0) return;
+    double cost = (double)loads[victim].bytes / ctx->steal->bandwidth + STEAL_LATENCY_SECONDS;
+    if (best > cost) take(ctx, victim, thief);
+}
+
+static void balance_forced(tess_ctx *ctx, load_rep *loads)
+{
+    tess__steal *s = ctx->steal;
+    int candidates = 0;
+    for (int r = 0; r < ctx->nranks; r++) {
+        if (query_load(ctx, r, &loads[r]) != TESS_OK) return;
+        candidates += loads[r].q.queued > 0;
+    }
+    if (candidates == 0) return;
+    int pick = (int)(rng_next(&s->force_state) % (uint64_t)candidates), victim = 0;
+    for (; victim < ctx->nranks; victim++)
+        if (loads[victim].q.queued > 0 && pick-- == 0) break;
+    int thief = (victim + 1 + (int)(rng_next(&s->force_state) % (uint64_t)(ctx->nranks - 1))) %
+                ctx->nranks;
+    take(ctx, victim, thief);
+}
+
+void tess__steal_balance(tess_ctx *ctx)
+{
+    tess__steal *s = ctx->steal;
+    if (ctx->nranks < 2 || s == NULL || (!ctx->cfg.steal && s->force_period <= 0)) return;
+    double now = tess_now();
+    if (now < s->next_try) return;
+    int *idle = calloc((size_t)ctx->nranks, sizeof *idle);
+    load_rep *loads = calloc((size_t)ctx->nranks, sizeof *loads);
+    if (idle != NULL && loads != NULL && rank_states(ctx, idle)) {
+        if (s->force_period > 0) {
+            double jitter = 0.5 + (double)(rng_next(&s->force_state) % 1000) / 1000.0;
+            s->next_try = now + s->force_period * jitter;
+            balance_forced(ctx, loads);
+        } else {
+            s->next_try = now + STEAL_RETRY_SECONDS;
+            balance_by_gain(ctx, idle, loads);
+        }
+    }
+    free(idle);
+    free(loads);
+}
