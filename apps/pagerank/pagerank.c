@@ -155,11 +155,35 @@ static void usage(FILE *out)
             "  --output FILE      write 'id<TAB>rank' for every vertex, ascending id\n"
             "                     (default: the ten highest-ranked vertices on stdout)\n"
             "  --metrics FILE     write run metrics as JSON\n"
+            "  --no-steal         no work stealing between ranks (for experiments)\n"
+            "  --slow-worker RANK:FACTOR\n"
+            "                     kernels on rank RANK take FACTOR (>= 1) times as long\n"
+            "                     (a throttle for stealing experiments)\n"
             "  --progress         a line per iteration on stderr (default when a terminal)\n"
             "  --quiet            no progress lines\n"
             "  --help             this text\n"
             "\n"
             "Runs unchanged under mpirun -np R; --workers is per rank.\n");
+}
+
+/* Work-stealing options (docs/stealing.md), kept apart from the others. */
+static int parse_steal_option(pr_options *o, int c, const char *arg)
+{
+    if (c == 'N') return o->no_steal = 1, 0;
+    if (c != 'S') return -1;
+    if (tess_parse_slow_worker(arg, &o->slow_rank, &o->slow_factor) == TESS_OK) return 0;
+    app_error(APP, "option --slow-worker: expected RANK:FACTOR with FACTOR in [1, 1000], "
+                   "got '%s'", arg);
+    return -1;
+}
+
+static void apply_steal_options(const pr_options *o, tess_config *cfg)
+{
+    if (o->no_steal) cfg->steal = 0;
+    if (o->slow_factor >= 1.0) {
+        cfg->slow_rank = o->slow_rank;
+        cfg->slow_factor = o->slow_factor;
+    }
 }
 
 static int parse_option(pr_options *o, int c, const char *arg)
@@ -178,7 +202,7 @@ static int parse_option(pr_options *o, int c, const char *arg)
     case 'm': o->metrics = arg; return 0;
     case 'P': o->progress = APP_PROGRESS_ON; return 0;
     case 'q': o->progress = APP_PROGRESS_OFF; return 0;
-    default: return -1;
+    default: return parse_steal_option(o, c, arg);
     }
 }
 
@@ -217,7 +241,9 @@ static int parse_options(pr_options *o, int argc, char **argv)
         {"workers", required_argument, 0, 'w'}, {"partitions", required_argument, 0, 'p'},
         {"output", required_argument, 0, 'o'},  {"metrics", required_argument, 0, 'm'},
         {"progress", no_argument, 0, 'P'},      {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},
+        {"no-steal", no_argument, 0, 'N'},      {"slow-worker", required_argument, 0, 'S'},
+        {0, 0, 0, 0}};
     *o = (pr_options){.iterations = 20, .damping = 0.85};
     optind = 1;
     opterr = 0;
@@ -345,6 +371,9 @@ static void write_metrics(pr_app *app, tess_ctx *ctx, double wall)
     app_metrics_int(m, "edges", (int64_t)app->g.ne);
     app_metrics_num(m, "damping", app->opt.damping);
     app_metrics_int(m, "partitions", tess_table_partitions(app->graph));
+    tess_stats st;
+    tess_get_stats(ctx, &st);
+    app_metrics_int(m, "steals", (int64_t)st.steals);
     app_metrics_write(m, app->opt.metrics);
     app_metrics_free(m);
 }
@@ -363,6 +392,7 @@ static int run(pr_app *app)
     tess_config cfg;
     tess_config_init(&cfg);
     if (app->opt.workers) cfg.workers = (int)app->opt.workers;
+    apply_steal_options(&app->opt, &cfg);
     tess_ctx *ctx = NULL;
     if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
     int rc = load_graph(ctx, app);

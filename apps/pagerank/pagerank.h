@@ -19,6 +19,10 @@ typedef struct pr_options {
     long workers, partitions;
     const char *output, *metrics;
     app_progress_mode progress;
+    /* work stealing (docs/stealing.md): --no-steal, --slow-worker RANK:FACTOR */
+    int no_steal;
+    int slow_rank;
+    double slow_factor;
 } pr_options;
 
 typedef struct pr_app {
