@@ -44,6 +44,7 @@ enum tess__msg_type {
     TESS_MSG_MIG_MARKER,     /* any rank -> old owner: my last write for it was sent */
     TESS_MSG_MIG_DATA,       /* old owner -> new owner: the partitions and the task */
     TESS_MSG_MIG_FWD,        /* a table message passed on to the partition's owner */
+    TESS_MSG_STEAL_COVERED,  /* thief -> rank 0: stolen tasks finished, DONE follows */
     TESS_MSG_TYPES
 };
 

@@ -69,7 +69,8 @@ void tess__dispatch(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, siz
     case TESS_MSG_COUNT_REQ: tess__sched_on_count_req(ctx, src, p, len); break;
     case TESS_MSG_STEAL_QUERY:
     case TESS_MSG_STEAL_TAKE:
-    case TESS_MSG_MIG_DONE: tess__steal_on_message(ctx, src, type, p, len); break;
+    case TESS_MSG_MIG_DONE:
+    case TESS_MSG_STEAL_COVERED: tess__steal_on_message(ctx, src, type, p, len); break;
     case TESS_MSG_MIG_BEGIN:
     case TESS_MSG_MIG_ANNOUNCE:
     case TESS_MSG_MIG_MARKER:

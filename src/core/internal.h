@@ -206,7 +206,7 @@ void tess__queue_load_of(tess_ctx *ctx, tess__queue_load *out);
 /* Remove the biggest stealable task and every queued task on the same
  * locality partition; *blob_out (malloc'd) encodes them.  0 if none. */
 int tess__queue_take(tess_ctx *ctx, uint8_t **blob_out, size_t *len_out, int *group_out,
-                     int *instance_out);
+                     int *instance_out, int *tasks_out);
 /* Queue tasks taken on another rank; returns this rank's run sequence. */
 uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len);
 /* New owner: queue the stolen tasks that came with a partition, tell rank 0. */

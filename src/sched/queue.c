@@ -45,6 +45,7 @@ struct tess__task_queue {
     const char **busy;      /* per worker: kernel name being run, or NULL */
     int *busy_instance;
     int *busy_locality;     /* per worker: locality table of the running task */
+    uint32_t stolen;        /* stolen tasks received since the last report */
 };
 
 typedef struct run_msg {
@@ -124,13 +125,17 @@ static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
 {
     int idle = q->next == q->ntasks && q->running == 0 && q->reported_seq < q->seq;
     done_msg d = {.seq = q->seq, .error = q->error};
+    uint32_t stolen = 0;
     if (idle) {
         memcpy(d.msg, q->error_msg, sizeof d.msg);
         q->reported_seq = q->seq;
         q->error = 0;
         q->error_msg[0] = '\0';
+        stolen = q->stolen; /* steal.c: finished, and reported before this DONE */
+        q->stolen = 0;
     }
     pthread_mutex_unlock(&q->mu);
+    if (stolen) tess__send(ctx, 0, TESS_MSG_STEAL_COVERED, &stolen, sizeof stolen, NULL, 0);
     if (idle) tess__send(ctx, 0, TESS_MSG_DONE, &d, sizeof d, NULL, 0);
 }
 
@@ -380,7 +385,7 @@ static int take_same(tess_ctx *ctx, tess__task_queue *q, int group, int instance
 }
 
 int tess__queue_take(tess_ctx *ctx, uint8_t **blob_out, size_t *len_out, int *group_out,
-                     int *instance_out)
+                     int *instance_out, int *tasks_out)
 {
     tess__task_queue *q = ctx->queue;
     pthread_mutex_lock(&q->mu);
@@ -393,7 +398,9 @@ int tess__queue_take(tess_ctx *ctx, uint8_t **blob_out, size_t *len_out, int *gr
     int group = ctx->tables[q->tasks[i].locality]->group, instance = q->tasks[i].instance;
     uint8_t *blob = NULL;
     size_t len = 0;
+    int before = q->ntasks;
     int rc = take_same(ctx, q, group, instance, &blob, &len);
+    *tasks_out = before - q->ntasks;
     if (rc != TESS_OK) abort(); /* tasks left the queue half encoded */
     *blob_out = blob;
     *len_out = len;
@@ -433,6 +440,7 @@ uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len)
         tess_task t;
         if (decode_task(ctx, blob, len, &off, &t) != TESS_OK || queue_add(q, &t, 1) != TESS_OK)
             abort(); /* a task of this run would be lost */
+        q->stolen++;
     }
     /* this rank may have reported the run done already: it will again */
     if (q->seq > 0 && q->reported_seq >= q->seq) q->reported_seq = q->seq - 1;

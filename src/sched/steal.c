@@ -35,13 +35,15 @@
 #define STEAL_RETRY_SECONDS 0.002
 #define STEAL_LATENCY_SECONDS 0.001
 #define STEAL_DEFAULT_BANDWIDTH 500e6
+#define TAKE_UNKNOWN 1000000 /* placeholder count of stolen tasks: keeps the barrier waiting */
 
 struct tess__steal {
     pthread_mutex_t mu;     /* the speed estimate */
     uint64_t keys;
     double seconds;
-    /* rank 0 only, coordinator thread (inflight under ctx->ctl_mu) */
-    int inflight;
+    /* rank 0 only, coordinator thread (counts under ctx->ctl_mu) */
+    int inflight;           /* steals whose partitions are not installed yet */
+    int uncovered;          /* stolen tasks no DONE of their thief covers yet */
     double next_try;
     double bandwidth;       /* bytes/s assumed for moving partitions */
     double force_period;    /* test hook: seconds between forced moves, 0 = off */
@@ -61,7 +63,7 @@ typedef struct take_req {
 } take_req;
 
 typedef struct take_rep {
-    int32_t instance, group;
+    int32_t instance, group, tasks, pad;
 } take_rep;
 
 typedef struct done_rep {
@@ -123,7 +125,7 @@ void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double seconds)
 
 int tess__steal_pending(const tess_ctx *ctx)
 {
-    return ctx->steal != NULL && ctx->steal->inflight != 0;
+    return ctx->steal != NULL && (ctx->steal->inflight != 0 || ctx->steal->uncovered != 0);
 }
 
 /* ---- handlers on every rank ---- */
@@ -147,9 +149,9 @@ static void on_take(tess_ctx *ctx, int src, const tess__req_hdr *rq, const take_
 {
     uint8_t *blob = NULL;
     size_t len = 0;
-    take_rep rep = {-1, -1};
+    take_rep rep = {-1, -1, 0, 0};
     int rc = TESS_ERR_NOTFOUND;
-    if (tess__queue_take(ctx, &blob, &len, &rep.group, &rep.instance)) {
+    if (tess__queue_take(ctx, &blob, &len, &rep.group, &rep.instance, &rep.tasks)) {
         rc = tess__migrate_begin(ctx, rep.group, rep.instance, tr->thief, blob, len);
         if (rc != TESS_OK) { /* cannot happen: rank 0 moves one group at a time */
             tess__warn(ctx, "a stolen task could not move: %s", tess_strerror(rc));
@@ -167,20 +169,37 @@ void tess__steal_install_tasks(tess_ctx *ctx, int from, const uint8_t *task, siz
     tess__send(ctx, 0, TESS_MSG_MIG_DONE, &d, sizeof d, NULL, 0);
 }
 
-/* Rank 0: the thief has the task queued; its next DONE covers it. */
+/* Rank 0: the partitions are installed (another steal may start).  The
+ * stolen tasks count as pending until the thief's queue reports them
+ * finished (STEAL_COVERED, sent just before its DONE), so a DONE of the
+ * thief that was on its way when the task arrived cannot end the barrier. */
 static void on_mig_done(tess_ctx *ctx, const done_rep *d)
 {
     if (d->thief < 0 || d->thief >= ctx->nranks) return;
     pthread_mutex_lock(&ctx->ctl_mu);
-    tess__rank_view *v = &ctx->views[d->thief];
-    if (d->seq > 0 && v->done_seq >= d->seq) v->done_seq = d->seq - 1;
     ctx->steal->inflight--;
+    pthread_cond_broadcast(&ctx->ctl_cv);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
+static void on_covered(tess_ctx *ctx, uint32_t n)
+{
+    pthread_mutex_lock(&ctx->ctl_mu);
+    ctx->steal->uncovered -= (int)n;
     pthread_cond_broadcast(&ctx->ctl_cv);
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
 
 void tess__steal_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
+    if (type == TESS_MSG_STEAL_COVERED) {
+        uint32_t n;
+        if (len >= sizeof n && ctx->rank == 0) {
+            memcpy(&n, p, sizeof n);
+            on_covered(ctx, n);
+        }
+        return;
+    }
     if (type == TESS_MSG_MIG_DONE) {
         done_rep d;
         if (len >= sizeof d && ctx->rank == 0) {
@@ -233,14 +252,18 @@ static void take(tess_ctx *ctx, int victim, int thief)
     tess__steal *s = ctx->steal;
     pthread_mutex_lock(&ctx->ctl_mu);
     s->inflight++; /* before MIG_DONE can possibly arrive */
+    s->uncovered += TAKE_UNKNOWN; /* until the reply says how many tasks moved */
     pthread_mutex_unlock(&ctx->ctl_mu);
     take_req tr = {thief, 0};
     void *rep = NULL;
     size_t len = 0;
     int rc = tess__request(ctx, victim, TESS_MSG_STEAL_TAKE, &tr, sizeof tr, &rep, &len);
-    take_rep tk = {-1, -1};
+    take_rep tk = {-1, -1, 0, 0};
     if (rc == TESS_OK && len >= sizeof tk) memcpy(&tk, rep, sizeof tk);
     free(rep);
+    pthread_mutex_lock(&ctx->ctl_mu);
+    s->uncovered -= TAKE_UNKNOWN - (rc == TESS_OK ? tk.tasks : 0);
+    pthread_mutex_unlock(&ctx->ctl_mu);
     if (rc == TESS_OK) {
         atomic_fetch_add(&ctx->st_steals, 1);
         tess__log(ctx, "steal: task %d (group %d) from rank %d to rank %d", tk.instance,
