@@ -200,6 +200,7 @@ TESS_API double tess_now(void);
 #endif
 
 #include "tessera/table.h"
+#include "tessera/checkpoint.h"
 #include "tessera/rng.h"
 
 #endif /* TESSERA_TESSERA_H */

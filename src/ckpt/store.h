@@ -64,6 +64,19 @@ int tess__ckpt_add_partition(tess__ckpt_writer *w, uint32_t table, uint32_t part
 int tess__ckpt_add_log(tess__ckpt_writer *w, uint32_t rank, const void *data, size_t len,
                        char *err, size_t errlen);
 
+/*
+ * Several ranks: a rank other than the committing one writes its files with
+ * tess__ckpt_write_entry into DIR/epoch-N.tmp/ (which the committer's
+ * tess__ckpt_begin created) or DIR/static/, and the committer records them
+ * with tess__ckpt_add_written.  `f` gives kind, in_static, a and b; sizes and
+ * checksum are filled in.  Thread-safe with respect to other stores.
+ */
+struct tess__ckpt_file;
+int tess__ckpt_write_entry(const tess__ckpt_store *s, uint64_t epoch, struct tess__ckpt_file *f,
+                           const void *data, size_t len, char *err, size_t errlen);
+int tess__ckpt_add_written(tess__ckpt_writer *w, const struct tess__ckpt_file *f, char *err,
+                           size_t errlen);
+
 /* Opaque user data (copied; replaces earlier data of this writer). */
 int tess__ckpt_set_user_data(tess__ckpt_writer *w, const void *data, size_t len, char *err,
                              size_t errlen);

@@ -168,25 +168,58 @@ static int has_file(const tess__ckpt_writer *w, const tess__ckpt_file *f)
     return 0;
 }
 
-static int write_data(tess__ckpt_writer *w, tess__ckpt_file *f, const void *data, size_t len,
-                      char *err, size_t errlen)
+/* Compress and write f's file under epoch_dir (or DIR/static), filling in
+ * its sizes and checksum. */
+static int write_entry(const tess__ckpt_store *s, const char *epoch_dir, tess__ckpt_file *f,
+                       const void *data, size_t len, char *err, size_t errlen)
 {
     char path[TESS__CKPT_PATH_MAX];
     void *buf;
     size_t clen;
-    tess__ckpt_file_path(w->s, w->dir, f, path, sizeof path);
-    if (grow((void **)&w->m.files, &w->files_cap, w->m.nfiles + 1, sizeof *w->m.files) != 0 ||
-        compress(data, len, &buf, &clen) != TESS_OK)
+    tess__ckpt_file_path(s, epoch_dir, f, path, sizeof path);
+    if (compress(data, len, &buf, &clen) != TESS_OK)
         return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", path);
-    int rc = f->in_static ? write_static(w->s, path, buf, clen, err, errlen)
-                          : tess__ckpt_write_file(w->s, path, buf, clen, err, errlen);
+    int rc = f->in_static ? write_static(s, path, buf, clen, err, errlen)
+                          : tess__ckpt_write_file(s, path, buf, clen, err, errlen);
     f->size = clen;
     f->raw_size = len;
     f->xxh64 = XXH64(buf, clen, 0);
     free(buf);
+    return rc;
+}
+
+static int write_data(tess__ckpt_writer *w, tess__ckpt_file *f, const void *data, size_t len,
+                      char *err, size_t errlen)
+{
+    if (grow((void **)&w->m.files, &w->files_cap, w->m.nfiles + 1, sizeof *w->m.files) != 0)
+        return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", w->dir);
+    int rc = write_entry(w->s, w->dir, f, data, len, err, errlen);
     if (rc == TESS_OK)
         w->m.files[w->m.nfiles++] = *f;
     return rc;
+}
+
+int tess__ckpt_write_entry(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_file *f,
+                           const void *data, size_t len, char *err, size_t errlen)
+{
+    char dir[TESS__CKPT_PATH_MAX];
+    tess__ckpt_epoch_path(s, epoch, ".tmp", dir, sizeof dir);
+    return write_entry(s, dir, f, data, len, err, errlen);
+}
+
+int tess__ckpt_add_written(tess__ckpt_writer *w, const tess__ckpt_file *f, char *err,
+                           size_t errlen)
+{
+    if (w->failed)
+        return tess__ckpt_err(err, errlen, w->failed, "%s", w->first_error);
+    if (has_file(w, f) || grow((void **)&w->m.files, &w->files_cap, w->m.nfiles + 1,
+                               sizeof *w->m.files) != 0) {
+        tess__ckpt_err(err, errlen, TESS_ERR_INVAL, "%s: file added twice or out of memory",
+                       w->dir);
+        return writer_fail(w, TESS_ERR_INVAL, err, errlen);
+    }
+    w->m.files[w->m.nfiles++] = *f;
+    return TESS_OK;
 }
 
 static int add_file(tess__ckpt_writer *w, tess__ckpt_file *f, const void *data, size_t len,

@@ -34,6 +34,10 @@ enum tess__msg_type {
     TESS_MSG_WORKER,         /* payload for a worker's inbox */
     TESS_MSG_SYNC_REQ,       /* answered once everything sent before it is applied */
     TESS_MSG_READY,          /* rank -> 0: tables created, registry fingerprint */
+    TESS_MSG_CKPT_MARK,      /* checkpoint: rank 0 starts an epoch, or a rank's marker */
+    TESS_MSG_CKPT_FILES,     /* rank -> 0: its files of an epoch are written (or failed) */
+    TESS_MSG_CKPT_RESTORE,   /* rank 0 -> all: load an epoch */
+    TESS_MSG_CKPT_RESTORED,  /* rank -> 0: loaded (status) */
     /* work stealing (sched/steal.c) and partition migration (table/migrate.c);
      * numbered from 64 to leave room for other kinds above */
     TESS_MSG_STEAL_QUERY = 64, /* rank 0 -> busy rank: its queued work (request) */

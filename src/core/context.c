@@ -147,8 +147,10 @@ void tess_finalize(tess_ctx *ctx)
 {
     if (ctx == NULL) return;
     if (current_slot != NULL && current_slot->ctx == ctx) current_slot = NULL;
+    tess__ckpt_quiesce(ctx); /* the last checkpoint's writers still send */
     tess__workers_stop(ctx);
     tess__comm_stop(ctx);
+    tess__ckpt_free(ctx);
     tess__inboxes_destroy(ctx);
     tess__queue_destroy(ctx);
     tess__migrate_destroy(ctx);

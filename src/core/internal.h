@@ -23,6 +23,7 @@
 typedef struct tess__comm tess__comm;
 typedef struct tess__slot_buffers tess__slot_buffers;
 typedef struct tess__task_queue tess__task_queue;
+typedef struct tess__ckpt_rt tess__ckpt_rt;
 
 /* ---- registry ---- */
 typedef struct tess__named {
@@ -82,6 +83,7 @@ struct tess_ctx {
     struct tess__tick_reg *tick; /* tick-face applications (src/tick), or NULL */
     struct tess__steal *steal;   /* work stealing and the throttle (src/sched/steal.c) */
     struct tess__migrate *mig;   /* partition migration (src/table/migrate.c) */
+    tess__ckpt_rt *ckpt;      /* checkpoint state (src/ckpt/snapshot.c), or NULL */
 
     tess__comm *comm;         /* NULL in embedded mode */
     struct tess__inbox *inboxes; /* one per local worker */
@@ -94,6 +96,7 @@ struct tess_ctx {
     int ready_ranks;          /* rank 0: ranks that reported READY */
     int setup_mismatch;       /* rank 0: a rank registered differently */
     int shutdown;             /* set on every rank when rank 0's control returned */
+    int ckpt_active;          /* rank 0: a checkpoint epoch is in progress (no steals) */
     int shutdown_rc;
     char kernel_error[256];
 
@@ -220,5 +223,40 @@ void tess__tables_free(tess_ctx *ctx);
 void tess__slot_buffers_free(tess__slot *slot);
 /* Message handlers for table traffic from other ranks. */
 void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
+/* The same without the checkpoint's interception (src/ckpt calls it). */
+void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                               size_t len);
+
+/* ---- tables as checkpoint data (table/table_ckpt.c) ---- */
+/* 1 for the messages that change a table: logged as channel state. */
+int tess__table_msg_is_write(uint32_t type);
+/* Encoded bytes of local partition p (malloc'd), taken under its lock. */
+int tess__table_encode_partition(tess_table *t, int p, uint8_t **buf_out, size_t *len_out);
+/* Put the entries of encoded bytes whose keys are stored on this rank. */
+int tess__table_restore_encoded(tess_table *t, const uint8_t *buf, size_t len);
+/* Apply, in order, the logged table messages whose keys are stored here.
+ * The log is records of u32 type, u32 length, message bytes. */
+int tess__table_replay_log(tess_ctx *ctx, const uint8_t *log, size_t len);
+/* Empty every local partition of every table. */
+void tess__tables_clear_local(tess_ctx *ctx);
+/* What a checkpoint must match: table names, shapes and accumulators. */
+uint64_t tess__tables_ckpt_fingerprint(const tess_ctx *ctx);
+int tess__table_is_static(const tess_table *t);
+
+/* ---- checkpoints (ckpt/snapshot.c) ---- */
+/* A table message on a context with checkpoints: held, logged and applied. */
+void tess__ckpt_table_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                              size_t len);
+/* Checkpoint protocol messages (markers, files, restore). */
+void tess__ckpt_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
+/* Rank 0, ctl_mu held: partition moves started and not yet finished. */
+int tess__steal_moves_in_flight(const tess_ctx *ctx);
+/* Stop taking checkpoints and let the one in progress finish. */
+void tess__ckpt_quiesce(tess_ctx *ctx);
+/* Wait for the writer threads and free the checkpoint state.  Accepts none. */
+void tess__ckpt_free(tess_ctx *ctx);
+/* Perform this rank's cut for `epoch` (called by the queue once its workers
+ * are at rest).  `tasks` describes the run in flight (see queue.c). */
+void tess__ckpt_cut(tess_ctx *ctx, uint64_t epoch, const void *tasks, size_t tasks_len);
 
 #endif

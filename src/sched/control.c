@@ -16,7 +16,9 @@
 #include "core/internal.h"
 
 int tess__sched_launch(tess_ctx *ctx, uint64_t seq, int kernel, int instances, int locality,
-                       const void *args, size_t len);
+                       const void *args, size_t len, const void *restored, size_t rlen);
+int tess__ckpt_take_restored(tess_ctx *ctx, const char *kernel, uint8_t **recs_out,
+                             size_t *len_out);
 int tess__table_index(const tess_table *t);
 
 typedef struct done_msg {
@@ -186,7 +188,12 @@ int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *local
         instances = ctx->workers_total;
         where = TESS__EVERY_WORKER_PLACEMENT;
     }
-    return tess__sched_launch(ctx, seq, k, instances, where, args, args_len);
+    uint8_t *restored = NULL; /* positions of this kernel's instances at a restored checkpoint */
+    size_t rlen = 0;
+    tess__ckpt_take_restored(ctx, kernel, &restored, &rlen);
+    rc = tess__sched_launch(ctx, seq, k, instances, where, args, args_len, restored, rlen);
+    free(restored);
+    return rc;
 }
 
 static int all_done(tess_ctx *ctx)

@@ -29,6 +29,8 @@ struct tess_task {
     uint64_t size;
     int locality;           /* table index, or < 0 without a locality table */
     shared_args *args;
+    const uint8_t *restored;  /* saved position (in args' buffer), or NULL */
+    uint32_t restored_len;
 };
 
 struct tess__task_queue {
@@ -46,12 +48,30 @@ struct tess__task_queue {
     int *busy_instance;
     int *busy_locality;     /* per worker: locality table of the running task */
     uint32_t stolen;        /* stolen tasks received since the last report */
+
+    /* checkpoint cuts (see try_cut) */
+    uint64_t cut_want, cut_done; /* epochs asked for and cut */
+    int cut_sync;           /* CpBarrier: cut when idle; else when all at rest */
+    int cutting;
+    int at_rest;            /* workers parked at a point or idle without buffers */
+    _Atomic int cut_async;  /* a CpPeriodic cut is pending: kernels park at points */
+    int *assigned;          /* instances of the latest run placed on this rank */
+    int nassigned;
+    int run_kernel;
+    uint8_t **pos;          /* per worker: position saved at its point */
+    size_t *pos_len;
+    int *pos_instance;      /* per worker: instance parked at a point, or -1 */
 };
 
+/* RUN: this header, the kernel's args, then restore_len bytes of restored
+ * task records (u32 count, then u32 instance, u32 state, u32 len, bytes). */
 typedef struct run_msg {
     uint64_t seq;
-    int32_t kernel, instances, locality, pad;
+    int32_t kernel, instances, locality;
+    uint32_t restore_len;
 } run_msg;
+
+enum { TASK_FINISHED = 0, TASK_AT_POSITION = 1 };
 
 typedef struct done_msg {
     uint64_t seq;
@@ -66,10 +86,17 @@ int tess__queue_create(tess_ctx *ctx)
     q->busy = calloc((size_t)ctx->workers, sizeof *q->busy);
     q->busy_instance = calloc((size_t)ctx->workers, sizeof *q->busy_instance);
     q->busy_locality = calloc((size_t)ctx->workers, sizeof *q->busy_locality);
+    q->pos = calloc((size_t)ctx->workers, sizeof *q->pos);
+    q->pos_len = calloc((size_t)ctx->workers, sizeof *q->pos_len);
+    q->pos_instance = malloc((size_t)ctx->workers * sizeof *q->pos_instance);
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
     ctx->queue = q;
-    return q->busy && q->busy_instance && q->busy_locality ? TESS_OK : TESS_ERR_NOMEM;
+    if (!q->busy || !q->busy_instance || !q->busy_locality || !q->pos || !q->pos_len ||
+        !q->pos_instance)
+        return TESS_ERR_NOMEM;
+    for (int w = 0; w < ctx->workers; w++) q->pos_instance[w] = -1;
+    return TESS_OK;
 }
 
 static void args_release(shared_args *a)
@@ -86,6 +113,11 @@ void tess__queue_destroy(tess_ctx *ctx)
     free(q->busy);
     free(q->busy_instance);
     free(q->busy_locality);
+    for (int w = 0; q->pos && w < ctx->workers; w++) free(q->pos[w]);
+    free(q->pos);
+    free(q->pos_len);
+    free(q->pos_instance);
+    free(q->assigned);
     pthread_mutex_destroy(&q->mu);
     pthread_cond_destroy(&q->cv);
     free(q);
@@ -120,9 +152,121 @@ static int queue_add(tess__task_queue *q, const tess_task *tasks, int n)
     return TESS_OK;
 }
 
+/* ---------------------------------------------------------------- cuts */
+
+static int find_worker_at(const tess__task_queue *q, int workers, int instance)
+{
+    for (int w = 0; w < workers; w++)
+        if (q->pos_instance[w] == instance) return w;
+    return -1;
+}
+
+static int is_queued(const tess__task_queue *q, int instance)
+{
+    for (int i = q->next; i < q->ntasks; i++)
+        if (q->tasks[i].instance == instance) return 1;
+    return 0;
+}
+
+static void put32(uint8_t **at, uint32_t v)
+{
+    memcpy(*at, &v, 4);
+    *at += 4;
+}
+
+/* q->mu held, every worker at rest: what a restart needs to know about the
+ * run in flight (runtime.h/restore.c document the layout).  Queued
+ * instances are left out: they start from the beginning. */
+static uint8_t *describe_tasks(tess_ctx *ctx, tess__task_queue *q, size_t *len_out)
+{
+    const char *name = ctx->reg.kernels[q->run_kernel].name;
+    size_t len = 8 + strlen(name);
+    for (int i = 0; i < q->nassigned; i++) {
+        int w = find_worker_at(q, ctx->workers, q->assigned[i]);
+        len += 12 + (w >= 0 ? q->pos_len[w] : 0);
+    }
+    uint8_t *buf = malloc(len), *at = buf;
+    if (buf == NULL) abort();
+    put32(&at, (uint32_t)strlen(name));
+    memcpy(at, name, strlen(name));
+    at += strlen(name);
+    uint8_t *count_at = at;
+    at += 4;
+    uint32_t count = 0;
+    for (int i = 0; i < q->nassigned; i++) {
+        int inst = q->assigned[i], w = find_worker_at(q, ctx->workers, inst);
+        if (w < 0 && is_queued(q, inst)) continue;
+        put32(&at, (uint32_t)inst);
+        put32(&at, w >= 0 ? TASK_AT_POSITION : TASK_FINISHED);
+        put32(&at, w >= 0 ? (uint32_t)q->pos_len[w] : 0);
+        if (w >= 0 && q->pos_len[w]) memcpy(at, q->pos[w], q->pos_len[w]);
+        at += w >= 0 ? q->pos_len[w] : 0;
+        count++;
+    }
+    memcpy(count_at, &count, 4);
+    *len_out = (size_t)(at - buf);
+    return buf;
+}
+
+/*
+ * q->mu held.  Make the cut of the epoch asked for once this rank is ready:
+ * for CpBarrier when all its tasks are done and flushed, for CpPeriodic when
+ * every worker is at rest (parked at a checkpoint point or idle, its writes
+ * flushed).  The copy runs without q->mu; parked workers wait for cut_done.
+ */
+static void try_cut(tess_ctx *ctx, tess__task_queue *q)
+{
+    if (q->cut_want <= q->cut_done || q->cutting) return;
+    int ready = q->cut_sync ? q->next == q->ntasks && q->running == 0
+                            : q->at_rest == ctx->workers;
+    if (!ready) return;
+    uint64_t epoch = q->cut_want;
+    size_t len = 0;
+    uint8_t *tasks = q->cut_sync || q->nassigned == 0 ? NULL : describe_tasks(ctx, q, &len);
+    q->cutting = 1;
+    pthread_mutex_unlock(&q->mu);
+    tess__ckpt_cut(ctx, epoch, tasks, len);
+    free(tasks);
+    pthread_mutex_lock(&q->mu);
+    q->cutting = 0;
+    q->cut_done = epoch;
+    if (q->cut_want <= q->cut_done) atomic_store(&q->cut_async, 0);
+    pthread_cond_broadcast(&q->cv);
+    try_cut(ctx, q); /* a newer epoch may have been asked for meanwhile */
+}
+
+void tess__sched_request_cut(tess_ctx *ctx, uint64_t epoch, int sync)
+{
+    tess__task_queue *q = ctx->queue;
+    pthread_mutex_lock(&q->mu);
+    if (epoch > q->cut_want) {
+        q->cut_want = epoch;
+        q->cut_sync = sync;
+        if (!sync) atomic_store(&q->cut_async, 1);
+        pthread_cond_broadcast(&q->cv);
+        try_cut(ctx, q);
+    }
+    pthread_mutex_unlock(&q->mu);
+}
+
+static int cut_pending_async(const tess__task_queue *q)
+{
+    return q->cut_want > q->cut_done && !q->cut_sync;
+}
+
+/* q->mu held, the caller's writes flushed: wait at rest for the cut. */
+static void park(tess_ctx *ctx, tess__task_queue *q)
+{
+    q->at_rest++;
+    try_cut(ctx, q);
+    while (cut_pending_async(q) && !q->stop) pthread_cond_wait(&q->cv, &q->mu);
+    q->at_rest--;
+}
+
 /* Tell rank 0 that everything up to q->seq is done (q->mu held on entry, released). */
 static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
 {
+    try_cut(ctx, q); /* CpBarrier: the cut comes before this rank says done */
     int idle = q->next == q->ntasks && q->running == 0 && q->reported_seq < q->seq;
     done_msg d = {.seq = q->seq, .error = q->error};
     uint32_t stolen = 0;
@@ -139,24 +283,61 @@ static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
     if (idle) tess__send(ctx, 0, TESS_MSG_DONE, &d, sizeof d, NULL, 0);
 }
 
+/* ---------------------------------------------------------------- runs */
+
+/* The restored record of `instance`, or NULL. */
+static const uint8_t *find_record(const uint8_t *recs, size_t len, int instance,
+                                  uint32_t *state_out, uint32_t *plen_out)
+{
+    uint32_t n = 0, head[3];
+    if (len < 4) return NULL;
+    memcpy(&n, recs, 4);
+    size_t off = 4;
+    for (uint32_t i = 0; i < n && len - off >= sizeof head; i++) {
+        memcpy(head, recs + off, sizeof head);
+        off += sizeof head;
+        if (head[2] > len - off) return NULL;
+        if (head[0] == (uint32_t)instance) {
+            *state_out = head[1];
+            *plen_out = head[2];
+            return recs + off;
+        }
+        off += head[2];
+    }
+    return NULL;
+}
+
+/* Tasks of this rank; an instance restored as finished is left out. */
 static int build_tasks(tess_ctx *ctx, const run_msg *r, shared_args *args, tess_task **out)
 {
+    tess__task_queue *q = ctx->queue;
     tess_table *loc = r->locality >= 0 ? ctx->tables[r->locality] : NULL;
     int every = r->locality == TESS__EVERY_WORKER_PLACEMENT;
     int first = ctx->worker_base[ctx->rank], last = first + ctx->workers;
+    const uint8_t *recs = args->data + args->len;
     tess_task *tasks = calloc((size_t)r->instances + 1, sizeof *tasks);
-    if (tasks == NULL) return -1;
-    int n = 0;
+    int *assigned = calloc((size_t)r->instances + 1, sizeof *assigned);
+    if (tasks == NULL || assigned == NULL) return -1;
+    int n = 0, na = 0;
     for (int i = 0; i < r->instances; i++) {
         int owner = loc ? tess_table_owner(loc, i) : i % ctx->nranks;
         if (every) owner = i >= first && i < last ? ctx->rank : -1;
         if (owner != ctx->rank) continue;
+        assigned[na++] = i;
+        uint32_t state = 0, plen = 0;
+        const uint8_t *pos = find_record(recs, r->restore_len, i, &state, &plen);
+        if (pos != NULL && state == TASK_FINISHED) continue;
         tasks[n] = (tess_task){.ctx = ctx, .kernel = r->kernel, .instance = i,
                                .instances = r->instances, .args = args,
                                .locality = r->locality,
-                               .size = loc ? tess__table_local_size(loc, i) : 0};
+                               .size = loc ? tess__table_local_size(loc, i) : 0,
+                               .restored = pos, .restored_len = plen};
         n++;
     }
+    free(q->assigned);
+    q->assigned = assigned; /* q->mu held by the caller */
+    q->nassigned = na;
+    q->run_kernel = r->kernel;
     *out = tasks;
     return n;
 }
@@ -166,16 +347,17 @@ void tess__sched_on_run(tess_ctx *ctx, const void *payload, size_t len)
     run_msg r;
     if (len < sizeof r) return;
     memcpy(&r, payload, sizeof r);
+    if (len - sizeof r < r.restore_len) return;
     shared_args *args = malloc(sizeof *args + len - sizeof r);
     if (args == NULL) abort();
-    args->len = len - sizeof r;
-    memcpy(args->data, (const uint8_t *)payload + sizeof r, args->len);
+    args->len = len - sizeof r - r.restore_len;
+    memcpy(args->data, (const uint8_t *)payload + sizeof r, len - sizeof r);
+    tess__task_queue *q = ctx->queue;
+    pthread_mutex_lock(&q->mu);
     tess_task *tasks = NULL;
     int n = build_tasks(ctx, &r, args, &tasks);
     if (n < 0) abort();
     atomic_store(&args->refs, n + 1);
-    tess__task_queue *q = ctx->queue;
-    pthread_mutex_lock(&q->mu);
     if (queue_add(q, tasks, n) != TESS_OK) abort();
     q->seq = r.seq;
     pthread_cond_broadcast(&q->cv);
@@ -185,14 +367,19 @@ void tess__sched_on_run(tess_ctx *ctx, const void *payload, size_t len)
 }
 
 int tess__sched_launch(tess_ctx *ctx, uint64_t seq, int kernel, int instances, int locality,
-                       const void *args, size_t len)
+                       const void *args, size_t len, const void *restored, size_t rlen)
 {
-    run_msg r = {.seq = seq, .kernel = kernel, .instances = instances, .locality = locality};
-    for (int rank = 0; rank < ctx->nranks; rank++) {
-        int rc = tess__send(ctx, rank, TESS_MSG_RUN, &r, sizeof r, args, len);
-        if (rc != TESS_OK) return rc;
-    }
-    return TESS_OK;
+    run_msg r = {.seq = seq, .kernel = kernel, .instances = instances, .locality = locality,
+                 .restore_len = (uint32_t)rlen};
+    uint8_t *body = malloc(len + rlen + 1);
+    if (body == NULL) return TESS_ERR_NOMEM;
+    if (len) memcpy(body, args, len);
+    if (rlen) memcpy(body + len, restored, rlen);
+    int rc = TESS_OK;
+    for (int rank = 0; rank < ctx->nranks && rc == TESS_OK; rank++)
+        rc = tess__send(ctx, rank, TESS_MSG_RUN, &r, sizeof r, body, len + rlen);
+    free(body);
+    return rc;
 }
 
 static int run_task(tess_ctx *ctx, int w, tess_task *t)
@@ -212,12 +399,40 @@ static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel,
              ctx->last_error[0] ? ctx->last_error : tess_strerror(rc));
 }
 
+/* q->mu held, released and retaken: flush this worker's buffers. */
+static void flush_locked(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot)
+{
+    pthread_mutex_unlock(&q->mu);
+    int frc = tess__slot_flush_all(slot);
+    pthread_mutex_lock(&q->mu);
+    record_error(ctx, q, "(flush)", -1, frc);
+}
+
+/* No work: flush once the queue is empty, then sleep at rest. */
+static void idle_step(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot, int *holding)
+{
+    if (*holding) {
+        flush_locked(ctx, q, slot);
+        *holding = 0;
+        q->running--;
+        report_if_idle(ctx, q);
+        pthread_mutex_lock(&q->mu);
+        return;
+    }
+    q->at_rest++;
+    try_cut(ctx, q);
+    if (!q->stop && q->next == q->ntasks && !cut_pending_async(q))
+        pthread_cond_wait(&q->cv, &q->mu);
+    q->at_rest--;
+}
+
 /*
  * A worker keeps its write buffers across consecutive tasks and flushes them
  * only when the queue is empty: the per-thread combining arrays are then
  * merged once per worker and epoch instead of once per task.  The worker
  * counts as running until it has flushed, so the rank reports "done" only
- * when every write of its tasks has left the buffers.
+ * when every write of its tasks has left the buffers.  A pending CpPeriodic
+ * cut parks it between tasks (after a flush), so no task starts meanwhile.
  */
 static void *worker_main(void *arg)
 {
@@ -227,20 +442,16 @@ static void *worker_main(void *arg)
     int w = slot->index, holding = 0; /* counted in q->running with unflushed buffers */
     tess__set_current_slot(slot);
     pthread_mutex_lock(&q->mu);
-    for (;;) {
-        if (holding && q->next == q->ntasks) {
-            pthread_mutex_unlock(&q->mu);
-            int frc = tess__slot_flush_all(slot);
-            pthread_mutex_lock(&q->mu);
-            record_error(ctx, q, "(flush)", -1, frc);
-            holding = 0;
-            q->running--;
-            report_if_idle(ctx, q);
-            pthread_mutex_lock(&q->mu);
+    while (!q->stop) {
+        if (cut_pending_async(q)) {
+            if (holding) flush_locked(ctx, q, slot);
+            park(ctx, q);
             continue;
         }
-        while (!holding && !q->stop && q->next == q->ntasks) pthread_cond_wait(&q->cv, &q->mu);
-        if (q->stop) break;
+        if (q->next == q->ntasks) {
+            idle_step(ctx, q, slot, &holding);
+            continue;
+        }
         tess_task t = q->tasks[q->next++];
         if (!holding) q->running++;
         holding = 1;
@@ -259,6 +470,35 @@ static void *worker_main(void *arg)
     if (holding) q->running--;
     pthread_mutex_unlock(&q->mu);
     return NULL;
+}
+
+int tess_task_checkpoint_point(tess_task *t, const void *position, size_t len)
+{
+    if (t == NULL || (position == NULL && len > 0) || len > 65536) return TESS_ERR_INVAL;
+    tess_ctx *ctx = t->ctx;
+    tess__task_queue *q = ctx->queue;
+    if (!atomic_load_explicit(&q->cut_async, memory_order_relaxed)) return TESS_OK;
+    int rc = tess__slot_flush_all(tess__current_slot(ctx));
+    if (rc != TESS_OK) return rc;
+    int w = t->worker - ctx->worker_base[ctx->rank];
+    uint8_t *copy = malloc(len ? len : 1);
+    if (copy == NULL) return TESS_ERR_NOMEM;
+    if (len) memcpy(copy, position, len);
+    pthread_mutex_lock(&q->mu);
+    free(q->pos[w]);
+    q->pos[w] = copy;
+    q->pos_len[w] = len;
+    q->pos_instance[w] = t->instance;
+    if (cut_pending_async(q)) park(ctx, q);
+    q->pos_instance[w] = -1;
+    pthread_mutex_unlock(&q->mu);
+    return TESS_OK;
+}
+
+const void *tess_task_restored_position(const tess_task *t, size_t *len_out)
+{
+    *len_out = t->restored ? t->restored_len : 0;
+    return t->restored;
 }
 
 int tess__workers_start(tess_ctx *ctx)
@@ -348,21 +588,46 @@ void tess__queue_load_of(tess_ctx *ctx, tess__queue_load *out)
     pthread_mutex_unlock(&q->mu);
 }
 
+/* A stolen task: this header, its args, then its restored position (a task
+ * of a run restored from a checkpoint continues where it was on the thief). */
 typedef struct stolen_hdr {
     int32_t kernel, instance, instances, locality;
     uint64_t args_len;
+    uint32_t restored_len, has_restored;
 } stolen_hdr;
 
 static int encode_task(const tess_task *t, uint8_t **blob, size_t *len)
 {
-    stolen_hdr h = {t->kernel, t->instance, t->instances, t->locality, t->args->len};
-    uint8_t *grown = realloc(*blob, *len + sizeof h + h.args_len);
+    stolen_hdr h = {t->kernel, t->instance, t->instances, t->locality, t->args->len,
+                    t->restored_len, t->restored != NULL};
+    size_t body = h.args_len + h.restored_len;
+    uint8_t *grown = realloc(*blob, *len + sizeof h + body);
     if (grown == NULL) return TESS_ERR_NOMEM;
     memcpy(grown + *len, &h, sizeof h);
     memcpy(grown + *len + sizeof h, t->args->data, h.args_len);
+    if (h.restored_len) memcpy(grown + *len + sizeof h + h.args_len, t->restored, h.restored_len);
     *blob = grown;
-    *len += sizeof h + h.args_len;
+    *len += sizeof h + body;
     return TESS_OK;
+}
+
+/* Caller holds q->mu.  The latest run's instances on this rank, as a
+ * checkpoint's cut describes them (describe_tasks), follow stolen tasks. */
+static void forget_assigned(tess__task_queue *q, int instance)
+{
+    for (int i = 0; i < q->nassigned; i++)
+        if (q->assigned[i] == instance) {
+            q->assigned[i] = q->assigned[--q->nassigned];
+            return;
+        }
+}
+
+static void add_assigned(tess__task_queue *q, int instance)
+{
+    int *grown = realloc(q->assigned, (size_t)(q->nassigned + 1) * sizeof *grown);
+    if (grown == NULL) abort(); /* a checkpoint would lose the task */
+    q->assigned = grown;
+    q->assigned[q->nassigned++] = instance;
 }
 
 /* Caller holds q->mu: move the tasks on (group, instance) out into *blob. */
@@ -375,6 +640,7 @@ static int take_same(tess_ctx *ctx, tess__task_queue *q, int group, int instance
         if (t->locality >= 0 && t->instance == instance &&
             ctx->tables[t->locality]->group == group && rc == TESS_OK &&
             (rc = encode_task(t, blob, len)) == TESS_OK) {
+            if (t->kernel == q->run_kernel) forget_assigned(q, t->instance);
             args_release(t->args);
             continue;
         }
@@ -416,18 +682,22 @@ static int decode_task(tess_ctx *ctx, const uint8_t *p, size_t len, size_t *off,
     stolen_hdr h;
     if (len - *off < sizeof h) return TESS_ERR_FORMAT;
     memcpy(&h, p + *off, sizeof h);
-    if (h.args_len > len - *off - sizeof h || h.locality < 0 || h.locality >= ctx->ntables)
+    size_t body = h.args_len + h.restored_len;
+    if (h.args_len > len - *off - sizeof h || h.restored_len > len - *off - sizeof h - h.args_len ||
+        h.locality < 0 || h.locality >= ctx->ntables)
         return TESS_ERR_FORMAT;
-    shared_args *args = malloc(sizeof *args + h.args_len);
+    shared_args *args = malloc(sizeof *args + body);
     if (args == NULL) return TESS_ERR_NOMEM;
     atomic_store(&args->refs, 1);
     args->len = h.args_len;
-    memcpy(args->data, p + *off + sizeof h, h.args_len);
-    *off += sizeof h + h.args_len;
+    memcpy(args->data, p + *off + sizeof h, body);
+    *off += sizeof h + body;
     tess_table *loc = ctx->tables[h.locality];
     *out = (tess_task){.ctx = ctx, .kernel = h.kernel, .instance = h.instance,
                        .instances = h.instances, .locality = h.locality, .args = args,
-                       .size = tess__table_local_size(loc, h.instance)};
+                       .size = tess__table_local_size(loc, h.instance),
+                       .restored = h.has_restored ? args->data + h.args_len : NULL,
+                       .restored_len = h.restored_len};
     return TESS_OK;
 }
 
@@ -440,6 +710,7 @@ uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len)
         tess_task t;
         if (decode_task(ctx, blob, len, &off, &t) != TESS_OK || queue_add(q, &t, 1) != TESS_OK)
             abort(); /* a task of this run would be lost */
+        if (t.kernel == q->run_kernel) add_assigned(q, t.instance);
         q->stolen++;
     }
     /* this rank may have reported the run done already: it will again */

@@ -123,6 +123,11 @@ void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double seconds)
     pthread_mutex_unlock(&s->mu);
 }
 
+int tess__steal_moves_in_flight(const tess_ctx *ctx)
+{
+    return ctx->steal != NULL ? ctx->steal->inflight : 0;
+}
+
 int tess__steal_pending(const tess_ctx *ctx)
 {
     return ctx->steal != NULL && (ctx->steal->inflight != 0 || ctx->steal->uncovered != 0);
@@ -251,6 +256,10 @@ static void take(tess_ctx *ctx, int victim, int thief)
 {
     tess__steal *s = ctx->steal;
     pthread_mutex_lock(&ctx->ctl_mu);
+    if (ctx->ckpt_active) { /* a checkpoint's cut must see every partition in place */
+        pthread_mutex_unlock(&ctx->ctl_mu);
+        return;
+    }
     s->inflight++; /* before MIG_DONE can possibly arrive */
     s->uncovered += TAKE_UNKNOWN; /* until the reply says how many tasks moved */
     pthread_mutex_unlock(&ctx->ctl_mu);

@@ -306,7 +306,7 @@ static int decode_tables(tess_ctx *ctx, int p, const uint8_t *d, size_t len, siz
         if (hdr[0] >= (uint32_t)ctx->ntables || bytes > len - *off) return TESS_ERR_FORMAT;
         fresh[hdr[0]] = tess__table_new_partition(ctx->tables[hdr[0]], p);
         if (fresh[hdr[0]] == NULL) return TESS_ERR_NOMEM;
-        int rc = tess__partition_decode(fresh[hdr[0]], d + *off, (size_t)bytes);
+        int rc = tess__partition_decode_into(fresh[hdr[0]], d + *off, (size_t)bytes);
         if (rc != TESS_OK) return rc;
         *off += (size_t)bytes;
     }

@@ -53,15 +53,20 @@ typedef struct tess__cursor {
 int tess__partition_next(const tess__partition *p, tess__cursor *c, const void **key_out,
                          const void **value_out, size_t *len_out);
 
+/* Checkpoint bytes of a partition (partition_codec.c): stored values, in a
+ * layout any partitioning can be restored from.  *buf_out is malloc'd. */
+int tess__partition_encode(const tess__partition *p, uint8_t **buf_out, size_t *len_out);
+/* Call fn(arg, key, stored value, len) for each entry of encoded bytes;
+ * stops at the first non-zero return.  TESS_ERR_FORMAT on malformed bytes. */
+typedef int (*tess__entry_fn)(void *arg, const void *key, const void *value, size_t len);
+int tess__partition_decode(const uint8_t *buf, size_t len, size_t key_size, tess__entry_fn fn,
+                           void *arg);
+/* Put every entry of encoded bytes into p (same key and value sizes): a
+ * partition moving to another rank (migrate.c).  TESS_ERR_FORMAT on bytes
+ * that are not a whole encoding. */
+int tess__partition_decode_into(tess__partition *p, const uint8_t *buf, size_t len);
+
 /* Bytes of memory held (for metrics). */
 size_t tess__partition_bytes(const tess__partition *p);
-
-/* A partition's stored (raw) entries as bytes, for moving it to another rank
- * (partition_codec.c): u64 entry count, then key, u64 length, value per
- * entry.  *buf_out is malloc'd. */
-int tess__partition_encode(const tess__partition *p, uint8_t **buf_out, size_t *len_out);
-/* Put the entries of an encoding into p (which has the same key and value
- * sizes).  TESS_ERR_FORMAT if the bytes are not a whole encoding. */
-int tess__partition_decode(tess__partition *p, const uint8_t *buf, size_t len);
 
 #endif

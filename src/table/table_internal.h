@@ -12,6 +12,13 @@
 #include "core/internal.h"
 #include "partition.h"
 
+/* Header of every table message (after a tess__req_hdr for requests). */
+typedef struct tess__table_hdr {
+    uint32_t table;
+    uint32_t arg;        /* value length, partition, or "value wanted" */
+    uint64_t n;          /* entries of an update batch */
+} tess__table_hdr;
+
 struct tess_table {
     tess_ctx *ctx;
     int index;                 /* creation order, the id used in messages */
@@ -34,6 +41,7 @@ struct tess_table {
     int group;                 /* index of the table whose placement this one follows
                                   (group_with, transitively; itself if none) */
     _Atomic unsigned placement_version; /* bumped whenever a partition changes owner */
+    int is_static;             /* checkpointed once per job (tess_table_set_static) */
 };
 
 /* An internal status: the partition left this rank (or has not arrived) while

@@ -11,13 +11,8 @@
 
 int tess__buffer_take_dirty(tess_table *t, int *ranks_out);
 
-typedef struct table_hdr {
-    uint32_t table;
-    uint32_t arg;        /* value length, partition, or "value wanted" */
-    uint64_t n;          /* entries of an update batch */
-} table_hdr;
 
-static int send_write(tess_table *t, int dst, uint32_t type, const table_hdr *h,
+static int send_write(tess_table *t, int dst, uint32_t type, const tess__table_hdr *h,
                       const void *body, size_t blen)
 {
     uint8_t stack[512];
@@ -35,7 +30,7 @@ static int send_write(tess_table *t, int dst, uint32_t type, const table_hdr *h,
 int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys,
                               const uint8_t *vals, size_t n)
 {
-    table_hdr h = {.table = (uint32_t)t->index, .n = n};
+    tess__table_hdr h = {.table = (uint32_t)t->index, .n = n};
     size_t kb = n * t->key_size, vb = n * t->value_size;
     uint8_t *body = malloc(kb + vb);
     if (body == NULL) return TESS_ERR_NOMEM;
@@ -50,7 +45,7 @@ int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys,
 static int send_key_value(tess_table *t, int dst, uint32_t type, const void *key,
                           const void *val, size_t len)
 {
-    table_hdr h = {.table = (uint32_t)t->index, .arg = (uint32_t)len};
+    tess__table_hdr h = {.table = (uint32_t)t->index, .arg = (uint32_t)len};
     uint8_t *body = malloc(t->key_size + len);
     if (body == NULL) return TESS_ERR_NOMEM;
     memcpy(body, key, t->key_size);
@@ -75,9 +70,9 @@ static int table_request(tess_table *t, int dst, uint32_t type, uint32_t arg, co
                          void **rep, size_t *rlen)
 {
     size_t klen = key ? t->key_size : 0;
-    uint8_t *body = malloc(sizeof(table_hdr) + klen);
+    uint8_t *body = malloc(sizeof(tess__table_hdr) + klen);
     if (body == NULL) return TESS_ERR_NOMEM;
-    table_hdr h = {.table = (uint32_t)t->index, .arg = arg};
+    tess__table_hdr h = {.table = (uint32_t)t->index, .arg = arg};
     memcpy(body, &h, sizeof h);
     if (klen) memcpy(body + sizeof h, key, klen);
     int rc = tess__request(t->ctx, dst, type, body, sizeof h + klen, rep, rlen);
@@ -141,7 +136,7 @@ int tess__remote_sync_dirty(tess_table *t)
 
 /* ---- handlers on the owner ---- */
 
-static void on_updates(tess_table *t, const table_hdr *h, const uint8_t *body, size_t len)
+static void on_updates(tess_table *t, const tess__table_hdr *h, const uint8_t *body, size_t len)
 {
     size_t kb = h->n * t->key_size;
     if (len >= kb + h->n * t->value_size)
@@ -149,7 +144,7 @@ static void on_updates(tess_table *t, const table_hdr *h, const uint8_t *body, s
     atomic_fetch_add(&t->ctx->writes_applied, 1);
 }
 
-static void on_put_or_remove(tess_table *t, uint32_t type, const table_hdr *h,
+static void on_put_or_remove(tess_table *t, uint32_t type, const tess__table_hdr *h,
                              const uint8_t *body, size_t len)
 {
     int p = len >= t->key_size ? tess_table_partition_of(t, body) : -1;
@@ -162,7 +157,7 @@ static void on_put_or_remove(tess_table *t, uint32_t type, const table_hdr *h,
     atomic_fetch_add(&t->ctx->writes_applied, 1);
 }
 
-static void on_get(tess_table *t, int src, const tess__req_hdr *rq, const table_hdr *h,
+static void on_get(tess_table *t, int src, const tess__req_hdr *rq, const tess__table_hdr *h,
                    const uint8_t *key, size_t len)
 {
     int p = len >= t->key_size ? tess_table_partition_of(t, key) : -1;
@@ -210,7 +205,7 @@ static void on_clear_or_size(tess_table *t, int src, const tess__req_hdr *rq, ui
 }
 
 static void on_request(tess_table *t, int src, uint32_t type, const tess__req_hdr *rq,
-                       const table_hdr *h, const uint8_t *body, size_t len)
+                       const tess__table_hdr *h, const uint8_t *body, size_t len)
 {
     switch (type) {
     case TESS_MSG_GET_REQ: on_get(t, src, rq, h, body, len); break;
@@ -220,7 +215,8 @@ static void on_request(tess_table *t, int src, uint32_t type, const tess__req_hd
     }
 }
 
-void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
+void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                               size_t len)
 {
     int is_req = type == TESS_MSG_GET_REQ || type == TESS_MSG_SNAPSHOT_REQ ||
                  type == TESS_MSG_CLEAR_REQ || type == TESS_MSG_SIZE_REQ ||
@@ -232,7 +228,7 @@ void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t
         p += sizeof rq;
         len -= sizeof rq;
     }
-    table_hdr h;
+    tess__table_hdr h;
     if (len < sizeof h) return;
     memcpy(&h, p, sizeof h);
     if (h.table >= (uint32_t)ctx->ntables) return;
@@ -242,4 +238,10 @@ void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t
     if (is_req) on_request(t, src, type, &rq, &h, p, len);
     else if (type == TESS_MSG_UPDATES) on_updates(t, &h, p, len);
     else if (type == TESS_MSG_PUT || type == TESS_MSG_REMOVE) on_put_or_remove(t, type, &h, p, len);
+}
+
+void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
+{
+    if (ctx->ckpt != NULL) tess__ckpt_table_message(ctx, src, type, p, len);
+    else tess__table_apply_message(ctx, src, type, p, len);
 }

@@ -18,7 +18,7 @@ static tess__partition *roundtrip(tess__partition *src, tess__partition *dst)
     uint8_t *buf = NULL;
     size_t len = 0;
     assert_int_equal(tess__partition_encode(src, &buf, &len), TESS_OK);
-    assert_int_equal(tess__partition_decode(dst, buf, len), TESS_OK);
+    assert_int_equal(tess__partition_decode_into(dst, buf, len), TESS_OK);
     free(buf);
     return dst;
 }
@@ -89,7 +89,7 @@ static void test_damaged(void **state)
     assert_int_equal(tess__partition_encode(src, &buf, &len), TESS_OK);
     for (size_t cut = 0; cut < len; cut += 5) {
         tess__partition *dst = tess__partition_new_hash(8, 8, &a);
-        assert_int_equal(tess__partition_decode(dst, buf, cut), TESS_ERR_FORMAT);
+        assert_int_equal(tess__partition_decode_into(dst, buf, cut), TESS_ERR_FORMAT);
         tess__partition_free(dst);
     }
     free(buf);

@@ -1,0 +1,140 @@
+/*
+ * runtime.h — the checkpoint state of a context, shared by snapshot.c (the
+ * Chandy–Lamport protocol and the API), ckpt_write.c (writer and committer
+ * threads) and restore.c.  Private to src/ckpt.
+ *
+ * Protocol, per epoch E (docs/checkpoints.md has the argument):
+ *   rank 0 starts E: creates DIR/epoch-E.tmp and sends MARK(E) to every rank;
+ *   a rank that sees E for the first time (from rank 0 or from any other
+ *   rank's marker) asks its queue for a cut; the queue calls tess__ckpt_cut
+ *   once the workers are at rest (CpPeriodic: every running kernel at a
+ *   checkpoint point; CpBarrier: all tasks of the run done);
+ *   the cut copies the local partitions, then sends MARK(E) to every other
+ *   rank behind all of this rank's earlier writes;
+ *   table writes from a rank whose marker has not arrived are logged after
+ *   the cut (channel state), and writes from a rank whose marker arrived
+ *   before the cut are held and applied right after it;
+ *   once every marker is in, a writer thread compresses and writes the
+ *   copies and the log, then sends FILES(E) to rank 0, whose committer
+ *   writes the MANIFEST when every rank's files are in.
+ */
+#ifndef TESS_SRC_CKPT_RUNTIME_H
+#define TESS_SRC_CKPT_RUNTIME_H
+
+#include <pthread.h>
+#include "ckpt/manifest.h"
+#include "ckpt/store.h"
+#include "core/internal.h"
+
+enum { CKPT_SYNC = 1, CKPT_ASYNC = 2 };
+
+/* MARK: rank 0's start of an epoch (initiation = 1) or a rank's marker. */
+typedef struct tess__ckpt_mark {
+    uint64_t epoch;
+    int32_t mode, save_static, initiation, pad;
+} tess__ckpt_mark;
+
+/* One encoded local partition taken at the cut. */
+typedef struct tess__ckpt_copy {
+    uint32_t table, part;
+    int is_static;
+    uint8_t *buf;
+    size_t len;
+} tess__ckpt_copy;
+
+/* A table message from a rank whose marker came before this rank's cut. */
+typedef struct tess__ckpt_held {
+    int src;
+    uint32_t type;
+    size_t len;
+    uint8_t *bytes;
+} tess__ckpt_held;
+
+/* What a rank hands its writer thread when its part of an epoch is complete. */
+typedef struct tess__ckpt_job {
+    tess_ctx *ctx;
+    uint64_t epoch;
+    tess__ckpt_copy *copies;
+    int ncopies;
+    uint8_t *log, *tasks;
+    size_t log_len, tasks_len;
+} tess__ckpt_job;
+
+struct tess__ckpt_rt {
+    char *dir, *job;
+    int keep;
+    uint64_t fingerprint;       /* set when tess_main starts */
+    uint64_t fail_epoch;        /* TESS_CKPT_FAIL_EPOCH test hook, 0 = none */
+    pthread_rwlock_t rw;        /* readers: table messages; writer: the cut */
+    pthread_mutex_t mu;         /* everything below */
+    pthread_cond_t cv;
+
+    /* this rank's part of the epoch in progress */
+    uint64_t epoch;             /* newest epoch seen */
+    int phase;                  /* 0 idle, 1 waiting for the cut, 2 logging */
+    int mode, save_static;
+    uint8_t *marker_seen;       /* per rank, for `epoch` */
+    int markers_missing;
+    tess__ckpt_held *held;
+    int nheld, held_cap;
+    uint8_t *log;
+    size_t log_len, log_cap;
+    tess__ckpt_copy *copies;
+    int ncopies;
+    uint8_t *tasks;
+    size_t tasks_len;
+    int writers;                /* writer threads running */
+
+    /* rank 0: the epoch being committed */
+    tess__ckpt_store *store;    /* begin/commit/retain/restore (rank 0) */
+    tess__ckpt_writer *writer;
+    uint64_t next_epoch;
+    uint64_t committing;        /* epoch whose files are being collected, 0 none */
+    int files_in;               /* ranks whose FILES arrived */
+    int commit_failed;
+    char commit_error[512];
+    uint8_t *rank_tasks;        /* concatenated task blobs of the ranks */
+    size_t rank_tasks_len;
+    uint8_t *user;              /* user data of the epoch being committed */
+    size_t user_len;
+    uint64_t last_committed;
+    int first_failure;          /* since the last tess_checkpoint_wait */
+    char failure[512];
+    int static_resave;          /* statics restored with another partition count */
+
+    /* rank 0: CpPeriodic */
+    double period;
+    uint8_t *periodic_user;
+    size_t periodic_user_len;
+    pthread_t timer;
+    int timer_running, timer_stop;
+
+    /* restore: the runs in flight at the restored epoch */
+    int restore_waiting;        /* rank 0: ranks whose RESTORED is missing */
+    int restore_status;
+    char restore_error[512];
+    char *restored_kernel;
+    uint8_t *restored_tasks;
+    size_t restored_tasks_len;
+
+    tess_checkpoint_stats stats;
+};
+
+/* ckpt_write.c */
+void tess__ckpt_start_writer(tess__ckpt_rt *rt, tess__ckpt_job *job);
+int tess__ckpt_start_committer(tess_ctx *ctx, uint64_t epoch);
+void tess__ckpt_on_files(tess_ctx *ctx, int src, const uint8_t *p, size_t len);
+void tess__ckpt_job_free(tess__ckpt_job *job);
+/* Open this rank's file-writing store (its own handle, any rank). */
+int tess__ckpt_open_store(tess_ctx *ctx, tess__ckpt_store **s_out, char *err, size_t errlen);
+
+/* restore.c */
+void tess__ckpt_on_restore(tess_ctx *ctx, int src, const uint8_t *p, size_t len);
+void tess__ckpt_on_restored(tess_ctx *ctx, int src, const uint8_t *p, size_t len);
+
+/* snapshot.c: rank 0 lets work stealing move partitions again */
+void tess__ckpt_allow_moves(tess_ctx *ctx);
+/* snapshot.c */
+int tess__ckpt_check_control(tess_ctx *ctx, const char *what);
+
+#endif
