@@ -346,7 +346,11 @@ void tess__ckpt_note_failure(tess_ctx *ctx, int rc, const char *msg)
 }
 
 /* Rank 0: no partition moves while an epoch is in progress (a partition in
- * flight would be in no rank's cut); wait for the moves already started. */
+ * flight would be in no rank's cut); wait for the moves already started.
+ * A count, not a flag: the committer of epoch E allows moves again after it
+ * has cleared rt->committing, when epoch E+1 may already have started (and
+ * must still exclude them); a flag cleared there once let steals run during
+ * an epoch, and a committed checkpoint lacked a partition that was moving. */
 static void exclude_moves(tess_ctx *ctx)
 {
     pthread_mutex_lock(&ctx->ctl_mu);
@@ -355,14 +359,14 @@ static void exclude_moves(tess_ctx *ctx)
         tess__deadline_after(&ts, 0.05);
         pthread_cond_timedwait(&ctx->ctl_cv, &ctx->ctl_mu, &ts);
     }
-    ctx->ckpt_active = 1;
+    ctx->ckpt_active++;
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
 
 void tess__ckpt_allow_moves(tess_ctx *ctx)
 {
     pthread_mutex_lock(&ctx->ctl_mu);
-    ctx->ckpt_active = 0;
+    ctx->ckpt_active--;
     pthread_cond_broadcast(&ctx->ctl_cv);
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
@@ -419,16 +423,28 @@ int tess_checkpoint_barrier(tess_ctx *ctx, const void *user, size_t len)
 
 /* ---------------------------------------------------------------- CpPeriodic */
 
+/*
+ * An epoch every rt->period seconds, counted from the start of the previous
+ * one; when the previous one is still going at that time, the next waits a
+ * period more.  rt->cv is broadcast for many other reasons (files arriving,
+ * a commit), so a wake-up alone is no reason to start: before this checked
+ * the clock, epochs ran back to back after the first, whatever the period,
+ * and kept work stealing from moving partitions most of the time.
+ */
 static void *timer_main(void *arg)
 {
     tess_ctx *ctx = arg;
     tess__ckpt_rt *rt = ctx->ckpt;
     pthread_mutex_lock(&rt->mu);
+    double next = tess_now() + rt->period;
     while (!rt->timer_stop) {
         struct timespec ts;
-        tess__deadline_after(&ts, rt->period);
+        double wait = next - tess_now();
+        tess__deadline_after(&ts, wait > 0 ? wait : 0);
         pthread_cond_timedwait(&rt->cv, &rt->mu, &ts);
-        if (rt->timer_stop || rt->period <= 0) continue;
+        if (rt->timer_stop || rt->period <= 0 || tess_now() < next) continue;
+        next += rt->period;
+        if (next < tess_now()) next = tess_now() + rt->period;
         if (rt->committing != 0 || rt->phase != 0) continue; /* previous still going */
         size_t len = rt->periodic_user_len;
         uint8_t *user = len ? malloc(len) : NULL;

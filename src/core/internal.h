@@ -96,7 +96,7 @@ struct tess_ctx {
     int ready_ranks;          /* rank 0: ranks that reported READY */
     int setup_mismatch;       /* rank 0: a rank registered differently */
     int shutdown;             /* set on every rank when rank 0's control returned */
-    int ckpt_active;          /* rank 0: a checkpoint epoch is in progress (no steals) */
+    int ckpt_active;          /* rank 0: checkpoint epochs in progress (no steals while > 0) */
     int shutdown_rc;
     char kernel_error[256];
 
