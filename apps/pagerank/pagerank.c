@@ -156,9 +156,10 @@ static void usage(FILE *out)
             "                     (default: the ten highest-ranked vertices on stdout)\n"
             "  --metrics FILE     write run metrics as JSON\n"
             "  --no-steal         no work stealing between ranks (for experiments)\n"
-            "  --slow-worker RANK:FACTOR\n"
+            "  --slow-worker RANK:FACTOR[:spin|:sleep]\n"
             "                     kernels on rank RANK take FACTOR (>= 1) times as long\n"
-            "                     (a throttle for stealing experiments)\n"
+            "                     (a throttle for stealing experiments); the worker\n"
+            "                     spins for the extra time (default) or sleeps\n"
             "  --progress         a line per iteration on stderr (default when a terminal)\n"
             "  --quiet            no progress lines\n"
             "  --help             this text\n"
@@ -171,9 +172,10 @@ static int parse_steal_option(pr_options *o, int c, const char *arg)
 {
     if (c == 'N') return o->no_steal = 1, 0;
     if (c != 'S') return -1;
-    if (tess_parse_slow_worker(arg, &o->slow_rank, &o->slow_factor) == TESS_OK) return 0;
-    app_error(APP, "option --slow-worker: expected RANK:FACTOR with FACTOR in [1, 1000], "
-                   "got '%s'", arg);
+    if (tess_parse_slow_worker(arg, &o->slow_rank, &o->slow_factor, &o->slow_sleep) == TESS_OK)
+        return 0;
+    app_error(APP, "option --slow-worker: expected RANK:FACTOR[:spin|:sleep] with FACTOR in "
+                   "[1, 1000], got '%s'", arg);
     return -1;
 }
 
@@ -183,6 +185,7 @@ static void apply_steal_options(const pr_options *o, tess_config *cfg)
     if (o->slow_factor >= 1.0) {
         cfg->slow_rank = o->slow_rank;
         cfg->slow_factor = o->slow_factor;
+        cfg->slow_sleep = o->slow_sleep;
     }
 }
 

@@ -23,6 +23,7 @@ typedef struct pr_options {
     int no_steal;
     int slow_rank;
     double slow_factor;
+    int slow_sleep;
 } pr_options;
 
 typedef struct pr_app {

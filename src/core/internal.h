@@ -182,8 +182,9 @@ void tess__steal_destroy(tess_ctx *ctx);
 void tess__steal_balance(tess_ctx *ctx);
 /* Rank 0, ctl_mu held: a stolen task has not yet reached its new rank's queue. */
 int tess__steal_pending(const tess_ctx *ctx);
-/* After each kernel instance: throttle (--slow-worker) and the rank's speed estimate. */
-void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double seconds);
+/* After each kernel instance, which started at tess_now() `started`: throttle
+ * (--slow-worker) and the rank's speed estimate. */
+void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double started);
 void tess__steal_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 int tess__migrate_create(tess_ctx *ctx);
 void tess__migrate_destroy(tess_ctx *ctx);
@@ -204,12 +205,15 @@ typedef struct tess__queue_load {
     int32_t running;          /* tasks running now */
     uint64_t queued_size;     /* keys in their locality partitions */
     uint64_t biggest_size;
+    double running_seconds;   /* the running tasks' estimated time left, summed */
 } tess__queue_load;
-void tess__queue_load_of(tess_ctx *ctx, tess__queue_load *out);
-/* Remove the biggest stealable task and every queued task on the same
- * locality partition; *blob_out (malloc'd) encodes them.  0 if none. */
-int tess__queue_take(tess_ctx *ctx, uint8_t **blob_out, size_t *len_out, int *group_out,
-                     int *instance_out, int *tasks_out);
+/* seconds_per_key (0 = unknown) estimates how long the running tasks still take. */
+void tess__queue_load_of(tess_ctx *ctx, double seconds_per_key, tess__queue_load *out);
+/* Remove the biggest stealable task of at most max_size keys and every
+ * queued task on the same locality partition; *blob_out (malloc'd) encodes
+ * them.  0 if none. */
+int tess__queue_take(tess_ctx *ctx, uint64_t max_size, uint8_t **blob_out, size_t *len_out,
+                     int *group_out, int *instance_out, int *tasks_out);
 /* Queue tasks taken on another rank; returns this rank's run sequence. */
 uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len);
 /* New owner: queue the stolen tasks that came with a partition, tell rank 0. */

@@ -47,6 +47,8 @@ struct tess__task_queue {
     const char **busy;      /* per worker: kernel name being run, or NULL */
     int *busy_instance;
     int *busy_locality;     /* per worker: locality table of the running task */
+    uint64_t *busy_size;    /* per worker: size of the running task */
+    double *busy_started;   /* per worker: when it started (tess_now) */
     uint32_t stolen;        /* stolen tasks received since the last report */
 
     /* checkpoint cuts (see try_cut) */
@@ -86,14 +88,16 @@ int tess__queue_create(tess_ctx *ctx)
     q->busy = calloc((size_t)ctx->workers, sizeof *q->busy);
     q->busy_instance = calloc((size_t)ctx->workers, sizeof *q->busy_instance);
     q->busy_locality = calloc((size_t)ctx->workers, sizeof *q->busy_locality);
+    q->busy_size = calloc((size_t)ctx->workers, sizeof *q->busy_size);
+    q->busy_started = calloc((size_t)ctx->workers, sizeof *q->busy_started);
     q->pos = calloc((size_t)ctx->workers, sizeof *q->pos);
     q->pos_len = calloc((size_t)ctx->workers, sizeof *q->pos_len);
     q->pos_instance = malloc((size_t)ctx->workers * sizeof *q->pos_instance);
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
     ctx->queue = q;
-    if (!q->busy || !q->busy_instance || !q->busy_locality || !q->pos || !q->pos_len ||
-        !q->pos_instance)
+    if (!q->busy || !q->busy_instance || !q->busy_locality || !q->busy_size ||
+        !q->busy_started || !q->pos || !q->pos_len || !q->pos_instance)
         return TESS_ERR_NOMEM;
     for (int w = 0; w < ctx->workers; w++) q->pos_instance[w] = -1;
     return TESS_OK;
@@ -113,6 +117,8 @@ void tess__queue_destroy(tess_ctx *ctx)
     free(q->busy);
     free(q->busy_instance);
     free(q->busy_locality);
+    free(q->busy_size);
+    free(q->busy_started);
     for (int w = 0; q->pos && w < ctx->workers; w++) free(q->pos[w]);
     free(q->pos);
     free(q->pos_len);
@@ -458,10 +464,12 @@ static void *worker_main(void *arg)
         q->busy[w] = ctx->reg.kernels[t.kernel].name;
         q->busy_instance[w] = t.instance;
         q->busy_locality[w] = t.locality;
-        pthread_mutex_unlock(&q->mu);
+        q->busy_size[w] = t.size;
         double started = tess_now();
+        q->busy_started[w] = started;
+        pthread_mutex_unlock(&q->mu);
         int rc = run_task(ctx, w, &t);
-        tess__steal_after_task(ctx, t.size, tess_now() - started);
+        tess__steal_after_task(ctx, t.size, started);
         args_release(t.args);
         pthread_mutex_lock(&q->mu);
         q->busy[w] = NULL;
@@ -566,14 +574,20 @@ static int stealable(tess_ctx *ctx, const tess__task_queue *q, const tess_task *
     return 1;
 }
 
-void tess__queue_load_of(tess_ctx *ctx, tess__queue_load *out)
+void tess__queue_load_of(tess_ctx *ctx, double seconds_per_key, tess__queue_load *out)
 {
     tess__task_queue *q = ctx->queue;
     memset(out, 0, sizeof *out);
     out->biggest_instance = -1;
+    double now = tess_now();
     pthread_mutex_lock(&q->mu);
     out->seq = q->seq;
-    for (int w = 0; w < ctx->workers; w++) out->running += q->busy[w] != NULL;
+    for (int w = 0; w < ctx->workers; w++) {
+        if (q->busy[w] == NULL) continue;
+        out->running++;
+        double left = (double)q->busy_size[w] * seconds_per_key - (now - q->busy_started[w]);
+        if (left > 0) out->running_seconds += left;
+    }
     for (int i = q->next; i < q->ntasks; i++) { /* sorted biggest first */
         const tess_task *t = &q->tasks[i];
         if (!stealable(ctx, q, t)) continue;
@@ -650,13 +664,14 @@ static int take_same(tess_ctx *ctx, tess__task_queue *q, int group, int instance
     return rc;
 }
 
-int tess__queue_take(tess_ctx *ctx, uint8_t **blob_out, size_t *len_out, int *group_out,
-                     int *instance_out, int *tasks_out)
+int tess__queue_take(tess_ctx *ctx, uint64_t max_size, uint8_t **blob_out, size_t *len_out,
+                     int *group_out, int *instance_out, int *tasks_out)
 {
     tess__task_queue *q = ctx->queue;
     pthread_mutex_lock(&q->mu);
     int i = q->next;
-    while (i < q->ntasks && !stealable(ctx, q, &q->tasks[i])) i++;
+    while (i < q->ntasks && (q->tasks[i].size > max_size || !stealable(ctx, q, &q->tasks[i])))
+        i++;
     if (i == q->ntasks) {
         pthread_mutex_unlock(&q->mu);
         return 0;

@@ -4,22 +4,25 @@
  * Rank 0 coordinates, because it already knows the state of the run: it
  * learns from the DONE messages which ranks are idle, and its control thread
  * waits in the barrier anyway.  From that wait loop (tess__steal_balance) it
- * asks the busy ranks what they still have queued, picks the rank with the
- * most queued work as the victim, and — if the time that work would still
- * take there exceeds the cost of moving the biggest task's partitions —
- * asks the victim to hand that task to the idle rank.  The victim takes the
- * task out of its queue (only tasks that have not started, and none whose
- * partitions a running task uses) and moves its partitions (migrate.c); the
- * task travels with them and is queued on the thief once they are
- * installed.  The thief then tells rank 0 (MIG_DONE), which counts the thief
- * as busy again until it reports the run done once more.  One steal is in
- * flight at a time.
+ * asks the busy ranks how long their work will still take, picks the rank
+ * that will finish last as the victim, and asks it to hand the idle rank the
+ * biggest task that the idle rank can finish, moving included, before the
+ * victim would have finished anyway.  The victim takes the task out of its
+ * queue (only tasks that have not started, and none whose partitions a
+ * running task uses) and moves its partitions (migrate.c); the task travels
+ * with them and is queued on the thief once they are installed.  The thief
+ * then tells rank 0 (MIG_DONE), which counts the thief as busy again until
+ * it reports the run done once more.  One steal is in flight at a time.
  *
- * Gain and cost: each rank measures the seconds per key of its kernel
+ * Finish times: each rank measures the seconds per key of its kernel
  * instances (task size = keys of the locality partition; the throttle's
- * sleep counts).  gain = the victim's queued keys x its seconds per key /
- * its workers; cost = bytes of the partitions / TESS_STEAL_BANDWIDTH
- * (default 500 MB/s) + 1 ms.  Steal when gain > cost.
+ * extra time counts).  The victim finishes in (its running tasks' time left
+ * + queued keys x its seconds per key) / its workers; a task of k keys
+ * finishes on the thief in cost + k x the thief's seconds per key, with cost
+ * = bytes of the partitions / TESS_STEAL_BANDWIDTH (default 500 MB/s) + 1 ms.
+ * Steal the biggest task for which the second is earlier.  The thief's own
+ * speed matters: a slowed rank that runs out of work first must not take a
+ * task that it would finish after the fast rank it took it from.
  *
  * Test hook: TESS_STEAL_FORCE=SEED:PERIOD_MS makes rank 0 move a random
  * queued task of a random rank to another random rank about every PERIOD_MS
@@ -60,6 +63,7 @@ typedef struct load_rep {
 
 typedef struct take_req {
     int32_t thief, pad;
+    uint64_t max_size;      /* keys of the biggest task worth taking */
 } take_req;
 
 typedef struct take_rep {
@@ -110,13 +114,29 @@ static void sleep_seconds(double s)
     }
 }
 
-void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double seconds)
+/* Burn the core until `until`: a slower core would not give it away. */
+static void spin_until(double until)
+{
+    while (tess_now() < until) {
+        for (volatile int i = 0; i < 256; i++) {
+        }
+    }
+}
+
+/* The --slow-worker throttle: stretch the instance that ran from `started`
+ * until now to slow_factor times its length. */
+static void throttle(tess_ctx *ctx, double started)
+{
+    double extra = (ctx->cfg.slow_factor - 1.0) * (tess_now() - started);
+    if (ctx->cfg.slow_sleep) sleep_seconds(extra);
+    else spin_until(tess_now() + extra);
+}
+
+void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double started)
 {
     tess__steal *s = ctx->steal;
-    if (ctx->cfg.slow_rank == ctx->rank && ctx->cfg.slow_factor > 1.0) {
-        sleep_seconds((ctx->cfg.slow_factor - 1.0) * seconds);
-        seconds *= ctx->cfg.slow_factor;
-    }
+    if (ctx->cfg.slow_rank == ctx->rank && ctx->cfg.slow_factor > 1.0) throttle(ctx, started);
+    double seconds = tess_now() - started;
     pthread_mutex_lock(&s->mu);
     s->keys += size;
     s->seconds += seconds;
@@ -140,12 +160,12 @@ static void on_query(tess_ctx *ctx, int src, const tess__req_hdr *rq)
     tess__steal *s = ctx->steal;
     load_rep r;
     memset(&r, 0, sizeof r);
-    tess__queue_load_of(ctx, &r.q);
-    if (r.q.biggest_instance >= 0)
-        r.bytes = tess__migrate_group_bytes(ctx, r.q.biggest_group, r.q.biggest_instance);
     pthread_mutex_lock(&s->mu);
     r.seconds_per_key = s->keys ? s->seconds / (double)s->keys : 0;
     pthread_mutex_unlock(&s->mu);
+    tess__queue_load_of(ctx, r.seconds_per_key, &r.q);
+    if (r.q.biggest_instance >= 0)
+        r.bytes = tess__migrate_group_bytes(ctx, r.q.biggest_group, r.q.biggest_instance);
     r.workers = ctx->workers;
     tess__reply(ctx, src, rq, TESS_OK, &r, sizeof r);
 }
@@ -156,7 +176,7 @@ static void on_take(tess_ctx *ctx, int src, const tess__req_hdr *rq, const take_
     size_t len = 0;
     take_rep rep = {-1, -1, 0, 0};
     int rc = TESS_ERR_NOTFOUND;
-    if (tess__queue_take(ctx, &blob, &len, &rep.group, &rep.instance, &rep.tasks)) {
+    if (tess__queue_take(ctx, tr->max_size, &blob, &len, &rep.group, &rep.instance, &rep.tasks)) {
         rc = tess__migrate_begin(ctx, rep.group, rep.instance, tr->thief, blob, len);
         if (rc != TESS_OK) { /* cannot happen: rank 0 moves one group at a time */
             tess__warn(ctx, "a stolen task could not move: %s", tess_strerror(rc));
@@ -237,12 +257,18 @@ static int query_load(tess_ctx *ctx, int r, load_rep *out)
     return rc;
 }
 
-/* Seconds the victim would still spend on its queued tasks. */
-static double queued_seconds(const load_rep *v, double fallback_spk)
+static double speed_of(const load_rep *r, double fallback_spk)
 {
-    double spk = v->seconds_per_key > 0 ? v->seconds_per_key : fallback_spk;
-    if (spk <= 0) return 1e30; /* nothing measured yet: assume it is worth it */
-    return (double)v->q.queued_size * spk / (v->workers > 0 ? v->workers : 1);
+    return r->seconds_per_key > 0 ? r->seconds_per_key : fallback_spk;
+}
+
+/* Seconds until a busy rank has finished its running and queued tasks. */
+static double finish_seconds(const load_rep *v, double fallback_spk)
+{
+    double spk = speed_of(v, fallback_spk);
+    if (spk <= 0) return 1e30; /* nothing measured yet: assume stealing is worth it */
+    return (v->q.running_seconds + (double)v->q.queued_size * spk) /
+           (v->workers > 0 ? v->workers : 1);
 }
 
 static uint64_t rng_next(uint64_t *state)
@@ -251,8 +277,8 @@ static uint64_t rng_next(uint64_t *state)
     return tess_mix64(*state);
 }
 
-/* Ask `victim` to hand its biggest stealable task to `thief`. */
-static void take(tess_ctx *ctx, int victim, int thief)
+/* Ask `victim` to hand its biggest stealable task of at most max_size keys to `thief`. */
+static void take(tess_ctx *ctx, int victim, int thief, uint64_t max_size)
 {
     tess__steal *s = ctx->steal;
     pthread_mutex_lock(&ctx->ctl_mu);
@@ -263,7 +289,7 @@ static void take(tess_ctx *ctx, int victim, int thief)
     s->inflight++; /* before MIG_DONE can possibly arrive */
     s->uncovered += TAKE_UNKNOWN; /* until the reply says how many tasks moved */
     pthread_mutex_unlock(&ctx->ctl_mu);
-    take_req tr = {thief, 0};
+    take_req tr = {thief, 0, max_size};
     void *rep = NULL;
     size_t len = 0;
     int rc = tess__request(ctx, victim, TESS_MSG_STEAL_TAKE, &tr, sizeof tr, &rep, &len);
@@ -295,25 +321,39 @@ static int rank_states(tess_ctx *ctx, int *idle)
     return ok;
 }
 
-static void balance_by_gain(tess_ctx *ctx, const int *idle, load_rep *loads)
+/* The biggest task size (keys) the thief finishes, moving included, before
+ * the victim would have finished its work; 0 if none. */
+static uint64_t worth_taking(tess_ctx *ctx, const load_rep *victim, const load_rep *thief,
+                             double fallback)
+{
+    double end = finish_seconds(victim, fallback);
+    double cost = (double)victim->bytes / ctx->steal->bandwidth + STEAL_LATENCY_SECONDS;
+    double spk = speed_of(thief, speed_of(victim, fallback));
+    if (end >= 1e30 || spk <= 0) return UINT64_MAX;
+    if (end <= cost) return 0;
+    double keys = (end - cost) / spk;
+    return keys >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)keys;
+}
+
+static void balance_by_finish_time(tess_ctx *ctx, const int *idle, load_rep *loads)
 {
     int thief = -1, victim = -1;
-    double fallback = 0, best = 0;
+    double fallback = 0, latest = 0;
     for (int r = 0; r < ctx->nranks && thief < 0; r++)
         if (idle[r]) thief = r;
     if (thief < 0) return;
     for (int r = 0; r < ctx->nranks; r++)
-        if (!idle[r] && query_load(ctx, r, &loads[r]) != TESS_OK) return;
+        if ((!idle[r] || r == thief) && query_load(ctx, r, &loads[r]) != TESS_OK) return;
     for (int r = 0; r < ctx->nranks; r++)
         if (!idle[r] && loads[r].seconds_per_key > fallback) fallback = loads[r].seconds_per_key;
     for (int r = 0; r < ctx->nranks; r++) {
         if (idle[r] || loads[r].q.queued == 0) continue;
-        double gain = queued_seconds(&loads[r], fallback);
-        if (victim < 0 || gain > best) victim = r, best = gain;
+        double end = finish_seconds(&loads[r], fallback);
+        if (victim < 0 || end > latest) victim = r, latest = end;
     }
     if (victim < 0) return;
-    double cost = (double)loads[victim].bytes / ctx->steal->bandwidth + STEAL_LATENCY_SECONDS;
-    if (best > cost) take(ctx, victim, thief);
+    uint64_t max_size = worth_taking(ctx, &loads[victim], &loads[thief], fallback);
+    if (max_size > 0) take(ctx, victim, thief, max_size);
 }
 
 static void balance_forced(tess_ctx *ctx, load_rep *loads)
@@ -330,7 +370,7 @@ static void balance_forced(tess_ctx *ctx, load_rep *loads)
         if (loads[victim].q.queued > 0 && pick-- == 0) break;
     int thief = (victim + 1 + (int)(rng_next(&s->force_state) % (uint64_t)(ctx->nranks - 1))) %
                 ctx->nranks;
-    take(ctx, victim, thief);
+    take(ctx, victim, thief, UINT64_MAX);
 }
 
 void tess__steal_balance(tess_ctx *ctx)
@@ -348,7 +388,7 @@ void tess__steal_balance(tess_ctx *ctx)
             balance_forced(ctx, loads);
         } else {
             s->next_try = now + STEAL_RETRY_SECONDS;
-            balance_by_gain(ctx, idle, loads);
+            balance_by_finish_time(ctx, idle, loads);
         }
     }
     free(idle);
