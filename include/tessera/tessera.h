@@ -79,15 +79,16 @@ typedef struct tess_config {
      * partitions move with it, when the estimated gain exceeds the cost of
      * the move.  Default 1; TESS_STEAL=0 in the environment turns it off. */
     int steal;
-    /* Throttle for experiments and tests: kernel instances on rank
-     * slow_rank take slow_factor times as long.  After each instance the
-     * worker spends (slow_factor - 1) x the instance's time spinning on the
-     * clock (slow_sleep 0, the default: it keeps its core, like a slower
-     * core would) or asleep (slow_sleep 1: the core is free for other
-     * threads meanwhile, so on a machine with fewer cores than threads the
-     * rank is slowed less than slow_factor; cheap for tests).  slow_rank -1
-     * (the default) throttles nothing; TESS_SLOW_WORKER=RANK:FACTOR[:MODE]
-     * sets them (MODE spin or sleep). */
+    /* Throttle for experiments and tests: rank slow_rank runs as if on a
+     * machine slow_factor times slower — its kernel instances, its workers'
+     * flushes and its handling of incoming messages each take slow_factor
+     * times as long.  After each, the thread spends (slow_factor - 1) x its
+     * time spinning on the clock (slow_sleep 0, the default: it keeps its
+     * core, like a slower core would) or asleep (slow_sleep 1: the core is
+     * free for other threads meanwhile, so on a machine with fewer cores
+     * than threads the rank is slowed less than slow_factor; cheap for
+     * tests).  slow_rank -1 (the default) throttles nothing;
+     * TESS_SLOW_WORKER=RANK:FACTOR[:MODE] sets them (MODE spin or sleep). */
     int slow_rank;
     double slow_factor;
     int slow_sleep;

@@ -182,8 +182,13 @@ void tess__steal_destroy(tess_ctx *ctx);
 void tess__steal_balance(tess_ctx *ctx);
 /* Rank 0, ctl_mu held: a stolen task has not yet reached its new rank's queue. */
 int tess__steal_pending(const tess_ctx *ctx);
+/* The --slow-worker throttle: on the slowed rank, stretch the work that
+ * began at tess_now() `started` (a kernel instance, a worker's flush, the
+ * handling of a batch of incoming messages) to slow_factor x its length, so
+ * that the whole rank runs as if on a slower machine.  Any thread. */
+void tess__throttle(tess_ctx *ctx, double started);
 /* After each kernel instance, which started at tess_now() `started`: throttle
- * (--slow-worker) and the rank's speed estimate. */
+ * and the rank's speed estimate. */
 void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double started);
 void tess__steal_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 int tess__migrate_create(tess_ctx *ctx);

@@ -409,7 +409,9 @@ static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel,
 static void flush_locked(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot)
 {
     pthread_mutex_unlock(&q->mu);
+    double started = tess_now();
     int frc = tess__slot_flush_all(slot);
+    tess__throttle(ctx, started);
     pthread_mutex_lock(&q->mu);
     record_error(ctx, q, "(flush)", -1, frc);
 }
@@ -446,6 +448,9 @@ static void *worker_main(void *arg)
     tess_ctx *ctx = slot->ctx;
     tess__task_queue *q = ctx->queue;
     int w = slot->index, holding = 0; /* counted in q->running with unflushed buffers */
+    char name[16];
+    snprintf(name, sizeof name, "tess-worker-%u", (unsigned)w % 1000u);
+    pthread_setname_np(pthread_self(), name); /* for top -H, perf */
     tess__set_current_slot(slot);
     pthread_mutex_lock(&q->mu);
     while (!q->stop) {

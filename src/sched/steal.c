@@ -123,10 +123,9 @@ static void spin_until(double until)
     }
 }
 
-/* The --slow-worker throttle: stretch the instance that ran from `started`
- * until now to slow_factor times its length. */
-static void throttle(tess_ctx *ctx, double started)
+void tess__throttle(tess_ctx *ctx, double started)
 {
+    if (ctx->cfg.slow_rank != ctx->rank || !(ctx->cfg.slow_factor > 1.0)) return;
     double extra = (ctx->cfg.slow_factor - 1.0) * (tess_now() - started);
     if (ctx->cfg.slow_sleep) sleep_seconds(extra);
     else spin_until(tess_now() + extra);
@@ -135,7 +134,7 @@ static void throttle(tess_ctx *ctx, double started)
 void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double started)
 {
     tess__steal *s = ctx->steal;
-    if (ctx->cfg.slow_rank == ctx->rank && ctx->cfg.slow_factor > 1.0) throttle(ctx, started);
+    tess__throttle(ctx, started);
     double seconds = tess_now() - started;
     pthread_mutex_lock(&s->mu);
     s->keys += size;
