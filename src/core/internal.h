@@ -190,6 +190,8 @@ void tess__throttle(tess_ctx *ctx, double started);
 /* After each kernel instance, which started at tess_now() `started`: throttle
  * and the rank's speed estimate. */
 void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double started);
+/* After a worker's flush once its queue ran dry: throttle and the estimate. */
+void tess__steal_after_flush(tess_ctx *ctx, double started);
 void tess__steal_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 int tess__migrate_create(tess_ctx *ctx);
 void tess__migrate_destroy(tess_ctx *ctx);

@@ -405,13 +405,15 @@ static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel,
              ctx->last_error[0] ? ctx->last_error : tess_strerror(rc));
 }
 
-/* q->mu held, released and retaken: flush this worker's buffers. */
-static void flush_locked(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot)
+/* q->mu held, released and retaken: flush this worker's buffers (`dry`: its
+ * queue ran dry; the flush then counts in the rank's finish-time estimate). */
+static void flush_locked(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot, int dry)
 {
     pthread_mutex_unlock(&q->mu);
     double started = tess_now();
     int frc = tess__slot_flush_all(slot);
-    tess__throttle(ctx, started);
+    if (dry) tess__steal_after_flush(ctx, started);
+    else tess__throttle(ctx, started);
     pthread_mutex_lock(&q->mu);
     record_error(ctx, q, "(flush)", -1, frc);
 }
@@ -420,7 +422,7 @@ static void flush_locked(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot)
 static void idle_step(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot, int *holding)
 {
     if (*holding) {
-        flush_locked(ctx, q, slot);
+        flush_locked(ctx, q, slot, 1);
         *holding = 0;
         q->running--;
         report_if_idle(ctx, q);
@@ -455,7 +457,7 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&q->mu);
     while (!q->stop) {
         if (cut_pending_async(q)) {
-            if (holding) flush_locked(ctx, q, slot);
+            if (holding) flush_locked(ctx, q, slot, 0);
             park(ctx, q);
             continue;
         }

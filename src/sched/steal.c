@@ -44,10 +44,12 @@ struct tess__steal {
     pthread_mutex_t mu;     /* the speed estimate */
     uint64_t keys;
     double seconds;
+    double flush_seconds;   /* a worker's flush after its last task (moving average) */
     /* rank 0 only, coordinator thread (counts under ctx->ctl_mu) */
     int inflight;           /* steals whose partitions are not installed yet */
     int uncovered;          /* stolen tasks no DONE of their thief covers yet */
     double next_try;
+    double asked;           /* when the steal in flight was decided (for the log) */
     double bandwidth;       /* bytes/s assumed for moving partitions */
     double force_period;    /* test hook: seconds between forced moves, 0 = off */
     uint64_t force_state;
@@ -58,6 +60,7 @@ typedef struct load_rep {
     tess__queue_load q;
     uint64_t bytes;         /* of the biggest task's partitions */
     double seconds_per_key; /* 0 = not measured yet */
+    double flush_seconds;   /* a worker's flush once its tasks are done */
     int32_t workers, pad;
 } load_rep;
 
@@ -142,6 +145,16 @@ void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double started)
     pthread_mutex_unlock(&s->mu);
 }
 
+void tess__steal_after_flush(tess_ctx *ctx, double started)
+{
+    tess__steal *s = ctx->steal;
+    tess__throttle(ctx, started);
+    double seconds = tess_now() - started;
+    pthread_mutex_lock(&s->mu);
+    s->flush_seconds = s->flush_seconds > 0 ? 0.7 * s->flush_seconds + 0.3 * seconds : seconds;
+    pthread_mutex_unlock(&s->mu);
+}
+
 int tess__steal_moves_in_flight(const tess_ctx *ctx)
 {
     return ctx->steal != NULL ? ctx->steal->inflight : 0;
@@ -161,6 +174,7 @@ static void on_query(tess_ctx *ctx, int src, const tess__req_hdr *rq)
     memset(&r, 0, sizeof r);
     pthread_mutex_lock(&s->mu);
     r.seconds_per_key = s->keys ? s->seconds / (double)s->keys : 0;
+    r.flush_seconds = s->flush_seconds;
     pthread_mutex_unlock(&s->mu);
     tess__queue_load_of(ctx, r.seconds_per_key, &r.q);
     if (r.q.biggest_instance >= 0)
@@ -202,8 +216,11 @@ static void on_mig_done(tess_ctx *ctx, const done_rep *d)
     if (d->thief < 0 || d->thief >= ctx->nranks) return;
     pthread_mutex_lock(&ctx->ctl_mu);
     ctx->steal->inflight--;
+    double took = tess_now() - ctx->steal->asked;
     pthread_cond_broadcast(&ctx->ctl_cv);
     pthread_mutex_unlock(&ctx->ctl_mu);
+    tess__log(ctx, "steal: installed on rank %d %.1f ms after it was decided", d->thief,
+              took * 1e3);
 }
 
 static void on_covered(tess_ctx *ctx, uint32_t n)
@@ -261,13 +278,15 @@ static double speed_of(const load_rep *r, double fallback_spk)
     return r->seconds_per_key > 0 ? r->seconds_per_key : fallback_spk;
 }
 
-/* Seconds until a busy rank has finished its running and queued tasks. */
+/* Seconds until a busy rank has finished its running and queued tasks and
+ * flushed their writes (a worker's flush cannot be stolen). */
 static double finish_seconds(const load_rep *v, double fallback_spk)
 {
     double spk = speed_of(v, fallback_spk);
     if (spk <= 0) return 1e30; /* nothing measured yet: assume stealing is worth it */
     return (v->q.running_seconds + (double)v->q.queued_size * spk) /
-           (v->workers > 0 ? v->workers : 1);
+               (v->workers > 0 ? v->workers : 1) +
+           v->flush_seconds;
 }
 
 static uint64_t rng_next(uint64_t *state)
@@ -286,6 +305,7 @@ static void take(tess_ctx *ctx, int victim, int thief, uint64_t max_size)
         return;
     }
     s->inflight++; /* before MIG_DONE can possibly arrive */
+    s->asked = tess_now();
     s->uncovered += TAKE_UNKNOWN; /* until the reply says how many tasks moved */
     pthread_mutex_unlock(&ctx->ctl_mu);
     take_req tr = {thief, 0, max_size};
@@ -326,7 +346,9 @@ static uint64_t worth_taking(tess_ctx *ctx, const load_rep *victim, const load_r
                              double fallback)
 {
     double end = finish_seconds(victim, fallback);
-    double cost = (double)victim->bytes / ctx->steal->bandwidth + STEAL_LATENCY_SECONDS;
+    /* the thief flushes again after the stolen task */
+    double cost = (double)victim->bytes / ctx->steal->bandwidth + STEAL_LATENCY_SECONDS +
+                  thief->flush_seconds;
     double spk = speed_of(thief, speed_of(victim, fallback));
     if (end >= 1e30 || spk <= 0) return UINT64_MAX;
     if (end <= cost) return 0;
