@@ -346,9 +346,10 @@ static uint64_t worth_taking(tess_ctx *ctx, const load_rep *victim, const load_r
                              double fallback)
 {
     double end = finish_seconds(victim, fallback);
-    /* the thief flushes again after the stolen task */
-    double cost = (double)victim->bytes / ctx->steal->bandwidth + STEAL_LATENCY_SECONDS +
-                  thief->flush_seconds;
+    /* The thief flushes again after the stolen task, but only what that task
+     * wrote: its whole-queue flush time would overstate that (measured: it
+     * made steals so rare that placement converged more slowly). */
+    double cost = (double)victim->bytes / ctx->steal->bandwidth + STEAL_LATENCY_SECONDS;
     double spk = speed_of(thief, speed_of(victim, fallback));
     if (end >= 1e30 || spk <= 0) return UINT64_MAX;
     if (end <= cost) return 0;
