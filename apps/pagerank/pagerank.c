@@ -363,6 +363,22 @@ static int load_graph(tess_ctx *ctx, pr_app *app)
     return rc;
 }
 
+/* Out-edges of each partition's vertices: the work of its kernel instance
+ * (bench/steal.sh reports how skewed the partitions are from these). */
+static void metrics_partition_edges(app_metrics *m, pr_app *app)
+{
+    int parts = tess_table_partitions(app->graph);
+    double *edges = calloc((size_t)parts, sizeof *edges);
+    if (edges == NULL) return;
+    for (int p = 0; p < parts; p++) {
+        uint64_t first = 0, count = 0;
+        tess_table_dense_range(app->graph, p, &first, &count);
+        edges[p] = (double)(app->out_first[first + count] - app->out_first[first]);
+    }
+    app_metrics_list(m, "partition_edges", edges, parts);
+    free(edges);
+}
+
 static void write_metrics(pr_app *app, tess_ctx *ctx, double wall)
 {
     app_metrics *m = app_metrics_new();
@@ -374,6 +390,7 @@ static void write_metrics(pr_app *app, tess_ctx *ctx, double wall)
     app_metrics_int(m, "edges", (int64_t)app->g.ne);
     app_metrics_num(m, "damping", app->opt.damping);
     app_metrics_int(m, "partitions", tess_table_partitions(app->graph));
+    metrics_partition_edges(m, app);
     tess_stats st;
     tess_get_stats(ctx, &st);
     app_metrics_int(m, "steals", (int64_t)st.steals);
