@@ -221,6 +221,11 @@ static void usage(FILE *out)
             "  --output FILE      write 'id<TAB>rank' for every vertex, ascending id\n"
             "                     (default: the ten highest-ranked vertices on stdout)\n"
             "  --metrics FILE     write run metrics as JSON\n"
+            "  --no-steal         no work stealing between ranks (for experiments)\n"
+            "  --slow-worker RANK:FACTOR[:spin|:sleep]\n"
+            "                     rank RANK runs FACTOR (>= 1) times slower (a throttle\n"
+            "                     for stealing experiments); its threads spin for the\n"
+            "                     extra time (default) or sleep\n"
             "  --progress         a line per iteration on stderr (default when a terminal)\n"
             "  --quiet            no progress lines\n"
             "%s"
@@ -232,6 +237,28 @@ static void usage(FILE *out)
             "  tessera supervise -- mpirun -np 3 tessera run pagerank --gen web:200000 \\\n"
             "      --iterations 50 --checkpoint-dir ckpt --checkpoint-every 5\n",
             app_ckpt_cli_usage);
+}
+
+/* Work-stealing options (docs/stealing.md), kept apart from the others. */
+static int parse_steal_option(pr_options *o, int c, const char *arg)
+{
+    if (c == 'N') return o->no_steal = 1, 0;
+    if (c != 'S') return -1;
+    if (tess_parse_slow_worker(arg, &o->slow_rank, &o->slow_factor, &o->slow_sleep) == TESS_OK)
+        return 0;
+    app_error(APP, "option --slow-worker: expected RANK:FACTOR[:spin|:sleep] with FACTOR in "
+                   "[1, 1000], got '%s'", arg);
+    return -1;
+}
+
+static void apply_steal_options(const pr_options *o, tess_config *cfg)
+{
+    if (o->no_steal) cfg->steal = 0;
+    if (o->slow_factor >= 1.0) {
+        cfg->slow_rank = o->slow_rank;
+        cfg->slow_factor = o->slow_factor;
+        cfg->slow_sleep = o->slow_sleep;
+    }
 }
 
 static int parse_option(pr_options *o, int c, const char *arg)
@@ -253,7 +280,7 @@ static int parse_option(pr_options *o, int c, const char *arg)
     case 'C': o->ckpt.dir = arg; return 0;
     case 'E': return app_ckpt_cli_parse_every(APP, &o->ckpt, arg);
     case 'R': o->ckpt.restore = 1; return 0;
-    default: return -1;
+    default: return parse_steal_option(o, c, arg);
     }
 }
 
@@ -297,6 +324,7 @@ static int parse_options(pr_options *o, int argc, char **argv)
         {"checkpoint-dir", required_argument, 0, 'C'},
         {"checkpoint-every", required_argument, 0, 'E'},
         {"restore", no_argument, 0, 'R'},       {"help", no_argument, 0, 'h'},
+        {"no-steal", no_argument, 0, 'N'},      {"slow-worker", required_argument, 0, 'S'},
         {0, 0, 0, 0}};
     *o = (pr_options){.iterations = 20, .damping = 0.85};
     optind = 1;
@@ -440,6 +468,22 @@ static int enable_checkpoints(tess_ctx *ctx, pr_app *app)
     return rc == TESS_OK ? app_ckpt_cli_enable(APP, ctx, &app->opt.ckpt, job) : rc;
 }
 
+/* Out-edges of each partition's vertices: the work of its kernel instance
+ * (bench/steal.sh reports how skewed the partitions are from these). */
+static void metrics_partition_edges(app_metrics *m, pr_app *app)
+{
+    int parts = tess_table_partitions(app->graph);
+    double *edges = calloc((size_t)parts, sizeof *edges);
+    if (edges == NULL) return;
+    for (int p = 0; p < parts; p++) {
+        uint64_t first = 0, count = 0;
+        tess_table_dense_range(app->graph, p, &first, &count);
+        edges[p] = (double)(app->out_first[first + count] - app->out_first[first]);
+    }
+    app_metrics_list(m, "partition_edges", edges, parts);
+    free(edges);
+}
+
 static void write_metrics(pr_app *app, tess_ctx *ctx, double wall)
 {
     app_metrics *m = app_metrics_new();
@@ -452,6 +496,10 @@ static void write_metrics(pr_app *app, tess_ctx *ctx, double wall)
     app_metrics_num(m, "damping", app->opt.damping);
     app_metrics_int(m, "partitions", tess_table_partitions(app->graph));
     app_ckpt_cli_metrics(m, ctx, &app->opt.ckpt, app->restored_epoch, app->first_iteration);
+    metrics_partition_edges(m, app);
+    tess_stats st;
+    tess_get_stats(ctx, &st);
+    app_metrics_int(m, "steals", (int64_t)st.steals);
     app_metrics_write(m, app->opt.metrics);
     app_metrics_free(m);
 }
@@ -470,6 +518,7 @@ static int run(pr_app *app)
     tess_config cfg;
     tess_config_init(&cfg);
     if (app->opt.workers) cfg.workers = (int)app->opt.workers;
+    apply_steal_options(&app->opt, &cfg);
     tess_ctx *ctx = NULL;
     if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
     int rc = load_graph(ctx, app);

@@ -21,6 +21,11 @@ typedef struct pr_options {
     const char *output, *metrics;
     app_progress_mode progress;
     app_ckpt_cli ckpt;
+    /* work stealing (docs/stealing.md): --no-steal, --slow-worker RANK:FACTOR */
+    int no_steal;
+    int slow_rank;
+    double slow_factor;
+    int slow_sleep;
 } pr_options;
 
 typedef struct pr_app {

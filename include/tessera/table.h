@@ -146,7 +146,10 @@ TESS_API int tess_table_clear(tess_table *t);
 TESS_API int64_t tess_table_size(tess_table *t);
 
 TESS_API int tess_table_partitions(const tess_table *t);
-/* Rank that stores partition p. */
+/* Rank that stores partition p.  With work stealing (tess_config.steal) a
+ * partition may move to another rank while kernels run; every rank learns of
+ * the move, and later tess_run() calls place instance i where partition i
+ * then lives. */
 TESS_API int tess_table_owner(const tess_table *t, int partition);
 /* Partition of a key. */
 TESS_API int tess_table_partition_of(const tess_table *t, const void *key);

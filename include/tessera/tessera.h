@@ -73,11 +73,38 @@ typedef struct tess_config {
     tess_mode mode;              /* default TESS_MODE_AUTO */
     double barrier_warn_seconds; /* a barrier waiting longer reports whom it waits for; default 10 */
     int handle_signals;          /* install SIGINT/SIGTERM handlers; default 1 */
-    int verbose;                 /* 1: runtime log lines on stderr; default 0 */
+    int verbose;                 /* 1: runtime log lines on stderr; default 0 (TESS_VERBOSE=1) */
+    /* Work stealing between ranks (docs/stealing.md): an idle rank takes the
+     * biggest not-yet-started task of the busiest rank, and the task's
+     * partitions move with it, when the estimated gain exceeds the cost of
+     * the move.  Default 1; TESS_STEAL=0 in the environment turns it off. */
+    int steal;
+    /* Throttle for experiments and tests: rank slow_rank runs as if on a
+     * machine slow_factor times slower — its kernel instances, its workers'
+     * flushes and its handling of incoming messages each take slow_factor
+     * times as long.  After each, the thread spends (slow_factor - 1) x its
+     * time spinning on the clock (slow_sleep 0, the default: it keeps its
+     * core, like a slower core would) or asleep (slow_sleep 1: the core is
+     * free for other threads meanwhile, so on a machine with fewer cores
+     * than threads the rank is slowed less than slow_factor; cheap for
+     * tests).  slow_rank -1 (the default) throttles nothing;
+     * TESS_SLOW_WORKER=RANK:FACTOR[:MODE] sets them (MODE spin or sleep). */
+    int slow_rank;
+    double slow_factor;
+    int slow_sleep;
 } tess_config;
 
-/* Fill *cfg with defaults, then apply TESS_WORKERS from the environment. */
+/* Fill *cfg with defaults, then apply TESS_WORKERS, TESS_VERBOSE, TESS_STEAL
+ * and TESS_SLOW_WORKER from the environment (malformed values are ignored with a
+ * warning on stderr). */
 TESS_API void tess_config_init(tess_config *cfg);
+
+/* Parse "RANK:FACTOR[:MODE]" (RANK >= 0, 1 <= FACTOR <= 1000, MODE spin
+ * (the default, *sleep_out = 0) or sleep (*sleep_out = 1)) as used by
+ * --slow-worker and TESS_SLOW_WORKER.  TESS_ERR_INVAL on anything else,
+ * leaving the outputs untouched.  Any thread. */
+TESS_API int tess_parse_slow_worker(const char *spec, int *rank_out, double *factor_out,
+                                    int *sleep_out);
 
 typedef struct tess_ctx tess_ctx;
 typedef struct tess_task tess_task;
@@ -166,6 +193,9 @@ typedef struct tess_stats {
     uint64_t updates_remote;  /* table updates sent to other ranks (after combining) */
     double wait_seconds;      /* control/barrier time spent waiting */
     double progress_cpu_seconds; /* CPU used by the MPI progress engine (0 embedded) */
+    uint64_t steals;          /* rank 0: tasks moved between ranks by work stealing */
+    uint64_t migrations_in;   /* partition groups this rank received */
+    uint64_t migrations_out;  /* partition groups this rank gave away */
 } tess_stats;
 
 /* Snapshot of this rank's counters.  Any thread. */

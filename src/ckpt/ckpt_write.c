@@ -316,6 +316,7 @@ static void *committer_main(void *arg)
     rt->committing = 0;
     pthread_cond_broadcast(&rt->cv);
     pthread_mutex_unlock(&rt->mu);
+    tess__ckpt_allow_moves(ctx);
     return NULL;
 }
 
@@ -340,5 +341,6 @@ int tess__ckpt_start_committer(tess_ctx *ctx, uint64_t epoch)
         tess__ckpt_note_failure(ctx, TESS_ERR_NOMEM, "cannot start the committer thread");
     }
     pthread_mutex_unlock(&rt->mu);
+    if (!ok) tess__ckpt_allow_moves(ctx);
     return ok ? TESS_OK : TESS_ERR_NOMEM;
 }

@@ -136,6 +136,9 @@ int tess__ckpt_open_store(tess_ctx *ctx, tess__ckpt_store **s_out, char *err, si
 void tess__ckpt_on_restore(tess_ctx *ctx, int src, const uint8_t *p, size_t len);
 void tess__ckpt_on_restored(tess_ctx *ctx, int src, const uint8_t *p, size_t len);
 
+/* snapshot.c: rank 0, once for each epoch started: that epoch no longer
+ * keeps work stealing from moving partitions */
+void tess__ckpt_allow_moves(tess_ctx *ctx);
 /* snapshot.c */
 int tess__ckpt_check_control(tess_ctx *ctx, const char *what);
 

@@ -378,11 +378,41 @@ void tess__ckpt_note_failure(tess_ctx *ctx, int rc, const char *msg)
     rt->stats.failed++;
 }
 
+/* Rank 0: no partition moves while an epoch is in progress (a partition in
+ * flight would be in no rank's cut); wait for the moves already started.
+ * A count, not a flag: the committer of epoch E allows moves again after it
+ * has cleared rt->committing, when epoch E+1 may already have started (and
+ * must still exclude them); a flag cleared there once let steals run during
+ * an epoch, and a committed checkpoint lacked a partition that was moving. */
+static void exclude_moves(tess_ctx *ctx)
+{
+    pthread_mutex_lock(&ctx->ctl_mu);
+    while (tess__steal_moves_in_flight(ctx) > 0 && !tess_interrupted(ctx)) {
+        struct timespec ts;
+        tess__deadline_after(&ts, 0.05);
+        pthread_cond_timedwait(&ctx->ctl_cv, &ctx->ctl_mu, &ts);
+    }
+    ctx->ckpt_active++;
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
+void tess__ckpt_allow_moves(tess_ctx *ctx)
+{
+    pthread_mutex_lock(&ctx->ctl_mu);
+    ctx->ckpt_active--;
+    pthread_cond_broadcast(&ctx->ctl_cv);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
 /* Rank 0: create the epoch directory, then tell every rank (itself too). */
 static int start_epoch(tess_ctx *ctx, int mode, const void *user, size_t len)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     char err[512] = "";
+    pthread_mutex_lock(&rt->mu);
+    wait_committed_locked(rt);
+    pthread_mutex_unlock(&rt->mu);
+    exclude_moves(ctx);
     pthread_mutex_lock(&rt->mu);
     wait_committed_locked(rt);
     int rc = tess__ckpt_open_rank0_store(ctx, err, sizeof err);
@@ -396,6 +426,7 @@ static int start_epoch(tess_ctx *ctx, int mode, const void *user, size_t len)
         free(copy);
         tess__ckpt_note_failure(ctx, rc, err[0] ? err : "out of memory");
         pthread_mutex_unlock(&rt->mu);
+        tess__ckpt_allow_moves(ctx);
         return rc;
     }
     if (len) memcpy(copy, user, len);
@@ -428,20 +459,28 @@ int tess_checkpoint_barrier(tess_ctx *ctx, const void *user, size_t len)
 
 /* ---------------------------------------------------------------- CpPeriodic */
 
+/*
+ * An epoch every rt->period seconds, counted from the start of the previous
+ * one; when the previous one is still going at that time, the next waits a
+ * period more.  rt->cv is broadcast for many other reasons (files arriving,
+ * a commit), so a wake-up alone is no reason to start: before this checked
+ * the clock, epochs ran back to back after the first, whatever the period,
+ * and kept work stealing from moving partitions most of the time.
+ */
 static void *timer_main(void *arg)
 {
     tess_ctx *ctx = arg;
     tess__ckpt_rt *rt = ctx->ckpt;
     pthread_mutex_lock(&rt->mu);
-    double due = tess_now() + rt->period;
+    double next = tess_now() + rt->period;
     while (!rt->timer_stop) {
-        /* rt->cv is also signalled by every commit: sleep until `due` */
         struct timespec ts;
-        tess__deadline_after(&ts, due - tess_now());
+        double wait = next - tess_now();
+        tess__deadline_after(&ts, wait > 0 ? wait : 0);
         pthread_cond_timedwait(&rt->cv, &rt->mu, &ts);
-        if (rt->timer_stop || rt->period <= 0 || tess_now() < due) continue;
-        due += rt->period;
-        if (due < tess_now()) due = tess_now() + rt->period; /* fell behind: no burst */
+        if (rt->timer_stop || rt->period <= 0 || tess_now() < next) continue;
+        next += rt->period;
+        if (next < tess_now()) next = tess_now() + rt->period;
         if (rt->committing != 0 || rt->phase != 0) continue; /* previous still going */
         size_t len = rt->periodic_user_len;
         uint8_t *user = len ? malloc(len) : NULL;

@@ -38,6 +38,17 @@ enum tess__msg_type {
     TESS_MSG_CKPT_FILES,     /* rank -> 0: its files of an epoch are written (or failed) */
     TESS_MSG_CKPT_RESTORE,   /* rank 0 -> all: load an epoch */
     TESS_MSG_CKPT_RESTORED,  /* rank -> 0: loaded (status) */
+    /* work stealing (sched/steal.c) and partition migration (table/migrate.c);
+     * numbered from 64 to leave room for other kinds above */
+    TESS_MSG_STEAL_QUERY = 64, /* rank 0 -> busy rank: its queued work (request) */
+    TESS_MSG_STEAL_TAKE,     /* rank 0 -> victim: give a queued task to a thief (request) */
+    TESS_MSG_MIG_DONE,       /* thief -> rank 0: stolen task is in the thief's queue */
+    TESS_MSG_MIG_BEGIN,      /* old owner -> new owner: a partition group will move */
+    TESS_MSG_MIG_ANNOUNCE,   /* new owner -> other ranks: route writes to me from now */
+    TESS_MSG_MIG_MARKER,     /* any rank -> old owner: my last write for it was sent */
+    TESS_MSG_MIG_DATA,       /* old owner -> new owner: the partitions and the task */
+    TESS_MSG_MIG_FWD,        /* a table message passed on to the partition's owner */
+    TESS_MSG_STEAL_COVERED,  /* thief -> rank 0: stolen tasks finished, DONE follows */
     TESS_MSG_TYPES
 };
 

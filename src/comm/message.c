@@ -71,7 +71,16 @@ void tess__dispatch(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, siz
     case TESS_MSG_CKPT_FILES:
     case TESS_MSG_CKPT_RESTORE:
     case TESS_MSG_CKPT_RESTORED: tess__ckpt_on_message(ctx, src, type, p, len); break;
-    default: tess__table_on_message(ctx, src, type, p, len); break;
+    case TESS_MSG_STEAL_QUERY:
+    case TESS_MSG_STEAL_TAKE:
+    case TESS_MSG_MIG_DONE:
+    case TESS_MSG_STEAL_COVERED: tess__steal_on_message(ctx, src, type, p, len); break;
+    case TESS_MSG_MIG_BEGIN:
+    case TESS_MSG_MIG_ANNOUNCE:
+    case TESS_MSG_MIG_MARKER:
+    case TESS_MSG_MIG_DATA:
+    case TESS_MSG_MIG_FWD: tess__migrate_on_message(ctx, src, type, p, len); break;
+    default: tess__table_deliver(ctx, src, type, p, len); break;
     }
 }
 

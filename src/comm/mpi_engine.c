@@ -188,7 +188,9 @@ static int poll_incoming(tess__comm *c)
         if (buf == NULL) abort();
         MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_BATCH, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
+        double started = tess_now();
         dispatch_batch(c->ctx, st.MPI_SOURCE, buf, (size_t)count);
+        tess__throttle(c->ctx, started); /* a slowed rank handles messages slowly too */
         free(buf);
         got = 1;
     }
@@ -214,11 +216,20 @@ static void note_cpu(tess__comm *c)
                  (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
 }
 
+/*
+ * Idle: yield, then sleep longer and longer.  Not while a send is pending:
+ * a batch above the eager limit moves in fragments, each pushed by a
+ * progress call of the sender, while the receiver waits in MPI_Recv
+ * spinning inside the library.  A sender asleep here for up to 1 ms per
+ * fragment made the receiver's progress thread burn about as much CPU as
+ * its worker (perf: mca_btl_vader and opal_progress under MPI_Recv) and
+ * moved the batches at a few tens of MB/s.
+ */
 static void back_off(tess__comm *c)
 {
     unsigned k = ++c->idle_turns;
     if ((k & 15) == 0) note_cpu(c);
-    if (k < 32) {
+    if (k < 32 || c->nsends > 0) {
         sched_yield();
         return;
     }
@@ -281,6 +292,8 @@ static void *progress_main(void *arg)
 {
     tess__comm *c = arg;
     int rc = init_mpi(c);
+    /* after MPI's own threads are created, so that they keep their names */
+    pthread_setname_np(pthread_self(), "tess-progress"); /* for top -H, perf */
     pthread_mutex_lock(&c->mu);
     c->init_rc = rc;
     c->ready = 1;

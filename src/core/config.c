@@ -2,6 +2,7 @@
  * config.c — defaults, the environment, and how this process was launched.
  */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +28,42 @@ void tess_config_init(tess_config *cfg)
     cfg->handle_signals = 1;
     const char *w = getenv("TESS_WORKERS");
     if (w != NULL && atoi(w) > 0) cfg->workers = atoi(w);
+    const char *v = getenv("TESS_VERBOSE");
+    if (v != NULL && strcmp(v, "1") == 0) cfg->verbose = 1;
+    cfg->steal = 1;
+    cfg->slow_rank = -1;
+    cfg->slow_factor = 1.0;
+    const char *s = getenv("TESS_STEAL");
+    if (s != NULL && strcmp(s, "0") == 0) cfg->steal = 0;
+    s = getenv("TESS_SLOW_WORKER");
+    if (s != NULL && tess_parse_slow_worker(s, &cfg->slow_rank, &cfg->slow_factor,
+                                            &cfg->slow_sleep) != TESS_OK)
+        fprintf(stderr,
+                "tessera: TESS_SLOW_WORKER: expected RANK:FACTOR[:spin|:sleep], got '%s' "
+                "(ignored)\n", s);
+}
+
+/* "" or ":spin" -> 0, ":sleep" -> 1, anything else -> -1. */
+static int slow_mode(const char *s)
+{
+    if (*s == '\0' || strcmp(s, ":spin") == 0) return 0;
+    return strcmp(s, ":sleep") == 0 ? 1 : -1;
+}
+
+int tess_parse_slow_worker(const char *spec, int *rank_out, double *factor_out, int *sleep_out)
+{
+    if (spec == NULL) return TESS_ERR_INVAL;
+    char *end = NULL;
+    long rank = strtol(spec, &end, 10);
+    if (end == spec || *end != ':' || rank < 0 || rank > 1000000) return TESS_ERR_INVAL;
+    const char *f = end + 1;
+    double factor = strtod(f, &end);
+    int sleep = slow_mode(end);
+    if (end == f || sleep < 0 || !(factor >= 1.0 && factor <= 1000.0)) return TESS_ERR_INVAL;
+    *rank_out = (int)rank;
+    *factor_out = factor;
+    *sleep_out = sleep;
+    return TESS_OK;
 }
 
 int tess__default_workers(void)

@@ -110,6 +110,8 @@ int tess_init(const tess_config *cfg, tess_ctx **ctx_out)
     if (rc == TESS_OK) rc = create_slots(ctx);
     if (rc == TESS_OK) rc = tess__queue_create(ctx);
     if (rc == TESS_OK) rc = tess__inboxes_create(ctx);
+    if (rc == TESS_OK) rc = tess__steal_create(ctx);
+    if (rc == TESS_OK) rc = tess__migrate_create(ctx);
     if (rc != TESS_OK) {
         tess__warn(ctx, "cannot start: %s", ctx->last_error[0] ? ctx->last_error
                                                                 : tess_strerror(rc));
@@ -151,6 +153,8 @@ void tess_finalize(tess_ctx *ctx)
     tess__ckpt_free(ctx);
     tess__inboxes_destroy(ctx);
     tess__queue_destroy(ctx);
+    tess__migrate_destroy(ctx);
+    tess__steal_destroy(ctx);
     if (ctx->slots != NULL)
         for (int i = 0; i <= ctx->workers; i++) tess__slot_destroy(&ctx->slots[i]);
     tess__tables_free(ctx);
@@ -184,4 +188,7 @@ void tess_get_stats(const tess_ctx *ctx, tess_stats *st)
     st->updates_remote = atomic_load(&ctx->st_updates_remote);
     st->wait_seconds = ctx->wait_seconds;
     st->progress_cpu_seconds = 1e-9 * (double)atomic_load(&ctx->st_progress_cpu_ns);
+    st->steals = atomic_load(&ctx->st_steals);
+    st->migrations_in = atomic_load(&ctx->st_mig_in);
+    st->migrations_out = atomic_load(&ctx->st_mig_out);
 }

@@ -81,6 +81,8 @@ struct tess_ctx {
     void *app;
 
     struct tess__tick_reg *tick; /* tick-face applications (src/tick), or NULL */
+    struct tess__steal *steal;   /* work stealing and the throttle (src/sched/steal.c) */
+    struct tess__migrate *mig;   /* partition migration (src/table/migrate.c) */
     tess__ckpt_rt *ckpt;      /* checkpoint state (src/ckpt/snapshot.c), or NULL */
 
     tess__comm *comm;         /* NULL in embedded mode */
@@ -94,6 +96,7 @@ struct tess_ctx {
     int ready_ranks;          /* rank 0: ranks that reported READY */
     int setup_mismatch;       /* rank 0: a rank registered differently */
     int shutdown;             /* set on every rank when rank 0's control returned */
+    int ckpt_active;          /* rank 0: checkpoint epochs in progress (no steals while > 0) */
     int shutdown_rc;
     char kernel_error[256];
 
@@ -105,6 +108,7 @@ struct tess_ctx {
     _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;
     _Atomic uint64_t st_updates_local, st_updates_remote;
     _Atomic uint64_t st_progress_cpu_ns;
+    _Atomic uint64_t st_steals, st_mig_in, st_mig_out;
     double wait_seconds;
 
     _Atomic int interrupted;
@@ -171,6 +175,60 @@ int tess__slot_flush_all(tess__slot *slot);
 /* A short description of what this rank is still running (for barrier warnings). */
 void tess__sched_describe_busy(tess_ctx *ctx, char *buf, size_t len);
 
+/* ---- work stealing (sched/steal.c) and migration (table/migrate.c) ---- */
+int tess__steal_create(tess_ctx *ctx);
+void tess__steal_destroy(tess_ctx *ctx);
+/* Rank 0, from the barrier's wait loop (ctl_mu not held): start a steal if worth it. */
+void tess__steal_balance(tess_ctx *ctx);
+/* Rank 0, ctl_mu held: a stolen task has not yet reached its new rank's queue. */
+int tess__steal_pending(const tess_ctx *ctx);
+/* The --slow-worker throttle: on the slowed rank, stretch the work that
+ * began at tess_now() `started` (a kernel instance, a worker's flush, the
+ * handling of a batch of incoming messages) to slow_factor x its length, so
+ * that the whole rank runs as if on a slower machine.  Any thread. */
+void tess__throttle(tess_ctx *ctx, double started);
+/* After each kernel instance, which started at tess_now() `started`: throttle
+ * and the rank's speed estimate. */
+void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double started);
+/* After a worker's flush once its queue ran dry: throttle and the estimate. */
+void tess__steal_after_flush(tess_ctx *ctx, double started);
+void tess__steal_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
+int tess__migrate_create(tess_ctx *ctx);
+void tess__migrate_destroy(tess_ctx *ctx);
+void tess__migrate_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                              size_t len);
+/* Old owner: start moving partition p of table group `group` to rank `to`;
+ * `task` (the stolen tasks, steal.c's encoding) travels with the data. */
+int tess__migrate_begin(tess_ctx *ctx, int group, int p, int to, const uint8_t *task,
+                        size_t task_len);
+/* Bytes of memory partition p of a table group holds here. */
+uint64_t tess__migrate_group_bytes(tess_ctx *ctx, int group, int p);
+/* What a rank's queue holds that another rank could take (queue.c). */
+typedef struct tess__queue_load {
+    uint64_t seq;             /* last run this rank received */
+    int32_t queued;           /* not-started tasks that may be stolen */
+    int32_t biggest_instance; /* the biggest of them, -1 if none */
+    int32_t biggest_group;    /* the table group of its locality table */
+    int32_t running;          /* tasks running now */
+    uint64_t queued_size;     /* keys in their locality partitions */
+    uint64_t biggest_size;
+    double running_seconds;   /* the running tasks' estimated time left, summed */
+} tess__queue_load;
+/* seconds_per_key (0 = unknown) estimates how long the running tasks still take. */
+void tess__queue_load_of(tess_ctx *ctx, double seconds_per_key, tess__queue_load *out);
+/* Remove the biggest stealable task of at most max_size keys and every
+ * queued task on the same locality partition; *blob_out (malloc'd) encodes
+ * them.  0 if none. */
+int tess__queue_take(tess_ctx *ctx, uint64_t max_size, uint8_t **blob_out, size_t *len_out,
+                     int *group_out, int *instance_out, int *tasks_out);
+/* Queue tasks taken on another rank; returns this rank's run sequence. */
+uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len);
+/* New owner: queue the stolen tasks that came with a partition, tell rank 0. */
+void tess__steal_install_tasks(tess_ctx *ctx, int from, const uint8_t *task, size_t len);
+/* A table message for this rank: held or passed on while partitions move
+ * (migrate.c), else handled by tess__table_on_message. */
+void tess__table_deliver(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
+
 /* ---- tables (table/) ---- */
 void tess__tables_free(tess_ctx *ctx);
 void tess__slot_buffers_free(tess__slot *slot);
@@ -202,6 +260,8 @@ void tess__ckpt_table_message(tess_ctx *ctx, int src, uint32_t type, const uint8
                               size_t len);
 /* Checkpoint protocol messages (markers, files, restore). */
 void tess__ckpt_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
+/* Rank 0, ctl_mu held: partition moves started and not yet finished. */
+int tess__steal_moves_in_flight(const tess_ctx *ctx);
 /* Stop taking checkpoints and let the one in progress finish. */
 void tess__ckpt_quiesce(tess_ctx *ctx);
 /* Wait for the writer threads and free the checkpoint state.  Accepts none. */

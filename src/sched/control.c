@@ -199,6 +199,7 @@ int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *local
 
 static int all_done(tess_ctx *ctx)
 {
+    if (tess__steal_pending(ctx)) return 0; /* a stolen task is on its way */
     for (int r = 0; r < ctx->nranks; r++)
         if (ctx->views[r].done_seq < ctx->run_seq) return 0;
     return 1;
@@ -224,6 +225,10 @@ static int wait_tasks_done(tess_ctx *ctx)
     double start = tess_now(), next_warn = ctx->cfg.barrier_warn_seconds;
     pthread_mutex_lock(&ctx->ctl_mu);
     while (!all_done(ctx) && !tess_interrupted(ctx)) {
+        pthread_mutex_unlock(&ctx->ctl_mu);
+        tess__steal_balance(ctx); /* sched/steal.c: an idle rank may take work */
+        pthread_mutex_lock(&ctx->ctl_mu);
+        if (all_done(ctx)) break;
         timed_wait(ctx, 0.05);
         double waited = tess_now() - start;
         if (next_warn > 0 && waited >= next_warn) {

@@ -27,6 +27,7 @@ struct tess_task {
     int instance, instances;
     int worker;             /* global id of the worker running it */
     uint64_t size;
+    int locality;           /* table index, or < 0 without a locality table */
     shared_args *args;
     const uint8_t *restored;  /* saved position (in args' buffer), or NULL */
     uint32_t restored_len;
@@ -45,6 +46,10 @@ struct tess__task_queue {
     char error_msg[200];
     const char **busy;      /* per worker: kernel name being run, or NULL */
     int *busy_instance;
+    int *busy_locality;     /* per worker: locality table of the running task */
+    uint64_t *busy_size;    /* per worker: size of the running task */
+    double *busy_started;   /* per worker: when it started (tess_now) */
+    uint32_t stolen;        /* stolen tasks received since the last report */
 
     /* checkpoint cuts (see try_cut) */
     uint64_t cut_want, cut_done; /* epochs asked for and cut */
@@ -83,13 +88,17 @@ int tess__queue_create(tess_ctx *ctx)
     if (q == NULL) return TESS_ERR_NOMEM;
     q->busy = calloc((size_t)ctx->workers, sizeof *q->busy);
     q->busy_instance = calloc((size_t)ctx->workers, sizeof *q->busy_instance);
+    q->busy_locality = calloc((size_t)ctx->workers, sizeof *q->busy_locality);
+    q->busy_size = calloc((size_t)ctx->workers, sizeof *q->busy_size);
+    q->busy_started = calloc((size_t)ctx->workers, sizeof *q->busy_started);
     q->pos = calloc((size_t)ctx->workers, sizeof *q->pos);
     q->pos_len = calloc((size_t)ctx->workers, sizeof *q->pos_len);
     q->pos_instance = malloc((size_t)ctx->workers * sizeof *q->pos_instance);
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
     ctx->queue = q;
-    if (!q->busy || !q->busy_instance || !q->pos || !q->pos_len || !q->pos_instance)
+    if (!q->busy || !q->busy_instance || !q->busy_locality || !q->busy_size ||
+        !q->busy_started || !q->pos || !q->pos_len || !q->pos_instance)
         return TESS_ERR_NOMEM;
     for (int w = 0; w < ctx->workers; w++) q->pos_instance[w] = -1;
     return TESS_OK;
@@ -108,6 +117,9 @@ void tess__queue_destroy(tess_ctx *ctx)
     free(q->tasks);
     free(q->busy);
     free(q->busy_instance);
+    free(q->busy_locality);
+    free(q->busy_size);
+    free(q->busy_started);
     for (int w = 0; q->pos && w < ctx->workers; w++) free(q->pos[w]);
     free(q->pos);
     free(q->pos_len);
@@ -269,13 +281,17 @@ static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
     try_cut(ctx, q); /* CpBarrier: the cut comes before this rank says done */
     int idle = q->next == q->ntasks && q->running == 0 && q->reported_seq < q->seq;
     done_msg d = {.seq = q->seq, .error = q->error};
+    uint32_t stolen = 0;
     if (idle) {
         memcpy(d.msg, q->error_msg, sizeof d.msg);
         q->reported_seq = q->seq;
         q->error = 0;
         q->error_msg[0] = '\0';
+        stolen = q->stolen; /* steal.c: finished, and reported before this DONE */
+        q->stolen = 0;
     }
     pthread_mutex_unlock(&q->mu);
+    if (stolen) tess__send(ctx, 0, TESS_MSG_STEAL_COVERED, &stolen, sizeof stolen, NULL, 0);
     if (idle) tess__send(ctx, 0, TESS_MSG_DONE, &d, sizeof d, NULL, 0);
 }
 
@@ -325,6 +341,7 @@ static int build_tasks(tess_ctx *ctx, const run_msg *r, shared_args *args, tess_
         if (pos != NULL && state == TASK_FINISHED) continue;
         tasks[n] = (tess_task){.ctx = ctx, .kernel = r->kernel, .instance = i,
                                .instances = r->instances, .args = args,
+                               .locality = r->locality,
                                .size = loc ? tess__table_local_size(loc, i) : 0,
                                .restored = pos, .restored_len = plen};
         n++;
@@ -394,11 +411,15 @@ static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel,
              ctx->last_error[0] ? ctx->last_error : tess_strerror(rc));
 }
 
-/* q->mu held, released and retaken: flush this worker's buffers. */
-static void flush_locked(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot)
+/* q->mu held, released and retaken: flush this worker's buffers (`dry`: its
+ * queue ran dry; the flush then counts in the rank's finish-time estimate). */
+static void flush_locked(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot, int dry)
 {
     pthread_mutex_unlock(&q->mu);
+    double started = tess_now();
     int frc = tess__slot_flush_all(slot);
+    if (dry) tess__steal_after_flush(ctx, started);
+    else tess__throttle(ctx, started);
     pthread_mutex_lock(&q->mu);
     record_error(ctx, q, "(flush)", -1, frc);
 }
@@ -407,7 +428,7 @@ static void flush_locked(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot)
 static void idle_step(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot, int *holding)
 {
     if (*holding) {
-        flush_locked(ctx, q, slot);
+        flush_locked(ctx, q, slot, 1);
         *holding = 0;
         q->running--;
         report_if_idle(ctx, q);
@@ -435,11 +456,14 @@ static void *worker_main(void *arg)
     tess_ctx *ctx = slot->ctx;
     tess__task_queue *q = ctx->queue;
     int w = slot->index, holding = 0; /* counted in q->running with unflushed buffers */
+    char name[16];
+    snprintf(name, sizeof name, "tess-worker-%u", (unsigned)w % 1000u);
+    pthread_setname_np(pthread_self(), name); /* for top -H, perf */
     tess__set_current_slot(slot);
     pthread_mutex_lock(&q->mu);
     while (!q->stop) {
         if (cut_pending_async(q)) {
-            if (holding) flush_locked(ctx, q, slot);
+            if (holding) flush_locked(ctx, q, slot, 0);
             park(ctx, q);
             continue;
         }
@@ -452,8 +476,13 @@ static void *worker_main(void *arg)
         holding = 1;
         q->busy[w] = ctx->reg.kernels[t.kernel].name;
         q->busy_instance[w] = t.instance;
+        q->busy_locality[w] = t.locality;
+        q->busy_size[w] = t.size;
+        double started = tess_now();
+        q->busy_started[w] = started;
         pthread_mutex_unlock(&q->mu);
         int rc = run_task(ctx, w, &t);
+        tess__steal_after_task(ctx, t.size, started);
         args_release(t.args);
         pthread_mutex_lock(&q->mu);
         q->busy[w] = NULL;
@@ -542,3 +571,180 @@ int tess_task_instances(const tess_task *t) { return t->instances; }
 int tess_task_worker(const tess_task *t) { return t->worker; }
 tess_ctx *tess_task_ctx(const tess_task *t) { return t->ctx; }
 void *tess_task_app(const tess_task *t) { return t->ctx->app; }
+
+/* ---- work stealing (steal.c): what may be taken, taking, and receiving ---- */
+
+/* Caller holds q->mu.  A task may move if it has a locality partition and no
+ * running task uses the same one (its partitions move with it). */
+static int stealable(tess_ctx *ctx, const tess__task_queue *q, const tess_task *t)
+{
+    if (t->locality < 0) return 0;
+    int group = ctx->tables[t->locality]->group;
+    for (int w = 0; w < ctx->workers; w++)
+        if (q->busy[w] != NULL && q->busy_locality[w] >= 0 && q->busy_instance[w] == t->instance &&
+            ctx->tables[q->busy_locality[w]]->group == group)
+            return 0;
+    return 1;
+}
+
+void tess__queue_load_of(tess_ctx *ctx, double seconds_per_key, tess__queue_load *out)
+{
+    tess__task_queue *q = ctx->queue;
+    memset(out, 0, sizeof *out);
+    out->biggest_instance = -1;
+    double now = tess_now();
+    pthread_mutex_lock(&q->mu);
+    out->seq = q->seq;
+    for (int w = 0; w < ctx->workers; w++) {
+        if (q->busy[w] == NULL) continue;
+        out->running++;
+        double left = (double)q->busy_size[w] * seconds_per_key - (now - q->busy_started[w]);
+        if (left > 0) out->running_seconds += left;
+    }
+    for (int i = q->next; i < q->ntasks; i++) { /* sorted biggest first */
+        const tess_task *t = &q->tasks[i];
+        if (!stealable(ctx, q, t)) continue;
+        if (out->biggest_instance < 0) {
+            out->biggest_instance = t->instance;
+            out->biggest_group = ctx->tables[t->locality]->group;
+            out->biggest_size = t->size;
+        }
+        out->queued++;
+        out->queued_size += t->size;
+    }
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* A stolen task: this header, its args, then its restored position (a task
+ * of a run restored from a checkpoint continues where it was on the thief). */
+typedef struct stolen_hdr {
+    int32_t kernel, instance, instances, locality;
+    uint64_t args_len;
+    uint32_t restored_len, has_restored;
+} stolen_hdr;
+
+static int encode_task(const tess_task *t, uint8_t **blob, size_t *len)
+{
+    stolen_hdr h = {t->kernel, t->instance, t->instances, t->locality, t->args->len,
+                    t->restored_len, t->restored != NULL};
+    size_t body = h.args_len + h.restored_len;
+    uint8_t *grown = realloc(*blob, *len + sizeof h + body);
+    if (grown == NULL) return TESS_ERR_NOMEM;
+    memcpy(grown + *len, &h, sizeof h);
+    memcpy(grown + *len + sizeof h, t->args->data, h.args_len);
+    if (h.restored_len) memcpy(grown + *len + sizeof h + h.args_len, t->restored, h.restored_len);
+    *blob = grown;
+    *len += sizeof h + body;
+    return TESS_OK;
+}
+
+/* Caller holds q->mu.  The latest run's instances on this rank, as a
+ * checkpoint's cut describes them (describe_tasks), follow stolen tasks. */
+static void forget_assigned(tess__task_queue *q, int instance)
+{
+    for (int i = 0; i < q->nassigned; i++)
+        if (q->assigned[i] == instance) {
+            q->assigned[i] = q->assigned[--q->nassigned];
+            return;
+        }
+}
+
+static void add_assigned(tess__task_queue *q, int instance)
+{
+    int *grown = realloc(q->assigned, (size_t)(q->nassigned + 1) * sizeof *grown);
+    if (grown == NULL) abort(); /* a checkpoint would lose the task */
+    q->assigned = grown;
+    q->assigned[q->nassigned++] = instance;
+}
+
+/* Caller holds q->mu: move the tasks on (group, instance) out into *blob. */
+static int take_same(tess_ctx *ctx, tess__task_queue *q, int group, int instance,
+                     uint8_t **blob, size_t *len)
+{
+    int kept = q->next, rc = TESS_OK;
+    for (int i = q->next; i < q->ntasks; i++) {
+        tess_task *t = &q->tasks[i];
+        if (t->locality >= 0 && t->instance == instance &&
+            ctx->tables[t->locality]->group == group && rc == TESS_OK &&
+            (rc = encode_task(t, blob, len)) == TESS_OK) {
+            if (t->kernel == q->run_kernel) forget_assigned(q, t->instance);
+            args_release(t->args);
+            continue;
+        }
+        q->tasks[kept++] = *t;
+    }
+    q->ntasks = kept;
+    return rc;
+}
+
+int tess__queue_take(tess_ctx *ctx, uint64_t max_size, uint8_t **blob_out, size_t *len_out,
+                     int *group_out, int *instance_out, int *tasks_out)
+{
+    tess__task_queue *q = ctx->queue;
+    pthread_mutex_lock(&q->mu);
+    int i = q->next;
+    while (i < q->ntasks && (q->tasks[i].size > max_size || !stealable(ctx, q, &q->tasks[i])))
+        i++;
+    if (i == q->ntasks) {
+        pthread_mutex_unlock(&q->mu);
+        return 0;
+    }
+    int group = ctx->tables[q->tasks[i].locality]->group, instance = q->tasks[i].instance;
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    int before = q->ntasks;
+    int rc = take_same(ctx, q, group, instance, &blob, &len);
+    *tasks_out = before - q->ntasks;
+    if (rc != TESS_OK) abort(); /* tasks left the queue half encoded */
+    *blob_out = blob;
+    *len_out = len;
+    *group_out = group;
+    *instance_out = instance;
+    report_if_idle(ctx, q); /* the taken task may have been the last one */
+    return 1;
+}
+
+static int decode_task(tess_ctx *ctx, const uint8_t *p, size_t len, size_t *off,
+                       tess_task *out)
+{
+    stolen_hdr h;
+    if (len - *off < sizeof h) return TESS_ERR_FORMAT;
+    memcpy(&h, p + *off, sizeof h);
+    size_t body = h.args_len + h.restored_len;
+    if (h.args_len > len - *off - sizeof h || h.restored_len > len - *off - sizeof h - h.args_len ||
+        h.locality < 0 || h.locality >= ctx->ntables)
+        return TESS_ERR_FORMAT;
+    shared_args *args = malloc(sizeof *args + body);
+    if (args == NULL) return TESS_ERR_NOMEM;
+    atomic_store(&args->refs, 1);
+    args->len = h.args_len;
+    memcpy(args->data, p + *off + sizeof h, body);
+    *off += sizeof h + body;
+    tess_table *loc = ctx->tables[h.locality];
+    *out = (tess_task){.ctx = ctx, .kernel = h.kernel, .instance = h.instance,
+                       .instances = h.instances, .locality = h.locality, .args = args,
+                       .size = tess__table_local_size(loc, h.instance),
+                       .restored = h.has_restored ? args->data + h.args_len : NULL,
+                       .restored_len = h.restored_len};
+    return TESS_OK;
+}
+
+uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len)
+{
+    tess__task_queue *q = ctx->queue;
+    size_t off = 0;
+    pthread_mutex_lock(&q->mu);
+    while (off < len) {
+        tess_task t;
+        if (decode_task(ctx, blob, len, &off, &t) != TESS_OK || queue_add(q, &t, 1) != TESS_OK)
+            abort(); /* a task of this run would be lost */
+        if (t.kernel == q->run_kernel) add_assigned(q, t.instance);
+        q->stolen++;
+    }
+    /* this rank may have reported the run done already: it will again */
+    if (q->seq > 0 && q->reported_seq >= q->seq) q->reported_seq = q->seq - 1;
+    uint64_t seq = q->seq;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    return seq;
+}

@@ -61,6 +61,10 @@ int tess__partition_encode(const tess__partition *p, uint8_t **buf_out, size_t *
 typedef int (*tess__entry_fn)(void *arg, const void *key, const void *value, size_t len);
 int tess__partition_decode(const uint8_t *buf, size_t len, size_t key_size, tess__entry_fn fn,
                            void *arg);
+/* Put every entry of encoded bytes into p (same key and value sizes): a
+ * partition moving to another rank (migrate.c).  TESS_ERR_FORMAT on bytes
+ * that are not a whole encoding. */
+int tess__partition_decode_into(tess__partition *p, const uint8_t *buf, size_t len);
 
 /* Bytes of memory held (for metrics). */
 size_t tess__partition_bytes(const tess__partition *p);

@@ -9,7 +9,8 @@
  *   entries ("E"): u64 value_size (0 = variable), u64 n, then n records of
  *     key, u64 length, stored value.
  * Values are the stored ones, not the accumulator's view, so that a restored
- * partition accumulates on exactly as before.
+ * (or migrated) partition accumulates on exactly as before.  Work stealing
+ * moves partitions between ranks in the same bytes (migrate.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -120,4 +121,15 @@ int tess__partition_decode(const uint8_t *buf, size_t len, size_t key_size, tess
     if (buf[0] == CODEC_DENSE) return decode_dense(buf + 1, len - 1, key_size, fn, arg);
     if (buf[0] == CODEC_ENTRIES) return decode_entries(buf + 1, len - 1, key_size, fn, arg);
     return TESS_ERR_FORMAT;
+}
+
+static int put_entry(void *arg, const void *key, const void *value, size_t len)
+{
+    return tess__partition_put(arg, key, value, len);
+}
+
+int tess__partition_decode_into(tess__partition *p, const uint8_t *buf, size_t len)
+{
+    int rc = tess__partition_decode(buf, len, p->key_size, put_entry, p);
+    return rc == TESS_ERR_INVAL ? TESS_ERR_FORMAT : rc;
 }

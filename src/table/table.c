@@ -103,6 +103,11 @@ static tess__partition *new_partition(tess_table *t, int p)
     return tess__partition_new_hash(t->key_size, t->value_size, &t->acc);
 }
 
+tess__partition *tess__table_new_partition(tess_table *t, int p)
+{
+    return new_partition(t, p);
+}
+
 /* Partition i lives on rank i mod R; a grouped table follows its leader. */
 static int place_partitions(tess_table *t, const tess_table_spec *s)
 {
@@ -169,6 +174,7 @@ int tess_table_create(tess_ctx *ctx, const tess_table_spec *s, tess_table **tabl
     if (rc == TESS_OK) rc = set_partitioner(t, s);
     if (rc == TESS_OK) rc = place_partitions(t, s);
     if (rc == TESS_OK) rc = register_table(ctx, t);
+    if (rc == TESS_OK) t->group = s->group_with ? s->group_with->group : t->index;
     if (rc != TESS_OK) {
         table_free(t);
         return rc;
@@ -206,12 +212,12 @@ int tess_table_partitions(const tess_table *t) { return t->nparts; }
 
 int tess_table_owner(const tess_table *t, int p)
 {
-    return p >= 0 && p < t->nparts ? t->owner[p] : -1;
+    return p >= 0 && p < t->nparts ? tess__owner(t, p) : -1;
 }
 
 int tess_table_is_local(const tess_table *t, int p)
 {
-    return p >= 0 && p < t->nparts && t->owner[p] == t->ctx->rank;
+    return p >= 0 && p < t->nparts && tess__owner(t, p) == t->ctx->rank;
 }
 
 /* Dense: the bucket gives the first candidate; step over empty or short ranges. */
@@ -256,14 +262,15 @@ int tess_table_dense_range(const tess_table *t, int p, uint64_t *first_out, uint
 void *tess_table_dense_data(tess_table *t, int p, uint64_t *count_out)
 {
     if (!t->dense || !tess_table_is_local(t, p)) return NULL;
-    return tess__partition_dense_data(t->parts[p], count_out);
+    tess__partition *part = tess__part_here(t, p);
+    return part ? tess__partition_dense_data(part, count_out) : NULL;
 }
 
 uint64_t tess__table_local_size(tess_table *t, int p)
 {
     if (!tess_table_is_local(t, p)) return 0;
     pthread_mutex_lock(&t->locks[p]);
-    uint64_t n = tess__partition_size(t->parts[p]);
+    uint64_t n = t->parts[p] ? tess__partition_size(t->parts[p]) : 0;
     pthread_mutex_unlock(&t->locks[p]);
     return n;
 }

@@ -7,7 +7,11 @@
  * destination rank: a small hash map that merges updates to the same key
  * with the table's accumulator, sent as one message when it fills, when the
  * kernel instance ends, on flush and at barriers.  Both buffers keep the
- * issue order of one thread's writes to one key.
+ * issue order of one thread's writes to one key.  When a partition changes
+ * owner (work stealing), a thread flushes everything it buffered under the
+ * old placement before it routes a new write, and a flushed combiner goes to
+ * the owners of its keys at the time of sending (table_route.c), so a key's
+ * older writes can never be overtaken by newer ones on another path.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +36,7 @@ struct tess__slot_buffers {
     combiner *remote;    /* one per rank */
     tess__private *priv; /* dense tables: this thread's combining array */
     int priv_failed;     /* could not allocate it: use the local buffer */
+    unsigned seen_version; /* table placement the buffered writes were routed under */
 };
 
 static void combiner_free(combiner *c)
@@ -75,6 +80,7 @@ static tess__slot_buffers *buffers_new(const tess_table *t)
     b->group = malloc(((size_t)t->nparts + 1) * sizeof *b->group);
     b->skeys = malloc(LOCAL_CAP * t->key_size);
     b->svals = malloc(LOCAL_CAP * (t->value_size ? t->value_size : 1));
+    b->seen_version = atomic_load(&((tess_table *)t)->placement_version);
     if (b->lkeys && b->lvals && b->remote && b->part && b->group && b->skeys && b->svals)
         return b;
     buffers_free(b, t->ctx->nranks);
@@ -124,7 +130,7 @@ static int flush_remote(tess_table *t, tess__slot_buffers *b, int dst)
 {
     combiner *c = &b->remote[dst];
     if (c->n == 0) return TESS_OK;
-    int rc = tess__remote_send_updates(t, dst, c->keys, c->vals, c->n);
+    int rc = tess__route_updates(t, c->keys, c->vals, c->n);
     memset(c->index, 0, 2 * REMOTE_CAP * sizeof *c->index);
     c->n = 0;
     c->dirty = 1;
@@ -174,10 +180,25 @@ static int combiner_add(tess_table *t, tess__slot_buffers *b, int dst, const voi
     return c->n >= REMOTE_CAP ? flush_remote(t, b, dst) : TESS_OK;
 }
 
+static int flush_all_of(tess_table *t, tess__slot_buffers *b);
+
+/* A partition of t changed owner since this thread last routed a write:
+ * send what it buffered under the old placement first. */
+static inline int check_placement(tess_table *t, tess__slot_buffers *b)
+{
+    unsigned v = atomic_load_explicit(&t->placement_version, memory_order_acquire);
+    if (__builtin_expect(v == b->seen_version, 1)) return TESS_OK;
+    int rc = flush_all_of(t, b);
+    b->seen_version = v;
+    return rc;
+}
+
 int tess__buffer_update(tess_table *t, const void *key, const void *val)
 {
     tess__slot_buffers *b = my_buffers(t);
     if (b == NULL) return TESS_ERR_NOMEM;
+    int crc = check_placement(t, b);
+    if (crc != TESS_OK) return crc;
     int p = tess_table_partition_of(t, key);
     if (p < 0) return TESS_ERR_INVAL;
     tess__private *d = my_private(t, b);
@@ -187,7 +208,7 @@ int tess__buffer_update(tess_table *t, const void *key, const void *val)
         tess__private_add(t, d, k, p, val);
         return TESS_OK;
     }
-    int dst = t->owner[p];
+    int dst = tess__owner(t, p);
     if (dst != t->ctx->rank) return combiner_add(t, b, dst, key, val);
     memcpy(b->lkeys + b->ln * t->key_size, key, t->key_size);
     memcpy(b->lvals + b->ln * t->value_size, val, t->value_size);
@@ -216,7 +237,9 @@ int tess__buffer_flush_partition(tess_table *t, int p)
     tess__slot *s = tess__current_slot(t->ctx);
     if (t->index >= s->nbufs || s->bufs[t->index] == NULL) return TESS_OK;
     tess__slot_buffers *b = s->bufs[t->index];
-    int dst = t->owner[p];
+    int crc = check_placement(t, b);
+    if (crc != TESS_OK) return crc;
+    int dst = tess__owner(t, p);
     int rc = dst == t->ctx->rank ? apply_pending(t, b) : flush_remote(t, b, dst);
     int mrc = tess__private_merge(t, b->priv, p);
     return rc == TESS_OK ? mrc : rc;
@@ -258,7 +281,7 @@ static int route_chunk(tess_table *t, tess__slot_buffers *b, const uint8_t *keys
     for (size_t i = 0; i < n; i++) {
         int p = tess_table_partition_of(t, keys + i * ks);
         if (p < 0) return TESS_ERR_INVAL;
-        int dst = t->owner[p];
+        int dst = tess__owner(t, p);
         b->part[i] = dst == t->ctx->rank ? p : -1;
         if (dst == t->ctx->rank) b->group[p + 1]++;
         else if (combiner_add(t, b, dst, keys + i * ks, vals + i * vs) != TESS_OK)
@@ -283,9 +306,14 @@ static int apply_groups(tess_table *t, tess__slot_buffers *b)
         size_t end = b->group[p];
         if (end > first) {
             pthread_mutex_lock(&t->locks[p]);
-            rc = tess__partition_update_batch(t->parts[p], b->skeys + first * ks,
-                                              b->svals + first * vs, end - first);
+            tess__partition *part = t->parts[p];
+            if (part != NULL)
+                rc = tess__partition_update_batch(part, b->skeys + first * ks,
+                                                  b->svals + first * vs, end - first);
             pthread_mutex_unlock(&t->locks[p]);
+            if (part == NULL) /* moved away or not arrived yet */
+                rc = tess__route_updates(t, b->skeys + first * ks, b->svals + first * vs,
+                                         end - first);
             applied += end - first;
         }
         first = end;
@@ -316,9 +344,11 @@ int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals,
 {
     tess__slot_buffers *b = my_buffers(t);
     if (b == NULL) return TESS_ERR_NOMEM;
+    int rc = check_placement(t, b);
+    if (rc != TESS_OK) return rc;
     tess__private *d = my_private(t, b);
     if (d != NULL) return batch_private(t, d, keys, vals, n);
-    int rc = apply_pending(t, b); /* earlier single updates go first */
+    rc = apply_pending(t, b); /* earlier single updates go first */
     for (size_t off = 0; rc == TESS_OK && off < n; off += LOCAL_CAP) {
         size_t m = n - off < LOCAL_CAP ? n - off : LOCAL_CAP;
         rc = route_chunk(t, b, (const uint8_t *)keys + off * t->key_size,

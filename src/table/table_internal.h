@@ -32,12 +32,43 @@ struct tess_table {
     unsigned bucket_shift;
     tess_partitioner_fn partitioner;
     tess__accum acc;
-    int *owner;                /* rank of each partition */
-    tess__partition **parts;   /* NULL where the partition lives elsewhere */
+    int *owner;                /* rank of each partition; changes only under the
+                                  placement write lock (migrate.c), read with tess__owner */
+    tess__partition **parts;   /* NULL where the partition lives elsewhere (or has not
+                                  arrived yet); read under locks[p] or tess__part_here */
     pthread_mutex_t *locks;    /* one per local partition */
-    int all_local;             /* every partition is stored on this rank */
+    int all_local;             /* every partition is stored on this rank (at creation) */
+    int group;                 /* index of the table whose placement this one follows
+                                  (group_with, transitively; itself if none) */
+    _Atomic unsigned placement_version; /* bumped whenever a partition changes owner */
     int is_static;             /* checkpointed once per job (tess_table_set_static) */
 };
+
+/* An internal status: the partition left this rank (or has not arrived) while
+ * the caller looked; route the operation to its owner instead. */
+#define TESS__MOVED (-1000)
+
+static inline int tess__owner(const tess_table *t, int p)
+{
+    return __atomic_load_n(&t->owner[p], __ATOMIC_ACQUIRE);
+}
+
+/* Non-NULL if partition p is installed here (a hint unless locks[p] is held). */
+static inline tess__partition *tess__part_here(const tess_table *t, int p)
+{
+    return __atomic_load_n(&t->parts[p], __ATOMIC_ACQUIRE);
+}
+
+/* Routing of writes to the current owner (table_route.c). */
+void tess__place_rdlock(tess_ctx *ctx);
+void tess__place_unlock(tess_ctx *ctx);
+/* n fixed-size updates, each to the current owner of its partition. */
+int tess__route_updates(tess_table *t, const uint8_t *keys, const uint8_t *vals, size_t n);
+int tess__route_put(tess_table *t, int p, const void *key, const void *val, size_t len);
+int tess__route_remove(tess_table *t, int p, const void *key);
+/* A table message for this rank: 1 if migrate.c held or forwarded it. */
+int tess__migrate_intercept(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                            size_t len);
 
 /* Per-thread combining arrays for dense tables (table_private.c). */
 typedef struct tess__private tess__private;
@@ -52,6 +83,9 @@ size_t tess__private_fanout_f64_sum(tess__private *d, const uint64_t *keys, size
 void tess__private_mark_all(tess_table *t, tess__private *d);
 int tess__private_merge(tess_table *t, tess__private *d, int p);
 int tess__private_merge_all(tess_table *t, tess__private *d);
+
+/* An empty partition p of t, as table creation makes them (migrate.c). */
+tess__partition *tess__table_new_partition(tess_table *t, int p);
 
 /* Keys in a partition stored here (0 for remote ones). */
 uint64_t tess__table_local_size(tess_table *t, int p);

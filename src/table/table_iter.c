@@ -22,8 +22,9 @@ int tess_table_iter(tess_table *t, int p, tess_iter **it_out)
     tess_iter *it = calloc(1, sizeof *it);
     if (it == NULL) return TESS_ERR_NOMEM;
     it->key_size = t->key_size;
-    rc = t->parts[p] ? tess__table_snapshot_local(t, p, &it->buf, &it->len)
-                     : tess__remote_snapshot(t, p, &it->buf, &it->len);
+    rc = TESS__MOVED;
+    if (tess_table_is_local(t, p)) rc = tess__table_snapshot_local(t, p, &it->buf, &it->len);
+    if (rc == TESS__MOVED) rc = tess__remote_snapshot(t, p, &it->buf, &it->len);
     if (rc != TESS_OK) {
         free(it);
         return rc;
@@ -65,6 +66,7 @@ int tess_table_scan(tess_table *t, int p, tess_scan_fn fn, void *arg)
     const void *k, *v;
     size_t len;
     pthread_mutex_lock(&t->locks[p]);
+    if (t->parts[p] == NULL) rc = TESS_ERR_INVAL; /* still on its way here */
     while (rc == 0 && tess__partition_next(t->parts[p], &c, &k, &v, &len)) rc = fn(k, v, len, arg);
     pthread_mutex_unlock(&t->locks[p]);
     return rc;

@@ -1,7 +1,10 @@
 /*
  * table_local.c — operations on the partitions stored on this rank, each
  * under the partition's lock.  Batches are grouped by partition first so a
- * partition is locked once per batch instead of once per key.
+ * partition is locked once per batch instead of once per key.  A partition
+ * may leave the rank (work stealing) between the caller's look and the lock:
+ * each operation checks again under the lock, and updates that found their
+ * partition gone are routed to its new owner (table_route.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +14,10 @@ static int apply_group(tess_table *t, int p, const uint8_t *keys, const uint8_t 
                        size_t n)
 {
     pthread_mutex_lock(&t->locks[p]);
-    int rc = tess__partition_update_batch(t->parts[p], keys, vals, n);
+    tess__partition *part = t->parts[p];
+    int rc = part ? tess__partition_update_batch(part, keys, vals, n) : TESS__MOVED;
     pthread_mutex_unlock(&t->locks[p]);
-    return rc;
+    return rc == TESS__MOVED ? tess__route_updates(t, keys, vals, n) : rc;
 }
 
 /* Stable counting sort of the entries by partition into one scratch buffer. */
@@ -49,7 +53,7 @@ int tess__table_apply_local(tess_table *t, const uint8_t *keys, const uint8_t *v
     int same = 1;
     for (size_t i = 0; i < n; i++) {
         part[i] = tess_table_partition_of(t, keys + i * t->key_size);
-        if (part[i] < 0 || !t->parts[part[i]]) {
+        if (part[i] < 0) {
             free(part);
             return TESS_ERR_INVAL;
         }
@@ -64,7 +68,7 @@ int tess__table_apply_local(tess_table *t, const uint8_t *keys, const uint8_t *v
 int tess__table_put_local(tess_table *t, int p, const void *key, const void *val, size_t len)
 {
     pthread_mutex_lock(&t->locks[p]);
-    int rc = tess__partition_put(t->parts[p], key, val, len);
+    int rc = t->parts[p] ? tess__partition_put(t->parts[p], key, val, len) : TESS__MOVED;
     pthread_mutex_unlock(&t->locks[p]);
     return rc;
 }
@@ -72,9 +76,10 @@ int tess__table_put_local(tess_table *t, int p, const void *key, const void *val
 int tess__table_remove_local(tess_table *t, int p, const void *key)
 {
     pthread_mutex_lock(&t->locks[p]);
-    tess__partition_remove(t->parts[p], key);
+    int rc = t->parts[p] ? TESS_OK : TESS__MOVED;
+    if (rc == TESS_OK) tess__partition_remove(t->parts[p], key);
     pthread_mutex_unlock(&t->locks[p]);
-    return TESS_OK;
+    return rc;
 }
 
 /* Fixed-size values are passed through the accumulator's view. */
@@ -90,8 +95,8 @@ int tess__table_get_local(tess_table *t, int p, const void *key, void *out, size
     const void *stored = NULL;
     size_t len = 0;
     pthread_mutex_lock(&t->locks[p]);
-    int found = tess__partition_get(t->parts[p], key, &stored, &len);
-    if (found && out != NULL && len <= cap) copy_viewed(t, out, stored, len);
+    int found = t->parts[p] ? tess__partition_get(t->parts[p], key, &stored, &len) : TESS__MOVED;
+    if (found == 1 && out != NULL && len <= cap) copy_viewed(t, out, stored, len);
     pthread_mutex_unlock(&t->locks[p]);
     if (len_out) *len_out = len;
     return found;
@@ -113,6 +118,10 @@ static size_t snapshot_bytes(const tess_table *t, int p)
 int tess__table_snapshot_local(tess_table *t, int p, uint8_t **buf_out, size_t *len_out)
 {
     pthread_mutex_lock(&t->locks[p]);
+    if (t->parts[p] == NULL) {
+        pthread_mutex_unlock(&t->locks[p]);
+        return TESS__MOVED;
+    }
     size_t total = snapshot_bytes(t, p), off = 0;
     uint8_t *buf = calloc(1, total ? total : 1);
     tess__cursor c = {0, 0};

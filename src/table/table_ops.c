@@ -34,14 +34,25 @@ static int check_len(tess_table *t, size_t len)
     return TESS_OK;
 }
 
+/* Here if this rank owns p and holds it, else from the owner: when the
+ * partition is on its way here, the own handler answers once it arrived. */
+static int read_key(tess_table *t, int p, const void *key, void *out, size_t cap,
+                    size_t *len_out)
+{
+    int found = TESS__MOVED;
+    if (tess__owner(t, p) == t->ctx->rank)
+        found = tess__table_get_local(t, p, key, out, cap, len_out);
+    if (found != TESS__MOVED) return found;
+    return tess__remote_get(t, tess__owner(t, p), key, out, cap, len_out);
+}
+
 int tess_table_get(tess_table *t, const void *key, void *value_out, size_t cap,
                    size_t *len_out)
 {
     int p, rc = key_partition(t, key, &p);
     if (rc != TESS_OK) return rc;
     size_t len = 0;
-    int found = t->parts[p] ? tess__table_get_local(t, p, key, value_out, cap, &len)
-                            : tess__remote_get(t, t->owner[p], key, value_out, cap, &len);
+    int found = read_key(t, p, key, value_out, cap, &len);
     if (found < 0) return found;
     if (!found) return TESS_ERR_NOTFOUND;
     if (len_out) *len_out = len;
@@ -54,8 +65,7 @@ int tess_table_contains(tess_table *t, const void *key)
 {
     int p, rc = key_partition(t, key, &p);
     if (rc != TESS_OK) return rc;
-    return t->parts[p] ? tess__table_get_local(t, p, key, NULL, 0, NULL)
-                       : tess__remote_get(t, t->owner[p], key, NULL, 0, NULL);
+    return read_key(t, p, key, NULL, 0, NULL);
 }
 
 int tess_table_put(tess_table *t, const void *key, const void *value, size_t len)
@@ -63,16 +73,22 @@ int tess_table_put(tess_table *t, const void *key, const void *value, size_t len
     int p, rc = check_len(t, len);
     if (rc == TESS_OK) rc = key_partition(t, key, &p);
     if (rc != TESS_OK) return rc;
-    return t->parts[p] ? tess__table_put_local(t, p, key, value, len)
-                       : tess__remote_put(t, t->owner[p], key, value, len);
+    if (tess__owner(t, p) == t->ctx->rank) {
+        rc = tess__table_put_local(t, p, key, value, len);
+        if (rc != TESS__MOVED) return rc;
+    }
+    return tess__route_put(t, p, key, value, len);
 }
 
 int tess_table_remove(tess_table *t, const void *key)
 {
     int p, rc = key_partition(t, key, &p);
     if (rc != TESS_OK) return rc;
-    return t->parts[p] ? tess__table_remove_local(t, p, key)
-                       : tess__remote_remove(t, t->owner[p], key);
+    if (tess__owner(t, p) == t->ctx->rank) {
+        rc = tess__table_remove_local(t, p, key);
+        if (rc != TESS__MOVED) return rc;
+    }
+    return tess__route_remove(t, p, key);
 }
 
 int tess_table_update(tess_table *t, const void *key, const void *update, size_t len)
@@ -120,9 +136,8 @@ int tess_table_flush(tess_table *t)
 static int clear_local(tess_table *t)
 {
     for (int p = 0; p < t->nparts; p++) {
-        if (t->parts[p] == NULL) continue;
         pthread_mutex_lock(&t->locks[p]);
-        tess__partition_clear(t->parts[p]);
+        if (t->parts[p] != NULL) tess__partition_clear(t->parts[p]);
         pthread_mutex_unlock(&t->locks[p]);
     }
     return TESS_OK;

@@ -113,11 +113,14 @@ void tess__private_mark_all(tess_table *t, tess__private *d)
  * one message to the rank that stores it. */
 static int apply_chunk(tess_table *t, int p, const uint64_t *keys, const uint8_t *vals, size_t n)
 {
-    if (t->parts[p] == NULL)
-        return tess__remote_send_updates(t, t->owner[p], (const uint8_t *)keys, vals, n);
-    pthread_mutex_lock(&t->locks[p]);
-    int rc = tess__partition_update_batch(t->parts[p], keys, vals, n);
-    pthread_mutex_unlock(&t->locks[p]);
+    int rc = TESS__MOVED;
+    if (tess__owner(t, p) == t->ctx->rank) {
+        pthread_mutex_lock(&t->locks[p]);
+        if (t->parts[p] != NULL) rc = tess__partition_update_batch(t->parts[p], keys, vals, n);
+        pthread_mutex_unlock(&t->locks[p]);
+    }
+    /* elsewhere, moved away, or still on its way here */
+    if (rc == TESS__MOVED) rc = tess__route_updates(t, (const uint8_t *)keys, vals, n);
     return rc;
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include "comm/comm.h"
 #include "core/internal.h"
@@ -323,6 +324,69 @@ static void test_partitioner_and_biggest_first(void **state)
     tess_finalize(ctx);
 }
 
+static void test_parse_slow_worker(void **state)
+{
+    (void)state;
+    int rank = -1, sleep = -1;
+    double factor = 0;
+    assert_int_equal(tess_parse_slow_worker("3:2.5", &rank, &factor, &sleep), TESS_OK);
+    assert_int_equal(rank, 3);
+    assert_true(factor == 2.5);
+    assert_int_equal(sleep, 0);
+    assert_int_equal(tess_parse_slow_worker("0:4:sleep", &rank, &factor, &sleep), TESS_OK);
+    assert_int_equal(rank, 0);
+    assert_int_equal(sleep, 1);
+    assert_int_equal(tess_parse_slow_worker("1:2:spin", &rank, &factor, &sleep), TESS_OK);
+    assert_int_equal(sleep, 0);
+    static const char *bad[] = {"", "1", "1:", ":2", "-1:2", "1:0.5", "1:1001", "1:2:", "1:2:nap",
+                                "1:2x", "1:2:sleepy"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_int_equal(tess_parse_slow_worker(bad[i], &rank, &factor, &sleep), TESS_ERR_INVAL);
+    assert_int_equal(rank, 1); /* untouched by the failures */
+    assert_int_equal(tess_parse_slow_worker(NULL, &rank, &factor, &sleep), TESS_ERR_INVAL);
+}
+
+
+static int nap(tess_task *t, const void *a, size_t l)
+{
+    (void)t, (void)a, (void)l;
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
+static int throttle_control(tess_ctx *ctx, void *arg)
+{
+    double *took = arg, start = tess_now();
+    int rc = tess_run(ctx, "nap", 1, NULL, NULL, 0);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
+    *took = tess_now() - start;
+    return rc;
+}
+
+/* The slowed rank's instances take FACTOR x as long, spinning or asleep. */
+static void test_slow_worker_throttle(void **state)
+{
+    (void)state;
+    for (int sleep = 0; sleep <= 1; sleep++) {
+        tess_config cfg;
+        tess_config_init(&cfg);
+        cfg.workers = 1;
+        cfg.mode = TESS_MODE_EMBEDDED;
+        cfg.handle_signals = 0;
+        cfg.slow_rank = 0;
+        cfg.slow_factor = 3.0;
+        cfg.slow_sleep = sleep;
+        tess_ctx *ctx = NULL;
+        assert_int_equal(tess_init(&cfg, &ctx), TESS_OK);
+        assert_int_equal(tess_register_kernel(ctx, "nap", nap), TESS_OK);
+        double took = 0;
+        assert_int_equal(tess_main(ctx, throttle_control, &took), TESS_OK);
+        assert_true(took >= 0.030); /* 10 ms of kernel, 20 ms of throttle at least */
+        tess_finalize(ctx);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_table_spec_errors), cmocka_unit_test(test_barrier_many_tasks),
         cmocka_unit_test(test_table_zero_sums_present), cmocka_unit_test(test_table_fanout),
         cmocka_unit_test(test_partitioner_and_biggest_first),
+        cmocka_unit_test(test_parse_slow_worker), cmocka_unit_test(test_slow_worker_throttle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
