@@ -254,13 +254,34 @@ static int declare_tables(tess_ctx *ctx, tess__ckpt_writer *w, char *err, size_t
     return rc;
 }
 
+/* Every partition must be in some rank's files (static ones only when this
+ * epoch saves them; otherwise the saved ones are referenced): an epoch that
+ * lacks one would restore a hole, so it is not committed. */
+static int check_complete(tess_ctx *ctx, tess__ckpt_rt *rt, const tess__ckpt_writer *w,
+                          char *err, size_t errlen)
+{
+    for (int i = 0; i < ctx->ntables; i++) {
+        tess_table *t = ctx->tables[i];
+        if (tess__table_is_static(t) && rt->save_static == 0) continue;
+        for (int p = 0; p < tess_table_partitions(t); p++)
+            if (!tess__ckpt_writer_has_file(w, TESS__CKPT_FILE_PARTITION, (uint32_t)i,
+                                            (uint32_t)p)) {
+                snprintf(err, errlen, "no rank saved table %d partition %d (owner %d)", i, p,
+                         tess_table_owner(t, p));
+                return TESS_ERR_IO;
+            }
+    }
+    return TESS_OK;
+}
+
 /* All files are in: write the MANIFEST, keep the newest epochs. */
 static int commit(tess_ctx *ctx, tess__ckpt_rt *rt, tess__ckpt_writer *w, char *err,
                   size_t errlen)
 {
     uint8_t *user = NULL;
     size_t ulen = 0;
-    int rc = declare_tables(ctx, w, err, errlen);
+    int rc = check_complete(ctx, rt, w, err, errlen);
+    if (rc == TESS_OK) rc = declare_tables(ctx, w, err, errlen);
     if (rc == TESS_OK) rc = frame_user(rt, &user, &ulen);
     if (rc == TESS_OK) rc = tess__ckpt_set_user_data(w, user, ulen, err, errlen);
     free(user);

@@ -46,6 +46,11 @@ static int restore_table(tess_ctx *ctx, const tess__ckpt_epoch *e, uint32_t id, 
         void *data = NULL;
         size_t len = 0;
         rc = tess__ckpt_read_partition(e, id, p, &data, &len, err, errlen);
+        if (rc == TESS_ERR_NOTFOUND) { /* not "no checkpoint": this one is damaged */
+            snprintf(err, errlen, "epoch %" PRIu64 " has no file for table %" PRIu32
+                     " partition %" PRIu32, tess__ckpt_epoch_number(e), id, p);
+            rc = TESS_ERR_FORMAT;
+        }
         if (rc == TESS_OK) rc = tess__table_restore_encoded(ctx->tables[id], data, len);
         if (rc == TESS_ERR_FORMAT && err[0] == '\0')
             snprintf(err, errlen, "table %" PRIu32 " partition %" PRIu32 ": malformed data",

@@ -77,6 +77,9 @@ int tess__ckpt_write_entry(const tess__ckpt_store *s, uint64_t epoch, struct tes
 int tess__ckpt_add_written(tess__ckpt_writer *w, const struct tess__ckpt_file *f, char *err,
                            size_t errlen);
 
+/* 1 if the writer holds the file (kind, a, b), written or added. */
+int tess__ckpt_writer_has_file(const tess__ckpt_writer *w, uint8_t kind, uint32_t a, uint32_t b);
+
 /* Opaque user data (copied; replaces earlier data of this writer). */
 int tess__ckpt_set_user_data(tess__ckpt_writer *w, const void *data, size_t len, char *err,
                              size_t errlen);

@@ -191,6 +191,12 @@ static int write_entry(const tess__ckpt_store *s, const char *epoch_dir, tess__c
     return rc;
 }
 
+int tess__ckpt_writer_has_file(const tess__ckpt_writer *w, uint8_t kind, uint32_t a, uint32_t b)
+{
+    tess__ckpt_file f = {.kind = kind, .a = a, .b = b};
+    return has_file(w, &f);
+}
+
 static int write_data(tess__ckpt_writer *w, tess__ckpt_file *f, const void *data, size_t len,
                       char *err, size_t errlen)
 {
