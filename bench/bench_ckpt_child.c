@@ -22,6 +22,7 @@
 #include "bench_ckpt.h"
 #include "bench_tick.h"
 #include "common.h"
+#include "bench_util.h"
 
 #define BC_POLL_NS 20000000L
 #define BC_KILL_GRACE_S 5.0
@@ -101,17 +102,6 @@ static int wait_child(pid_t pid, double timeout_s, int *status, struct rusage *r
 }
 
 /* First line of a file, for an error message. */
-static void first_line(const char *path, char *out, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    out[0] = '\0';
-    if (f == NULL)
-        return;
-    if (fgets(out, (int)len, f) != NULL)
-        out[strcspn(out, "\n")] = '\0';
-    fclose(f);
-}
-
 int bc_run_child(bc_runner *r, char **argv, const char *label, double *cpu_out)
 {
     char out[PATH_MAX], err[PATH_MAX];
@@ -137,7 +127,7 @@ int bc_run_child(bc_runner *r, char **argv, const char *label, double *cpu_out)
         return 0;
     }
     char line[400];
-    first_line(err, line, sizeof line);
+    bench_first_line(err, line, sizeof line);
     app_error(BC_NAME, "%s run %s (%s %d): %s", label, why ? why : "failed",
               WIFSIGNALED(status) ? "signal" : "exit",
               WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
@@ -146,29 +136,6 @@ int bc_run_child(bc_runner *r, char **argv, const char *label, double *cpu_out)
 }
 
 /* ---------------------------------------------------------------- metrics */
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 1 << 16, len = 0, n;
-    char *buf = malloc(cap);
-    while (buf != NULL && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (bigger == NULL)
-                free(buf);
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf != NULL)
-        buf[len] = '\0';
-    return buf;
-}
 
 /* Sum and count of the numbers of the list value `v` ("[n, n, …]"); -1 if
  * it is not a list of numbers. */
@@ -205,7 +172,7 @@ static double number_or_nan(const char *text, const char *key)
 
 int bc_read_metrics(const char *path, int skip, bc_result *out)
 {
-    char *text = read_text(path);
+    char *text = bench_read_text(path);
     double sum = 0, steady = 0;
     int n = text ? list_sum(bt_json_find(text, "iteration_seconds"), 0, &sum) : -1;
     int ns = text ? list_sum(bt_json_find(text, "iteration_seconds"), skip, &steady) : -1;

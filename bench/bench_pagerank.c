@@ -260,17 +260,6 @@ static void find_mpirun(bench_state *s)
 }
 
 /* First line of a child's stderr log, for an error message. */
-static void first_line(const char *path, char *out, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    out[0] = '\0';
-    if (f == NULL)
-        return;
-    if (fgets(out, (int)len, f) != NULL)
-        out[strcspn(out, "\n")] = '\0';
-    fclose(f);
-}
-
 /* Wait for the child; on SIGINT/SIGTERM terminate it and report that. */
 static int wait_child(pid_t pid, int *status)
 {
@@ -311,7 +300,7 @@ static int run_child(bench_state *s, const char *label, char **argv)
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     char line[400];
-    first_line(err, line, sizeof line);
+    bench_first_line(err, line, sizeof line);
     app_error(BENCH, "%s run failed (%s %d): %s", label,
               WIFEXITED(status) ? "exit" : "signal",
               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
@@ -320,30 +309,6 @@ static int run_child(bench_state *s, const char *label, char **argv)
 }
 
 /* --------------------------------------------- reading what tessera wrote */
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf != NULL && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len - 1 == 0) {
-            char *bigger = realloc(buf, cap * 2);
-            if (bigger == NULL)
-                free(buf);
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf != NULL)
-        buf[len] = '\0';
-    return buf;
-}
 
 static const char *skip_space(const char *p)
 {
@@ -397,7 +362,7 @@ fail:
 /* Median of the run's iteration_seconds from its metrics file; NAN on error. */
 static double metrics_median(bench_state *s, const char *label, const char *path)
 {
-    char *text = read_text(path);
+    char *text = bench_read_text(path);
     double *v = NULL;
     int n = text ? json_number_list(text, "iteration_seconds", &v) : -1;
     free(text);

@@ -25,6 +25,7 @@
 
 #include "bench_tick.h"
 #include "common.h"
+#include "bench_util.h"
 
 #define BT_KILL_GRACE_S 5.0
 #define BT_POLL_NS 20000000L /* how often the parent looks at its child: 20 ms */
@@ -172,22 +173,11 @@ static child_end wait_child(pid_t pid, double timeout_s, int *status)
     }
 }
 
-static void first_line(const char *path, char *out, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    out[0] = '\0';
-    if (f == NULL)
-        return;
-    if (fgets(out, (int)len, f) != NULL)
-        out[strcspn(out, "\n")] = '\0';
-    fclose(f);
-}
-
 static int report_failure(const char *label, child_end why, int status, const char *err,
                           char **argv)
 {
     char line[400];
-    first_line(err, line, sizeof line);
+    bench_first_line(err, line, sizeof line);
     if (why == CHILD_INTERRUPTED)
         app_error(BT_NAME, "%s: interrupted", label);
     else if (why == CHILD_TIMED_OUT)
@@ -206,32 +196,9 @@ static int report_failure(const char *label, child_end why, int status, const ch
     return -1;
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 4096, len = 0, n;
-    char *buf = malloc(cap);
-    while (buf != NULL && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (bigger == NULL)
-                free(buf);
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf != NULL)
-        buf[len] = '\0';
-    return buf;
-}
-
 static int read_figures(const char *label, const char *path, bt_figures *fig)
 {
-    char *text = read_text(path);
+    char *text = bench_read_text(path);
     if (text == NULL) {
         app_error(BT_NAME, "%s: the run wrote no metrics (%s)", label, path);
         return -1;

@@ -61,3 +61,31 @@ int bench_find_on_path(const char *name, char *out, size_t len)
     out[0] = '\0';
     return -1;
 }
+
+char *bench_read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    size_t cap = 1 << 16, len = 0, n;
+    char *buf = malloc(cap);
+    while (buf != NULL && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 < cap) continue;
+        char *bigger = realloc(buf, cap * 2);
+        if (bigger == NULL) free(buf);
+        buf = bigger;
+        cap *= 2;
+    }
+    fclose(f);
+    if (buf != NULL) buf[len] = '\0';
+    return buf;
+}
+
+void bench_first_line(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    out[0] = '\0';
+    if (f == NULL) return;
+    if (fgets(out, (int)len, f) != NULL) out[strcspn(out, "\n")] = '\0';
+    fclose(f);
+}

@@ -1,6 +1,7 @@
 /*
  * bench_util.h — what the benchmark drivers share: "--name VALUE" /
- * "--name=VALUE" options, their temporary directory, and finding mpirun.
+ * "--name=VALUE" options, their temporary directory, finding mpirun, and
+ * reading what a child run wrote.
  */
 #ifndef TESS_BENCH_UTIL_H
 #define TESS_BENCH_UTIL_H
@@ -19,5 +20,11 @@ int bench_find_on_path(const char *name, char *out, size_t len);
  * else /tmp).  0, or -1 after "tessera BENCH: ..." on stderr (out empty). */
 int bench_make_tmpdir(char *out, size_t cap, const char *parent, const char *prefix,
                       const char *bench);
+
+/* The whole file as a NUL-terminated malloc'd string; NULL if it cannot be
+ * read. */
+char *bench_read_text(const char *path);
+/* The first line of a file (no newline) into out; empty if none. */
+void bench_first_line(const char *path, char *out, size_t len);
 
 #endif
