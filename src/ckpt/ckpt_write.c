@@ -320,6 +320,10 @@ static void *committer_main(void *arg)
     pthread_mutex_unlock(&rt->mu);
     if (rc == TESS_OK) rc = commit(ctx, rt, w, err, sizeof err);
     else tess__ckpt_abort(w);
+    /* Before committing = 0: once that is visible, tess_finalize may free
+     * ctx, so it is this thread's last touch of it (moves are counted, so
+     * allowing them a moment before the next epoch can start is safe). */
+    tess__ckpt_allow_moves(ctx);
     pthread_mutex_lock(&rt->mu);
     if (rc == TESS_OK) {
         rt->last_committed = epoch;
@@ -337,7 +341,6 @@ static void *committer_main(void *arg)
     rt->committing = 0;
     pthread_cond_broadcast(&rt->cv);
     pthread_mutex_unlock(&rt->mu);
-    tess__ckpt_allow_moves(ctx);
     return NULL;
 }
 
