@@ -4,12 +4,9 @@
  * errors as "tessera APP: ...", progress-like notes as "APP: ...", one line
  * each, printed by rank 0 only.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ckpt_cli.h"
 
@@ -45,33 +42,6 @@ int app_ckpt_cli_check(const char *app, app_ckpt_cli *c)
     return 0;
 }
 
-/* mkdir -p: several ranks may race to create the same directories. */
-static int make_dirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        int rc = mkdir(path, 0777);
-        *p = '/';
-        if (rc != 0 && errno != EEXIST) return -1;
-    }
-    return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
-}
-
-int app_ckpt_cli_make_dir(const char *app, const app_ckpt_cli *c)
-{
-    if (c->dir == NULL) return 0;
-    char *copy = strdup(c->dir);
-    struct stat st;
-    int rc = copy ? make_dirs(copy) : -1;
-    if (rc == 0 && stat(c->dir, &st) == 0 && !S_ISDIR(st.st_mode)) errno = ENOTDIR, rc = -1;
-    if (rc == 0 && access(c->dir, W_OK | X_OK) != 0) rc = -1;
-    if (rc != 0)
-        app_error(app, "option --checkpoint-dir: cannot create %s: %s", c->dir, strerror(errno));
-    free(copy);
-    return rc;
-}
-
 int app_ckpt_cli_due(const app_ckpt_cli *c, long done, long total)
 {
     return c->dir != NULL && done < total && done % c->every == 0;
@@ -83,7 +53,7 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
     if (c->dir == NULL) return TESS_OK;
     int rc = tess_checkpoint_enable(ctx, c->dir, job, 0);
     if (rc != TESS_OK && tess_rank(ctx) == 0)
-        app_error(app, "option --checkpoint-dir: %s: %s", c->dir, tess_last_error(ctx));
+        app_error(app, "option --checkpoint-dir: %s", tess_last_error(ctx));
     return rc;
 }
 

@@ -31,11 +31,6 @@ int app_ckpt_cli_parse_every(const char *app, app_ckpt_cli *c, const char *text)
  * (0, or -1 after one line naming the option); sets the default interval. */
 int app_ckpt_cli_check(const char *app, app_ckpt_cli *c);
 
-/* Create --checkpoint-dir and its missing parents (every rank, before the
- * computation, like the check of an output's directory): 0, or -1 after
- * "tessera APP: option --checkpoint-dir: cannot create DIR: REASON". */
-int app_ckpt_cli_make_dir(const char *app, const app_ckpt_cli *c);
-
 /* 1 when a checkpoint follows iteration `done` (1-based) of `total`: every
  * `every` iterations, never after the last (its output is the result). */
 int app_ckpt_cli_due(const app_ckpt_cli *c, long done, long total);

@@ -849,8 +849,6 @@ int kmeans_main(int argc, char **argv)
     int rc = opts_parse(argc, argv, &app.opt);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
-    if (app_ckpt_cli_make_dir(KM_APP, &app.opt.ckpt) != 0)
-        return 1;
     tess_config cfg;
     tess_config_init(&cfg);
     if (app.opt.workers > 0)

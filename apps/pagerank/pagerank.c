@@ -305,8 +305,7 @@ static int check_options(pr_options *o)
     char err[256];
     if (o->gen_spec && tg_check_spec(o->gen_spec, err, sizeof err) != 0)
         return app_error(APP, "option --gen: %s", err), -1;
-    if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics) ||
-        app_ckpt_cli_make_dir(APP, &o->ckpt))
+    if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics))
         return -2; /* an I/O problem rather than a usage error */
     return 0;
 }

@@ -66,7 +66,7 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
         *p = '\0';
         struct stat st;
         if (mkdir(path, 0755) != 0 && errno != EEXIST)
-            return snprintf(err, errlen, "cannot create %.400s: %s", path, strerror(errno)), -1;
+            return snprintf(err, errlen, "%.400s: %s", path, strerror(errno)), -1;
         if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
             return snprintf(err, errlen, "%.400s is not a directory", path), -1;
         *p = c;
@@ -84,7 +84,7 @@ int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job, int 
                    "checkpoint directory missing or negative keep count");
     char err[512];
     TESS_RETURN_IF(ctx, make_dirs(dir, err, sizeof err) != 0, TESS_ERR_IO,
-                   "checkpoint directory %s", err);
+                   "cannot create checkpoint directory %s: %s", dir, err);
     tess__ckpt_rt *rt = calloc(1, sizeof *rt);
     TESS_RETURN_IF(ctx, rt == NULL, TESS_ERR_NOMEM, "out of memory");
     rt->dir = strdup(dir);

@@ -102,53 +102,6 @@ static void test_parse_every(void **state)
     assert_int_equal(captured_rc, -1);
 }
 
-static app_ckpt_cli dir_in;
-static int make_dir(void) { return app_ckpt_cli_make_dir("kmeans", &dir_in); }
-
-static void test_make_dir(void **state)
-{
-    (void)state;
-    char base[] = "/tmp/tess_ckpt_cli_XXXXXX", path[256], file[256];
-    assert_non_null(mkdtemp(base));
-    snprintf(path, sizeof path, "%s/a/b/c", base);
-    dir_in = (app_ckpt_cli){.dir = path};
-    assert_string_equal(capture_stderr(make_dir), "");
-    assert_int_equal(captured_rc, 0);
-    struct stat st;
-    assert_int_equal(stat(path, &st), 0);
-    assert_true(S_ISDIR(st.st_mode));
-    assert_string_equal(capture_stderr(make_dir), ""); /* exists already: fine */
-    assert_int_equal(captured_rc, 0);
-
-    snprintf(file, sizeof file, "%s/file", base);
-    FILE *fp = fopen(file, "w");
-    assert_non_null(fp);
-    fclose(fp);
-    snprintf(path, sizeof path, "%s/file/x", base);
-    dir_in.dir = path;
-    char want[512];
-    snprintf(want, sizeof want,
-             "tessera kmeans: option --checkpoint-dir: cannot create %s: Not a directory\n", path);
-    assert_string_equal(capture_stderr(make_dir), want);
-    assert_int_equal(captured_rc, -1);
-    dir_in.dir = file;
-    snprintf(want, sizeof want,
-             "tessera kmeans: option --checkpoint-dir: cannot create %s: Not a directory\n", file);
-    assert_string_equal(capture_stderr(make_dir), want);
-    dir_in.dir = NULL;
-    assert_int_equal(app_ckpt_cli_make_dir("kmeans", &dir_in), 0);
-
-    unlink(file);
-    char cleanup[512];
-    snprintf(cleanup, sizeof cleanup, "%s/a/b/c", base);
-    rmdir(cleanup);
-    snprintf(cleanup, sizeof cleanup, "%s/a/b", base);
-    rmdir(cleanup);
-    snprintf(cleanup, sizeof cleanup, "%s/a", base);
-    rmdir(cleanup);
-    assert_int_equal(rmdir(base), 0);
-}
-
 static void test_hash_depends_on_every_byte_and_the_length(void **state)
 {
     (void)state;
@@ -173,7 +126,6 @@ int main(void)
         cmocka_unit_test(test_due_every_n_never_after_the_last),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_parse_every),
-        cmocka_unit_test(test_make_dir),
         cmocka_unit_test(test_hash_depends_on_every_byte_and_the_length),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

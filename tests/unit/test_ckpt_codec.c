@@ -2,13 +2,16 @@
  * test_ckpt_codec.c — tables as checkpoint data: every partition layout
  * encodes and restores to the same entries (also into another partition
  * count), only local keys are kept, malformed bytes are refused, and a
- * replay log applies updates, puts, removes and clears in order.
+ * replay log applies updates, puts, removes and clears in order.  Also:
+ * tess_checkpoint_enable creates the directory and its parents, and refuses
+ * a path under a regular file naming it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -162,12 +165,39 @@ static void test_replay(void **s)
     tess_finalize(ctx);
 }
 
+static void test_enable_dirs(void **s)
+{
+    (void)s;
+    char base[] = "/tmp/tess_ckpt_dirs_XXXXXX", path[320], file[256];
+    assert_non_null(mkdtemp(base));
+    snprintf(path, sizeof path, "%s/a/b/c", base);
+    tess_ctx *ctx = new_ctx();
+    assert_int_equal(tess_checkpoint_enable(ctx, path, "job", 0), TESS_OK);
+    tess_finalize(ctx);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    snprintf(file, sizeof file, "%s/file", base);
+    FILE *fp = fopen(file, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    snprintf(path, sizeof path, "%s/x", file);
+    ctx = new_ctx();
+    assert_int_equal(tess_checkpoint_enable(ctx, path, "job", 0), TESS_ERR_IO);
+    assert_non_null(strstr(tess_last_error(ctx), file));
+    assert_non_null(strstr(tess_last_error(ctx), "not a directory"));
+    tess_finalize(ctx);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", base);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense_fixed),   cmocka_unit_test(test_dense_variable),
         cmocka_unit_test(test_hash_fixed),    cmocka_unit_test(test_hash_variable),
-        cmocka_unit_test(test_replay),
+        cmocka_unit_test(test_replay),        cmocka_unit_test(test_enable_dirs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
