@@ -101,7 +101,8 @@ static int load_epoch(tess_ctx *ctx, uint64_t epoch, char *err, size_t errlen)
     tess__ckpt_store *s = NULL;
     tess__ckpt_epoch *e = NULL;
     int rc = tess__ckpt_open_store(ctx, &s, err, errlen);
-    if (rc == TESS_OK) rc = tess__ckpt_open_epoch(s, epoch, &e, err, errlen);
+    /* rank 0 verified every file when it chose the epoch */
+    if (rc == TESS_OK) rc = tess__ckpt_open_epoch_verified_elsewhere(s, epoch, &e, err, errlen);
     if (rc == TESS_OK) tess__tables_clear_local(ctx);
     for (uint32_t i = 0; rc == TESS_OK && i < tess__ckpt_epoch_table_count(e); i++)
         rc = restore_table(ctx, e, tess__ckpt_epoch_table_id(e, i), err, errlen);

@@ -131,6 +131,13 @@ int tess__ckpt_open_latest(tess__ckpt_store *s, tess__ckpt_report_fn report, voi
 int tess__ckpt_open_epoch(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_epoch **e_out,
                           char *err, size_t errlen);
 
+/* The same without hashing every file first, for a rank loading the epoch
+ * that another rank has just verified: each read still checks its file's
+ * size and checksum, so damage since then is still caught. */
+int tess__ckpt_open_epoch_verified_elsewhere(const tess__ckpt_store *s, uint64_t epoch,
+                                             tess__ckpt_epoch **e_out, char *err,
+                                             size_t errlen);
+
 void tess__ckpt_epoch_close(tess__ckpt_epoch *e); /* accepts NULL */
 
 uint64_t tess__ckpt_epoch_number(const tess__ckpt_epoch *e);

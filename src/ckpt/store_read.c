@@ -94,8 +94,8 @@ static int verify_files(const tess__ckpt_epoch *e, char *err, size_t errlen)
     return TESS_OK;
 }
 
-int tess__ckpt_open_epoch(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_epoch **e_out,
-                          char *err, size_t errlen)
+static int open_epoch(const tess__ckpt_store *s, uint64_t epoch, int verify,
+                      tess__ckpt_epoch **e_out, char *err, size_t errlen)
 {
     tess__ckpt_epoch *e = calloc(1, sizeof *e);
     if (e == NULL)
@@ -103,7 +103,7 @@ int tess__ckpt_open_epoch(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_
     e->s = s;
     tess__ckpt_epoch_path(s, epoch, "", e->dir, sizeof e->dir);
     int rc = tess__ckpt_load_manifest(s, epoch, &e->m, err, errlen);
-    if (rc == TESS_OK)
+    if (rc == TESS_OK && verify)
         rc = verify_files(e, err, errlen);
     if (rc != TESS_OK) {
         tess__ckpt_epoch_close(e);
@@ -111,6 +111,19 @@ int tess__ckpt_open_epoch(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_
     }
     *e_out = e;
     return TESS_OK;
+}
+
+int tess__ckpt_open_epoch(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_epoch **e_out,
+                          char *err, size_t errlen)
+{
+    return open_epoch(s, epoch, 1, e_out, err, errlen);
+}
+
+int tess__ckpt_open_epoch_verified_elsewhere(const tess__ckpt_store *s, uint64_t epoch,
+                                             tess__ckpt_epoch **e_out, char *err,
+                                             size_t errlen)
+{
+    return open_epoch(s, epoch, 0, e_out, err, errlen);
 }
 
 void tess__ckpt_epoch_close(tess__ckpt_epoch *e)
