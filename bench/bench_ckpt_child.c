@@ -101,19 +101,13 @@ static int wait_child(pid_t pid, double timeout_s, int *status, struct rusage *r
     }
 }
 
-/* First line of a file, for an error message. */
 int bc_run_child(bc_runner *r, char **argv, const char *label, double *cpu_out)
 {
     char out[PATH_MAX], err[PATH_MAX];
     snprintf(out, sizeof out, "%s/child.out", r->tmpdir);
     snprintf(err, sizeof err, "%s/child.err", r->tmpdir);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     pid_t pid;
-    int status = 0, rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    int status = 0, rc = bench_spawn_logged(argv, out, err, &pid);
     if (rc != 0) {
         app_error(BC_NAME, "cannot start %s: %s", argv[0], strerror(rc));
         return -1;

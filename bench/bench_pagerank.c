@@ -282,13 +282,8 @@ static int run_child(bench_state *s, const char *label, char **argv)
     tmp_path(s, name, out, sizeof out);
     snprintf(name, sizeof name, "%s.err", label);
     tmp_path(s, name, err, sizeof err);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     pid_t pid;
-    int status = 0, rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    int status = 0, rc = bench_spawn_logged(argv, out, err, &pid);
     if (rc != 0) {
         app_error(BENCH, "cannot start %s: %s", argv[0], strerror(rc));
         return -1;

@@ -5,12 +5,16 @@
 #include "bench_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common.h"
+
+extern char **environ;
 
 int bench_is_option(const char *arg, const char *name)
 {
@@ -88,4 +92,15 @@ void bench_first_line(const char *path, char *out, size_t len)
     if (f == NULL) return;
     if (fgets(out, (int)len, f) != NULL) out[strcspn(out, "\n")] = '\0';
     fclose(f);
+}
+
+int bench_spawn_logged(char **argv, const char *out, const char *err, pid_t *pid_out)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int rc = posix_spawn(pid_out, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
 }

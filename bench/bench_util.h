@@ -7,6 +7,7 @@
 #define TESS_BENCH_UTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Is arg the option `name` (as "--name" or "--name=VALUE")? */
 int bench_is_option(const char *arg, const char *name);
@@ -21,6 +22,9 @@ int bench_find_on_path(const char *name, char *out, size_t len);
 int bench_make_tmpdir(char *out, size_t cap, const char *parent, const char *prefix,
                       const char *bench);
 
+/* posix_spawn argv[0] (a path) with stdout into `out` and stderr into `err`
+ * (created or truncated): 0 with *pid_out, or an errno value. */
+int bench_spawn_logged(char **argv, const char *out, const char *err, pid_t *pid_out);
 /* The whole file as a NUL-terminated malloc'd string; NULL if it cannot be
  * read. */
 char *bench_read_text(const char *path);
