@@ -11,6 +11,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 interrupt() {
     local sig=$1; shift
     rm -rf "$dir/out"; mkdir "$dir/out"
+    # Empty the log before starting: the background child truncates it only
+    # when it gets to run, and until then the previous run's "iteration"
+    # lines would satisfy the wait below.
+    : > "$dir/err"
     "$@" --gen rmat:14 --iterations 100000 --progress --output "$dir/out/ranks.txt" \
         --metrics "$dir/out/m.json" 2> "$dir/err" &
     local pid=$!
