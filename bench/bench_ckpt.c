@@ -70,6 +70,9 @@ static void usage(FILE *out)
             "  --tmpdir DIR         parent of the temporary directory, which holds the\n"
             "                       checkpoints (default $TMPDIR or /tmp): put it on the\n"
             "                       file system you want to measure\n"
+            "  --compare-writer     overhead: each round also runs the ckpt variant with the\n"
+            "                       writer thread at normal priority (TESS_CKPT_WRITER=normal;\n"
+            "                       by default it runs at idle priority) and reports both\n"
             "  --dry-run            print the child commands, run nothing\n"
             "  --help               this text\n");
 }
@@ -189,6 +192,10 @@ static int parse_options(bc_options *o, int argc, char **argv)
             o->dry_run = 1;
             continue;
         }
+        if (strcmp(a, "--compare-writer") == 0) {
+            o->compare_writer = 1;
+            continue;
+        }
         if (parse_value_option(o, a, bench_option_value(argc, argv, &i)) != 0)
             return -1;
     }
@@ -197,14 +204,15 @@ static int parse_options(bc_options *o, int argc, char **argv)
 
 /* ---------------------------------------------------------------- overhead */
 
-/* The three runs of a round: without checkpoints, with them, and loading
- * plus one iteration (whose CPU time, taken from the plain run's, leaves the
- * CPU time of the iterations). */
-enum { BC_PLAIN, BC_CKPT, BC_BASE };
+/* The runs of a round: without checkpoints, with them, loading plus one
+ * iteration (whose CPU time, taken from the plain run's, leaves the CPU time
+ * of the iterations) and, with --compare-writer, with checkpoints whose
+ * writer runs at normal priority. */
+enum { BC_PLAIN, BC_CKPT, BC_BASE, BC_NORMAL, BC_VARIANTS };
 
 typedef struct bc_app_runs {
     const char *name, *gen;
-    bc_result *runs[3];      /* per variant, one per round */
+    bc_result *runs[BC_VARIANTS]; /* per variant, one per round */
     uint64_t ckpt_bytes;     /* largest checkpoint directory seen */
 } bc_app_runs;
 
@@ -230,7 +238,7 @@ static void child_argv(const bc_options *o, const bc_runner *r, const bc_app_run
                           "--workers", bufs[2], "--quiet", "--metrics", metrics};
     for (size_t i = 0; i < sizeof args / sizeof *args; i++)
         argv[n++] = (char *)args[i];
-    if (variant == BC_CKPT) {
+    if (variant == BC_CKPT || variant == BC_NORMAL) {
         const char *more[] = {"--checkpoint-dir", ckdir, "--checkpoint-every", bufs[3]};
         for (size_t i = 0; i < sizeof more / sizeof *more; i++)
             argv[n++] = (char *)more[i];
@@ -238,21 +246,39 @@ static void child_argv(const bc_options *o, const bc_runner *r, const bc_app_run
     argv[n] = NULL;
 }
 
+/* The child of BC_NORMAL inherits TESS_CKPT_WRITER=normal; the others
+ * whatever the bench was started with. */
+static int run_child_as(bc_runner *r, int variant, char **argv, const char *label, double *cpu)
+{
+    static const char var[] = "TESS_CKPT_WRITER";
+    const char *was = getenv(var);
+    char saved[64];
+    snprintf(saved, sizeof saved, "%s", was ? was : "");
+    if (variant == BC_NORMAL) setenv(var, "normal", 1);
+    int rc = bc_run_child(r, argv, label, cpu);
+    if (variant == BC_NORMAL && was) setenv(var, saved, 1);
+    else if (variant == BC_NORMAL) unsetenv(var);
+    return rc;
+}
+
 /* One run of one variant; 0 or -1. */
 static int measure(const bc_options *o, bc_runner *r, bc_app_runs *app, int variant,
                    bc_result *res)
 {
-    static const char *const labels[] = {"", " --checkpoint-every", " --iterations 1"};
+    static const char *const labels[] = {"", " --checkpoint-every", " --iterations 1",
+                                         " --checkpoint-every, TESS_CKPT_WRITER=normal"};
     char *argv[BC_ARGV_MAX], bufs[4][32], path[PATH_MAX], label[64];
     child_argv(o, r, app, variant, argv, bufs);
+    if (o->dry_run && variant == BC_NORMAL)
+        printf("TESS_CKPT_WRITER=normal ");
     if (o->dry_run)
         return bc_print_command(argv), 0;
     snprintf(path, sizeof path, "%s/ckpt", r->tmpdir);
     bc_remove_tree(path); /* every ckpt run starts a new job in an empty directory */
     snprintf(label, sizeof label, "%s%s", app->name, labels[variant]);
-    if (bc_run_child(r, argv, label, &res->cpu) != 0)
+    if (run_child_as(r, variant, argv, label, &res->cpu) != 0)
         return -1;
-    res->ckpt_bytes = variant == BC_CKPT ? bc_dir_bytes(path) : 0;
+    res->ckpt_bytes = variant == BC_CKPT || variant == BC_NORMAL ? bc_dir_bytes(path) : 0;
     if (res->ckpt_bytes > app->ckpt_bytes)
         app->ckpt_bytes = res->ckpt_bytes;
     bc_remove_tree(path);
@@ -284,11 +310,11 @@ static double median_of(const bc_result *res, int n, int which)
     return bench_median(v, n);
 }
 
-static double median_ratio(const bc_app_runs *app, int n)
+static double median_ratio(const bc_app_runs *app, int n, int variant)
 {
     double v[1000];
     for (int i = 0; i < n; i++)
-        v[i] = app->runs[BC_CKPT][i].mean_iteration / app->runs[BC_PLAIN][i].mean_iteration;
+        v[i] = app->runs[variant][i].mean_iteration / app->runs[BC_PLAIN][i].mean_iteration;
     return bench_median(v, n);
 }
 
@@ -351,6 +377,23 @@ static void report_steady(const bc_options *o, const bc_app_runs *app, int n)
            overhead <= BC_GOAL_OVERHEAD ? "met" : "NOT met", overhead * 100);
 }
 
+/* --compare-writer: the same checkpoints with the writer at normal priority. */
+static void report_normal_writer(const bc_app_runs *app, int n)
+{
+    bc_result *const *r = app->runs;
+    double plain = median_of(r[BC_PLAIN], n, BC_PER_ITERATION);
+    double idle = median_of(r[BC_CKPT], n, BC_PER_ITERATION);
+    double normal = median_of(r[BC_NORMAL], n, BC_PER_ITERATION);
+    double steady = median_of(r[BC_NORMAL], n, BC_STEADY) / median_of(r[BC_PLAIN], n, BC_STEADY);
+    printf("%s: writer at normal priority (TESS_CKPT_WRITER=normal): ckpt %.4f s/iteration; "
+           "ratio to plain %.4f (median of per-round ratios %.4f), steady state %+.2f%% "
+           "(nan: too few iterations); "
+           "idle-priority writer / normal = %.4f\n", app->name, normal, normal / plain,
+           median_ratio(app, n, BC_NORMAL), (steady - 1.0) * 100, idle / normal);
+    printf("%s: CPU of the checkpoints, normal-priority writer: %+.2f s per run\n", app->name,
+           median_cpu_difference(r[BC_NORMAL], r[BC_PLAIN], n));
+}
+
 static void report_app(const bc_options *o, const bc_app_runs *app, int n)
 {
     const bc_result *p = app->runs[BC_PLAIN], *c = app->runs[BC_CKPT];
@@ -359,7 +402,7 @@ static void report_app(const bc_options *o, const bc_app_runs *app, int n)
     double overhead = ckpt / plain - 1.0;
     printf("%s: median s/iteration over %d rounds: plain %.4f, ckpt %.4f; ratio %.4f "
            "(median of per-round ratios %.4f)\n",
-           app->name, n, plain, ckpt, ckpt / plain, median_ratio(app, n));
+           app->name, n, plain, ckpt, ckpt / plain, median_ratio(app, n, BC_CKPT));
     printf("%s: median run time after loading (wall - load): plain %.3f s, ckpt %.3f s; "
            "ratio %.4f\n", app->name, plain_span, ckpt_span, ckpt_span / plain_span);
     printf("%s: checkpoint directory at the end of a run: %.1f MB (%ld checkpoints per run)\n",
@@ -370,16 +413,21 @@ static void report_app(const bc_options *o, const bc_app_runs *app, int n)
            BC_GOAL_OVERHEAD * 100, overhead <= BC_GOAL_OVERHEAD ? "met" : "NOT met",
            overhead * 100);
     report_steady(o, app, n);
+    if (o->compare_writer) report_normal_writer(app, n);
 }
 
-static void print_round(const bc_app_runs *app, int round)
+static void print_round(const bc_options *o, const bc_app_runs *app, int round)
 {
     const bc_result *p = &app->runs[BC_PLAIN][round], *c = &app->runs[BC_CKPT][round];
-    const bc_result *b = &app->runs[BC_BASE][round];
+    const bc_result *b = &app->runs[BC_BASE][round], *w = &app->runs[BC_NORMAL][round];
     printf("%s round %d: plain %.4f s/it (wall %.2f s, CPU %.2f s), ckpt %.4f s/it (wall %.2f s, "
            "CPU %.2f s); ratio %.4f; load + 1 iteration CPU %.2f s\n", app->name, round + 1,
            p->mean_iteration, p->wall, p->cpu, c->mean_iteration, c->wall, c->cpu,
            c->mean_iteration / p->mean_iteration, b->cpu);
+    if (o->compare_writer)
+        printf("%s round %d: ckpt, writer at normal priority %.4f s/it (wall %.2f s, CPU %.2f s); "
+               "ratio %.4f\n", app->name, round + 1, w->mean_iteration, w->wall, w->cpu,
+               w->mean_iteration / p->mean_iteration);
     fflush(stdout);
 }
 
@@ -392,10 +440,11 @@ static int overhead_app(const bc_options *o, bc_runner *r, bc_app_runs *app)
     if (o->mpirun_np)
         printf("   mpirun -np %ld\n", o->mpirun_np);
     for (int k = 0; rc == 0 && k < o->rounds; k++) {
-        for (int v = BC_PLAIN; rc == 0 && v <= BC_BASE; v++)
+        int last = o->compare_writer ? BC_NORMAL : BC_BASE;
+        for (int v = BC_PLAIN; rc == 0 && v <= last; v++)
             rc = measure(o, r, app, v, &app->runs[v][k]);
         if (rc == 0 && !o->dry_run)
-            print_round(app, done++);
+            print_round(o, app, done++);
     }
     if (done > 0)
         report_app(o, app, done);
@@ -411,10 +460,10 @@ static int overhead_bench(const bc_options *o, bc_runner *r)
         if (!(o->apps & (1u << a)))
             continue;
         int ok = 1;
-        for (int v = BC_PLAIN; v <= BC_BASE; v++)
+        for (int v = BC_PLAIN; v < BC_VARIANTS; v++)
             ok &= (apps[a].runs[v] = calloc((size_t)o->rounds, sizeof(bc_result))) != NULL;
         rc = ok ? overhead_app(o, r, &apps[a]) : -1;
-        for (int v = BC_PLAIN; v <= BC_BASE; v++)
+        for (int v = BC_PLAIN; v < BC_VARIANTS; v++)
             free(apps[a].runs[v]);
     }
     return rc;

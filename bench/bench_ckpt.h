@@ -34,6 +34,7 @@ typedef struct bc_options {
     uint64_t sizes[BC_MAX_SIZES];   /* restore: doubles per table */
     int nsizes;
     int dry_run;
+    int compare_writer;             /* also ckpt runs with TESS_CKPT_WRITER=normal */
 } bc_options;
 
 extern volatile sig_atomic_t bc_interrupted;

@@ -8,6 +8,7 @@
  * cut is over and its kernels have moved on.
  */
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,27 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+/*
+ * Piccolo's checkpoints are cheap because the writer uses what the workers
+ * leave idle.  With as many workers as cores nothing is left idle unless the
+ * writer asks for it: at normal priority the scheduler shares the cores out
+ * evenly and the writer's compression comes out of the iterations.  At
+ * SCHED_IDLE it runs while workers wait (barriers, the end of a run).  Only
+ * for CpBarrier: the next checkpoint barrier waits for this epoch's commit,
+ * and that wait gives the writer the cores, so the delay is bounded; a
+ * CpPeriodic writer (kernels that may keep every core busy for hours) keeps
+ * normal priority.  Failing to lower it is harmless.
+ */
+static void *writer_thread(void *arg)
+{
+    const tess__ckpt_job *job = arg;
+    if (job->idle_priority) {
+        struct sched_param none = {.sched_priority = 0};
+        pthread_setschedparam(pthread_self(), SCHED_IDLE, &none);
+    }
+    return writer_main(arg);
+}
+
 /* rt->mu held. */
 void tess__ckpt_start_writer(tess__ckpt_rt *rt, tess__ckpt_job *job)
 {
@@ -158,7 +180,7 @@ void tess__ckpt_start_writer(tess__ckpt_rt *rt, tess__ckpt_job *job)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     rt->writers++;
-    if (pthread_create(&th, &attr, writer_main, job) != 0) {
+    if (pthread_create(&th, &attr, writer_thread, job) != 0) {
         rt->writers--;
         /* no thread: write here rather than lose the epoch */
         pthread_mutex_unlock(&rt->mu);

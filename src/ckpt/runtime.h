@@ -56,6 +56,7 @@ typedef struct tess__ckpt_job {
     uint64_t epoch;
     int static_generation;      /* > 0: also write the static tables, from the live
                                    partitions (they no longer change) */
+    int idle_priority;          /* write at SCHED_IDLE (ckpt_write.c) */
     tess__ckpt_copy *copies;
     int ncopies;
     uint8_t *log, *tasks;
@@ -67,6 +68,7 @@ struct tess__ckpt_rt {
     int keep;
     uint64_t fingerprint;       /* set when tess_main starts */
     uint64_t fail_epoch;        /* TESS_CKPT_FAIL_EPOCH test hook, 0 = none */
+    int writer_idle;            /* CpBarrier writers at SCHED_IDLE (TESS_CKPT_WRITER) */
     pthread_rwlock_t rw;        /* readers: table messages; writer: the cut */
     pthread_mutex_t mu;         /* everything below */
     pthread_cond_t cv;

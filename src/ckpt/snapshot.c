@@ -39,6 +39,15 @@ static uint64_t env_fail_epoch(void)
     return v && *v ? strtoull(v, NULL, 10) : 0;
 }
 
+/* TESS_CKPT_WRITER=normal gives CpBarrier's writer threads the workers'
+ * priority (for comparison); by default they run at SCHED_IDLE
+ * (ckpt_write.c, writer_thread). */
+static int env_writer_idle(void)
+{
+    const char *v = getenv("TESS_CKPT_WRITER");
+    return !(v && strcmp(v, "normal") == 0);
+}
+
 static int rt_init(tess_ctx *ctx, tess__ckpt_rt *rt)
 {
     pthread_rwlockattr_t attr;
@@ -51,6 +60,7 @@ static int rt_init(tess_ctx *ctx, tess__ckpt_rt *rt)
     pthread_cond_init(&rt->cv, NULL);
     rt->marker_seen = calloc((size_t)ctx->nranks, 1);
     rt->fail_epoch = env_fail_epoch();
+    rt->writer_idle = env_writer_idle();
     return rt->marker_seen ? TESS_OK : TESS_ERR_NOMEM;
 }
 
@@ -182,7 +192,11 @@ static void maybe_complete(tess_ctx *ctx, tess__ckpt_rt *rt)
     if (rt->phase != 2 || rt->markers_missing > 0) return;
     tess__ckpt_job *job = calloc(1, sizeof *job);
     must(job ? TESS_OK : TESS_ERR_NOMEM, "finishing an epoch");
+    /* CpPeriodic's writer keeps normal priority: its kernels may keep every
+     * core busy for as long as they run, and it must commit meanwhile. */
+    int idle = rt->writer_idle && rt->mode == CKPT_SYNC;
     *job = (tess__ckpt_job){.ctx = ctx, .epoch = rt->epoch, .static_generation = rt->save_static,
+                            .idle_priority = idle,
                             .copies = rt->copies,
                             .ncopies = rt->ncopies, .log = rt->log, .log_len = rt->log_len,
                             .tasks = rt->tasks, .tasks_len = rt->tasks_len};

@@ -20,6 +20,20 @@ for app in pagerank kmeans; do
         die "dry run, $app: no checkpointing variant: $(cat "$tmp/dry.out")"
 done
 
+step "--compare-writer adds the normal-priority writer variant"
+"$TESSERA" bench ckpt --dry-run --rounds 1 --apps kmeans --compare-writer --tmpdir "$tmp" \
+    > "$tmp/dry.out" 2> "$tmp/dry.err" || die "dry run: exit $?: $(cat "$tmp/dry.err")"
+[ "$(grep -c " run kmeans .*--checkpoint-every 5" "$tmp/dry.out")" = 2 ] ||
+    die "--compare-writer: not two checkpointing runs: $(cat "$tmp/dry.out")"
+grep -q "^TESS_CKPT_WRITER=normal .* run kmeans .*--checkpoint-every 5" "$tmp/dry.out" ||
+    die "--compare-writer: no TESS_CKPT_WRITER=normal run: $(cat "$tmp/dry.out")"
+"$TESSERA" bench ckpt --quick --rounds 1 --iterations 4 --every 2 --only overhead \
+    --apps kmeans --compare-writer --tmpdir "$tmp" > "$tmp/cw.out" 2> "$tmp/cw.err" ||
+    die "--compare-writer: exit $?: $(head -c 800 "$tmp/cw.err")"
+grep -q "^kmeans round 1: ckpt, writer at normal priority [0-9.]* s/it" "$tmp/cw.out" &&
+    grep -q "^kmeans: writer at normal priority (TESS_CKPT_WRITER=normal): ckpt [0-9.]*" "$tmp/cw.out" ||
+    die "--compare-writer: no normal-writer lines: $(cat "$tmp/cw.out")"
+
 step "bad options"
 for args in "--only nothing" "--rounds 0" "--sizes" "--apps pagerank,bogus" "--bogus"; do
     rc=0
