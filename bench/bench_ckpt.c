@@ -70,9 +70,10 @@ static void usage(FILE *out)
             "  --tmpdir DIR         parent of the temporary directory, which holds the\n"
             "                       checkpoints (default $TMPDIR or /tmp): put it on the\n"
             "                       file system you want to measure\n"
-            "  --compare-writer     overhead: each round also runs the ckpt variant with the\n"
-            "                       writer thread at normal priority (TESS_CKPT_WRITER=normal;\n"
-            "                       by default it runs at idle priority) and reports both\n"
+            "  --compare-writer     overhead: each round also runs the ckpt variant with one\n"
+            "                       writer thread that competes with the workers\n"
+            "                       (TESS_CKPT_WRITER=normal; by default a thread per worker\n"
+            "                       that uses only idle cores) and reports both\n"
             "  --dry-run            print the child commands, run nothing\n"
             "  --help               this text\n");
 }
@@ -207,7 +208,7 @@ static int parse_options(bc_options *o, int argc, char **argv)
 /* The runs of a round: without checkpoints, with them, loading plus one
  * iteration (whose CPU time, taken from the plain run's, leaves the CPU time
  * of the iterations) and, with --compare-writer, with checkpoints whose
- * writer runs at normal priority. */
+ * writer competes with the workers (TESS_CKPT_WRITER=normal). */
 enum { BC_PLAIN, BC_CKPT, BC_BASE, BC_NORMAL, BC_VARIANTS };
 
 typedef struct bc_app_runs {
@@ -377,7 +378,8 @@ static void report_steady(const bc_options *o, const bc_app_runs *app, int n)
            overhead <= BC_GOAL_OVERHEAD ? "met" : "NOT met", overhead * 100);
 }
 
-/* --compare-writer: the same checkpoints with the writer at normal priority. */
+/* --compare-writer: the same checkpoints with one writer thread competing
+ * with the workers for the cores. */
 static void report_normal_writer(const bc_app_runs *app, int n)
 {
     bc_result *const *r = app->runs;
@@ -385,12 +387,12 @@ static void report_normal_writer(const bc_app_runs *app, int n)
     double idle = median_of(r[BC_CKPT], n, BC_PER_ITERATION);
     double normal = median_of(r[BC_NORMAL], n, BC_PER_ITERATION);
     double steady = median_of(r[BC_NORMAL], n, BC_STEADY) / median_of(r[BC_PLAIN], n, BC_STEADY);
-    printf("%s: writer at normal priority (TESS_CKPT_WRITER=normal): ckpt %.4f s/iteration; "
+    printf("%s: competing writer (TESS_CKPT_WRITER=normal): ckpt %.4f s/iteration; "
            "ratio to plain %.4f (median of per-round ratios %.4f), steady state %+.2f%% "
            "(nan: too few iterations); "
-           "idle-priority writer / normal = %.4f\n", app->name, normal, normal / plain,
+           "paced writer / competing = %.4f\n", app->name, normal, normal / plain,
            median_ratio(app, n, BC_NORMAL), (steady - 1.0) * 100, idle / normal);
-    printf("%s: CPU of the checkpoints, normal-priority writer: %+.2f s per run\n", app->name,
+    printf("%s: CPU of the checkpoints, competing writer: %+.2f s per run\n", app->name,
            median_cpu_difference(r[BC_NORMAL], r[BC_PLAIN], n));
 }
 
@@ -425,7 +427,7 @@ static void print_round(const bc_options *o, const bc_app_runs *app, int round)
            p->mean_iteration, p->wall, p->cpu, c->mean_iteration, c->wall, c->cpu,
            c->mean_iteration / p->mean_iteration, b->cpu);
     if (o->compare_writer)
-        printf("%s round %d: ckpt, writer at normal priority %.4f s/it (wall %.2f s, CPU %.2f s); "
+        printf("%s round %d: ckpt, competing writer %.4f s/it (wall %.2f s, CPU %.2f s); "
                "ratio %.4f\n", app->name, round + 1, w->mean_iteration, w->wall, w->cpu,
                w->mean_iteration / p->mean_iteration);
     fflush(stdout);

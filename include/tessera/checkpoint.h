@@ -18,11 +18,11 @@
  *
  * Writing is in the background: the calls that take a checkpoint return once
  * every rank has made its in-memory copy; compression, fsync and the
- * MANIFEST follow on a writer thread per rank.  A CpBarrier writer runs at
- * idle priority (SCHED_IDLE), on what the workers leave idle, and the next
- * tess_checkpoint_barrier() waits for the previous epoch's commit
- * (TESS_CKPT_WRITER=normal: normal priority); CpPeriodic's writer keeps
- * normal priority.  tess_checkpoint_wait() waits for them; tess_finalize()
+ * MANIFEST follow on writer threads.  CpBarrier's writer is paced: it
+ * compresses only on cores that no worker is using (a thread per worker),
+ * and the next tess_checkpoint_barrier() waits for the previous epoch's
+ * commit; CpPeriodic's is one unpaced thread (so is CpBarrier's with
+ * TESS_CKPT_WRITER=normal).  tess_checkpoint_wait() waits for them; tess_finalize()
  * does too.  A checkpoint that fails (disk
  * full, I/O error) is removed, reported on stderr and by
  * tess_checkpoint_wait(); the previous one stays usable and the job goes on.

@@ -1,19 +1,22 @@
 /*
  * ckpt_write.c — the background half of a checkpoint: each rank's writer
- * thread compresses and writes its copies and log, then reports its files
- * to rank 0; rank 0's committer thread waits for every rank's report and
+ * threads compress and write its copies, its log and (once per job) its
+ * static partitions, then report the files to rank 0; rank 0's committer thread waits for every rank's report and
  * writes the MANIFEST (or removes the epoch when any rank failed).
  *
  * Workers never wait for the disk: by the time a writer starts, the rank's
  * cut is over and its kernels have moved on.
  */
 #include <inttypes.h>
-#include <sched.h>
+#include <time.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ckpt/runtime.h"
 #include "comm/comm.h"
+
+#define WRITER_THREADS_MAX 64
 
 uint64_t tess__ckpt_fingerprint(tess_ctx *ctx);
 void tess__ckpt_note_failure(tess_ctx *ctx, int rc, const char *msg);
@@ -48,54 +51,114 @@ void tess__ckpt_job_free(tess__ckpt_job *job)
     free(job);
 }
 
-/* Local partitions of the static tables, encoded one at a time from the
- * live tables (read-only by contract; no partition moves during an epoch). */
-static int write_statics(tess__ckpt_job *job, tess__ckpt_store *s, tess__ckpt_file **files,
-                         uint32_t *n, char *err, size_t errlen)
+/* One file of a rank's part of an epoch. */
+enum { ITEM_COPY, ITEM_LOG, ITEM_STATIC };
+typedef struct write_item {
+    int kind;
+    int index;                  /* copy: job->copies[index]; static: table index */
+    int part;                   /* static: partition */
+} write_item;
+
+/* A job's files, shared by its writer threads: each claims the next item
+ * until none is left or one has failed; the lead thread reports them all. */
+typedef struct write_run {
+    tess__ckpt_job *job;
+    tess__ckpt_store *s;
+    write_item *items;
+    tess__ckpt_file *files;     /* files[i] describes items[i] once written */
+    int nitems;
+    _Atomic int next;
+    pthread_mutex_t mu;         /* rc, err and cores */
+    int cores;                  /* paced: writer threads compressing now */
+    int rc;
+    char err[512];
+} write_run;
+
+static int add_item(write_run *run, write_item item)
 {
+    write_item *grown = realloc(run->items, (size_t)(run->nitems + 1) * sizeof *grown);
+    if (grown == NULL) return TESS_ERR_NOMEM;
+    run->items = grown;
+    run->items[run->nitems++] = item;
+    return TESS_OK;
+}
+
+/* The copies, the log, and (when the epoch saves them) the local partitions
+ * of the static tables, which are encoded from the live tables (read-only
+ * by contract; no partition moves during an epoch). */
+static int plan_items(write_run *run)
+{
+    tess__ckpt_job *job = run->job;
     tess_ctx *ctx = job->ctx;
     int rc = TESS_OK;
-    for (int i = 0; i < ctx->ntables && rc == TESS_OK; i++) {
+    for (int i = 0; i < job->ncopies && rc == TESS_OK; i++)
+        rc = add_item(run, (write_item){ITEM_COPY, i, 0});
+    if (rc == TESS_OK && job->log_len > 0) rc = add_item(run, (write_item){ITEM_LOG, 0, 0});
+    for (int i = 0; job->static_generation > 0 && i < ctx->ntables && rc == TESS_OK; i++) {
         tess_table *t = ctx->tables[i];
-        for (int p = 0; tess__table_is_static(t) && p < tess_table_partitions(t); p++) {
-            if (!tess_table_is_local(t, p)) continue;
-            uint8_t *buf = NULL;
-            size_t len = 0;
-            tess__ckpt_file *grown = realloc(*files, (*n + job->ncopies + 2) * sizeof *grown);
-            if (grown == NULL) return TESS_ERR_NOMEM;
-            *files = grown;
-            rc = tess__table_encode_partition(t, p, &buf, &len);
-            grown[*n] = (tess__ckpt_file){.kind = TESS__CKPT_FILE_PARTITION,
-                                          .in_static = (uint8_t)job->static_generation,
-                                          .a = (uint32_t)i, .b = (uint32_t)p};
-            if (rc == TESS_OK)
-                rc = tess__ckpt_write_entry(s, job->epoch, &grown[*n], buf, len, err, errlen);
-            free(buf);
-            if (rc != TESS_OK) return rc;
-            ++*n;
-        }
+        for (int p = 0; tess__table_is_static(t) && p < tess_table_partitions(t); p++)
+            if (tess_table_is_local(t, p) && rc == TESS_OK)
+                rc = add_item(run, (write_item){ITEM_STATIC, i, p});
     }
+    run->files = calloc((size_t)run->nitems + 1, sizeof *run->files);
+    return rc == TESS_OK && run->files == NULL ? TESS_ERR_NOMEM : rc;
+}
+
+static int write_static_item(write_run *run, const write_item *it, tess__ckpt_file *f,
+                             char *err, size_t errlen)
+{
+    tess__ckpt_job *job = run->job;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int rc = tess__table_encode_partition(job->ctx->tables[it->index], it->part, &buf, &len);
+    *f = (tess__ckpt_file){.kind = TESS__CKPT_FILE_PARTITION,
+                           .in_static = (uint8_t)job->static_generation,
+                           .a = (uint32_t)it->index, .b = (uint32_t)it->part};
+    if (rc == TESS_OK) rc = tess__ckpt_write_entry(run->s, job->epoch, f, buf, len, err, errlen);
+    free(buf);
     return rc;
 }
 
-static int write_files(tess__ckpt_job *job, tess__ckpt_store *s, tess__ckpt_file *files,
-                       uint32_t *n, char *err, size_t errlen)
+static int write_item_file(write_run *run, int i, char *err, size_t errlen)
 {
-    int rc = TESS_OK;
-    for (int i = 0; i < job->ncopies && rc == TESS_OK; i++) {
-        const tess__ckpt_copy *c = &job->copies[i];
-        files[*n] = (tess__ckpt_file){.kind = TESS__CKPT_FILE_PARTITION, .a = c->table,
-                                      .b = c->part};
-        rc = tess__ckpt_write_entry(s, job->epoch, &files[*n], c->buf, c->len, err, errlen);
-        if (rc == TESS_OK) ++*n;
+    tess__ckpt_job *job = run->job;
+    const write_item *it = &run->items[i];
+    tess__ckpt_file *f = &run->files[i];
+    if (it->kind == ITEM_STATIC) return write_static_item(run, it, f, err, errlen);
+    if (it->kind == ITEM_LOG) {
+        *f = (tess__ckpt_file){.kind = TESS__CKPT_FILE_LOG, .a = (uint32_t)job->ctx->rank};
+        return tess__ckpt_write_entry(run->s, job->epoch, f, job->log, job->log_len, err,
+                                      errlen);
     }
-    if (rc == TESS_OK && job->log_len > 0) {
-        files[*n] = (tess__ckpt_file){.kind = TESS__CKPT_FILE_LOG, .a = (uint32_t)job->ctx->rank};
-        rc = tess__ckpt_write_entry(s, job->epoch, &files[*n], job->log, job->log_len, err,
-                                    errlen);
-        if (rc == TESS_OK) ++*n;
-    }
+    const tess__ckpt_copy *c = &job->copies[it->index];
+    *f = (tess__ckpt_file){.kind = TESS__CKPT_FILE_PARTITION, .a = c->table, .b = c->part};
+    return tess__ckpt_write_entry(run->s, job->epoch, f, c->buf, c->len, err, errlen);
+}
+
+static int run_failed(write_run *run)
+{
+    pthread_mutex_lock(&run->mu);
+    int rc = run->rc;
+    pthread_mutex_unlock(&run->mu);
     return rc;
+}
+
+static void write_items(write_run *run)
+{
+    for (;;) {
+        int i = atomic_fetch_add(&run->next, 1);
+        if (i >= run->nitems || run_failed(run) != TESS_OK) return;
+        char err[512] = "";
+        int rc = write_item_file(run, i, err, sizeof err);
+        if (rc == TESS_OK) continue;
+        pthread_mutex_lock(&run->mu);
+        if (run->rc == TESS_OK) {
+            run->rc = rc;
+            snprintf(run->err, sizeof run->err, "%s", err[0] ? err : "out of memory");
+        }
+        pthread_mutex_unlock(&run->mu);
+        return;
+    }
 }
 
 static void send_files(tess__ckpt_job *job, int rc, const char *err, const tess__ckpt_file *files,
@@ -103,7 +166,7 @@ static void send_files(tess__ckpt_job *job, int rc, const char *err, const tess_
 {
     files_msg h = {.epoch = job->epoch, .status = rc, .nfiles = n,
                    .tasks_len = (uint32_t)job->tasks_len};
-    snprintf(h.error, sizeof h.error, "%s", err);
+    snprintf(h.error, sizeof h.error, "%.*s", (int)sizeof h.error - 1, err); /* may cut */
     size_t flen = (size_t)n * sizeof *files;
     uint8_t *body = malloc(flen + job->tasks_len + 1);
     if (body == NULL) {
@@ -119,28 +182,80 @@ static void send_files(tess__ckpt_job *job, int rc, const char *err, const tess_
     free(body);
 }
 
-static void *writer_main(void *arg)
+/*
+ * Piccolo's checkpoints are cheap because the writer uses what the workers
+ * leave idle.  With as many workers as cores nothing is left idle unless the
+ * writer yields: competing, it gets its share of the cores and the
+ * compression comes out of the iterations.  A paced writer (CpBarrier's)
+ * compresses a chunk only while fewer writer threads hold a core than the
+ * rank has idle workers, and sleeps otherwise (0.5 to 4 ms between looks).
+ * What it has not written by the next checkpoint barrier is written while
+ * that barrier waits for the commit, with every worker idle; so it has as
+ * many threads as workers, or that wait would leave all cores but one
+ * unused.  The delay is bounded by the next barrier.  CpPeriodic's writer is
+ * one unpaced thread: its kernels may keep every core busy for hours, and
+ * its epochs must commit meanwhile.
+ *
+ * Pacing rather than SCHED_IDLE: under load a SCHED_IDLE thread hardly runs,
+ * and a rank killed while one was writing took 7-13 s instead of 2 s to die
+ * under two busy loops (mpirun waits for it), and once over two minutes.
+ */
+#define PACE_MIN_SECONDS 0.0005
+#define PACE_MAX_SECONDS 0.004
+
+static _Thread_local int holds_core; /* this writer thread counts in run->cores */
+
+static int take_core(write_run *run)
 {
-    tess__ckpt_job *job = arg;
-    tess_ctx *ctx = job->ctx;
-    tess__ckpt_rt *rt = ctx->ckpt;
-    double t0 = tess_now();
-    char err[512] = "";
-    tess__ckpt_store *s = NULL;
-    tess__ckpt_file *files = calloc((size_t)job->ncopies + 1, sizeof *files);
-    uint32_t n = 0;
-    int rc = files ? tess__ckpt_open_store(ctx, &s, err, sizeof err) : TESS_ERR_NOMEM;
-    if (rc == TESS_OK && rt->fail_epoch == job->epoch)
-        tess__ckpt_store_set_fail_hook(s, fail_always, NULL); /* TESS_CKPT_FAIL_EPOCH */
-    if (rc == TESS_OK) rc = write_files(job, s, files, &n, err, sizeof err);
-    if (rc == TESS_OK && job->static_generation > 0)
-        rc = write_statics(job, s, &files, &n, err, sizeof err);
-    if (rc != TESS_OK && err[0] == '\0') snprintf(err, sizeof err, "out of memory");
-    send_files(job, rc, err, files, n);
-    uint64_t bytes = 0;
-    for (uint32_t i = 0; i < n; i++) bytes += files[i].size;
-    tess__ckpt_store_close(s);
-    free(files);
+    int idle = tess__queue_idle_workers(run->job->ctx);
+    pthread_mutex_lock(&run->mu);
+    int go = run->cores < idle || tess_interrupted(run->job->ctx) ||
+             atomic_load(&run->job->ctx->ckpt->hurry_epoch) >= run->job->epoch;
+    if (go) run->cores++, holds_core = 1;
+    pthread_mutex_unlock(&run->mu);
+    return go;
+}
+
+static void pace_writer(void *arg, int busy)
+{
+    write_run *run = arg;
+    if (holds_core) {
+        pthread_mutex_lock(&run->mu);
+        run->cores--, holds_core = 0;
+        pthread_mutex_unlock(&run->mu);
+    }
+    for (double wait = PACE_MIN_SECONDS; busy && !take_core(run);) {
+        struct timespec ts = {0, (long)(wait * 1e9)};
+        nanosleep(&ts, NULL);
+        wait = wait * 2 < PACE_MAX_SECONDS ? wait * 2 : PACE_MAX_SECONDS;
+    }
+}
+
+static void *helper_main(void *arg)
+{
+    write_items(arg);
+    return NULL;
+}
+
+/* Helpers for the lead writer thread; how many started. */
+static int start_helpers(write_run *run, pthread_t *helpers, int want)
+{
+    int n = 0;
+    while (n < want && pthread_create(&helpers[n], NULL, helper_main, run) == 0) n++;
+    return n;
+}
+
+static int writer_threads(const tess__ckpt_job *job, int nitems)
+{
+    int n = job->paced ? job->ctx->workers : 1;
+    if (n > nitems) n = nitems;
+    if (n > WRITER_THREADS_MAX) n = WRITER_THREADS_MAX;
+    return n < 1 ? 1 : n;
+}
+
+static void finish_job(tess__ckpt_job *job, double t0, uint64_t bytes)
+{
+    tess__ckpt_rt *rt = job->ctx->ckpt;
     tess__ckpt_job_free(job);
     pthread_mutex_lock(&rt->mu);
     rt->stats.write_seconds += tess_now() - t0;
@@ -148,28 +263,37 @@ static void *writer_main(void *arg)
     rt->writers--;
     pthread_cond_broadcast(&rt->cv);
     pthread_mutex_unlock(&rt->mu);
-    return NULL;
 }
 
-/*
- * Piccolo's checkpoints are cheap because the writer uses what the workers
- * leave idle.  With as many workers as cores nothing is left idle unless the
- * writer asks for it: at normal priority the scheduler shares the cores out
- * evenly and the writer's compression comes out of the iterations.  At
- * SCHED_IDLE it runs while workers wait (barriers, the end of a run).  Only
- * for CpBarrier: the next checkpoint barrier waits for this epoch's commit,
- * and that wait gives the writer the cores, so the delay is bounded; a
- * CpPeriodic writer (kernels that may keep every core busy for hours) keeps
- * normal priority.  Failing to lower it is harmless.
- */
-static void *writer_thread(void *arg)
+static void *writer_main(void *arg)
 {
-    const tess__ckpt_job *job = arg;
-    if (job->idle_priority) {
-        struct sched_param none = {.sched_priority = 0};
-        pthread_setschedparam(pthread_self(), SCHED_IDLE, &none);
+    write_run run = {.job = arg};
+    tess_ctx *ctx = run.job->ctx;
+    double t0 = tess_now();
+    pthread_mutex_init(&run.mu, NULL);
+    run.rc = tess__ckpt_open_store(ctx, &run.s, run.err, sizeof run.err);
+    if (run.rc == TESS_OK && ctx->ckpt->fail_epoch == run.job->epoch)
+        tess__ckpt_store_set_fail_hook(run.s, fail_always, NULL); /* TESS_CKPT_FAIL_EPOCH */
+    if (run.rc == TESS_OK && run.job->paced) tess__ckpt_store_set_pace_hook(run.s, pace_writer, &run);
+    if (run.rc == TESS_OK) run.rc = plan_items(&run);
+    pthread_t helpers[WRITER_THREADS_MAX];
+    int nhelpers = 0;
+    if (run.rc == TESS_OK) {
+        nhelpers = start_helpers(&run, helpers, writer_threads(run.job, run.nitems) - 1);
+        write_items(&run);
     }
-    return writer_main(arg);
+    for (int i = 0; i < nhelpers; i++) pthread_join(helpers[i], NULL);
+    if (run.rc != TESS_OK && run.err[0] == '\0') snprintf(run.err, sizeof run.err, "out of memory");
+    uint32_t n = run.rc == TESS_OK ? (uint32_t)run.nitems : 0;
+    send_files(run.job, run.rc, run.err, run.files, n);
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < n; i++) bytes += run.files[i].size;
+    tess__ckpt_store_close(run.s);
+    free(run.items);
+    free(run.files);
+    pthread_mutex_destroy(&run.mu);
+    finish_job(run.job, t0, bytes);
+    return NULL;
 }
 
 /* rt->mu held. */
@@ -180,7 +304,7 @@ void tess__ckpt_start_writer(tess__ckpt_rt *rt, tess__ckpt_job *job)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     rt->writers++;
-    if (pthread_create(&th, &attr, writer_thread, job) != 0) {
+    if (pthread_create(&th, &attr, writer_main, job) != 0) {
         rt->writers--;
         /* no thread: write here rather than lose the epoch */
         pthread_mutex_unlock(&rt->mu);

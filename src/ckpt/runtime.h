@@ -21,6 +21,7 @@
 #ifndef TESS_SRC_CKPT_RUNTIME_H
 #define TESS_SRC_CKPT_RUNTIME_H
 
+#include <stdatomic.h>
 #include <pthread.h>
 #include "ckpt/manifest.h"
 #include "ckpt/store.h"
@@ -56,7 +57,7 @@ typedef struct tess__ckpt_job {
     uint64_t epoch;
     int static_generation;      /* > 0: also write the static tables, from the live
                                    partitions (they no longer change) */
-    int idle_priority;          /* write at SCHED_IDLE (ckpt_write.c) */
+    int paced;                  /* write on cores no worker uses (ckpt_write.c) */
     tess__ckpt_copy *copies;
     int ncopies;
     uint8_t *log, *tasks;
@@ -68,7 +69,8 @@ struct tess__ckpt_rt {
     int keep;
     uint64_t fingerprint;       /* set when tess_main starts */
     uint64_t fail_epoch;        /* TESS_CKPT_FAIL_EPOCH test hook, 0 = none */
-    int writer_idle;            /* CpBarrier writers at SCHED_IDLE (TESS_CKPT_WRITER) */
+    int writer_paced;           /* CpBarrier writers paced (TESS_CKPT_WRITER) */
+    _Atomic uint64_t hurry_epoch; /* writers of epochs <= this one are no longer paced */
     pthread_rwlock_t rw;        /* readers: table messages; writer: the cut */
     pthread_mutex_t mu;         /* everything below */
     pthread_cond_t cv;
@@ -96,6 +98,7 @@ struct tess__ckpt_rt {
     tess__ckpt_writer *writer;
     uint64_t next_epoch;
     uint64_t committing;        /* epoch whose files are being collected, 0 none */
+    uint64_t hurried;           /* newest epoch whose writers were told to hurry */
     int files_in;               /* ranks whose FILES arrived */
     int commit_failed;
     char commit_error[512];
@@ -141,6 +144,8 @@ void tess__ckpt_on_restored(tess_ctx *ctx, int src, const uint8_t *p, size_t len
 /* snapshot.c: rank 0, once for each epoch started: that epoch no longer
  * keeps work stealing from moving partitions */
 void tess__ckpt_allow_moves(tess_ctx *ctx);
+/* Rank 0: the writers of the epoch being committed stop pacing themselves. */
+void tess__ckpt_hurry(tess_ctx *ctx);
 /* snapshot.c */
 int tess__ckpt_check_control(tess_ctx *ctx, const char *what);
 

@@ -39,10 +39,9 @@ static uint64_t env_fail_epoch(void)
     return v && *v ? strtoull(v, NULL, 10) : 0;
 }
 
-/* TESS_CKPT_WRITER=normal gives CpBarrier's writer threads the workers'
- * priority (for comparison); by default they run at SCHED_IDLE
- * (ckpt_write.c, writer_thread). */
-static int env_writer_idle(void)
+/* TESS_CKPT_WRITER=normal makes CpBarrier's writer one thread that competes
+ * with the workers (for comparison); by default it is paced (ckpt_write.c). */
+static int env_writer_paced(void)
 {
     const char *v = getenv("TESS_CKPT_WRITER");
     return !(v && strcmp(v, "normal") == 0);
@@ -60,7 +59,7 @@ static int rt_init(tess_ctx *ctx, tess__ckpt_rt *rt)
     pthread_cond_init(&rt->cv, NULL);
     rt->marker_seen = calloc((size_t)ctx->nranks, 1);
     rt->fail_epoch = env_fail_epoch();
-    rt->writer_idle = env_writer_idle();
+    rt->writer_paced = env_writer_paced();
     return rt->marker_seen ? TESS_OK : TESS_ERR_NOMEM;
 }
 
@@ -192,11 +191,11 @@ static void maybe_complete(tess_ctx *ctx, tess__ckpt_rt *rt)
     if (rt->phase != 2 || rt->markers_missing > 0) return;
     tess__ckpt_job *job = calloc(1, sizeof *job);
     must(job ? TESS_OK : TESS_ERR_NOMEM, "finishing an epoch");
-    /* CpPeriodic's writer keeps normal priority: its kernels may keep every
-     * core busy for as long as they run, and it must commit meanwhile. */
-    int idle = rt->writer_idle && rt->mode == CKPT_SYNC;
+    /* CpPeriodic's writer is not paced: its kernels may keep every core busy
+     * for as long as they run, and it must commit meanwhile. */
+    int paced = rt->writer_paced && rt->mode == CKPT_SYNC;
     *job = (tess__ckpt_job){.ctx = ctx, .epoch = rt->epoch, .static_generation = rt->save_static,
-                            .idle_priority = idle,
+                            .paced = paced,
                             .copies = rt->copies,
                             .ncopies = rt->ncopies, .log = rt->log, .log_len = rt->log_len,
                             .tasks = rt->tasks, .tasks_len = rt->tasks_len};
@@ -240,6 +239,35 @@ static void on_mark(tess_ctx *ctx, int src, const uint8_t *p, size_t len)
     if (begun) tess__sched_request_cut(ctx, m.epoch, m.mode == CKPT_SYNC, m.run_seq);
 }
 
+static tess__ckpt_rt *rt_of(tess_ctx *ctx) { return ctx->ckpt; }
+
+/* The writers of epochs up to this one write at full speed from now on. */
+static void on_hurry(tess__ckpt_rt *rt, const uint8_t *p, size_t len)
+{
+    uint64_t epoch;
+    if (len < sizeof epoch) return;
+    memcpy(&epoch, p, sizeof epoch);
+    if (epoch > atomic_load(&rt->hurry_epoch)) atomic_store(&rt->hurry_epoch, epoch);
+}
+
+/*
+ * Rank 0, without rt->mu: somebody is about to wait for the epoch being
+ * committed (the next epoch, tess_checkpoint_wait, the end of the job), so
+ * its writers must stop pacing themselves.  Paced writers rely on the
+ * workers going idle at the next checkpoint barrier; a CpPeriodic epoch or
+ * a long kernel after a CpBarrier would otherwise wait for them while the
+ * workers stay busy.
+ */
+void tess__ckpt_hurry(tess_ctx *ctx)
+{
+    tess__ckpt_rt *rt = ctx->ckpt;
+    pthread_mutex_lock(&rt->mu);
+    uint64_t epoch = rt->committing > rt->hurried ? rt->committing : 0;
+    if (epoch != 0) rt->hurried = epoch;
+    pthread_mutex_unlock(&rt->mu);
+    if (epoch != 0) tess__send_all(ctx, TESS_MSG_CKPT_HURRY, &epoch, sizeof epoch);
+}
+
 void tess__ckpt_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     if (ctx->ckpt == NULL) return;
@@ -248,6 +276,7 @@ void tess__ckpt_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t 
     case TESS_MSG_CKPT_FILES: tess__ckpt_on_files(ctx, src, p, len); break;
     case TESS_MSG_CKPT_RESTORE: tess__ckpt_on_restore(ctx, src, p, len); break;
     case TESS_MSG_CKPT_RESTORED: tess__ckpt_on_restored(ctx, src, p, len); break;
+    case TESS_MSG_CKPT_HURRY: on_hurry(rt_of(ctx), p, len); break;
     default: break;
     }
 }
@@ -423,6 +452,7 @@ static int start_epoch(tess_ctx *ctx, int mode, const void *user, size_t len)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     char err[512] = "";
+    tess__ckpt_hurry(ctx);
     pthread_mutex_lock(&rt->mu);
     wait_committed_locked(rt);
     pthread_mutex_unlock(&rt->mu);
@@ -495,7 +525,12 @@ static void *timer_main(void *arg)
         if (rt->timer_stop || rt->period <= 0 || tess_now() < next) continue;
         next += rt->period;
         if (next < tess_now()) next = tess_now() + rt->period;
-        if (rt->committing != 0 || rt->phase != 0) continue; /* previous still going */
+        if (rt->committing != 0 || rt->phase != 0) { /* previous still going */
+            pthread_mutex_unlock(&rt->mu);
+            tess__ckpt_hurry(ctx);
+            pthread_mutex_lock(&rt->mu);
+            continue;
+        }
         size_t len = rt->periodic_user_len;
         uint8_t *user = len ? malloc(len) : NULL;
         if (len && user == NULL) continue;
@@ -554,6 +589,7 @@ int tess_checkpoint_wait(tess_ctx *ctx, uint64_t *epoch_out)
     if (rc != TESS_OK) return rc;
     tess__ckpt_rt *rt = ctx->ckpt;
     char msg[512];
+    tess__ckpt_hurry(ctx);
     pthread_mutex_lock(&rt->mu);
     wait_committed_locked(rt);
     rc = rt->first_failure;
@@ -581,6 +617,7 @@ void tess_checkpoint_get_stats(const tess_ctx *ctx, tess_checkpoint_stats *out)
  * committer waits for other ranks and gives up when the job is interrupted. */
 static void wait_writers(tess_ctx *ctx, tess__ckpt_rt *rt)
 {
+    if (ctx->rank == 0) tess__ckpt_hurry(ctx);
     pthread_mutex_lock(&rt->mu);
     for (;;) {
         int down = tess_interrupted(ctx);

@@ -47,6 +47,12 @@ void tess__ckpt_store_set_fail_hook(tess__ckpt_store *s, tess__ckpt_fail_hook ho
     s->hook_arg = arg;
 }
 
+void tess__ckpt_store_set_pace_hook(tess__ckpt_store *s, tess__ckpt_pace_hook hook, void *arg)
+{
+    s->pace = hook;
+    s->pace_arg = arg;
+}
+
 unsigned tess__ckpt_static_generation(const tess__ckpt_store *s)
 {
     unsigned g = 0;

@@ -40,6 +40,13 @@ void tess__ckpt_store_close(tess__ckpt_store *s);
 typedef int (*tess__ckpt_fail_hook)(void *arg, const char *path);
 void tess__ckpt_store_set_fail_hook(tess__ckpt_store *s, tess__ckpt_fail_hook hook, void *arg);
 
+/* Pacing: while compressing, the store calls pace(arg, 1) before each chunk
+ * of about 1 MB (the hook may block until the caller wants it to go on) and
+ * pace(arg, 0) once the file is compressed.  Called from whichever thread
+ * writes; the hook must be thread-safe. */
+typedef void (*tess__ckpt_pace_hook)(void *arg, int busy);
+void tess__ckpt_store_set_pace_hook(tess__ckpt_store *s, tess__ckpt_pace_hook hook, void *arg);
+
 /* ---------------------------------------------------------------- writer */
 
 /*

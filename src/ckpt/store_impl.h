@@ -25,6 +25,8 @@ struct tess__ckpt_store {
     uint64_t fingerprint;
     tess__ckpt_fail_hook hook;
     void *hook_arg;
+    tess__ckpt_pace_hook pace;
+    void *pace_arg;
     tess__ckpt_file *statics; /* static files known to be saved, manifest order */
     uint32_t nstatics;
     int writing;              /* a writer is open */

@@ -128,19 +128,55 @@ int tess__ckpt_set_table(tess__ckpt_writer *w, uint32_t table, uint32_t nparts,
 
 /* ---------------------------------------------------------------- data files */
 
-static int compress(const void *data, size_t len, void **out, size_t *out_len)
+/* Input per call of the pace hook. */
+#define CKPT_CHUNK ((size_t)1 << 20)
+
+static void pace(const tess__ckpt_store *s, int busy)
+{
+    if (s->pace != NULL)
+        s->pace(s->pace_arg, busy);
+}
+
+/* One frame with the content size in its header, fed in chunks so that the
+ * pace hook can hold the compression between them. */
+static int compress_frame(const tess__ckpt_store *s, ZSTD_CCtx *cc, const uint8_t *data,
+                          size_t len, ZSTD_outBuffer *o)
+{
+    if (ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, CKPT_ZSTD_LEVEL)) ||
+        ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cc, len)))
+        return TESS_ERR_NOMEM;
+    size_t off = 0, left;
+    do {
+        size_t n = len - off < CKPT_CHUNK ? len - off : CKPT_CHUNK;
+        ZSTD_inBuffer in = {data + off, n, 0};
+        ZSTD_EndDirective end = off + n == len ? ZSTD_e_end : ZSTD_e_continue;
+        pace(s, 1);
+        do {
+            left = ZSTD_compressStream2(cc, o, &in, end);
+            if (ZSTD_isError(left))
+                return TESS_ERR_NOMEM; /* only allocations fail with room for the bound */
+        } while (in.pos < in.size || (end == ZSTD_e_end && left != 0));
+        off += n;
+    } while (off < len);
+    return TESS_OK;
+}
+
+static int compress(const tess__ckpt_store *s, const void *data, size_t len, void **out,
+                    size_t *out_len)
 {
     size_t cap = ZSTD_compressBound(len);
     void *buf = malloc(cap);
-    if (buf == NULL)
-        return TESS_ERR_NOMEM;
-    size_t n = ZSTD_compress(buf, cap, data, len, CKPT_ZSTD_LEVEL);
-    if (ZSTD_isError(n)) {
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ZSTD_outBuffer o = {buf, cap, 0};
+    int rc = buf && cc ? compress_frame(s, cc, data, len, &o) : TESS_ERR_NOMEM;
+    pace(s, 0);
+    ZSTD_freeCCtx(cc);
+    if (rc != TESS_OK) {
         free(buf);
-        return TESS_ERR_NOMEM; /* only an allocation can fail with cap = bound */
+        return rc;
     }
     *out = buf;
-    *out_len = n;
+    *out_len = o.pos;
     return TESS_OK;
 }
 
@@ -180,7 +216,7 @@ static int write_entry(const tess__ckpt_store *s, const char *epoch_dir, tess__c
     void *buf;
     size_t clen;
     tess__ckpt_file_path(s, epoch_dir, f, path, sizeof path);
-    if (compress(data, len, &buf, &clen) != TESS_OK)
+    if (compress(s, data, len, &buf, &clen) != TESS_OK)
         return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", path);
     int rc = f->in_static ? write_static(s, f->in_static, path, buf, clen, err, errlen)
                           : tess__ckpt_write_file(s, path, buf, clen, err, errlen);

@@ -38,6 +38,7 @@ enum tess__msg_type {
     TESS_MSG_CKPT_FILES,     /* rank -> 0: its files of an epoch are written (or failed) */
     TESS_MSG_CKPT_RESTORE,   /* rank 0 -> all: load an epoch */
     TESS_MSG_CKPT_RESTORED,  /* rank -> 0: loaded (status) */
+    TESS_MSG_CKPT_HURRY,     /* rank 0 -> all: stop pacing the writers of an epoch */
     /* work stealing (sched/steal.c) and partition migration (table/migrate.c);
      * numbered from 64 to leave room for other kinds above */
     TESS_MSG_STEAL_QUERY = 64, /* rank 0 -> busy rank: its queued work (request) */

@@ -70,7 +70,8 @@ void tess__dispatch(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, siz
     case TESS_MSG_CKPT_MARK:
     case TESS_MSG_CKPT_FILES:
     case TESS_MSG_CKPT_RESTORE:
-    case TESS_MSG_CKPT_RESTORED: tess__ckpt_on_message(ctx, src, type, p, len); break;
+    case TESS_MSG_CKPT_RESTORED:
+    case TESS_MSG_CKPT_HURRY: tess__ckpt_on_message(ctx, src, type, p, len); break;
     case TESS_MSG_STEAL_QUERY:
     case TESS_MSG_STEAL_TAKE:
     case TESS_MSG_MIG_DONE:

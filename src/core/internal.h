@@ -216,6 +216,8 @@ typedef struct tess__queue_load {
 } tess__queue_load;
 /* seconds_per_key (0 = unknown) estimates how long the running tasks still take. */
 void tess__queue_load_of(tess_ctx *ctx, double seconds_per_key, tess__queue_load *out);
+/* Workers of this rank with nothing to do (all of them once the queue stops). */
+int tess__queue_idle_workers(tess_ctx *ctx);
 /* Remove the biggest stealable task of at most max_size keys and every
  * queued task on the same locality partition; *blob_out (malloc'd) encodes
  * them.  0 if none. */

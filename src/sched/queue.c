@@ -493,6 +493,16 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+int tess__queue_idle_workers(tess_ctx *ctx)
+{
+    tess__task_queue *q = ctx->queue;
+    if (q == NULL) return ctx->workers;
+    pthread_mutex_lock(&q->mu);
+    int n = q->stop ? ctx->workers : q->at_rest;
+    pthread_mutex_unlock(&q->mu);
+    return n;
+}
+
 int tess_task_checkpoint_point(tess_task *t, const void *position, size_t len)
 {
     if (t == NULL || (position == NULL && len > 0) || len > 65536) return TESS_ERR_INVAL;

@@ -20,7 +20,7 @@ for app in pagerank kmeans; do
         die "dry run, $app: no checkpointing variant: $(cat "$tmp/dry.out")"
 done
 
-step "--compare-writer adds the normal-priority writer variant"
+step "--compare-writer adds the competing-writer variant"
 "$TESSERA" bench ckpt --dry-run --rounds 1 --apps kmeans --compare-writer --tmpdir "$tmp" \
     > "$tmp/dry.out" 2> "$tmp/dry.err" || die "dry run: exit $?: $(cat "$tmp/dry.err")"
 [ "$(grep -c " run kmeans .*--checkpoint-every 5" "$tmp/dry.out")" = 2 ] ||
@@ -30,9 +30,9 @@ grep -q "^TESS_CKPT_WRITER=normal .* run kmeans .*--checkpoint-every 5" "$tmp/dr
 "$TESSERA" bench ckpt --quick --rounds 1 --iterations 4 --every 2 --only overhead \
     --apps kmeans --compare-writer --tmpdir "$tmp" > "$tmp/cw.out" 2> "$tmp/cw.err" ||
     die "--compare-writer: exit $?: $(head -c 800 "$tmp/cw.err")"
-grep -q "^kmeans round 1: ckpt, writer at normal priority [0-9.]* s/it" "$tmp/cw.out" &&
-    grep -q "^kmeans: writer at normal priority (TESS_CKPT_WRITER=normal): ckpt [0-9.]*" "$tmp/cw.out" ||
-    die "--compare-writer: no normal-writer lines: $(cat "$tmp/cw.out")"
+grep -q "^kmeans round 1: ckpt, competing writer [0-9.]* s/it" "$tmp/cw.out" &&
+    grep -q "^kmeans: competing writer (TESS_CKPT_WRITER=normal): ckpt [0-9.]*" "$tmp/cw.out" ||
+    die "--compare-writer: no competing-writer lines: $(cat "$tmp/cw.out")"
 
 step "bad options"
 for args in "--only nothing" "--rounds 0" "--sizes" "--apps pagerank,bogus" "--bogus"; do
