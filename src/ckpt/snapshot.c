@@ -239,8 +239,6 @@ static void on_mark(tess_ctx *ctx, int src, const uint8_t *p, size_t len)
     if (begun) tess__sched_request_cut(ctx, m.epoch, m.mode == CKPT_SYNC, m.run_seq);
 }
 
-static tess__ckpt_rt *rt_of(tess_ctx *ctx) { return ctx->ckpt; }
-
 /* The writers of epochs up to this one write at full speed from now on. */
 static void on_hurry(tess__ckpt_rt *rt, const uint8_t *p, size_t len)
 {
@@ -276,7 +274,7 @@ void tess__ckpt_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t 
     case TESS_MSG_CKPT_FILES: tess__ckpt_on_files(ctx, src, p, len); break;
     case TESS_MSG_CKPT_RESTORE: tess__ckpt_on_restore(ctx, src, p, len); break;
     case TESS_MSG_CKPT_RESTORED: tess__ckpt_on_restored(ctx, src, p, len); break;
-    case TESS_MSG_CKPT_HURRY: on_hurry(rt_of(ctx), p, len); break;
+    case TESS_MSG_CKPT_HURRY: on_hurry(ctx->ckpt, p, len); break;
     default: break;
     }
 }
