@@ -229,8 +229,13 @@ kill_a_rank() {
     fi
     victim=${pids[RANDOM % ${#pids[@]}]}
     rank=$(tr '\0' '\n' < "/proc/$victim/environ" 2> /dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
-    kill -9 "$victim" 2> /dev/null
-    what+=("killed rank ${rank:-?} at $3$([ "$tries" = 1 ] || echo " (+$(((tries - 1) * 20)) ms until a rank existed)")")
+    # No environment to read: the process is exiting (a zombie cannot be
+    # killed), so this kill would not count as a failure of the job.
+    if [ -z "$rank" ] || ! kill -9 "$victim" 2> /dev/null; then
+        what+=("rank process $victim was already exiting at $3 (the job was ending)")
+        return 1
+    fi
+    what+=("killed rank $rank at $3$([ "$tries" = 1 ] || echo " (+$(((tries - 1) * 20)) ms until a rank existed)")")
 }
 
 # rank_pids DIR — PIDs of the `tessera run` processes (ranks, not mpirun or
