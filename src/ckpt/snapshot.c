@@ -40,11 +40,15 @@ static uint64_t env_fail_epoch(void)
 }
 
 /* TESS_CKPT_WRITER=normal makes CpBarrier's writer one thread that competes
- * with the workers (for comparison); by default it is paced (ckpt_write.c). */
-static int env_writer_paced(void)
+ * with the workers (for comparison); by default (or "paced") it is paced
+ * (ckpt_write.c).  Another value is named in a warning. */
+static int env_writer_paced(const tess_ctx *ctx)
 {
     const char *v = getenv("TESS_CKPT_WRITER");
-    return !(v && strcmp(v, "normal") == 0);
+    if (v == NULL || *v == '\0' || strcmp(v, "paced") == 0) return 1;
+    if (strcmp(v, "normal") == 0) return 0;
+    tess__warn(ctx, "TESS_CKPT_WRITER=%s: expected 'paced' or 'normal'; the writer is paced", v);
+    return 1;
 }
 
 static int rt_init(tess_ctx *ctx, tess__ckpt_rt *rt)
@@ -59,7 +63,7 @@ static int rt_init(tess_ctx *ctx, tess__ckpt_rt *rt)
     pthread_cond_init(&rt->cv, NULL);
     rt->marker_seen = calloc((size_t)ctx->nranks, 1);
     rt->fail_epoch = env_fail_epoch();
-    rt->writer_paced = env_writer_paced();
+    rt->writer_paced = env_writer_paced(ctx);
     return rt->marker_seen ? TESS_OK : TESS_ERR_NOMEM;
 }
 

@@ -96,6 +96,19 @@ run_app_checks() {
     [ -f "$(epoch_dir "$D" "$newest")/MANIFEST" ] || die "$APP: epoch $newest has no MANIFEST"
     echo "   epochs kept: $(epochs "$D" | tr '\n' ' ')"
     cp -a "$D" "$R/ck_pristine"
+
+    step "$APP: TESS_CKPT_WRITER=normal (one competing writer) and a bad value (warned)"
+    TESS_CKPT_WRITER=normal app_run "$APP" "$R/wr_normal" "${args[@]}" --workers 2 \
+        --checkpoint-dir "$R/ck_normal" --checkpoint-every 2
+    ok "$APP TESS_CKPT_WRITER=normal" "$APP" "$R/wr_normal"
+    [ "$(newest_epoch "$R/ck_normal")" = "$newest" ] ||
+        die "$APP TESS_CKPT_WRITER=normal: newest epoch $(newest_epoch "$R/ck_normal"), wanted $newest"
+    TESS_CKPT_WRITER=bogus app_run "$APP" "$R/wr_bad" "${args[@]}" --workers 2 \
+        --checkpoint-dir "$R/ck_bad" --checkpoint-every 2
+    ok "$APP TESS_CKPT_WRITER=bogus" "$APP" "$R/wr_bad"
+    grep -q "TESS_CKPT_WRITER=bogus: expected 'paced' or 'normal'" "$R/wr_bad/err" ||
+        die "$APP TESS_CKPT_WRITER=bogus: no warning: $(cat "$R/wr_bad/err")"
+
     app_run "$APP" "$R/restored" "${args[@]}" --workers 2 --checkpoint-dir "$D" --checkpoint-every 2 \
         --restore
     ok "$APP restore" "$APP" "$R/restored"
