@@ -209,7 +209,7 @@ static int parse_options(bc_options *o, int argc, char **argv)
  * iteration (whose CPU time, taken from the plain run's, leaves the CPU time
  * of the iterations) and, with --compare-writer, with checkpoints whose
  * writer competes with the workers (TESS_CKPT_WRITER=normal). */
-enum { BC_PLAIN, BC_CKPT, BC_BASE, BC_NORMAL, BC_VARIANTS };
+enum { BC_PLAIN, BC_CKPT, BC_BASE, BC_COMPETING, BC_VARIANTS };
 
 typedef struct bc_app_runs {
     const char *name, *gen;
@@ -239,7 +239,7 @@ static void child_argv(const bc_options *o, const bc_runner *r, const bc_app_run
                           "--workers", bufs[2], "--quiet", "--metrics", metrics};
     for (size_t i = 0; i < sizeof args / sizeof *args; i++)
         argv[n++] = (char *)args[i];
-    if (variant == BC_CKPT || variant == BC_NORMAL) {
+    if (variant == BC_CKPT || variant == BC_COMPETING) {
         const char *more[] = {"--checkpoint-dir", ckdir, "--checkpoint-every", bufs[3]};
         for (size_t i = 0; i < sizeof more / sizeof *more; i++)
             argv[n++] = (char *)more[i];
@@ -247,7 +247,7 @@ static void child_argv(const bc_options *o, const bc_runner *r, const bc_app_run
     argv[n] = NULL;
 }
 
-/* The child of BC_NORMAL inherits TESS_CKPT_WRITER=normal; the others
+/* The child of BC_COMPETING inherits TESS_CKPT_WRITER=normal; the others
  * whatever the bench was started with. */
 static int run_child_as(bc_runner *r, int variant, char **argv, const char *label, double *cpu)
 {
@@ -255,10 +255,10 @@ static int run_child_as(bc_runner *r, int variant, char **argv, const char *labe
     const char *was = getenv(var);
     char saved[64];
     snprintf(saved, sizeof saved, "%s", was ? was : "");
-    if (variant == BC_NORMAL) setenv(var, "normal", 1);
+    if (variant == BC_COMPETING) setenv(var, "normal", 1);
     int rc = bc_run_child(r, argv, label, cpu);
-    if (variant == BC_NORMAL && was) setenv(var, saved, 1);
-    else if (variant == BC_NORMAL) unsetenv(var);
+    if (variant == BC_COMPETING && was) setenv(var, saved, 1);
+    else if (variant == BC_COMPETING) unsetenv(var);
     return rc;
 }
 
@@ -270,7 +270,7 @@ static int measure(const bc_options *o, bc_runner *r, bc_app_runs *app, int vari
                                          " --checkpoint-every, TESS_CKPT_WRITER=normal"};
     char *argv[BC_ARGV_MAX], bufs[4][32], path[PATH_MAX], label[64];
     child_argv(o, r, app, variant, argv, bufs);
-    if (o->dry_run && variant == BC_NORMAL)
+    if (o->dry_run && variant == BC_COMPETING)
         printf("TESS_CKPT_WRITER=normal ");
     if (o->dry_run)
         return bc_print_command(argv), 0;
@@ -279,7 +279,7 @@ static int measure(const bc_options *o, bc_runner *r, bc_app_runs *app, int vari
     snprintf(label, sizeof label, "%s%s", app->name, labels[variant]);
     if (run_child_as(r, variant, argv, label, &res->cpu) != 0)
         return -1;
-    res->ckpt_bytes = variant == BC_CKPT || variant == BC_NORMAL ? bc_dir_bytes(path) : 0;
+    res->ckpt_bytes = variant == BC_CKPT || variant == BC_COMPETING ? bc_dir_bytes(path) : 0;
     if (res->ckpt_bytes > app->ckpt_bytes)
         app->ckpt_bytes = res->ckpt_bytes;
     bc_remove_tree(path);
@@ -380,20 +380,21 @@ static void report_steady(const bc_options *o, const bc_app_runs *app, int n)
 
 /* --compare-writer: the same checkpoints with one writer thread competing
  * with the workers for the cores. */
-static void report_normal_writer(const bc_app_runs *app, int n)
+static void report_competing_writer(const bc_app_runs *app, int n)
 {
     bc_result *const *r = app->runs;
     double plain = median_of(r[BC_PLAIN], n, BC_PER_ITERATION);
-    double idle = median_of(r[BC_CKPT], n, BC_PER_ITERATION);
-    double normal = median_of(r[BC_NORMAL], n, BC_PER_ITERATION);
-    double steady = median_of(r[BC_NORMAL], n, BC_STEADY) / median_of(r[BC_PLAIN], n, BC_STEADY);
+    double paced = median_of(r[BC_CKPT], n, BC_PER_ITERATION);
+    double competing = median_of(r[BC_COMPETING], n, BC_PER_ITERATION);
     printf("%s: competing writer (TESS_CKPT_WRITER=normal): ckpt %.4f s/iteration; "
-           "ratio to plain %.4f (median of per-round ratios %.4f), steady state %+.2f%% "
-           "(nan: too few iterations); "
-           "paced writer / competing = %.4f\n", app->name, normal, normal / plain,
-           median_ratio(app, n, BC_NORMAL), (steady - 1.0) * 100, idle / normal);
+           "ratio to plain %.4f (median of per-round ratios %.4f); paced writer / competing "
+           "= %.4f\n", app->name, competing, competing / plain,
+           median_ratio(app, n, BC_COMPETING), paced / competing);
+    double steady = median_of(r[BC_COMPETING], n, BC_STEADY) / median_of(r[BC_PLAIN], n, BC_STEADY);
+    if (!isnan(steady))
+        printf("%s: competing writer, steady state: %+.2f%%\n", app->name, (steady - 1.0) * 100);
     printf("%s: CPU of the checkpoints, competing writer: %+.2f s per run\n", app->name,
-           median_cpu_difference(r[BC_NORMAL], r[BC_PLAIN], n));
+           median_cpu_difference(r[BC_COMPETING], r[BC_PLAIN], n));
 }
 
 static void report_app(const bc_options *o, const bc_app_runs *app, int n)
@@ -415,13 +416,13 @@ static void report_app(const bc_options *o, const bc_app_runs *app, int n)
            BC_GOAL_OVERHEAD * 100, overhead <= BC_GOAL_OVERHEAD ? "met" : "NOT met",
            overhead * 100);
     report_steady(o, app, n);
-    if (o->compare_writer) report_normal_writer(app, n);
+    if (o->compare_writer) report_competing_writer(app, n);
 }
 
 static void print_round(const bc_options *o, const bc_app_runs *app, int round)
 {
     const bc_result *p = &app->runs[BC_PLAIN][round], *c = &app->runs[BC_CKPT][round];
-    const bc_result *b = &app->runs[BC_BASE][round], *w = &app->runs[BC_NORMAL][round];
+    const bc_result *b = &app->runs[BC_BASE][round], *w = &app->runs[BC_COMPETING][round];
     printf("%s round %d: plain %.4f s/it (wall %.2f s, CPU %.2f s), ckpt %.4f s/it (wall %.2f s, "
            "CPU %.2f s); ratio %.4f; load + 1 iteration CPU %.2f s\n", app->name, round + 1,
            p->mean_iteration, p->wall, p->cpu, c->mean_iteration, c->wall, c->cpu,
@@ -442,7 +443,7 @@ static int overhead_app(const bc_options *o, bc_runner *r, bc_app_runs *app)
     if (o->mpirun_np)
         printf("   mpirun -np %ld\n", o->mpirun_np);
     for (int k = 0; rc == 0 && k < o->rounds; k++) {
-        int last = o->compare_writer ? BC_NORMAL : BC_BASE;
+        int last = o->compare_writer ? BC_COMPETING : BC_BASE;
         for (int v = BC_PLAIN; rc == 0 && v <= last; v++)
             rc = measure(o, r, app, v, &app->runs[v][k]);
         if (rc == 0 && !o->dry_run)

@@ -1,18 +1,19 @@
 /*
  * ckpt_write.c — the background half of a checkpoint: each rank's writer
  * threads compress and write its copies, its log and (once per job) its
- * static partitions, then report the files to rank 0; rank 0's committer thread waits for every rank's report and
- * writes the MANIFEST (or removes the epoch when any rank failed).
+ * static partitions, then report the files to rank 0; rank 0's committer
+ * thread waits for every rank's report and writes the MANIFEST (or removes
+ * the epoch when any rank failed).
  *
  * Workers never wait for the disk: by the time a writer starts, the rank's
  * cut is over and its kernels have moved on.
  */
 #include <inttypes.h>
-#include <time.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "ckpt/runtime.h"
 #include "comm/comm.h"
 
@@ -274,7 +275,8 @@ static void *writer_main(void *arg)
     run.rc = tess__ckpt_open_store(ctx, &run.s, run.err, sizeof run.err);
     if (run.rc == TESS_OK && ctx->ckpt->fail_epoch == run.job->epoch)
         tess__ckpt_store_set_fail_hook(run.s, fail_always, NULL); /* TESS_CKPT_FAIL_EPOCH */
-    if (run.rc == TESS_OK && run.job->paced) tess__ckpt_store_set_pace_hook(run.s, pace_writer, &run);
+    if (run.rc == TESS_OK && run.job->paced)
+        tess__ckpt_store_set_pace_hook(run.s, pace_writer, &run);
     if (run.rc == TESS_OK) run.rc = plan_items(&run);
     pthread_t helpers[WRITER_THREADS_MAX];
     int nhelpers = 0;
