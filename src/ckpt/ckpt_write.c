@@ -15,12 +15,10 @@
 #include <string.h>
 #include <time.h>
 #include "ckpt/runtime.h"
-#include "comm/comm.h"
+#include "core/bytes.h"
 
 #define WRITER_THREADS_MAX 64
 
-uint64_t tess__ckpt_fingerprint(tess_ctx *ctx);
-void tess__ckpt_note_failure(tess_ctx *ctx, int rc, const char *msg);
 
 /* FILES: this header, nfiles tess__ckpt_file entries, tasks_len bytes. */
 typedef struct files_msg {
@@ -324,7 +322,7 @@ static int append_tasks(tess__ckpt_rt *rt, const uint8_t *p, uint32_t len)
     if (len == 0) return TESS_OK;
     uint8_t *n = realloc(rt->rank_tasks, rt->rank_tasks_len + 4 + len);
     if (n == NULL) return TESS_ERR_NOMEM;
-    memcpy(n + rt->rank_tasks_len, &len, 4);
+    tess__put_le32(n + rt->rank_tasks_len, len);
     memcpy(n + rt->rank_tasks_len + 4, p, len);
     rt->rank_tasks = n;
     rt->rank_tasks_len += 4 + len;
@@ -377,8 +375,7 @@ static int frame_user(tess__ckpt_rt *rt, uint8_t **buf_out, size_t *len_out)
     size_t len = 4 + rt->user_len + rt->rank_tasks_len;
     uint8_t *buf = malloc(len);
     if (buf == NULL) return TESS_ERR_NOMEM;
-    uint32_t ulen = (uint32_t)rt->user_len;
-    memcpy(buf, &ulen, 4);
+    tess__put_le32(buf, (uint32_t)rt->user_len);
     if (rt->user_len) memcpy(buf + 4, rt->user, rt->user_len);
     if (rt->rank_tasks_len) memcpy(buf + 4 + rt->user_len, rt->rank_tasks, rt->rank_tasks_len);
     *buf_out = buf;

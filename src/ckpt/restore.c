@@ -19,9 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ckpt/runtime.h"
-#include "comm/comm.h"
+#include "core/bytes.h"
 
-int tess__ckpt_open_rank0_store(tess_ctx *ctx, char *err, size_t errlen);
 
 typedef struct restored_msg {
     int32_t status, pad;
@@ -189,19 +188,18 @@ static void check_statics(tess_ctx *ctx, const tess__ckpt_epoch *e)
     }
 }
 
+/* A little-endian u32 at p[*off], if len leaves room for one. */
 static int get32(const uint8_t *p, size_t len, size_t *off, uint32_t *v)
 {
     if (len - *off < 4) return 0;
-    memcpy(v, p + *off, 4);
+    *v = tess__get_le32(p + *off);
     *off += 4;
     return 1;
 }
 
 static uint64_t blob_seq(const uint8_t *b, size_t len)
 {
-    uint64_t seq = 0;
-    if (len >= 8) memcpy(&seq, b, 8);
-    return seq;
+    return len >= 8 ? tess__get_le64(b) : 0;
 }
 
 /* Append one rank's blob of run `seq` to the restored records; 0 on
@@ -244,7 +242,7 @@ static int split_user(tess__ckpt_rt *rt, const uint8_t *u, size_t len, void **us
         get32(u, len, &at, &blen);
         if (!merge_blob(rt, u + at, blen, newest, &count)) return TESS_ERR_FORMAT;
     }
-    if (rt->restored_tasks) memcpy(rt->restored_tasks, &count, 4);
+    if (rt->restored_tasks) tess__put_le32(rt->restored_tasks, count);
     *user_out = NULL;
     *len_out = ulen;
     if (ulen == 0) return TESS_OK;

@@ -1,7 +1,13 @@
 /*
  * runtime.h — the checkpoint state of a context, shared by snapshot.c (the
  * Chandy–Lamport protocol and the API), ckpt_write.c (writer and committer
- * threads) and restore.c.  Private to src/ckpt.
+ * threads) and restore.c, and what src/runtime.c calls.  Private to src/ckpt.
+ *
+ * The checkpoint layer sits above sched and table.  It reaches them by
+ * calls, and they reach it only through what it plugs in while checkpoints
+ * are enabled: the table intercept (tess__table_set_intercept), the
+ * scheduler's hooks (tess__sched_set_ckpt_hooks) and the cut function it
+ * hands to tess__sched_request_cut.
  *
  * Protocol, per epoch E (docs/checkpoints.md has the argument):
  *   rank 0 starts E: creates DIR/epoch-E.tmp and sends MARK(E) to every rank;
@@ -25,7 +31,17 @@
 #include <pthread.h>
 #include "ckpt/manifest.h"
 #include "ckpt/store.h"
-#include "core/internal.h"
+#include "sched/sched.h"
+#include "table/table_internal.h"
+
+/* Message types of the checkpoint layer (see the block list in comm/comm.h). */
+enum tess__ckpt_msg_type {
+    TESS_MSG_CKPT_MARK = 18,     /* rank 0 starts an epoch, or a rank's marker */
+    TESS_MSG_CKPT_FILES = 19,    /* rank -> 0: its files of an epoch are written (or failed) */
+    TESS_MSG_CKPT_RESTORE = 20,  /* rank 0 -> all: load an epoch */
+    TESS_MSG_CKPT_RESTORED = 21, /* rank -> 0: loaded (status) */
+    TESS_MSG_CKPT_HURRY = 22     /* rank 0 -> all: stop pacing the writers of an epoch */
+};
 
 enum { CKPT_SYNC = 1, CKPT_ASYNC = 2 };
 
@@ -148,5 +164,23 @@ void tess__ckpt_allow_moves(tess_ctx *ctx);
 void tess__ckpt_hurry(tess_ctx *ctx);
 /* snapshot.c */
 int tess__ckpt_check_control(tess_ctx *ctx, const char *what);
+uint64_t tess__ckpt_fingerprint(tess_ctx *ctx);
+/* Record a failed epoch (counted, reported once). */
+void tess__ckpt_note_failure(tess_ctx *ctx, int rc, const char *msg);
+/* Rank 0: open the store restore and the committer read from. */
+int tess__ckpt_open_rank0_store(tess_ctx *ctx, char *err, size_t errlen);
+/* restore.c: the positions of a restored run's kernel instances (a
+ * tess__sched_ckpt_hooks.take_restored). */
+int tess__ckpt_take_restored(tess_ctx *ctx, const char *kernel, uint8_t **recs_out,
+                             size_t *len_out);
+
+/* ---- what src/runtime.c calls ---- */
+/* Register the handlers of the checkpoint messages (they ignore a context
+ * without checkpoints). */
+int tess__ckpt_handlers_init(tess_ctx *ctx);
+/* Stop taking checkpoints and let the one in progress finish. */
+void tess__ckpt_quiesce(tess_ctx *ctx);
+/* Wait for the writer threads and free the checkpoint state.  Accepts none. */
+void tess__ckpt_free(tess_ctx *ctx);
 
 #endif

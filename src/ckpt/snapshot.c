@@ -17,9 +17,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "ckpt/runtime.h"
-#include "comm/comm.h"
 
-void tess__sched_request_cut(tess_ctx *ctx, uint64_t epoch, int sync, uint64_t run_seq);
+
+static void on_table_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                             size_t len);
+static void make_cut(tess_ctx *ctx, uint64_t epoch, const void *tasks, size_t tasks_len);
 
 int tess__ckpt_check_control(tess_ctx *ctx, const char *what)
 {
@@ -109,6 +111,9 @@ int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job, int 
         return tess__fail(ctx, TESS_ERR_NOMEM, "out of memory");
     }
     ctx->ckpt = rt;
+    tess__table_set_intercept(ctx, on_table_message);
+    tess__sched_ckpt_hooks hooks = {tess__ckpt_quiesce, tess__ckpt_take_restored};
+    tess__sched_set_ckpt_hooks(ctx, &hooks);
     return TESS_OK;
 }
 
@@ -169,8 +174,9 @@ static void must(int rc, const char *what)
     abort();
 }
 
-void tess__ckpt_table_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                              size_t len)
+/* The table intercept: a table message while checkpoints are enabled. */
+static void on_table_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                             size_t len)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     pthread_rwlock_rdlock(&rt->rw);
@@ -240,7 +246,7 @@ static void on_mark(tess_ctx *ctx, int src, const uint8_t *p, size_t len)
         maybe_complete(ctx, rt);
     }
     pthread_mutex_unlock(&rt->mu);
-    if (begun) tess__sched_request_cut(ctx, m.epoch, m.mode == CKPT_SYNC, m.run_seq);
+    if (begun) tess__sched_request_cut(ctx, m.epoch, m.mode == CKPT_SYNC, m.run_seq, make_cut);
 }
 
 /* The writers of epochs up to this one write at full speed from now on. */
@@ -270,7 +276,8 @@ void tess__ckpt_hurry(tess_ctx *ctx)
     if (epoch != 0) tess__send_all(ctx, TESS_MSG_CKPT_HURRY, &epoch, sizeof epoch);
 }
 
-void tess__ckpt_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
+static void on_ckpt_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                            size_t len)
 {
     if (ctx->ckpt == NULL) return;
     switch (type) {
@@ -281,6 +288,14 @@ void tess__ckpt_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t 
     case TESS_MSG_CKPT_HURRY: on_hurry(ctx->ckpt, p, len); break;
     default: break;
     }
+}
+
+int tess__ckpt_handlers_init(tess_ctx *ctx)
+{
+    int rc = TESS_OK;
+    for (uint32_t t = TESS_MSG_CKPT_MARK; rc == TESS_OK && t <= TESS_MSG_CKPT_HURRY; t++)
+        rc = tess__comm_handle(ctx, t, on_ckpt_message);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- the cut */
@@ -338,7 +353,9 @@ static void send_markers(tess_ctx *ctx, const tess__ckpt_rt *rt, uint64_t epoch)
         if (r != ctx->rank) tess__send(ctx, r, TESS_MSG_CKPT_MARK, &m, sizeof m, NULL, 0);
 }
 
-void tess__ckpt_cut(tess_ctx *ctx, uint64_t epoch, const void *tasks, size_t tasks_len)
+/* This rank's cut for `epoch` (the queue calls it once its workers are at
+ * rest); `tasks` describes the run in flight (sched/cut.c). */
+static void make_cut(tess_ctx *ctx, uint64_t epoch, const void *tasks, size_t tasks_len)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     double t0 = tess_now();
@@ -668,4 +685,5 @@ void tess__ckpt_free(tess_ctx *ctx)
     pthread_cond_destroy(&rt->cv);
     free(rt);
     ctx->ckpt = NULL;
+    tess__table_set_intercept(ctx, NULL);
 }

@@ -16,42 +16,35 @@
 #include <stdint.h>
 #include "core/internal.h"
 
-enum tess__msg_type {
-    TESS_MSG_RUN = 1,        /* rank 0 -> all: launch a kernel */
-    TESS_MSG_DONE,           /* rank -> 0: all tasks of a run finished */
-    TESS_MSG_SHUTDOWN,       /* rank 0 -> all: control returned */
-    TESS_MSG_ABORT,          /* any -> all: interrupted */
-    TESS_MSG_COUNT_REQ,      /* rank 0 -> all: report write counters */
-    TESS_MSG_COUNT_REP,
-    TESS_MSG_UPDATES,        /* a batch of combined table updates */
-    TESS_MSG_PUT,
-    TESS_MSG_REMOVE,
-    TESS_MSG_GET_REQ,        /* get or contains */
-    TESS_MSG_SNAPSHOT_REQ,   /* copy of a partition (iterators) */
-    TESS_MSG_CLEAR_REQ,
-    TESS_MSG_SIZE_REQ,
-    TESS_MSG_REPLY,          /* reply to a request: slot, req id, status, payload */
-    TESS_MSG_WORKER,         /* payload for a worker's inbox */
-    TESS_MSG_SYNC_REQ,       /* answered once everything sent before it is applied */
-    TESS_MSG_READY,          /* rank -> 0: tables created, registry fingerprint */
-    TESS_MSG_CKPT_MARK,      /* checkpoint: rank 0 starts an epoch, or a rank's marker */
-    TESS_MSG_CKPT_FILES,     /* rank -> 0: its files of an epoch are written (or failed) */
-    TESS_MSG_CKPT_RESTORE,   /* rank 0 -> all: load an epoch */
-    TESS_MSG_CKPT_RESTORED,  /* rank -> 0: loaded (status) */
-    TESS_MSG_CKPT_HURRY,     /* rank 0 -> all: stop pacing the writers of an epoch */
-    /* work stealing (sched/steal.c) and partition migration (table/migrate.c);
-     * numbered from 64 to leave room for other kinds above */
-    TESS_MSG_STEAL_QUERY = 64, /* rank 0 -> busy rank: its queued work (request) */
-    TESS_MSG_STEAL_TAKE,     /* rank 0 -> victim: give a queued task to a thief (request) */
-    TESS_MSG_MIG_DONE,       /* thief -> rank 0: stolen task is in the thief's queue */
-    TESS_MSG_MIG_BEGIN,      /* old owner -> new owner: a partition group will move */
-    TESS_MSG_MIG_ANNOUNCE,   /* new owner -> other ranks: route writes to me from now */
-    TESS_MSG_MIG_MARKER,     /* any rank -> old owner: my last write for it was sent */
-    TESS_MSG_MIG_DATA,       /* old owner -> new owner: the partitions and the task */
-    TESS_MSG_MIG_FWD,        /* a table message passed on to the partition's owner */
-    TESS_MSG_STEAL_COVERED,  /* thief -> rank 0: stolen tasks finished, DONE follows */
-    TESS_MSG_TYPES
+/*
+ * Message types.  The message layer knows only its own two; every layer above
+ * it owns a block of numbers, names them in its private header and registers
+ * a handler for each with tess__comm_handle() while the runtime is set up
+ * (src/runtime.c).  Registering a number twice is an error, so two blocks
+ * cannot silently overlap.  The numbers of table writes (7-9, 12) are also
+ * stored in checkpoint replay logs (docs/checkpoint-format.md): never renumber.
+ *
+ *   1-3,5,17  sched: runs, barriers, shutdown     (sched/sched.h)
+ *   4         comm: a signal interrupts every rank (here)
+ *   7-13, 16  table: updates, requests            (table/table_internal.h)
+ *   14-15     comm: replies, worker mailboxes     (here)
+ *   18-22     ckpt: snapshot protocol, restore    (ckpt/runtime.h)
+ *   64-66, 72 sched: work stealing                (sched/sched.h)
+ *   67-71     table: partition migration          (table/table_internal.h)
+ *   80-95     tile: reserved for the tiles face
+ */
+enum tess__comm_msg_type {
+    TESS_MSG_ABORT = 4,      /* any -> all: a signal arrived, interrupt the job */
+    TESS_MSG_REPLY = 14,     /* reply to a request: slot, req id, status, payload */
+    TESS_MSG_WORKER = 15     /* payload for a worker's inbox */
 };
+
+/* Register fn as the handler of message type `type`, on this rank.  Before
+ * the runtime starts only (handlers run on other threads afterwards).
+ * TESS_ERR_INVAL for a type out of range, TESS_ERR_MISUSE when taken. */
+int tess__comm_handle(tess_ctx *ctx, uint32_t type, tess__msg_handler *fn);
+/* The message layer's own handlers (replies, worker mailboxes). */
+int tess__comm_handlers_init(tess_ctx *ctx);
 
 /* Header of a request that expects a TESS_MSG_REPLY. */
 typedef struct tess__req_hdr {
@@ -85,7 +78,8 @@ int tess__send(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen
 /* Send to every rank including this one (rank order). */
 int tess__send_all(tess_ctx *ctx, uint32_t type, const void *a, size_t alen);
 
-/* Called for every message received (or sent to self): routes by type. */
+/* Called for every message received (or sent to self): calls the handler
+ * registered for its type; a type nobody registered is dropped with a warning. */
 void tess__dispatch(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 
 /* Request/reply: send a request (payload follows a tess__req_hdr) to dst and
@@ -111,6 +105,7 @@ int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void
 int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void **data_out,
                       size_t *len_out);
 /* Deliver a TESS_MSG_WORKER payload that arrived from another rank. */
-void tess__inbox_on_message(tess_ctx *ctx, const uint8_t *p, size_t len);
+void tess__inbox_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                            size_t len);
 
 #endif

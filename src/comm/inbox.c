@@ -114,8 +114,10 @@ int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void
     return rc;
 }
 
-void tess__inbox_on_message(tess_ctx *ctx, const uint8_t *p, size_t len)
+void tess__inbox_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                            size_t len)
 {
+    (void)src, (void)type;
     worker_hdr h;
     if (len < sizeof h) return;
     memcpy(&h, p, sizeof h);

@@ -1,5 +1,6 @@
 /*
- * message.c — sending, dispatching, and request/reply over the message layer.
+ * message.c — sending, dispatching to registered handlers, and request/reply
+ * over the message layer.
  * The transport (in-process or MPI) is chosen per destination: a message to
  * this rank is handled at once by the sender's thread, one to another rank
  * goes to the progress engine.
@@ -34,8 +35,9 @@ int tess__send_all(tess_ctx *ctx, uint32_t type, const void *a, size_t alen)
     return TESS_OK;
 }
 
-static void on_reply(tess_ctx *ctx, const uint8_t *p, size_t len)
+static void on_reply(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
+    (void)src, (void)type;
     tess__reply_hdr h;
     if (len < sizeof h) return;
     memcpy(&h, p, sizeof h);
@@ -56,33 +58,40 @@ static void on_reply(tess_ctx *ctx, const uint8_t *p, size_t len)
     free(copy);
 }
 
+int tess__comm_handle(tess_ctx *ctx, uint32_t type, tess__msg_handler *fn)
+{
+    TESS_RETURN_IF(ctx, type == 0 || type >= TESS__MSG_TYPES || fn == NULL, TESS_ERR_INVAL,
+                   "message type %u: out of range or no handler", type);
+    TESS_RETURN_IF(ctx, ctx->handlers[type] != NULL, TESS_ERR_MISUSE,
+                   "message type %u registered twice", type);
+    ctx->handlers[type] = fn;
+    return TESS_OK;
+}
+
+/* A signal on some rank: tess_interrupted() turns true here, and the
+ * control thread waiting on ctl_cv looks at it at once. */
+static void on_abort(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
+{
+    (void)src, (void)type, (void)p, (void)len;
+    atomic_store(&ctx->interrupted, 1);
+    pthread_mutex_lock(&ctx->ctl_mu);
+    pthread_cond_broadcast(&ctx->ctl_cv);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
+int tess__comm_handlers_init(tess_ctx *ctx)
+{
+    int rc = tess__comm_handle(ctx, TESS_MSG_ABORT, on_abort);
+    if (rc == TESS_OK) rc = tess__comm_handle(ctx, TESS_MSG_REPLY, on_reply);
+    if (rc == TESS_OK) rc = tess__comm_handle(ctx, TESS_MSG_WORKER, tess__inbox_on_message);
+    return rc;
+}
+
 void tess__dispatch(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
-    switch (type) {
-    case TESS_MSG_RUN: tess__sched_on_run(ctx, p, len); break;
-    case TESS_MSG_DONE: tess__sched_on_done(ctx, src, p, len); break;
-    case TESS_MSG_SHUTDOWN: tess__sched_on_shutdown(ctx, p, len); break;
-    case TESS_MSG_ABORT: tess__sched_on_abort(ctx); break;
-    case TESS_MSG_REPLY: on_reply(ctx, p, len); break;
-    case TESS_MSG_WORKER: tess__inbox_on_message(ctx, p, len); break;
-    case TESS_MSG_READY: tess__sched_on_ready(ctx, src, p, len); break;
-    case TESS_MSG_COUNT_REQ: tess__sched_on_count_req(ctx, src, p, len); break;
-    case TESS_MSG_CKPT_MARK:
-    case TESS_MSG_CKPT_FILES:
-    case TESS_MSG_CKPT_RESTORE:
-    case TESS_MSG_CKPT_RESTORED:
-    case TESS_MSG_CKPT_HURRY: tess__ckpt_on_message(ctx, src, type, p, len); break;
-    case TESS_MSG_STEAL_QUERY:
-    case TESS_MSG_STEAL_TAKE:
-    case TESS_MSG_MIG_DONE:
-    case TESS_MSG_STEAL_COVERED: tess__steal_on_message(ctx, src, type, p, len); break;
-    case TESS_MSG_MIG_BEGIN:
-    case TESS_MSG_MIG_ANNOUNCE:
-    case TESS_MSG_MIG_MARKER:
-    case TESS_MSG_MIG_DATA:
-    case TESS_MSG_MIG_FWD: tess__migrate_on_message(ctx, src, type, p, len); break;
-    default: tess__table_deliver(ctx, src, type, p, len); break;
-    }
+    tess__msg_handler *fn = type < TESS__MSG_TYPES ? ctx->handlers[type] : NULL;
+    if (fn != NULL) fn(ctx, src, type, p, len);
+    else tess__warn(ctx, "dropped a message of unknown type %u from rank %d", type, src);
 }
 
 /* Wait for this slot's reply; gives up when the run is interrupted. */

@@ -204,7 +204,7 @@ static void forward_signal(tess__comm *c)
     c->abort_sent = 1;
     for (int r = 0; r < c->ctx->nranks; r++)
         if (r != c->ctx->rank) tess__comm_post(c->ctx, r, TESS_MSG_ABORT, NULL, 0, NULL, 0);
-    tess__sched_on_abort(c->ctx);
+    tess__dispatch(c->ctx, c->ctx->rank, TESS_MSG_ABORT, NULL, 0);
 }
 
 /* CPU time of the progress thread, for tess_stats: what keeping MPI moving costs. */

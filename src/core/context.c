@@ -1,10 +1,11 @@
 /*
- * context.c — tess_init/tess_finalize, topology accessors, slots, statistics.
+ * context.c — the context object's own parts: allocation, slots, topology
+ * accessors and statistics.  tess_init/tess_finalize, which start and stop
+ * every layer, live in src/runtime.c.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "comm/comm.h"
 #include "internal.h"
 
 static __thread tess__slot *current_slot;
@@ -39,7 +40,6 @@ void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index)
 
 void tess__slot_destroy(tess__slot *s)
 {
-    tess__slot_buffers_free(s);
     free(s->reply);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
@@ -54,35 +54,7 @@ tess__slot *tess__current_slot(tess_ctx *ctx)
     return &ctx->slots[ctx->workers];
 }
 
-static int choose_mode(tess_ctx *ctx)
-{
-    int want_mpi = ctx->cfg.mode == TESS_MODE_MPI ||
-                   (ctx->cfg.mode == TESS_MODE_AUTO && tess__launched_by_mpi());
-    if (!want_mpi) return TESS_OK;
-    if (!TESS_HAVE_MPI) {
-        if (ctx->cfg.mode == TESS_MODE_AUTO) {
-            tess__warn(ctx, "started by an MPI launcher, but this build has no MPI: "
-                            "running embedded");
-            return TESS_OK;
-        }
-        return tess__fail(ctx, TESS_ERR_UNSUPPORTED, "this build of tessera has no MPI");
-    }
-    ctx->mpi = 1;
-    return tess__comm_start(ctx);
-}
-
-/* Every rank learns every rank's worker count; embedded mode has one rank. */
-static int build_topology(tess_ctx *ctx);
-
-static int create_slots(tess_ctx *ctx)
-{
-    ctx->slots = calloc((size_t)ctx->workers + 1, sizeof *ctx->slots);
-    if (ctx->slots == NULL) return TESS_ERR_NOMEM;
-    for (int i = 0; i <= ctx->workers; i++) tess__slot_init(&ctx->slots[i], ctx, i);
-    return TESS_OK;
-}
-
-static tess_ctx *ctx_alloc(const tess_config *cfg)
+tess_ctx *tess__ctx_alloc(const tess_config *cfg)
 {
     tess_ctx *ctx = calloc(1, sizeof *ctx);
     if (ctx == NULL) return NULL;
@@ -96,69 +68,19 @@ static tess_ctx *ctx_alloc(const tess_config *cfg)
     return ctx;
 }
 
-int tess_init(const tess_config *cfg, tess_ctx **ctx_out)
+int tess__slots_create(tess_ctx *ctx)
 {
-    if (ctx_out == NULL) return TESS_ERR_INVAL;
-    if (cfg != NULL && (cfg->workers < 0 || cfg->workers > 4096)) {
-        tess__warn(NULL, "--workers must be in [1, 4096], got %d", cfg->workers);
-        return TESS_ERR_INVAL;
-    }
-    tess_ctx *ctx = ctx_alloc(cfg);
-    if (ctx == NULL) return TESS_ERR_NOMEM;
-    int rc = choose_mode(ctx);
-    if (rc == TESS_OK) rc = build_topology(ctx);
-    if (rc == TESS_OK) rc = create_slots(ctx);
-    if (rc == TESS_OK) rc = tess__queue_create(ctx);
-    if (rc == TESS_OK) rc = tess__inboxes_create(ctx);
-    if (rc == TESS_OK) rc = tess__steal_create(ctx);
-    if (rc == TESS_OK) rc = tess__migrate_create(ctx);
-    if (rc != TESS_OK) {
-        tess__warn(ctx, "cannot start: %s", ctx->last_error[0] ? ctx->last_error
-                                                                : tess_strerror(rc));
-        tess_finalize(ctx);
-        return rc;
-    }
-    if (ctx->cfg.handle_signals) tess__signals_install();
-    if (ctx->views == NULL) ctx->views = calloc((size_t)ctx->nranks, sizeof *ctx->views);
-    if (ctx->views == NULL) {
-        tess_finalize(ctx);
-        return TESS_ERR_NOMEM;
-    }
-    *ctx_out = ctx;
+    ctx->slots = calloc((size_t)ctx->workers + 1, sizeof *ctx->slots);
+    if (ctx->slots == NULL) return TESS_ERR_NOMEM;
+    for (int i = 0; i <= ctx->workers; i++) tess__slot_init(&ctx->slots[i], ctx, i);
     return TESS_OK;
 }
 
-static int build_topology(tess_ctx *ctx)
+void tess__ctx_free(tess_ctx *ctx)
 {
-    ctx->worker_base = calloc((size_t)ctx->nranks + 1, sizeof *ctx->worker_base);
-    if (ctx->worker_base == NULL) return TESS_ERR_NOMEM;
-    int *counts = calloc((size_t)ctx->nranks, sizeof *counts);
-    if (counts == NULL) return TESS_ERR_NOMEM;
-    counts[ctx->rank] = ctx->workers;
-    int rc = ctx->mpi ? tess__comm_allgather_workers(ctx, counts) : TESS_OK;
-    for (int r = 0; rc == TESS_OK && r < ctx->nranks; r++)
-        ctx->worker_base[r + 1] = ctx->worker_base[r] + counts[r];
-    ctx->workers_total = ctx->worker_base[ctx->nranks];
-    free(counts);
-    return rc;
-}
-
-void tess_finalize(tess_ctx *ctx)
-{
-    if (ctx == NULL) return;
     if (current_slot != NULL && current_slot->ctx == ctx) current_slot = NULL;
-    tess__ckpt_quiesce(ctx); /* the last checkpoint's writers still send */
-    tess__workers_stop(ctx);
-    tess__comm_stop(ctx);
-    tess__ckpt_free(ctx);
-    tess__inboxes_destroy(ctx);
-    tess__queue_destroy(ctx);
-    tess__migrate_destroy(ctx);
-    tess__steal_destroy(ctx);
     if (ctx->slots != NULL)
         for (int i = 0; i <= ctx->workers; i++) tess__slot_destroy(&ctx->slots[i]);
-    tess__tables_free(ctx);
-    tess__tick_free(ctx);
     tess__registry_free(&ctx->reg);
     free(ctx->slots);
     free(ctx->threads);

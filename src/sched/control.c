@@ -12,14 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "comm/comm.h"
-#include "core/internal.h"
-
-int tess__sched_launch(tess_ctx *ctx, uint64_t seq, int kernel, int instances, int locality,
-                       const void *args, size_t len, const void *restored, size_t rlen);
-int tess__ckpt_take_restored(tess_ctx *ctx, const char *kernel, uint8_t **recs_out,
-                             size_t *len_out);
-int tess__table_index(const tess_table *t);
+#include "sched/sched.h"
+#include "table/table_internal.h"
 
 typedef struct done_msg {
     uint64_t seq;
@@ -42,8 +36,9 @@ static void timed_wait(tess_ctx *ctx, double seconds)
     pthread_cond_timedwait(&ctx->ctl_cv, &ctx->ctl_mu, &ts);
 }
 
-void tess__sched_on_done(tess_ctx *ctx, int src, const void *payload, size_t len)
+static void on_done(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload, size_t len)
 {
+    (void)type;
     done_msg d;
     if (len < sizeof d || src < 0 || src >= ctx->nranks) return;
     memcpy(&d, payload, sizeof d);
@@ -59,8 +54,10 @@ void tess__sched_on_done(tess_ctx *ctx, int src, const void *payload, size_t len
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
 
-void tess__sched_on_shutdown(tess_ctx *ctx, const void *payload, size_t len)
+static void on_shutdown(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload,
+                        size_t len)
 {
+    (void)src, (void)type;
     int32_t rc = 0;
     if (len >= sizeof rc) memcpy(&rc, payload, sizeof rc);
     pthread_mutex_lock(&ctx->ctl_mu);
@@ -70,16 +67,9 @@ void tess__sched_on_shutdown(tess_ctx *ctx, const void *payload, size_t len)
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
 
-void tess__sched_on_abort(tess_ctx *ctx)
+static void on_ready(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload, size_t len)
 {
-    atomic_store(&ctx->interrupted, 1);
-    pthread_mutex_lock(&ctx->ctl_mu);
-    pthread_cond_broadcast(&ctx->ctl_cv);
-    pthread_mutex_unlock(&ctx->ctl_mu);
-}
-
-void tess__sched_on_ready(tess_ctx *ctx, int src, const void *payload, size_t len)
-{
+    (void)type;
     ready_msg m;
     if (len < sizeof m) return;
     memcpy(&m, payload, sizeof m);
@@ -91,13 +81,26 @@ void tess__sched_on_ready(tess_ctx *ctx, int src, const void *payload, size_t le
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
 
-void tess__sched_on_count_req(tess_ctx *ctx, int src, const void *payload, size_t len)
+static void on_count_req(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload,
+                         size_t len)
 {
+    (void)type;
     tess__req_hdr h;
     if (len < sizeof h) return;
     memcpy(&h, payload, sizeof h);
     count_rep c = {atomic_load(&ctx->writes_sent), atomic_load(&ctx->writes_applied)};
     tess__reply(ctx, src, &h, TESS_OK, &c, sizeof c);
+}
+
+int tess__sched_handlers_init(tess_ctx *ctx)
+{
+    int rc = tess__comm_handle(ctx, TESS_MSG_RUN, tess__sched_on_run);
+    if (rc == TESS_OK) rc = tess__comm_handle(ctx, TESS_MSG_DONE, on_done);
+    if (rc == TESS_OK) rc = tess__comm_handle(ctx, TESS_MSG_SHUTDOWN, on_shutdown);
+    if (rc == TESS_OK) rc = tess__comm_handle(ctx, TESS_MSG_READY, on_ready);
+    if (rc == TESS_OK) rc = tess__comm_handle(ctx, TESS_MSG_COUNT_REQ, on_count_req);
+    if (rc == TESS_OK) rc = tess__steal_handlers_init(ctx);
+    return rc;
 }
 
 /* Rank 0 waits until every rank said READY (tables created). */
@@ -145,7 +148,8 @@ int tess_main(tess_ctx *ctx, tess_control_fn control, void *app)
     } else {
         rc = wait_ready(ctx);
         if (rc == TESS_OK) rc = control(ctx, app);
-        tess__ckpt_quiesce(ctx);
+        const tess__sched_ckpt_hooks *hooks = tess__sched_ckpt_hooks_of(ctx);
+        if (hooks->quiesce != NULL) hooks->quiesce(ctx);
         int32_t rc32 = rc;
         tess__send_all(ctx, TESS_MSG_SHUTDOWN, &rc32, sizeof rc32);
     }
@@ -191,7 +195,8 @@ int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *local
     }
     uint8_t *restored = NULL; /* positions of this kernel's instances at a restored checkpoint */
     size_t rlen = 0;
-    tess__ckpt_take_restored(ctx, kernel, &restored, &rlen);
+    const tess__sched_ckpt_hooks *hooks = tess__sched_ckpt_hooks_of(ctx);
+    if (hooks->take_restored != NULL) hooks->take_restored(ctx, kernel, &restored, &rlen);
     rc = tess__sched_launch(ctx, seq, k, instances, where, args, args_len, restored, rlen);
     free(restored);
     return rc;

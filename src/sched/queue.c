@@ -11,70 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "comm/comm.h"
-#include "core/internal.h"
+#include "core/bytes.h"
+#include "sched/queue_impl.h"
 #include "table/table_internal.h"
-
-typedef struct shared_args {
-    _Atomic int refs;
-    size_t len;
-    uint8_t data[];
-} shared_args;
-
-struct tess_task {
-    tess_ctx *ctx;
-    int kernel;
-    int instance, instances;
-    int worker;             /* global id of the worker running it */
-    uint64_t size;
-    int locality;           /* table index, or < 0 without a locality table */
-    shared_args *args;
-    const uint8_t *restored;  /* saved position (in args' buffer), or NULL */
-    uint32_t restored_len;
-};
-
-struct tess__task_queue {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    tess_task *tasks;       /* pending, sorted by size descending from `next` */
-    int ntasks, next, cap;
-    int running;
-    int stop;
-    uint64_t seq;           /* last run received */
-    uint64_t reported_seq;
-    int error;              /* first kernel error since the last report */
-    char error_msg[200];
-    const char **busy;      /* per worker: kernel name being run, or NULL */
-    int *busy_instance;
-    int *busy_locality;     /* per worker: locality table of the running task */
-    uint64_t *busy_size;    /* per worker: size of the running task */
-    double *busy_started;   /* per worker: when it started (tess_now) */
-    uint32_t stolen;        /* stolen tasks received since the last report */
-
-    /* checkpoint cuts (see try_cut) */
-    uint64_t cut_want, cut_done; /* epochs asked for and cut */
-    uint64_t cut_after_seq; /* rank 0's latest run when the epoch started: its RUN first */
-    int cut_sync;           /* CpBarrier: cut when idle; else when all at rest */
-    int cutting;
-    int at_rest;            /* workers parked at a point or idle without buffers */
-    _Atomic int cut_async;  /* a CpPeriodic cut is pending: kernels park at points */
-    int *assigned;          /* instances of the latest run placed on this rank */
-    int nassigned;
-    int run_kernel;
-    uint8_t **pos;          /* per worker: position saved at its point */
-    size_t *pos_len;
-    int *pos_instance;      /* per worker: instance parked at a point, or -1 */
-};
-
-/* RUN: this header, the kernel's args, then restore_len bytes of restored
- * task records (u32 count, then u32 instance, u32 state, u32 len, bytes). */
-typedef struct run_msg {
-    uint64_t seq;
-    int32_t kernel, instances, locality;
-    uint32_t restore_len;
-} run_msg;
-
-enum { TASK_FINISHED = 0, TASK_AT_POSITION = 1 };
 
 typedef struct done_msg {
     uint64_t seq;
@@ -104,7 +43,7 @@ int tess__queue_create(tess_ctx *ctx)
     return TESS_OK;
 }
 
-static void args_release(shared_args *a)
+void tess__args_release(shared_args *a)
 {
     if (a != NULL && atomic_fetch_sub(&a->refs, 1) == 1) free(a);
 }
@@ -113,7 +52,7 @@ void tess__queue_destroy(tess_ctx *ctx)
 {
     tess__task_queue *q = ctx->queue;
     if (q == NULL) return;
-    for (int i = q->next; i < q->ntasks; i++) args_release(q->tasks[i].args);
+    for (int i = q->next; i < q->ntasks; i++) tess__args_release(q->tasks[i].args);
     free(q->tasks);
     free(q->busy);
     free(q->busy_instance);
@@ -159,126 +98,10 @@ static int queue_add(tess__task_queue *q, const tess_task *tasks, int n)
     return TESS_OK;
 }
 
-/* ---------------------------------------------------------------- cuts */
-
-static int find_worker_at(const tess__task_queue *q, int workers, int instance)
-{
-    for (int w = 0; w < workers; w++)
-        if (q->pos_instance[w] == instance) return w;
-    return -1;
-}
-
-static int is_queued(const tess__task_queue *q, int instance)
-{
-    for (int i = q->next; i < q->ntasks; i++)
-        if (q->tasks[i].instance == instance) return 1;
-    return 0;
-}
-
-static void put32(uint8_t **at, uint32_t v)
-{
-    memcpy(*at, &v, 4);
-    *at += 4;
-}
-
-/* q->mu held, every worker at rest: what a restart needs to know about the
- * run in flight (runtime.h/restore.c document the layout).  Queued
- * instances are left out: they start from the beginning. */
-static uint8_t *describe_tasks(tess_ctx *ctx, tess__task_queue *q, size_t *len_out)
-{
-    const char *name = ctx->reg.kernels[q->run_kernel].name;
-    size_t len = 16 + strlen(name);
-    for (int i = 0; i < q->nassigned; i++) {
-        int w = find_worker_at(q, ctx->workers, q->assigned[i]);
-        len += 12 + (w >= 0 ? q->pos_len[w] : 0);
-    }
-    uint8_t *buf = malloc(len), *at = buf;
-    if (buf == NULL) abort();
-    memcpy(at, &q->seq, 8); /* the run these instances belong to */
-    at += 8;
-    put32(&at, (uint32_t)strlen(name));
-    memcpy(at, name, strlen(name));
-    at += strlen(name);
-    uint8_t *count_at = at;
-    at += 4;
-    uint32_t count = 0;
-    for (int i = 0; i < q->nassigned; i++) {
-        int inst = q->assigned[i], w = find_worker_at(q, ctx->workers, inst);
-        if (w < 0 && is_queued(q, inst)) continue;
-        put32(&at, (uint32_t)inst);
-        put32(&at, w >= 0 ? TASK_AT_POSITION : TASK_FINISHED);
-        put32(&at, w >= 0 ? (uint32_t)q->pos_len[w] : 0);
-        if (w >= 0 && q->pos_len[w]) memcpy(at, q->pos[w], q->pos_len[w]);
-        at += w >= 0 ? q->pos_len[w] : 0;
-        count++;
-    }
-    memcpy(count_at, &count, 4);
-    *len_out = (size_t)(at - buf);
-    return buf;
-}
-
-/*
- * q->mu held.  Make the cut of the epoch asked for once this rank is ready:
- * for CpBarrier when all its tasks are done and flushed, for CpPeriodic when
- * every worker is at rest (parked at a checkpoint point or idle, its writes
- * flushed).  The copy runs without q->mu; parked workers wait for cut_done.
- */
-static void try_cut(tess_ctx *ctx, tess__task_queue *q)
-{
-    if (q->cut_want <= q->cut_done || q->cutting) return;
-    /* a peer's marker can overtake rank 0's RUN: cut only after that run arrived */
-    int ready = q->seq >= q->cut_after_seq &&
-                (q->cut_sync ? q->next == q->ntasks && q->running == 0
-                             : q->at_rest == ctx->workers);
-    if (!ready) return;
-    uint64_t epoch = q->cut_want;
-    size_t len = 0;
-    uint8_t *tasks = q->cut_sync || q->nassigned == 0 ? NULL : describe_tasks(ctx, q, &len);
-    q->cutting = 1;
-    pthread_mutex_unlock(&q->mu);
-    tess__ckpt_cut(ctx, epoch, tasks, len);
-    free(tasks);
-    pthread_mutex_lock(&q->mu);
-    q->cutting = 0;
-    q->cut_done = epoch;
-    if (q->cut_want <= q->cut_done) atomic_store(&q->cut_async, 0);
-    pthread_cond_broadcast(&q->cv);
-    try_cut(ctx, q); /* a newer epoch may have been asked for meanwhile */
-}
-
-void tess__sched_request_cut(tess_ctx *ctx, uint64_t epoch, int sync, uint64_t run_seq)
-{
-    tess__task_queue *q = ctx->queue;
-    pthread_mutex_lock(&q->mu);
-    if (epoch > q->cut_want) {
-        q->cut_want = epoch;
-        q->cut_sync = sync;
-        q->cut_after_seq = run_seq;
-        if (!sync) atomic_store(&q->cut_async, 1);
-        pthread_cond_broadcast(&q->cv);
-        try_cut(ctx, q);
-    }
-    pthread_mutex_unlock(&q->mu);
-}
-
-static int cut_pending_async(const tess__task_queue *q)
-{
-    return q->cut_want > q->cut_done && !q->cut_sync;
-}
-
-/* q->mu held, the caller's writes flushed: wait at rest for the cut. */
-static void park(tess_ctx *ctx, tess__task_queue *q)
-{
-    q->at_rest++;
-    try_cut(ctx, q);
-    while (cut_pending_async(q) && !q->stop) pthread_cond_wait(&q->cv, &q->mu);
-    q->at_rest--;
-}
-
 /* Tell rank 0 that everything up to q->seq is done (q->mu held on entry, released). */
 static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
 {
-    try_cut(ctx, q); /* CpBarrier: the cut comes before this rank says done */
+    tess__queue_try_cut(ctx, q); /* CpBarrier: the cut comes before this rank says done */
     int idle = q->next == q->ntasks && q->running == 0 && q->reported_seq < q->seq;
     done_msg d = {.seq = q->seq, .error = q->error};
     uint32_t stolen = 0;
@@ -301,20 +124,19 @@ static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
 static const uint8_t *find_record(const uint8_t *recs, size_t len, int instance,
                                   uint32_t *state_out, uint32_t *plen_out)
 {
-    uint32_t n = 0, head[3];
-    if (len < 4) return NULL;
-    memcpy(&n, recs, 4);
-    size_t off = 4;
-    for (uint32_t i = 0; i < n && len - off >= sizeof head; i++) {
-        memcpy(head, recs + off, sizeof head);
-        off += sizeof head;
-        if (head[2] > len - off) return NULL;
-        if (head[0] == (uint32_t)instance) {
-            *state_out = head[1];
-            *plen_out = head[2];
-            return recs + off;
+    tess__reader r = tess__reader_of(recs, len);
+    uint32_t n = 0, inst, state, plen;
+    const uint8_t *pos;
+    if (!tess__take_le32(&r, &n)) return NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!tess__take_le32(&r, &inst) || !tess__take_le32(&r, &state) ||
+            !tess__take_le32(&r, &plen) || !tess__take_bytes(&r, plen, &pos))
+            return NULL;
+        if (inst == (uint32_t)instance) {
+            *state_out = state;
+            *plen_out = plen;
+            return pos;
         }
-        off += head[2];
     }
     return NULL;
 }
@@ -354,8 +176,10 @@ static int build_tasks(tess_ctx *ctx, const run_msg *r, shared_args *args, tess_
     return n;
 }
 
-void tess__sched_on_run(tess_ctx *ctx, const void *payload, size_t len)
+void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload,
+                        size_t len)
 {
+    (void)src, (void)type;
     run_msg r;
     if (len < sizeof r) return;
     memcpy(&r, payload, sizeof r);
@@ -375,7 +199,7 @@ void tess__sched_on_run(tess_ctx *ctx, const void *payload, size_t len)
     pthread_cond_broadcast(&q->cv);
     report_if_idle(ctx, q);
     free(tasks);
-    args_release(args);
+    tess__args_release(args);
 }
 
 int tess__sched_launch(tess_ctx *ctx, uint64_t seq, int kernel, int instances, int locality,
@@ -436,8 +260,8 @@ static void idle_step(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot, int 
         return;
     }
     q->at_rest++;
-    try_cut(ctx, q);
-    if (!q->stop && q->next == q->ntasks && !cut_pending_async(q))
+    tess__queue_try_cut(ctx, q);
+    if (!q->stop && q->next == q->ntasks && !tess__queue_cut_pending_async(q))
         pthread_cond_wait(&q->cv, &q->mu);
     q->at_rest--;
 }
@@ -462,9 +286,9 @@ static void *worker_main(void *arg)
     tess__set_current_slot(slot);
     pthread_mutex_lock(&q->mu);
     while (!q->stop) {
-        if (cut_pending_async(q)) {
+        if (tess__queue_cut_pending_async(q)) {
             if (holding) flush_locked(ctx, q, slot, 0);
-            park(ctx, q);
+            tess__queue_park(ctx, q);
             continue;
         }
         if (q->next == q->ntasks) {
@@ -483,7 +307,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&q->mu);
         int rc = run_task(ctx, w, &t);
         tess__steal_after_task(ctx, t.size, started);
-        args_release(t.args);
+        tess__args_release(t.args);
         pthread_mutex_lock(&q->mu);
         q->busy[w] = NULL;
         record_error(ctx, q, ctx->reg.kernels[t.kernel].name, t.instance, rc);
@@ -503,33 +327,14 @@ int tess__queue_idle_workers(tess_ctx *ctx)
     return n;
 }
 
-int tess_task_checkpoint_point(tess_task *t, const void *position, size_t len)
+void tess__sched_set_ckpt_hooks(tess_ctx *ctx, const tess__sched_ckpt_hooks *hooks)
 {
-    if (t == NULL || (position == NULL && len > 0) || len > 65536) return TESS_ERR_INVAL;
-    tess_ctx *ctx = t->ctx;
-    tess__task_queue *q = ctx->queue;
-    if (!atomic_load_explicit(&q->cut_async, memory_order_relaxed)) return TESS_OK;
-    int rc = tess__slot_flush_all(tess__current_slot(ctx));
-    if (rc != TESS_OK) return rc;
-    int w = t->worker - ctx->worker_base[ctx->rank];
-    uint8_t *copy = malloc(len ? len : 1);
-    if (copy == NULL) return TESS_ERR_NOMEM;
-    if (len) memcpy(copy, position, len);
-    pthread_mutex_lock(&q->mu);
-    free(q->pos[w]);
-    q->pos[w] = copy;
-    q->pos_len[w] = len;
-    q->pos_instance[w] = t->instance;
-    if (cut_pending_async(q)) park(ctx, q);
-    q->pos_instance[w] = -1;
-    pthread_mutex_unlock(&q->mu);
-    return TESS_OK;
+    ctx->queue->ckpt_hooks = *hooks;
 }
 
-const void *tess_task_restored_position(const tess_task *t, size_t *len_out)
+const tess__sched_ckpt_hooks *tess__sched_ckpt_hooks_of(tess_ctx *ctx)
 {
-    *len_out = t->restored ? t->restored_len : 0;
-    return t->restored;
+    return &ctx->queue->ckpt_hooks;
 }
 
 int tess__workers_start(tess_ctx *ctx)
@@ -678,7 +483,7 @@ static int take_same(tess_ctx *ctx, tess__task_queue *q, int group, int instance
             ctx->tables[t->locality]->group == group && rc == TESS_OK &&
             (rc = encode_task(t, blob, len)) == TESS_OK) {
             if (t->kernel == q->run_kernel) forget_assigned(q, t->instance);
-            args_release(t->args);
+            tess__args_release(t->args);
             continue;
         }
         q->tasks[kept++] = *t;

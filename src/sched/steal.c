@@ -1,5 +1,5 @@
 /*
- * steal.c — work stealing between ranks, and the --slow-worker throttle.
+ * steal.c — work stealing between ranks (the throttle is core/throttle.c).
  *
  * Rank 0 coordinates, because it already knows the state of the run: it
  * learns from the DONE messages which ranks are idle, and its control thread
@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "comm/comm.h"
-#include "core/internal.h"
+#include "sched/sched.h"
+#include "table/table_internal.h"
 
 #define STEAL_RETRY_SECONDS 0.002
 #define STEAL_LATENCY_SECONDS 0.001
@@ -89,6 +89,8 @@ static void read_force_hook(tess__steal *s)
     }
 }
 
+static void install_tasks(tess_ctx *ctx, int from, const uint8_t *task, size_t len);
+
 int tess__steal_create(tess_ctx *ctx)
 {
     tess__steal *s = calloc(1, sizeof *s);
@@ -99,6 +101,7 @@ int tess__steal_create(tess_ctx *ctx)
     if (bw != NULL && atof(bw) > 0) s->bandwidth = atof(bw);
     read_force_hook(s);
     ctx->steal = s;
+    tess__migrate_set_task_sink(ctx, install_tasks);
     return TESS_OK;
 }
 
@@ -108,30 +111,6 @@ void tess__steal_destroy(tess_ctx *ctx)
     pthread_mutex_destroy(&ctx->steal->mu);
     free(ctx->steal);
     ctx->steal = NULL;
-}
-
-static void sleep_seconds(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
-/* Burn the core until `until`: a slower core would not give it away. */
-static void spin_until(double until)
-{
-    while (tess_now() < until) {
-        for (volatile int i = 0; i < 256; i++) {
-        }
-    }
-}
-
-void tess__throttle(tess_ctx *ctx, double started)
-{
-    if (ctx->cfg.slow_rank != ctx->rank || !(ctx->cfg.slow_factor > 1.0)) return;
-    double extra = (ctx->cfg.slow_factor - 1.0) * (tess_now() - started);
-    if (ctx->cfg.slow_sleep) sleep_seconds(extra);
-    else spin_until(tess_now() + extra);
 }
 
 void tess__steal_after_task(tess_ctx *ctx, uint64_t size, double started)
@@ -200,7 +179,8 @@ static void on_take(tess_ctx *ctx, int src, const tess__req_hdr *rq, const take_
     tess__reply(ctx, src, rq, rc, &rep, sizeof rep);
 }
 
-void tess__steal_install_tasks(tess_ctx *ctx, int from, const uint8_t *task, size_t len)
+/* New owner: queue the stolen tasks that came with a partition, tell rank 0. */
+static void install_tasks(tess_ctx *ctx, int from, const uint8_t *task, size_t len)
 {
     (void)from;
     done_rep d = {ctx->rank, 0, tess__queue_add_stolen(ctx, task, len)};
@@ -231,7 +211,8 @@ static void on_covered(tess_ctx *ctx, uint32_t n)
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
 
-void tess__steal_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
+static void on_steal_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                             size_t len)
 {
     if (type == TESS_MSG_STEAL_COVERED) {
         uint32_t n;
@@ -258,6 +239,16 @@ void tess__steal_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t
         memcpy(&tr, p + sizeof rq, sizeof tr);
         on_take(ctx, src, &rq, &tr);
     }
+}
+
+int tess__steal_handlers_init(tess_ctx *ctx)
+{
+    static const uint32_t types[] = {TESS_MSG_STEAL_QUERY, TESS_MSG_STEAL_TAKE,
+                                     TESS_MSG_MIG_DONE, TESS_MSG_STEAL_COVERED};
+    int rc = TESS_OK;
+    for (size_t i = 0; rc == TESS_OK && i < sizeof types / sizeof *types; i++)
+        rc = tess__comm_handle(ctx, types[i], on_steal_message);
+    return rc;
 }
 
 /* ---- the coordinator (rank 0) ---- */

@@ -29,7 +29,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "comm/comm.h"
 #include "table_internal.h"
 
 /* The header of table messages; the same layout as table_remote.c's. */
@@ -61,6 +60,7 @@ typedef struct tess__migrate {
     int out_active, out_group, out_part, out_to, markers; /* O: moving out */
     uint8_t *task;            /* the stolen tasks, handed to N with the data */
     size_t task_len;
+    tess__migrate_task_fn *task_sink; /* N: receives them (the scheduler's) */
 } tess__migrate;
 
 int tess__migrate_create(tess_ctx *ctx)
@@ -375,7 +375,7 @@ static void on_data(tess_ctx *ctx, int src, const uint8_t *d, size_t len)
         free(h);
     }
     atomic_fetch_add(&ctx->st_mig_in, 1);
-    tess__steal_install_tasks(ctx, src, d + off + 8, (size_t)tl);
+    if (ctx->mig->task_sink != NULL) ctx->mig->task_sink(ctx, src, d + off + 8, (size_t)tl);
 }
 
 /* ---- holding and passing on table messages ---- */
@@ -532,7 +532,8 @@ int tess__migrate_intercept(tess_ctx *ctx, int src, uint32_t type, const uint8_t
 
 void tess__table_deliver(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
-    if (!tess__migrate_intercept(ctx, src, type, p, len)) tess__table_on_message(ctx, src, type, p, len);
+    if (!tess__migrate_intercept(ctx, src, type, p, len))
+        tess__table_on_message(ctx, src, type, p, len);
 }
 
 static void on_forwarded(tess_ctx *ctx, const uint8_t *p, size_t len)
@@ -546,8 +547,8 @@ static void on_forwarded(tess_ctx *ctx, const uint8_t *p, size_t len)
     tess__table_deliver(ctx, src, type, p + 8, len - 8);
 }
 
-void tess__migrate_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                              size_t len)
+static void on_migrate_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                               size_t len)
 {
     mig_msg msg;
     if (type == TESS_MSG_MIG_FWD) {
@@ -563,4 +564,27 @@ void tess__migrate_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8
     if (type == TESS_MSG_MIG_BEGIN) on_begin(ctx, &msg);
     else if (type == TESS_MSG_MIG_ANNOUNCE) on_announce(ctx, &msg);
     else if (type == TESS_MSG_MIG_MARKER) on_marker(ctx);
+}
+
+void tess__migrate_set_task_sink(tess_ctx *ctx, tess__migrate_task_fn *fn)
+{
+    ctx->mig->task_sink = fn;
+}
+
+/* Table messages enter the table layer here, where a moving partition may
+ * hold them or pass them on (tess__table_deliver). */
+int tess__table_handlers_init(tess_ctx *ctx)
+{
+    static const uint32_t table_types[] = {
+        TESS_MSG_UPDATES,  TESS_MSG_PUT,       TESS_MSG_REMOVE,   TESS_MSG_GET_REQ,
+        TESS_MSG_SNAPSHOT_REQ, TESS_MSG_CLEAR_REQ, TESS_MSG_SIZE_REQ, TESS_MSG_SYNC_REQ};
+    static const uint32_t migrate_types[] = {TESS_MSG_MIG_BEGIN, TESS_MSG_MIG_ANNOUNCE,
+                                             TESS_MSG_MIG_MARKER, TESS_MSG_MIG_DATA,
+                                             TESS_MSG_MIG_FWD};
+    int rc = TESS_OK;
+    for (size_t i = 0; rc == TESS_OK && i < sizeof table_types / sizeof *table_types; i++)
+        rc = tess__comm_handle(ctx, table_types[i], tess__table_deliver);
+    for (size_t i = 0; rc == TESS_OK && i < sizeof migrate_types / sizeof *migrate_types; i++)
+        rc = tess__comm_handle(ctx, migrate_types[i], on_migrate_message);
+    return rc;
 }

@@ -4,7 +4,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "comm/comm.h"
 #include "table_internal.h"
 
 void tess_table_spec_init(tess_table_spec *spec)

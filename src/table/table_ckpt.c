@@ -10,7 +10,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "comm/comm.h"
 #include "table_internal.h"
 
 int tess__table_msg_is_write(uint32_t type)

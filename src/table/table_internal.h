@@ -9,8 +9,28 @@
 
 #include <pthread.h>
 #include "accum.h"
-#include "core/internal.h"
+#include "comm/comm.h"
 #include "partition.h"
+
+/* Message types of the table layer (see the block list in comm/comm.h).
+ * The numbers of writes (UPDATES, PUT, REMOVE, CLEAR_REQ) are stored in
+ * checkpoint replay logs: never renumber them. */
+enum tess__table_msg_type {
+    TESS_MSG_UPDATES = 7,      /* a batch of combined table updates */
+    TESS_MSG_PUT = 8,
+    TESS_MSG_REMOVE = 9,
+    TESS_MSG_GET_REQ = 10,     /* get or contains */
+    TESS_MSG_SNAPSHOT_REQ = 11, /* copy of a partition (iterators) */
+    TESS_MSG_CLEAR_REQ = 12,
+    TESS_MSG_SIZE_REQ = 13,
+    TESS_MSG_SYNC_REQ = 16,    /* answered once everything sent before it is applied */
+    /* partition migration (migrate.c) */
+    TESS_MSG_MIG_BEGIN = 67,   /* old owner -> new owner: a partition group will move */
+    TESS_MSG_MIG_ANNOUNCE = 68, /* new owner -> other ranks: route writes to me from now */
+    TESS_MSG_MIG_MARKER = 69,  /* any rank -> old owner: my last write for it was sent */
+    TESS_MSG_MIG_DATA = 70,    /* old owner -> new owner: the partitions and the task */
+    TESS_MSG_MIG_FWD = 71      /* a table message passed on to the partition's owner */
+};
 
 /* Header of every table message (after a tess__req_hdr for requests). */
 typedef struct tess__table_hdr {
@@ -123,5 +143,56 @@ int tess__remote_get(tess_table *t, int dst, const void *key, void *out, size_t 
 int tess__remote_snapshot(tess_table *t, int p, uint8_t **buf_out, size_t *len_out);
 int tess__remote_clear(tess_table *t, int dst);
 int tess__remote_size(tess_table *t, int dst, uint64_t *size_out);
+
+/* ---- the table layer to the rest of the runtime ---- */
+/* Register the handlers of table and migration messages. */
+int tess__table_handlers_init(tess_ctx *ctx);
+void tess__tables_free(tess_ctx *ctx);
+void tess__slot_buffers_free(tess__slot *slot);
+/* Flush every table buffer of a slot (end of a kernel instance, barrier). */
+int tess__slot_flush_all(tess__slot *slot);
+/* Fingerprint of registered names and table shapes: equal on every rank. */
+uint64_t tess__setup_fingerprint(const tess_ctx *ctx);
+int tess__table_index(const tess_table *t);
+/* A table message for this rank: held or passed on while partitions move
+ * (migrate.c), else handled by tess__table_on_message. */
+void tess__table_deliver(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
+/* A table message to apply here: through ctx->table_intercept when set. */
+void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
+/* Apply a table message (what the intercept calls when it lets one pass). */
+void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
+                               size_t len);
+/* Have fn see every table message before it is applied (NULL: none). */
+void tess__table_set_intercept(tess_ctx *ctx, tess__msg_handler *fn);
+
+/* ---- tables as checkpoint data (table_ckpt.c) ---- */
+/* 1 for the messages that change a table: logged as channel state. */
+int tess__table_msg_is_write(uint32_t type);
+/* Encoded bytes of local partition p (malloc'd), taken under its lock. */
+int tess__table_encode_partition(tess_table *t, int p, uint8_t **buf_out, size_t *len_out);
+/* Put the entries of encoded bytes whose keys are stored on this rank. */
+int tess__table_restore_encoded(tess_table *t, const uint8_t *buf, size_t len);
+/* Apply, in order, the logged table messages whose keys are stored here.
+ * The log is records of u32 type, u32 length, message bytes. */
+int tess__table_replay_log(tess_ctx *ctx, const uint8_t *log, size_t len);
+/* Empty every local partition of every table. */
+void tess__tables_clear_local(tess_ctx *ctx);
+/* What a checkpoint must match: table names, shapes and accumulators. */
+uint64_t tess__tables_ckpt_fingerprint(const tess_ctx *ctx);
+int tess__table_is_static(const tess_table *t);
+
+/* ---- partition migration (migrate.c) ---- */
+int tess__migrate_create(tess_ctx *ctx);
+void tess__migrate_destroy(tess_ctx *ctx);
+/* Old owner: start moving partition p of table group `group` to rank `to`;
+ * `task` (the stolen tasks, in the scheduler's encoding) travels with the data. */
+int tess__migrate_begin(tess_ctx *ctx, int group, int p, int to, const uint8_t *task,
+                        size_t task_len);
+/* Bytes of memory partition p of a table group holds here. */
+uint64_t tess__migrate_group_bytes(tess_ctx *ctx, int group, int p);
+/* New owner, once a moved partition is installed: what receives the task
+ * that travelled with it (the scheduler, which sits above tables, sets it). */
+typedef void tess__migrate_task_fn(tess_ctx *ctx, int from, const uint8_t *task, size_t len);
+void tess__migrate_set_task_sink(tess_ctx *ctx, tess__migrate_task_fn *fn);
 
 #endif

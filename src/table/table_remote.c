@@ -6,7 +6,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "comm/comm.h"
 #include "table_internal.h"
 
 int tess__buffer_take_dirty(tess_table *t, int *ranks_out);
@@ -240,8 +239,14 @@ void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint
     else if (type == TESS_MSG_PUT || type == TESS_MSG_REMOVE) on_put_or_remove(t, type, &h, p, len);
 }
 
+void tess__table_set_intercept(tess_ctx *ctx, tess__msg_handler *fn)
+{
+    ctx->table_intercept = fn;
+}
+
 void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
-    if (ctx->ckpt != NULL) tess__ckpt_table_message(ctx, src, type, p, len);
+    tess__msg_handler *intercept = ctx->table_intercept;
+    if (intercept != NULL) intercept(ctx, src, type, p, len);
     else tess__table_apply_message(ctx, src, type, p, len);
 }

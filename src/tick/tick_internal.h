@@ -92,4 +92,7 @@ int tick_args_from_options(const tess_tick_options *o, tick_args *a, char *err, 
 int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
                      tess_tick_result *result);
 
+/* Free the registered tick applications (src/runtime.c, at tess_finalize). */
+void tess__tick_free(tess_ctx *ctx);
+
 #endif
