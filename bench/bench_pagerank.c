@@ -556,32 +556,38 @@ static void print_report(const bench_state *s)
     printf(" (limit %g)\n", BENCH_MAX_ERROR);
 }
 
-static void json_num(FILE *f, const char *key, double v)
+static app_metrics *round_object(const bench_round *rd)
 {
-    if (!isfinite(v)) /* JSON has no NaN or infinity */
-        fprintf(f, "\"%s\":null", key);
-    else
-        fprintf(f, "\"%s\":%.6g", key, v);
+    app_metrics *o = app_metrics_new();
+    app_metrics_num(o, "reference_seconds", rd->ref);
+    app_metrics_num(o, "tessera_seconds", rd->tess);
+    app_metrics_num(o, "mpi_seconds", rd->mpi);
+    app_metrics_num(o, "ratio", fig_ratio(rd));
+    app_metrics_num(o, "mpi_ratio", fig_mpi_ratio(rd));
+    return o;
 }
 
-static void json_rounds(FILE *f, const bench_state *s)
+static void put_rounds(app_metrics *o, const bench_state *s)
 {
-    fprintf(f, "\"rounds\":[");
-    for (long r = 0; r < s->opt.rounds; r++) {
-        const bench_round *rd = &s->rounds[r];
-        fprintf(f, "%s{", r ? "," : "");
-        json_num(f, "reference_seconds", rd->ref);
-        fputc(',', f);
-        json_num(f, "tessera_seconds", rd->tess);
-        fputc(',', f);
-        json_num(f, "mpi_seconds", rd->mpi);
-        fputc(',', f);
-        json_num(f, "ratio", fig_ratio(rd));
-        fputc(',', f);
-        json_num(f, "mpi_ratio", fig_mpi_ratio(rd));
-        fputc('}', f);
-    }
-    fprintf(f, "]");
+    app_metrics **rounds = calloc((size_t)s->opt.rounds + 1, sizeof *rounds);
+    for (long r = 0; rounds != NULL && r < s->opt.rounds; r++)
+        rounds[r] = round_object(&s->rounds[r]);
+    app_metrics_objects(o, "rounds", rounds, rounds ? (int)s->opt.rounds : -1);
+    free(rounds);
+}
+
+static void put_params(app_metrics *o, const bench_state *s)
+{
+    app_metrics *p = app_metrics_new();
+    app_metrics_str(p, "graph", s->spec);
+    app_metrics_int(p, "vertices", (int64_t)s->nv);
+    app_metrics_int(p, "edges", (int64_t)s->ne);
+    app_metrics_int(p, "iterations", s->opt.iterations);
+    app_metrics_num(p, "damping", s->opt.damping);
+    app_metrics_int(p, "rounds", s->opt.rounds);
+    app_metrics_int(p, "workers", s->opt.workers);
+    app_metrics_bool(p, "mpi", s->mpi_note == NULL);
+    app_metrics_object(o, "params", p);
 }
 
 /* Did B (and C, if it ran) agree with the reference within BENCH_MAX_ERROR? */
@@ -594,37 +600,19 @@ static int ranks_ok(const bench_state *s)
 /* Append one line: a JSON object with the parameters and all figures. */
 static int append_json(const bench_state *s)
 {
-    FILE *f = fopen(s->opt.json_path, "a");
-    if (f == NULL) {
-        app_error(BENCH, "cannot append to %s: %s", s->opt.json_path, strerror(errno));
-        return -1;
-    }
-    char stamp[32], host[128] = "";
-    time_t t = time(NULL);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-    gethostname(host, sizeof host - 1);
-    fprintf(f, "{\"bench\":\"pagerank\",\"timestamp\":\"%s\",\"host\":\"%s\",\"version\":\"%s\",",
-            stamp, host, tess_version());
-    fprintf(f, "\"params\":{\"graph\":\"%s\",\"vertices\":%llu,\"edges\":%llu,"
-               "\"iterations\":%ld,\"damping\":%.15g,\"rounds\":%ld,\"workers\":%ld,"
-               "\"mpi\":%s},",
-            s->spec, (unsigned long long)s->nv, (unsigned long long)s->ne, s->opt.iterations,
-            s->opt.damping, s->opt.rounds, s->opt.workers, s->mpi_note ? "false" : "true");
-    json_rounds(f, s);
-    fputc(',', f);
-    json_num(f, "ratio", median_of(s, fig_ref) / median_of(s, fig_tess));
-    fputc(',', f);
-    json_num(f, "mpi_ratio", median_of(s, fig_mpi) / median_of(s, fig_tess));
-    fputc(',', f);
-    json_num(f, "max_rel_error", s->err_tess);
-    fputc(',', f);
-    json_num(f, "max_rel_error_mpi", s->err_mpi);
-    fprintf(f, ",\"ranks_ok\":%s}\n", ranks_ok(s) ? "true" : "false");
-    if (fclose(f) != 0) {
-        app_error(BENCH, "cannot write %s: %s", s->opt.json_path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    app_metrics *o = app_metrics_new();
+    app_metrics_str(o, "bench", "pagerank");
+    bench_put_stamp(o);
+    put_params(o, s);
+    put_rounds(o, s);
+    app_metrics_num(o, "ratio", median_of(s, fig_ref) / median_of(s, fig_tess));
+    app_metrics_num(o, "mpi_ratio", median_of(s, fig_mpi) / median_of(s, fig_tess));
+    app_metrics_num(o, "max_rel_error", s->err_tess);
+    app_metrics_num(o, "max_rel_error_mpi", s->err_mpi);
+    app_metrics_bool(o, "ranks_ok", ranks_ok(s));
+    int rc = app_metrics_append_line(o, s->opt.json_path, BENCH);
+    app_metrics_free(o);
+    return rc;
 }
 
 /* ----------------------------------------------------------------- main */

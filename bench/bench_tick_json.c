@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "bench_tick.h"
+#include "bench_util.h"
 #include "common.h"
 
 /* ------------------------------------------------------------- scanning */
@@ -282,156 +283,78 @@ int bt_store_load(bt_store *st, const char *path)
 
 /* --------------------------------------------------------------- writing */
 
-static void put_string(FILE *f, const char *key, const char *v)
+static void put_header(app_metrics *o, const bt_series *s)
 {
-    fprintf(f, "\"%s\":\"", key);
-    for (; *v; v++) {
-        if (*v == '"' || *v == '\\')
-            fprintf(f, "\\%c", *v);
-        else if ((unsigned char)*v < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*v);
-        else
-            fputc(*v, f);
-    }
-    fputs("\",", f);
+    app_metrics_str(o, "bench", "tick");
+    app_metrics_str(o, "config", s->key);
+    bench_put_stamp(o);
 }
 
-static void put_num(FILE *f, const char *key, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "\"%s\":%.9g,", key, v);
-    else /* JSON has no NaN */
-        fprintf(f, "\"%s\":null,", key);
-}
-
-static void put_bool(FILE *f, const char *key, int v)
-{
-    fprintf(f, "\"%s\":%s,", key, v ? "true" : "false");
-}
-
-static void put_header(FILE *f, const bt_series *s)
-{
-    char stamp[32], host[128] = "";
-    time_t t = time(NULL);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-    gethostname(host, sizeof host - 1);
-    fputc('{', f);
-    put_string(f, "bench", "tick");
-    put_string(f, "config", s->key);
-    put_string(f, "timestamp", stamp);
-    put_string(f, "host", host);
-    put_string(f, "version", tess_version());
-}
-
-static void put_params(FILE *f, const bt_series *s, bt_tech t, int round, int jittered)
+static void put_params(app_metrics *o, const bt_series *s, bt_tech t, int round, int jittered)
 {
     int sched = t == BT_SCHED || t == BT_COMBINED, repl = t == BT_REPL || t == BT_COMBINED;
-    put_string(f, "regime", bt_regime_names[s->regime]);
-    put_string(f, "app", bt_app_names[s->app]);
-    put_string(f, "technique", bt_tech_names[t]);
-    put_num(f, "round", round);
-    put_num(f, "seed", (double)(s->seed + round));
-    put_bool(f, "with_jitter", jittered);
-    put_string(f, "jitter", jittered ? s->jitter : "none");
-    put_string(f, "profile", s->jitter);
-    put_num(f, "workers", (double)s->workers);
-    put_num(f, "ranks", (double)s->ranks);
-    put_num(f, "rows", s->app == BT_JACOBI ? (double)s->rows : NAN);
-    put_num(f, "cols", s->app == BT_JACOBI ? (double)s->cols : NAN);
-    put_num(f, "side", s->app == BT_JACOBI ? (double)s->side : NAN);
-    put_num(f, "fish", s->app == BT_FISH ? (double)s->fish : NAN);
-    put_num(f, "repart_every", s->app == BT_FISH ? (double)s->repart_every : NAN);
-    put_num(f, "ticks", (double)s->ticks);
-    put_num(f, "step_cost_us", s->step_cost_us);
-    put_num(f, "d", (double)s->depth);
-    put_num(f, "k", (double)s->period);
-    put_num(f, "m", (double)s->layers);
-    put_num(f, "depth", sched ? (double)s->depth : 1.0);
-    put_num(f, "period", repl ? (double)s->period : 1.0);
-    put_num(f, "layers", repl ? (double)s->layers : 0.0);
+    app_metrics_str(o, "regime", bt_regime_names[s->regime]);
+    app_metrics_str(o, "app", bt_app_names[s->app]);
+    app_metrics_str(o, "technique", bt_tech_names[t]);
+    app_metrics_num(o, "round", round);
+    app_metrics_num(o, "seed", (double)(s->seed + round));
+    app_metrics_bool(o, "with_jitter", jittered);
+    app_metrics_str(o, "jitter", jittered ? s->jitter : "none");
+    app_metrics_str(o, "profile", s->jitter);
+    app_metrics_num(o, "workers", (double)s->workers);
+    app_metrics_num(o, "ranks", (double)s->ranks);
+    app_metrics_num(o, "rows", s->app == BT_JACOBI ? (double)s->rows : NAN);
+    app_metrics_num(o, "cols", s->app == BT_JACOBI ? (double)s->cols : NAN);
+    app_metrics_num(o, "side", s->app == BT_JACOBI ? (double)s->side : NAN);
+    app_metrics_num(o, "fish", s->app == BT_FISH ? (double)s->fish : NAN);
+    app_metrics_num(o, "repart_every", s->app == BT_FISH ? (double)s->repart_every : NAN);
+    app_metrics_num(o, "ticks", (double)s->ticks);
+    app_metrics_num(o, "step_cost_us", s->step_cost_us);
+    app_metrics_num(o, "d", (double)s->depth);
+    app_metrics_num(o, "k", (double)s->period);
+    app_metrics_num(o, "m", (double)s->layers);
+    app_metrics_num(o, "depth", sched ? (double)s->depth : 1.0);
+    app_metrics_num(o, "period", repl ? (double)s->period : 1.0);
+    app_metrics_num(o, "layers", repl ? (double)s->layers : 0.0);
 }
 
-static void put_figures(FILE *f, const bt_figures *g)
+static void put_figures(app_metrics *o, const bt_figures *g)
 {
-    put_bool(f, "emulated", g->emulated);
-    put_num(f, "workers_total", (double)g->workers_total);
-    put_num(f, "ticks_per_second", g->tps);
-    put_num(f, "tuple_ticks_per_second", g->tuple_tps);
-    put_num(f, "wall_seconds", g->wall);
-    put_num(f, "tick_seconds", g->tick_seconds);
-    put_num(f, "step_seconds", g->step);
-    put_num(f, "wait_seconds", g->wait);
-    put_num(f, "runtime_seconds", g->runtime);
-    put_num(f, "runtime_cpu_seconds", g->runtime_cpu);
-    put_num(f, "messages", g->messages);
-    put_num(f, "bytes", g->bytes);
+    app_metrics_bool(o, "emulated", g->emulated);
+    app_metrics_num(o, "workers_total", (double)g->workers_total);
+    app_metrics_num(o, "ticks_per_second", g->tps);
+    app_metrics_num(o, "tuple_ticks_per_second", g->tuple_tps);
+    app_metrics_num(o, "wall_seconds", g->wall);
+    app_metrics_num(o, "tick_seconds", g->tick_seconds);
+    app_metrics_num(o, "step_seconds", g->step);
+    app_metrics_num(o, "wait_seconds", g->wait);
+    app_metrics_num(o, "runtime_seconds", g->runtime);
+    app_metrics_num(o, "runtime_cpu_seconds", g->runtime_cpu);
+    app_metrics_num(o, "messages", g->messages);
+    app_metrics_num(o, "bytes", g->bytes);
 }
 
-/* Close the object (replacing the trailing comma) and the file. */
-static int finish_line(FILE *f, const char *path)
+static int append_record(const char *path, app_metrics *o)
 {
-    fseek(f, -1, SEEK_CUR);
-    fputs("}\n", f);
-    if (ferror(f) | fclose(f)) {
-        app_error(BT_NAME, "cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-/* The line is built in memory and written with one call, so an interrupted
- * bench leaves at most one malformed line. */
-static int append_line(const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen(path, "a");
-    if (f == NULL) {
-        app_error(BT_NAME, "cannot append to %s: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t n = fwrite(text, 1, len, f);
-    if ((n != len) | fclose(f)) {
-        app_error(BT_NAME, "cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-/* buf and len are set by open_memstream when mem is closed. */
-static int append_built(const char *path, char **buf, size_t *len, FILE *mem)
-{
-    int rc = finish_line(mem, "(memory)");
-    if (rc == 0)
-        rc = append_line(path, *buf, *len);
-    free(*buf);
+    int rc = app_metrics_append_line(o, path, BT_NAME);
+    app_metrics_free(o);
     return rc;
 }
 
 int bt_append_record(const char *path, const bt_series *s, bt_tech t, int round,
                      int jittered, const bt_figures *fig)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    if (mem == NULL) {
-        app_error(BT_NAME, "%s", tess_strerror(TESS_ERR_NOMEM));
-        return -1;
-    }
-    put_header(mem, s);
-    put_params(mem, s, t, round, jittered);
-    put_figures(mem, fig);
-    return append_built(path, &buf, &len, mem);
+    app_metrics *o = app_metrics_new();
+    put_header(o, s);
+    put_params(o, s, t, round, jittered);
+    put_figures(o, fig);
+    return append_record(path, o);
 }
 
 int bt_append_reset(const char *path, const bt_series *s)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    if (mem == NULL) {
-        app_error(BT_NAME, "%s", tess_strerror(TESS_ERR_NOMEM));
-        return -1;
-    }
-    put_header(mem, s);
-    put_bool(mem, "reset", 1);
-    return append_built(path, &buf, &len, mem);
+    app_metrics *o = app_metrics_new();
+    put_header(o, s);
+    app_metrics_bool(o, "reset", 1);
+    return append_record(path, o);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -103,4 +104,15 @@ int bench_spawn_logged(char **argv, const char *out, const char *err, pid_t *pid
     int rc = posix_spawn(pid_out, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     return rc;
+}
+
+void bench_put_stamp(app_metrics *o)
+{
+    char stamp[32], host[128] = "";
+    time_t t = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    gethostname(host, sizeof host - 1);
+    app_metrics_str(o, "timestamp", stamp);
+    app_metrics_str(o, "host", host);
+    app_metrics_str(o, "version", tess_version());
 }

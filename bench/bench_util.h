@@ -31,4 +31,9 @@ char *bench_read_text(const char *path);
 /* The first line of a file (no newline) into out; empty if none. */
 void bench_first_line(const char *path, char *out, size_t len);
 
+/* The keys every bench record starts with: timestamp (UTC, ISO 8601), host
+ * and tessera's version. */
+typedef struct app_metrics app_metrics;
+void bench_put_stamp(app_metrics *o);
+
 #endif

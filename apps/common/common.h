@@ -34,10 +34,12 @@ void app_metrics_str(app_metrics *m, const char *key, const char *value);
 void app_metrics_num(app_metrics *m, const char *key, double value);
 void app_metrics_int(app_metrics *m, const char *key, int64_t value);
 void app_metrics_bool(app_metrics *m, const char *key, int value);
-/* A value already in JSON (an array of objects, say); the caller vouches for it. */
-void app_metrics_raw(app_metrics *m, const char *key, const char *json);
 /* A list of numbers, e.g. iteration_seconds. */
 void app_metrics_list(app_metrics *m, const char *key, const double *values, int n);
+/* A nested object, or a list of n of them (per_worker); m takes ownership of
+ * them (freed at once if a setter failed). */
+void app_metrics_object(app_metrics *m, const char *key, app_metrics *object);
+void app_metrics_objects(app_metrics *m, const char *key, app_metrics **objects, int n);
 /* The keys every app writes: app, ranks, workers_per_rank, workers_total,
  * wall_seconds, jitter ("none"), seed (0), emulated (false). */
 void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double wall_seconds);
@@ -47,6 +49,9 @@ int app_metrics_write(app_metrics *m, const char *path);
  * so an unwritable path fails before the computation).  0, or -1 after a setter
  * ran out of memory or on a write error; prints no message. */
 int app_metrics_print(const app_metrics *m, FILE *fp);
+/* Append the object to path as one JSON Lines record (compact, one write);
+ * 0, or -1 with a message "tessera WHO: cannot ..." printed. */
+int app_metrics_append_line(const app_metrics *m, const char *path, const char *who);
 void app_metrics_free(app_metrics *m); /* accepts NULL */
 
 /* ---- progress ---- */

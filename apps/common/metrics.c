@@ -5,6 +5,7 @@
  * printed with %.17g so they read back bit-exact; non-finite numbers, which
  * JSON cannot express, are written as null.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +13,14 @@
 
 #include "common.h"
 
-typedef enum { METRIC_STR, METRIC_NUM, METRIC_INT, METRIC_BOOL, METRIC_LIST, METRIC_RAW } metric_kind;
+typedef enum {
+    METRIC_STR,
+    METRIC_NUM,
+    METRIC_INT,
+    METRIC_BOOL,
+    METRIC_LIST,
+    METRIC_OBJECTS
+} metric_kind;
 
 typedef struct metric {
     char *key;
@@ -22,6 +30,9 @@ typedef struct metric {
     int64_t integer;
     double *list;
     int list_len;
+    app_metrics **objects; /* METRIC_OBJECTS: owned; one object unless is_array */
+    int nobjects;
+    int is_array;
 } metric;
 
 struct app_metrics {
@@ -40,9 +51,14 @@ static void metric_clear_value(metric *e)
 {
     free(e->str);
     free(e->list);
+    for (int i = 0; i < e->nobjects; i++)
+        app_metrics_free(e->objects[i]);
+    free(e->objects);
     e->str = NULL;
     e->list = NULL;
     e->list_len = 0;
+    e->objects = NULL;
+    e->nobjects = 0;
 }
 
 void app_metrics_free(app_metrics *m)
@@ -106,15 +122,6 @@ void app_metrics_str(app_metrics *m, const char *key, const char *value)
     }
 }
 
-void app_metrics_raw(app_metrics *m, const char *key, const char *json)
-{
-    metric *e = metrics_slot(m, key, METRIC_RAW);
-    if (e && !(e->str = strdup(json ? json : "null"))) {
-        e->kind = METRIC_BOOL;
-        m->out_of_memory = 1;
-    }
-}
-
 void app_metrics_num(app_metrics *m, const char *key, double value)
 {
     metric *e = metrics_slot(m, key, METRIC_NUM);
@@ -148,6 +155,37 @@ void app_metrics_list(app_metrics *m, const char *key, const double *values, int
     }
     memcpy(e->list, values, (size_t)n * sizeof *values);
     e->list_len = n;
+}
+
+void app_metrics_objects(app_metrics *m, const char *key, app_metrics **objects, int n)
+{
+    metric *e = metrics_slot(m, key, METRIC_OBJECTS);
+    int failed = e == NULL || n < 0;
+    for (int i = 0; i < n && !failed; i++)
+        failed = objects[i] == NULL || objects[i]->out_of_memory;
+    if (!failed && n > 0 && !(e->objects = malloc((size_t)n * sizeof *objects)))
+        failed = 1;
+    if (failed) {
+        for (int i = 0; i < n; i++)
+            app_metrics_free(objects[i]);
+        if (m)
+            m->out_of_memory = 1;
+        if (e)
+            e->kind = METRIC_BOOL; /* keep the entry printable */
+        return;
+    }
+    if (n > 0)
+        memcpy(e->objects, objects, (size_t)n * sizeof *objects);
+    e->nobjects = n;
+    e->is_array = 1;
+}
+
+void app_metrics_object(app_metrics *m, const char *key, app_metrics *object)
+{
+    app_metrics_objects(m, key, &object, 1);
+    for (int i = 0; m && i < m->count; i++)
+        if (m->items[i].kind == METRIC_OBJECTS && strcmp(m->items[i].key, key) == 0)
+            m->items[i].is_array = 0;
 }
 
 void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double wall_seconds)
@@ -216,6 +254,23 @@ static void json_list(FILE *fp, const double *values, int n)
     fputc(']', fp);
 }
 
+static void json_object(FILE *fp, const app_metrics *m, const char *open, const char *sep,
+                        const char *close, const char *colon);
+
+/* Objects inside the top level are always printed on one line. */
+static void json_objects(FILE *fp, const metric *e)
+{
+    if (e->is_array)
+        fputc('[', fp);
+    for (int i = 0; i < e->nobjects; i++) {
+        if (i > 0)
+            fputs(", ", fp);
+        json_object(fp, e->objects[i], "{", ", ", "}", ": ");
+    }
+    if (e->is_array)
+        fputc(']', fp);
+}
+
 static void json_value(FILE *fp, const metric *e)
 {
     switch (e->kind) {
@@ -224,24 +279,61 @@ static void json_value(FILE *fp, const metric *e)
     case METRIC_INT: fprintf(fp, "%" PRId64, e->integer); break;
     case METRIC_BOOL: fputs(e->integer ? "true" : "false", fp); break;
     case METRIC_LIST: json_list(fp, e->list, e->list_len); break;
-    case METRIC_RAW: fputs(e->str, fp); break;
+    case METRIC_OBJECTS: json_objects(fp, e); break;
     }
+}
+
+static void json_object(FILE *fp, const app_metrics *m, const char *open, const char *sep,
+                        const char *close, const char *colon)
+{
+    fputs(open, fp);
+    for (int i = 0; i < m->count; i++) {
+        if (i > 0)
+            fputs(sep, fp);
+        json_string(fp, m->items[i].key);
+        fputs(colon, fp);
+        json_value(fp, &m->items[i]);
+    }
+    fputs(close, fp);
 }
 
 int app_metrics_print(const app_metrics *m, FILE *fp)
 {
     if (!m || m->out_of_memory)
         return -1;
-    fputs("{\n", fp);
-    for (int i = 0; i < m->count; i++) {
-        fputs("  ", fp);
-        json_string(fp, m->items[i].key);
-        fputs(": ", fp);
-        json_value(fp, &m->items[i]);
-        fputs(i + 1 < m->count ? ",\n" : "\n", fp);
-    }
-    fputs("}\n", fp);
+    json_object(fp, m, m->count ? "{\n  " : "{", ",\n  ", m->count ? "\n}\n" : "}\n", ": ");
     return ferror(fp) ? -1 : 0;
+}
+
+int app_metrics_append_line(const app_metrics *m, const char *path, const char *who)
+{
+    if (!m || m->out_of_memory) {
+        app_error(who, "cannot append to %s: out of memory", path);
+        return -1;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (mem == NULL) {
+        app_error(who, "cannot append to %s: out of memory", path);
+        return -1;
+    }
+    json_object(mem, m, "{", ",", "}\n", ":");
+    int failed = ferror(mem) | fclose(mem);
+    /* one write of the whole line: an interrupted run leaves at most one bad line */
+    FILE *f = failed ? NULL : fopen(path, "a");
+    if (f == NULL) {
+        app_error(who, "cannot append to %s: %s", path, failed ? "out of memory" : strerror(errno));
+        free(buf);
+        return -1;
+    }
+    size_t n = fwrite(buf, 1, len, f);
+    free(buf);
+    if ((n != len) | fclose(f)) {
+        app_error(who, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int app_metrics_write(app_metrics *m, const char *path)

@@ -156,21 +156,22 @@ void app_tick_cli_config(const app_tick_cli *c, tess_config *cfg)
     if (c->workers > 0) cfg->workers = (int)c->workers;
 }
 
-static void figures_json(char *buf, size_t cap, size_t *at, const tess_tick_figures *f,
-                         int64_t ticks)
+/* One process's figures, as an entry of per_worker. */
+static app_metrics *figures_object(const tess_tick_figures *f, int64_t ticks)
 {
-    double tps = f->wall_seconds > 0 ? (double)ticks / f->wall_seconds : 0;
-    int n = snprintf(buf + *at, cap - *at,
-                     "{\"wall_seconds\": %.9g, \"ticks_per_second\": %.9g, "
-                     "\"tuple_ticks_per_second\": %.9g, \"step_seconds\": %.9g, "
-                     "\"wait_seconds\": %.9g, \"runtime_seconds\": %.9g, "
-                     "\"cpu_seconds\": %.9g, \"runtime_cpu_seconds\": %.9g, \"messages\": %llu, "
-                     "\"bytes\": %llu}",
-                     f->wall_seconds, tps,
-                     f->wall_seconds > 0 ? (double)f->own_tuple_ticks / f->wall_seconds : 0,
-                     f->step_seconds, f->wait_seconds, f->runtime_seconds, f->cpu_seconds,
-                     f->runtime_cpu_seconds, (unsigned long long)f->messages, (unsigned long long)f->bytes);
-    if (n > 0 && (size_t)n < cap - *at) *at += (size_t)n;
+    app_metrics *o = app_metrics_new();
+    double wall = f->wall_seconds;
+    app_metrics_num(o, "wall_seconds", wall);
+    app_metrics_num(o, "ticks_per_second", wall > 0 ? (double)ticks / wall : 0);
+    app_metrics_num(o, "tuple_ticks_per_second", wall > 0 ? (double)f->own_tuple_ticks / wall : 0);
+    app_metrics_num(o, "step_seconds", f->step_seconds);
+    app_metrics_num(o, "wait_seconds", f->wait_seconds);
+    app_metrics_num(o, "runtime_seconds", f->runtime_seconds);
+    app_metrics_num(o, "cpu_seconds", f->cpu_seconds);
+    app_metrics_num(o, "runtime_cpu_seconds", f->runtime_cpu_seconds);
+    app_metrics_int(o, "messages", (int64_t)f->messages);
+    app_metrics_int(o, "bytes", (int64_t)f->bytes);
+    return o;
 }
 
 void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_tick_cli *c,
@@ -207,18 +208,12 @@ void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_
     app_metrics_int(m, "messages", (int64_t)t->messages);
     app_metrics_int(m, "bytes", (int64_t)t->bytes);
     app_metrics_int(m, "tuple_ticks", t->tuple_ticks);
-    size_t cap = (size_t)res->processes * 400 + 16, at = 0;
-    char *buf = malloc(cap);
-    if (buf == NULL) return;
-    buf[at++] = '[';
-    for (int i = 0; i < res->processes; i++) {
-        if (i) buf[at++] = ',', buf[at++] = ' ';
-        figures_json(buf, cap, &at, &res->per_process[i], c->opt.ticks);
-    }
-    buf[at++] = ']';
-    buf[at] = '\0';
-    app_metrics_raw(m, "per_worker", buf);
-    free(buf);
+    app_metrics **per = calloc((size_t)res->processes + 1, sizeof *per);
+    for (int i = 0; per != NULL && i < res->processes; i++)
+        per[i] = figures_object(&res->per_process[i], c->opt.ticks);
+    if (per == NULL) app_metrics_objects(m, "per_worker", NULL, -1); /* flags the OOM */
+    else app_metrics_objects(m, "per_worker", per, res->processes);
+    free(per);
 }
 
 void app_tick_summary(const char *app, const app_tick_cli *c, const tess_tick_result *res,
