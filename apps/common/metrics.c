@@ -254,24 +254,34 @@ static void json_list(FILE *fp, const double *values, int n)
     fputc(']', fp);
 }
 
-static void json_object(FILE *fp, const app_metrics *m, const char *open, const char *sep,
-                        const char *close, const char *colon);
+/* How an object is laid out: the top level of a --metrics file puts one key
+ * on a line, nested objects are on one line, and JSON Lines records have no
+ * spaces at all. */
+typedef struct json_style {
+    const char *open, *sep, *close, *colon;
+    const struct json_style *nested;
+} json_style;
 
-/* Objects inside the top level are always printed on one line. */
-static void json_objects(FILE *fp, const metric *e)
+static const json_style style_compact = {"{", ",", "}", ":", &style_compact};
+static const json_style style_inline = {"{", ", ", "}", ": ", &style_inline};
+static const json_style style_file = {"{\n  ", ",\n  ", "\n}\n", ": ", &style_inline};
+
+static void json_object(FILE *fp, const app_metrics *m, const json_style *st);
+
+static void json_objects(FILE *fp, const metric *e, const json_style *st)
 {
     if (e->is_array)
         fputc('[', fp);
     for (int i = 0; i < e->nobjects; i++) {
         if (i > 0)
-            fputs(", ", fp);
-        json_object(fp, e->objects[i], "{", ", ", "}", ": ");
+            fputs(st->sep, fp);
+        json_object(fp, e->objects[i], st);
     }
     if (e->is_array)
         fputc(']', fp);
 }
 
-static void json_value(FILE *fp, const metric *e)
+static void json_value(FILE *fp, const metric *e, const json_style *st)
 {
     switch (e->kind) {
     case METRIC_STR: json_string(fp, e->str); break;
@@ -279,29 +289,32 @@ static void json_value(FILE *fp, const metric *e)
     case METRIC_INT: fprintf(fp, "%" PRId64, e->integer); break;
     case METRIC_BOOL: fputs(e->integer ? "true" : "false", fp); break;
     case METRIC_LIST: json_list(fp, e->list, e->list_len); break;
-    case METRIC_OBJECTS: json_objects(fp, e); break;
+    case METRIC_OBJECTS: json_objects(fp, e, st->nested); break;
     }
 }
 
-static void json_object(FILE *fp, const app_metrics *m, const char *open, const char *sep,
-                        const char *close, const char *colon)
+static void json_object(FILE *fp, const app_metrics *m, const json_style *st)
 {
-    fputs(open, fp);
+    if (m->count == 0) { /* no blank line inside an empty object */
+        fputs(st == &style_file ? "{\n}\n" : "{}", fp);
+        return;
+    }
+    fputs(st->open, fp);
     for (int i = 0; i < m->count; i++) {
         if (i > 0)
-            fputs(sep, fp);
+            fputs(st->sep, fp);
         json_string(fp, m->items[i].key);
-        fputs(colon, fp);
-        json_value(fp, &m->items[i]);
+        fputs(st->colon, fp);
+        json_value(fp, &m->items[i], st);
     }
-    fputs(close, fp);
+    fputs(st->close, fp);
 }
 
 int app_metrics_print(const app_metrics *m, FILE *fp)
 {
     if (!m || m->out_of_memory)
         return -1;
-    json_object(fp, m, m->count ? "{\n  " : "{", ",\n  ", m->count ? "\n}\n" : "}\n", ": ");
+    json_object(fp, m, &style_file);
     return ferror(fp) ? -1 : 0;
 }
 
@@ -318,7 +331,8 @@ int app_metrics_append_line(const app_metrics *m, const char *path, const char *
         app_error(who, "cannot append to %s: out of memory", path);
         return -1;
     }
-    json_object(mem, m, "{", ",", "}\n", ":");
+    json_object(mem, m, &style_compact);
+    fputc('\n', mem);
     int failed = ferror(mem) | fclose(mem);
     /* one write of the whole line: an interrupted run leaves at most one bad line */
     FILE *f = failed ? NULL : fopen(path, "a");

@@ -247,6 +247,43 @@ static void test_metrics_empty_object(void **state)
     app_metrics_free(m);
 }
 
+/* Nested objects print on one line; JSON Lines records are compact and
+ * appended, one line each. */
+static void test_metrics_nested_and_lines(void **state)
+{
+    (void)state;
+    app_metrics *m = app_metrics_new();
+    app_metrics *per[2] = {app_metrics_new(), app_metrics_new()};
+    app_metrics_int(per[0], "messages", 3);
+    app_metrics_num(per[1], "wall_seconds", 0.5);
+    app_metrics_str(m, "app", "x");
+    app_metrics_objects(m, "per_worker", per, 2);
+    app_metrics *params = app_metrics_new();
+    app_metrics_bool(params, "mpi", 0);
+    app_metrics_object(m, "params", params);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_int_equal(app_metrics_print(m, fp), 0);
+    fclose(fp);
+    assert_string_equal(buf, "{\n  \"app\": \"x\",\n"
+                             "  \"per_worker\": [{\"messages\": 3}, {\"wall_seconds\": 0.5}],\n"
+                             "  \"params\": {\"mpi\": false}\n}\n");
+    free(buf);
+    char *dir = make_dir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/r.jsonl", dir);
+    assert_int_equal(app_metrics_append_line(m, path, "test"), 0);
+    assert_int_equal(app_metrics_append_line(m, path, "test"), 0);
+    const char *line = "{\"app\":\"x\",\"per_worker\":[{\"messages\":3},"
+                       "{\"wall_seconds\":0.5}],\"params\":{\"mpi\":false}}\n";
+    char both[512];
+    snprintf(both, sizeof both, "%s%s", line, line);
+    assert_string_equal(read_all(path), both);
+    app_metrics_free(m);
+    remove_dir(dir);
+}
+
 /* ---- option parsers ---- */
 
 static const char *int_text;
@@ -352,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_metrics_text),
         cmocka_unit_test(test_metrics_write_file),
         cmocka_unit_test(test_metrics_empty_object),
+        cmocka_unit_test(test_metrics_nested_and_lines),
         cmocka_unit_test(test_parse_int_accepts),
         cmocka_unit_test(test_parse_int_rejects),
         cmocka_unit_test(test_parse_double),
