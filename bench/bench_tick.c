@@ -265,7 +265,6 @@ static int check_options(const bt_options *o)
     }
     /* The library checks the latency spec now rather than every child later. */
     tess_tick_options t;
-    char err[400];
     tess_tick_options_init(&t);
     t.alg = TESS_TICK_COMBINED;
     t.ticks = o->ticks;
@@ -273,11 +272,18 @@ static int check_options(const bt_options *o)
     t.period = (int)o->period;
     t.layers = (int)o->layers;
     t.jitter = o->jitter;
-    if (tess_tick_options_check(&t, err, sizeof err) != 0) {
-        app_error(BT_NAME, "%s", err);
-        return -1;
-    }
-    return 0;
+    /* a context of one worker only to report through; no thread starts */
+    tess_config cfg;
+    tess_config_init(&cfg);
+    cfg.mode = TESS_MODE_EMBEDDED;
+    cfg.workers = 1;
+    cfg.handle_signals = 0;
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != 0) return -1;
+    int rc = tess_tick_options_check(ctx, &t);
+    if (rc != 0) app_error(BT_NAME, "%s", tess_last_error(ctx));
+    tess_finalize(ctx);
+    return rc != 0 ? -1 : 0;
 }
 
 /* 0 to run, 1 after --help, -1 after an error. */

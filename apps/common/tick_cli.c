@@ -141,13 +141,34 @@ int app_tick_cli_check(const char *app, app_tick_cli *c)
                   c->seen[SEEN_PERIOD] ? "period" : "layers");
         return -1;
     }
-    char err[400];
-    if (tess_tick_options_check(&c->opt, err, sizeof err) != 0) {
-        app_error(app, "%s", err);
-        return -1;
-    }
     if (c->quiet) c->opt.progress_every = 0;
     return 0;
+}
+
+/* The flag of each tess_tick_options field the library names in its errors. */
+static const char *const field_flags[][2] = {
+    {"alg", "alg"},       {"ticks", "ticks"},   {"depth", "depth"},
+    {"period", "period"}, {"layers", "layers"}, {"progress_every", "progress-every"},
+    {"repart_every", "repart-every"}, {"step_cost_us", "step-cost"}, {"jitter", "jitter"}};
+
+/* "FIELD: REASON" from the library becomes "option --FLAG: REASON". */
+static void report_options_error(const char *app, const char *msg)
+{
+    const char *colon = strchr(msg, ':');
+    size_t len = colon ? (size_t)(colon - msg) : 0;
+    for (size_t i = 0; i < sizeof field_flags / sizeof *field_flags; i++)
+        if (len == strlen(field_flags[i][0]) && strncmp(msg, field_flags[i][0], len) == 0) {
+            app_error(app, "option --%s:%s", field_flags[i][1], colon + 1);
+            return;
+        }
+    app_error(app, "%s", msg);
+}
+
+int app_tick_cli_validate(const char *app, const app_tick_cli *c, tess_ctx *ctx)
+{
+    if (tess_tick_options_check(ctx, &c->opt) == 0) return 0;
+    if (tess_rank(ctx) == 0) report_options_error(app, tess_last_error(ctx));
+    return -1;
 }
 
 void app_tick_cli_config(const app_tick_cli *c, tess_config *cfg)

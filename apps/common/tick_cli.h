@@ -28,6 +28,10 @@ int app_tick_cli_option(const char *app, app_tick_cli *c, int argc, char **argv,
 
 /* Cross-checks (k <= m+1, ...): 0 or -1 with a message. */
 int app_tick_cli_check(const char *app, app_tick_cli *c);
+/* After tess_init: the options against each other and the --jitter spec
+ * (tess_tick_options_check), reported by rank 0 as "option --FLAG: ...";
+ * 0 or -1 on every rank alike. */
+int app_tick_cli_validate(const char *app, const app_tick_cli *c, tess_ctx *ctx);
 
 /* Usage text of the shared options, for an app's --help. */
 extern const char app_tick_cli_usage[];

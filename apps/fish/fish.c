@@ -12,7 +12,7 @@
 
 #include "common.h"
 #include "fish.h"
-#include "tick_cli.h"
+#include "tick_app.h"
 
 #define APP "fish"
 
@@ -25,8 +25,6 @@ typedef struct fish_app {
     fish_model model;
     tess_particle_fns fns;
     tess_tick_app tick;
-    app_outfile dump, metrics;
-    double start;
 } fish_app;
 
 static const char usage[] =
@@ -177,8 +175,11 @@ static void fish_setup(fish_app *f)
 
 /* ---------------------------------------------------------------- outputs */
 
-static int write_dump(fish_app *f, const tess_tick_result *res)
+static int write_dump(void *arg, const tess_tick_result *res, FILE *fp)
 {
+    if (fp == NULL)
+        return 0; /* no --dump */
+    fish_app *f = arg;
     size_t n = (size_t)f->count;
     tess_particle *fish = malloc(n * sizeof *fish);
     if (fish == NULL) {
@@ -191,7 +192,7 @@ static int write_dump(fish_app *f, const tess_tick_result *res)
     for (size_t i = 0; i < n && rc == 0; i++) {
         unsigned char rec[TESS_PARTICLE_BYTES];
         tess_particle_encode(&fish[i], rec);
-        if (fwrite(rec, sizeof rec, 1, f->dump.fp) != 1) {
+        if (fwrite(rec, sizeof rec, 1, fp) != 1) {
             app_error(APP, "cannot write %s", f->dump_path);
             rc = -1;
         }
@@ -200,14 +201,9 @@ static int write_dump(fish_app *f, const tess_tick_result *res)
     return rc;
 }
 
-static int write_metrics(fish_app *f, tess_ctx *ctx, const tess_tick_result *res)
+static void add_metrics(void *arg, app_metrics *m)
 {
-    app_metrics *m = app_metrics_new();
-    if (m == NULL) {
-        app_error(APP, "out of memory for the metrics");
-        return -1;
-    }
-    app_tick_metrics(m, ctx, APP, &f->cli, res, tess_now() - f->start, f->count);
+    const fish_app *f = arg;
     app_metrics_int(m, "fish", f->count);
     app_metrics_int(m, "informed", (int64_t)f->model.informed);
     app_metrics_num(m, "alpha", f->params.alpha);
@@ -217,78 +213,31 @@ static int write_metrics(fish_app *f, tess_ctx *ctx, const tess_tick_result *res
     app_metrics_num(m, "sigma", f->params.sigma);
     app_metrics_num(m, "omega", f->params.omega);
     app_metrics_num(m, "dt", f->params.dt);
-    int rc = app_metrics_print(m, f->metrics.fp);
-    if (rc != 0)
-        app_error(APP, "cannot write %s", f->cli.metrics_path);
-    app_metrics_free(m);
-    return rc;
 }
 
-/* Opened before the run, so an unwritable path fails before the ticks. */
-static int open_outputs(fish_app *f)
+static int64_t fish_count(void *arg)
 {
-    if (f->dump_path && app_outfile_open(&f->dump, f->dump_path) != 0)
-        return -1;
-    if (f->cli.metrics_path && app_outfile_open(&f->metrics, f->cli.metrics_path) != 0)
-        return -1;
+    return ((const fish_app *)arg)->count;
+}
+
+static int prepare(tess_ctx *ctx, void *arg)
+{
+    (void)ctx;
+    fish_setup(arg);
     return 0;
-}
-
-static int commit_outputs(fish_app *f)
-{
-    if (f->dump_path && app_outfile_commit(&f->dump) != 0)
-        return -1;
-    if (f->cli.metrics_path && app_outfile_commit(&f->metrics) != 0)
-        return -1;
-    return 0;
-}
-
-static int control(tess_ctx *ctx, void *arg)
-{
-    fish_app *f = arg;
-    if (open_outputs(f) != 0)
-        return -1;
-    tess_tick_result res;
-    int rc = tess_tick_run(ctx, &f->tick, &f->cli.opt, &res);
-    if (rc != 0) {
-        app_error(APP, "%s", tess_last_error(ctx));
-        return rc;
-    }
-    if (f->dump_path)
-        rc = write_dump(f, &res);
-    if (rc == 0 && f->cli.metrics_path)
-        rc = write_metrics(f, ctx, &res);
-    app_tick_summary(APP, &f->cli, &res, f->count);
-    tess_tick_result_free(&res);
-    return rc;
 }
 
 int fish_main(int argc, char **argv)
 {
     fish_app f;
     memset(&f, 0, sizeof f);
-    f.start = tess_now();
+    double start = tess_now();
     int rc = parse(argc, argv, &f);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
-    fish_setup(&f);
-    tess_config cfg;
-    app_tick_cli_config(&f.cli, &cfg);
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0)
-        return 1;
-    int rank0 = tess_rank(ctx) == 0;
-    rc = tess_tick_register(ctx, &f.tick);
-    if (rc == 0)
-        rc = tess_main(ctx, control, &f);
-    if (rank0) {
-        if (rc == 0)
-            rc = commit_outputs(&f);
-        if (rc != 0) {
-            app_outfile_abort(&f.dump);
-            app_outfile_abort(&f.metrics);
-        }
-    }
-    tess_finalize(ctx);
-    return rc == 0 ? 0 : 1;
+    app_tick_spec spec = {.name = APP, .app = &f, .cli = &f.cli, .tick = &f.tick,
+                          .output_path = f.dump_path, .start = start, .prepare = prepare,
+                          .write_output = write_dump, .add_metrics = add_metrics,
+                          .tuples = fish_count};
+    return app_tick_main(&spec);
 }

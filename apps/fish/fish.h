@@ -70,9 +70,9 @@ void fish_wx(void *user, const tess_query *q, tess_query *out); /* grow by R */
 int fish_disjoint(void *user, const tess_query *a, const tess_query *b);
 
 /* PART: a quadtree over the fish positions of `snapshot` (a
- * tess_particles_view; NULL: the initial state).  0, or -1 with a message. */
-int fish_part(void *user, const void *snapshot, int n, tess_query *parts, char *err,
-              size_t errlen);
+ * tess_particles_view; NULL: the initial state).  0, or a negative status
+ * with ctx's last error set. */
+int fish_part(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query *parts);
 
 /* The quadtree over explicit positions (for tests): n half-open rectangles
  * that partition the plane. */

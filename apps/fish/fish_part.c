@@ -266,24 +266,23 @@ int fish_part_points(const tess_particle *fish, int64_t count, int n, tess_query
     return 0;
 }
 
-int fish_part(void *user, const void *snapshot, int n, tess_query *parts, char *err,
-              size_t errlen)
+int fish_part(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query *parts)
 {
     const fish_model *m = user;
+    char err[300] = "";
+    int rc;
     if (snapshot) {
         const tess_particles_view *v = snapshot;
-        return fish_part_points(v->p, v->count, n, parts, err, errlen);
+        rc = fish_part_points(v->p, v->count, n, parts, err, sizeof err);
+    } else { /* no state given: partition the initial state */
+        tess_particle *fish = malloc((size_t)(m->count ? m->count : 1) * sizeof *fish);
+        if (!fish)
+            return tess_set_error(ctx, TESS_ERR_NOMEM, "out of memory partitioning %llu fish",
+                                  (unsigned long long)m->count);
+        for (uint64_t id = 0; id < m->count; id++)
+            fish_new(user, id, &fish[id]);
+        rc = fish_part_points(fish, (int64_t)m->count, n, parts, err, sizeof err);
+        free(fish);
     }
-    /* No state given: partition the initial state. */
-    tess_particle *fish = malloc((size_t)(m->count ? m->count : 1) * sizeof *fish);
-    if (!fish) {
-        snprintf(err, errlen, "out of memory partitioning %llu fish",
-                 (unsigned long long)m->count);
-        return -1;
-    }
-    for (uint64_t id = 0; id < m->count; id++)
-        fish_new(user, id, &fish[id]);
-    int rc = fish_part_points(fish, (int64_t)m->count, n, parts, err, errlen);
-    free(fish);
-    return rc;
+    return rc == 0 ? 0 : tess_set_error(ctx, TESS_ERR_INVAL, "%s", err);
 }

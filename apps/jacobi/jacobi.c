@@ -12,7 +12,7 @@
 #include <string.h>
 #include "common.h"
 #include "tessera/tick_grid.h"
-#include "tick_cli.h"
+#include "tick_app.h"
 
 #define APP "jacobi"
 
@@ -22,8 +22,6 @@ typedef struct jacobi {
     app_tick_cli cli;
     tess_grid_fns fns;
     tess_tick_app tick;
-    app_outfile dump, metrics;
-    double start;
 } jacobi;
 
 static const char usage[] =
@@ -63,12 +61,12 @@ static void jacobi_step_row(void *user, const tess_grid_view *u, int64_t r, int6
     }
 }
 
-static int jacobi_part(void *user, const void *snapshot, int n, tess_query *parts, char *err,
-                       size_t errlen)
+static int jacobi_part(tess_ctx *ctx, void *user, const void *snapshot, int n,
+                       tess_query *parts)
 {
     (void)snapshot;
     const jacobi *j = user;
-    return tess_grid_part_blocks(j->rows + 2, j->cols + 2, 1, n, parts, err, errlen);
+    return tess_grid_part_blocks(ctx, j->rows + 2, j->cols + 2, 1, n, parts);
 }
 
 static void grow1(void *user, const tess_query *q, tess_query *out)
@@ -145,8 +143,10 @@ static int parse(int argc, char **argv, jacobi *j)
 
 /* ---- running ---- */
 
-static int write_dump(jacobi *j, const tess_tick_result *res)
+static int write_dump(void *arg, const tess_tick_result *res, FILE *fp)
 {
+    if (fp == NULL) return 0; /* no --dump */
+    jacobi *j = arg;
     size_t cells = (size_t)(j->rows + 2) * (size_t)(j->cols + 2);
     double *u = malloc(cells * sizeof *u);
     if (u == NULL) {
@@ -155,59 +155,36 @@ static int write_dump(jacobi *j, const tess_tick_result *res)
     }
     int rc = tess_grid_unpack(res->final_state.data, res->final_state.len, j->rows + 2,
                               j->cols + 2, u);
-    if (rc == 0 && fwrite(u, sizeof *u, cells, j->dump.fp) != cells) rc = -1;
+    if (rc == 0 && fwrite(u, sizeof *u, cells, fp) != cells) rc = -1;
     free(u);
     if (rc != 0) app_error(APP, "cannot write %s", j->dump_path);
     return rc;
 }
 
-static int open_outputs(jacobi *j)
+static void add_metrics(void *arg, app_metrics *m)
 {
-    if (j->dump_path && app_outfile_open(&j->dump, j->dump_path) != 0) return -1;
-    if (j->cli.metrics_path && app_outfile_open(&j->metrics, j->cli.metrics_path) != 0) return -1;
-    return 0;
+    const jacobi *j = arg;
+    app_metrics_int(m, "rows", j->rows);
+    app_metrics_int(m, "cols", j->cols);
 }
 
-static int commit_outputs(jacobi *j)
+static int64_t cells(void *arg)
 {
-    if (j->dump_path && app_outfile_commit(&j->dump) != 0) return -1;
-    if (j->cli.metrics_path && app_outfile_commit(&j->metrics) != 0) return -1;
-    return 0;
+    const jacobi *j = arg;
+    return (int64_t)(j->rows + 2) * (j->cols + 2);
 }
 
-static int control(tess_ctx *ctx, void *arg)
+/* The grid must be larger than the layout of the workers' blocks. */
+static int prepare(tess_ctx *ctx, void *arg)
 {
     jacobi *j = arg;
-    if (open_outputs(j) != 0) return -1;
-    tess_tick_result res;
-    int rc = tess_tick_run(ctx, &j->tick, &j->cli.opt, &res);
-    if (rc != 0) {
-        app_error(APP, "%s", tess_last_error(ctx));
-        return rc;
-    }
-    int64_t cells = (int64_t)(j->rows + 2) * (j->cols + 2);
-    if (j->dump_path) rc = write_dump(j, &res);
-    if (rc == 0 && j->cli.metrics_path) {
-        app_metrics *m = app_metrics_new();
-        app_tick_metrics(m, ctx, APP, &j->cli, &res, tess_now() - j->start, cells);
-        app_metrics_int(m, "rows", j->rows);
-        app_metrics_int(m, "cols", j->cols);
-        rc = app_metrics_print(m, j->metrics.fp);
-        app_metrics_free(m);
-    }
-    app_tick_summary(APP, &j->cli, &res, cells);
-    tess_tick_result_free(&res);
-    return rc;
-}
-
-static int check_layout(tess_ctx *ctx, jacobi *j)
-{
+    jacobi_setup(j);
     int n = tess_workers_total(ctx);
     tess_query *parts = malloc((size_t)n * sizeof *parts);
-    char err[300] = "out of memory";
-    int rc = parts ? jacobi_part(j, NULL, n, parts, err, sizeof err) : -1;
+    if (parts == NULL) tess_set_error(ctx, TESS_ERR_NOMEM, "out of memory");
+    int rc = parts ? jacobi_part(ctx, j, NULL, n, parts) : -1;
     free(parts);
-    if (rc != 0 && tess_rank(ctx) == 0) app_error(APP, "%s", err);
+    if (rc != 0 && tess_rank(ctx) == 0) app_error(APP, "%s", tess_last_error(ctx));
     return rc;
 }
 
@@ -215,25 +192,12 @@ int jacobi_main(int argc, char **argv)
 {
     jacobi j;
     memset(&j, 0, sizeof j);
-    j.start = tess_now();
+    double start = tess_now();
     int rc = parse(argc, argv, &j);
     if (rc != 0) return rc > 0 ? 0 : 2;
-    jacobi_setup(&j);
-    tess_config cfg;
-    app_tick_cli_config(&j.cli, &cfg);
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    int rank0 = tess_rank(ctx) == 0;
-    rc = check_layout(ctx, &j);
-    if (rc == 0) rc = tess_tick_register(ctx, &j.tick);
-    if (rc == 0) rc = tess_main(ctx, control, &j);
-    if (rank0) {
-        if (rc == 0) rc = commit_outputs(&j);
-        if (rc != 0) {
-            app_outfile_abort(&j.dump);
-            app_outfile_abort(&j.metrics);
-        }
-    }
-    tess_finalize(ctx);
-    return rc == 0 ? 0 : 1;
+    app_tick_spec spec = {.name = APP, .app = &j, .cli = &j.cli, .tick = &j.tick,
+                          .output_path = j.dump_path, .start = start, .prepare = prepare,
+                          .write_output = write_dump, .add_metrics = add_metrics,
+                          .tuples = cells};
+    return app_tick_main(&spec);
 }

@@ -66,11 +66,10 @@ static void prt_step(void *user, const double *prev, const uint32_t *vs, size_t 
     }
 }
 
-static int prt_part(void *user, const void *snapshot, int n, tess_query *parts, char *err,
-                    size_t errlen)
+static int prt_part(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query *parts)
 {
     (void)snapshot; /* the partition depends on the graph only */
-    return tess_graph_part(((prt_app *)user)->graph, n, parts, err, errlen);
+    return tess_graph_part(ctx, ((prt_app *)user)->graph, n, parts);
 }
 
 static void prt_rd(void *user, const tess_query *q, tess_query *out)
@@ -242,21 +241,20 @@ static void setup_tick(prt_app *a)
 
 /* ---------------------------------------------------------------- running */
 
-static int write_metrics(prt_app *a, tess_ctx *ctx, const tess_tick_result *res)
+static void add_metrics(void *arg, app_metrics *m)
 {
-    app_metrics *m = app_metrics_new();
-    if (m == NULL) return -1;
-    app_tick_metrics(m, ctx, APP, &a->cli, res, tess_now() - a->start, (int64_t)a->g.nv);
+    const prt_app *a = arg;
     app_metrics_int(m, "vertices", (int64_t)a->g.nv);
     app_metrics_int(m, "edges", (int64_t)a->g.ne);
     app_metrics_num(m, "damping", a->damping);
     app_metrics_num(m, "load_seconds", a->load_seconds);
     app_metrics_num(m, "partition_seconds", a->partition_seconds);
     app_metrics_int(m, "edge_cut", (int64_t)a->edge_cut);
-    int rc = app_metrics_print(m, a->metrics.fp);
-    app_metrics_free(m);
-    if (rc != 0) app_error(APP, "cannot write %s", a->cli.metrics_path);
-    return rc;
+}
+
+static int64_t vertices(void *arg)
+{
+    return (int64_t)((const prt_app *)arg)->g.nv;
 }
 
 /* The final state, one rank per vertex. */
@@ -274,36 +272,23 @@ static double *gather_ranks(prt_app *a, const tess_tick_result *res)
     return NULL;
 }
 
-static int open_outputs(prt_app *a)
-{
-    if (a->output_path && app_outfile_open(&a->out, a->output_path) != 0) return -1;
-    if (a->cli.metrics_path && app_outfile_open(&a->metrics, a->cli.metrics_path) != 0) return -1;
-    return 0;
-}
-
-static int commit_outputs(prt_app *a)
-{
-    if (a->output_path && app_outfile_commit(&a->out) != 0) return -1;
-    if (a->cli.metrics_path && app_outfile_commit(&a->metrics) != 0) return -1;
-    return 0;
-}
-
-static int control(tess_ctx *ctx, void *arg)
+static int write_ranks(void *arg, const tess_tick_result *res, FILE *fp)
 {
     prt_app *a = arg;
-    if (open_outputs(a) != 0) return -1;
-    tess_tick_result res;
-    int rc = tess_tick_run(ctx, &a->tick, &a->cli.opt, &res);
-    if (rc != 0) {
-        app_error(APP, "%s", tess_last_error(ctx));
-        return rc;
-    }
-    double *pr = gather_ranks(a, &res);
-    rc = pr ? prt_write_ranks(a, pr) : -1;
-    if (rc == 0 && a->cli.metrics_path) rc = write_metrics(a, ctx, &res);
-    if (rc == 0) app_tick_summary(APP, &a->cli, &res, (int64_t)a->g.nv);
+    double *pr = gather_ranks(a, res);
+    int rc = pr ? prt_write_ranks(a, pr, fp) : -1;
     free(pr);
-    tess_tick_result_free(&res);
+    return rc;
+}
+
+/* Every rank loads, partitions and labels the graph identically. */
+static int prepare(tess_ctx *ctx, void *arg)
+{
+    prt_app *a = arg;
+    char err[600] = "";
+    int rc = prepare_graph(a, tess_workers_total(ctx), err, sizeof err);
+    if (rc != 0 && tess_rank(ctx) == 0) app_error(APP, "%s", err);
+    if (rc == 0) setup_tick(a);
     return rc;
 }
 
@@ -317,43 +302,18 @@ static void app_free(prt_app *a)
     free(a->part);
 }
 
-static int run(prt_app *a)
-{
-    tess_config cfg;
-    app_tick_cli_config(&a->cli, &cfg);
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    int rank0 = tess_rank(ctx) == 0;
-    char err[600] = "";
-    int rc = prepare_graph(a, tess_workers_total(ctx), err, sizeof err);
-    if (rc != 0 && rank0) app_error(APP, "%s", err);
-    if (rc == 0) {
-        setup_tick(a);
-        rc = tess_tick_register(ctx, &a->tick);
-        if (rc != 0 && rank0) app_error(APP, "%s", tess_last_error(ctx));
-    }
-    if (rc == 0) rc = tess_main(ctx, control, a);
-    if (rank0) {
-        if (rc == 0) rc = commit_outputs(a);
-        if (rc != 0) {
-            app_outfile_abort(&a->out);
-            app_outfile_abort(&a->metrics);
-        }
-    }
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
-}
-
 int pagerank_tick_main(int argc, char **argv)
 {
     prt_app a;
     memset(&a, 0, sizeof a);
-    a.start = tess_now();
+    double start = tess_now();
     int rc = parse(&a, argc, argv);
     if (rc != 0) return rc > 0 ? 0 : 2;
-    rc = run(&a);
+    app_tick_spec spec = {.name = APP, .app = &a, .cli = &a.cli, .tick = &a.tick,
+                          .output_path = a.output_path, .start = start, .prepare = prepare,
+                          .write_output = write_ranks, .add_metrics = add_metrics,
+                          .tuples = vertices};
+    rc = app_tick_main(&spec);
     app_free(&a);
     return rc;
 }

@@ -11,7 +11,7 @@
 #include "common.h"
 #include "graph.h"
 #include "tessera/tick_graph.h"
-#include "tick_cli.h"
+#include "tick_app.h"
 
 #define PRT_APP "pagerank-tick"
 
@@ -32,8 +32,7 @@ typedef struct prt_app {
 
     tess_graph_fns fns;
     tess_tick_app tick;
-    app_outfile out, metrics;
-    double start, load_seconds, partition_seconds;
+    double load_seconds, partition_seconds;
 } prt_app;
 
 /* The name of the graph for messages: the file or the generator spec. */
@@ -44,8 +43,8 @@ const char *prt_graph_name(const prt_app *a);
  * err. */
 int prt_partition(prt_app *a, int n, char *err, size_t errlen);
 
-/* Write every vertex's rank to the --output file (opened in a->out), or the
- * ten highest-ranked vertices on stdout.  0 or -1 (message printed). */
-int prt_write_ranks(prt_app *a, const double *pr);
+/* Write every vertex's rank to fp (the --output file), or without one (fp
+ * NULL) the ten highest-ranked vertices on stdout.  0 or -1 (message printed). */
+int prt_write_ranks(const prt_app *a, const double *pr, FILE *fp);
 
 #endif

@@ -7,9 +7,8 @@
 
 #include "pagerank_tick.h"
 
-static int write_all(prt_app *a, const double *pr)
+static int write_all(const prt_app *a, const double *pr, FILE *fp)
 {
-    FILE *fp = a->out.fp;
     for (uint64_t v = 0; v < a->g.nv; v++)
         if (fprintf(fp, "%llu\t%.17g\n", (unsigned long long)a->g.ids[v], pr[v]) < 0) {
             app_error(PRT_APP, "cannot write %s", a->output_path);
@@ -45,9 +44,9 @@ static void print_top(const prt_app *a, const double *pr)
     fflush(stdout);
 }
 
-int prt_write_ranks(prt_app *a, const double *pr)
+int prt_write_ranks(const prt_app *a, const double *pr, FILE *fp)
 {
-    if (a->output_path) return write_all(a, pr);
+    if (fp != NULL) return write_all(a, pr, fp);
     print_top(a, pr);
     return 0;
 }

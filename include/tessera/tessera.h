@@ -124,6 +124,14 @@ TESS_API void tess_finalize(tess_ctx *ctx);
  * option).  Valid until the next failing call; never NULL. */
 TESS_API const char *tess_last_error(const tess_ctx *ctx);
 
+/* Record a one-line message as ctx's last error and return `status` (a
+ * negative TESS_ERR_* code): how a callback the runtime calls (a kernel, a
+ * tick application's PART) says why it failed.  The message speaks of values
+ * and files, not of command-line options (a CLI adds those).  Any thread;
+ * the last writer wins. */
+TESS_API int tess_set_error(tess_ctx *ctx, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 TESS_API int tess_rank(const tess_ctx *ctx);          /* 0 .. nranks-1 */
 TESS_API int tess_nranks(const tess_ctx *ctx);
 TESS_API int tess_workers(const tess_ctx *ctx);       /* on this rank */

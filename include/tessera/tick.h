@@ -123,9 +123,9 @@ struct tess_tick_app {
     /* PART: n queries whose tuples partition the state (every tuple in
      * exactly one).  `snapshot` is state->snapshot() of a version holding
      * every tuple, or NULL when the state does not matter.  Deterministic.
-     * 0, or -1 with a one-line message in err. */
-    int (*part)(void *user, const void *snapshot, int n, tess_query *parts, char *err,
-                size_t errlen);
+     * 0, or a negative status with a one-line message left by
+     * tess_set_error(ctx, ...).  Runs on a worker thread. */
+    int (*part)(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query *parts);
     /* 1: PART does not look at the state (a fixed block layout, a graph
      * partition): the runtime passes snapshot NULL and saves building it. */
     int part_ignores_state;
@@ -168,9 +168,12 @@ TESS_API int tess_tick_alg_parse(const char *name, tess_tick_alg *out);
 TESS_API const char *tess_tick_alg_name(tess_tick_alg alg);
 
 /* Check options against each other and the latency spec; 0, or
- * TESS_ERR_INVAL with a one-line message ("--period 3 needs --layers >= 2")
- * in err.  Needs no context. */
-TESS_API int tess_tick_options_check(const tess_tick_options *o, char *err, size_t errlen);
+ * TESS_ERR_INVAL with ctx's last error naming the field of
+ * tess_tick_options and the value ("period: 3 needs layers >= 2 (k <= m+1)",
+ * "jitter: lognormal: sigma must be >= 0, got '-1'").  tess_tick_run checks
+ * the same; this lets a program report bad options before it starts.  Any
+ * thread. */
+TESS_API int tess_tick_options_check(tess_ctx *ctx, const tess_tick_options *o);
 
 /* Per-process and total figures of a run (DESIGN §6 metrics). */
 typedef struct tess_tick_figures {

@@ -131,8 +131,9 @@ TESS_API void tess_graph_same(const tess_query *q, tess_query *out);
  * hop set touches answers most pairs, OWN pairs exactly; the rest scan the
  * smaller set once and are cached. */
 TESS_API int tess_graph_disjoint(tess_graph *g, const tess_query *a, const tess_query *b);
-/* PART: OWN(0) .. OWN(n-1); -1 with a message in err unless n == parts. */
-TESS_API int tess_graph_part(tess_graph *g, int n, tess_query *parts, char *err, size_t errlen);
+/* PART: OWN(0) .. OWN(n-1); TESS_ERR_INVAL with ctx's last error unless n
+ * is the number of parts the graph was cut into. */
+TESS_API int tess_graph_part(tess_ctx *ctx, tess_graph *g, int n, tess_query *parts);
 
 /* ---- the state class ---- */
 

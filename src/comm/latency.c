@@ -35,7 +35,6 @@ enum {
  * (src << 32 | dst, src < 2^31) never have it. */
 #define STALL_STREAM_BIT (UINT64_C(1) << 63)
 
-#define SPEC_PREFIX "--jitter: "
 #define MAX_US 1e12
 #define PI 3.14159265358979323846
 
@@ -114,16 +113,12 @@ static const char *quoted(span s, char *buf, size_t buflen)
     return buf;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+static int fail(tess_ctx *ctx, const char *fmt, ...)
 {
-    if (err != NULL && errlen > 0) {
-        int n = snprintf(err, errlen, "%s", SPEC_PREFIX);
-        va_list ap;
-        va_start(ap, fmt);
-        if (n >= 0 && (size_t)n < errlen)
-            vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    tess__vfail(ctx, TESS_ERR_INVAL, fmt, ap);
+    va_end(ap);
     return TESS_ERR_INVAL;
 }
 
@@ -158,21 +153,20 @@ static int is_decimal(span s)
 /* The number in s, in [min, max] (min excluded if asked); else an error
  * naming `what` under `profile`. */
 static int parse_number(span s, const char *profile, const char *what, double min,
-                        int min_excluded, double max, double *value_out, char *err,
-                        size_t errlen)
+                        int min_excluded, double max, double *value_out, tess_ctx *ctx)
 {
     char text[64], q[48];
     if (!is_decimal(s) || s.n >= sizeof text)
-        return fail(err, errlen, "%s: %s must be a number, got '%s'", profile, what,
+        return fail(ctx, "%s: %s must be a number, got '%s'", profile, what,
                     quoted(s, q, sizeof q));
     memcpy(text, s.p, s.n);
     text[s.n] = '\0';
     double v = strtod(text, NULL);
     if (min_excluded ? !(v > min) : !(v >= min))
-        return fail(err, errlen, "%s: %s must be %s %g, got '%s'", profile, what,
+        return fail(ctx, "%s: %s must be %s %g, got '%s'", profile, what,
                     min_excluded ? ">" : ">=", min, quoted(s, q, sizeof q));
     if (!(v <= max))
-        return fail(err, errlen, "%s: %s must be <= %g, got '%s'", profile, what, max,
+        return fail(ctx, "%s: %s must be <= %g, got '%s'", profile, what, max,
                     quoted(s, q, sizeof q));
     *value_out = v;
     return 0;
@@ -198,34 +192,33 @@ static double key_value(const tess__latency_spec *s, const key_def *k)
 
 /* One KEY=VALUE; seen collects the keys given so far. */
 static int parse_param(span param, const char *profile, tess__latency_spec *s, unsigned *seen,
-                       char *err, size_t errlen)
+                       tess_ctx *ctx)
 {
     char q[48];
     const char *eq = memchr(param.p, '=', param.n);
     if (param.n == 0)
-        return fail(err, errlen, "%s: empty parameter (expected KEY=VALUE)", profile);
+        return fail(ctx, "%s: empty parameter (expected KEY=VALUE)", profile);
     if (eq == NULL)
-        return fail(err, errlen, "%s: expected KEY=VALUE, got '%s'", profile,
+        return fail(ctx, "%s: expected KEY=VALUE, got '%s'", profile,
                     quoted(param, q, sizeof q));
     span name = {param.p, (size_t)(eq - param.p)};
     span value = {eq + 1, param.n - name.n - 1};
     const key_def *k = find_key(name);
     if (k == NULL)
-        return fail(err, errlen, "%s: unknown key '%s' (expected median, sigma, spike_p, "
+        return fail(ctx, "%s: unknown key '%s' (expected median, sigma, spike_p, "
                     "spike_xm, spike_alpha, spike_cap, bw, stall_rate or stall_mean)",
                     profile, quoted(name, q, sizeof q));
     unsigned bit = BIT(k - keys);
     if (*seen & bit)
-        return fail(err, errlen, "%s: %s given twice", profile, k->name);
+        return fail(ctx, "%s: %s given twice", profile, k->name);
     *seen |= bit;
     return parse_number(value, profile, k->name, k->min, k->min_excluded, k->max,
-                        key_field(s, k), err, errlen);
+                        key_field(s, k), ctx);
 }
 
 /* A component's keys come all together or not at all (for a preset, the
  * preset already holds them). */
-static int check_group(unsigned have, unsigned group, const char *profile, char *err,
-                       size_t errlen)
+static int check_group(unsigned have, unsigned group, const char *profile, tess_ctx *ctx)
 {
     if ((have & group) == 0 || (have & group) == group)
         return 0;
@@ -233,23 +226,23 @@ static int check_group(unsigned have, unsigned group, const char *profile, char 
         if ((group & BIT(k)) && !(have & BIT(k)))
             for (int g = 0; g < KEY_COUNT; g++)
                 if (have & group & BIT(g))
-                    return fail(err, errlen, "%s: %s is required with %s", profile,
+                    return fail(ctx, "%s: %s is required with %s", profile,
                                 keys[k].name, keys[g].name);
     return 0;
 }
 
 static int check_lognormal(const tess__latency_spec *s, unsigned have, const char *profile,
-                           char *err, size_t errlen)
+                           tess_ctx *ctx)
 {
     if (!(have & BIT(KEY_MEDIAN)))
-        return fail(err, errlen, "%s: median is required", profile);
+        return fail(ctx, "%s: median is required", profile);
     if (!(have & BIT(KEY_SIGMA)))
-        return fail(err, errlen, "%s: sigma is required", profile);
-    int rc = check_group(have, SPIKE_KEYS, profile, err, errlen);
+        return fail(ctx, "%s: sigma is required", profile);
+    int rc = check_group(have, SPIKE_KEYS, profile, ctx);
     if (rc == 0)
-        rc = check_group(have, STALL_KEYS, profile, err, errlen);
+        rc = check_group(have, STALL_KEYS, profile, ctx);
     if (rc == 0 && (have & SPIKE_KEYS) && s->spike_cap_us < s->spike_xm_us)
-        rc = fail(err, errlen, "%s: spike_cap must be >= spike_xm (%g), got %g", profile,
+        rc = fail(ctx, "%s: spike_cap must be >= spike_xm (%g), got %g", profile,
                   s->spike_xm_us, s->spike_cap_us);
     return rc;
 }
@@ -272,7 +265,7 @@ static void canonicalise(tess__latency_spec *s)
 /* The lognormal form or a preset with overrides: params is the text after
  * ':', possibly empty. */
 static int parse_lognormal(span params, const char *profile, const preset *base,
-                           tess__latency_spec *s, char *err, size_t errlen)
+                           tess__latency_spec *s, tess_ctx *ctx)
 {
     unsigned seen = 0, have = 0;
     memset(s, 0, sizeof *s);
@@ -285,35 +278,35 @@ static int parse_lognormal(span params, const char *profile, const preset *base,
     while (params.n > 0) {
         const char *comma = memchr(p, ',', (size_t)(end - p));
         span param = {p, (size_t)((comma != NULL ? comma : end) - p)};
-        int rc = parse_param(param, profile, s, &seen, err, errlen);
+        int rc = parse_param(param, profile, s, &seen, ctx);
         if (rc != 0)
             return rc;
         if (comma == NULL)
             break;
         p = comma + 1;
         if (p == end)
-            return fail(err, errlen, "%s: empty parameter (expected KEY=VALUE)", profile);
+            return fail(ctx, "%s: empty parameter (expected KEY=VALUE)", profile);
     }
-    int rc = check_lognormal(s, have | seen, profile, err, errlen);
+    int rc = check_lognormal(s, have | seen, profile, ctx);
     if (rc == 0)
         canonicalise(s);
     return rc;
 }
 
-static int parse_fixed(span params, tess__latency_spec *s, char *err, size_t errlen)
+static int parse_fixed(span params, tess__latency_spec *s, tess_ctx *ctx)
 {
     memset(s, 0, sizeof *s);
     s->kind = TESS__LATENCY_FIXED;
     if (params.n == 0)
-        return fail(err, errlen, "fixed: missing delay (expected fixed:US)");
-    return parse_number(params, "fixed", "delay", 0, 0, MAX_US, &s->fixed_us, err, errlen);
+        return fail(ctx, "fixed: missing delay (expected fixed:US)");
+    return parse_number(params, "fixed", "delay", 0, 0, MAX_US, &s->fixed_us, ctx);
 }
 
-int tess__latency_parse(const char *text, tess__latency_spec *out, char *err, size_t errlen)
+int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx)
 {
     char q[48];
     if (text == NULL || text[0] == '\0')
-        return fail(err, errlen, "missing profile (expected none, fixed:US, "
+        return fail(ctx, "missing profile (expected none, fixed:US, "
                     "lognormal:median=US,sigma=S,..., cloud, ec2-2011 or modern)");
     const char *colon = strchr(text, ':');
     span name = {text, colon != NULL ? (size_t)(colon - text) : strlen(text)};
@@ -323,25 +316,25 @@ int tess__latency_parse(const char *text, tess__latency_spec *out, char *err, si
     int rc;
     if (span_is(name, "none")) {
         if (colon != NULL)
-            return fail(err, errlen, "none: takes no parameters, got '%s'",
+            return fail(ctx, "none: takes no parameters, got '%s'",
                         quoted(params, q, sizeof q));
         memset(&s, 0, sizeof s);
         s.kind = TESS__LATENCY_NONE;
         rc = 0;
     } else if (span_is(name, "fixed")) {
-        rc = parse_fixed(params, &s, err, errlen);
+        rc = parse_fixed(params, &s, ctx);
     } else if (span_is(name, "lognormal")) {
-        rc = parse_lognormal(params, "lognormal", NULL, &s, err, errlen);
+        rc = parse_lognormal(params, "lognormal", NULL, &s, ctx);
     } else {
         const preset *base = NULL;
         for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
             if (span_is(name, presets[i].name))
                 base = &presets[i];
         if (base == NULL)
-            return fail(err, errlen, "unknown profile '%s' (expected none, fixed:US, "
+            return fail(ctx, "unknown profile '%s' (expected none, fixed:US, "
                         "lognormal:median=US,sigma=S,..., cloud, ec2-2011 or modern)",
                         quoted(name, q, sizeof q));
-        rc = parse_lognormal(params, base->name, base, &s, err, errlen);
+        rc = parse_lognormal(params, base->name, base, &s, ctx);
     }
     if (rc == 0)
         *out = s;

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/internal.h"
 
 typedef enum tess__latency_kind {
     TESS__LATENCY_NONE = 0,     /* zero delay, links still FIFO */
@@ -44,13 +45,13 @@ typedef struct tess__latency_spec {
 /* Room for any text tess__latency_format writes. */
 #define TESS__LATENCY_FORMAT_MAX 400
 
-/* Parse a --jitter spec: none | fixed:US | lognormal:KEY=VALUE,... | cloud |
+/* Parse a latency spec: none | fixed:US | lognormal:KEY=VALUE,... | cloud |
  * ec2-2011 | modern; a preset may be followed by ":KEY=VALUE,..." overriding
  * its parameters (e.g. "cloud:stall_rate=1,stall_mean=20000").  Returns 0 and
- * fills *out, or TESS_ERR_INVAL with a one-line message in err naming the bad
- * field ("--jitter: lognormal: sigma must be >= 0, got '-1'") and *out
+ * fills *out, or TESS_ERR_INVAL with ctx's last error naming the bad field
+ * ("lognormal: sigma must be >= 0, got '-1'"; ctx may be NULL) and *out
  * untouched.  No allocation; any thread. */
-int tess__latency_parse(const char *text, tess__latency_spec *out, char *err, size_t errlen);
+int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx);
 
 /* The canonical text of s: "none", "fixed:US" or the explicit lognormal form
  * (presets are spelled out), which parses back to an equal spec.  Returns 0,

@@ -26,16 +26,31 @@ const char *tess_strerror(int status)
     }
 }
 
-int tess__fail(tess_ctx *ctx, int code, const char *fmt, ...)
+int tess__vfail(tess_ctx *ctx, int code, const char *fmt, va_list ap)
 {
     if (ctx == NULL) return code;
-    va_list ap;
-    va_start(ap, fmt);
     pthread_mutex_lock(&ctx->error_mu);
     vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
     pthread_mutex_unlock(&ctx->error_mu);
+    return code;
+}
+
+int tess__fail(tess_ctx *ctx, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tess__vfail(ctx, code, fmt, ap);
     va_end(ap);
     return code;
+}
+
+int tess_set_error(tess_ctx *ctx, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tess__vfail(ctx, status, fmt, ap);
+    va_end(ap);
+    return status;
 }
 
 const char *tess_last_error(const tess_ctx *ctx)

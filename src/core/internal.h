@@ -132,9 +132,11 @@ struct tess_ctx {
 };
 
 /* ---- errors and logging (errors.c) ---- */
-/* Record a detailed message as the context's last error; returns code. */
+/* Record a detailed message as the context's last error; returns code.
+ * A NULL ctx records nothing (a caller that only wants the code). */
 int tess__fail(tess_ctx *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+int tess__vfail(tess_ctx *ctx, int code, const char *fmt, va_list ap);
 void tess__log(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Always printed: "tessera[rank R]: ..." on stderr. */
 void tess__warn(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "tessera/tick_graph.h"
 
 #define UNSEEN 255u /* > TESS_GRAPH_MAX_HOPS */
@@ -421,13 +422,10 @@ void tess_graph_same(const tess_query *q, tess_query *out)
     *out = *q;
 }
 
-int tess_graph_part(tess_graph *g, int n, tess_query *parts, char *err, size_t errlen)
+int tess_graph_part(tess_ctx *ctx, tess_graph *g, int n, tess_query *parts)
 {
-    if (n != g->nparts) {
-        if (errlen > 0)
-            snprintf(err, errlen, "the graph was partitioned into %d parts, not %d", g->nparts, n);
-        return -1;
-    }
+    TESS_RETURN_IF(ctx, n != g->nparts, TESS_ERR_INVAL,
+                   "the graph was partitioned into %d parts, not %d", g->nparts, n);
     for (int p = 0; p < n; p++) parts[p] = tess_graph_query(p, TESS_GRAPH_OWN, 0);
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/internal.h"
 #include "tessera/tick_grid.h"
 
 /* The column intervals [iv[2i], iv[2i+1]) a version holds in one row. */
@@ -504,18 +505,15 @@ static int64_t split_at(int64_t lo, int64_t len, int parts, int i)
     return lo + len * i / parts;
 }
 
-int tess_grid_part_blocks(int64_t rows, int64_t cols, int64_t ring, int n, tess_query *parts,
-                          char *err, size_t errlen)
+int tess_grid_part_blocks(tess_ctx *ctx, int64_t rows, int64_t cols, int64_t ring, int n,
+                          tess_query *parts)
 {
     int64_t ir = rows - 2 * ring, ic = cols - 2 * ring;
     int px = 1, py = 1;
     choose_layout(ir, ic, n, &px, &py);
-    if (n < 1 || ir < px || ic < py) {
-        if (err && errlen)
-            snprintf(err, errlen, "the %lldx%lld grid is smaller than the %dx%d layout of %d workers",
-                     (long long)ir, (long long)ic, px, py, n);
-        return -1;
-    }
+    TESS_RETURN_IF(ctx, n < 1 || ir < px || ic < py, TESS_ERR_INVAL,
+                   "the %lldx%lld grid is smaller than the %dx%d layout of %d workers",
+                   (long long)ir, (long long)ic, px, py, n);
     for (int i = 0; i < px; i++)
         for (int j = 0; j < py; j++) {
             tess_grid_rect r = {split_at(ring, ir, px, i), split_at(ring, ir, px, i + 1),

@@ -40,10 +40,8 @@ int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
      * workers on this rank than cores. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     l->spin_us = a->step_cost_us <= 0 && cores > 0 && ctx->workers <= cores ? 50 : 0;
-    tess__latency_spec spec;
-    if (tess__latency_parse(a->jitter, &spec, NULL, 0) != 0) return TESS_ERR_INVAL;
-    if (spec.kind != TESS__LATENCY_NONE) {
-        l->model = tess__latency_new(&spec, a->seed, l->n);
+    if (a->jitter.kind != TESS__LATENCY_NONE) {
+        l->model = tess__latency_new(&a->jitter, a->seed, l->n);
         if (l->model == NULL) return TESS_ERR_NOMEM;
     }
     return TESS_OK;

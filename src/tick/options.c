@@ -33,54 +33,58 @@ const char *tess_tick_alg_name(tess_tick_alg alg)
     return alg_names[alg];
 }
 
-static int fail(char *err, size_t errlen, const char *msg, long a, long b)
+/*
+ * The options against each other, and the latency spec parsed into
+ * *jitter_out.  Messages name the field of tess_tick_options and speak of
+ * values only ("depth: must be in 1..1000, got 0"); a command line maps the
+ * field to its own flag (apps/common/tick_cli.c).
+ */
+static int check_options(tess_ctx *ctx, const tess_tick_options *o,
+                         tess__latency_spec *jitter_out)
 {
-    if (err != NULL && errlen > 0) snprintf(err, errlen, msg, a, b);
-    return TESS_ERR_INVAL;
+    const long period = o->period, layers = o->layers;
+    TESS_RETURN_IF(ctx, (int)o->alg < 0 || o->alg > TESS_TICK_COMBINED, TESS_ERR_INVAL,
+                   "alg: unknown algorithm %d", (int)o->alg);
+    TESS_RETURN_IF(ctx, o->ticks < 0, TESS_ERR_INVAL, "ticks: must be >= 0, got %lld",
+                   (long long)o->ticks);
+    TESS_RETURN_IF(ctx, o->depth < 1 || o->depth > 1000, TESS_ERR_INVAL,
+                   "depth: must be in 1..1000, got %d", o->depth);
+    TESS_RETURN_IF(ctx, period < 1 || period > 1000, TESS_ERR_INVAL,
+                   "period: must be in 1..1000, got %ld", period);
+    TESS_RETURN_IF(ctx, layers < 0 || layers > 1000, TESS_ERR_INVAL,
+                   "layers: must be in 0..1000, got %ld", layers);
+    TESS_RETURN_IF(ctx, period > layers + 1, TESS_ERR_INVAL,
+                   "period: %ld needs layers >= %ld (k <= m+1)", period, period - 1);
+    TESS_RETURN_IF(ctx, o->progress_every < -1, TESS_ERR_INVAL,
+                   "progress_every: must be >= 0, got %lld", (long long)o->progress_every);
+    TESS_RETURN_IF(ctx, o->repart_every < 0, TESS_ERR_INVAL,
+                   "repart_every: must be >= 0, got %lld", (long long)o->repart_every);
+    long k = (o->alg == TESS_TICK_REPL || o->alg == TESS_TICK_COMBINED) ? period : 1;
+    TESS_RETURN_IF(ctx, o->repart_every > 0 && o->repart_every % k != 0, TESS_ERR_INVAL,
+                   "repart_every: %lld is not a multiple of the period %ld",
+                   (long long)o->repart_every, k);
+    TESS_RETURN_IF(ctx, !(o->step_cost_us >= 0), TESS_ERR_INVAL, "step_cost_us: must be >= 0");
+    if (tess__latency_parse(o->jitter ? o->jitter : "none", jitter_out, ctx) == TESS_OK)
+        return TESS_OK;
+    char why[400];
+    snprintf(why, sizeof why, "%s", tess_last_error(ctx));
+    return tess__fail(ctx, TESS_ERR_INVAL, "jitter: %s", why);
 }
 
-int tess_tick_options_check(const tess_tick_options *o, char *err, size_t errlen)
+int tess_tick_options_check(tess_ctx *ctx, const tess_tick_options *o)
 {
-    if ((int)o->alg < 0 || o->alg > TESS_TICK_COMBINED)
-        return fail(err, errlen, "option --alg: unknown algorithm %ld", (long)o->alg, 0);
-    if (o->ticks < 0) return fail(err, errlen, "option --ticks: must be >= 0, got %ld", (long)o->ticks, 0);
-    if (o->depth < 1 || o->depth > 1000)
-        return fail(err, errlen, "option --depth: must be in 1..1000, got %ld", o->depth, 0);
-    if (o->period < 1 || o->period > 1000)
-        return fail(err, errlen, "option --period: must be in 1..1000, got %ld", o->period, 0);
-    if (o->layers < 0 || o->layers > 1000)
-        return fail(err, errlen, "option --layers: must be in 0..1000, got %ld", o->layers, 0);
-    if (o->period > o->layers + 1)
-        return fail(err, errlen, "option --period: %ld needs --layers >= %ld (k <= m+1)", o->period,
-                    (long)o->period - 1);
-    if (o->progress_every < -1)
-        return fail(err, errlen, "option --progress-every: must be >= 0, got %ld", (long)o->progress_every, 0);
-    if (o->repart_every < 0)
-        return fail(err, errlen, "option --repart-every: must be >= 0, got %ld", (long)o->repart_every, 0);
-    int period = (o->alg == TESS_TICK_REPL || o->alg == TESS_TICK_COMBINED) ? o->period : 1;
-    if (o->repart_every > 0 && o->repart_every % period != 0)
-        return fail(err, errlen, "option --repart-every: %ld is not a multiple of --period %ld",
-                    (long)o->repart_every, period);
-    if (o->step_cost_us < 0 || o->step_cost_us != o->step_cost_us)
-        return fail(err, errlen, "option --step-cost: must be >= 0", 0, 0);
-    tess__latency_spec spec;
-    char lerr[300];
-    if (o->jitter != NULL && tess__latency_parse(o->jitter, &spec, lerr, sizeof lerr) != 0) {
-        /* "--jitter: REASON" from the parser, in the options' wording. */
-        const char *why = strncmp(lerr, "--jitter: ", 10) == 0 ? lerr + 10 : lerr;
-        if (err != NULL && errlen > 0) snprintf(err, errlen, "option --jitter: %s", why);
-        return TESS_ERR_INVAL;
-    }
-    return TESS_OK;
+    tess__latency_spec jitter;
+    if (o == NULL) return tess__fail(ctx, TESS_ERR_INVAL, "no tick options");
+    return check_options(ctx, o, &jitter);
 }
 
 /* The effective (d, k, m) of an algorithm: the options it does not use are
  * neutral, so one process loop runs all five. */
-int tick_args_from_options(const tess_tick_options *o, tick_args *a, char *err, size_t errlen)
+int tick_args_from_options(tess_ctx *ctx, const tess_tick_options *o, tick_args *a)
 {
-    int rc = tess_tick_options_check(o, err, errlen);
-    if (rc != TESS_OK) return rc;
     memset(a, 0, sizeof *a);
+    int rc = check_options(ctx, o, &a->jitter);
+    if (rc != TESS_OK) return rc;
     a->alg = (int32_t)o->alg;
     int sched = o->alg == TESS_TICK_SCHED || o->alg == TESS_TICK_COMBINED;
     int repl = o->alg == TESS_TICK_REPL || o->alg == TESS_TICK_COMBINED;
@@ -92,9 +96,5 @@ int tick_args_from_options(const tess_tick_options *o, tick_args *a, char *err, 
     a->progress_every = o->progress_every;
     a->seed = o->seed;
     a->step_cost_us = o->step_cost_us;
-    tess__latency_spec spec;
-    if (tess__latency_parse(o->jitter ? o->jitter : "none", &spec, err, errlen) != 0)
-        return TESS_ERR_INVAL;
-    tess__latency_format(&spec, a->jitter, sizeof a->jitter);
     return TESS_OK;
 }

@@ -471,14 +471,19 @@ static int wait_for_messages(proc *p)
 
 /* ---- partitioning ---- */
 
+/* The application's PART; a PART that fails without saying why still leaves
+ * a message. */
+static int call_part(proc *p, const void *snapshot)
+{
+    tess__fail(p->ctx, TESS_ERR_INVAL, "tick %s: PART failed", p->app->name);
+    int rc = p->app->part(p->ctx, p->app->user, snapshot, p->n, p->Q);
+    return rc == 0 ? TESS_OK : rc < 0 ? rc : TESS_ERR_INVAL;
+}
+
 static int part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
 {
     const tess_state_class *cls = p->app->state;
-    if (p->app->part_ignores_state) {
-        char err[300] = "";
-        if (p->app->part(p->app->user, NULL, p->n, p->Q, err, sizeof err) == 0) return TESS_OK;
-        return tess__fail(p->ctx, TESS_ERR_INVAL, "%s", err[0] ? err : "PART failed");
-    }
+    if (p->app->part_ignores_state) return call_part(p, NULL);
     void *all = cls->create(p->app, 1, &p->app->universe, &p->app->universe);
     if (all == NULL) return fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (partition)");
     tess_region uni = {.npos = 1, .pos = &p->app->universe};
@@ -486,12 +491,7 @@ static int part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
     if (init_all) rc = cls->init(all, 0, &uni);
     for (int i = 0; i < nbufs && rc == TESS_OK; i++)
         rc = cls->merge(all, 0, bufs[i].data, bufs[i].len, NULL);
-    char err[300] = "";
-    if (rc == TESS_OK &&
-        p->app->part(p->app->user, cls->snapshot(all, 0), p->n, p->Q, err, sizeof err) != 0) {
-        tess__fail(p->ctx, TESS_ERR_INVAL, "%s", err[0] ? err : "PART failed");
-        rc = TESS_ERR_INVAL;
-    }
+    if (rc == TESS_OK) rc = call_part(p, cls->snapshot(all, 0));
     cls->destroy(all);
     return rc;
 }

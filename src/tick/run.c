@@ -99,9 +99,8 @@ int tess_tick_run(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_optio
     TESS_RETURN_IF(ctx, idx < 0, TESS_ERR_NOTFOUND, "tick application '%s' is not registered",
                    app && app->name ? app->name : "(null)");
     tick_args a;
-    char err[400];
-    if (tick_args_from_options(o, &a, err, sizeof err) != TESS_OK)
-        return tess__fail(ctx, TESS_ERR_INVAL, "%s", err);
+    int rc = tick_args_from_options(ctx, o, &a);
+    if (rc != TESS_OK) return rc;
     a.app = idx;
     a.run_id = ++ctx->tick->runs;
     a.t0_us = tick_now_us();
@@ -109,7 +108,7 @@ int tess_tick_run(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_optio
     res->per_process = calloc((size_t)res->processes, sizeof *res->per_process);
     TESS_RETURN_IF(ctx, res->per_process == NULL, TESS_ERR_NOMEM, "out of memory");
     ctx->tick->result = res;
-    int rc = tess_run(ctx, TICK_KERNEL, TESS_EVERY_WORKER, NULL, &a, sizeof a);
+    rc = tess_run(ctx, TICK_KERNEL, TESS_EVERY_WORKER, NULL, &a, sizeof a);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
     ctx->tick->result = NULL;
     if (rc != TESS_OK) {

@@ -27,7 +27,7 @@ typedef struct tick_args {
     uint64_t seed, run_id;
     double step_cost_us;
     double t0_us; /* common clock origin (CLOCK_MONOTONIC, µs) */
-    char jitter[TESS__LATENCY_FORMAT_MAX];
+    tess__latency_spec jitter; /* parsed once, by tick_args_from_options */
 } tick_args;
 
 /* Microseconds on CLOCK_MONOTONIC. */
@@ -86,7 +86,8 @@ int tick_link_poll(tick_link *l, tick_msg *out);
 int tick_link_wait(tick_link *l, double max_wait_us);
 
 /* ---- options (options.c) ---- */
-int tick_args_from_options(const tess_tick_options *o, tick_args *a, char *err, size_t errlen);
+/* Check o and fill a; TESS_ERR_INVAL with ctx's last error naming the field. */
+int tick_args_from_options(tess_ctx *ctx, const tess_tick_options *o, tick_args *a);
 
 /* ---- a process (process.c) ---- */
 int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,

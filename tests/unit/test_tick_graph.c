@@ -477,11 +477,18 @@ static void test_part(void **state)
     test_graph t;
     small_graph(&t);
     tess_query parts[3];
-    char err[128] = "";
-    assert_int_equal(tess_graph_part(t.g, 3, parts, err, sizeof err), 0);
+    tess_config cfg;
+    tess_config_init(&cfg);
+    cfg.mode = TESS_MODE_EMBEDDED;
+    cfg.workers = 1;
+    cfg.handle_signals = 0;
+    tess_ctx *ctx = NULL;
+    assert_int_equal(tess_init(&cfg, &ctx), 0);
+    assert_int_equal(tess_graph_part(ctx, t.g, 3, parts), 0);
     for (int p = 0; p < 3; p++) assert_query(&parts[p], p, TESS_GRAPH_OWN, 0);
-    assert_int_equal(tess_graph_part(t.g, 2, parts, err, sizeof err), -1);
-    assert_non_null(strstr(err, "3 parts"));
+    assert_int_equal(tess_graph_part(ctx, t.g, 2, parts), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "3 parts"));
+    tess_finalize(ctx);
     tg_free(&t);
 }
 

@@ -37,6 +37,19 @@ static void step_row(void *user, const tess_grid_view *u, int64_t r, int64_t c0,
 static tess_grid_fns fns = {.rows = ROWS, .cols = COLS, .init = init_cell, .step_row = step_row};
 static tess_tick_app app = {.name = "t", .class_fns = &fns};
 
+/* A context for the calls that report through one (no threads start). */
+static tess_ctx *new_ctx(void)
+{
+    tess_config cfg;
+    tess_config_init(&cfg);
+    cfg.mode = TESS_MODE_EMBEDDED;
+    cfg.workers = 1;
+    cfg.handle_signals = 0;
+    tess_ctx *ctx = NULL;
+    assert_int_equal(tess_init(&cfg, &ctx), 0);
+    return ctx;
+}
+
 static tess_query rect(int64_t r0, int64_t r1, int64_t c0, int64_t c1)
 {
     return tess_grid_query((tess_grid_rect){r0, r1, c0, c1});
@@ -46,8 +59,8 @@ static void test_layout(void **state)
 {
     (void)state;
     tess_query parts[6];
-    char err[200];
-    assert_int_equal(tess_grid_part_blocks(ROWS, COLS, 1, 6, parts, err, sizeof err), 0);
+    tess_ctx *ctx = new_ctx();
+    assert_int_equal(tess_grid_part_blocks(ctx, ROWS, COLS, 1, 6, parts), 0);
     /* The blocks tile the whole grid, ring included: every cell once. */
     int cover[ROWS][COLS] = {{0}};
     for (int p = 0; p < 6; p++) {
@@ -57,8 +70,9 @@ static void test_layout(void **state)
     }
     for (int i = 0; i < ROWS; i++)
         for (int j = 0; j < COLS; j++) assert_int_equal(cover[i][j], 1);
-    assert_int_equal(tess_grid_part_blocks(3, 3, 1, 2, parts, err, sizeof err), -1);
-    assert_non_null(strstr(err, "smaller than"));
+    assert_int_equal(tess_grid_part_blocks(ctx, 3, 3, 1, 2, parts), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "smaller than"));
+    tess_finalize(ctx);
 }
 
 static void test_grow_disjoint(void **state)
@@ -140,25 +154,27 @@ static void test_options(void **state)
 {
     (void)state;
     tess_tick_options o;
-    char err[300];
+    tess_ctx *ctx = new_ctx();
     tess_tick_options_init(&o);
     o.ticks = 10;
-    assert_int_equal(tess_tick_options_check(&o, err, sizeof err), 0);
+    assert_int_equal(tess_tick_options_check(ctx, &o), 0);
     o.alg = TESS_TICK_REPL;
     o.period = 3;
     o.layers = 1;
-    assert_int_equal(tess_tick_options_check(&o, err, sizeof err), TESS_ERR_INVAL);
-    assert_non_null(strstr(err, "k <= m+1"));
+    assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
+    assert_string_equal(tess_last_error(ctx), "period: 3 needs layers >= 2 (k <= m+1)");
     o.layers = 2;
     o.repart_every = 4;
-    assert_int_equal(tess_tick_options_check(&o, err, sizeof err), TESS_ERR_INVAL);
+    assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
     o.repart_every = 6;
-    assert_int_equal(tess_tick_options_check(&o, err, sizeof err), 0);
+    assert_int_equal(tess_tick_options_check(ctx, &o), 0);
     o.depth = 0;
-    assert_int_equal(tess_tick_options_check(&o, err, sizeof err), TESS_ERR_INVAL);
+    assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
     o.depth = 1;
     o.jitter = "lognormal:sigma=1";
-    assert_int_equal(tess_tick_options_check(&o, err, sizeof err), TESS_ERR_INVAL);
+    assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
+    assert_string_equal(tess_last_error(ctx), "jitter: lognormal: median is required");
+    tess_finalize(ctx);
     tess_tick_alg alg;
     assert_int_equal(tess_tick_alg_parse("combined", &alg), 0);
     assert_int_equal(alg, TESS_TICK_COMBINED);
