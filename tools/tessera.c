@@ -46,22 +46,62 @@ static void usage(FILE *out)
             "under mpirun/srun the same command runs on every rank.\n");
 }
 
-#define APP_NAMES "pagerank, kmeans, jacobi, fish, pagerank-tick, workqueue"
+/* A subcommand: its name and its main, which gets argv from its own name on. */
+typedef struct command {
+    const char *name;
+    int (*main)(int argc, char **argv);
+} command;
+
+static const command apps[] = {
+    {"pagerank", pagerank_main},   {"kmeans", kmeans_main},
+    {"jacobi", jacobi_main},       {"fish", fish_main},
+    {"pagerank-tick", pagerank_tick_main}, {"workqueue", workqueue_main},
+};
+
+static const command benches[] = {
+    {"pagerank", bench_pagerank_main},
+    {"tick", bench_tick_main},
+    {"ckpt", bench_ckpt_main},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+
+static const command *find_command(const command *table, size_t n, const char *name)
+{
+    for (size_t i = 0; name != NULL && i < n; i++)
+        if (strcmp(table[i].name, name) == 0) return &table[i];
+    return NULL;
+}
+
+/* "a, b, c": the names of a table, for messages. */
+static const char *names_of(const command *table, size_t n, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", table[i].name);
+    return buf;
+}
+
+/* Dispatch argv[1] to an entry of table (`what`: "application", ...). */
+static int dispatch(const char *cmd, const char *what, const command *table, size_t n, int argc,
+                    char **argv)
+{
+    char names[256];
+    const command *c = find_command(table, n, argc >= 2 ? argv[1] : NULL);
+    if (c != NULL) return c->main(argc - 1, argv + 1);
+    if (argc < 2)
+        fprintf(stderr, "tessera %s: name an %s (%s)\n", cmd, what,
+                names_of(table, n, names, sizeof names));
+    else
+        fprintf(stderr, "tessera %s: unknown %s '%s' (%s)\n", cmd, what, argv[1],
+                names_of(table, n, names, sizeof names));
+    return 2;
+}
 
 static int cmd_run(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "tessera run: name an application (%s)\n", APP_NAMES);
-        return 2;
-    }
-    if (strcmp(argv[1], "pagerank") == 0) return pagerank_main(argc - 1, argv + 1);
-    if (strcmp(argv[1], "kmeans") == 0) return kmeans_main(argc - 1, argv + 1);
-    if (strcmp(argv[1], "jacobi") == 0) return jacobi_main(argc - 1, argv + 1);
-    if (strcmp(argv[1], "fish") == 0) return fish_main(argc - 1, argv + 1);
-    if (strcmp(argv[1], "pagerank-tick") == 0) return pagerank_tick_main(argc - 1, argv + 1);
-    if (strcmp(argv[1], "workqueue") == 0) return workqueue_main(argc - 1, argv + 1);
-    fprintf(stderr, "tessera run: unknown application '%s' (%s)\n", argv[1], APP_NAMES);
-    return 2;
+    return dispatch("run", "application", apps, COUNT(apps), argc, argv);
 }
 
 static int write_graph(const char *spec, const char *in, const char *out, int cache)
@@ -116,21 +156,44 @@ static int cmd_convert(int argc, char **argv)
 
 static int cmd_bench(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "pagerank") == 0) return bench_pagerank_main(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "tick") == 0) return bench_tick_main(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "ckpt") == 0) return bench_ckpt_main(argc - 1, argv + 1);
-    fprintf(stderr, "tessera bench: unknown benchmark '%s' (pagerank, tick, ckpt)\n",
-            argc >= 2 ? argv[1] : "");
-    return 2;
+    return dispatch("bench", "benchmark", benches, COUNT(benches), argc, argv);
 }
 
-static int cmd_info(void)
+static int cmd_info(int argc, char **argv)
 {
+    if (argc > 1) {
+        fprintf(stderr, "tessera info: unexpected argument '%s' (it takes none)\n", argv[1]);
+        return 2;
+    }
+    char names[256];
     printf("tessera %s (library %s)\n", TESS_VERSION_STRING, tess_version());
     printf("mpi: %s\n", tess_have_mpi() ? "yes" : "no (embedded mode only)");
-    printf("applications: %s\n", APP_NAMES);
+    printf("applications: %s\n", names_of(apps, COUNT(apps), names, sizeof names));
     return 0;
 }
+
+static int cmd_help(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    usage(stdout);
+    return 0;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    printf("tessera %s\n", tess_version());
+    return 0;
+}
+
+static const command commands[] = {
+    {"run", cmd_run},         {"gen", cmd_gen},
+    {"gen-points", kmeans_gen_points_main}, {"convert", cmd_convert},
+    {"bench", cmd_bench},     {"supervise", supervise_main},
+    {"info", cmd_info},       {"help", cmd_help},
+    {"--help", cmd_help},     {"-h", cmd_help},
+    {"version", cmd_version}, {"--version", cmd_version},
+};
 
 int main(int argc, char **argv)
 {
@@ -138,22 +201,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        printf("tessera %s\n", tess_version());
-        return 0;
-    }
-    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
-    if (strcmp(cmd, "gen") == 0) return cmd_gen(argc - 1, argv + 1);
-    if (strcmp(cmd, "gen-points") == 0) return kmeans_gen_points_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "convert") == 0) return cmd_convert(argc - 1, argv + 1);
-    if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
-    if (strcmp(cmd, "supervise") == 0) return supervise_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "info") == 0) return cmd_info();
-    fprintf(stderr, "tessera: unknown command '%s' (see tessera --help)\n", cmd);
+    const command *c = find_command(commands, COUNT(commands), argv[1]);
+    if (c != NULL) return c->main(argc - 1, argv + 1);
+    fprintf(stderr, "tessera: unknown command '%s' (see tessera --help)\n", argv[1]);
     return 2;
 }

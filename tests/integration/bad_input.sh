@@ -129,6 +129,8 @@ expect 1 "nodir" "$TESSERA" run pagerank --graph "$IN/good.txt" --iterations 3 \
 # --------------------------------------------------------------- options
 expect 2 "nosuchapp" "$TESSERA" run nosuchapp --graph "$IN/good.txt"
 expect 2 "nosuchcommand" "$TESSERA" nosuchcommand
+expect 2 "--frob" "$TESSERA" info --frob
+expect 2 "nosuchbench" "$TESSERA" bench nosuchbench
 pr_expect 2 "--bogus" --graph "$IN/good.txt" --bogus
 pr_expect 2 "--iterations" --graph "$IN/good.txt" --iterations 0
 pr_expect 2 "--iterations" --graph "$IN/good.txt" --iterations -3
