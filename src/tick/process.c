@@ -29,74 +29,17 @@
 #include <sys/prctl.h>
 #include <string.h>
 #include <time.h>
-#include "tick/tick_internal.h"
+#include "tick/process_impl.h"
 
-#define BAR_SLOTS 4 /* ticks whose barrier may be open at once, with room */
 
-typedef struct version {
-    int64_t v;
-    int computed_any, full, sent, barred;
-    int32_t *negpow; /* per incoming neighbour: cone power subtracted last time (0: none) */
-} version;
-
-typedef struct proc {
-    tess_ctx *ctx;
-    const tess_tick_app *app;
-    const tick_args *a;
-    int me, n, k, m, A; /* A: versions computed beyond done (d + 1) */
-    tick_link link;
-
-    /* plan: depends on the partition */
-    tess_query *Q;      /* n */
-    tess_query *Lown;   /* L_0 .. L_{m+1} */
-    int n_in, n_out;
-    int *in_ids, *out_ids, *in_index; /* in_index[src]: index in in_ids or -1 */
-    tess_query *cones;  /* n_in x (A+1): cone^p(Q_j) */
-    tess_query *out_L;  /* n_out: L_{m+1}(Q_j) */
-    int64_t *recv_round;
-    uint32_t epoch;
-    int64_t epoch_start;
-
-    void *st;
-    int nslots;
-    version *ver;
-    int64_t done;
-    int64_t released;   /* bsp: last tick every process finished */
-    int64_t bar_tick[BAR_SLOTS]; /* process 0: arrivals counted per tick */
-    int bar_n[BAR_SLOTS];
-
-    tess_buf *repart;   /* n: tuples for the pending re-partitioning */
-    int repart_got;
-    int64_t repart_tick;
-
-    tick_msg *deferred;
-    int ndeferred, capdeferred;
-
-    tess_query *negs;   /* scratch: n_in */
-    tess_buf packbuf;   /* scratch: tuples of one outgoing message */
-    double step_us, emu_deadline, emu_owed_us, start_us, end_us;
-    int emu_busy; /* no wait for messages since the last emulated compute */
-    double step_cpu_us, wait_cpu_us, start_cpu_us;
-    int64_t tuple_ticks, own_tuple_ticks, own_count;
-    int rounds_uncounted;
-    int final_sent;
-
-    tess_tick_result *result; /* process 0 */
-    int finals;
-    int starts, go;           /* start barrier */
-    double last_progress_us;
-} proc;
-
-static double now_us(const proc *p) { return tick_now_us() - p->a->t0_us; }
-
-static double thread_cpu_us(void)
+double proc_thread_cpu_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-static int fail(proc *p, int code, const char *fmt, const char *what)
+int proc_fail(proc *p, int code, const char *fmt, const char *what)
 {
     tess__fail(p->ctx, code, fmt, p->app->name, what);
     return code;
@@ -129,7 +72,7 @@ static void hold_pow(const proc *p, const tess_query *q, int s, tess_query *out)
     *out = cur;
 }
 
-static void plan_free(proc *p)
+void proc_plan_free(proc *p)
 {
     free(p->Lown);
     free(p->in_ids);
@@ -144,9 +87,9 @@ static void plan_free(proc *p)
 }
 
 /* Neighbours, replica regions and cones for the partition in p->Q. */
-static int plan_build(proc *p, int64_t first_round)
+int proc_plan_build(proc *p, int64_t first_round)
 {
-    plan_free(p);
+    proc_plan_free(p);
     const tess_tick_app *app = p->app;
     int n = p->n, m = p->m;
     p->Lown = malloc((size_t)(m + 2) * sizeof *p->Lown);
@@ -188,10 +131,8 @@ static int plan_build(proc *p, int64_t first_round)
 
 /* ---- versions ---- */
 
-static version *ver_of(proc *p, int64_t v) { return &p->ver[v % p->nslots]; }
-static int slot_of(const proc *p, int64_t v) { return (int)(v % p->nslots); }
 
-static void version_reset(proc *p, int64_t v)
+void proc_version_reset(proc *p, int64_t v)
 {
     version *x = ver_of(p, v);
     int32_t *neg = x->negpow;
@@ -200,8 +141,7 @@ static void version_reset(proc *p, int64_t v)
     p->app->state->clear(p->st, slot_of(p, v));
 }
 
-static int is_round_start(const proc *p, int64_t v) { return v % p->k == 0; }
-static int is_repart_tick(const proc *p, int64_t v)
+int proc_is_repart_tick(const proc *p, int64_t v)
 {
     return p->a->repart_every > 0 && v > 0 && v < p->a->ticks && v % p->a->repart_every == 0;
 }
@@ -231,15 +171,15 @@ static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int 
     /* The thread's CPU clock is a system call: only for real compute, where
      * the runtime's own CPU share is the figure of interest. */
     int emulated = p->a->step_cost_us > 0;
-    double t = now_us(p), cpu = emulated ? 0 : thread_cpu_us();
+    double t = proc_now_us(p), cpu = emulated ? 0 : proc_thread_cpu_us();
     int64_t c = p->app->state->step(p->st, slot_of(p, v - 1), slot_of(p, v), &r, v - 1);
-    if (!emulated) p->step_cpu_us += thread_cpu_us() - cpu;
+    if (!emulated) p->step_cpu_us += proc_thread_cpu_us() - cpu;
     if (c < 0) return (int)c;
     p->tuple_ticks += c;
     if (p->a->step_cost_us > 0 && c > 0)
         p->emu_owed_us += p->a->step_cost_us * (double)c /
                           (double)(p->own_count > 0 ? p->own_count : 1);
-    p->step_us += now_us(p) - t;
+    p->step_us += proc_now_us(p) - t;
     return TESS_OK;
 }
 
@@ -249,10 +189,10 @@ static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int 
  * DESIGN §6: to absolute deadlines, so errors do not accumulate.  Called
  * before the process sends what it computed or waits.
  */
-static void pay_step_cost(proc *p)
+void proc_pay_step_cost(proc *p)
 {
     if (p->emu_owed_us <= 0) return;
-    double start = now_us(p);
+    double start = proc_now_us(p);
     /* Compute that follows compute continues from the last deadline, so a
      * late wake-up is made up for instead of adding up; after a wait for
      * messages it starts now. */
@@ -261,13 +201,13 @@ static void pay_step_cost(proc *p)
     p->emu_owed_us = 0;
     p->emu_busy = 1;
     sleep_until_us(p, p->emu_deadline);
-    p->step_us += now_us(p) - start;
+    p->step_us += proc_now_us(p) - start;
 }
 
 /* Compute what can be computed of version v now.  1 if anything was tried;
  * *stale set when v was left behind the data that arrived since, so later
  * ticks must wait for it. */
-static int try_compute(proc *p, int64_t v, int *err, int *stale)
+int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
 {
     version *x = ver_of(p, v);
     if (x->full || v > p->a->ticks) return 0;
@@ -313,343 +253,19 @@ static int try_compute(proc *p, int64_t v, int *err, int *stale)
     return 1;
 }
 
-/* ---- messages ---- */
-
-static int defer(proc *p, const tick_msg *m)
-{
-    if (p->ndeferred == p->capdeferred) {
-        int cap = p->capdeferred ? 2 * p->capdeferred : 32;
-        tick_msg *d = realloc(p->deferred, (size_t)cap * sizeof *d);
-        if (d == NULL) return TESS_ERR_NOMEM;
-        p->deferred = d;
-        p->capdeferred = cap;
-    }
-    p->deferred[p->ndeferred++] = *m;
-    return TESS_OK;
-}
-
-static int round_applicable(const proc *p, const tick_msg *m)
-{
-    return m->h.epoch == p->epoch && m->h.tick <= p->done + p->A && m->h.tick >= 0;
-}
-
-static int apply_round(proc *p, const tick_msg *m)
-{
-    int x = p->in_index[m->h.src];
-    if (x < 0 || p->recv_round[x] != m->h.tick)
-        return fail(p, TESS_ERR_FORMAT, "tick %s: unexpected round message (%s)", "sender");
-    int rc = p->app->state->merge(p->st, slot_of(p, m->h.tick), m->payload, m->len, NULL);
-    if (rc != TESS_OK) return fail(p, rc, "tick %s: %s", "cannot merge received tuples");
-    p->recv_round[x] = m->h.tick + p->k;
-    return TESS_OK;
-}
-
-static int record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples,
-                        size_t len)
-{
-    p->result->per_process[src] = *f;
-    return tess_buf_append(&p->result->final_state, tuples, len);
-}
-
-/*
- * Process 0: one more process finished `tick`; release it when all have.
- * Arrivals are counted per tick and a release never moves back: one shared
- * counter once let an arrival of one tick complete the barrier of another
- * (seen once under TSan, bsp with stalls, 4 workers), moving `released`
- * back and leaving every process waiting for a release that never came.
- */
-static int bar_arrival(proc *p, int64_t tick)
-{
-    int s = (int)(tick % BAR_SLOTS);
-    if (tick < 0 || tick <= p->released) return TESS_OK; /* stale: already released */
-    if (p->bar_tick[s] != tick) p->bar_tick[s] = tick, p->bar_n[s] = 0;
-    if (++p->bar_n[s] < p->n) return TESS_OK;
-    p->bar_n[s] = 0;
-    p->bar_tick[s] = -1;
-    p->released = tick;
-    for (int j = 1; j < p->n; j++) {
-        int rc = tick_link_send(&p->link, j, TICK_REL, p->epoch, tick, NULL, 0);
-        if (rc != TESS_OK) return rc;
-    }
-    return TESS_OK;
-}
-
-static int handle(proc *p, tick_msg *m)
-{
-    switch (m->h.type) {
-    case TICK_ABORT:
-        return TESS_ERR_KERNEL;
-    case TICK_ROUND:
-        for (int i = 0; i < p->ndeferred; i++) /* keep the link's order */
-            if (p->deferred[i].h.src == m->h.src) return defer(p, m) == TESS_OK ? 1 : TESS_ERR_NOMEM;
-        if (!round_applicable(p, m)) return defer(p, m) == TESS_OK ? 1 : TESS_ERR_NOMEM;
-        return apply_round(p, m);
-    case TICK_BAR:
-        return bar_arrival(p, m->h.tick);
-    case TICK_REL:
-        if (m->h.tick > p->released) p->released = m->h.tick;
-        return TESS_OK;
-    case TICK_REPART:
-        if (m->h.src < 0 || m->h.src >= p->n) return TESS_ERR_FORMAT;
-        p->repart_got++;
-        return tess_buf_append(&p->repart[m->h.src], m->payload, m->len);
-    case TICK_START:
-        p->starts++;
-        return TESS_OK;
-    case TICK_GO:
-        p->go = 1;
-        return TESS_OK;
-    case TICK_FINAL: {
-        tess_tick_figures f;
-        if (p->result == NULL || m->len < sizeof f) return TESS_ERR_FORMAT;
-        memcpy(&f, m->payload, sizeof f);
-        p->finals++;
-        return record_final(p, m->h.src, &f, m->payload + sizeof f, m->len - sizeof f);
-    }
-    default:
-        return TESS_ERR_FORMAT;
-    }
-}
-
-/* Apply deferred messages that have become applicable, in link order. */
-static int retry_deferred(proc *p, int *progressed)
-{
-    int kept = 0;
-    unsigned char *blocked = calloc((size_t)p->n, 1);
-    if (blocked == NULL) return TESS_ERR_NOMEM;
-    int rc = TESS_OK;
-    for (int i = 0; i < p->ndeferred; i++) {
-        tick_msg *m = &p->deferred[i];
-        if (rc == TESS_OK && !blocked[m->h.src] && round_applicable(p, m)) {
-            rc = apply_round(p, m);
-            free(m->mem);
-            *progressed = 1;
-            continue;
-        }
-        blocked[m->h.src] = 1;
-        p->deferred[kept++] = *m;
-    }
-    p->ndeferred = kept;
-    free(blocked);
-    return rc;
-}
-
-/* Handle every message that is due.  Returns <0 on error, else whether any was. */
-static int pump(proc *p)
-{
-    int any = 0;
-    for (;;) {
-        tick_msg m;
-        int got = tick_link_poll(&p->link, &m);
-        if (got < 0) return got;
-        if (got == 0) break;
-        any = 1;
-        int rc = handle(p, &m);
-        if (rc == 1) continue; /* deferred: the message now belongs to the list */
-        free(m.mem);
-        if (rc < 0) return rc;
-    }
-    if (p->ndeferred > 0) {
-        int rc = retry_deferred(p, &any);
-        if (rc != TESS_OK) return rc;
-    }
-    return any;
-}
-
-static int wait_for_messages(proc *p)
-{
-    if (tess_interrupted(p->ctx)) return TESS_ERR_INTERRUPTED;
-    p->emu_busy = 0;
-    /* Blocking costs CPU too (the futex, the switch); it belongs to waiting,
-     * not to the runtime's own share.  Measured for real compute only. */
-    int emulated = p->a->step_cost_us > 0;
-    double cpu = emulated ? 0 : thread_cpu_us();
-    int rc = tick_link_wait(&p->link, 50000);
-    if (!emulated) p->wait_cpu_us += thread_cpu_us() - cpu;
-    return rc;
-}
-
-/* ---- partitioning ---- */
-
-/* The application's PART; a PART that fails without saying why still leaves
- * a message. */
-static int call_part(proc *p, const void *snapshot)
-{
-    tess__fail(p->ctx, TESS_ERR_INVAL, "tick %s: PART failed", p->app->name);
-    int rc = p->app->part(p->ctx, p->app->user, snapshot, p->n, p->Q);
-    return rc == 0 ? TESS_OK : rc < 0 ? rc : TESS_ERR_INVAL;
-}
-
-static int part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
-{
-    const tess_state_class *cls = p->app->state;
-    if (p->app->part_ignores_state) return call_part(p, NULL);
-    void *all = cls->create(p->app, 1, &p->app->universe, &p->app->universe);
-    if (all == NULL) return fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (partition)");
-    tess_region uni = {.npos = 1, .pos = &p->app->universe};
-    int rc = TESS_OK;
-    if (init_all) rc = cls->init(all, 0, &uni);
-    for (int i = 0; i < nbufs && rc == TESS_OK; i++)
-        rc = cls->merge(all, 0, bufs[i].data, bufs[i].len, NULL);
-    if (rc == TESS_OK) rc = call_part(p, cls->snapshot(all, 0));
-    cls->destroy(all);
-    return rc;
-}
-
-static int state_create(proc *p)
-{
-    if (p->st != NULL) p->app->state->destroy(p->st);
-    p->st = p->app->state->create(p->app, p->nslots, &p->Q[p->me], &p->Lown[p->m + 1]);
-    return p->st ? TESS_OK : fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (state)");
-}
-
-static int own_count(proc *p, int64_t v)
-{
-    tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
-    int64_t c = p->app->state->count(p->st, slot_of(p, v), &own);
-    if (c < 0) return (int)c;
-    p->own_count = c;
-    return TESS_OK;
-}
-
-static int pack_own(proc *p, int64_t v, tess_buf *out)
-{
-    tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
-    return p->app->state->pack(p->st, slot_of(p, v), &own, out);
-}
-
-/* Every process gathers every tuple of tick v, calls PART, keeps its new share. */
-static int repartition(proc *p, int64_t v)
-{
-    pay_step_cost(p);
-    int rc = pack_own(p, v, &p->repart[p->me]);
-    for (int j = 0; j < p->n && rc == TESS_OK; j++)
-        if (j != p->me)
-            rc = tick_link_send(&p->link, j, TICK_REPART, p->epoch, v, p->repart[p->me].data,
-                                p->repart[p->me].len);
-    while (rc == TESS_OK && p->repart_got < p->n - 1) {
-        int got = pump(p);
-        if (got < 0) rc = got;
-        else if (got == 0) rc = wait_for_messages(p);
-    }
-    if (rc == TESS_OK) rc = part_from(p, p->repart, p->n, 0);
-    if (rc == TESS_OK) rc = plan_build(p, v);
-    if (rc == TESS_OK) rc = state_create(p);
-    if (rc == TESS_OK) {
-        tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
-        for (int64_t w = p->done; w <= p->done + p->A; w++) version_reset(p, w);
-        for (int j = 0; j < p->n && rc == TESS_OK; j++)
-            rc = p->app->state->merge(p->st, slot_of(p, v), p->repart[j].data, p->repart[j].len,
-                                      &own);
-        version *x = ver_of(p, v);
-        x->computed_any = x->full = 1;
-    }
-    for (int j = 0; j < p->n; j++) tess_buf_free(&p->repart[j]);
-    p->repart_got = 0;
-    p->epoch++;
-    p->epoch_start = v;
-    if (rc == TESS_OK) rc = own_count(p, v);
-    return rc;
-}
-
-/* After version v became full: re-partition, send round data, report to the barrier. */
-static int after_full(proc *p, int64_t v)
-{
-    version *x = ver_of(p, v);
-    int rc = TESS_OK;
-    if (is_repart_tick(p, v) && p->epoch_start < v) {
-        if (v != p->done + 1) return TESS_OK; /* wait until it is next */
-        rc = repartition(p, v);
-        if (rc != TESS_OK) return rc;
-    }
-    if (is_round_start(p, v) && v < p->a->ticks && !x->sent) {
-        pay_step_cost(p); /* the data leave when their computation would have ended */
-        x->sent = 1;
-        /* The emulated cost scales with the partition's size, so it is
-         * counted every round; otherwise it only feeds tuple_ticks_per_second
-         * and a sample every 64 rounds spares a walk over the partition. */
-        if (v > 0 && (p->a->step_cost_us > 0 || ++p->rounds_uncounted >= 64)) {
-            p->rounds_uncounted = 0;
-            rc = own_count(p, v);
-        }
-        tess_region r = {.npos = 2};
-        tess_buf *b = &p->packbuf; /* kept across rounds: no allocation per message */
-        for (int o = 0; o < p->n_out && rc == TESS_OK; o++) {
-            tess_query pos[2] = {p->Q[p->me], p->out_L[o]};
-            r.pos = pos;
-            b->len = 0;
-            rc = p->app->state->pack(p->st, slot_of(p, v), &r, b);
-            if (rc == TESS_OK)
-                rc = tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b->data, b->len);
-        }
-    }
-    if (rc == TESS_OK && p->a->alg == TESS_TICK_BSP && v < p->a->ticks && !x->barred) {
-        x->barred = 1;
-        if (p->me == 0) {
-            tick_msg self = {.h = {.type = TICK_BAR, .tick = v, .src = 0}};
-            rc = handle(p, &self);
-        } else {
-            rc = tick_link_send(&p->link, 0, TICK_BAR, p->epoch, v, NULL, 0);
-        }
-    }
-    return rc;
-}
-
-static int complete(const proc *p, int64_t v)
-{
-    const version *x = &p->ver[v % p->nslots];
-    if (x->v != v || !x->full) return 0;
-    if (v < p->a->ticks) {
-        if (is_repart_tick(p, v) && p->epoch_start < v) return 0;
-        if (is_round_start(p, v))
-            for (int j = 0; j < p->n_in; j++)
-                if (p->recv_round[j] <= v) return 0;
-        if (p->a->alg == TESS_TICK_BSP && p->released < v) return 0;
-        if (!x->sent && is_round_start(p, v)) return 0;
-    }
-    return 1;
-}
-
-/* Process 0 reports every progress_every ticks, or (-1) about once a second. */
-static void progress_line(proc *p)
-{
-    int64_t e = p->a->progress_every;
-    if (p->me != 0 || e == 0 || p->done <= 0) return;
-    double now = now_us(p);
-    if (e > 0 && p->done % e != 0) return;
-    if (e < 0 && now - p->last_progress_us < 1e6) return;
-    p->last_progress_us = now;
-    double secs = (now - p->start_us) / 1e6;
-    fprintf(stderr, "tessera %s: tick %lld/%lld, %.1f ticks/s\n", p->app->name,
-            (long long)p->done, (long long)p->a->ticks, secs > 0 ? (double)p->done / secs : 0.0);
-}
-
-static int advance(proc *p)
-{
-    int any = 0;
-    while (p->done < p->a->ticks && complete(p, p->done + 1)) {
-        p->done++;
-        p->own_tuple_ticks += p->done > 0 ? p->own_count : 0;
-        version_reset(p, p->done + p->A);
-        progress_line(p);
-        any = 1;
-    }
-    return any;
-}
-
 /* ---- the loop ---- */
 
 static int finish(proc *p)
 {
-    pay_step_cost(p);
-    p->end_us = now_us(p);
+    proc_pay_step_cost(p);
+    p->end_us = proc_now_us(p);
     tess_tick_figures f = {0};
     f.wall_seconds = (p->end_us - p->start_us) / 1e6;
     f.step_seconds = p->step_us / 1e6;
     f.wait_seconds = p->link.wait_us / 1e6;
     f.runtime_seconds = f.wall_seconds - f.step_seconds - f.wait_seconds;
     if (f.runtime_seconds < 0) f.runtime_seconds = 0;
-    f.cpu_seconds = (thread_cpu_us() - p->start_cpu_us) / 1e6;
+    f.cpu_seconds = (proc_thread_cpu_us() - p->start_cpu_us) / 1e6;
     f.step_cpu_seconds = p->step_cpu_us / 1e6;
     f.wait_cpu_seconds = p->wait_cpu_us / 1e6;
     f.runtime_cpu_seconds = f.cpu_seconds - f.step_cpu_seconds - f.wait_cpu_seconds;
@@ -660,9 +276,9 @@ static int finish(proc *p)
     f.own_tuple_ticks = p->own_tuple_ticks;
     tess_buf b = {0};
     int rc = tess_buf_append(&b, &f, sizeof f);
-    if (rc == TESS_OK) rc = pack_own(p, p->a->ticks, &b);
+    if (rc == TESS_OK) rc = proc_pack_own(p, p->a->ticks, &b);
     if (rc == TESS_OK) {
-        if (p->me == 0) rc = record_final(p, 0, &f, b.data + sizeof f, b.len - sizeof f);
+        if (p->me == 0) rc = proc_record_final(p, 0, &f, b.data + sizeof f, b.len - sizeof f);
         else rc = tick_link_send(&p->link, 0, TICK_FINAL, p->epoch, p->a->ticks, b.data, b.len);
     }
     tess_buf_free(&b);
@@ -681,12 +297,12 @@ static int compute_window(proc *p, int *progressed)
     int64_t hi = p->done + p->A < p->a->ticks ? p->done + p->A : p->a->ticks;
     for (int64_t v = p->done + 1 > 1 ? p->done + 1 : 1; v <= hi; v++) {
         int err = TESS_OK, stale = 0;
-        int did = try_compute(p, v, &err, &stale);
+        int did = proc_try_compute(p, v, &err, &stale);
         if (err != TESS_OK) return err;
         if (stale) return TESS_OK;
         if (did) *progressed = 1;
         if (ver_of(p, v)->full) {
-            int rc = after_full(p, v);
+            int rc = proc_after_full(p, v);
             if (rc != TESS_OK) return rc;
         } else if (did) {
             return TESS_OK; /* its emulated cost is paid before the next send or wait */
@@ -697,15 +313,15 @@ static int compute_window(proc *p, int *progressed)
 
 static int loop(proc *p)
 {
-    int rc = after_full(p, 0);
+    int rc = proc_after_full(p, 0);
     while (rc == TESS_OK) {
-        int progressed = advance(p);
+        int progressed = proc_advance(p);
         if (p->done == p->a->ticks && !p->final_sent) {
             rc = finish(p);
             if (rc != TESS_OK) break;
         }
         if (p->final_sent && (p->me != 0 || p->finals == p->n - 1)) break;
-        int got = pump(p);
+        int got = proc_pump(p);
         if (got < 0) {
             rc = got;
             break;
@@ -713,8 +329,8 @@ static int loop(proc *p)
         progressed |= got;
         rc = compute_window(p, &progressed);
         if (rc == TESS_OK && !progressed) {
-            pay_step_cost(p);
-            rc = wait_for_messages(p);
+            proc_pay_step_cost(p);
+            rc = proc_wait_for_messages(p);
         }
     }
     return rc;
@@ -733,17 +349,17 @@ static int setup(proc *p)
         if (p->ver[s].negpow == NULL) return TESS_ERR_NOMEM;
         p->ver[s].v = -1;
     }
-    int rc = part_from(p, NULL, 0, 1);
-    if (rc == TESS_OK) rc = plan_build(p, 0);
-    if (rc == TESS_OK) rc = state_create(p);
+    int rc = proc_part_from(p, NULL, 0, 1);
+    if (rc == TESS_OK) rc = proc_plan_build(p, 0);
+    if (rc == TESS_OK) rc = proc_state_create(p);
     if (rc != TESS_OK) return rc;
     p->done = -1;
-    for (int64_t v = 0; v <= p->A; v++) version_reset(p, v);
+    for (int64_t v = 0; v <= p->A; v++) proc_version_reset(p, v);
     tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
     rc = p->app->state->init(p->st, slot_of(p, 0), &own);
-    if (rc != TESS_OK) return fail(p, rc, "tick %s: %s", "NEW failed");
+    if (rc != TESS_OK) return proc_fail(p, rc, "tick %s: %s", "NEW failed");
     ver_of(p, 0)->computed_any = ver_of(p, 0)->full = 1;
-    return own_count(p, 0);
+    return proc_own_count(p, 0);
 }
 
 /* Every process set up before anyone starts the clock: setup times differ
@@ -753,9 +369,9 @@ static int start_together(proc *p)
     int rc = TESS_OK;
     if (p->me != 0) rc = tick_link_send(&p->link, 0, TICK_START, 0, 0, NULL, 0);
     while (rc == TESS_OK && (p->me == 0 ? p->starts < p->n - 1 : !p->go)) {
-        int got = pump(p);
+        int got = proc_pump(p);
         if (got < 0) rc = got;
-        else if (got == 0) rc = wait_for_messages(p);
+        else if (got == 0) rc = proc_wait_for_messages(p);
     }
     for (int j = 1; j < p->n && rc == TESS_OK && p->me == 0; j++)
         rc = tick_link_send(&p->link, j, TICK_GO, 0, 0, NULL, 0);
@@ -775,7 +391,7 @@ static void teardown(proc *p)
     free(p->ver);
     free(p->negs);
     free(p->Q);
-    plan_free(p);
+    proc_plan_free(p);
     tick_link_close(&p->link);
 }
 
@@ -797,8 +413,8 @@ int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a
     int rc = tick_link_open(&p.link, ctx, me, a);
     if (rc == TESS_OK) rc = setup(&p);
     if (rc == TESS_OK) rc = start_together(&p);
-    p.start_us = p.last_progress_us = now_us(&p);
-    p.start_cpu_us = thread_cpu_us();
+    p.start_us = p.last_progress_us = proc_now_us(&p);
+    p.start_cpu_us = proc_thread_cpu_us();
     if (rc == TESS_OK) rc = loop(&p);
     if (rc != TESS_OK && rc != TESS_ERR_KERNEL) abort_others(&p);
     teardown(&p);

@@ -1,0 +1,337 @@
+/*
+ * process_exchange.c — a tick process's messages (sending its tuples,
+ * receiving and merging its neighbours', the bsp barrier, the final state)
+ * and its partitioning (PART at the start and every --repart-every ticks).
+ * The loop that drives them is process.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <string.h>
+#include <time.h>
+#include "tick/process_impl.h"
+
+/* ---- messages ---- */
+
+static int defer(proc *p, const tick_msg *m)
+{
+    if (p->ndeferred == p->capdeferred) {
+        int cap = p->capdeferred ? 2 * p->capdeferred : 32;
+        tick_msg *d = realloc(p->deferred, (size_t)cap * sizeof *d);
+        if (d == NULL) return TESS_ERR_NOMEM;
+        p->deferred = d;
+        p->capdeferred = cap;
+    }
+    p->deferred[p->ndeferred++] = *m;
+    return TESS_OK;
+}
+
+static int round_applicable(const proc *p, const tick_msg *m)
+{
+    return m->h.epoch == p->epoch && m->h.tick <= p->done + p->A && m->h.tick >= 0;
+}
+
+static int apply_round(proc *p, const tick_msg *m)
+{
+    int x = p->in_index[m->h.src];
+    if (x < 0 || p->recv_round[x] != m->h.tick)
+        return proc_fail(p, TESS_ERR_FORMAT, "tick %s: unexpected round message (%s)", "sender");
+    int rc = p->app->state->merge(p->st, slot_of(p, m->h.tick), m->payload, m->len, NULL);
+    if (rc != TESS_OK) return proc_fail(p, rc, "tick %s: %s", "cannot merge received tuples");
+    p->recv_round[x] = m->h.tick + p->k;
+    return TESS_OK;
+}
+
+int proc_record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples,
+                        size_t len)
+{
+    p->result->per_process[src] = *f;
+    return tess_buf_append(&p->result->final_state, tuples, len);
+}
+
+/*
+ * Process 0: one more process finished `tick`; release it when all have.
+ * Arrivals are counted per tick and a release never moves back: one shared
+ * counter once let an arrival of one tick complete the barrier of another
+ * (seen once under TSan, bsp with stalls, 4 workers), moving `released`
+ * back and leaving every process waiting for a release that never came.
+ */
+static int bar_arrival(proc *p, int64_t tick)
+{
+    int s = (int)(tick % BAR_SLOTS);
+    if (tick < 0 || tick <= p->released) return TESS_OK; /* stale: already released */
+    if (p->bar_tick[s] != tick) p->bar_tick[s] = tick, p->bar_n[s] = 0;
+    if (++p->bar_n[s] < p->n) return TESS_OK;
+    p->bar_n[s] = 0;
+    p->bar_tick[s] = -1;
+    p->released = tick;
+    for (int j = 1; j < p->n; j++) {
+        int rc = tick_link_send(&p->link, j, TICK_REL, p->epoch, tick, NULL, 0);
+        if (rc != TESS_OK) return rc;
+    }
+    return TESS_OK;
+}
+
+int proc_handle(proc *p, tick_msg *m)
+{
+    switch (m->h.type) {
+    case TICK_ABORT:
+        return TESS_ERR_KERNEL;
+    case TICK_ROUND:
+        for (int i = 0; i < p->ndeferred; i++) /* keep the link's order */
+            if (p->deferred[i].h.src == m->h.src) return defer(p, m) == TESS_OK ? 1 : TESS_ERR_NOMEM;
+        if (!round_applicable(p, m)) return defer(p, m) == TESS_OK ? 1 : TESS_ERR_NOMEM;
+        return apply_round(p, m);
+    case TICK_BAR:
+        return bar_arrival(p, m->h.tick);
+    case TICK_REL:
+        if (m->h.tick > p->released) p->released = m->h.tick;
+        return TESS_OK;
+    case TICK_REPART:
+        if (m->h.src < 0 || m->h.src >= p->n) return TESS_ERR_FORMAT;
+        p->repart_got++;
+        return tess_buf_append(&p->repart[m->h.src], m->payload, m->len);
+    case TICK_START:
+        p->starts++;
+        return TESS_OK;
+    case TICK_GO:
+        p->go = 1;
+        return TESS_OK;
+    case TICK_FINAL: {
+        tess_tick_figures f;
+        if (p->result == NULL || m->len < sizeof f) return TESS_ERR_FORMAT;
+        memcpy(&f, m->payload, sizeof f);
+        p->finals++;
+        return proc_record_final(p, m->h.src, &f, m->payload + sizeof f, m->len - sizeof f);
+    }
+    default:
+        return TESS_ERR_FORMAT;
+    }
+}
+
+/* Apply deferred messages that have become applicable, in link order. */
+static int retry_deferred(proc *p, int *progressed)
+{
+    int kept = 0;
+    unsigned char *blocked = calloc((size_t)p->n, 1);
+    if (blocked == NULL) return TESS_ERR_NOMEM;
+    int rc = TESS_OK;
+    for (int i = 0; i < p->ndeferred; i++) {
+        tick_msg *m = &p->deferred[i];
+        if (rc == TESS_OK && !blocked[m->h.src] && round_applicable(p, m)) {
+            rc = apply_round(p, m);
+            free(m->mem);
+            *progressed = 1;
+            continue;
+        }
+        blocked[m->h.src] = 1;
+        p->deferred[kept++] = *m;
+    }
+    p->ndeferred = kept;
+    free(blocked);
+    return rc;
+}
+
+/* Handle every message that is due.  Returns <0 on error, else whether any was. */
+int proc_pump(proc *p)
+{
+    int any = 0;
+    for (;;) {
+        tick_msg m;
+        int got = tick_link_poll(&p->link, &m);
+        if (got < 0) return got;
+        if (got == 0) break;
+        any = 1;
+        int rc = proc_handle(p, &m);
+        if (rc == 1) continue; /* deferred: the message now belongs to the list */
+        free(m.mem);
+        if (rc < 0) return rc;
+    }
+    if (p->ndeferred > 0) {
+        int rc = retry_deferred(p, &any);
+        if (rc != TESS_OK) return rc;
+    }
+    return any;
+}
+
+int proc_wait_for_messages(proc *p)
+{
+    if (tess_interrupted(p->ctx)) return TESS_ERR_INTERRUPTED;
+    p->emu_busy = 0;
+    /* Blocking costs CPU too (the futex, the switch); it belongs to waiting,
+     * not to the runtime's own share.  Measured for real compute only. */
+    int emulated = p->a->step_cost_us > 0;
+    double cpu = emulated ? 0 : proc_thread_cpu_us();
+    int rc = tick_link_wait(&p->link, 50000);
+    if (!emulated) p->wait_cpu_us += proc_thread_cpu_us() - cpu;
+    return rc;
+}
+
+/* ---- partitioning ---- */
+
+/* The application's PART; a PART that fails without saying why still leaves
+ * a message. */
+static int call_part(proc *p, const void *snapshot)
+{
+    tess__fail(p->ctx, TESS_ERR_INVAL, "tick %s: PART failed", p->app->name);
+    int rc = p->app->part(p->ctx, p->app->user, snapshot, p->n, p->Q);
+    return rc == 0 ? TESS_OK : rc < 0 ? rc : TESS_ERR_INVAL;
+}
+
+int proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
+{
+    const tess_state_class *cls = p->app->state;
+    if (p->app->part_ignores_state) return call_part(p, NULL);
+    void *all = cls->create(p->app, 1, &p->app->universe, &p->app->universe);
+    if (all == NULL) return proc_fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (partition)");
+    tess_region uni = {.npos = 1, .pos = &p->app->universe};
+    int rc = TESS_OK;
+    if (init_all) rc = cls->init(all, 0, &uni);
+    for (int i = 0; i < nbufs && rc == TESS_OK; i++)
+        rc = cls->merge(all, 0, bufs[i].data, bufs[i].len, NULL);
+    if (rc == TESS_OK) rc = call_part(p, cls->snapshot(all, 0));
+    cls->destroy(all);
+    return rc;
+}
+
+int proc_state_create(proc *p)
+{
+    if (p->st != NULL) p->app->state->destroy(p->st);
+    p->st = p->app->state->create(p->app, p->nslots, &p->Q[p->me], &p->Lown[p->m + 1]);
+    return p->st ? TESS_OK : proc_fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (state)");
+}
+
+int proc_own_count(proc *p, int64_t v)
+{
+    tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
+    int64_t c = p->app->state->count(p->st, slot_of(p, v), &own);
+    if (c < 0) return (int)c;
+    p->own_count = c;
+    return TESS_OK;
+}
+
+int proc_pack_own(proc *p, int64_t v, tess_buf *out)
+{
+    tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
+    return p->app->state->pack(p->st, slot_of(p, v), &own, out);
+}
+
+/* Every process gathers every tuple of tick v, calls PART, keeps its new share. */
+static int repartition(proc *p, int64_t v)
+{
+    proc_pay_step_cost(p);
+    int rc = proc_pack_own(p, v, &p->repart[p->me]);
+    for (int j = 0; j < p->n && rc == TESS_OK; j++)
+        if (j != p->me)
+            rc = tick_link_send(&p->link, j, TICK_REPART, p->epoch, v, p->repart[p->me].data,
+                                p->repart[p->me].len);
+    while (rc == TESS_OK && p->repart_got < p->n - 1) {
+        int got = proc_pump(p);
+        if (got < 0) rc = got;
+        else if (got == 0) rc = proc_wait_for_messages(p);
+    }
+    if (rc == TESS_OK) rc = proc_part_from(p, p->repart, p->n, 0);
+    if (rc == TESS_OK) rc = proc_plan_build(p, v);
+    if (rc == TESS_OK) rc = proc_state_create(p);
+    if (rc == TESS_OK) {
+        tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
+        for (int64_t w = p->done; w <= p->done + p->A; w++) proc_version_reset(p, w);
+        for (int j = 0; j < p->n && rc == TESS_OK; j++)
+            rc = p->app->state->merge(p->st, slot_of(p, v), p->repart[j].data, p->repart[j].len,
+                                      &own);
+        version *x = ver_of(p, v);
+        x->computed_any = x->full = 1;
+    }
+    for (int j = 0; j < p->n; j++) tess_buf_free(&p->repart[j]);
+    p->repart_got = 0;
+    p->epoch++;
+    p->epoch_start = v;
+    if (rc == TESS_OK) rc = proc_own_count(p, v);
+    return rc;
+}
+
+/* After version v became full: re-partition, send round data, report to the barrier. */
+int proc_after_full(proc *p, int64_t v)
+{
+    version *x = ver_of(p, v);
+    int rc = TESS_OK;
+    if (proc_is_repart_tick(p, v) && p->epoch_start < v) {
+        if (v != p->done + 1) return TESS_OK; /* wait until it is next */
+        rc = repartition(p, v);
+        if (rc != TESS_OK) return rc;
+    }
+    if (is_round_start(p, v) && v < p->a->ticks && !x->sent) {
+        proc_pay_step_cost(p); /* the data leave when their computation would have ended */
+        x->sent = 1;
+        /* The emulated cost scales with the partition's size, so it is
+         * counted every round; otherwise it only feeds tuple_ticks_per_second
+         * and a sample every 64 rounds spares a walk over the partition. */
+        if (v > 0 && (p->a->step_cost_us > 0 || ++p->rounds_uncounted >= 64)) {
+            p->rounds_uncounted = 0;
+            rc = proc_own_count(p, v);
+        }
+        tess_region r = {.npos = 2};
+        tess_buf *b = &p->packbuf; /* kept across rounds: no allocation per message */
+        for (int o = 0; o < p->n_out && rc == TESS_OK; o++) {
+            tess_query pos[2] = {p->Q[p->me], p->out_L[o]};
+            r.pos = pos;
+            b->len = 0;
+            rc = p->app->state->pack(p->st, slot_of(p, v), &r, b);
+            if (rc == TESS_OK)
+                rc = tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b->data, b->len);
+        }
+    }
+    if (rc == TESS_OK && p->a->alg == TESS_TICK_BSP && v < p->a->ticks && !x->barred) {
+        x->barred = 1;
+        if (p->me == 0) {
+            tick_msg self = {.h = {.type = TICK_BAR, .tick = v, .src = 0}};
+            rc = proc_handle(p, &self);
+        } else {
+            rc = tick_link_send(&p->link, 0, TICK_BAR, p->epoch, v, NULL, 0);
+        }
+    }
+    return rc;
+}
+
+static int complete(const proc *p, int64_t v)
+{
+    const version *x = &p->ver[v % p->nslots];
+    if (x->v != v || !x->full) return 0;
+    if (v < p->a->ticks) {
+        if (proc_is_repart_tick(p, v) && p->epoch_start < v) return 0;
+        if (is_round_start(p, v))
+            for (int j = 0; j < p->n_in; j++)
+                if (p->recv_round[j] <= v) return 0;
+        if (p->a->alg == TESS_TICK_BSP && p->released < v) return 0;
+        if (!x->sent && is_round_start(p, v)) return 0;
+    }
+    return 1;
+}
+
+/* Process 0 reports every progress_every ticks, or (-1) about once a second. */
+static void progress_line(proc *p)
+{
+    int64_t e = p->a->progress_every;
+    if (p->me != 0 || e == 0 || p->done <= 0) return;
+    double now = proc_now_us(p);
+    if (e > 0 && p->done % e != 0) return;
+    if (e < 0 && now - p->last_progress_us < 1e6) return;
+    p->last_progress_us = now;
+    double secs = (now - p->start_us) / 1e6;
+    fprintf(stderr, "tessera %s: tick %lld/%lld, %.1f ticks/s\n", p->app->name,
+            (long long)p->done, (long long)p->a->ticks, secs > 0 ? (double)p->done / secs : 0.0);
+}
+
+int proc_advance(proc *p)
+{
+    int any = 0;
+    while (p->done < p->a->ticks && complete(p, p->done + 1)) {
+        p->done++;
+        p->own_tuple_ticks += p->done > 0 ? p->own_count : 0;
+        proc_version_reset(p, p->done + p->A);
+        progress_line(p);
+        any = 1;
+    }
+    return any;
+}
+

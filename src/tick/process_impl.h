@@ -1,0 +1,92 @@
+/*
+ * process_impl.h — the state of one tick process, shared by process.c (the
+ * plan, versions, STEP and the loop) and process_exchange.c (messages and
+ * partitioning).  Private to src/tick.
+ */
+#ifndef TESS_SRC_TICK_PROCESS_IMPL_H
+#define TESS_SRC_TICK_PROCESS_IMPL_H
+
+#include "tick/tick_internal.h"
+
+#define BAR_SLOTS 4 /* ticks whose barrier may be open at once, with room */
+
+typedef struct version {
+    int64_t v;
+    int computed_any, full, sent, barred;
+    int32_t *negpow; /* per incoming neighbour: cone power subtracted last time (0: none) */
+} version;
+
+typedef struct proc {
+    tess_ctx *ctx;
+    const tess_tick_app *app;
+    const tick_args *a;
+    int me, n, k, m, A; /* A: versions computed beyond done (d + 1) */
+    tick_link link;
+
+    /* plan: depends on the partition */
+    tess_query *Q;      /* n */
+    tess_query *Lown;   /* L_0 .. L_{m+1} */
+    int n_in, n_out;
+    int *in_ids, *out_ids, *in_index; /* in_index[src]: index in in_ids or -1 */
+    tess_query *cones;  /* n_in x (A+1): cone^p(Q_j) */
+    tess_query *out_L;  /* n_out: L_{m+1}(Q_j) */
+    int64_t *recv_round;
+    uint32_t epoch;
+    int64_t epoch_start;
+
+    void *st;
+    int nslots;
+    version *ver;
+    int64_t done;
+    int64_t released;   /* bsp: last tick every process finished */
+    int64_t bar_tick[BAR_SLOTS]; /* process 0: arrivals counted per tick */
+    int bar_n[BAR_SLOTS];
+
+    tess_buf *repart;   /* n: tuples for the pending re-partitioning */
+    int repart_got;
+    int64_t repart_tick;
+
+    tick_msg *deferred;
+    int ndeferred, capdeferred;
+
+    tess_query *negs;   /* scratch: n_in */
+    tess_buf packbuf;   /* scratch: tuples of one outgoing message */
+    double step_us, emu_deadline, emu_owed_us, start_us, end_us;
+    int emu_busy; /* no wait for messages since the last emulated compute */
+    double step_cpu_us, wait_cpu_us, start_cpu_us;
+    int64_t tuple_ticks, own_tuple_ticks, own_count;
+    int rounds_uncounted;
+    int final_sent;
+
+    tess_tick_result *result; /* process 0 */
+    int finals;
+    int starts, go;           /* start barrier */
+    double last_progress_us;
+} proc;
+
+/* Microseconds since the run's common clock origin. */
+static inline double proc_now_us(const proc *p) { return tick_now_us() - p->a->t0_us; }
+static inline version *ver_of(proc *p, int64_t v) { return &p->ver[v % p->nslots]; }
+static inline int slot_of(const proc *p, int64_t v) { return (int)(v % p->nslots); }
+static inline int is_round_start(const proc *p, int64_t v) { return v % p->k == 0; }
+
+int proc_fail(proc *p, int code, const char *fmt, const char *what);
+double proc_thread_cpu_us(void);
+int proc_plan_build(proc *p, int64_t first_round);
+void proc_plan_free(proc *p);
+int proc_is_repart_tick(const proc *p, int64_t v);
+void proc_version_reset(proc *p, int64_t v);
+void proc_pay_step_cost(proc *p);
+int proc_try_compute(proc *p, int64_t v, int *err, int *stale);
+int proc_wait_for_messages(proc *p);
+int proc_handle(proc *p, tick_msg *m);
+int proc_pump(proc *p);
+int proc_record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples, size_t len);
+int proc_own_count(proc *p, int64_t v);
+int proc_pack_own(proc *p, int64_t v, tess_buf *out);
+int proc_state_create(proc *p);
+int proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all);
+int proc_advance(proc *p);
+int proc_after_full(proc *p, int64_t v);
+
+#endif
