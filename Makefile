@@ -7,6 +7,7 @@
 #   make test-asan    fast tier under ASan+UBSan in build-asan/
 #   make test-tsan    fast tier under TSan (embedded only) in build-tsan/
 #   make fuzz         libFuzzer targets in build-fuzz/, FUZZ_SECONDS each
+#   make format       apply .clang-format to every C file; format-check only reports
 #   make install PREFIX=/usr/local
 #   make deps | clean
 #
@@ -52,7 +53,7 @@ endef
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps build run test test-long asan test-asan tsan test-tsan fuzz \
-        install clean
+        format format-check install clean
 
 all: build
 
@@ -114,6 +115,20 @@ fuzz:
 	done; \
 	if [ $$status -eq 0 ]; then echo "== make fuzz ($$n targets, $(FUZZ_SECONDS)s each): PASSED"; \
 	else echo "== make fuzz: FAILED"; fi; exit $$status
+
+# Every tracked C source and header (the fuzz corpora are data).
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+CLANG_FORMAT ?= clang-format
+
+format:
+	@scripts/deps.sh format
+	@$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+format-check:
+	@scripts/deps.sh format
+	@$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES) && \
+	    echo "== make format-check: PASSED ($(words $(FORMAT_FILES)) files)" || \
+	    { echo "== make format-check: FAILED (run 'make format')"; exit 1; }
 
 install: all
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)

@@ -40,42 +40,41 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: tessera bench ckpt [options]\n"
-            "\n"
-            "What checkpoints cost (include/tessera/checkpoint.h):\n"
-            "  overhead  tessera run pagerank / kmeans checkpointing every E iterations\n"
-            "            against the same run without, alternating rounds (plain, ckpt,\n"
-            "            plain, ...); time per iteration = the mean of the run's\n"
-            "            iteration_seconds; prints the medians over rounds, their ratio\n"
-            "            and the goal (<= 2%% per iteration, Piccolo's figure)\n"
-            "  restore   tess_checkpoint_restore of a dense table of N random doubles,\n"
-            "            in this process (embedded): median of R restores per N, MB/s\n"
-            "\n"
-            "options:\n"
-            "  --only LIST          overhead, restore (default both)\n"
-            "  --apps LIST          pagerank, kmeans (default both)\n"
-            "  --rounds R           rounds of (plain, ckpt) per app (default 5)\n"
-            "  --iterations I       iterations per run (default 20)\n"
-            "  --every E            --checkpoint-every of the ckpt runs (default 5)\n"
-            "  --workers W          worker threads (per rank under --mpirun; default 2)\n"
-            "  --mpirun NP          run the children as NP MPI ranks\n"
-            "  --pagerank-gen SPEC  PageRank graph (default web:2000000)\n"
-            "  --kmeans-gen SPEC    k-means points N:DIM:K (default 2000000:8:32)\n"
-            "  --sizes LIST         restore: doubles per table (default\n"
-            "                       1000000,4000000,16000000)\n"
-            "  --restore-reps R     restore: restores per size (default 3)\n"
-            "  --quick              small sizes and 2 rounds: a smoke run\n"
-            "  --timeout S          seconds a child may run (default 900)\n"
-            "  --tmpdir DIR         parent of the temporary directory, which holds the\n"
-            "                       checkpoints (default $TMPDIR or /tmp): put it on the\n"
-            "                       file system you want to measure\n"
-            "  --compare-writer     overhead: each round also runs the ckpt variant with one\n"
-            "                       writer thread that competes with the workers\n"
-            "                       (TESS_CKPT_WRITER=normal; by default a thread per worker\n"
-            "                       that uses only idle cores) and reports both\n"
-            "  --dry-run            print the child commands, run nothing\n"
-            "  --help               this text\n");
+    fprintf(out, "usage: tessera bench ckpt [options]\n"
+                 "\n"
+                 "What checkpoints cost (include/tessera/checkpoint.h):\n"
+                 "  overhead  tessera run pagerank / kmeans checkpointing every E iterations\n"
+                 "            against the same run without, alternating rounds (plain, ckpt,\n"
+                 "            plain, ...); time per iteration = the mean of the run's\n"
+                 "            iteration_seconds; prints the medians over rounds, their ratio\n"
+                 "            and the goal (<= 2%% per iteration, Piccolo's figure)\n"
+                 "  restore   tess_checkpoint_restore of a dense table of N random doubles,\n"
+                 "            in this process (embedded): median of R restores per N, MB/s\n"
+                 "\n"
+                 "options:\n"
+                 "  --only LIST          overhead, restore (default both)\n"
+                 "  --apps LIST          pagerank, kmeans (default both)\n"
+                 "  --rounds R           rounds of (plain, ckpt) per app (default 5)\n"
+                 "  --iterations I       iterations per run (default 20)\n"
+                 "  --every E            --checkpoint-every of the ckpt runs (default 5)\n"
+                 "  --workers W          worker threads (per rank under --mpirun; default 2)\n"
+                 "  --mpirun NP          run the children as NP MPI ranks\n"
+                 "  --pagerank-gen SPEC  PageRank graph (default web:2000000)\n"
+                 "  --kmeans-gen SPEC    k-means points N:DIM:K (default 2000000:8:32)\n"
+                 "  --sizes LIST         restore: doubles per table (default\n"
+                 "                       1000000,4000000,16000000)\n"
+                 "  --restore-reps R     restore: restores per size (default 3)\n"
+                 "  --quick              small sizes and 2 rounds: a smoke run\n"
+                 "  --timeout S          seconds a child may run (default 900)\n"
+                 "  --tmpdir DIR         parent of the temporary directory, which holds the\n"
+                 "                       checkpoints (default $TMPDIR or /tmp): put it on the\n"
+                 "                       file system you want to measure\n"
+                 "  --compare-writer     overhead: each round also runs the ckpt variant with one\n"
+                 "                       writer thread that competes with the workers\n"
+                 "                       (TESS_CKPT_WRITER=normal; by default a thread per worker\n"
+                 "                       that uses only idle cores) and reports both\n"
+                 "  --dry-run            print the child commands, run nothing\n"
+                 "  --help               this text\n");
 }
 
 static int parse_list(const char *opt, const char *v, const char *const *names, unsigned *out)
@@ -85,8 +84,7 @@ static int parse_list(const char *opt, const char *v, const char *const *names, 
         size_t len = strcspn(v, ",");
         unsigned bit = 0;
         for (int i = 0; names[i] != NULL && bit == 0; i++)
-            if (strlen(names[i]) == len && strncmp(v, names[i], len) == 0)
-                bit = 1u << i;
+            if (strlen(names[i]) == len && strncmp(v, names[i], len) == 0) bit = 1u << i;
         if (bit == 0) {
             app_error(BC_NAME, "option --%s: unknown name '%.*s'", opt, (int)len, v);
             return -1;
@@ -94,8 +92,7 @@ static int parse_list(const char *opt, const char *v, const char *const *names, 
         *out |= bit;
         v += len + (v[len] == ',');
     }
-    if (*out == 0)
-        app_error(BC_NAME, "option --%s: missing value", opt);
+    if (*out == 0) app_error(BC_NAME, "option --%s: missing value", opt);
     return *out ? 0 : -1;
 }
 
@@ -111,13 +108,11 @@ static int parse_sizes(bc_options *o, const char *v)
             app_error(BC_NAME, "option --sizes: more than %d sizes", BC_MAX_SIZES);
             return -1;
         }
-        if (app_parse_int(BC_NAME, "sizes", item, 1, 1L << 32, &n) != 0)
-            return -1;
+        if (app_parse_int(BC_NAME, "sizes", item, 1, 1L << 32, &n) != 0) return -1;
         o->sizes[o->nsizes++] = (uint64_t)n;
         v += len + (v[len] == ',');
     }
-    if (o->nsizes == 0)
-        app_error(BC_NAME, "option --sizes: missing value");
+    if (o->nsizes == 0) app_error(BC_NAME, "option --sizes: missing value");
     return o->nsizes ? 0 : -1;
 }
 
@@ -136,10 +131,8 @@ static int parse_value_option(bc_options *o, const char *a, const char *v)
 {
     static const char *const what_names[] = {"overhead", "restore", NULL};
     static const char *const app_names[] = {"pagerank", "kmeans", NULL};
-    if (bench_is_option(a, "--only"))
-        return parse_list("only", v, what_names, &o->what);
-    if (bench_is_option(a, "--apps"))
-        return parse_list("apps", v, app_names, &o->apps);
+    if (bench_is_option(a, "--only")) return parse_list("only", v, what_names, &o->what);
+    if (bench_is_option(a, "--apps")) return parse_list("apps", v, app_names, &o->apps);
     if (bench_is_option(a, "--rounds"))
         return app_parse_int(BC_NAME, "rounds", v, 1, 1000, &o->rounds);
     if (bench_is_option(a, "--iterations"))
@@ -175,20 +168,24 @@ static int parse_value_option(bc_options *o, const char *a, const char *v)
  * explicit options override it wherever they stand. */
 static int parse_options(bc_options *o, int argc, char **argv)
 {
-    *o = (bc_options){.what = BC_OVERHEAD | BC_RESTORE, .apps = BC_PAGERANK | BC_KMEANS,
-                      .rounds = 5, .iterations = 20, .every = 5, .workers = 2,
-                      .restore_reps = 3, .timeout_s = 900, .pagerank_gen = "web:2000000",
-                      .kmeans_gen = "2000000:8:32", .nsizes = 3,
+    *o = (bc_options){.what = BC_OVERHEAD | BC_RESTORE,
+                      .apps = BC_PAGERANK | BC_KMEANS,
+                      .rounds = 5,
+                      .iterations = 20,
+                      .every = 5,
+                      .workers = 2,
+                      .restore_reps = 3,
+                      .timeout_s = 900,
+                      .pagerank_gen = "web:2000000",
+                      .kmeans_gen = "2000000:8:32",
+                      .nsizes = 3,
                       .sizes = {1000000, 4000000, 16000000}};
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--quick") == 0)
-            set_quick(o);
+        if (strcmp(argv[i], "--quick") == 0) set_quick(o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
-            return usage(stdout), 1;
-        if (strcmp(a, "--quick") == 0)
-            continue;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return usage(stdout), 1;
+        if (strcmp(a, "--quick") == 0) continue;
         if (strcmp(a, "--dry-run") == 0) {
             o->dry_run = 1;
             continue;
@@ -197,8 +194,7 @@ static int parse_options(bc_options *o, int argc, char **argv)
             o->compare_writer = 1;
             continue;
         }
-        if (parse_value_option(o, a, bench_option_value(argc, argv, &i)) != 0)
-            return -1;
+        if (parse_value_option(o, a, bench_option_value(argc, argv, &i)) != 0) return -1;
     }
     return 0;
 }
@@ -214,13 +210,13 @@ enum { BC_PLAIN, BC_CKPT, BC_BASE, BC_COMPETING, BC_VARIANTS };
 typedef struct bc_app_runs {
     const char *name, *gen;
     bc_result *runs[BC_VARIANTS]; /* per variant, one per round */
-    uint64_t ckpt_bytes;     /* largest checkpoint directory seen */
+    uint64_t ckpt_bytes;          /* largest checkpoint directory seen */
 } bc_app_runs;
 
 /* The child's command line into argv (room for BC_ARGV_MAX); numbers go
  * into bufs. */
-static void child_argv(const bc_options *o, const bc_runner *r, const bc_app_runs *app,
-                       int variant, char **argv, char bufs[4][32])
+static void child_argv(const bc_options *o, const bc_runner *r, const bc_app_runs *app, int variant,
+                       char **argv, char bufs[4][32])
 {
     static char metrics[PATH_MAX], ckdir[PATH_MAX];
     int n = 0;
@@ -232,17 +228,14 @@ static void child_argv(const bc_options *o, const bc_runner *r, const bc_app_run
     snprintf(bufs[3], 32, "%ld", o->every);
     if (o->mpirun_np > 0) {
         const char *pre[] = {r->mpirun, "-np", bufs[0], "--oversubscribe", "--bind-to", "none"};
-        for (size_t i = 0; i < sizeof pre / sizeof *pre; i++)
-            argv[n++] = (char *)pre[i];
+        for (size_t i = 0; i < sizeof pre / sizeof *pre; i++) argv[n++] = (char *)pre[i];
     }
-    const char *args[] = {r->exe, "run", app->name, "--gen", app->gen, "--iterations", bufs[1],
-                          "--workers", bufs[2], "--quiet", "--metrics", metrics};
-    for (size_t i = 0; i < sizeof args / sizeof *args; i++)
-        argv[n++] = (char *)args[i];
+    const char *args[] = {r->exe,  "run",       app->name, "--gen",   app->gen,    "--iterations",
+                          bufs[1], "--workers", bufs[2],   "--quiet", "--metrics", metrics};
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++) argv[n++] = (char *)args[i];
     if (variant == BC_CKPT || variant == BC_COMPETING) {
         const char *more[] = {"--checkpoint-dir", ckdir, "--checkpoint-every", bufs[3]};
-        for (size_t i = 0; i < sizeof more / sizeof *more; i++)
-            argv[n++] = (char *)more[i];
+        for (size_t i = 0; i < sizeof more / sizeof *more; i++) argv[n++] = (char *)more[i];
     }
     argv[n] = NULL;
 }
@@ -263,25 +256,20 @@ static int run_child_as(bc_runner *r, int variant, char **argv, const char *labe
 }
 
 /* One run of one variant; 0 or -1. */
-static int measure(const bc_options *o, bc_runner *r, bc_app_runs *app, int variant,
-                   bc_result *res)
+static int measure(const bc_options *o, bc_runner *r, bc_app_runs *app, int variant, bc_result *res)
 {
     static const char *const labels[] = {"", " --checkpoint-every", " --iterations 1",
                                          " --checkpoint-every, TESS_CKPT_WRITER=normal"};
     char *argv[BC_ARGV_MAX], bufs[4][32], path[PATH_MAX], label[64];
     child_argv(o, r, app, variant, argv, bufs);
-    if (o->dry_run && variant == BC_COMPETING)
-        printf("TESS_CKPT_WRITER=normal ");
-    if (o->dry_run)
-        return bc_print_command(argv), 0;
+    if (o->dry_run && variant == BC_COMPETING) printf("TESS_CKPT_WRITER=normal ");
+    if (o->dry_run) return bc_print_command(argv), 0;
     snprintf(path, sizeof path, "%s/ckpt", r->tmpdir);
     bc_remove_tree(path); /* every ckpt run starts a new job in an empty directory */
     snprintf(label, sizeof label, "%s%s", app->name, labels[variant]);
-    if (run_child_as(r, variant, argv, label, &res->cpu) != 0)
-        return -1;
+    if (run_child_as(r, variant, argv, label, &res->cpu) != 0) return -1;
     res->ckpt_bytes = variant == BC_CKPT || variant == BC_COMPETING ? bc_dir_bytes(path) : 0;
-    if (res->ckpt_bytes > app->ckpt_bytes)
-        app->ckpt_bytes = res->ckpt_bytes;
+    if (res->ckpt_bytes > app->ckpt_bytes) app->ckpt_bytes = res->ckpt_bytes;
     bc_remove_tree(path);
     snprintf(path, sizeof path, "%s/metrics.json", r->tmpdir);
     return bc_read_metrics(path, (int)(2 * o->every), res);
@@ -306,8 +294,7 @@ static double figure(const bc_result *r, int which)
 static double median_of(const bc_result *res, int n, int which)
 {
     double v[1000];
-    for (int i = 0; i < n; i++)
-        v[i] = figure(&res[i], which);
+    for (int i = 0; i < n; i++) v[i] = figure(&res[i], which);
     return bench_median(v, n);
 }
 
@@ -323,8 +310,7 @@ static double median_ratio(const bc_app_runs *app, int n, int variant)
 static double median_cpu_difference(const bc_result *a, const bc_result *b, int n)
 {
     double v[1000];
-    for (int i = 0; i < n; i++)
-        v[i] = a[i].cpu - b[i].cpu;
+    for (int i = 0; i < n; i++) v[i] = a[i].cpu - b[i].cpu;
     return bench_median(v, n);
 }
 
@@ -334,15 +320,16 @@ static void report_cpu(const bc_options *o, const bc_app_runs *app, int n)
 {
     bc_result *const *r = app->runs;
     double extra = median_cpu_difference(r[BC_CKPT], r[BC_PLAIN], n);
-    double iterations = median_cpu_difference(r[BC_PLAIN], r[BC_BASE], n) *
-                        (double)o->iterations / (double)(o->iterations - 1);
+    double iterations = median_cpu_difference(r[BC_PLAIN], r[BC_BASE], n) * (double)o->iterations /
+                        (double)(o->iterations - 1);
     long checkpoints = (o->iterations - 1) / o->every;
     printf("%s: CPU per run (median): plain %.2f s, ckpt %.2f s, load + 1 iteration %.2f s\n",
            app->name, median_of(r[BC_PLAIN], n, BC_CPU), median_of(r[BC_CKPT], n, BC_CPU),
            median_of(r[BC_BASE], n, BC_CPU));
     printf("%s: CPU of the checkpoints: %+.2f s per run (%+.3f s each) = %+.1f%% of the CPU "
-           "of %ld iterations (%.2f s)\n", app->name, extra, extra / (double)checkpoints,
-           100 * extra / iterations, o->iterations, iterations);
+           "of %ld iterations (%.2f s)\n",
+           app->name, extra, extra / (double)checkpoints, 100 * extra / iterations, o->iterations,
+           iterations);
 }
 
 /* The runtime's own figures: time the workers were held for the copies, and
@@ -355,13 +342,14 @@ static void report_direct_cost(const bc_options *o, const bc_app_runs *app, int 
     const bc_result *ck = app->runs[BC_CKPT];
     double cut = median_of(ck, n, BC_CUT), write = median_of(ck, n, BC_WRITE);
     double count = median_of(ck, n, BC_COUNT), bytes = median_of(ck, n, BC_BYTES);
-    if (isnan(cut) || isnan(write) || !(count > 0))
-        return;
+    if (isnan(cut) || isnan(write) || !(count > 0)) return;
     double compute = plain * (double)o->iterations;
     printf("%s: per checkpoint (median over rounds, rank 0): cut %.4f s, background write %.3f s, "
-           "%.1f MB written\n", app->name, cut / count, write / count, bytes / count / 1e6);
+           "%.1f MB written\n",
+           app->name, cut / count, write / count, bytes / count / 1e6);
     printf("%s: direct cost per run: cut %.1f%% .. cut + write %.1f%% of the plain "
-           "iteration time\n", app->name, 100 * cut / compute, 100 * (cut + write) / compute);
+           "iteration time\n",
+           app->name, 100 * cut / compute, 100 * (cut + write) / compute);
 }
 
 /* A long job pays the one-time save of its static tables once: the steady
@@ -373,8 +361,8 @@ static void report_steady(const bc_options *o, const bc_app_runs *app, int n)
     if (isnan(plain) || isnan(ckpt)) return;
     double overhead = ckpt / plain - 1.0;
     printf("%s: steady state (iterations %ld..%ld, after the static tables were saved): plain "
-           "%.4f, ckpt %.4f s/iteration; goal <= %.0f%%: %s (%+.2f%%)\n", app->name,
-           2 * o->every + 1, o->iterations, plain, ckpt, BC_GOAL_OVERHEAD * 100,
+           "%.4f, ckpt %.4f s/iteration; goal <= %.0f%%: %s (%+.2f%%)\n",
+           app->name, 2 * o->every + 1, o->iterations, plain, ckpt, BC_GOAL_OVERHEAD * 100,
            overhead <= BC_GOAL_OVERHEAD ? "met" : "NOT met", overhead * 100);
 }
 
@@ -388,8 +376,9 @@ static void report_competing_writer(const bc_app_runs *app, int n)
     double competing = median_of(r[BC_COMPETING], n, BC_PER_ITERATION);
     printf("%s: competing writer (TESS_CKPT_WRITER=normal): ckpt %.4f s/iteration; "
            "ratio to plain %.4f (median of per-round ratios %.4f); paced writer / competing "
-           "= %.4f\n", app->name, competing, competing / plain,
-           median_ratio(app, n, BC_COMPETING), paced / competing);
+           "= %.4f\n",
+           app->name, competing, competing / plain, median_ratio(app, n, BC_COMPETING),
+           paced / competing);
     double steady = median_of(r[BC_COMPETING], n, BC_STEADY) / median_of(r[BC_PLAIN], n, BC_STEADY);
     if (!isnan(steady))
         printf("%s: competing writer, steady state: %+.2f%%\n", app->name, (steady - 1.0) * 100);
@@ -407,7 +396,8 @@ static void report_app(const bc_options *o, const bc_app_runs *app, int n)
            "(median of per-round ratios %.4f)\n",
            app->name, n, plain, ckpt, ckpt / plain, median_ratio(app, n, BC_CKPT));
     printf("%s: median run time after loading (wall - load): plain %.3f s, ckpt %.3f s; "
-           "ratio %.4f\n", app->name, plain_span, ckpt_span, ckpt_span / plain_span);
+           "ratio %.4f\n",
+           app->name, plain_span, ckpt_span, ckpt_span / plain_span);
     printf("%s: checkpoint directory at the end of a run: %.1f MB (%ld checkpoints per run)\n",
            app->name, (double)app->ckpt_bytes / 1e6, (o->iterations - 1) / o->every);
     report_direct_cost(o, app, n, plain);
@@ -424,12 +414,13 @@ static void print_round(const bc_options *o, const bc_app_runs *app, int round)
     const bc_result *p = &app->runs[BC_PLAIN][round], *c = &app->runs[BC_CKPT][round];
     const bc_result *b = &app->runs[BC_BASE][round], *w = &app->runs[BC_COMPETING][round];
     printf("%s round %d: plain %.4f s/it (wall %.2f s, CPU %.2f s), ckpt %.4f s/it (wall %.2f s, "
-           "CPU %.2f s); ratio %.4f; load + 1 iteration CPU %.2f s\n", app->name, round + 1,
-           p->mean_iteration, p->wall, p->cpu, c->mean_iteration, c->wall, c->cpu,
-           c->mean_iteration / p->mean_iteration, b->cpu);
+           "CPU %.2f s); ratio %.4f; load + 1 iteration CPU %.2f s\n",
+           app->name, round + 1, p->mean_iteration, p->wall, p->cpu, c->mean_iteration, c->wall,
+           c->cpu, c->mean_iteration / p->mean_iteration, b->cpu);
     if (o->compare_writer)
         printf("%s round %d: ckpt, competing writer %.4f s/it (wall %.2f s, CPU %.2f s); "
-               "ratio %.4f\n", app->name, round + 1, w->mean_iteration, w->wall, w->cpu,
+               "ratio %.4f\n",
+               app->name, round + 1, w->mean_iteration, w->wall, w->cpu,
                w->mean_iteration / p->mean_iteration);
     fflush(stdout);
 }
@@ -440,17 +431,14 @@ static int overhead_app(const bc_options *o, bc_runner *r, bc_app_runs *app)
     printf("\n== overhead: %s --gen %s, %ld iterations, --checkpoint-every %ld, %ld worker(s)%s\n",
            app->name, app->gen, o->iterations, o->every, o->workers,
            o->mpirun_np ? " per rank under mpirun" : " (embedded)");
-    if (o->mpirun_np)
-        printf("   mpirun -np %ld\n", o->mpirun_np);
+    if (o->mpirun_np) printf("   mpirun -np %ld\n", o->mpirun_np);
     for (int k = 0; rc == 0 && k < o->rounds; k++) {
         int last = o->compare_writer ? BC_COMPETING : BC_BASE;
         for (int v = BC_PLAIN; rc == 0 && v <= last; v++)
             rc = measure(o, r, app, v, &app->runs[v][k]);
-        if (rc == 0 && !o->dry_run)
-            print_round(o, app, done++);
+        if (rc == 0 && !o->dry_run) print_round(o, app, done++);
     }
-    if (done > 0)
-        report_app(o, app, done);
+    if (done > 0) report_app(o, app, done);
     return rc;
 }
 
@@ -460,14 +448,12 @@ static int overhead_bench(const bc_options *o, bc_runner *r)
                            {.name = "kmeans", .gen = o->kmeans_gen}};
     int rc = 0;
     for (int a = 0; a < 2 && rc == 0; a++) {
-        if (!(o->apps & (1u << a)))
-            continue;
+        if (!(o->apps & (1u << a))) continue;
         int ok = 1;
         for (int v = BC_PLAIN; v < BC_VARIANTS; v++)
             ok &= (apps[a].runs[v] = calloc((size_t)o->rounds, sizeof(bc_result))) != NULL;
         rc = ok ? overhead_app(o, r, &apps[a]) : -1;
-        for (int v = BC_PLAIN; v < BC_VARIANTS; v++)
-            free(apps[a].runs[v]);
+        for (int v = BC_PLAIN; v < BC_VARIANTS; v++) free(apps[a].runs[v]);
     }
     return rc;
 }
@@ -481,8 +467,7 @@ static void print_load(const char *when)
     char line[128] = "unknown";
     FILE *f = fopen("/proc/loadavg", "r");
     if (f != NULL) {
-        if (fgets(line, sizeof line, f) == NULL)
-            snprintf(line, sizeof line, "unknown");
+        if (fgets(line, sizeof line, f) == NULL) snprintf(line, sizeof line, "unknown");
         fclose(f);
     }
     line[strcspn(line, "\n")] = '\0';
@@ -492,18 +477,15 @@ static void print_load(const char *when)
 static int bench(const bc_options *o)
 {
     bc_runner r;
-    if (bc_runner_init(&r, o) != 0)
-        return 1;
+    if (bc_runner_init(&r, o) != 0) return 1;
     if (bench_make_tmpdir(r.tmpdir, sizeof r.tmpdir, o->tmp_parent, "tessera-bench-ckpt",
                           BC_NAME) != 0)
         return 1;
     printf("tessera bench ckpt: tessera %s, temporary directory %s\n", tess_version(), r.tmpdir);
     print_load("at the start");
     int rc = 0;
-    if (o->what & BC_OVERHEAD)
-        rc = overhead_bench(o, &r);
-    if (rc == 0 && (o->what & BC_RESTORE) && !o->dry_run)
-        rc = bc_restore_bench(o, r.tmpdir);
+    if (o->what & BC_OVERHEAD) rc = overhead_bench(o, &r);
+    if (rc == 0 && (o->what & BC_RESTORE) && !o->dry_run) rc = bc_restore_bench(o, r.tmpdir);
     print_load("at the end");
     bc_remove_tree(r.tmpdir);
     return rc == 0 ? 0 : 1;
@@ -513,10 +495,8 @@ int bench_ckpt_main(int argc, char **argv)
 {
     bc_options o;
     int prc = parse_options(&o, argc, argv);
-    if (prc != 0)
-        return prc > 0 ? 0 : 2;
-    if (o.rounds > 1000)
-        o.rounds = 1000;
+    if (prc != 0) return prc > 0 ? 0 : 2;
+    if (o.rounds > 1000) o.rounds = 1000;
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);

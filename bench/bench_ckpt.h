@@ -31,30 +31,30 @@ typedef struct bc_options {
     long rounds, iterations, every, workers, mpirun_np, restore_reps;
     double timeout_s;
     const char *pagerank_gen, *kmeans_gen, *tmp_parent;
-    uint64_t sizes[BC_MAX_SIZES];   /* restore: doubles per table */
+    uint64_t sizes[BC_MAX_SIZES]; /* restore: doubles per table */
     int nsizes;
     int dry_run;
-    int compare_writer;             /* also ckpt runs with TESS_CKPT_WRITER=normal */
+    int compare_writer; /* also ckpt runs with TESS_CKPT_WRITER=normal */
 } bc_options;
 
 extern volatile sig_atomic_t bc_interrupted;
 
 /* ---- one child run (bench_ckpt_child.c) ---- */
 typedef struct bc_runner {
-    char exe[PATH_MAX];     /* this binary */
-    char mpirun[PATH_MAX];  /* empty: embedded children */
+    char exe[PATH_MAX];    /* this binary */
+    char mpirun[PATH_MAX]; /* empty: embedded children */
     char tmpdir[PATH_MAX / 2];
     double timeout_s;
 } bc_runner;
 
 /* What a run's metrics say. */
 typedef struct bc_result {
-    double mean_iteration;  /* mean of iteration_seconds */
-    double steady_iteration;/* the mean from iteration `skip` on (bc_read_metrics) */
-    double wall, load;      /* wall_seconds, load_seconds */
-    double cpu;             /* user + system CPU seconds of the child and its ranks */
+    double mean_iteration;   /* mean of iteration_seconds */
+    double steady_iteration; /* the mean from iteration `skip` on (bc_read_metrics) */
+    double wall, load;       /* wall_seconds, load_seconds */
+    double cpu;              /* user + system CPU seconds of the child and its ranks */
     int iterations;
-    uint64_t ckpt_bytes;    /* bytes left in its checkpoint directory */
+    uint64_t ckpt_bytes; /* bytes left in its checkpoint directory */
     /* the runtime's own figures (rank 0), NAN when the metrics lack them */
     double cut_seconds, write_seconds, bytes_written, checkpoints;
 } bc_result;

@@ -39,8 +39,7 @@ int bc_runner_init(bc_runner *r, const bc_options *o)
         return -1;
     }
     r->exe[n] = '\0';
-    if (o->mpirun_np == 0)
-        return 0;
+    if (o->mpirun_np == 0) return 0;
     const char *why = !tess_have_mpi() ? "this build has no MPI"
                       : bench_find_on_path("mpirun", r->mpirun, sizeof r->mpirun) != 0
                           ? "mpirun is not on PATH"
@@ -49,15 +48,13 @@ int bc_runner_init(bc_runner *r, const bc_options *o)
         app_error(BC_NAME, "option --mpirun: %s", why);
         return -1;
     }
-    if (why != NULL)
-        snprintf(r->mpirun, sizeof r->mpirun, "mpirun");
+    if (why != NULL) snprintf(r->mpirun, sizeof r->mpirun, "mpirun");
     return 0;
 }
 
 void bc_print_command(char **argv)
 {
-    for (int i = 0; argv[i] != NULL; i++)
-        printf("%s%s", i ? " " : "", argv[i]);
+    for (int i = 0; argv[i] != NULL; i++) printf("%s%s", i ? " " : "", argv[i]);
     printf("\n");
 }
 
@@ -77,17 +74,14 @@ static double cpu_seconds(const struct rusage *ru)
 /* Poll the child until it ends; terminate it on timeout or interruption.
  * 0 with *status and its rusage (which covers the ranks mpirun waited
  * for), or -1 (*why says which). */
-static int wait_child(pid_t pid, double timeout_s, int *status, struct rusage *ru,
-                      const char **why)
+static int wait_child(pid_t pid, double timeout_s, int *status, struct rusage *ru, const char **why)
 {
     double start = now_seconds(), term_at = 0;
     struct timespec pause = {0, BC_POLL_NS};
     for (;;) {
         pid_t w = wait4(pid, status, WNOHANG, ru);
-        if (w == pid)
-            return *why == NULL ? 0 : -1;
-        if (w < 0 && errno != EINTR)
-            return *why = "lost the child", -1;
+        if (w == pid) return *why == NULL ? 0 : -1;
+        if (w < 0 && errno != EINTR) return *why = "lost the child", -1;
         double t = now_seconds();
         if (*why == NULL && (bc_interrupted || t - start > timeout_s)) {
             *why = bc_interrupted ? "interrupted" : "timed out";
@@ -135,19 +129,15 @@ int bc_run_child(bc_runner *r, char **argv, const char *label, double *cpu_out)
  * it is not a list of numbers. */
 static int list_sum(const char *v, int skip, double *sum_out)
 {
-    if (v == NULL || *v++ != '[')
-        return -1;
+    if (v == NULL || *v++ != '[') return -1;
     int n = 0, seen = 0;
     double sum = 0;
     for (;;) {
-        while (*v == ' ' || *v == '\n' || *v == ',')
-            v++;
-        if (*v == ']')
-            break;
+        while (*v == ' ' || *v == '\n' || *v == ',') v++;
+        if (*v == ']') break;
         char *end;
         double x = strtod(v, &end);
-        if (end == v)
-            return -1;
+        if (end == v) return -1;
         if (seen++ >= skip) {
             sum += x;
             n++;
@@ -199,19 +189,15 @@ typedef void (*tree_fn)(const char *path, const struct stat *st, void *arg);
 static void walk_tree(const char *dir, tree_fn fn, void *arg)
 {
     DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
+    if (d == NULL) return;
     struct dirent *e;
     char path[PATH_MAX];
     while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         struct stat st;
-        if (lstat(path, &st) != 0)
-            continue;
-        if (S_ISDIR(st.st_mode))
-            walk_tree(path, fn, arg);
+        if (lstat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) walk_tree(path, fn, arg);
         fn(path, &st, arg);
     }
     closedir(d);
@@ -220,8 +206,7 @@ static void walk_tree(const char *dir, tree_fn fn, void *arg)
 static void add_size(const char *path, const struct stat *st, void *arg)
 {
     (void)path;
-    if (S_ISREG(st->st_mode))
-        *(uint64_t *)arg += (uint64_t)st->st_size;
+    if (S_ISREG(st->st_mode)) *(uint64_t *)arg += (uint64_t)st->st_size;
 }
 
 uint64_t bc_dir_bytes(const char *dir)
@@ -234,10 +219,8 @@ uint64_t bc_dir_bytes(const char *dir)
 static void remove_entry(const char *path, const struct stat *st, void *arg)
 {
     (void)arg;
-    if (S_ISDIR(st->st_mode))
-        rmdir(path);
-    else
-        unlink(path);
+    if (S_ISDIR(st->st_mode)) rmdir(path);
+    else unlink(path);
 }
 
 void bc_remove_tree(const char *dir)

@@ -28,15 +28,12 @@ typedef struct bc_restore_run {
     const char *dir;
     tess_table *table;
     int mismatches;
-    double seconds;           /* the phase this run measures */
+    double seconds; /* the phase this run measures */
     uint64_t epoch;
     tess_checkpoint_stats stats;
 } bc_restore_run;
 
-static double value_of(uint64_t key)
-{
-    return tess_rng_unit(BC_VALUE_SEED, 0, key);
-}
+static double value_of(uint64_t key) { return tess_rng_unit(BC_VALUE_SEED, 0, key); }
 
 /* Instance p adds value_of(key) to every key of partition p (absent keys
  * start at 0, so the sum is the value), in batches. */
@@ -62,13 +59,10 @@ static int write_control(tess_ctx *ctx, void *arg)
 {
     bc_restore_run *run = arg;
     int rc = tess_run(ctx, "bc_fill", tess_table_partitions(run->table), run->table, NULL, 0);
-    if (rc == TESS_OK)
-        rc = tess_barrier(ctx);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
     double t0 = tess_now();
-    if (rc == TESS_OK)
-        rc = tess_checkpoint_barrier(ctx, &run->n, sizeof run->n);
-    if (rc == TESS_OK)
-        rc = tess_checkpoint_wait(ctx, &run->epoch);
+    if (rc == TESS_OK) rc = tess_checkpoint_barrier(ctx, &run->n, sizeof run->n);
+    if (rc == TESS_OK) rc = tess_checkpoint_wait(ctx, &run->epoch);
     run->seconds = tess_now() - t0;
     return rc;
 }
@@ -99,8 +93,7 @@ static int restore_control(tess_ctx *ctx, void *arg)
     if (rc == TESS_OK && (len != sizeof run->n || memcmp(user, &run->n, len) != 0))
         rc = TESS_ERR_FORMAT;
     free(user);
-    if (rc == TESS_OK)
-        run->mismatches = count_mismatches(run);
+    if (rc == TESS_OK) run->mismatches = count_mismatches(run);
     return rc;
 }
 
@@ -112,8 +105,7 @@ static int with_runtime(bc_restore_run *run, tess_control_fn control)
     cfg.workers = (int)run->workers;
     cfg.mode = TESS_MODE_EMBEDDED;
     tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != TESS_OK)
-        return TESS_ERR_INVAL;
+    if (tess_init(&cfg, &ctx) != TESS_OK) return TESS_ERR_INVAL;
     tess_table_spec s;
     tess_table_spec_init(&s);
     s.name = "values";
@@ -127,15 +119,12 @@ static int with_runtime(bc_restore_run *run, tess_control_fn control)
     char job[64];
     snprintf(job, sizeof job, "bench-ckpt-restore n=%llu", (unsigned long long)run->n);
     int rc = tess_table_create(ctx, &s, &run->table);
-    if (rc == TESS_OK)
-        rc = tess_register_kernel(ctx, "bc_fill", bc_fill);
-    if (rc == TESS_OK)
-        rc = tess_checkpoint_enable(ctx, run->dir, job, 1);
-    if (rc == TESS_OK)
-        rc = tess_main(ctx, control, run);
+    if (rc == TESS_OK) rc = tess_register_kernel(ctx, "bc_fill", bc_fill);
+    if (rc == TESS_OK) rc = tess_checkpoint_enable(ctx, run->dir, job, 1);
+    if (rc == TESS_OK) rc = tess_main(ctx, control, run);
     if (rc != TESS_OK)
-        app_error(BC_NAME, "restore benchmark, %llu doubles: %s (%s)",
-                  (unsigned long long)run->n, tess_strerror(rc), tess_last_error(ctx));
+        app_error(BC_NAME, "restore benchmark, %llu doubles: %s (%s)", (unsigned long long)run->n,
+                  tess_strerror(rc), tess_last_error(ctx));
     tess_checkpoint_get_stats(ctx, &run->stats);
     tess_finalize(ctx);
     return rc;
@@ -158,15 +147,13 @@ static int restore_size(const bc_options *o, const char *tmpdir, uint64_t n)
         bad += r.mismatches;
     }
     bc_remove_tree(dir);
-    if (rc != TESS_OK || bc_interrupted)
-        return -1;
+    if (rc != TESS_OK || bc_interrupted) return -1;
     double med = bench_median(t, reps), min = t[0];
-    for (int k = 1; k < reps; k++)
-        min = t[k] < min ? t[k] : min;
+    for (int k = 1; k < reps; k++) min = t[k] < min ? t[k] : min;
     printf("restore %llu doubles (%.1f MB; %.1f MB on disk): checkpoint %.3f s; restore median "
            "%.3f s (min %.3f, runtime's restore_seconds %.3f) over %d = %.0f MB/s\n",
-           (unsigned long long)n, mb, disk, w.seconds, med, min,
-           bench_median(inner, reps), reps, mb / med);
+           (unsigned long long)n, mb, disk, w.seconds, med, min, bench_median(inner, reps), reps,
+           mb / med);
     fflush(stdout);
     if (bad > 0)
         app_error(BC_NAME, "restore of %llu doubles: %d sampled values differ",
@@ -177,9 +164,9 @@ static int restore_size(const bc_options *o, const char *tmpdir, uint64_t n)
 int bc_restore_bench(const bc_options *o, const char *tmpdir)
 {
     printf("\n== restore: a dense table of N random doubles, %ld worker(s), %ld partitions, "
-           "embedded\n", o->workers, 2 * o->workers);
+           "embedded\n",
+           o->workers, 2 * o->workers);
     int rc = 0;
-    for (int i = 0; rc == 0 && i < o->nsizes; i++)
-        rc = restore_size(o, tmpdir, o->sizes[i]);
+    for (int i = 0; rc == 0 && i < o->nsizes; i++) rc = restore_size(o, tmpdir, o->sizes[i]);
     return rc;
 }

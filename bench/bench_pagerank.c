@@ -59,13 +59,13 @@ typedef struct bench_state {
     bench_options opt;
     char spec[64];
     uint64_t nv, ne;
-    uint64_t *ids;          /* nv original ids, ascending (taken from the graph) */
+    uint64_t *ids; /* nv original ids, ascending (taken from the graph) */
     bench_csr csr;
-    double *ref_ranks;      /* nv, from the first reference round */
+    double *ref_ranks; /* nv, from the first reference round */
     char tmpdir[BENCH_DIR_MAX];
     char exe[PATH_MAX];
-    char mpirun[PATH_MAX];  /* empty: variant C is not run */
-    const char *mpi_note;   /* why C is not run */
+    char mpirun[PATH_MAX]; /* empty: variant C is not run */
+    const char *mpi_note;  /* why C is not run */
     bench_round *rounds;
     double err_tess, err_mpi; /* max relative error vs the reference; NAN: not checked */
 } bench_state;
@@ -82,50 +82,44 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: tessera bench pagerank [options]\n"
-            "\n"
-            "PageRank on tessera against a plain C CSR pull PageRank with OpenMP\n"
-            "(the memory-bandwidth reference), in alternating rounds:\n"
-            "  A  reference, W OpenMP threads in this process\n"
-            "  B  tessera embedded: tessera run pagerank --workers W\n"
-            "  C  tessera under MPI: mpirun -np W ... --workers 1 (if available)\n"
-            "Reports edges/s of each, tessera/reference throughput (goal >= 0.5),\n"
-            "MPI/embedded time per iteration (goal <= 2), the ratios of every round,\n"
-            "and the largest relative difference of tessera's ranks from the\n"
-            "reference's (must be <= 1e-9).\n"
-            "\n"
-            "options:\n"
-            "  --scale S          R-MAT scale: 2^S vertices (default 20)\n"
-            "  --edge-factor E    edges per vertex (default 16)\n"
-            "  --quick            --scale 16 (a smoke run of a few seconds)\n"
-            "  --iterations I     PageRank iterations per run (default 10)\n"
-            "  --damping D        damping factor (default 0.85)\n"
-            "  --rounds R         rounds of A B C (default 3)\n"
-            "  --workers W        threads for A and B, ranks for C (default 2)\n"
-            "  --no-mpi           skip C\n"
-            "  --json FILE        append one JSON object (one line) with the results\n"
-            "  --tmpdir DIR       where the temporary directory goes (default $TMPDIR\n"
-            "                     or /tmp); it holds the graph cache (~8 bytes/edge)\n"
-            "  --help             this text\n"
-            "\n"
-            "As root, mpirun needs OMPI_ALLOW_RUN_AS_ROOT=1 and\n"
-            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 in the environment; in containers\n"
-            "OMPI_MCA_btl_vader_single_copy_mechanism=none may be needed too.\n");
+    fprintf(out, "usage: tessera bench pagerank [options]\n"
+                 "\n"
+                 "PageRank on tessera against a plain C CSR pull PageRank with OpenMP\n"
+                 "(the memory-bandwidth reference), in alternating rounds:\n"
+                 "  A  reference, W OpenMP threads in this process\n"
+                 "  B  tessera embedded: tessera run pagerank --workers W\n"
+                 "  C  tessera under MPI: mpirun -np W ... --workers 1 (if available)\n"
+                 "Reports edges/s of each, tessera/reference throughput (goal >= 0.5),\n"
+                 "MPI/embedded time per iteration (goal <= 2), the ratios of every round,\n"
+                 "and the largest relative difference of tessera's ranks from the\n"
+                 "reference's (must be <= 1e-9).\n"
+                 "\n"
+                 "options:\n"
+                 "  --scale S          R-MAT scale: 2^S vertices (default 20)\n"
+                 "  --edge-factor E    edges per vertex (default 16)\n"
+                 "  --quick            --scale 16 (a smoke run of a few seconds)\n"
+                 "  --iterations I     PageRank iterations per run (default 10)\n"
+                 "  --damping D        damping factor (default 0.85)\n"
+                 "  --rounds R         rounds of A B C (default 3)\n"
+                 "  --workers W        threads for A and B, ranks for C (default 2)\n"
+                 "  --no-mpi           skip C\n"
+                 "  --json FILE        append one JSON object (one line) with the results\n"
+                 "  --tmpdir DIR       where the temporary directory goes (default $TMPDIR\n"
+                 "                     or /tmp); it holds the graph cache (~8 bytes/edge)\n"
+                 "  --help             this text\n"
+                 "\n"
+                 "As root, mpirun needs OMPI_ALLOW_RUN_AS_ROOT=1 and\n"
+                 "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 in the environment; in containers\n"
+                 "OMPI_MCA_btl_vader_single_copy_mechanism=none may be needed too.\n");
 }
-
-
 
 /* One option at argv[*i]; 0, 1 for --help, or -1 after printing an error. */
 static int parse_option(bench_options *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
-        return 1;
-    if (strcmp(a, "--quick") == 0)
-        return o->scale = 16, 0;
-    if (strcmp(a, "--no-mpi") == 0)
-        return o->no_mpi = 1, 0;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
+    if (strcmp(a, "--quick") == 0) return o->scale = 16, 0;
+    if (strcmp(a, "--no-mpi") == 0) return o->no_mpi = 1, 0;
     if (bench_is_option(a, "--scale"))
         return app_parse_int(BENCH, "scale", bench_option_value(argc, argv, i), 1, 31, &o->scale);
     if (bench_is_option(a, "--edge-factor"))
@@ -135,14 +129,14 @@ static int parse_option(bench_options *o, int argc, char **argv, int *i)
         return app_parse_int(BENCH, "iterations", bench_option_value(argc, argv, i), 1, 100000,
                              &o->iterations);
     if (bench_is_option(a, "--rounds"))
-        return app_parse_int(BENCH, "rounds", bench_option_value(argc, argv, i), 1, 1000, &o->rounds);
+        return app_parse_int(BENCH, "rounds", bench_option_value(argc, argv, i), 1, 1000,
+                             &o->rounds);
     if (bench_is_option(a, "--workers"))
         return app_parse_int(BENCH, "workers", bench_option_value(argc, argv, i), 1, 1024,
                              &o->workers);
     if (bench_is_option(a, "--damping")) {
         const char *v = bench_option_value(argc, argv, i);
-        if (app_parse_double(BENCH, "damping", v, 0.0, 1.0, &o->damping))
-            return -1;
+        if (app_parse_double(BENCH, "damping", v, 0.0, 1.0, &o->damping)) return -1;
         if (o->damping <= 0.0 || o->damping >= 1.0) {
             app_error(BENCH, "option --damping: must be in (0, 1), got '%s'", v);
             return -1;
@@ -165,12 +159,15 @@ static int parse_option(bench_options *o, int argc, char **argv, int *i)
 /* 0 to run, 1 after --help, -1 after an error. */
 static int parse_options(bench_options *o, int argc, char **argv)
 {
-    *o = (bench_options){.scale = 20, .edge_factor = 16, .iterations = 10, .rounds = 3,
-                         .workers = 2, .damping = 0.85};
+    *o = (bench_options){.scale = 20,
+                         .edge_factor = 16,
+                         .iterations = 10,
+                         .rounds = 3,
+                         .workers = 2,
+                         .damping = 0.85};
     for (int i = 1; i < argc; i++) {
         int rc = parse_option(o, argc, argv, &i);
-        if (rc != 0)
-            return rc;
+        if (rc != 0) return rc;
     }
     if (((uint64_t)o->edge_factor << o->scale) > ((uint64_t)1 << 36)) {
         app_error(BENCH, "option --edge-factor: %ld << %ld edges is too many", o->edge_factor,
@@ -187,19 +184,16 @@ static void tmp_path(const bench_state *s, const char *name, char *out, size_t l
     snprintf(out, len, "%s/%s", s->tmpdir, name);
 }
 
-
 /* The directory holds only files this process (or its children) made. */
 static void remove_tmpdir(bench_state *s)
 {
-    if (s->tmpdir[0] == '\0')
-        return;
+    if (s->tmpdir[0] == '\0') return;
     DIR *d = opendir(s->tmpdir);
     if (d != NULL) {
         struct dirent *e;
         char path[PATH_MAX + 256];
         while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
             snprintf(path, sizeof path, "%s/%s", s->tmpdir, e->d_name);
             unlink(path);
         }
@@ -219,8 +213,7 @@ static int prepare_graph(bench_state *s)
     snprintf(s->spec, sizeof s->spec, "rmat:%ld:%ld", s->opt.scale, s->opt.edge_factor);
     tmp_path(s, "graph.cache", cache, sizeof cache);
     int rc = tg_generate(s->spec, &g, err, sizeof err);
-    if (rc == 0)
-        rc = tg_write_cache(cache, &g, err, sizeof err);
+    if (rc == 0) rc = tg_write_cache(cache, &g, err, sizeof err);
     if (rc != 0) {
         app_error(BENCH, "%s", err);
         tg_free(&g);
@@ -242,14 +235,11 @@ static int prepare_graph(bench_state *s)
 
 /* ------------------------------------------------------- subprocesses */
 
-
 static void find_mpirun(bench_state *s)
 {
     s->mpirun[0] = '\0';
-    if (s->opt.no_mpi)
-        s->mpi_note = "--no-mpi";
-    else if (!tess_have_mpi())
-        s->mpi_note = "this build has no MPI";
+    if (s->opt.no_mpi) s->mpi_note = "--no-mpi";
+    else if (!tess_have_mpi()) s->mpi_note = "this build has no MPI";
     else if (bench_find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0)
         s->mpi_note = "mpirun is not on PATH";
     else if (geteuid() == 0 && getenv("OMPI_ALLOW_RUN_AS_ROOT") == NULL) {
@@ -264,12 +254,9 @@ static void find_mpirun(bench_state *s)
 static int wait_child(pid_t pid, int *status)
 {
     for (;;) {
-        if (waitpid(pid, status, 0) == pid)
-            return bench_interrupted ? -1 : 0;
-        if (errno != EINTR)
-            return -1;
-        if (bench_interrupted)
-            kill(pid, SIGTERM);
+        if (waitpid(pid, status, 0) == pid) return bench_interrupted ? -1 : 0;
+        if (errno != EINTR) return -1;
+        if (bench_interrupted) kill(pid, SIGTERM);
     }
 }
 
@@ -292,12 +279,10 @@ static int run_child(bench_state *s, const char *label, char **argv)
         app_error(BENCH, "interrupted");
         return -1;
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
     char line[400];
     bench_first_line(err, line, sizeof line);
-    app_error(BENCH, "%s run failed (%s %d): %s", label,
-              WIFEXITED(status) ? "exit" : "signal",
+    app_error(BENCH, "%s run failed (%s %d): %s", label, WIFEXITED(status) ? "exit" : "signal",
               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
               line[0] ? line : "(no message)");
     return -1;
@@ -307,8 +292,7 @@ static int run_child(bench_state *s, const char *label, char **argv)
 
 static const char *skip_space(const char *p)
 {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
     return p;
 }
 
@@ -320,32 +304,26 @@ static int json_number_list(const char *text, const char *key, double **out)
     char quoted[128];
     snprintf(quoted, sizeof quoted, "\"%s\"", key);
     const char *p = strstr(text, quoted);
-    if (p == NULL)
-        return -1;
+    if (p == NULL) return -1;
     p = skip_space(p + strlen(quoted));
-    if (*p++ != ':' || *(p = skip_space(p)) != '[')
-        return -1;
+    if (*p++ != ':' || *(p = skip_space(p)) != '[') return -1;
     p = skip_space(p + 1);
     int n = 0, cap = 0;
     double *v = NULL;
     while (*p != ']') {
         char *end;
         double x = strtod(p, &end);
-        if (end == p)
-            goto fail;
+        if (end == p) goto fail;
         if (n == cap) {
             cap = cap ? 2 * cap : 32;
             double *bigger = realloc(v, (size_t)cap * sizeof *v);
-            if (bigger == NULL)
-                goto fail;
+            if (bigger == NULL) goto fail;
             v = bigger;
         }
         v[n++] = x;
         p = skip_space(end);
-        if (*p == ',')
-            p = skip_space(p + 1);
-        else if (*p != ']')
-            goto fail;
+        if (*p == ',') p = skip_space(p + 1);
+        else if (*p != ']') goto fail;
     }
     *out = v;
     return n;
@@ -392,8 +370,8 @@ static double compare_ranks(bench_state *s, const char *label, const char *path)
         double rank = *end == '\t' ? strtod(end + 1, &end) : NAN;
         if (i >= s->nv || id != s->ids[i] || isnan(rank)) {
             app_error(BENCH, "%s:%llu: expected vertex %llu with a rank, got '%.40s'", path,
-                      (unsigned long long)i + 1,
-                      i < s->nv ? (unsigned long long)s->ids[i] : 0ULL, line);
+                      (unsigned long long)i + 1, i < s->nv ? (unsigned long long)s->ids[i] : 0ULL,
+                      line);
             fclose(f);
             return INFINITY;
         }
@@ -421,11 +399,10 @@ static int pagerank_args(bench_state *s, char **argv, int n, long workers, const
     snprintf(bufs[1], PATH_MAX, "%ld", s->opt.iterations);
     snprintf(bufs[2], PATH_MAX, "%ld", workers);
     snprintf(bufs[3], PATH_MAX, "%.17g", s->opt.damping);
-    const char *fixed[] = {"run", "pagerank", "--graph", bufs[0], "--iterations", bufs[1],
-                           "--workers", bufs[2], "--damping", bufs[3], "--quiet",
-                           "--metrics", metrics};
-    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
-        argv[n++] = (char *)fixed[k];
+    const char *fixed[] = {"run",     "pagerank",  "--graph", bufs[0],     "--iterations",
+                           bufs[1],   "--workers", bufs[2],   "--damping", bufs[3],
+                           "--quiet", "--metrics", metrics};
+    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++) argv[n++] = (char *)fixed[k];
     if (output != NULL) {
         argv[n++] = "--output";
         argv[n++] = (char *)output;
@@ -455,8 +432,7 @@ static double run_tessera(bench_state *s, int mpi, int check, double *err_out)
     argv[n++] = s->exe;
     pagerank_args(s, argv, n, mpi ? 1 : s->opt.workers, metrics, check ? output : NULL, bufs);
     unlink(metrics);
-    if (run_child(s, label, argv) != 0)
-        return NAN;
+    if (run_child(s, label, argv) != 0) return NAN;
     double m = metrics_median(s, label, metrics);
     if (check && !isnan(m)) {
         *err_out = compare_ranks(s, label, output);
@@ -467,8 +443,7 @@ static double run_tessera(bench_state *s, int mpi, int check, double *err_out)
 
 static void print_rate(const char *name, double seconds, uint64_t ne)
 {
-    if (isnan(seconds))
-        printf("  %-9s     -\n", name);
+    if (isnan(seconds)) printf("  %-9s     -\n", name);
     else
         printf("  %-9s %10.3f ms/iteration %9.1f M edges/s\n", name, seconds * 1e3,
                (double)ne / seconds / 1e6);
@@ -479,15 +454,14 @@ static int run_round(bench_state *s, int r)
 {
     bench_round *rd = &s->rounds[r];
     int first = r == 0;
-    rd->ref = bench_csr_run(&s->csr, (int)s->opt.iterations, s->opt.damping,
-                            (int)s->opt.workers, first ? s->ref_ranks : NULL, NULL);
+    rd->ref = bench_csr_run(&s->csr, (int)s->opt.iterations, s->opt.damping, (int)s->opt.workers,
+                            first ? s->ref_ranks : NULL, NULL);
     if (rd->ref < 0) {
         app_error(BENCH, "reference run: %s", tess_strerror((int)rd->ref));
         return -1;
     }
     rd->tess = run_tessera(s, 0, first, &s->err_tess);
-    if (isnan(rd->tess))
-        return -1;
+    if (isnan(rd->tess)) return -1;
     rd->mpi = NAN;
     if (s->mpirun[0] != '\0') {
         rd->mpi = run_tessera(s, 1, first, &s->err_mpi);
@@ -521,38 +495,33 @@ static double median_of(const bench_state *s, round_figure fig)
     double v[1000];
     int n = 0;
     for (long r = 0; r < s->opt.rounds; r++)
-        if (!isnan(fig(&s->rounds[r])))
-            v[n++] = fig(&s->rounds[r]);
+        if (!isnan(fig(&s->rounds[r]))) v[n++] = fig(&s->rounds[r]);
     return n ? bench_median(v, n) : NAN;
 }
 
 static void print_per_round(const bench_state *s, round_figure fig)
 {
     printf("   per round:");
-    for (long r = 0; r < s->opt.rounds; r++)
-        printf(" %.3f", fig(&s->rounds[r]));
+    for (long r = 0; r < s->opt.rounds; r++) printf(" %.3f", fig(&s->rounds[r]));
     printf("\n");
 }
 
 static void print_report(const bench_state *s)
 {
-    double ref = median_of(s, fig_ref), tess = median_of(s, fig_tess),
-           mpi = median_of(s, fig_mpi);
+    double ref = median_of(s, fig_ref), tess = median_of(s, fig_tess), mpi = median_of(s, fig_mpi);
     printf("median over %ld rounds\n", s->opt.rounds);
     print_rate("reference", ref, s->ne);
     print_rate("tessera", tess, s->ne);
     print_rate("mpi", mpi, s->ne);
     printf("tessera/reference throughput: %.3f (goal >= 0.5)", ref / tess);
     print_per_round(s, fig_ratio);
-    if (isnan(mpi))
-        printf("mpi/embedded time: not measured (%s)\n", s->mpi_note);
+    if (isnan(mpi)) printf("mpi/embedded time: not measured (%s)\n", s->mpi_note);
     else {
         printf("mpi/embedded time: %.3f (goal <= 2)", mpi / tess);
         print_per_round(s, fig_mpi_ratio);
     }
     printf("max relative error vs reference: embedded %.3g", s->err_tess);
-    if (!isnan(s->err_mpi))
-        printf(", mpi %.3g", s->err_mpi);
+    if (!isnan(s->err_mpi)) printf(", mpi %.3g", s->err_mpi);
     printf(" (limit %g)\n", BENCH_MAX_ERROR);
 }
 
@@ -593,8 +562,7 @@ static void put_params(app_metrics *o, const bench_state *s)
 /* Did B (and C, if it ran) agree with the reference within BENCH_MAX_ERROR? */
 static int ranks_ok(const bench_state *s)
 {
-    return s->err_tess <= BENCH_MAX_ERROR &&
-           (isnan(s->err_mpi) || s->err_mpi <= BENCH_MAX_ERROR);
+    return s->err_tess <= BENCH_MAX_ERROR && (isnan(s->err_mpi) || s->err_mpi <= BENCH_MAX_ERROR);
 }
 
 /* Append one line: a JSON object with the parameters and all figures. */
@@ -627,7 +595,10 @@ static int setup(bench_state *s)
     s->exe[n] = '\0';
     find_mpirun(s);
     s->rounds = calloc((size_t)s->opt.rounds, sizeof *s->rounds);
-    if (s->rounds == NULL || bench_make_tmpdir(s->tmpdir, sizeof s->tmpdir, s->opt.tmp_parent, "tessera-bench", BENCH) != 0 || prepare_graph(s) != 0)
+    if (s->rounds == NULL ||
+        bench_make_tmpdir(s->tmpdir, sizeof s->tmpdir, s->opt.tmp_parent, "tessera-bench", BENCH) !=
+            0 ||
+        prepare_graph(s) != 0)
         return -1;
     s->ref_ranks = malloc(s->nv * sizeof *s->ref_ranks);
     if (s->ref_ranks == NULL) {
@@ -639,8 +610,7 @@ static int setup(bench_state *s)
 
 static int run_bench(bench_state *s)
 {
-    if (setup(s) != 0)
-        return 1;
+    if (setup(s) != 0) return 1;
     printf("bench pagerank: %s, %llu vertices, %llu edges, %ld iterations, %ld rounds, "
            "%ld workers%s%s\n",
            s->spec, (unsigned long long)s->nv, (unsigned long long)s->ne, s->opt.iterations,
@@ -648,11 +618,9 @@ static int run_bench(bench_state *s)
            s->mpi_note ? s->mpi_note : "");
     fflush(stdout);
     for (long r = 0; r < s->opt.rounds; r++)
-        if (run_round(s, (int)r) != 0)
-            return 1;
+        if (run_round(s, (int)r) != 0) return 1;
     print_report(s);
-    if (s->opt.json_path != NULL && append_json(s) != 0)
-        return 1;
+    if (s->opt.json_path != NULL && append_json(s) != 0) return 1;
     if (!ranks_ok(s)) {
         app_error(BENCH, "tessera's ranks differ from the reference by more than %g",
                   BENCH_MAX_ERROR);
@@ -668,8 +636,7 @@ int bench_pagerank_main(int argc, char **argv)
     s.err_tess = s.err_mpi = NAN;
     int rc = parse_options(&s.opt, argc, argv);
     if (rc != 0) {
-        if (rc > 0)
-            usage(stdout);
+        if (rc > 0) usage(stdout);
         return rc > 0 ? 0 : 2;
     }
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;

@@ -95,8 +95,6 @@ static void usage(FILE *out)
             "(same arguments; it must write the --metrics file) — for testing the driver.\n");
 }
 
-
-
 /* A comma-separated list of names into a bit mask ("all": every name). */
 static int parse_names(const char *opt, const char *v, const char *const *names, int n,
                        unsigned *out)
@@ -110,8 +108,7 @@ static int parse_names(const char *opt, const char *v, const char *const *names,
         size_t len = strcspn(v, ",");
         int found = len == 3 && strncmp(v, "all", 3) == 0 ? n : -1;
         for (int i = 0; i < n && found < 0; i++)
-            if (strlen(names[i]) == len && strncmp(v, names[i], len) == 0)
-                found = i;
+            if (strlen(names[i]) == len && strncmp(v, names[i], len) == 0) found = i;
         if (found < 0) {
             app_error(BT_NAME, "option --%s: unknown name '%.*s'", opt, (int)len, v);
             return -1;
@@ -138,8 +135,7 @@ static int parse_workers(bt_options *o, const char *v)
             app_error(BT_NAME, "option --workers: more than %d counts", BT_MAX_WORKER_COUNTS);
             return -1;
         }
-        if (app_parse_int(BT_NAME, "workers", item, 1, 4096, &o->workers[o->nworkers++]))
-            return -1;
+        if (app_parse_int(BT_NAME, "workers", item, 1, 4096, &o->workers[o->nworkers++])) return -1;
         v += len + (v[len] == ',');
     }
     return 0;
@@ -161,7 +157,10 @@ typedef struct int_option {
     size_t offset;
 } int_option;
 
-#define INT_OPT(name, min, max, field) {name, min, max, offsetof(bt_options, field)}
+#define INT_OPT(name, min, max, field)              \
+    {                                               \
+        name, min, max, offsetof(bt_options, field) \
+    }
 static const int_option int_options[] = {
     INT_OPT("rounds", 1, 10000, rounds),
     INT_OPT("ticks", 1, 100000000, ticks),
@@ -184,8 +183,7 @@ static int parse_int_option(bt_options *o, int argc, char **argv, int *i)
     for (size_t k = 0; k < sizeof int_options / sizeof *int_options; k++) {
         char flag[40];
         snprintf(flag, sizeof flag, "--%s", int_options[k].name);
-        if (!bench_is_option(argv[*i], flag))
-            continue;
+        if (!bench_is_option(argv[*i], flag)) continue;
         long *field = (long *)((char *)o + int_options[k].offset);
         return app_parse_int(BT_NAME, int_options[k].name, bench_option_value(argc, argv, i),
                              int_options[k].min, int_options[k].max, field);
@@ -206,17 +204,19 @@ static int parse_text_option(bt_options *o, int argc, char **argv, int *i)
     if (bench_is_option(a, "--techniques"))
         return parse_names("techniques", bench_option_value(argc, argv, i), bt_tech_names, BT_NTECH,
                            &o->techs);
-    if (bench_is_option(a, "--workers"))
-        return parse_workers(o, bench_option_value(argc, argv, i));
+    if (bench_is_option(a, "--workers")) return parse_workers(o, bench_option_value(argc, argv, i));
     if (bench_is_option(a, "--step-cost"))
         return app_parse_double(BT_NAME, "step-cost", bench_option_value(argc, argv, i), 0.0, 1e7,
                                 &o->step_cost_us);
     if (bench_is_option(a, "--timeout"))
         return app_parse_double(BT_NAME, "timeout", bench_option_value(argc, argv, i), 0.1, 1e6,
                                 &o->timeout_s);
-    const struct { const char *flag; const char **field; } paths[] = {
-        {"--jitter", &o->jitter},           {"--json", &o->json_path},
-        {"--plots", &o->plots_dir},         {"--plot-script", &o->plot_script},
+    const struct {
+        const char *flag;
+        const char **field;
+    } paths[] = {
+        {"--jitter", &o->jitter},     {"--json", &o->json_path},
+        {"--plots", &o->plots_dir},   {"--plot-script", &o->plot_script},
         {"--tmpdir", &o->tmp_parent},
     };
     for (size_t k = 0; k < sizeof paths / sizeof *paths; k++)
@@ -229,17 +229,12 @@ static int parse_text_option(bt_options *o, int argc, char **argv, int *i)
 static int parse_option(bt_options *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
-        return 1;
-    if (strcmp(a, "--fresh") == 0 || strcmp(a, "--resume") == 0)
-        return o->fresh = a[2] == 'f', 0;
-    if (strcmp(a, "--dry-run") == 0)
-        return o->dry_run = 1, 0;
-    if (strcmp(a, "--no-plots") == 0)
-        return o->no_plots = 1, 0;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
+    if (strcmp(a, "--fresh") == 0 || strcmp(a, "--resume") == 0) return o->fresh = a[2] == 'f', 0;
+    if (strcmp(a, "--dry-run") == 0) return o->dry_run = 1, 0;
+    if (strcmp(a, "--no-plots") == 0) return o->no_plots = 1, 0;
     int rc = parse_int_option(o, argc, argv, i);
-    if (rc == 1)
-        rc = parse_text_option(o, argc, argv, i);
+    if (rc == 1) rc = parse_text_option(o, argc, argv, i);
     if (rc == 1) {
         app_error(BT_NAME, "unknown option '%s' (see tessera bench tick --help)", a);
         return -1;
@@ -289,16 +284,27 @@ static int check_options(const bt_options *o)
 /* 0 to run, 1 after --help, -1 after an error. */
 static int parse_options(bt_options *o, int argc, char **argv)
 {
-    *o = (bt_options){.regimes = (1u << BT_NREGIME) - 1, .apps = (1u << BT_NAPP) - 1,
-                      .techs = (1u << BT_NTECH) - 1, .rounds = 3, .ticks = 100, .depth = 8,
-                      .period = 8, .layers = 14, .fish_depth = 2, .fish_period = 2,
-                      .fish_layers = 1, .repart_every = 60, .seed = 1,
-                      .step_cost_us = 1000.0, .timeout_s = 600.0, .jitter = "cloud",
-                      .json_path = "bench-tick.jsonl", .plots_dir = "docs/figures"};
+    *o = (bt_options){.regimes = (1u << BT_NREGIME) - 1,
+                      .apps = (1u << BT_NAPP) - 1,
+                      .techs = (1u << BT_NTECH) - 1,
+                      .rounds = 3,
+                      .ticks = 100,
+                      .depth = 8,
+                      .period = 8,
+                      .layers = 14,
+                      .fish_depth = 2,
+                      .fish_period = 2,
+                      .fish_layers = 1,
+                      .repart_every = 60,
+                      .seed = 1,
+                      .step_cost_us = 1000.0,
+                      .timeout_s = 600.0,
+                      .jitter = "cloud",
+                      .json_path = "bench-tick.jsonl",
+                      .plots_dir = "docs/figures"};
     for (int i = 1; i < argc; i++) {
         int rc = parse_option(o, argc, argv, &i);
-        if (rc != 0)
-            return rc;
+        if (rc != 0) return rc;
     }
     return check_options(o);
 }
@@ -313,13 +319,10 @@ typedef struct bt_state {
     bt_runner runner;
     char exe_dir[PATH_MAX];
     int failures;
-    int cannot_record;  /* the JSON file is not writable: stop measuring */
+    int cannot_record; /* the JSON file is not writable: stop measuring */
 } bt_state;
 
-static int stopping(const bt_state *s)
-{
-    return bt_interrupted || s->cannot_record;
-}
+static int stopping(const bt_state *s) { return bt_interrupted || s->cannot_record; }
 
 static int is_done(const bt_state *s, const bt_series *se, int t, long r, int j)
 {
@@ -350,10 +353,8 @@ static long count_todo(const bt_state *s, long *done_out)
         for (long r = 0; r < s->opt.rounds; r++)
             for (int t = 0; t < BT_NTECH; t++)
                 for (int j = 1; j >= 0 && (s->series[i].techs & (1u << t)); j--)
-                    if (to_take(s, i, t, r, j))
-                        todo++;
-                    else if (!taken_earlier(s, i, t))
-                        done++;
+                    if (to_take(s, i, t, r, j)) todo++;
+                    else if (!taken_earlier(s, i, t)) done++;
     *done_out = done;
     return todo;
 }
@@ -371,10 +372,9 @@ static void dry_run(bt_state *s)
         for (long r = 0; r < s->opt.rounds; r++)
             for (int t = 0; t < BT_NTECH; t++)
                 for (int j = 1; j >= 0; j--) {
-                    if (!to_take(s, i, t, r, j))
-                        continue;
-                    bt_child_argv(se, (bt_tech)t, (int)r, j, s->runner.exe,
-                                  s->runner.mpirun, metrics, argv, bufs);
+                    if (!to_take(s, i, t, r, j)) continue;
+                    bt_child_argv(se, (bt_tech)t, (int)r, j, s->runner.exe, s->runner.mpirun,
+                                  metrics, argv, bufs);
                     bt_print_command(stdout, argv);
                 }
     }
@@ -382,16 +382,13 @@ static void dry_run(bt_state *s)
 
 /* Take one measurement unless the store has it; its ticks/s (NAN when it was
  * taken before), or -1 if it failed. */
-static int measure_one(bt_state *s, const bt_series *se, bt_tech t, long r, int j,
-                       double *tps_out)
+static int measure_one(bt_state *s, const bt_series *se, bt_tech t, long r, int j, double *tps_out)
 {
     *tps_out = NAN;
-    if (is_done(s, se, t, r, j))
-        return 0;
+    if (is_done(s, se, t, r, j)) return 0;
     bt_record rec = {.tech = t, .round = (int)r, .jittered = j};
     snprintf(rec.key, sizeof rec.key, "%s", se->key);
-    if (bt_measure(&s->runner, se, t, (int)r, j, &rec.fig) != 0)
-        return -1;
+    if (bt_measure(&s->runner, se, t, (int)r, j, &rec.fig) != 0) return -1;
     if (bt_append_record(s->opt.json_path, se, t, (int)r, j, &rec.fig) != 0 ||
         bt_store_put(&s->store, &rec) != 0) {
         s->cannot_record = 1; /* stop rather than measure in vain */
@@ -406,10 +403,8 @@ static void append_progress(char *line, size_t len, bt_tech t, const double tps[
 {
     size_t used = strlen(line);
     char a[32] = "-", b[32] = "-";
-    if (!isnan(tps[1]))
-        snprintf(a, sizeof a, "%.1f", tps[1]);
-    if (!isnan(tps[0]))
-        snprintf(b, sizeof b, "%.1f", tps[0]);
+    if (!isnan(tps[1])) snprintf(a, sizeof a, "%.1f", tps[1]);
+    if (!isnan(tps[0])) snprintf(b, sizeof b, "%.1f", tps[0]);
     snprintf(line + used, len - used, "%s%s %s|%s", used ? "  " : "", bt_tech_names[t], a, b);
 }
 
@@ -420,20 +415,20 @@ static int run_round(bt_state *s, const bt_series *se, long r, unsigned *failed)
 {
     char line[512] = "";
     for (int t = 0; t < BT_NTECH && !stopping(s); t++) {
-        if (!(se->techs & (1u << t)) || (*failed & (1u << t)))
-            continue;
+        if (!(se->techs & (1u << t)) || (*failed & (1u << t))) continue;
         double tps[2] = {NAN, NAN};
         for (int j = 1; j >= 0 && !stopping(s); j--)
             if (measure_one(s, se, (bt_tech)t, r, j, &tps[j]) != 0) {
                 *failed |= 1u << t;
                 s->failures += !stopping(s);
                 if (!stopping(s))
-                    fprintf(stderr, "tessera %s: note: %s is skipped for the rest of this "
-                                    "configuration\n", BT_NAME, bt_tech_names[t]);
+                    fprintf(stderr,
+                            "tessera %s: note: %s is skipped for the rest of this "
+                            "configuration\n",
+                            BT_NAME, bt_tech_names[t]);
                 break;
             }
-        if (!isnan(tps[0]) || !isnan(tps[1]))
-            append_progress(line, sizeof line, (bt_tech)t, tps);
+        if (!isnan(tps[0]) || !isnan(tps[1])) append_progress(line, sizeof line, (bt_tech)t, tps);
     }
     if (line[0] != '\0')
         printf("  round %ld/%ld (seed %ld), ticks/s with|without jitter: %s\n", r + 1,
@@ -452,8 +447,7 @@ static void run_series(bt_state *s, const bt_series *se)
     fflush(stdout);
     for (long r = 0; r < s->opt.rounds && !stopping(s); r++)
         measured |= run_round(s, se, r, &failed);
-    if (!measured && !stopping(s))
-        printf("  (every measurement already taken)\n");
+    if (!measured && !stopping(s)) printf("  (every measurement already taken)\n");
 }
 
 /* Fail before the first measurement rather than after it. */
@@ -471,13 +465,10 @@ static int writable(const char *path)
  * superseded; then say how much is left to do. */
 static int prepare_store(bt_state *s)
 {
-    if (!s->opt.fresh && bt_store_load(&s->store, s->opt.json_path) != 0)
-        return -1;
-    if (!s->opt.dry_run && writable(s->opt.json_path) != 0)
-        return -1;
+    if (!s->opt.fresh && bt_store_load(&s->store, s->opt.json_path) != 0) return -1;
+    if (!s->opt.dry_run && writable(s->opt.json_path) != 0) return -1;
     for (int i = 0; s->opt.fresh && !s->opt.dry_run && i < s->nseries; i++)
-        if (bt_append_reset(s->opt.json_path, &s->series[i]) != 0)
-            return -1;
+        if (bt_append_reset(s->opt.json_path, &s->series[i]) != 0) return -1;
     long done, todo = count_todo(s, &done);
     printf("bench tick: %d configuration%s, %ld rounds, %ld measurements to take", s->nseries,
            s->nseries == 1 ? "" : "s", s->opt.rounds, todo);
@@ -491,12 +482,10 @@ static int prepare_store(bt_state *s)
 static int find_exe_dir(bt_state *s)
 {
     ssize_t n = readlink("/proc/self/exe", s->exe_dir, sizeof s->exe_dir - 1);
-    if (n <= 0)
-        return snprintf(s->exe_dir, sizeof s->exe_dir, "."), 0;
+    if (n <= 0) return snprintf(s->exe_dir, sizeof s->exe_dir, "."), 0;
     s->exe_dir[n] = '\0';
     char *slash = strrchr(s->exe_dir, '/');
-    if (slash != NULL)
-        *slash = '\0';
+    if (slash != NULL) *slash = '\0';
     return 0;
 }
 
@@ -509,8 +498,7 @@ static int report(bt_state *s)
             bt_report_series(&s->store, &s->series[i], s->opt.rounds);
     bt_report_scaleup(&s->store, s->series, s->nseries, s->opt.rounds);
     bt_report_goals(&s->store, s->series, s->nseries, s->opt.rounds);
-    if (s->opt.no_plots || stopping(s))
-        return 0;
+    if (s->opt.no_plots || stopping(s)) return 0;
     return bt_run_plots(&s->opt, s->exe_dir);
 }
 
@@ -523,21 +511,16 @@ static int run_bench(bt_state *s)
         app_error(BT_NAME, "nothing to measure with these --regime/--apps/--techniques");
         return 2;
     }
-    if (prepare_store(s) != 0)
-        return 1;
-    if (s->opt.dry_run)
-        return dry_run(s), 0;
-    if (bt_runner_tmpdir(&s->runner, s->opt.tmp_parent) != 0)
-        return 1;
-    for (int i = 0; i < s->nseries && !stopping(s); i++)
-        run_series(s, &s->series[i]);
+    if (prepare_store(s) != 0) return 1;
+    if (s->opt.dry_run) return dry_run(s), 0;
+    if (bt_runner_tmpdir(&s->runner, s->opt.tmp_parent) != 0) return 1;
+    for (int i = 0; i < s->nseries && !stopping(s); i++) run_series(s, &s->series[i]);
     int plots = report(s);
     if (bt_interrupted) {
         app_error(BT_NAME, "interrupted; run the same command again to resume");
         return 130;
     }
-    if (s->cannot_record)
-        return 1;
+    if (s->cannot_record) return 1;
     if (s->failures > 0) {
         app_error(BT_NAME, "%d run%s failed (messages above)", s->failures,
                   s->failures == 1 ? "" : "s");
@@ -555,8 +538,7 @@ int bench_tick_main(int argc, char **argv)
     }
     int rc = parse_options(&s->opt, argc, argv);
     if (rc != 0) {
-        if (rc > 0)
-            usage(stdout);
+        if (rc > 0) usage(stdout);
         free(s);
         return rc > 0 ? 0 : 2;
     }

@@ -35,19 +35,19 @@ extern const char *const bt_app_names[BT_NAPP];
 extern const char *const bt_regime_names[BT_NREGIME];
 
 typedef struct bt_options {
-    unsigned regimes, apps, techs;   /* bit masks: 1 << BT_REAL, … */
+    unsigned regimes, apps, techs; /* bit masks: 1 << BT_REAL, … */
     long rounds, ticks;
-    long depth, period, layers;      /* d, k, m for sched/repl/combined (jacobi) */
+    long depth, period, layers;                /* d, k, m for sched/repl/combined (jacobi) */
     long fish_depth, fish_period, fish_layers; /* the same for the fish school */
-    long repart_every;               /* fish: rounded up to a multiple of k */
-    long seed;                       /* round r uses seed + r */
-    double step_cost_us;             /* paper and scaleup regimes */
-    long jacobi_side;                /* 0: the regime's (real 1000, paper 100) */
-    long fish_per_worker;            /* 0: the regime's */
-    long workers[BT_MAX_WORKER_COUNTS]; /* override of the regimes' counts */
+    long repart_every;                         /* fish: rounded up to a multiple of k */
+    long seed;                                 /* round r uses seed + r */
+    double step_cost_us;                       /* paper and scaleup regimes */
+    long jacobi_side;                          /* 0: the regime's (real 1000, paper 100) */
+    long fish_per_worker;                      /* 0: the regime's */
+    long workers[BT_MAX_WORKER_COUNTS];        /* override of the regimes' counts */
     int nworkers;
-    long mpirun_np;                  /* 0: embedded children */
-    double timeout_s;                /* per child */
+    long mpirun_np;   /* 0: embedded children */
+    double timeout_s; /* per child */
     int fresh, dry_run, no_plots;
     const char *jitter, *json_path, *plots_dir, *plot_script, *tmp_parent;
 } bt_options;
@@ -56,21 +56,21 @@ typedef struct bt_options {
 typedef struct bt_series {
     bt_regime regime;
     bt_app app;
-    long workers, ranks;             /* total workers; ranks > 1 under mpirun */
-    long rows, cols, side;           /* jacobi: side × side cells per worker */
-    long fish;                       /* fish: total */
+    long workers, ranks;   /* total workers; ranks > 1 under mpirun */
+    long rows, cols, side; /* jacobi: side × side cells per worker */
+    long fish;             /* fish: total */
     long ticks, depth, period, layers, repart_every, seed;
     double step_cost_us;
     const char *jitter;
     unsigned techs;
-    char key[BT_KEY_MAX];            /* identifies the configuration in the JSON */
+    char key[BT_KEY_MAX]; /* identifies the configuration in the JSON */
 } bt_series;
 
 /* What one child reported (DESIGN §6 metrics). */
 typedef struct bt_figures {
     double tps, tuple_tps, wall, step, wait, runtime, messages, bytes;
-    double runtime_cpu; /* runtime_cpu_seconds: the runtime's own CPU (NAN if absent) */
-    double tick_seconds;   /* the ticks alone (wall_seconds includes setup); NAN if absent */
+    double runtime_cpu;  /* runtime_cpu_seconds: the runtime's own CPU (NAN if absent) */
+    double tick_seconds; /* the ticks alone (wall_seconds includes setup); NAN if absent */
     long workers_total;
     int emulated;
 } bt_figures;
@@ -101,8 +101,8 @@ int bt_child_argv(const bt_series *s, bt_tech t, int round, int jittered, const 
 
 /* child */
 typedef struct bt_runner {
-    char exe[PATH_MAX];      /* /proc/self/exe or TESS_BENCH_TICK_CHILD */
-    char mpirun[PATH_MAX];   /* empty unless --mpirun */
+    char exe[PATH_MAX];    /* /proc/self/exe or TESS_BENCH_TICK_CHILD */
+    char mpirun[PATH_MAX]; /* empty unless --mpirun */
     char tmpdir[PATH_MAX / 2];
     double timeout_s;
 } bt_runner;
@@ -125,8 +125,8 @@ const bt_record *bt_store_find(const bt_store *st, const char *key, bt_tech t, i
 int bt_store_put(bt_store *st, const bt_record *rec);
 void bt_store_drop(bt_store *st, const char *key);
 void bt_store_free(bt_store *st);
-int bt_append_record(const char *path, const bt_series *s, bt_tech t, int round,
-                     int jittered, const bt_figures *fig);
+int bt_append_record(const char *path, const bt_series *s, bt_tech t, int round, int jittered,
+                     const bt_figures *fig);
 int bt_append_reset(const char *path, const bt_series *s);
 
 /* report */

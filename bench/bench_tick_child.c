@@ -37,18 +37,15 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-
 static int find_mpirun(bt_runner *r, const bt_options *o)
 {
     const char *why = NULL;
-    if (!tess_have_mpi())
-        why = "this build has no MPI";
+    if (!tess_have_mpi()) why = "this build has no MPI";
     else if (bench_find_on_path("mpirun", r->mpirun, sizeof r->mpirun) != 0)
         why = "mpirun is not on PATH";
     else if (geteuid() == 0 && getenv("OMPI_ALLOW_RUN_AS_ROOT") == NULL)
         why = "running as root needs OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
-    if (why == NULL)
-        return 0;
+    if (why == NULL) return 0;
     if (o->dry_run) { /* still show the commands */
         snprintf(r->mpirun, sizeof r->mpirun, "mpirun");
         return 0;
@@ -67,8 +64,7 @@ int bt_runner_init(bt_runner *r, const bt_options *o)
     } else {
         ssize_t n = readlink("/proc/self/exe", r->exe, sizeof r->exe - 1);
         if (n <= 0) {
-            app_error(BT_NAME, "cannot find this executable (/proc/self/exe): %s",
-                      strerror(errno));
+            app_error(BT_NAME, "cannot find this executable (/proc/self/exe): %s", strerror(errno));
             return -1;
         }
         r->exe[n] = '\0';
@@ -86,8 +82,7 @@ static const char *const tmp_files[] = {"metrics.json", "child.out", "child.err"
 /* The directory holds only the files named above. */
 void bt_runner_cleanup(bt_runner *r)
 {
-    if (r->tmpdir[0] == '\0')
-        return;
+    if (r->tmpdir[0] == '\0') return;
     char path[PATH_MAX];
     for (size_t i = 0; i < sizeof tmp_files / sizeof *tmp_files; i++) {
         snprintf(path, sizeof path, "%s/%s", r->tmpdir, tmp_files[i]);
@@ -99,11 +94,11 @@ void bt_runner_cleanup(bt_runner *r)
 
 static int is_shell_safe(const char *s)
 {
-    if (*s == '\0')
-        return 0;
+    if (*s == '\0') return 0;
     for (; *s; s++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                    "-_./=:,+@%", *s))
+                    "-_./=:,+@%",
+                    *s))
             return 0;
     return 1;
 }
@@ -118,10 +113,8 @@ void bt_print_command(FILE *out, char **argv)
         }
         fputc('\'', out);
         for (const char *p = argv[i]; *p; p++)
-            if (*p == '\'')
-                fputs("'\\''", out);
-            else
-                fputc(*p, out);
+            if (*p == '\'') fputs("'\\''", out);
+            else fputc(*p, out);
         fputc('\'', out);
     }
     fputc('\n', out);
@@ -137,8 +130,7 @@ static void exec_child(char **argv, const char *out, const char *err)
 #endif
     int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-        _exit(126);
+    if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(126);
     close(fo);
     close(fe);
     execv(argv[0], argv);
@@ -155,10 +147,8 @@ static child_end wait_child(pid_t pid, double timeout_s, int *status)
     child_end why = CHILD_EXITED;
     for (;;) {
         pid_t w = waitpid(pid, status, WNOHANG);
-        if (w == pid)
-            return why;
-        if (w < 0 && errno != EINTR)
-            return CHILD_LOST;
+        if (w == pid) return why;
+        if (w < 0 && errno != EINTR) return CHILD_LOST;
         double t = now_seconds();
         if (why == CHILD_EXITED && (bt_interrupted || t > deadline)) {
             why = bt_interrupted ? CHILD_INTERRUPTED : CHILD_TIMED_OUT;
@@ -178,8 +168,7 @@ static int report_failure(const char *label, child_end why, int status, const ch
 {
     char line[400];
     bench_first_line(err, line, sizeof line);
-    if (why == CHILD_INTERRUPTED)
-        app_error(BT_NAME, "%s: interrupted", label);
+    if (why == CHILD_INTERRUPTED) app_error(BT_NAME, "%s: interrupted", label);
     else if (why == CHILD_TIMED_OUT)
         app_error(BT_NAME, "%s: no result within --timeout; terminated", label);
     else if (why == CHILD_LOST)
@@ -205,8 +194,7 @@ static int read_figures(const char *label, const char *path, bt_figures *fig)
     }
     int rc = bt_figures_parse(text, fig);
     free(text);
-    if (rc != 0)
-        app_error(BT_NAME, "%s: no ticks_per_second in the metrics the run wrote", label);
+    if (rc != 0) app_error(BT_NAME, "%s: no ticks_per_second in the metrics the run wrote", label);
     return rc;
 }
 
@@ -229,8 +217,7 @@ int bt_measure(bt_runner *r, const bt_series *s, bt_tech t, int round, int jitte
         app_error(BT_NAME, "%s: cannot fork: %s", label, strerror(errno));
         return -1;
     }
-    if (pid == 0)
-        exec_child(argv, out, err);
+    if (pid == 0) exec_child(argv, out, err);
     int status = 0;
     child_end why = wait_child(pid, r->timeout_s, &status);
     if (why != CHILD_EXITED || !WIFEXITED(status) || WEXITSTATUS(status) != 0)

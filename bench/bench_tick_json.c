@@ -30,8 +30,7 @@
 
 static const char *skip_space(const char *p)
 {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
     return p;
 }
 
@@ -39,10 +38,8 @@ static const char *skip_space(const char *p)
 static const char *skip_string(const char *p)
 {
     for (p++; *p != '"'; p++) {
-        if (*p == '\0')
-            return NULL;
-        if (*p == '\\' && *++p == '\0')
-            return NULL;
+        if (*p == '\0') return NULL;
+        if (*p == '\\' && *++p == '\0') return NULL;
     }
     return p + 1;
 }
@@ -50,23 +47,19 @@ static const char *skip_string(const char *p)
 /* p at a value: the character after it, or NULL when malformed. */
 static const char *skip_value(const char *p)
 {
-    if (*p == '"')
-        return skip_string(p);
+    if (*p == '"') return skip_string(p);
     if (*p != '{' && *p != '[') {
         const char *start = p;
-        while (*p != '\0' && !strchr(",}] \t\r\n", *p))
-            p++;
+        while (*p != '\0' && !strchr(",}] \t\r\n", *p)) p++;
         return p == start ? NULL : p;
     }
     int depth = 0;
     do {
         if (*p == '"') {
-            if ((p = skip_string(p)) == NULL)
-                return NULL;
+            if ((p = skip_string(p)) == NULL) return NULL;
             continue;
         }
-        if (*p == '\0')
-            return NULL;
+        if (*p == '\0') return NULL;
         depth += (*p == '{' || *p == '[') - (*p == '}' || *p == ']');
         p++;
     } while (depth > 0);
@@ -78,26 +71,19 @@ const char *bt_json_find(const char *obj, const char *key)
 {
     size_t klen = strlen(key);
     const char *p = skip_space(obj);
-    if (*p++ != '{')
-        return NULL;
+    if (*p++ != '{') return NULL;
     for (;;) {
         p = skip_space(p);
-        if (*p != '"')
-            return NULL;
+        if (*p != '"') return NULL;
         const char *name = p + 1, *end = skip_string(p);
-        if (end == NULL)
-            return NULL;
+        if (end == NULL) return NULL;
         p = skip_space(end);
-        if (*p++ != ':')
-            return NULL;
+        if (*p++ != ':') return NULL;
         p = skip_space(p);
-        if ((size_t)(end - 1 - name) == klen && memcmp(name, key, klen) == 0)
-            return p;
-        if ((p = skip_value(p)) == NULL)
-            return NULL;
+        if ((size_t)(end - 1 - name) == klen && memcmp(name, key, klen) == 0) return p;
+        if ((p = skip_value(p)) == NULL) return NULL;
         p = skip_space(p);
-        if (*p++ != ',')
-            return NULL;
+        if (*p++ != ',') return NULL;
     }
 }
 
@@ -105,18 +91,13 @@ const char *bt_json_find(const char *obj, const char *key)
 int bt_json_number(const char *obj, const char *key, double *out)
 {
     const char *v = bt_json_find(obj, key);
-    if (v == NULL)
-        return -1;
-    if (strncmp(v, "true", 4) == 0)
-        return *out = 1.0, 0;
-    if (strncmp(v, "false", 5) == 0)
-        return *out = 0.0, 0;
-    if (strncmp(v, "null", 4) == 0)
-        return *out = NAN, 0;
+    if (v == NULL) return -1;
+    if (strncmp(v, "true", 4) == 0) return *out = 1.0, 0;
+    if (strncmp(v, "false", 5) == 0) return *out = 0.0, 0;
+    if (strncmp(v, "null", 4) == 0) return *out = NAN, 0;
     char *end;
     double x = strtod(v, &end);
-    if (end == v)
-        return -1;
+    if (end == v) return -1;
     *out = x;
     return 0;
 }
@@ -125,16 +106,12 @@ int bt_json_number(const char *obj, const char *key, double *out)
 int bt_json_string(const char *obj, const char *key, char *out, size_t len)
 {
     const char *v = bt_json_find(obj, key);
-    if (v == NULL || *v != '"' || len == 0)
-        return -1;
+    if (v == NULL || *v != '"' || len == 0) return -1;
     size_t n = 0;
     for (v++; *v != '"'; v++) {
-        if (*v == '\0')
-            return -1;
-        if (*v == '\\' && strchr("\"\\/", v[1]) != NULL)
-            v++;
-        if (n + 1 < len)
-            out[n++] = *v;
+        if (*v == '\0') return -1;
+        if (*v == '\\' && strchr("\"\\/", v[1]) != NULL) v++;
+        if (n + 1 < len) out[n++] = *v;
     }
     out[n] = '\0';
     return 0;
@@ -182,10 +159,8 @@ const bt_record *bt_store_find(const bt_store *st, const char *key, bt_tech t, i
 
 int bt_store_put(bt_store *st, const bt_record *rec)
 {
-    bt_record *old = (bt_record *)bt_store_find(st, rec->key, rec->tech, rec->round,
-                                                rec->jittered);
-    if (old != NULL)
-        return *old = *rec, 0;
+    bt_record *old = (bt_record *)bt_store_find(st, rec->key, rec->tech, rec->round, rec->jittered);
+    if (old != NULL) return *old = *rec, 0;
     if (st->n == st->cap) {
         int cap = st->cap ? 2 * st->cap : 256;
         bt_record *bigger = realloc(st->v, (size_t)cap * sizeof *bigger);
@@ -204,8 +179,7 @@ void bt_store_drop(bt_store *st, const char *key)
 {
     int k = 0;
     for (int i = 0; i < st->n; i++)
-        if (strcmp(st->v[i].key, key) != 0)
-            st->v[k++] = st->v[i];
+        if (strcmp(st->v[i].key, key) != 0) st->v[k++] = st->v[i];
     st->n = k;
 }
 
@@ -218,8 +192,7 @@ void bt_store_free(bt_store *st)
 static int tech_from_name(const char *name)
 {
     for (int t = 0; t < BT_NTECH; t++)
-        if (strcmp(name, bt_tech_names[t]) == 0)
-            return t;
+        if (strcmp(name, bt_tech_names[t]) == 0) return t;
     return -1;
 }
 
@@ -233,8 +206,7 @@ static int load_line(bt_store *st, const char *line)
     if (bt_json_string(line, "bench", bench, sizeof bench) != 0 ||
         bt_json_string(line, "config", rec.key, sizeof rec.key) != 0)
         return -1;
-    if (strcmp(bench, "tick") != 0)
-        return 0;
+    if (strcmp(bench, "tick") != 0) return 0;
     if (bt_json_number(line, "reset", &reset) == 0 && reset == 1.0) {
         bt_store_drop(st, rec.key);
         return 1;
@@ -244,8 +216,7 @@ static int load_line(bt_store *st, const char *line)
         bt_json_number(line, "with_jitter", &jit) != 0 || bt_figures_parse(line, &rec.fig) != 0)
         return -1;
     int t = tech_from_name(tech);
-    if (t < 0 || round < 0 || round > 1e6)
-        return 0;
+    if (t < 0 || round < 0 || round > 1e6) return 0;
     rec.tech = (bt_tech)t;
     rec.round = (int)round;
     rec.jittered = jit == 1.0;
@@ -258,8 +229,7 @@ int bt_store_load(bt_store *st, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL) {
-        if (errno == ENOENT)
-            return 0;
+        if (errno == ENOENT) return 0;
         app_error(BT_NAME, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
@@ -268,10 +238,8 @@ int bt_store_load(bt_store *st, const char *path)
     long lineno = 0, bad = 0, first_bad = 0;
     while (getline(&line, &cap, f) > 0) {
         lineno++;
-        if (*line == '\n')
-            continue;
-        if (load_line(st, line) < 0 && bad++ == 0)
-            first_bad = lineno;
+        if (*line == '\n') continue;
+        if (load_line(st, line) < 0 && bad++ == 0) first_bad = lineno;
     }
     free(line);
     fclose(f);
@@ -341,8 +309,8 @@ static int append_record(const char *path, app_metrics *o)
     return rc;
 }
 
-int bt_append_record(const char *path, const bt_series *s, bt_tech t, int round,
-                     int jittered, const bt_figures *fig)
+int bt_append_record(const char *path, const bt_series *s, bt_tech t, int round, int jittered,
+                     const bt_figures *fig)
 {
     app_metrics *o = app_metrics_new();
     put_header(o, s);

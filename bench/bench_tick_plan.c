@@ -31,9 +31,9 @@ typedef struct bt_regime_spec {
     long workers[8];
     int nworkers;
     long side, fish_per_worker;
-    int emulated;       /* uses --step-cost */
-    unsigned apps;      /* apps this regime may run */
-    unsigned techs;     /* techniques this regime may run */
+    int emulated;   /* uses --step-cost */
+    unsigned apps;  /* apps this regime may run */
+    unsigned techs; /* techniques this regime may run */
 } bt_regime_spec;
 
 #define ALL_TECHS ((1u << BT_NTECH) - 1)
@@ -42,7 +42,12 @@ typedef struct bt_regime_spec {
 static const bt_regime_spec regime_specs[BT_NREGIME] = {
     [BT_REAL] = {{2, 4}, 2, 1000, 2000, 0, ALL_APPS, ALL_TECHS},
     [BT_PAPER] = {{49}, 1, 100, 50, 1, ALL_APPS, ALL_TECHS},
-    [BT_SCALEUP] = {{4, 9, 16, 25, 36, 49, 64}, 7, 100, 50, 1, 1u << BT_JACOBI,
+    [BT_SCALEUP] = {{4, 9, 16, 25, 36, 49, 64},
+                    7,
+                    100,
+                    50,
+                    1,
+                    1u << BT_JACOBI,
                     (1u << BT_LOCAL) | (1u << BT_COMBINED)},
 };
 
@@ -51,8 +56,7 @@ static void grid_layout(long w, long *r_out, long *c_out)
 {
     long r = 1;
     for (long d = 1; d * d <= w; d++)
-        if (w % d == 0)
-            r = d;
+        if (w % d == 0) r = d;
     *r_out = r;
     *c_out = w / r;
 }
@@ -60,13 +64,11 @@ static void grid_layout(long w, long *r_out, long *c_out)
 static void make_key(bt_series *s)
 {
     char size[64];
-    if (s->app == BT_JACOBI)
-        snprintf(size, sizeof size, "%ldx%ld", s->rows, s->cols);
-    else
-        snprintf(size, sizeof size, "fish%ld/repart%ld", s->fish, s->repart_every);
+    if (s->app == BT_JACOBI) snprintf(size, sizeof size, "%ldx%ld", s->rows, s->cols);
+    else snprintf(size, sizeof size, "fish%ld/repart%ld", s->fish, s->repart_every);
     snprintf(s->key, sizeof s->key, "%s/w%ld/np%ld/%s/t%ld/cost%g/j=%s/d%ld-k%ld-m%ld/seed%ld",
-             bt_app_names[s->app], s->workers, s->ranks, size, s->ticks, s->step_cost_us,
-             s->jitter, s->depth, s->period, s->layers, s->seed);
+             bt_app_names[s->app], s->workers, s->ranks, size, s->ticks, s->step_cost_us, s->jitter,
+             s->depth, s->period, s->layers, s->seed);
 }
 
 /* Fish repartitioning must fall on a communication tick of repl (a multiple
@@ -81,10 +83,16 @@ static long repart_for(const bt_options *o)
 static void fill_series(const bt_options *o, bt_regime g, bt_app a, long w, bt_series *s)
 {
     const bt_regime_spec *rs = &regime_specs[g];
-    *s = (bt_series){.regime = g, .app = a, .workers = w,
-                     .ranks = o->mpirun_np > 0 ? o->mpirun_np : 1, .ticks = o->ticks,
-                     .depth = o->depth, .period = o->period, .layers = o->layers,
-                     .seed = o->seed, .jitter = o->jitter,
+    *s = (bt_series){.regime = g,
+                     .app = a,
+                     .workers = w,
+                     .ranks = o->mpirun_np > 0 ? o->mpirun_np : 1,
+                     .ticks = o->ticks,
+                     .depth = o->depth,
+                     .period = o->period,
+                     .layers = o->layers,
+                     .seed = o->seed,
+                     .jitter = o->jitter,
                      .step_cost_us = rs->emulated ? o->step_cost_us : 0.0,
                      .techs = o->techs & rs->techs};
     if (a == BT_JACOBI) {
@@ -114,8 +122,7 @@ int bt_plan(const bt_options *o, bt_series *out, int max)
 {
     int n = 0;
     for (int g = 0; g < BT_NREGIME; g++) {
-        if (!(o->regimes & (1u << g)))
-            continue;
+        if (!(o->regimes & (1u << g))) continue;
         const bt_regime_spec *rs = &regime_specs[g];
         const long *ws = o->nworkers ? o->workers : rs->workers;
         int nw = o->nworkers ? o->nworkers : rs->nworkers;
@@ -125,13 +132,12 @@ int bt_plan(const bt_options *o, bt_series *out, int max)
             continue;
         }
         for (int a = 0; a < BT_NAPP; a++) {
-            if (!(o->apps & rs->apps & (1u << a)))
-                continue;
+            if (!(o->apps & rs->apps & (1u << a))) continue;
             for (int i = 0; i < nw; i++) {
                 if (o->mpirun_np > 0 && ws[i] % o->mpirun_np != 0) {
                     printf("note: %s %s with %ld workers skipped: not divisible into "
-                           "%ld ranks\n", bt_regime_names[g], bt_app_names[a], ws[i],
-                           o->mpirun_np);
+                           "%ld ranks\n",
+                           bt_regime_names[g], bt_app_names[a], ws[i], o->mpirun_np);
                     continue;
                 }
                 if (n == max) {
@@ -151,13 +157,12 @@ void bt_series_describe(const bt_series *s, char *out, size_t len)
     long r, c;
     grid_layout(s->workers, &r, &c);
     if (s->app == BT_JACOBI)
-        snprintf(size, sizeof size, "%ldx%ld cells (%ldx%ld per worker)", s->rows, s->cols,
-                 s->side, s->side);
+        snprintf(size, sizeof size, "%ldx%ld cells (%ldx%ld per worker)", s->rows, s->cols, s->side,
+                 s->side);
     else
-        snprintf(size, sizeof size, "%ld fish (%ld per worker, repartition every %ld)",
-                 s->fish, s->fish / s->workers, s->repart_every);
-    if (s->ranks > 1)
-        snprintf(ranks, sizeof ranks, " as %ld MPI ranks", s->ranks);
+        snprintf(size, sizeof size, "%ld fish (%ld per worker, repartition every %ld)", s->fish,
+                 s->fish / s->workers, s->repart_every);
+    if (s->ranks > 1) snprintf(ranks, sizeof ranks, " as %ld MPI ranks", s->ranks);
     if (s->step_cost_us > 0)
         snprintf(cost, sizeof cost, ", step cost %g us/tick EMULATED (workers sleep)",
                  s->step_cost_us);
@@ -176,8 +181,7 @@ typedef struct argv_builder {
 
 static void add(argv_builder *b, const char *s)
 {
-    if (b->n < BT_ARGV_MAX - 1)
-        b->argv[b->n++] = (char *)s;
+    if (b->n < BT_ARGV_MAX - 1) b->argv[b->n++] = (char *)s;
 }
 
 static void add_long(argv_builder *b, const char *opt, long v)
@@ -191,8 +195,7 @@ static void add_technique(argv_builder *b, const bt_series *s, bt_tech t)
 {
     add(b, "--alg");
     add(b, bt_tech_names[t]);
-    if (t == BT_SCHED || t == BT_COMBINED)
-        add_long(b, "--depth", s->depth);
+    if (t == BT_SCHED || t == BT_COMBINED) add_long(b, "--depth", s->depth);
     if (t == BT_REPL || t == BT_COMBINED) {
         add_long(b, "--period", s->period);
         add_long(b, "--layers", s->layers);
@@ -210,8 +213,7 @@ static void add_app(argv_builder *b, const bt_series *s)
         add_long(b, "--fish", s->fish);
         add(b, "--informed");
         add(b, "0.1");
-        if (s->repart_every > 0)
-            add_long(b, "--repart-every", s->repart_every);
+        if (s->repart_every > 0) add_long(b, "--repart-every", s->repart_every);
     }
     add_long(b, "--ticks", s->ticks);
 }

@@ -44,8 +44,7 @@ static bt_stats stats_of(const bt_store *st, const bt_series *s, bt_tech t, int 
     double *v = malloc((size_t)rounds * sizeof *v), sum = 0.0, share = 0.0;
     for (long r = 0; v != NULL && r < rounds; r++) {
         const bt_record *rec = bt_store_find(st, s->key, t, (int)r, jittered);
-        if (rec == NULL)
-            continue;
+        if (rec == NULL) continue;
         v[x.n++] = rec->fig.tps;
         sum += rec->fig.tps;
         share += runtime_share(rec, s);
@@ -55,8 +54,7 @@ static bt_stats stats_of(const bt_store *st, const bt_series *s, bt_tech t, int 
         x.median = bench_median(v, x.n);
         x.runtime_share = share / x.n;
         double ss = 0.0;
-        for (int i = 0; i < x.n; i++)
-            ss += (v[i] - x.mean) * (v[i] - x.mean);
+        for (int i = 0; i < x.n; i++) ss += (v[i] - x.mean) * (v[i] - x.mean);
         x.sd = x.n > 1 ? sqrt(ss / (x.n - 1)) : 0.0;
     }
     free(v);
@@ -66,17 +64,12 @@ static bt_stats stats_of(const bt_store *st, const bt_series *s, bt_tech t, int 
 static void tech_label(const bt_series *s, bt_tech t, char *out, size_t len)
 {
     switch (t) {
-    case BT_SCHED:
-        snprintf(out, len, "sched d=%ld", s->depth);
-        break;
-    case BT_REPL:
-        snprintf(out, len, "repl k=%ld m=%ld", s->period, s->layers);
-        break;
+    case BT_SCHED: snprintf(out, len, "sched d=%ld", s->depth); break;
+    case BT_REPL: snprintf(out, len, "repl k=%ld m=%ld", s->period, s->layers); break;
     case BT_COMBINED:
         snprintf(out, len, "combined d=%ld k=%ld m=%ld", s->depth, s->period, s->layers);
         break;
-    default:
-        snprintf(out, len, "%s", bt_tech_names[t]);
+    default: snprintf(out, len, "%s", bt_tech_names[t]);
     }
 }
 
@@ -89,8 +82,7 @@ static void print_cell(const bt_stats *x, double local_mean)
     char ms[48];
     if (x->n == 1) /* one round has no spread */
         snprintf(ms, sizeof ms, "%.1f ± -", x->mean);
-    else
-        snprintf(ms, sizeof ms, "%.1f ± %.1f", x->mean, x->sd);
+    else snprintf(ms, sizeof ms, "%.1f ± %.1f", x->mean, x->sd);
     printf("  %-18s %9.1f %5.2fx", ms, x->median, x->mean / local_mean);
 }
 
@@ -99,15 +91,13 @@ void bt_report_series(const bt_store *st, const bt_series *s, long rounds)
     char desc[400];
     bt_series_describe(s, desc, sizeof desc);
     printf("\n%s\n", desc);
-    printf("  %-22s  %-35s  %-35s  %10s  %8s\n", "", "with jitter", "without jitter",
-           "efficiency", "runtime");
-    printf("  %-22s  %-18s %9s %6s  %-18s %9s %6s  %10s  %8s\n", "technique",
-           "ticks/s mean ± sd", "median", "/local", "ticks/s mean ± sd", "median", "/local",
-           "", "share");
+    printf("  %-22s  %-35s  %-35s  %10s  %8s\n", "", "with jitter", "without jitter", "efficiency",
+           "runtime");
+    printf("  %-22s  %-18s %9s %6s  %-18s %9s %6s  %10s  %8s\n", "technique", "ticks/s mean ± sd",
+           "median", "/local", "ticks/s mean ± sd", "median", "/local", "", "share");
     bt_stats lj = stats_of(st, s, BT_LOCAL, 1, rounds), ln = stats_of(st, s, BT_LOCAL, 0, rounds);
     for (int t = 0; t < BT_NTECH; t++) {
-        if (!(s->techs & (1u << t)))
-            continue;
+        if (!(s->techs & (1u << t))) continue;
         bt_stats j = stats_of(st, s, (bt_tech)t, 1, rounds);
         bt_stats n = stats_of(st, s, (bt_tech)t, 0, rounds);
         char label[48];
@@ -117,14 +107,10 @@ void bt_report_series(const bt_store *st, const bt_series *s, long rounds)
         print_cell(&n, ln.mean);
         double share = j.n && n.n ? fmax(j.runtime_share, n.runtime_share)
                                   : (j.n ? j.runtime_share : n.runtime_share);
-        if (j.n && n.n)
-            printf("  %10.3f", j.mean / n.mean);
-        else
-            printf("  %10s", "-");
-        if (j.n || n.n)
-            printf("  %7.3f%%", 100.0 * share);
-        else
-            printf("  %8s", "-");
+        if (j.n && n.n) printf("  %10.3f", j.mean / n.mean);
+        else printf("  %10s", "-");
+        if (j.n || n.n) printf("  %7.3f%%", 100.0 * share);
+        else printf("  %8s", "-");
         printf("  (%d+%d runs)\n", j.n, n.n);
     }
     fflush(stdout);
@@ -137,27 +123,25 @@ void bt_report_scaleup(const bt_store *st, const bt_series *series, int n, long 
     int header = 0;
     for (int i = 0; i < n; i++) {
         const bt_series *s = &series[i];
-        if (s->regime != BT_SCALEUP)
-            continue;
+        if (s->regime != BT_SCALEUP) continue;
         if (!header++) {
             printf("\nscale-up (%s, %ldx%ld cells per worker, step cost %g us/tick EMULATED, "
-                   "jitter %s), ticks/s mean ± sd:\n", bt_app_names[s->app], s->side, s->side,
-                   s->step_cost_us, s->jitter);
-            printf("  %7s  %-17s %-17s %9s  %-17s %-17s  %9s %9s\n", "workers",
-                   "local jitter", "combined jitter", "comb/loc", "local none",
-                   "combined none", "eff loc", "eff comb");
+                   "jitter %s), ticks/s mean ± sd:\n",
+                   bt_app_names[s->app], s->side, s->side, s->step_cost_us, s->jitter);
+            printf("  %7s  %-17s %-17s %9s  %-17s %-17s  %9s %9s\n", "workers", "local jitter",
+                   "combined jitter", "comb/loc", "local none", "combined none", "eff loc",
+                   "eff comb");
         }
-        bt_stats lj = stats_of(st, s, BT_LOCAL, 1, rounds), cj = stats_of(st, s, BT_COMBINED, 1, rounds);
-        bt_stats ln = stats_of(st, s, BT_LOCAL, 0, rounds), cn = stats_of(st, s, BT_COMBINED, 0, rounds);
+        bt_stats lj = stats_of(st, s, BT_LOCAL, 1, rounds),
+                 cj = stats_of(st, s, BT_COMBINED, 1, rounds);
+        bt_stats ln = stats_of(st, s, BT_LOCAL, 0, rounds),
+                 cn = stats_of(st, s, BT_COMBINED, 0, rounds);
         char a[4][48];
         const bt_stats *v[4] = {&lj, &cj, &ln, &cn};
         for (int k = 0; k < 4; k++)
-            if (v[k]->n == 0)
-                snprintf(a[k], sizeof a[k], "-");
-            else if (v[k]->n == 1)
-                snprintf(a[k], sizeof a[k], "%.1f ± -", v[k]->mean);
-            else
-                snprintf(a[k], sizeof a[k], "%.1f ± %.1f", v[k]->mean, v[k]->sd);
+            if (v[k]->n == 0) snprintf(a[k], sizeof a[k], "-");
+            else if (v[k]->n == 1) snprintf(a[k], sizeof a[k], "%.1f ± -", v[k]->mean);
+            else snprintf(a[k], sizeof a[k], "%.1f ± %.1f", v[k]->mean, v[k]->sd);
         printf("  %7ld  %-18s %-18s %8.2fx  %-18s %-18s  %9.3f %9.3f\n", s->workers, a[0], a[1],
                cj.mean / lj.mean, a[2], a[3], lj.mean / ln.mean, cj.mean / cn.mean);
     }
@@ -166,8 +150,8 @@ void bt_report_scaleup(const bt_store *st, const bt_series *series, int n, long 
 
 /* ------------------------------------------------------------------ goals */
 
-static void goal_line(const char *what, double got, double goal, int at_least,
-                      const char *unit_fmt, double scale, const char *missing)
+static void goal_line(const char *what, double got, double goal, int at_least, const char *unit_fmt,
+                      double scale, const char *missing)
 {
     printf("  %-64s ", what);
     if (!isfinite(got)) {
@@ -215,10 +199,8 @@ void bt_report_goals(const bt_store *st, const bt_series *series, int n, long ro
     printf("\ngoals (means over rounds; runtime share = runtime_cpu_seconds / (tick_seconds x "
            "workers), the worse of with/without jitter):\n");
     for (int i = 0; i < n; i++) {
-        if (series[i].regime == BT_PAPER && ++paper)
-            goals_paper(st, &series[i], rounds);
-        else if (series[i].regime == BT_REAL && ++real)
-            goals_real(st, &series[i], rounds);
+        if (series[i].regime == BT_PAPER && ++paper) goals_paper(st, &series[i], rounds);
+        else if (series[i].regime == BT_REAL && ++real) goals_real(st, &series[i], rounds);
     }
     if (!paper)
         printf("  %-64s not measured (run --regime paper)\n",
@@ -240,8 +222,7 @@ static int find_script(const bt_options *o, const char *exe_dir, char *out, size
     const char *tries[] = {"%s/../scripts/plot_tick.py", "%s/scripts/plot_tick.py"};
     for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
         snprintf(out, len, tries[i], i == 0 ? exe_dir : ".");
-        if (access(out, R_OK) == 0)
-            return 0;
+        if (access(out, R_OK) == 0) return 0;
     }
     return -1;
 }
@@ -264,7 +245,7 @@ int bt_run_plots(const bt_options *o, const char *exe_dir)
         return -1;
     }
     const char *py = find_python();
-    char *argv[] = {(char *)py, script, "--json", (char *)o->json_path, "--out",
+    char *argv[] = {(char *)py,           script, "--json", (char *)o->json_path, "--out",
                     (char *)o->plots_dir, NULL};
     printf("\nfigures: %s %s --json %s --out %s\n", py, script, o->json_path, o->plots_dir);
     fflush(NULL);
@@ -277,11 +258,11 @@ int bt_run_plots(const bt_options *o, const char *exe_dir)
     int status = 0;
     while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
     if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == PLOT_NO_MATPLOTLIB) {
         printf("no figures: matplotlib is missing for %s; install it with "
-               "`bash scripts/deps.sh plot` (Debian: apt-get install python3-matplotlib)\n", py);
+               "`bash scripts/deps.sh plot` (Debian: apt-get install python3-matplotlib)\n",
+               py);
         return 0;
     }
     app_error(BT_NAME, "drawing the figures failed (%s)", pid < 0 ? strerror(errno) : "see above");

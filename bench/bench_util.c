@@ -26,18 +26,15 @@ int bench_is_option(const char *arg, const char *name)
 const char *bench_option_value(int argc, char **argv, int *i)
 {
     const char *eq = strchr(argv[*i], '=');
-    if (eq != NULL)
-        return eq + 1;
+    if (eq != NULL) return eq + 1;
     return *i + 1 < argc ? argv[++*i] : NULL;
 }
 
 int bench_make_tmpdir(char *out, size_t cap, const char *parent, const char *prefix,
                       const char *bench)
 {
-    if (parent == NULL)
-        parent = getenv("TMPDIR");
-    if (parent == NULL || *parent == '\0')
-        parent = "/tmp";
+    if (parent == NULL) parent = getenv("TMPDIR");
+    if (parent == NULL || *parent == '\0') parent = "/tmp";
     int n = snprintf(out, cap, "%s/%s-XXXXXX", parent, prefix);
     if (n < 0 || (size_t)n >= cap) {
         app_error(bench, "option --tmpdir: path too long");
@@ -45,8 +42,7 @@ int bench_make_tmpdir(char *out, size_t cap, const char *parent, const char *pre
         return -1;
     }
     if (mkdtemp(out) == NULL) {
-        app_error(bench, "cannot create a temporary directory in %s: %s", parent,
-                  strerror(errno));
+        app_error(bench, "cannot create a temporary directory in %s: %s", parent, strerror(errno));
         out[0] = '\0';
         return -1;
     }
@@ -59,8 +55,7 @@ int bench_find_on_path(const char *name, char *out, size_t len)
     while (path != NULL && *path != '\0') {
         size_t n = strcspn(path, ":");
         snprintf(out, len, "%.*s/%s", (int)n, n ? path : ".", name);
-        if (access(out, X_OK) == 0)
-            return 0;
+        if (access(out, X_OK) == 0) return 0;
         path += n + (path[n] == ':');
     }
     out[0] = '\0';

@@ -41,20 +41,17 @@ double bench_median(const double *v, int n)
 {
     double small[64];
     double *copy = n <= 64 ? small : malloc((size_t)n * sizeof *copy);
-    if (copy == NULL)
-        return v[0];
+    if (copy == NULL) return v[0];
     memcpy(copy, v, (size_t)n * sizeof *copy);
     qsort(copy, (size_t)n, sizeof *copy, cmp_double);
     double m = n % 2 ? copy[n / 2] : 0.5 * (copy[n / 2 - 1] + copy[n / 2]);
-    if (copy != small)
-        free(copy);
+    if (copy != small) free(copy);
     return m;
 }
 
 void bench_csr_free(bench_csr *csr)
 {
-    if (csr == NULL)
-        return;
+    if (csr == NULL) return;
     free(csr->in_first);
     free(csr->in_src);
     free(csr->inv_outdeg);
@@ -66,13 +63,10 @@ void bench_csr_free(bench_csr *csr)
 static int build_degrees(const tg_graph *g, bench_csr *csr)
 {
     uint64_t *outdeg = calloc(csr->nv, sizeof *outdeg);
-    if (outdeg == NULL)
-        return TESS_ERR_NOMEM;
-    for (uint64_t e = 0; e < g->ne; e++)
-        outdeg[g->src[e]]++;
+    if (outdeg == NULL) return TESS_ERR_NOMEM;
+    for (uint64_t e = 0; e < g->ne; e++) outdeg[g->src[e]]++;
     uint32_t ndangling = 0;
-    for (uint32_t u = 0; u < csr->nv; u++)
-        ndangling += outdeg[u] == 0;
+    for (uint32_t u = 0; u < csr->nv; u++) ndangling += outdeg[u] == 0;
     csr->dangling = malloc((ndangling ? ndangling : 1) * sizeof *csr->dangling);
     if (csr->dangling == NULL) {
         free(outdeg);
@@ -80,8 +74,7 @@ static int build_degrees(const tg_graph *g, bench_csr *csr)
     }
     for (uint32_t u = 0; u < csr->nv; u++) {
         csr->inv_outdeg[u] = outdeg[u] ? 1.0 / (double)outdeg[u] : 0.0;
-        if (outdeg[u] == 0)
-            csr->dangling[csr->ndangling++] = u;
+        if (outdeg[u] == 0) csr->dangling[csr->ndangling++] = u;
     }
     free(outdeg);
     return TESS_OK;
@@ -92,12 +85,9 @@ static int build_degrees(const tg_graph *g, bench_csr *csr)
 static void build_in_edges(const tg_graph *g, bench_csr *csr)
 {
     uint64_t *first = csr->in_first;
-    for (uint64_t e = 0; e < g->ne; e++)
-        first[g->dst[e] + 1]++;
-    for (uint32_t v = 0; v < csr->nv; v++)
-        first[v + 1] += first[v];
-    for (uint64_t e = 0; e < g->ne; e++)
-        csr->in_src[first[g->dst[e]]++] = g->src[e];
+    for (uint64_t e = 0; e < g->ne; e++) first[g->dst[e] + 1]++;
+    for (uint32_t v = 0; v < csr->nv; v++) first[v + 1] += first[v];
+    for (uint64_t e = 0; e < g->ne; e++) csr->in_src[first[g->dst[e]]++] = g->src[e];
     /* each first[v] now holds the old first[v+1]: shift back by one */
     memmove(first + 1, first, csr->nv * sizeof *first);
     first[0] = 0;
@@ -106,8 +96,7 @@ static void build_in_edges(const tg_graph *g, bench_csr *csr)
 int bench_csr_build(const tg_graph *g, bench_csr *csr)
 {
     memset(csr, 0, sizeof *csr);
-    if (g->nv == 0 || g->nv > UINT32_MAX)
-        return TESS_ERR_INVAL;
+    if (g->nv == 0 || g->nv > UINT32_MAX) return TESS_ERR_INVAL;
     bench_csr c = {.nv = (uint32_t)g->nv, .ne = g->ne};
     c.in_first = calloc((size_t)c.nv + 1, sizeof *c.in_first);
     c.in_src = malloc((c.ne ? c.ne : 1) * sizeof *c.in_src);
@@ -123,8 +112,7 @@ int bench_csr_build(const tg_graph *g, bench_csr *csr)
 }
 
 /* Loop 1: contributions, and the dangling total D (returned). */
-static double scatter_contrib(const bench_csr *csr, const double *pr, double *contrib,
-                              int threads)
+static double scatter_contrib(const bench_csr *csr, const double *pr, double *contrib, int threads)
 {
     const int64_t nv = csr->nv;
     double dangling = 0.0;
@@ -132,19 +120,17 @@ static double scatter_contrib(const bench_csr *csr, const double *pr, double *co
     BENCH_OMP(parallel num_threads(threads))
     {
         BENCH_OMP(for schedule(static))
-        for (int64_t u = 0; u < nv; u++)
-            contrib[u] = pr[u] * csr->inv_outdeg[u];
+        for (int64_t u = 0; u < nv; u++) contrib[u] = pr[u] * csr->inv_outdeg[u];
         BENCH_OMP(for schedule(static) reduction(+ : dangling))
-        for (int64_t i = 0; i < (int64_t)csr->ndangling; i++)
-            dangling += pr[csr->dangling[i]];
+        for (int64_t i = 0; i < (int64_t)csr->ndangling; i++) dangling += pr[csr->dangling[i]];
     }
     return dangling;
 }
 
 /* Loop 2: gather.  Guided scheduling because R-MAT in-degrees are skewed:
  * static blocks of vertices would give one thread most of the edges. */
-static void gather_next(const bench_csr *csr, const double *contrib, double *next,
-                        double damping, double dangling, int threads)
+static void gather_next(const bench_csr *csr, const double *contrib, double *next, double damping,
+                        double dangling, int threads)
 {
     const int64_t nv = csr->nv;
     const double n = (double)csr->nv;
@@ -162,11 +148,9 @@ static void gather_next(const bench_csr *csr, const double *contrib, double *nex
 double bench_csr_run(const bench_csr *csr, int iterations, double damping, int threads,
                      double *ranks_out, double *iter_seconds_out)
 {
-    if (csr == NULL || csr->nv == 0 || iterations < 1)
-        return TESS_ERR_INVAL;
+    if (csr == NULL || csr->nv == 0 || iterations < 1) return TESS_ERR_INVAL;
 #ifdef _OPENMP
-    if (threads <= 0)
-        threads = omp_get_max_threads();
+    if (threads <= 0) threads = omp_get_max_threads();
 #else
     threads = 1;
 #endif
@@ -175,8 +159,7 @@ double bench_csr_run(const bench_csr *csr, int iterations, double damping, int t
     double *contrib = malloc((size_t)csr->nv * sizeof *contrib);
     double *times = malloc((size_t)iterations * sizeof *times);
     double result = TESS_ERR_NOMEM;
-    if (pr == NULL || next == NULL || contrib == NULL || times == NULL)
-        goto out_free;
+    if (pr == NULL || next == NULL || contrib == NULL || times == NULL) goto out_free;
     const double init = 1.0 / (double)csr->nv;
     /* first touch by the threads that will use the pages */
     BENCH_OMP(parallel for schedule(static) num_threads(threads))
@@ -195,8 +178,7 @@ double bench_csr_run(const bench_csr *csr, int iterations, double damping, int t
         next = swap;
     }
     result = bench_median(times, iterations);
-    if (ranks_out != NULL)
-        memcpy(ranks_out, pr, (size_t)csr->nv * sizeof *pr);
+    if (ranks_out != NULL) memcpy(ranks_out, pr, (size_t)csr->nv * sizeof *pr);
     if (iter_seconds_out != NULL)
         memcpy(iter_seconds_out, times, (size_t)iterations * sizeof *times);
 out_free:

@@ -21,10 +21,10 @@
 typedef struct bench_csr {
     uint32_t nv;
     uint64_t ne;
-    uint64_t *in_first;  /* nv + 1 */
-    uint32_t *in_src;    /* ne */
-    double *inv_outdeg;  /* nv */
-    uint32_t *dangling;  /* ndangling */
+    uint64_t *in_first; /* nv + 1 */
+    uint32_t *in_src;   /* ne */
+    double *inv_outdeg; /* nv */
+    uint32_t *dangling; /* ndangling */
     uint32_t ndangling;
 } bench_csr;
 

@@ -4,6 +4,7 @@
 #   scripts/deps.sh          compilers, cmake, MPI, zlib, cmocka, zstd, xxhash
 #   scripts/deps.sh fuzz     the above plus clang with libFuzzer
 #   scripts/deps.sh plot     the above plus python3-matplotlib (bench figures)
+#   scripts/deps.sh format   the above plus clang-format (make format, format-check)
 #
 # Silent and quick when everything is present (make runs it every time).
 # Otherwise installs the missing Debian packages: directly as root, through
@@ -12,12 +13,14 @@ set -euo pipefail
 
 want_fuzz=0
 want_plot=0
+want_format=0
 for arg in "$@"; do
     case $arg in
         fuzz) want_fuzz=1 ;;
         plot) want_plot=1 ;;
-        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
-        *) echo "deps.sh: unknown argument '$arg' (expected: fuzz, plot)" >&2; exit 2 ;;
+        format) want_format=1 ;;
+        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        *) echo "deps.sh: unknown argument '$arg' (expected: fuzz, plot, format)" >&2; exit 2 ;;
     esac
 done
 
@@ -65,6 +68,11 @@ if [ "$want_fuzz" = 1 ]; then
         clang -fsanitize=fuzzer,address,undefined "$probe/f.c" -o "$probe/f" > /dev/null 2>&1 ||
             need libclang-rt-14-dev
     fi
+fi
+
+# Debian 12's clang-format is version 14, the one .clang-format is written for.
+if [ "$want_format" = 1 ]; then
+    have clang-format || need clang-format
 fi
 
 if [ "$want_plot" = 1 ]; then

@@ -28,11 +28,11 @@
 #define EXIT_CANNOT_RUN 127
 
 typedef struct supervisor {
-    char **argv;          /* the command line of the next run; owned */
+    char **argv; /* the command line of the next run; owned */
     int max_restarts;
-    sigset_t waited;      /* SIGINT, SIGTERM, SIGCHLD: blocked, taken by sigwaitinfo */
-    sigset_t original;    /* the mask to give back to the child */
-    int stop_signal;      /* the operator's signal we forwarded, or 0 */
+    sigset_t waited;   /* SIGINT, SIGTERM, SIGCHLD: blocked, taken by sigwaitinfo */
+    sigset_t original; /* the mask to give back to the child */
+    int stop_signal;   /* the operator's signal we forwarded, or 0 */
 } supervisor;
 
 static void usage(FILE *out)
@@ -145,7 +145,8 @@ static pid_t start_child(const supervisor *s)
     if (pid < 0) err = errno;
     close(fds[1]);
     /* The write end closes at exec: a read of 0 bytes means exec succeeded. */
-    while (pid > 0 && read(fds[0], &err, sizeof err) < 0 && errno == EINTR) {}
+    while (pid > 0 && read(fds[0], &err, sizeof err) < 0 && errno == EINTR) {
+    }
     close(fds[0]);
     if (err == 0) return pid;
     if (pid > 0) waitpid(pid, NULL, 0);
@@ -214,10 +215,7 @@ static int supervise(supervisor *s)
 
 /* An empty handler: SIGCHLD's default action is to discard it, and a
  * discarded signal could not be waited for. */
-static void on_sigchld(int sig)
-{
-    (void)sig;
-}
+static void on_sigchld(int sig) { (void)sig; }
 
 static void block_signals(supervisor *s)
 {

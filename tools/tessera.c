@@ -18,32 +18,31 @@ int workqueue_main(int argc, char **argv);
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: tessera COMMAND [ARGS]\n"
-            "\n"
-            "commands:\n"
-            "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans,\n"
-            "                           jacobi, fish, pagerank-tick, workqueue);\n"
-            "                           'tessera run APP --help' lists its options\n"
-            "  gen SPEC FILE [--cache]  write a generated graph as a SNAP edge list\n"
-            "                           (or as a binary graph cache with --cache);\n"
-            "                           SPEC: rmat:SCALE[:EF[:SEED]], uniform:N:M[:SEED],\n"
-            "                           web:PAGES[:SEED]\n"
-            "  gen-points N:DIM:K[:SEED] FILE   write generated k-means points\n"
-            "  convert IN OUT           convert a SNAP edge list (plain or gzip) to a\n"
-            "                           binary graph cache for fast reloading\n"
-            "  bench pagerank [OPTIONS] PageRank against a CSR reference (--help)\n"
-            "  bench tick [OPTIONS]     the tick face's algorithms under jitter (--help)\n"
-            "  bench ckpt [OPTIONS]     checkpoint overhead and restore time (--help)\n"
-            "  supervise [--max-restarts K] -- COMMAND ARGS...\n"
-            "                           run COMMAND; after a failure run it again\n"
-            "                           with --restore appended (at most K times)\n"
-            "  info                     version and build configuration\n"
-            "\n"
-            "  --help, --version\n"
-            "\n"
-            "Launched directly tessera runs embedded (one process, worker threads);\n"
-            "under mpirun/srun the same command runs on every rank.\n");
+    fprintf(out, "usage: tessera COMMAND [ARGS]\n"
+                 "\n"
+                 "commands:\n"
+                 "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans,\n"
+                 "                           jacobi, fish, pagerank-tick, workqueue);\n"
+                 "                           'tessera run APP --help' lists its options\n"
+                 "  gen SPEC FILE [--cache]  write a generated graph as a SNAP edge list\n"
+                 "                           (or as a binary graph cache with --cache);\n"
+                 "                           SPEC: rmat:SCALE[:EF[:SEED]], uniform:N:M[:SEED],\n"
+                 "                           web:PAGES[:SEED]\n"
+                 "  gen-points N:DIM:K[:SEED] FILE   write generated k-means points\n"
+                 "  convert IN OUT           convert a SNAP edge list (plain or gzip) to a\n"
+                 "                           binary graph cache for fast reloading\n"
+                 "  bench pagerank [OPTIONS] PageRank against a CSR reference (--help)\n"
+                 "  bench tick [OPTIONS]     the tick face's algorithms under jitter (--help)\n"
+                 "  bench ckpt [OPTIONS]     checkpoint overhead and restore time (--help)\n"
+                 "  supervise [--max-restarts K] -- COMMAND ARGS...\n"
+                 "                           run COMMAND; after a failure run it again\n"
+                 "                           with --restore appended (at most K times)\n"
+                 "  info                     version and build configuration\n"
+                 "\n"
+                 "  --help, --version\n"
+                 "\n"
+                 "Launched directly tessera runs embedded (one process, worker threads);\n"
+                 "under mpirun/srun the same command runs on every rank.\n");
 }
 
 /* A subcommand: its name and its main, which gets argv from its own name on. */
@@ -53,9 +52,12 @@ typedef struct command {
 } command;
 
 static const command apps[] = {
-    {"pagerank", pagerank_main},   {"kmeans", kmeans_main},
-    {"jacobi", jacobi_main},       {"fish", fish_main},
-    {"pagerank-tick", pagerank_tick_main}, {"workqueue", workqueue_main},
+    {"pagerank", pagerank_main},
+    {"kmeans", kmeans_main},
+    {"jacobi", jacobi_main},
+    {"fish", fish_main},
+    {"pagerank-tick", pagerank_tick_main},
+    {"workqueue", workqueue_main},
 };
 
 static const command benches[] = {
@@ -110,7 +112,8 @@ static int write_graph(const char *spec, const char *in, const char *out, int ca
     char err[512] = "";
     int rc = spec ? tg_generate(spec, &g, err, sizeof err) : tg_load_file(in, &g, err, sizeof err);
     if (rc == 0)
-        rc = cache ? tg_write_cache(out, &g, err, sizeof err) : tg_write_snap(out, &g, err, sizeof err);
+        rc = cache ? tg_write_cache(out, &g, err, sizeof err)
+                   : tg_write_snap(out, &g, err, sizeof err);
     if (rc != 0) fprintf(stderr, "tessera %s: %s\n", spec ? "gen" : "convert", err);
     tg_free(&g);
     return rc == 0 ? 0 : 1;
@@ -187,12 +190,10 @@ static int cmd_version(int argc, char **argv)
 }
 
 static const command commands[] = {
-    {"run", cmd_run},         {"gen", cmd_gen},
-    {"gen-points", kmeans_gen_points_main}, {"convert", cmd_convert},
-    {"bench", cmd_bench},     {"supervise", supervise_main},
-    {"info", cmd_info},       {"help", cmd_help},
-    {"--help", cmd_help},     {"-h", cmd_help},
-    {"version", cmd_version}, {"--version", cmd_version},
+    {"run", cmd_run},         {"gen", cmd_gen},         {"gen-points", kmeans_gen_points_main},
+    {"convert", cmd_convert}, {"bench", cmd_bench},     {"supervise", supervise_main},
+    {"info", cmd_info},       {"help", cmd_help},       {"--help", cmd_help},
+    {"-h", cmd_help},         {"version", cmd_version}, {"--version", cmd_version},
 };
 
 int main(int argc, char **argv)

@@ -47,8 +47,7 @@ int app_ckpt_cli_due(const app_ckpt_cli *c, long done, long total)
     return c->dir != NULL && done < total && done % c->every == 0;
 }
 
-int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
-                        const char *job)
+int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, const char *job)
 {
     if (c->dir == NULL) return TESS_OK;
     int rc = tess_checkpoint_enable(ctx, c->dir, job, 0);
@@ -57,8 +56,8 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
     return rc;
 }
 
-int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
-                         void *user_out, size_t len, uint64_t *epoch_out)
+int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, void *user_out,
+                         size_t len, uint64_t *epoch_out)
 {
     if (!c->restore) return 0;
     void *user = NULL;
@@ -74,8 +73,10 @@ int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
         return rc;
     }
     if (got != len) {
-        app_error(app, "cannot restore from %s: epoch %llu holds %zu bytes of %s state, "
-                       "expected %zu", c->dir, (unsigned long long)epoch, got, app, len);
+        app_error(app,
+                  "cannot restore from %s: epoch %llu holds %zu bytes of %s state, "
+                  "expected %zu",
+                  c->dir, (unsigned long long)epoch, got, app, len);
         free(user);
         return TESS_ERR_FORMAT;
     }
@@ -94,8 +95,7 @@ void app_ckpt_cli_finish(const char *app, tess_ctx *ctx, const app_ckpt_cli *c)
     if (epoch > 0)
         fprintf(stderr, "%s: a checkpoint failed; a restart would resume from epoch %llu\n", app,
                 (unsigned long long)epoch);
-    else
-        fprintf(stderr, "%s: a checkpoint failed; %s holds no usable checkpoint\n", app, c->dir);
+    else fprintf(stderr, "%s: a checkpoint failed; %s holds no usable checkpoint\n", app, c->dir);
 }
 
 void app_ckpt_cli_metrics(app_metrics *m, const tess_ctx *ctx, const app_ckpt_cli *c,

@@ -37,8 +37,7 @@ int app_ckpt_cli_due(const app_ckpt_cli *c, long done, long total);
 
 /* tess_checkpoint_enable(ctx, dir, job, 0) when --checkpoint-dir was given;
  * before tess_main on every rank.  Rank 0 reports a failure in one line. */
-int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
-                        const char *job);
+int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, const char *job);
 
 /*
  * With --restore, restore the newest checkpoint (control function, first).
@@ -48,8 +47,8 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
  * status after a one-line error (another job's checkpoint, unreadable user
  * data, ...).
  */
-int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
-                         void *user_out, size_t len, uint64_t *epoch_out);
+int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, void *user_out,
+                         size_t len, uint64_t *epoch_out);
 
 /* Wait for the checkpoints still being written (control function, before a
  * successful exit).  A failed checkpoint does not fail the run — the runtime

@@ -14,8 +14,8 @@
 /* ---- output files: written to "DIR/.NAME.tmp.PID", renamed on commit ---- */
 typedef struct app_outfile {
     FILE *fp;
-    char *path;      /* final path */
-    char *tmp_path;  /* temporary path in the same directory */
+    char *path;     /* final path */
+    char *tmp_path; /* temporary path in the same directory */
 } app_outfile;
 
 /* Open a temporary file next to `path`.  0, or -1 after printing
@@ -64,8 +64,8 @@ int app_progress_enabled(app_progress_mode mode);
  * missing value.  The whole text must be the number (no blanks, no suffix). */
 int app_parse_int(const char *app, const char *opt, const char *text, long min, long max,
                   long *out);
-int app_parse_double(const char *app, const char *opt, const char *text, double min,
-                     double max, double *out);
+int app_parse_double(const char *app, const char *opt, const char *text, double min, double max,
+                     double *out);
 /* Print "tessera APP: FORMAT..." on stderr, newline added. */
 void app_error(const char *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

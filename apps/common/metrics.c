@@ -42,17 +42,13 @@ struct app_metrics {
     int out_of_memory; /* a setter failed; reported by app_metrics_write */
 };
 
-app_metrics *app_metrics_new(void)
-{
-    return calloc(1, sizeof(app_metrics));
-}
+app_metrics *app_metrics_new(void) { return calloc(1, sizeof(app_metrics)); }
 
 static void metric_clear_value(metric *e)
 {
     free(e->str);
     free(e->list);
-    for (int i = 0; i < e->nobjects; i++)
-        app_metrics_free(e->objects[i]);
+    for (int i = 0; i < e->nobjects; i++) app_metrics_free(e->objects[i]);
     free(e->objects);
     e->str = NULL;
     e->list = NULL;
@@ -63,8 +59,7 @@ static void metric_clear_value(metric *e)
 
 void app_metrics_free(app_metrics *m)
 {
-    if (!m)
-        return;
+    if (!m) return;
     for (int i = 0; i < m->count; i++) {
         metric_clear_value(&m->items[i]);
         free(m->items[i].key);
@@ -78,16 +73,14 @@ static metric *metrics_append(app_metrics *m, const char *key)
     if (m->count == m->cap) {
         int cap = m->cap ? 2 * m->cap : 16;
         metric *items = realloc(m->items, (size_t)cap * sizeof *items);
-        if (!items)
-            return NULL;
+        if (!items) return NULL;
         m->items = items;
         m->cap = cap;
     }
     metric *e = &m->items[m->count];
     memset(e, 0, sizeof *e);
     e->key = strdup(key);
-    if (!e->key)
-        return NULL;
+    if (!e->key) return NULL;
     m->count++;
     return e;
 }
@@ -95,16 +88,12 @@ static metric *metrics_append(app_metrics *m, const char *key)
 /* The entry for `key`, emptied for a new value; NULL (and flagged) on OOM. */
 static metric *metrics_slot(app_metrics *m, const char *key, metric_kind kind)
 {
-    if (!m)
-        return NULL;
+    if (!m) return NULL;
     metric *e = NULL;
     for (int i = 0; i < m->count && !e; i++)
-        if (strcmp(m->items[i].key, key) == 0)
-            e = &m->items[i];
-    if (e)
-        metric_clear_value(e);
-    else
-        e = metrics_append(m, key);
+        if (strcmp(m->items[i].key, key) == 0) e = &m->items[i];
+    if (e) metric_clear_value(e);
+    else e = metrics_append(m, key);
     if (!e) {
         m->out_of_memory = 1;
         return NULL;
@@ -125,29 +114,25 @@ void app_metrics_str(app_metrics *m, const char *key, const char *value)
 void app_metrics_num(app_metrics *m, const char *key, double value)
 {
     metric *e = metrics_slot(m, key, METRIC_NUM);
-    if (e)
-        e->num = value;
+    if (e) e->num = value;
 }
 
 void app_metrics_int(app_metrics *m, const char *key, int64_t value)
 {
     metric *e = metrics_slot(m, key, METRIC_INT);
-    if (e)
-        e->integer = value;
+    if (e) e->integer = value;
 }
 
 void app_metrics_bool(app_metrics *m, const char *key, int value)
 {
     metric *e = metrics_slot(m, key, METRIC_BOOL);
-    if (e)
-        e->integer = value != 0;
+    if (e) e->integer = value != 0;
 }
 
 void app_metrics_list(app_metrics *m, const char *key, const double *values, int n)
 {
     metric *e = metrics_slot(m, key, METRIC_LIST);
-    if (!e || n <= 0)
-        return;
+    if (!e || n <= 0) return;
     e->list = malloc((size_t)n * sizeof *values);
     if (!e->list) {
         m->out_of_memory = 1;
@@ -161,21 +146,15 @@ void app_metrics_objects(app_metrics *m, const char *key, app_metrics **objects,
 {
     metric *e = metrics_slot(m, key, METRIC_OBJECTS);
     int failed = e == NULL || n < 0;
-    for (int i = 0; i < n && !failed; i++)
-        failed = objects[i] == NULL || objects[i]->out_of_memory;
-    if (!failed && n > 0 && !(e->objects = malloc((size_t)n * sizeof *objects)))
-        failed = 1;
+    for (int i = 0; i < n && !failed; i++) failed = objects[i] == NULL || objects[i]->out_of_memory;
+    if (!failed && n > 0 && !(e->objects = malloc((size_t)n * sizeof *objects))) failed = 1;
     if (failed) {
-        for (int i = 0; i < n; i++)
-            app_metrics_free(objects[i]);
-        if (m)
-            m->out_of_memory = 1;
-        if (e)
-            e->kind = METRIC_BOOL; /* keep the entry printable */
+        for (int i = 0; i < n; i++) app_metrics_free(objects[i]);
+        if (m) m->out_of_memory = 1;
+        if (e) e->kind = METRIC_BOOL; /* keep the entry printable */
         return;
     }
-    if (n > 0)
-        memcpy(e->objects, objects, (size_t)n * sizeof *objects);
+    if (n > 0) memcpy(e->objects, objects, (size_t)n * sizeof *objects);
     e->nobjects = n;
     e->is_array = 1;
 }
@@ -219,36 +198,27 @@ static void json_string(FILE *fp, const char *s)
 {
     fputc('"', fp);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(fp, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", fp);
-        else if (*p == '\t')
-            fputs("\\t", fp);
-        else if (*p == '\r')
-            fputs("\\r", fp);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(fp, "\\u%04x", *p);
-        else
-            fputc(*p, fp);
+        if (*p == '"' || *p == '\\') fprintf(fp, "\\%c", *p);
+        else if (*p == '\n') fputs("\\n", fp);
+        else if (*p == '\t') fputs("\\t", fp);
+        else if (*p == '\r') fputs("\\r", fp);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(fp, "\\u%04x", *p);
+        else fputc(*p, fp);
     }
     fputc('"', fp);
 }
 
 static void json_number(FILE *fp, double v)
 {
-    if (isfinite(v))
-        fprintf(fp, "%.17g", v);
-    else
-        fputs("null", fp);
+    if (isfinite(v)) fprintf(fp, "%.17g", v);
+    else fputs("null", fp);
 }
 
 static void json_list(FILE *fp, const double *values, int n)
 {
     fputc('[', fp);
     for (int i = 0; i < n; i++) {
-        if (i > 0)
-            fputs(", ", fp);
+        if (i > 0) fputs(", ", fp);
         json_number(fp, values[i]);
     }
     fputc(']', fp);
@@ -270,15 +240,12 @@ static void json_object(FILE *fp, const app_metrics *m, const json_style *st);
 
 static void json_objects(FILE *fp, const metric *e, const json_style *st)
 {
-    if (e->is_array)
-        fputc('[', fp);
+    if (e->is_array) fputc('[', fp);
     for (int i = 0; i < e->nobjects; i++) {
-        if (i > 0)
-            fputs(st->sep, fp);
+        if (i > 0) fputs(st->sep, fp);
         json_object(fp, e->objects[i], st);
     }
-    if (e->is_array)
-        fputc(']', fp);
+    if (e->is_array) fputc(']', fp);
 }
 
 static void json_value(FILE *fp, const metric *e, const json_style *st)
@@ -301,8 +268,7 @@ static void json_object(FILE *fp, const app_metrics *m, const json_style *st)
     }
     fputs(st->open, fp);
     for (int i = 0; i < m->count; i++) {
-        if (i > 0)
-            fputs(st->sep, fp);
+        if (i > 0) fputs(st->sep, fp);
         json_string(fp, m->items[i].key);
         fputs(st->colon, fp);
         json_value(fp, &m->items[i], st);
@@ -312,8 +278,7 @@ static void json_object(FILE *fp, const app_metrics *m, const json_style *st)
 
 int app_metrics_print(const app_metrics *m, FILE *fp)
 {
-    if (!m || m->out_of_memory)
-        return -1;
+    if (!m || m->out_of_memory) return -1;
     json_object(fp, m, &style_file);
     return ferror(fp) ? -1 : 0;
 }
@@ -357,8 +322,7 @@ int app_metrics_write(app_metrics *m, const char *path)
         return -1;
     }
     app_outfile o;
-    if (app_outfile_open(&o, path) != 0)
-        return -1;
+    if (app_outfile_open(&o, path) != 0) return -1;
     app_metrics_print(m, o.fp);
     return app_outfile_commit(&o);
 }

@@ -24,18 +24,14 @@ void app_error(const char *app, const char *fmt, ...)
 }
 
 /* Option names are accepted with or without their leading "--". */
-static const char *option_dashes(const char *opt)
-{
-    return strncmp(opt, "--", 2) == 0 ? "" : "--";
-}
+static const char *option_dashes(const char *opt) { return strncmp(opt, "--", 2) == 0 ? "" : "--"; }
 
 static int text_is_number_like(const char *text)
 {
     return text[0] != '\0' && !isspace((unsigned char)text[0]);
 }
 
-int app_parse_int(const char *app, const char *opt, const char *text, long min, long max,
-                  long *out)
+int app_parse_int(const char *app, const char *opt, const char *text, long min, long max, long *out)
 {
     if (!text) {
         app_error(app, "option %s%s: missing value", option_dashes(opt), opt);
@@ -53,8 +49,8 @@ int app_parse_int(const char *app, const char *opt, const char *text, long min, 
     return 0;
 }
 
-int app_parse_double(const char *app, const char *opt, const char *text, double min,
-                     double max, double *out)
+int app_parse_double(const char *app, const char *opt, const char *text, double min, double max,
+                     double *out)
 {
     if (!text) {
         app_error(app, "option %s%s: missing value", option_dashes(opt), opt);
@@ -63,8 +59,8 @@ int app_parse_double(const char *app, const char *opt, const char *text, double 
     char *end = NULL;
     double v = text_is_number_like(text) ? strtod(text, &end) : NAN;
     if (!end || *end != '\0' || !isfinite(v) || v < min || v > max) {
-        app_error(app, "option %s%s: expected a number in [%g, %g], got '%s'",
-                  option_dashes(opt), opt, min, max, text);
+        app_error(app, "option %s%s: expected a number in [%g, %g], got '%s'", option_dashes(opt),
+                  opt, min, max, text);
         return -1;
     }
     *out = v;

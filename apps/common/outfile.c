@@ -27,8 +27,7 @@ static char *outfile_tmp_name(const char *path)
     int dir_len = (int)(base - path);
     size_t cap = strlen(path) + 32;
     char *tmp = malloc(cap);
-    if (tmp)
-        snprintf(tmp, cap, "%.*s.%s.tmp.%ld", dir_len, path, base, (long)getpid());
+    if (tmp) snprintf(tmp, cap, "%.*s.%s.tmp.%ld", dir_len, path, base, (long)getpid());
     return tmp;
 }
 
@@ -45,8 +44,7 @@ static void outfile_release(app_outfile *o)
 static FILE *outfile_create(const char *tmp_path)
 {
     int fd = open(tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return NULL;
+    if (fd < 0) return NULL;
     FILE *fp = fdopen(fd, "w");
     if (!fp) {
         int err = errno;
@@ -98,24 +96,19 @@ static void outfile_sync_dir(const char *path)
 static int outfile_close_synced(app_outfile *o)
 {
     int err = 0;
-    if (fflush(o->fp) != 0 || ferror(o->fp))
-        err = errno ? errno : EIO;
-    else if (fsync(fileno(o->fp)) != 0)
-        err = errno;
-    if (fclose(o->fp) != 0 && err == 0)
-        err = errno ? errno : EIO;
+    if (fflush(o->fp) != 0 || ferror(o->fp)) err = errno ? errno : EIO;
+    else if (fsync(fileno(o->fp)) != 0) err = errno;
+    if (fclose(o->fp) != 0 && err == 0) err = errno ? errno : EIO;
     o->fp = NULL;
     return err;
 }
 
 int app_outfile_commit(app_outfile *o)
 {
-    if (!o->fp)
-        return -1;
+    if (!o->fp) return -1;
     errno = 0;
     int err = outfile_close_synced(o);
-    if (err == 0 && rename(o->tmp_path, o->path) != 0)
-        err = errno;
+    if (err == 0 && rename(o->tmp_path, o->path) != 0) err = errno;
     if (err != 0) {
         outfile_report(o->path, err);
         unlink(o->tmp_path);
@@ -129,11 +122,8 @@ int app_outfile_commit(app_outfile *o)
 
 void app_outfile_abort(app_outfile *o)
 {
-    if (!o)
-        return;
-    if (o->fp)
-        fclose(o->fp);
-    if (o->tmp_path)
-        unlink(o->tmp_path);
+    if (!o) return;
+    if (o->fp) fclose(o->fp);
+    if (o->tmp_path) unlink(o->tmp_path);
     outfile_release(o);
 }

@@ -8,9 +8,7 @@
 
 int app_progress_enabled(app_progress_mode mode)
 {
-    if (mode == APP_PROGRESS_ON)
-        return 1;
-    if (mode == APP_PROGRESS_OFF)
-        return 0;
+    if (mode == APP_PROGRESS_ON) return 1;
+    if (mode == APP_PROGRESS_OFF) return 0;
     return isatty(STDERR_FILENO);
 }

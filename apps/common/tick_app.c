@@ -13,8 +13,7 @@ static int open_outputs(tick_run *r)
 {
     const app_tick_spec *s = r->spec;
     if (s->output_path && app_outfile_open(&r->output, s->output_path) != 0) return -1;
-    if (s->cli->metrics_path && app_outfile_open(&r->metrics, s->cli->metrics_path) != 0)
-        return -1;
+    if (s->cli->metrics_path && app_outfile_open(&r->metrics, s->cli->metrics_path) != 0) return -1;
     return 0;
 }
 

@@ -27,12 +27,25 @@ const char app_tick_cli_usage[] =
     "  --quiet              no progress or summary lines\n"
     "  --metrics FILE       write run metrics as JSON\n";
 
-enum { SEEN_TICKS, SEEN_ALG, SEEN_DEPTH, SEEN_PERIOD, SEEN_LAYERS, SEEN_WORKERS, SEEN_JITTER,
-       SEEN_SEED, SEEN_COST, SEEN_REPART, SEEN_PROGRESS, SEEN_QUIET, SEEN_METRICS };
+enum {
+    SEEN_TICKS,
+    SEEN_ALG,
+    SEEN_DEPTH,
+    SEEN_PERIOD,
+    SEEN_LAYERS,
+    SEEN_WORKERS,
+    SEEN_JITTER,
+    SEEN_SEED,
+    SEEN_COST,
+    SEEN_REPART,
+    SEEN_PROGRESS,
+    SEEN_QUIET,
+    SEEN_METRICS
+};
 
-static const char *const names[] = {"ticks", "alg", "depth", "period", "layers", "workers",
-                                    "jitter", "seed", "step-cost", "repart-every",
-                                    "progress-every", "quiet", "metrics"};
+static const char *const names[] = {
+    "ticks", "alg",       "depth",        "period",         "layers", "workers", "jitter",
+    "seed",  "step-cost", "repart-every", "progress-every", "quiet",  "metrics"};
 
 void app_tick_cli_init(app_tick_cli *c)
 {
@@ -54,7 +67,8 @@ static int set_value(const char *app, app_tick_cli *c, int which, const char *v)
         return 0;
     case SEEN_ALG:
         if (tess_tick_alg_parse(v, &c->opt.alg) == 0) return 0;
-        app_error(app, "option --alg: unknown algorithm '%s' (bsp, local, sched, repl, combined)", v);
+        app_error(app, "option --alg: unknown algorithm '%s' (bsp, local, sched, repl, combined)",
+                  v);
         return -1;
     case SEEN_DEPTH:
         if (app_parse_int(app, "depth", v, 1, 1000, &x) != 0) return -1;
@@ -146,10 +160,15 @@ int app_tick_cli_check(const char *app, app_tick_cli *c)
 }
 
 /* The flag of each tess_tick_options field the library names in its errors. */
-static const char *const field_flags[][2] = {
-    {"alg", "alg"},       {"ticks", "ticks"},   {"depth", "depth"},
-    {"period", "period"}, {"layers", "layers"}, {"progress_every", "progress-every"},
-    {"repart_every", "repart-every"}, {"step_cost_us", "step-cost"}, {"jitter", "jitter"}};
+static const char *const field_flags[][2] = {{"alg", "alg"},
+                                             {"ticks", "ticks"},
+                                             {"depth", "depth"},
+                                             {"period", "period"},
+                                             {"layers", "layers"},
+                                             {"progress_every", "progress-every"},
+                                             {"repart_every", "repart-every"},
+                                             {"step_cost_us", "step-cost"},
+                                             {"jitter", "jitter"}};
 
 /* "FIELD: REASON" from the library becomes "option --FLAG: REASON". */
 static void report_options_error(const char *app, const char *msg)
@@ -214,8 +233,7 @@ void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_
     app_metrics_int(m, "ticks", c->opt.ticks);
     app_metrics_num(m, "tick_seconds", secs);
     app_metrics_num(m, "ticks_per_second", secs > 0 ? (double)c->opt.ticks / secs : 0);
-    app_metrics_num(m, "tuple_ticks_per_second",
-                    secs > 0 ? (double)t->own_tuple_ticks / secs : 0);
+    app_metrics_num(m, "tuple_ticks_per_second", secs > 0 ? (double)t->own_tuple_ticks / secs : 0);
     app_metrics_num(m, "step_seconds", t->step_seconds);
     app_metrics_num(m, "wait_seconds", t->wait_seconds);
     app_metrics_num(m, "runtime_seconds", t->runtime_seconds);

@@ -12,10 +12,10 @@
 
 typedef struct app_tick_cli {
     tess_tick_options opt;
-    long workers;              /* 0: runtime default */
-    const char *metrics_path;  /* NULL: none */
+    long workers;             /* 0: runtime default */
+    const char *metrics_path; /* NULL: none */
     int quiet;
-    int seen[16];              /* repeated-option detection */
+    int seen[16]; /* repeated-option detection */
 } app_tick_cli;
 
 /* Defaults (ticks = 0 means "required": app_tick_cli_check reports it). */

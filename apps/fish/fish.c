@@ -51,8 +51,19 @@ static const char usage[] =
 /* ---------------------------------------------------------------- options */
 
 /* The options of this application (the tick options are tick_cli's). */
-enum { OPT_FISH, OPT_INFORMED, OPT_DUMP, OPT_ALPHA, OPT_RHO, OPT_SPEED, OPT_THETA, OPT_SIGMA,
-       OPT_OMEGA, OPT_DT, NOPTIONS };
+enum {
+    OPT_FISH,
+    OPT_INFORMED,
+    OPT_DUMP,
+    OPT_ALPHA,
+    OPT_RHO,
+    OPT_SPEED,
+    OPT_THETA,
+    OPT_SIGMA,
+    OPT_OMEGA,
+    OPT_DT,
+    NOPTIONS
+};
 
 typedef struct fish_option {
     const char *name;
@@ -60,11 +71,11 @@ typedef struct fish_option {
 } fish_option;
 
 static const fish_option options[NOPTIONS] = {
-    [OPT_FISH] = {"fish", 1, 1e8},       [OPT_INFORMED] = {"informed", 0, 1},
-    [OPT_DUMP] = {"dump", 0, 0},         [OPT_ALPHA] = {"alpha", 0, 1e6},
-    [OPT_RHO] = {"rho", 1e-9, 1e6},      [OPT_SPEED] = {"speed", 1e-9, 1e6},
-    [OPT_THETA] = {"theta", 0, 1e6},     [OPT_SIGMA] = {"sigma", 0, 10},
-    [OPT_OMEGA] = {"omega", 0, 1e6},     [OPT_DT] = {"dt", 1e-9, 1e3},
+    [OPT_FISH] = {"fish", 1, 1e8},   [OPT_INFORMED] = {"informed", 0, 1},
+    [OPT_DUMP] = {"dump", 0, 0},     [OPT_ALPHA] = {"alpha", 0, 1e6},
+    [OPT_RHO] = {"rho", 1e-9, 1e6},  [OPT_SPEED] = {"speed", 1e-9, 1e6},
+    [OPT_THETA] = {"theta", 0, 1e6}, [OPT_SIGMA] = {"sigma", 0, 10},
+    [OPT_OMEGA] = {"omega", 0, 1e6}, [OPT_DT] = {"dt", 1e-9, 1e3},
 };
 
 /* Where the value of a floating-point option goes. */
@@ -85,13 +96,11 @@ static double *option_target(fish_app *f, int k)
 /* The option named by "--NAME" or "--NAME=VALUE", or -1. */
 static int option_index(const char *arg)
 {
-    if (strncmp(arg, "--", 2) != 0)
-        return -1;
+    if (strncmp(arg, "--", 2) != 0) return -1;
     const char *name = arg + 2, *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     for (int k = 0; k < NOPTIONS; k++)
-        if (strlen(options[k].name) == len && strncmp(name, options[k].name, len) == 0)
-            return k;
+        if (strlen(options[k].name) == len && strncmp(name, options[k].name, len) == 0) return k;
     return -1;
 }
 
@@ -102,8 +111,7 @@ static int set_option(fish_app *f, int k, const char *v)
         app_error(APP, "option --%s: missing value", o->name);
         return -1;
     }
-    if (k == OPT_FISH)
-        return app_parse_int(APP, o->name, v, (long)o->min, (long)o->max, &f->count);
+    if (k == OPT_FISH) return app_parse_int(APP, o->name, v, (long)o->min, (long)o->max, &f->count);
     if (k == OPT_DUMP) {
         f->dump_path = v;
         return 0;
@@ -138,10 +146,8 @@ static int parse(int argc, char **argv, fish_app *f)
             return 1;
         }
         int rc = app_tick_cli_option(APP, &f->cli, argc, argv, &i);
-        if (rc < 0)
-            return -1;
-        if (rc > 0)
-            continue;
+        if (rc < 0) return -1;
+        if (rc > 0) continue;
         int k = option_index(a);
         if (k < 0) {
             app_error(APP, "unknown option '%s' (see --help)", a);
@@ -152,8 +158,7 @@ static int parse(int argc, char **argv, fish_app *f)
             return -1;
         }
         const char *eq = strchr(a, '=');
-        if (set_option(f, k, eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL)) != 0)
-            return -1;
+        if (set_option(f, k, eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL)) != 0) return -1;
     }
     return check_options(f, seen);
 }
@@ -163,22 +168,27 @@ static int parse(int argc, char **argv, fish_app *f)
 static void fish_setup(fish_app *f)
 {
     fish_model_init(&f->model, &f->params, (uint64_t)f->count, f->informed);
-    f->fns = (tess_particle_fns){.count = (uint64_t)f->count, .radius = f->params.rho,
-                                 .init = fish_new, .step = fish_step};
-    f->tick = (tess_tick_app){.name = APP, .state = &tess_particles_class, .user = &f->model,
-                              .class_fns = &f->fns, .part = fish_part, .rd = fish_rd,
-                              .wd = fish_wd, .rx = fish_rx, .wx = fish_wx,
+    f->fns = (tess_particle_fns){
+        .count = (uint64_t)f->count, .radius = f->params.rho, .init = fish_new, .step = fish_step};
+    f->tick = (tess_tick_app){.name = APP,
+                              .state = &tess_particles_class,
+                              .user = &f->model,
+                              .class_fns = &f->fns,
+                              .part = fish_part,
+                              .rd = fish_rd,
+                              .wd = fish_wd,
+                              .rx = fish_rx,
+                              .wx = fish_wx,
                               .disjoint = fish_disjoint};
-    f->tick.universe = tess_particle_query(
-        (tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
+    f->tick.universe =
+        tess_particle_query((tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
 }
 
 /* ---------------------------------------------------------------- outputs */
 
 static int write_dump(void *arg, const tess_tick_result *res, FILE *fp)
 {
-    if (fp == NULL)
-        return 0; /* no --dump */
+    if (fp == NULL) return 0; /* no --dump */
     fish_app *f = arg;
     size_t n = (size_t)f->count;
     tess_particle *fish = malloc(n * sizeof *fish);
@@ -187,8 +197,7 @@ static int write_dump(void *arg, const tess_tick_result *res, FILE *fp)
         return -1;
     }
     int rc = tess_particles_unpack(res->final_state.data, res->final_state.len, n, fish);
-    if (rc != 0)
-        app_error(APP, "the final state is malformed (%s)", tess_strerror(rc));
+    if (rc != 0) app_error(APP, "the final state is malformed (%s)", tess_strerror(rc));
     for (size_t i = 0; i < n && rc == 0; i++) {
         unsigned char rec[TESS_PARTICLE_BYTES];
         tess_particle_encode(&fish[i], rec);
@@ -215,10 +224,7 @@ static void add_metrics(void *arg, app_metrics *m)
     app_metrics_num(m, "dt", f->params.dt);
 }
 
-static int64_t fish_count(void *arg)
-{
-    return ((const fish_app *)arg)->count;
-}
+static int64_t fish_count(void *arg) { return ((const fish_app *)arg)->count; }
 
 static int prepare(tess_ctx *ctx, void *arg)
 {
@@ -233,11 +239,16 @@ int fish_main(int argc, char **argv)
     memset(&f, 0, sizeof f);
     double start = tess_now();
     int rc = parse(argc, argv, &f);
-    if (rc != 0)
-        return rc > 0 ? 0 : 2;
-    app_tick_spec spec = {.name = APP, .app = &f, .cli = &f.cli, .tick = &f.tick,
-                          .output_path = f.dump_path, .start = start, .prepare = prepare,
-                          .write_output = write_dump, .add_metrics = add_metrics,
+    if (rc != 0) return rc > 0 ? 0 : 2;
+    app_tick_spec spec = {.name = APP,
+                          .app = &f,
+                          .cli = &f.cli,
+                          .tick = &f.tick,
+                          .output_path = f.dump_path,
+                          .start = start,
+                          .prepare = prepare,
+                          .write_output = write_dump,
+                          .add_metrics = add_metrics,
                           .tuples = fish_count};
     return app_tick_main(&spec);
 }

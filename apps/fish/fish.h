@@ -31,8 +31,8 @@ typedef struct fish_model {
     double reach;      /* R = speed * dt */
     double turn;       /* theta * dt */
     double cos_turn, sin_turn;
-    int turn_free;     /* turn >= pi: a fish can take any direction */
-    double disc;       /* sqrt(N), the radius of the initial disc */
+    int turn_free; /* turn >= pi: a fish can take any direction */
+    double disc;   /* sqrt(N), the radius of the initial disc */
 } fish_model;
 
 void fish_params_default(fish_params *p);
@@ -76,7 +76,7 @@ int fish_part(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query
 
 /* The quadtree over explicit positions (for tests): n half-open rectangles
  * that partition the plane. */
-int fish_part_points(const tess_particle *p, int64_t count, int n, tess_query *parts,
-                     char *err, size_t errlen);
+int fish_part_points(const tess_particle *p, int64_t count, int n, tess_query *parts, char *err,
+                     size_t errlen);
 
 #endif

@@ -55,8 +55,7 @@ void fish_model_init(fish_model *m, const fish_params *p, uint64_t count, double
     m->p = *p;
     m->count = count;
     m->informed = (uint64_t)llround(informed_frac * (double)count);
-    if (m->informed > count)
-        m->informed = count;
+    if (m->informed > count) m->informed = count;
     m->alpha2 = p->alpha * p->alpha;
     m->reach = p->speed * p->dt;
     m->turn = p->theta * p->dt;
@@ -73,29 +72,29 @@ void fish_model_init(fish_model *m, const fish_params *p, uint64_t count, double
 static double sin_poly(double r)
 {
     double z = r * r;
-    double p = -1.0 / 355687428096000.0;          /* -1/17! */
-    p = p * z + 1.0 / 1307674368000.0;            /* 1/15! */
-    p = p * z - 1.0 / 6227020800.0;               /* 1/13! */
-    p = p * z + 1.0 / 39916800.0;                 /* 1/11! */
-    p = p * z - 1.0 / 362880.0;                   /* 1/9! */
-    p = p * z + 1.0 / 5040.0;                     /* 1/7! */
-    p = p * z - 1.0 / 120.0;                      /* 1/5! */
-    p = p * z + 1.0 / 6.0;                        /* 1/3! */
+    double p = -1.0 / 355687428096000.0; /* -1/17! */
+    p = p * z + 1.0 / 1307674368000.0;   /* 1/15! */
+    p = p * z - 1.0 / 6227020800.0;      /* 1/13! */
+    p = p * z + 1.0 / 39916800.0;        /* 1/11! */
+    p = p * z - 1.0 / 362880.0;          /* 1/9! */
+    p = p * z + 1.0 / 5040.0;            /* 1/7! */
+    p = p * z - 1.0 / 120.0;             /* 1/5! */
+    p = p * z + 1.0 / 6.0;               /* 1/3! */
     return r - r * z * p;
 }
 
 static double cos_poly(double r)
 {
     double z = r * r;
-    double p = 1.0 / 6402373705728000.0;          /* 1/18! */
-    p = p * z - 1.0 / 20922789888000.0;           /* 1/16! */
-    p = p * z + 1.0 / 87178291200.0;              /* 1/14! */
-    p = p * z - 1.0 / 479001600.0;                /* 1/12! */
-    p = p * z + 1.0 / 3628800.0;                  /* 1/10! */
-    p = p * z - 1.0 / 40320.0;                    /* 1/8! */
-    p = p * z + 1.0 / 720.0;                      /* 1/6! */
-    p = p * z - 1.0 / 24.0;                       /* 1/4! */
-    p = p * z + 0.5;                              /* 1/2! */
+    double p = 1.0 / 6402373705728000.0; /* 1/18! */
+    p = p * z - 1.0 / 20922789888000.0;  /* 1/16! */
+    p = p * z + 1.0 / 87178291200.0;     /* 1/14! */
+    p = p * z - 1.0 / 479001600.0;       /* 1/12! */
+    p = p * z + 1.0 / 3628800.0;         /* 1/10! */
+    p = p * z - 1.0 / 40320.0;           /* 1/8! */
+    p = p * z + 1.0 / 720.0;             /* 1/6! */
+    p = p * z - 1.0 / 24.0;              /* 1/4! */
+    p = p * z + 0.5;                     /* 1/2! */
     return 1.0 - z * p;
 }
 
@@ -187,8 +186,7 @@ typedef struct vec2 {
 static vec2 unit_or(vec2 v, vec2 fallback)
 {
     double len = sqrt(v.x * v.x + v.y * v.y);
-    if (!(len > 0))
-        return fallback;
+    if (!(len > 0)) return fallback;
     return (vec2){v.x / len, v.y / len};
 }
 
@@ -226,10 +224,8 @@ static vec2 social_direction(const fish_model *m, const tess_particle *self, vec
 /* Step 6: turn from u towards d by at most theta * dt. */
 static vec2 limit_turn(const fish_model *m, vec2 u, vec2 d)
 {
-    if (m->turn_free || u.x * d.x + u.y * d.y >= m->cos_turn)
-        return d;
-    if (u.x * d.y - u.y * d.x >= 0)
-        return rotate(u, m->cos_turn, m->sin_turn);
+    if (m->turn_free || u.x * d.x + u.y * d.y >= m->cos_turn) return d;
+    if (u.x * d.y - u.y * d.x >= 0) return rotate(u, m->cos_turn, m->sin_turn);
     return rotate(u, m->cos_turn, -m->sin_turn);
 }
 
@@ -239,8 +235,7 @@ void fish_step(void *user, const tess_particle *self, const tess_particle *nbrs,
     const fish_model *m = user;
     vec2 u = unit_or((vec2){self->vx, self->vy}, (vec2){1, 0});
     vec2 d = social_direction(m, self, u, nbrs, n);
-    if (self->id < m->informed)
-        d = unit_or((vec2){d.x + m->p.omega, d.y}, d);
+    if (self->id < m->informed) d = unit_or((vec2){d.x + m->p.omega, d.y}, d);
     double eta = m->p.sigma * fish_noise(self->id, tick);
     d = rotate(d, fish_cos(eta), fish_sin(eta));
     vec2 h = limit_turn(m, u, d);

@@ -19,15 +19,13 @@
 
 static double grow_low(double v, double d)
 {
-    if (!isfinite(v))
-        return v;
+    if (!isfinite(v)) return v;
     return v - d - ((fabs(v) + d) * 0x1p-40 + 0x1p-40);
 }
 
 static double grow_high(double v, double d)
 {
-    if (!isfinite(v))
-        return v;
+    if (!isfinite(v)) return v;
     return v + d + ((fabs(v) + d) * 0x1p-40 + 0x1p-40);
 }
 
@@ -59,17 +57,14 @@ void fish_wx(void *user, const tess_query *q, tess_query *out)
     fish_grow(q, ((const fish_model *)user)->reach, out);
 }
 
-static int rect_empty(const tess_particle_rect *r)
-{
-    return !(r->x0 < r->x1) || !(r->y0 < r->y1);
-}
+static int rect_empty(const tess_particle_rect *r) { return !(r->x0 < r->x1) || !(r->y0 < r->y1); }
 
 int fish_disjoint(void *user, const tess_query *qa, const tess_query *qb)
 {
     (void)user;
     tess_particle_rect a = tess_particle_rect_of(qa), b = tess_particle_rect_of(qb);
-    return rect_empty(&a) || rect_empty(&b) || a.x1 <= b.x0 || b.x1 <= a.x0 ||
-           a.y1 <= b.y0 || b.y1 <= a.y0;
+    return rect_empty(&a) || rect_empty(&b) || a.x1 <= b.x0 || b.x1 <= a.x0 || a.y1 <= b.y0 ||
+           b.y1 <= a.y0;
 }
 
 /* ---------------------------------------------------------------- PART */
@@ -123,8 +118,7 @@ static int64_t partition_below(part_point *p, int64_t m, int axis, double s)
 {
     int64_t below = 0;
     for (int64_t i = 0; i < m; i++)
-        if (p[i].c[axis] < s)
-            swap_points(&p[i], &p[below++]);
+        if (p[i].c[axis] < s) swap_points(&p[i], &p[below++]);
     return below;
 }
 
@@ -136,25 +130,16 @@ static double max_coord(const part_point *p, int64_t m, int axis)
     return v;
 }
 
-static double *rect_low(tess_particle_rect *r, int axis)
-{
-    return axis == 0 ? &r->x0 : &r->y0;
-}
+static double *rect_low(tess_particle_rect *r, int axis) { return axis == 0 ? &r->x0 : &r->y0; }
 
-static double *rect_high(tess_particle_rect *r, int axis)
-{
-    return axis == 0 ? &r->x1 : &r->y1;
-}
+static double *rect_high(tess_particle_rect *r, int axis) { return axis == 0 ? &r->x1 : &r->y1; }
 
 /* A split value in [lo, hi] for a cell without points. */
 static double empty_split(double lo, double hi)
 {
-    if (isfinite(lo) && isfinite(hi))
-        return lo + (hi - lo) / 2;
-    if (isfinite(lo))
-        return lo + fmax(1.0, fabs(lo));
-    if (isfinite(hi))
-        return hi - fmax(1.0, fabs(hi));
+    if (isfinite(lo) && isfinite(hi)) return lo + (hi - lo) / 2;
+    if (isfinite(lo)) return lo + fmax(1.0, fabs(lo));
+    if (isfinite(hi)) return hi - fmax(1.0, fabs(hi));
     return 0.0;
 }
 
@@ -164,12 +149,10 @@ static double empty_split(double lo, double hi)
  * Reorders p. */
 static double split_value(part_point *p, int64_t m, int64_t k, int axis)
 {
-    if (k == m)
-        return nextafter(max_coord(p, m, axis), INFINITY);
+    if (k == m) return nextafter(max_coord(p, m, axis), INFINITY);
     select_rank(p, m, k, axis);
     double b = p[k].c[axis];
-    if (k == 0)
-        return b;
+    if (k == 0) return b;
     double a = max_coord(p, k, axis); /* rank k-1: the largest below p[k] */
     return a + (b - a) / 2;
 }
@@ -194,16 +177,14 @@ static int64_t bisect(part_point *p, int64_t m, tess_particle_rect r, int axis, 
 
 static int is_power_of_4(int n)
 {
-    while (n > 1 && n % 4 == 0)
-        n /= 4;
+    while (n > 1 && n % 4 == 0) n /= 4;
     return n == 1;
 }
 
 /* The longer side of the points' bounding box (x on a tie or without points). */
 static int longer_axis(const part_point *p, int64_t m)
 {
-    if (m == 0)
-        return 0;
+    if (m == 0) return 0;
     double x0 = p[0].c[0], x1 = x0, y0 = p[0].c[1], y1 = y0;
     for (int64_t i = 1; i < m; i++) {
         if (p[i].c[0] < x0) x0 = p[i].c[0];
@@ -240,8 +221,8 @@ static void split_cell(part_point *p, int64_t m, tess_particle_rect r, int n,
     split_cell(p + below, m - below, hi, n - nlow, out + nlow);
 }
 
-int fish_part_points(const tess_particle *fish, int64_t count, int n, tess_query *parts,
-                     char *err, size_t errlen)
+int fish_part_points(const tess_particle *fish, int64_t count, int n, tess_query *parts, char *err,
+                     size_t errlen)
 {
     if (n < 1 || count < 0) {
         snprintf(err, errlen, "cannot split %lld fish into %d parts", (long long)count, n);
@@ -255,12 +236,10 @@ int fish_part_points(const tess_particle *fish, int64_t count, int n, tess_query
         snprintf(err, errlen, "out of memory partitioning %lld fish", (long long)count);
         return -1;
     }
-    for (int64_t i = 0; i < count; i++)
-        p[i] = (part_point){{fish[i].x, fish[i].y}, fish[i].id};
+    for (int64_t i = 0; i < count; i++) p[i] = (part_point){{fish[i].x, fish[i].y}, fish[i].id};
     tess_particle_rect plane = {-INFINITY, INFINITY, -INFINITY, INFINITY};
     split_cell(p, count, plane, n, rects);
-    for (int i = 0; i < n; i++)
-        parts[i] = tess_particle_query(rects[i]);
+    for (int i = 0; i < n; i++) parts[i] = tess_particle_query(rects[i]);
     free(p);
     free(rects);
     return 0;
@@ -279,8 +258,7 @@ int fish_part(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query
         if (!fish)
             return tess_set_error(ctx, TESS_ERR_NOMEM, "out of memory partitioning %llu fish",
                                   (unsigned long long)m->count);
-        for (uint64_t id = 0; id < m->count; id++)
-            fish_new(user, id, &fish[id]);
+        for (uint64_t id = 0; id < m->count; id++) fish_new(user, id, &fish[id]);
         rc = fish_part_points(fish, (int64_t)m->count, n, parts, err, sizeof err);
         free(fish);
     }

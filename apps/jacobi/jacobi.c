@@ -42,8 +42,8 @@ static double jacobi_init(void *user, int64_t r, int64_t c)
     return r == 0 ? 1.0 : 0.0;
 }
 
-static void jacobi_step_row(void *user, const tess_grid_view *u, int64_t r, int64_t c0,
-                            int64_t c1, int64_t tick, double *out)
+static void jacobi_step_row(void *user, const tess_grid_view *u, int64_t r, int64_t c0, int64_t c1,
+                            int64_t tick, double *out)
 {
     (void)tick;
     const jacobi *j = user;
@@ -61,8 +61,7 @@ static void jacobi_step_row(void *user, const tess_grid_view *u, int64_t r, int6
     }
 }
 
-static int jacobi_part(tess_ctx *ctx, void *user, const void *snapshot, int n,
-                       tess_query *parts)
+static int jacobi_part(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query *parts)
 {
     (void)snapshot;
     const jacobi *j = user;
@@ -88,11 +87,18 @@ static int disjoint(void *user, const tess_query *a, const tess_query *b)
 
 static void jacobi_setup(jacobi *j)
 {
-    j->fns = (tess_grid_fns){.rows = j->rows + 2, .cols = j->cols + 2, .init = jacobi_init,
-                             .step_row = jacobi_step_row};
-    j->tick = (tess_tick_app){.name = APP, .state = &tess_grid_class, .user = j,
-                              .class_fns = &j->fns, .part = jacobi_part, .rd = grow1,
-                              .wd = same, .rx = grow1, .wx = same, .disjoint = disjoint,
+    j->fns = (tess_grid_fns){
+        .rows = j->rows + 2, .cols = j->cols + 2, .init = jacobi_init, .step_row = jacobi_step_row};
+    j->tick = (tess_tick_app){.name = APP,
+                              .state = &tess_grid_class,
+                              .user = j,
+                              .class_fns = &j->fns,
+                              .part = jacobi_part,
+                              .rd = grow1,
+                              .wd = same,
+                              .rx = grow1,
+                              .wx = same,
+                              .disjoint = disjoint,
                               .part_ignores_state = 1};
     j->tick.universe = tess_grid_query((tess_grid_rect){0, j->rows + 2, 0, j->cols + 2});
 }
@@ -153,8 +159,8 @@ static int write_dump(void *arg, const tess_tick_result *res, FILE *fp)
         app_error(APP, "out of memory for the dump");
         return -1;
     }
-    int rc = tess_grid_unpack(res->final_state.data, res->final_state.len, j->rows + 2,
-                              j->cols + 2, u);
+    int rc =
+        tess_grid_unpack(res->final_state.data, res->final_state.len, j->rows + 2, j->cols + 2, u);
     if (rc == 0 && fwrite(u, sizeof *u, cells, fp) != cells) rc = -1;
     free(u);
     if (rc != 0) app_error(APP, "cannot write %s", j->dump_path);
@@ -195,9 +201,15 @@ int jacobi_main(int argc, char **argv)
     double start = tess_now();
     int rc = parse(argc, argv, &j);
     if (rc != 0) return rc > 0 ? 0 : 2;
-    app_tick_spec spec = {.name = APP, .app = &j, .cli = &j.cli, .tick = &j.tick,
-                          .output_path = j.dump_path, .start = start, .prepare = prepare,
-                          .write_output = write_dump, .add_metrics = add_metrics,
+    app_tick_spec spec = {.name = APP,
+                          .app = &j,
+                          .cli = &j.cli,
+                          .tick = &j.tick,
+                          .output_path = j.dump_path,
+                          .start = start,
+                          .prepare = prepare,
+                          .write_output = write_dump,
+                          .add_metrics = add_metrics,
                           .tuples = cells};
     return app_tick_main(&spec);
 }

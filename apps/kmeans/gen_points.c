@@ -16,15 +16,13 @@ static const char gen_points_usage[] =
     "  Write N points of DIM coordinates drawn around K true centres (seed 1 by\n"
     "  default), one point per line, coordinates printed with %.17g.\n";
 
-static void gen_points_write(FILE *fp, const kmeans_gen_spec *g, const double *centres,
-                             double *row)
+static void gen_points_write(FILE *fp, const kmeans_gen_spec *g, const double *centres, double *row)
 {
-    fprintf(fp, "# tessera gen-points %llu:%d:%d:%llu\n", (unsigned long long)g->n, g->dim,
-            g->k, (unsigned long long)g->seed);
+    fprintf(fp, "# tessera gen-points %llu:%d:%d:%llu\n", (unsigned long long)g->n, g->dim, g->k,
+            (unsigned long long)g->seed);
     for (uint64_t i = 0; i < g->n; i++) {
         kmeans_gen_point(g, centres, i, row);
-        for (int d = 0; d < g->dim; d++)
-            fprintf(fp, d ? " %.17g" : "%.17g", row[d]);
+        for (int d = 0; d < g->dim; d++) fprintf(fp, d ? " %.17g" : "%.17g", row[d]);
         fputc('\n', fp);
     }
 }
@@ -35,8 +33,7 @@ static int gen_points_run(const kmeans_gen_spec *g, const char *path)
     double *row = malloc((size_t)g->dim * sizeof *row);
     app_outfile out;
     int rc = 1;
-    if (!centres || !row)
-        app_error("gen-points", "out of memory");
+    if (!centres || !row) app_error("gen-points", "out of memory");
     else if (app_outfile_open(&out, path) == 0) {
         gen_points_write(out.fp, g, centres, row);
         rc = app_outfile_commit(&out) == 0 ? 0 : 1;

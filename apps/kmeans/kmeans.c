@@ -38,11 +38,9 @@ static int write_range(tess_table *t, uint64_t first, uint64_t count, const void
     uint64_t keys[KM_CHUNK];
     for (uint64_t off = 0; off < count; off += KM_CHUNK) {
         size_t n = count - off < KM_CHUNK ? (size_t)(count - off) : KM_CHUNK;
-        for (size_t i = 0; i < n; i++)
-            keys[i] = first + off + i;
+        for (size_t i = 0; i < n; i++) keys[i] = first + off + i;
         int rc = tess_table_update_batch(t, keys, (const char *)values + off * value_size, n);
-        if (rc != 0)
-            return rc;
+        if (rc != 0) return rc;
     }
     return 0;
 }
@@ -55,12 +53,10 @@ static int kmeans_load(tess_task *task, const void *args, size_t args_len)
     uint64_t first, count;
     int rc = tess_table_dense_range(app->points, tess_task_instance(task), &first, &count);
     if (rc == 0)
-        rc = write_range(app->points, first, count,
-                         app->pts.coords + first * (uint64_t)app->dim,
+        rc = write_range(app->points, first, count, app->pts.coords + first * (uint64_t)app->dim,
                          (size_t)app->dim * sizeof(double));
     int32_t none[KM_CHUNK];
-    for (int i = 0; i < KM_CHUNK; i++)
-        none[i] = -1;
+    for (int i = 0; i < KM_CHUNK; i++) none[i] = -1;
     for (uint64_t off = 0; rc == 0 && off < count; off += KM_CHUNK)
         rc = write_range(app->assignment, first + off,
                          count - off < KM_CHUNK ? count - off : KM_CHUNK, none, sizeof none[0]);
@@ -69,11 +65,11 @@ static int kmeans_load(tess_task *task, const void *args, size_t args_len)
 
 /* What one assign instance works on. */
 typedef struct assign_state {
-    uint64_t first, count;   /* the instance's range of points */
-    double *centres;         /* K*DIM */
-    double *acc;             /* K*(DIM+1): per-centre coordinate sums, count */
-    const double *pts;       /* count*DIM */
-    const int32_t *prev;     /* count previous assignments */
+    uint64_t first, count; /* the instance's range of points */
+    double *centres;       /* K*DIM */
+    double *acc;           /* K*(DIM+1): per-centre coordinate sums, count */
+    const double *pts;     /* count*DIM */
+    const int32_t *prev;   /* count previous assignments */
     void *pts_owned, *prev_owned;
     int64_t moved;
 } assign_state;
@@ -111,10 +107,8 @@ static int read_centres(const kmeans_app *app, double *centres)
     size_t vsize = (size_t)app->dim * sizeof(double);
     for (uint64_t j = 0; j < (uint64_t)app->k; j++) {
         size_t len = 0;
-        int rc = tess_table_get(app->centres, &j, centres + j * (uint64_t)app->dim, vsize,
-                                &len);
-        if (rc != 0)
-            return rc;
+        int rc = tess_table_get(app->centres, &j, centres + j * (uint64_t)app->dim, vsize, &len);
+        if (rc != 0) return rc;
     }
     return 0;
 }
@@ -122,19 +116,17 @@ static int read_centres(const kmeans_app *app, double *centres)
 static int assign_begin(const kmeans_app *app, int p, assign_state *s)
 {
     int rc = tess_table_dense_range(app->points, p, &s->first, &s->count);
-    if (rc != 0)
-        return rc;
+    if (rc != 0) return rc;
     s->centres = malloc((size_t)app->k * (size_t)app->dim * sizeof(double));
     s->acc = calloc((size_t)app->k * (size_t)(app->dim + 1), sizeof(double));
-    if (!s->centres || !s->acc)
-        return TESS_ERR_NOMEM;
+    if (!s->centres || !s->acc) return TESS_ERR_NOMEM;
     rc = read_centres(app, s->centres);
     if (rc == 0)
         rc = partition_values(app->points, p, s, (size_t)app->dim * sizeof(double),
                               (const void **)&s->pts, &s->pts_owned);
     if (rc == 0)
-        rc = partition_values(app->assignment, p, s, sizeof(int32_t),
-                              (const void **)&s->prev, &s->prev_owned);
+        rc = partition_values(app->assignment, p, s, sizeof(int32_t), (const void **)&s->prev,
+                              &s->prev_owned);
     return rc;
 }
 
@@ -169,8 +161,7 @@ static int32_t nearest_centre(const double *x, const double *centres, int k, int
 static void accumulate_point(double *acc, const double *x, int32_t c, int dim)
 {
     double *row = acc + (size_t)c * (size_t)(dim + 1);
-    for (int d = 0; d < dim; d++)
-        row[d] += x[d];
+    for (int d = 0; d < dim; d++) row[d] += x[d];
     row[dim] += 1.0;
 }
 
@@ -192,15 +183,12 @@ static int assign_chunk(const kmeans_app *app, assign_state *s, uint64_t off, si
 static int assign_publish(const kmeans_app *app, int p, const assign_state *s)
 {
     uint64_t *keys = malloc((size_t)app->k * sizeof *keys);
-    if (!keys)
-        return TESS_ERR_NOMEM;
-    for (int j = 0; j < app->k; j++)
-        keys[j] = (uint64_t)p * (uint64_t)app->k + (uint64_t)j;
+    if (!keys) return TESS_ERR_NOMEM;
+    for (int j = 0; j < app->k; j++) keys[j] = (uint64_t)p * (uint64_t)app->k + (uint64_t)j;
     int rc = tess_table_update_batch(app->sums, keys, s->acc, (size_t)app->k);
     free(keys);
     uint64_t key0 = 0;
-    if (rc == 0)
-        rc = tess_table_update(app->moved, &key0, &s->moved, sizeof s->moved);
+    if (rc == 0) rc = tess_table_update(app->moved, &key0, &s->moved, sizeof s->moved);
     return rc;
 }
 
@@ -213,8 +201,7 @@ static int kmeans_assign(tess_task *task, const void *args, size_t args_len)
     int rc = assign_begin(app, tess_task_instance(task), &s);
     for (uint64_t off = 0; rc == 0 && off < s.count; off += KM_CHUNK)
         rc = assign_chunk(app, &s, off, s.count - off < KM_CHUNK ? s.count - off : KM_CHUNK);
-    if (rc == 0)
-        rc = assign_publish(app, tess_task_instance(task), &s);
+    if (rc == 0) rc = assign_publish(app, tess_task_instance(task), &s);
     assign_end(&s);
     return rc;
 }
@@ -233,12 +220,10 @@ static int control_fail(tess_ctx *ctx, const char *what, int rc)
 static int control_open_outputs(kmeans_app *app)
 {
     const kmeans_opts *o = &app->opt;
-    if (o->output && app_outfile_open(&app->out_centres, o->output) != 0)
-        return TESS_ERR_IO;
+    if (o->output && app_outfile_open(&app->out_centres, o->output) != 0) return TESS_ERR_IO;
     if (o->assignments && app_outfile_open(&app->out_assign, o->assignments) != 0)
         return TESS_ERR_IO;
-    if (o->metrics && app_outfile_open(&app->out_metrics, o->metrics) != 0)
-        return TESS_ERR_IO;
+    if (o->metrics && app_outfile_open(&app->out_metrics, o->metrics) != 0) return TESS_ERR_IO;
     return 0;
 }
 
@@ -254,10 +239,8 @@ static int put_centres(tess_ctx *ctx, kmeans_app *app)
     size_t vsize = (size_t)app->dim * sizeof(double);
     int rc = 0;
     for (uint64_t j = 0; rc == 0 && j < (uint64_t)app->k; j++)
-        rc = tess_table_put(app->centres, &j, app->centre_values + j * (uint64_t)app->dim,
-                            vsize);
-    if (rc == 0)
-        rc = tess_table_flush(app->centres);
+        rc = tess_table_put(app->centres, &j, app->centre_values + j * (uint64_t)app->dim, vsize);
+    if (rc == 0) rc = tess_table_flush(app->centres);
     return rc == 0 ? 0 : control_fail(ctx, "storing centres", rc);
 }
 
@@ -279,10 +262,8 @@ static int control_load(tess_ctx *ctx, kmeans_app *app)
 {
     double t0 = tess_now();
     int rc = tess_run(ctx, "kmeans_load", app->partitions, app->points, NULL, 0);
-    if (rc == 0)
-        rc = tess_barrier(ctx);
-    if (rc != 0)
-        return control_fail(ctx, "loading points", rc);
+    if (rc == 0) rc = tess_barrier(ctx);
+    if (rc != 0) return control_fail(ctx, "loading points", rc);
     app->load_seconds += tess_now() - t0;
     size_t n = (size_t)app->k * (size_t)app->dim;
     memcpy(app->centre_values, app->pts.coords, n * sizeof(double));
@@ -296,23 +277,22 @@ typedef struct kmeans_resume {
 } kmeans_resume;
 
 /* Take up a restored checkpoint: the iteration count and the centres. */
-static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r,
-                          uint64_t epoch)
+static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r, uint64_t epoch)
 {
     if (r->done < 1 || r->done > app->opt.iterations) {
-        app_error(KM_APP, "cannot restore from %s: epoch %llu is after iteration %lld, "
-                          "beyond --iterations %ld", app->opt.ckpt.dir,
-                  (unsigned long long)epoch, (long long)r->done, app->opt.iterations);
+        app_error(KM_APP,
+                  "cannot restore from %s: epoch %llu is after iteration %lld, "
+                  "beyond --iterations %ld",
+                  app->opt.ckpt.dir, (unsigned long long)epoch, (long long)r->done,
+                  app->opt.iterations);
         return TESS_ERR_INVAL;
     }
     int rc = read_centres(app, app->centre_values);
-    if (rc != 0)
-        return control_fail(ctx, "reading the restored centres", rc);
+    if (rc != 0) return control_fail(ctx, "reading the restored centres", rc);
     app->first_iteration = (long)r->done;
     app->restored_epoch = epoch;
     fprintf(stderr, "kmeans: restored checkpoint epoch %llu (iteration %lld of %ld) from %s\n",
-            (unsigned long long)epoch, (long long)r->done, app->opt.iterations,
-            app->opt.ckpt.dir);
+            (unsigned long long)epoch, (long long)r->done, app->opt.iterations, app->opt.ckpt.dir);
     return 0;
 }
 
@@ -325,10 +305,8 @@ static int control_start(tess_ctx *ctx, kmeans_app *app)
     uint64_t epoch = 0;
     int restored = app_ckpt_cli_restore(KM_APP, ctx, &app->opt.ckpt, &r, sizeof r, &epoch);
     int rc = restored < 0 ? restored : control_alloc(ctx, app);
-    if (rc == 0)
-        rc = control_open_outputs(app);
-    if (rc == 0)
-        rc = restored == 1 ? control_resume(ctx, app, &r, epoch) : control_load(ctx, app);
+    if (rc == 0) rc = control_open_outputs(app);
+    if (rc == 0) rc = restored == 1 ? control_resume(ctx, app, &r, epoch) : control_load(ctx, app);
     return rc;
 }
 
@@ -367,8 +345,7 @@ static void centres_from_partials(kmeans_app *app, double *total)
         for (int p = 0; p < app->partitions; p++) {
             uint64_t key = (uint64_t)p * (uint64_t)k + (uint64_t)j;
             const double *part = app->partials + key * (uint64_t)(dim + 1);
-            for (int d = 0; app->have[key] && d <= dim; d++)
-                total[d] += part[d];
+            for (int d = 0; app->have[key] && d <= dim; d++) total[d] += part[d];
         }
         for (int d = 0; total[dim] > 0 && d < dim; d++)
             app->centre_values[(size_t)j * (size_t)dim + d] = total[d] / total[dim];
@@ -379,8 +356,7 @@ static int update_centres(tess_ctx *ctx, kmeans_app *app)
 {
     double *total = malloc((size_t)(app->dim + 1) * sizeof *total);
     int rc = total ? gather_partials(app) : TESS_ERR_NOMEM;
-    if (rc == 0)
-        centres_from_partials(app, total);
+    if (rc == 0) centres_from_partials(app, total);
     free(total);
     return rc == 0 ? put_centres(ctx, app) : control_fail(ctx, "reading sums", rc);
 }
@@ -390,8 +366,7 @@ static int64_t read_moved(const kmeans_app *app)
     uint64_t key0 = 0;
     int64_t moved = 0;
     size_t len = 0;
-    if (tess_table_get(app->moved, &key0, &moved, sizeof moved, &len) != 0)
-        return 0;
+    if (tess_table_get(app->moved, &key0, &moved, sizeof moved, &len) != 0) return 0;
     return moved;
 }
 
@@ -400,14 +375,12 @@ static int64_t read_moved(const kmeans_app *app)
 static int control_end_iteration(tess_ctx *ctx, kmeans_app *app, int it)
 {
     int rc = tess_table_clear(app->sums);
-    if (rc == 0)
-        rc = tess_table_clear(app->moved);
+    if (rc == 0) rc = tess_table_clear(app->moved);
     if (rc == 0 && app_ckpt_cli_due(&app->opt.ckpt, it + 1, app->opt.iterations)) {
         kmeans_resume r = {.done = it + 1};
         rc = tess_checkpoint_barrier(ctx, &r, sizeof r);
     }
-    if (rc == 0)
-        return 0;
+    if (rc == 0) return 0;
     char what[64];
     snprintf(what, sizeof what, "after iteration %d", it + 1);
     return control_fail(ctx, what, rc);
@@ -417,8 +390,7 @@ static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
 {
     double t0 = tess_now();
     int rc = tess_run(ctx, "kmeans_assign", app->partitions, app->points, NULL, 0);
-    if (rc == 0)
-        rc = tess_barrier(ctx);
+    if (rc == 0) rc = tess_barrier(ctx);
     app->iteration_seconds[it] = tess_now() - t0;
     if (rc != 0) {
         char what[64];
@@ -427,8 +399,7 @@ static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
     }
     if (app_progress_enabled(app->opt.progress))
         fprintf(stderr, "kmeans: iteration %d/%ld: %.3f s, moved %lld points\n", it + 1,
-                app->opt.iterations, app->iteration_seconds[it],
-                (long long)read_moved(app));
+                app->opt.iterations, app->iteration_seconds[it], (long long)read_moved(app));
     rc = update_centres(ctx, app);
     return rc == 0 ? control_end_iteration(ctx, app, it) : rc;
 }
@@ -437,8 +408,7 @@ static void write_centres(const kmeans_app *app, FILE *fp)
 {
     for (int j = 0; j < app->k; j++) {
         const double *c = app->centre_values + (size_t)j * (size_t)app->dim;
-        for (int d = 0; d < app->dim; d++)
-            fprintf(fp, d ? " %.17g" : "%.17g", c[d]);
+        for (int d = 0; d < app->dim; d++) fprintf(fp, d ? " %.17g" : "%.17g", c[d]);
         fputc('\n', fp);
     }
 }
@@ -452,8 +422,7 @@ static int collect_partition(const kmeans_app *app, int p, int32_t *all)
     size_t len;
     while (rc == 0 && (rc = tess_iter_next(it, &key, &value, &len)) == 1) {
         uint64_t k = *(const uint64_t *)key;
-        if (k < app->pts.n && len == sizeof(int32_t))
-            memcpy(&all[k], value, sizeof(int32_t));
+        if (k < app->pts.n && len == sizeof(int32_t)) memcpy(&all[k], value, sizeof(int32_t));
         rc = 0;
     }
     tess_iter_free(it);
@@ -464,15 +433,12 @@ static int write_assignments(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
 {
     int32_t *all = malloc((size_t)app->pts.n * sizeof *all);
     int rc = all ? 0 : TESS_ERR_NOMEM;
-    for (uint64_t i = 0; rc == 0 && i < app->pts.n; i++)
-        all[i] = -1;
-    for (int p = 0; rc == 0 && p < app->partitions; p++)
-        rc = collect_partition(app, p, all);
+    for (uint64_t i = 0; rc == 0 && i < app->pts.n; i++) all[i] = -1;
+    for (int p = 0; rc == 0 && p < app->partitions; p++) rc = collect_partition(app, p, all);
     for (uint64_t i = 0; rc == 0 && i < app->pts.n; i++) {
         if (all[i] < 0 || all[i] >= app->k)
             rc = TESS_ERR_NOTFOUND; /* a runtime bug: never publish it */
-        else
-            fprintf(fp, "%d\n", all[i]);
+        else fprintf(fp, "%d\n", all[i]);
     }
     free(all);
     return rc == 0 ? 0 : control_fail(ctx, "reading assignments", rc);
@@ -483,8 +449,7 @@ static int write_metrics(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
     app_metrics *m = app_metrics_new();
     app_metrics_standard(m, ctx, KM_APP, tess_now() - app->start);
     app_metrics_num(m, "load_seconds", app->load_seconds);
-    app_metrics_list(m, "iteration_seconds", app->iteration_seconds,
-                     (int)app->opt.iterations);
+    app_metrics_list(m, "iteration_seconds", app->iteration_seconds, (int)app->opt.iterations);
     app_metrics_int(m, "points", (int64_t)app->pts.n);
     app_metrics_int(m, "k", app->k);
     app_metrics_int(m, "dim", app->dim);
@@ -498,24 +463,18 @@ static int write_metrics(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
 
 static int commit_outputs(kmeans_app *app)
 {
-    if (app->out_centres.fp && app_outfile_commit(&app->out_centres) != 0)
-        return TESS_ERR_IO;
-    if (app->out_assign.fp && app_outfile_commit(&app->out_assign) != 0)
-        return TESS_ERR_IO;
-    if (app->out_metrics.fp && app_outfile_commit(&app->out_metrics) != 0)
-        return TESS_ERR_IO;
+    if (app->out_centres.fp && app_outfile_commit(&app->out_centres) != 0) return TESS_ERR_IO;
+    if (app->out_assign.fp && app_outfile_commit(&app->out_assign) != 0) return TESS_ERR_IO;
+    if (app->out_metrics.fp && app_outfile_commit(&app->out_metrics) != 0) return TESS_ERR_IO;
     return 0;
 }
 
 static int control_write(tess_ctx *ctx, kmeans_app *app)
 {
     int rc = 0;
-    if (app->out_assign.fp)
-        rc = write_assignments(ctx, app, app->out_assign.fp);
-    if (rc == 0 && app->out_metrics.fp)
-        rc = write_metrics(ctx, app, app->out_metrics.fp);
-    if (rc != 0)
-        return rc;
+    if (app->out_assign.fp) rc = write_assignments(ctx, app, app->out_assign.fp);
+    if (rc == 0 && app->out_metrics.fp) rc = write_metrics(ctx, app, app->out_metrics.fp);
+    if (rc != 0) return rc;
     write_centres(app, app->out_centres.fp ? app->out_centres.fp : stdout);
     rc = commit_outputs(app);
     if (rc == 0 && !app->out_centres.fp && fflush(stdout) != 0)
@@ -529,12 +488,9 @@ static int kmeans_control(tess_ctx *ctx, void *arg)
     int rc = control_start(ctx, app);
     for (int it = (int)app->first_iteration; rc == 0 && it < app->opt.iterations; it++)
         rc = control_iteration(ctx, app, it);
-    if (rc == 0)
-        app_ckpt_cli_finish(KM_APP, ctx, &app->opt.ckpt);
-    if (rc == 0)
-        rc = control_write(ctx, app);
-    if (rc != 0)
-        control_abort_outputs(app);
+    if (rc == 0) app_ckpt_cli_finish(KM_APP, ctx, &app->opt.ckpt);
+    if (rc == 0) rc = control_write(ctx, app);
+    if (rc != 0) control_abort_outputs(app);
     return rc;
 }
 
@@ -545,8 +501,7 @@ static int load_points(kmeans_app *app, char *err, size_t err_cap)
 {
     if (!app->opt.have_gen)
         return kmeans_points_read(app->opt.points_path, &app->pts, err, err_cap);
-    if (kmeans_points_generate(&app->opt.gen, &app->pts) == 0)
-        return 0;
+    if (kmeans_points_generate(&app->opt.gen, &app->pts) == 0) return 0;
     snprintf(err, err_cap, "option --gen: out of memory");
     return -1;
 }
@@ -562,8 +517,7 @@ static int prepare_points(tess_ctx *ctx, kmeans_app *app)
                  app->opt.k, (unsigned long long)app->pts.n);
         rc = -1;
     }
-    if (rc != 0 && tess_rank(ctx) == 0)
-        app_error(KM_APP, "%s", err);
+    if (rc != 0 && tess_rank(ctx) == 0) app_error(KM_APP, "%s", err);
     app->load_seconds = tess_now() - t0;
     app->k = (int)app->opt.k;
     app->dim = app->pts.dim;
@@ -608,19 +562,18 @@ static int create_tables(tess_ctx *ctx, kmeans_app *app)
     size_t point_size = (size_t)app->dim * sizeof(double);
     int workers = tess_workers_total(ctx);
     uint64_t parts = app->opt.partitions > 0 ? (uint64_t)app->opt.partitions
-                     : workers > 0            ? 2 * (uint64_t)workers
-                                              : 2;
+                     : workers > 0           ? 2 * (uint64_t)workers
+                                             : 2;
     app->partitions = (int)(parts < app->pts.n ? parts : app->pts.n);
-    int rc = create_dense(ctx, "points", app->pts.n, point_size, app->partitions,
-                          TESS_ACC_REPLACE, TESS_F64, NULL, &app->points);
+    int rc = create_dense(ctx, "points", app->pts.n, point_size, app->partitions, TESS_ACC_REPLACE,
+                          TESS_F64, NULL, &app->points);
     if (rc == 0)
         rc = create_dense(ctx, "assignment", app->pts.n, sizeof(int32_t), app->partitions,
                           TESS_ACC_REPLACE, TESS_I32, app->points, &app->assignment);
     if (rc == 0)
         rc = create_dense(ctx, "centres", (uint64_t)app->k, point_size, 1, TESS_ACC_REPLACE,
                           TESS_F64, NULL, &app->centres);
-    if (rc == 0)
-        rc = create_sums(ctx, point_size + sizeof(double), &app->sums);
+    if (rc == 0) rc = create_sums(ctx, point_size + sizeof(double), &app->sums);
     if (rc == 0)
         rc = create_dense(ctx, "moved", 1, sizeof(int64_t), 1, TESS_ACC_SUM, TESS_I64, NULL,
                           &app->moved);
@@ -631,8 +584,8 @@ static int create_tables(tess_ctx *ctx, kmeans_app *app)
  * rank, worker or partition counts, which a restore may change. */
 static void job_string(const kmeans_app *app, char *job, size_t cap)
 {
-    uint64_t h = app_hash_bytes(0, app->pts.coords,
-                                app->pts.n * (uint64_t)app->dim * sizeof(double));
+    uint64_t h =
+        app_hash_bytes(0, app->pts.coords, app->pts.n * (uint64_t)app->dim * sizeof(double));
     snprintf(job, cap, "kmeans/1 k=%d dim=%d points=%llu coords=%016llx", app->k, app->dim,
              (unsigned long long)app->pts.n, (unsigned long long)h);
 }
@@ -640,14 +593,12 @@ static void job_string(const kmeans_app *app, char *job, size_t cap)
 /* The points never change once loaded: checkpoints save them once. */
 static int enable_checkpoints(tess_ctx *ctx, kmeans_app *app)
 {
-    if (app->opt.ckpt.dir == NULL)
-        return 0;
+    if (app->opt.ckpt.dir == NULL) return 0;
     char job[128];
     job_string(app, job, sizeof job);
     int rc = tess_table_set_static(app->points);
     if (rc != 0) {
-        if (tess_rank(ctx) == 0)
-            control_fail(ctx, "marking the points static", rc);
+        if (tess_rank(ctx) == 0) control_fail(ctx, "marking the points static", rc);
         return rc;
     }
     return app_ckpt_cli_enable(KM_APP, ctx, &app->opt.ckpt, job);
@@ -656,12 +607,9 @@ static int enable_checkpoints(tess_ctx *ctx, kmeans_app *app)
 static int prepare_runtime(tess_ctx *ctx, kmeans_app *app)
 {
     int rc = create_tables(ctx, app);
-    if (rc == 0)
-        rc = tess_register_kernel(ctx, "kmeans_load", kmeans_load);
-    if (rc == 0)
-        rc = tess_register_kernel(ctx, "kmeans_assign", kmeans_assign);
-    if (rc != 0 && tess_rank(ctx) == 0)
-        control_fail(ctx, "setting up tables", rc);
+    if (rc == 0) rc = tess_register_kernel(ctx, "kmeans_load", kmeans_load);
+    if (rc == 0) rc = tess_register_kernel(ctx, "kmeans_assign", kmeans_assign);
+    if (rc != 0 && tess_rank(ctx) == 0) control_fail(ctx, "setting up tables", rc);
     return rc == 0 ? enable_checkpoints(ctx, app) : rc;
 }
 
@@ -680,20 +628,15 @@ int kmeans_main(int argc, char **argv)
     memset(&app, 0, sizeof app);
     app.start = tess_now();
     int rc = kmeans_opts_parse(argc, argv, &app.opt);
-    if (rc != 0)
-        return rc > 0 ? 0 : 2;
+    if (rc != 0) return rc > 0 ? 0 : 2;
     tess_config cfg;
     tess_config_init(&cfg);
-    if (app.opt.workers > 0)
-        cfg.workers = (int)app.opt.workers;
+    if (app.opt.workers > 0) cfg.workers = (int)app.opt.workers;
     tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0)
-        return 1;
+    if (tess_init(&cfg, &ctx) != 0) return 1;
     rc = prepare_points(ctx, &app);
-    if (rc == 0)
-        rc = prepare_runtime(ctx, &app);
-    if (rc == 0)
-        rc = tess_main(ctx, kmeans_control, &app);
+    if (rc == 0) rc = prepare_runtime(ctx, &app);
+    if (rc == 0) rc = tess_main(ctx, kmeans_control, &app);
     tess_finalize(ctx);
     kmeans_app_free(&app);
     return rc == 0 ? 0 : 1;

@@ -23,8 +23,7 @@ static const char kmeans_usage[] =
 static int opts_set_value(kmeans_opts *o, const char *name, const char *value)
 {
     char err[256];
-    if (strcmp(name, "points") == 0)
-        o->points_path = value;
+    if (strcmp(name, "points") == 0) o->points_path = value;
     else if (strcmp(name, "gen") == 0) {
         if (kmeans_gen_parse(value, &o->gen, err, sizeof err) != 0) {
             app_error(KM_APP, "option --gen: %s", err);
@@ -39,42 +38,32 @@ static int opts_set_value(kmeans_opts *o, const char *name, const char *value)
         return app_parse_int(KM_APP, "workers", value, 1, 4096, &o->workers);
     else if (strcmp(name, "partitions") == 0)
         return app_parse_int(KM_APP, "partitions", value, 1, 1 << 20, &o->partitions);
-    else if (strcmp(name, "checkpoint-dir") == 0)
-        o->ckpt.dir = value;
+    else if (strcmp(name, "checkpoint-dir") == 0) o->ckpt.dir = value;
     else if (strcmp(name, "checkpoint-every") == 0)
         return app_ckpt_cli_parse_every(KM_APP, &o->ckpt, value);
-    else if (strcmp(name, "output") == 0)
-        o->output = value;
-    else if (strcmp(name, "assignments") == 0)
-        o->assignments = value;
-    else
-        o->metrics = value;
+    else if (strcmp(name, "output") == 0) o->output = value;
+    else if (strcmp(name, "assignments") == 0) o->assignments = value;
+    else o->metrics = value;
     return 0;
 }
 
 static int opt_takes_value(const char *name)
 {
-    static const char *const names[] = {"points",      "gen",        "k",
-                                        "iterations",  "workers",    "partitions",
-                                        "output",      "assignments", "metrics",
-                                        "checkpoint-dir", "checkpoint-every"};
+    static const char *const names[] = {
+        "points", "gen",         "k",       "iterations",     "workers",         "partitions",
+        "output", "assignments", "metrics", "checkpoint-dir", "checkpoint-every"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0)
-            return 1;
+        if (strcmp(name, names[i]) == 0) return 1;
     return 0;
 }
 
 /* A flag (no value); 0, or -1 if `name` is not one. */
 static int opts_set_flag(kmeans_opts *o, const char *name)
 {
-    if (strcmp(name, "progress") == 0)
-        o->progress = APP_PROGRESS_ON;
-    else if (strcmp(name, "quiet") == 0)
-        o->progress = APP_PROGRESS_OFF;
-    else if (strcmp(name, "restore") == 0)
-        o->ckpt.restore = 1;
-    else
-        return -1;
+    if (strcmp(name, "progress") == 0) o->progress = APP_PROGRESS_ON;
+    else if (strcmp(name, "quiet") == 0) o->progress = APP_PROGRESS_OFF;
+    else if (strcmp(name, "restore") == 0) o->ckpt.restore = 1;
+    else return -1;
     return 0;
 }
 
@@ -86,8 +75,7 @@ static int opts_one(kmeans_opts *o, int argc, char **argv, int *i)
     const char *eq = strchr(arg, '=');
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), arg);
-    if (len < sizeof name && !eq && opts_set_flag(o, name) == 0)
-        return 0;
+    if (len < sizeof name && !eq && opts_set_flag(o, name) == 0) return 0;
     if (len >= sizeof name || !opt_takes_value(name)) {
         app_error(KM_APP, "unknown option '%s' (see --help)", argv[*i]);
         return -1;
@@ -106,8 +94,7 @@ static int opts_check(kmeans_opts *o)
         app_error(KM_APP, "give exactly one of --points FILE and --gen N:DIM:K[:SEED]");
         return -1;
     }
-    if (o->k == 0 && o->have_gen)
-        o->k = o->gen.k;
+    if (o->k == 0 && o->have_gen) o->k = o->gen.k;
     if (o->k == 0 || o->iterations == 0) {
         app_error(KM_APP, "option --%s is required", o->k == 0 ? "k" : "iterations");
         return -1;
@@ -129,9 +116,7 @@ int kmeans_opts_parse(int argc, char **argv, kmeans_opts *o)
             app_error(KM_APP, "unexpected argument '%s' (see --help)", argv[i]);
             return -1;
         }
-        if (opts_one(o, argc, argv, &i) != 0)
-            return -1;
+        if (opts_one(o, argc, argv, &i) != 0) return -1;
     }
     return opts_check(o);
 }
-

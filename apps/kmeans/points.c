@@ -17,8 +17,7 @@
 
 void kmeans_points_free(kmeans_points *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     free(p->coords);
     p->coords = NULL;
     p->n = 0;
@@ -53,13 +52,10 @@ static int count_fields(const char *s)
 {
     int n = 0;
     while (*s) {
-        while (isspace((unsigned char)*s))
-            s++;
-        if (!*s)
-            break;
+        while (isspace((unsigned char)*s)) s++;
+        if (!*s) break;
         n++;
-        while (*s && !isspace((unsigned char)*s))
-            s++;
+        while (*s && !isspace((unsigned char)*s)) s++;
     }
     return n;
 }
@@ -68,8 +64,7 @@ static int count_fields(const char *s)
 static int field_chars_ok(const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++)
-        if (!strchr("0123456789+-.eE", s[i]))
-            return 0;
+        if (!strchr("0123456789+-.eE", s[i])) return 0;
     return len > 0;
 }
 
@@ -77,18 +72,14 @@ static int field_chars_ok(const char *s, size_t len)
 static int parse_field(const char **sp, double *out)
 {
     const char *s = *sp;
-    while (isspace((unsigned char)*s))
-        s++;
+    while (isspace((unsigned char)*s)) s++;
     size_t len = 0;
-    while (s[len] && !isspace((unsigned char)s[len]))
-        len++;
+    while (s[len] && !isspace((unsigned char)s[len])) len++;
     *sp = s + len;
-    if (!field_chars_ok(s, len))
-        return -1;
+    if (!field_chars_ok(s, len)) return -1;
     char *end = NULL;
     double v = strtod(s, &end);
-    if (end != s + len || !isfinite(v))
-        return -1;
+    if (end != s + len || !isfinite(v)) return -1;
     *out = v;
     return 0;
 }
@@ -104,8 +95,7 @@ static int reader_fail(points_reader *r, const char *reason)
 
 static int reader_reserve(points_reader *r)
 {
-    if (r->pts.n < r->cap)
-        return 0;
+    if (r->pts.n < r->cap) return 0;
     uint64_t cap = r->cap ? 2 * r->cap : 1024;
     double *c = realloc(r->pts.coords, (size_t)cap * (size_t)r->pts.dim * sizeof *c);
     if (!c) {
@@ -128,10 +118,8 @@ static int reader_check_count(points_reader *r, int fields)
                  KMEANS_MAX_DIM);
         return reader_fail(r, reason);
     }
-    if (r->pts.dim == 0)
-        r->pts.dim = fields;
-    if (fields == r->pts.dim)
-        return 0;
+    if (r->pts.dim == 0) r->pts.dim = fields;
+    if (fields == r->pts.dim) return 0;
     snprintf(reason, sizeof reason, "expected %d coordinate%s, got %d", r->pts.dim,
              r->pts.dim == 1 ? "" : "s", fields);
     return reader_fail(r, reason);
@@ -139,33 +127,27 @@ static int reader_check_count(points_reader *r, int fields)
 
 static int reader_point(points_reader *r, const char *text)
 {
-    if (reader_check_count(r, count_fields(text)) != 0 || reader_reserve(r) != 0)
-        return -1;
+    if (reader_check_count(r, count_fields(text)) != 0 || reader_reserve(r) != 0) return -1;
     double *row = r->pts.coords + r->pts.n * (uint64_t)r->pts.dim;
     const char *s = text;
     for (int d = 0; d < r->pts.dim; d++) {
         if (parse_field(&s, &row[d]) != 0) {
             char reason[64];
-            snprintf(reason, sizeof reason, "coordinate %d is not a finite decimal number",
-                     d + 1);
+            snprintf(reason, sizeof reason, "coordinate %d is not a finite decimal number", d + 1);
             return reader_fail(r, reason);
         }
     }
     r->pts.n++;
-    if (r->pts.n > KMEANS_MAX_POINTS)
-        return reader_fail(r, "too many points");
+    if (r->pts.n > KMEANS_MAX_POINTS) return reader_fail(r, "too many points");
     return 0;
 }
 
 static int reader_line(points_reader *r, ssize_t len)
 {
-    if ((size_t)len != strlen(r->line))
-        return reader_fail(r, "unexpected NUL byte");
+    if ((size_t)len != strlen(r->line)) return reader_fail(r, "unexpected NUL byte");
     const char *s = r->line;
-    while (isspace((unsigned char)*s) && *s != '\n')
-        s++;
-    if (*s == '#')
-        return 0;
+    while (isspace((unsigned char)*s) && *s != '\n') s++;
+    if (*s == '#') return 0;
     return reader_point(r, r->line);
 }
 
@@ -175,12 +157,10 @@ static int reader_run(points_reader *r)
     errno = 0;
     while ((len = getline(&r->line, &r->line_cap, r->fp)) >= 0) {
         r->lineno++;
-        if (reader_line(r, len) != 0)
-            return -1;
+        if (reader_line(r, len) != 0) return -1;
     }
     if (ferror(r->fp) || errno == ENOMEM) {
-        snprintf(r->err, r->err_cap, "cannot read %s: %s", r->path,
-                 strerror(errno ? errno : EIO));
+        snprintf(r->err, r->err_cap, "cannot read %s: %s", r->path, strerror(errno ? errno : EIO));
         return -1;
     }
     if (r->pts.n == 0) {
@@ -215,14 +195,11 @@ int kmeans_points_read(const char *path, kmeans_points *out, char *err, size_t e
 static int parse_u64_field(const char *text, size_t len, uint64_t max, uint64_t *out)
 {
     uint64_t v = 0;
-    if (len == 0 || len > 20)
-        return -1;
+    if (len == 0 || len > 20) return -1;
     for (size_t i = 0; i < len; i++) {
-        if (!isdigit((unsigned char)text[i]))
-            return -1;
+        if (!isdigit((unsigned char)text[i])) return -1;
         uint64_t digit = (uint64_t)(text[i] - '0');
-        if (v > (max - digit) / 10)
-            return -1;
+        if (v > (max - digit) / 10) return -1;
         v = v * 10 + digit;
     }
     *out = v;
@@ -235,14 +212,12 @@ static int split_spec(const char *text, const char *field[4], size_t len[4])
     int n = 0;
     const char *s = text;
     for (;;) {
-        if (n == 4)
-            return -1;
+        if (n == 4) return -1;
         const char *colon = strchr(s, ':');
         field[n] = s;
         len[n] = colon ? (size_t)(colon - s) : strlen(s);
         n++;
-        if (!colon)
-            return n;
+        if (!colon) return n;
         s = colon + 1;
     }
 }
@@ -258,8 +233,7 @@ static int gen_fields(const char *text, kmeans_gen_spec *g)
         parse_u64_field(f[2], len[2], KMEANS_MAX_K, &k) != 0)
         return -1;
     g->seed = 1;
-    if (n == 4 && parse_u64_field(f[3], len[3], UINT64_MAX, &g->seed) != 0)
-        return -1;
+    if (n == 4 && parse_u64_field(f[3], len[3], UINT64_MAX, &g->seed) != 0) return -1;
     g->dim = (int)dim;
     g->k = (int)k;
     return 0;
@@ -271,7 +245,8 @@ int kmeans_gen_parse(const char *text, kmeans_gen_spec *out, char *err, size_t e
     if (gen_fields(text, &g) != 0 || g.n == 0 || g.dim == 0 || g.k == 0) {
         snprintf(err, err_cap,
                  "expected N:DIM:K[:SEED] with N in [1, 2^40], DIM in [1, %d], K in [1, %d], "
-                 "got '%s'", KMEANS_MAX_DIM, KMEANS_MAX_K, text);
+                 "got '%s'",
+                 KMEANS_MAX_DIM, KMEANS_MAX_K, text);
         return -1;
     }
     if ((uint64_t)g.k > g.n) {
@@ -312,8 +287,7 @@ void kmeans_gen_point(const kmeans_gen_spec *spec, const double *centres, uint64
 
 int kmeans_points_generate(const kmeans_gen_spec *spec, kmeans_points *out)
 {
-    if (spec->n > SIZE_MAX / sizeof(double) / (size_t)spec->dim)
-        return -1;
+    if (spec->n > SIZE_MAX / sizeof(double) / (size_t)spec->dim) return -1;
     double *centres = kmeans_gen_centres(spec);
     double *coords = malloc((size_t)spec->n * (size_t)spec->dim * sizeof *coords);
     if (!centres || !coords) {

@@ -28,14 +28,14 @@
 
 typedef struct pr_args {
     int32_t iteration;
-    int32_t src_table;      /* index into app->ranks of the sums being read */
+    int32_t src_table; /* index into app->ranks of the sums being read */
     double base, damping, inv_n;
 } pr_args;
 
 typedef struct scan_state {
     tess_table *next;
     const pr_args *a;
-    const double *sums;     /* sums of the previous iteration, this partition */
+    const double *sums; /* sums of the previous iteration, this partition */
     uint64_t first;
     double dangling;
 } scan_state;
@@ -45,8 +45,8 @@ static int push_vertex(const void *key, const void *value, size_t len, void *arg
     scan_state *s = arg;
     uint64_t v;
     memcpy(&v, key, sizeof v);
-    double pr = s->a->iteration == 0 ? s->a->inv_n
-                                     : s->a->base + s->a->damping * s->sums[v - s->first];
+    double pr =
+        s->a->iteration == 0 ? s->a->inv_n : s->a->base + s->a->damping * s->sums[v - s->first];
     size_t deg = len / sizeof(uint64_t);
     if (deg == 0) {
         s->dangling += pr;
@@ -121,8 +121,8 @@ static int maybe_checkpoint(tess_ctx *ctx, pr_app *app, int k)
 static int run_iteration(tess_ctx *ctx, pr_app *app, int k)
 {
     double d = app->opt.damping, n = (double)app->g.nv;
-    pr_args a = {.iteration = k, .src_table = app->curr, .base = app->base, .damping = d,
-                 .inv_n = 1.0 / n};
+    pr_args a = {
+        .iteration = k, .src_table = app->curr, .base = app->base, .damping = d, .inv_n = 1.0 / n};
     int parts = tess_table_partitions(app->graph);
     int rc = tess_run(ctx, "pr_step", parts, app->graph, &a, sizeof a);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
@@ -146,8 +146,9 @@ static int load(tess_ctx *ctx, pr_app *app)
     app->load_seconds += tess_now() - t0;
     if (rc != TESS_OK) return app_error(APP, "%s", tess_last_error(ctx)), rc;
     if (app->progress)
-        fprintf(stderr, "pagerank: %llu vertices, %llu edges loaded in %.2f s; %d partitions on "
-                        "%d rank(s) x %d worker(s)\n",
+        fprintf(stderr,
+                "pagerank: %llu vertices, %llu edges loaded in %.2f s; %d partitions on "
+                "%d rank(s) x %d worker(s)\n",
                 (unsigned long long)app->g.nv, (unsigned long long)app->g.ne, app->load_seconds,
                 tess_table_partitions(app->graph), tess_nranks(ctx), tess_workers(ctx));
     return TESS_OK;
@@ -157,9 +158,11 @@ static int load(tess_ctx *ctx, pr_app *app)
 static int resume(pr_app *app, const pr_resume *r, uint64_t epoch)
 {
     if (r->done < 1 || r->done > app->opt.iterations || (r->curr != 0 && r->curr != 1)) {
-        app_error(APP, "cannot restore from %s: epoch %llu is after iteration %lld, "
-                       "beyond --iterations %ld", app->opt.ckpt.dir, (unsigned long long)epoch,
-                  (long long)r->done, app->opt.iterations);
+        app_error(APP,
+                  "cannot restore from %s: epoch %llu is after iteration %lld, "
+                  "beyond --iterations %ld",
+                  app->opt.ckpt.dir, (unsigned long long)epoch, (long long)r->done,
+                  app->opt.iterations);
         return TESS_ERR_INVAL;
     }
     app->first_iteration = (long)r->done;
@@ -167,8 +170,7 @@ static int resume(pr_app *app, const pr_resume *r, uint64_t epoch)
     app->curr = r->curr;
     app->base = r->base;
     fprintf(stderr, "pagerank: restored checkpoint epoch %llu (iteration %lld of %ld) from %s\n",
-            (unsigned long long)epoch, (long long)r->done, app->opt.iterations,
-            app->opt.ckpt.dir);
+            (unsigned long long)epoch, (long long)r->done, app->opt.iterations, app->opt.ckpt.dir);
     return TESS_OK;
 }
 
@@ -246,8 +248,10 @@ static int parse_steal_option(pr_options *o, int c, const char *arg)
     if (c != 'S') return -1;
     if (tess_parse_slow_worker(arg, &o->slow_rank, &o->slow_factor, &o->slow_sleep) == TESS_OK)
         return 0;
-    app_error(APP, "option --slow-worker: expected RANK:FACTOR[:spin|:sleep] with FACTOR in "
-                   "[1, 1000], got '%s'", arg);
+    app_error(APP,
+              "option --slow-worker: expected RANK:FACTOR[:spin|:sleep] with FACTOR in "
+              "[1, 1000], got '%s'",
+              arg);
     return -1;
 }
 
@@ -267,10 +271,11 @@ static int parse_option(pr_options *o, int c, const char *arg)
     case 'g': o->graph_path = arg; return 0;
     case 'G': o->gen_spec = arg; return 0;
     case 'i': return app_parse_int(APP, "iterations", arg, 1, 1000000, &o->iterations);
-    case 'd': return app_parse_double(APP, "damping", arg, 0.0, 1.0, &o->damping) ||
-                     (o->damping <= 0.0 || o->damping >= 1.0
-                          ? (app_error(APP, "option --damping: must be in (0, 1), got '%s'", arg), -1)
-                          : 0);
+    case 'd':
+        return app_parse_double(APP, "damping", arg, 0.0, 1.0, &o->damping) ||
+               (o->damping <= 0.0 || o->damping >= 1.0
+                    ? (app_error(APP, "option --damping: must be in (0, 1), got '%s'", arg), -1)
+                    : 0);
     case 'w': return app_parse_int(APP, "workers", arg, 1, 4096, &o->workers);
     case 'p': return app_parse_int(APP, "partitions", arg, 1, 1 << 20, &o->partitions);
     case 'o': o->output = arg; return 0;
@@ -314,17 +319,23 @@ static int check_options(pr_options *o)
  * (message printed). */
 static int parse_options(pr_options *o, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"graph", required_argument, 0, 'g'},   {"gen", required_argument, 0, 'G'},
-        {"iterations", required_argument, 0, 'i'}, {"damping", required_argument, 0, 'd'},
-        {"workers", required_argument, 0, 'w'}, {"partitions", required_argument, 0, 'p'},
-        {"output", required_argument, 0, 'o'},  {"metrics", required_argument, 0, 'm'},
-        {"progress", no_argument, 0, 'P'},      {"quiet", no_argument, 0, 'q'},
-        {"checkpoint-dir", required_argument, 0, 'C'},
-        {"checkpoint-every", required_argument, 0, 'E'},
-        {"restore", no_argument, 0, 'R'},       {"help", no_argument, 0, 'h'},
-        {"no-steal", no_argument, 0, 'N'},      {"slow-worker", required_argument, 0, 'S'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"graph", required_argument, 0, 'g'},
+                                             {"gen", required_argument, 0, 'G'},
+                                             {"iterations", required_argument, 0, 'i'},
+                                             {"damping", required_argument, 0, 'd'},
+                                             {"workers", required_argument, 0, 'w'},
+                                             {"partitions", required_argument, 0, 'p'},
+                                             {"output", required_argument, 0, 'o'},
+                                             {"metrics", required_argument, 0, 'm'},
+                                             {"progress", no_argument, 0, 'P'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"checkpoint-dir", required_argument, 0, 'C'},
+                                             {"checkpoint-every", required_argument, 0, 'E'},
+                                             {"restore", no_argument, 0, 'R'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {"no-steal", no_argument, 0, 'N'},
+                                             {"slow-worker", required_argument, 0, 'S'},
+                                             {0, 0, 0, 0}};
     *o = (pr_options){.iterations = 20, .damping = 0.85};
     optind = 1;
     opterr = 0;

@@ -31,12 +31,12 @@ typedef struct pr_options {
 typedef struct pr_app {
     pr_options opt;
     tg_graph g;
-    uint32_t *out_first;    /* out-CSR of the graph: nv+1 offsets */
-    uint64_t *out_dst;      /* targets as table keys */
+    uint32_t *out_first; /* out-CSR of the graph: nv+1 offsets */
+    uint64_t *out_dst;   /* targets as table keys */
     tess_table *graph, *ranks[2], *dangling;
-    int curr;               /* ranks[curr] holds the sums of the last iteration */
-    double base;            /* (1-d)/N + d*D/N of the iteration that follows */
-    long first_iteration;   /* 0, or the iterations a restored checkpoint had done */
+    int curr;                /* ranks[curr] holds the sums of the last iteration */
+    double base;             /* (1-d)/N + d*D/N of the iteration that follows */
+    long first_iteration;    /* 0, or the iterations a restored checkpoint had done */
     uint64_t restored_epoch; /* 0 unless restored */
     double load_seconds;
     double *iteration_seconds;

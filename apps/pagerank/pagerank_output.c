@@ -82,7 +82,8 @@ int pr_write_results(pr_app *app, tess_ctx *ctx)
     if (app->opt.output) {
         rc = write_all(app, pr);
     } else {
-        if (app->progress) fprintf(stderr, "pagerank: the ten highest-ranked vertices (id, rank):\n");
+        if (app->progress)
+            fprintf(stderr, "pagerank: the ten highest-ranked vertices (id, rank):\n");
         print_top(app, pr);
     }
     free(pr);

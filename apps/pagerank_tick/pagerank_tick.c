@@ -37,10 +37,7 @@ static const char usage[] =
     "  --help               this text\n"
     "\n";
 
-const char *prt_graph_name(const prt_app *a)
-{
-    return a->graph_path ? a->graph_path : a->gen_spec;
-}
+const char *prt_graph_name(const prt_app *a) { return a->graph_path ? a->graph_path : a->gen_spec; }
 
 /* ---------------------------------------------------------------- the model */
 
@@ -231,10 +228,16 @@ static int prepare_graph(prt_app *a, int n, char *err, size_t errlen)
 static void setup_tick(prt_app *a)
 {
     a->fns = (tess_graph_fns){.graph = a->graph, .init = prt_init, .step = prt_step};
-    a->tick = (tess_tick_app){.name = APP, .state = &tess_graph_class, .user = a,
-                              .class_fns = &a->fns, .part = prt_part,
-                              .part_ignores_state = 1, .rd = prt_rd,
-                              .wd = prt_same, .rx = prt_rx, .wx = prt_same,
+    a->tick = (tess_tick_app){.name = APP,
+                              .state = &tess_graph_class,
+                              .user = a,
+                              .class_fns = &a->fns,
+                              .part = prt_part,
+                              .part_ignores_state = 1,
+                              .rd = prt_rd,
+                              .wd = prt_same,
+                              .rx = prt_rx,
+                              .wx = prt_same,
                               .disjoint = prt_disjoint};
     a->tick.universe = tess_graph_query(0, TESS_GRAPH_ALL, 0);
 }
@@ -252,18 +255,15 @@ static void add_metrics(void *arg, app_metrics *m)
     app_metrics_int(m, "edge_cut", (int64_t)a->edge_cut);
 }
 
-static int64_t vertices(void *arg)
-{
-    return (int64_t)((const prt_app *)arg)->g.nv;
-}
+static int64_t vertices(void *arg) { return (int64_t)((const prt_app *)arg)->g.nv; }
 
 /* The final state, one rank per vertex. */
 static double *gather_ranks(prt_app *a, const tess_tick_result *res)
 {
     double *pr = malloc((a->g.nv ? a->g.nv : 1) * sizeof *pr);
     uint64_t got = 0;
-    int rc = pr ? tess_graph_unpack(res->final_state.data, res->final_state.len,
-                                    (uint32_t)a->g.nv, pr, &got)
+    int rc = pr ? tess_graph_unpack(res->final_state.data, res->final_state.len, (uint32_t)a->g.nv,
+                                    pr, &got)
                 : TESS_ERR_NOMEM;
     if (rc == 0 && got == a->g.nv) return pr;
     app_error(APP, "the final state is incomplete (%llu of %llu vertices; %s)",
@@ -309,9 +309,15 @@ int pagerank_tick_main(int argc, char **argv)
     double start = tess_now();
     int rc = parse(&a, argc, argv);
     if (rc != 0) return rc > 0 ? 0 : 2;
-    app_tick_spec spec = {.name = APP, .app = &a, .cli = &a.cli, .tick = &a.tick,
-                          .output_path = a.output_path, .start = start, .prepare = prepare,
-                          .write_output = write_ranks, .add_metrics = add_metrics,
+    app_tick_spec spec = {.name = APP,
+                          .app = &a,
+                          .cli = &a.cli,
+                          .tick = &a.tick,
+                          .output_path = a.output_path,
+                          .start = start,
+                          .prepare = prepare,
+                          .write_output = write_ranks,
+                          .add_metrics = add_metrics,
                           .tuples = vertices};
     rc = app_tick_main(&spec);
     app_free(&a);

@@ -113,8 +113,8 @@ static int run_metis(prt_app *a, sym_graph *s, int n, char *reason, size_t len)
     options[METIS_OPTION_NUMBERING] = 0;
     idx_t *where = malloc((size_t)nv * sizeof *where);
     if (where == NULL) return snprintf(reason, len, "out of memory"), -1;
-    int rc = METIS_PartGraphKway(&nvtxs, &ncon, s->xadj, s->adjncy, NULL, NULL, NULL, &nparts,
-                                 NULL, NULL, options, &objval, where);
+    int rc = METIS_PartGraphKway(&nvtxs, &ncon, s->xadj, s->adjncy, NULL, NULL, NULL, &nparts, NULL,
+                                 NULL, options, &objval, where);
     if (rc != METIS_OK) {
         free(where);
         return snprintf(reason, len, "%s (status %d)", metis_reason(rc), rc), -1;

@@ -26,8 +26,7 @@ static int load_items(tess_ctx *ctx, wq_app *app)
 {
     double t0 = tess_now();
     int rc = tess_run(ctx, "wq_load", app->partitions, app->items, NULL, 0);
-    if (rc == TESS_OK)
-        rc = wq_checkpoint_barrier(ctx, app, WQ_LOADED);
+    if (rc == TESS_OK) rc = wq_checkpoint_barrier(ctx, app, WQ_LOADED);
     app->load_seconds = tess_now() - t0;
     if (rc == TESS_OK && app->progress)
         fprintf(stderr, "%s: %ld items loaded in %.3f s\n", WQ_APP, app->opt.items,
@@ -41,16 +40,17 @@ static void test_fault(wq_process_args *a)
     const char *spec = getenv("TESS_WQ_FAULT");
     unsigned long long item;
     char kind[8];
-    if (spec == NULL || sscanf(spec, "%7[a-z]:%llu", kind, &item) != 2)
-        return;
-    a->fault = strcmp(kind, "skip") == 0 ? WQ_FAULT_SKIP
-               : strcmp(kind, "twice") == 0 ? WQ_FAULT_TWICE : WQ_FAULT_NONE;
+    if (spec == NULL || sscanf(spec, "%7[a-z]:%llu", kind, &item) != 2) return;
+    a->fault = strcmp(kind, "skip") == 0    ? WQ_FAULT_SKIP
+               : strcmp(kind, "twice") == 0 ? WQ_FAULT_TWICE
+                                            : WQ_FAULT_NONE;
     a->fault_item = item;
 }
 
 static wq_process_args process_args(const wq_app *app)
 {
-    wq_process_args a = {.work = app->opt.work, .item_us = app->opt.item_us,
+    wq_process_args a = {.work = app->opt.work,
+                         .item_us = app->opt.item_us,
                          .point_every = app->opt.point_every,
                          .checkpointing = app->opt.checkpoint_dir != NULL,
                          .progress = app->progress};
@@ -65,26 +65,21 @@ static int process_items(tess_ctx *ctx, wq_app *app)
     wq_process_args a = process_args(app);
     double t0 = tess_now();
     int rc = wq_checkpoint_periodic(ctx, app, 1);
-    if (rc == TESS_OK)
-        rc = tess_run(ctx, "wq_process", app->partitions, app->items, &a, sizeof a);
-    if (rc == TESS_OK)
-        rc = tess_barrier(ctx);
+    if (rc == TESS_OK) rc = tess_run(ctx, "wq_process", app->partitions, app->items, &a, sizeof a);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
     int stop = wq_checkpoint_periodic(ctx, app, 0);
-    if (rc == TESS_OK)
-        rc = stop;
-    if (rc == TESS_OK)
-        rc = wq_checkpoint_barrier(ctx, app, WQ_DONE);
+    if (rc == TESS_OK) rc = stop;
+    if (rc == TESS_OK) rc = wq_checkpoint_barrier(ctx, app, WQ_DONE);
     app->process_seconds = tess_now() - t0;
     if (rc == TESS_OK && app->progress)
-        fprintf(stderr, "%s: processed in %.3f s (%.0f items/s)\n", WQ_APP,
-                app->process_seconds, (double)app->opt.items / app->process_seconds);
+        fprintf(stderr, "%s: processed in %.3f s (%.0f items/s)\n", WQ_APP, app->process_seconds,
+                (double)app->opt.items / app->process_seconds);
     return rc;
 }
 
 static void print_start(tess_ctx *ctx, const wq_app *app)
 {
-    if (!app->progress)
-        return;
+    if (!app->progress) return;
     fprintf(stderr, "%s: %ld items, %d partitions, %ld buckets on %d rank(s) x %d worker(s)%s\n",
             WQ_APP, app->opt.items, app->partitions, app->opt.buckets, tess_nranks(ctx),
             tess_workers(ctx), app->opt.checkpoint_dir ? "; checkpointing" : "");
@@ -96,27 +91,20 @@ static int control(tess_ctx *ctx, void *arg)
     wq_phase phase = WQ_FRESH;
     print_start(ctx, app);
     int rc = wq_checkpoint_restore(ctx, app, &phase);
-    if (rc != TESS_OK)
-        return rc; /* reported */
-    if (phase == WQ_FRESH)
-        rc = load_items(ctx, app);
-    if (rc == TESS_OK && phase != WQ_DONE)
-        rc = process_items(ctx, app);
-    if (rc == TESS_OK)
-        rc = wq_checkpoint_finish(ctx, app);
-    if (rc == TESS_OK)
-        rc = wq_verify(ctx, app);
-    else
-        app_error(WQ_APP, "%s", tess_last_error(ctx));
-    if (rc != TESS_OK)
-        return rc;
-    if (wq_write_report(app) != 0)
-        return TESS_ERR_IO;
+    if (rc != TESS_OK) return rc; /* reported */
+    if (phase == WQ_FRESH) rc = load_items(ctx, app);
+    if (rc == TESS_OK && phase != WQ_DONE) rc = process_items(ctx, app);
+    if (rc == TESS_OK) rc = wq_checkpoint_finish(ctx, app);
+    if (rc == TESS_OK) rc = wq_verify(ctx, app);
+    else app_error(WQ_APP, "%s", tess_last_error(ctx));
+    if (rc != TESS_OK) return rc;
+    if (wq_write_report(app) != 0) return TESS_ERR_IO;
     if (!app->verdict.ok)
-        app_error(WQ_APP, "verification FAILED: %llu of %ld items processed exactly once, "
-                          "%ld/%ld buckets match",
-                  (unsigned long long)app->verdict.once, app->opt.items,
-                  app->verdict.buckets_ok, app->opt.buckets);
+        app_error(WQ_APP,
+                  "verification FAILED: %llu of %ld items processed exactly once, "
+                  "%ld/%ld buckets match",
+                  (unsigned long long)app->verdict.once, app->opt.items, app->verdict.buckets_ok,
+                  app->opt.buckets);
     return app->verdict.ok ? TESS_OK : WQ_UNVERIFIED;
 }
 
@@ -124,50 +112,64 @@ static int control(tess_ctx *ctx, void *arg)
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: tessera run workqueue [options]\n"
-            "\n"
-            "A work queue of N generated items, each to be processed exactly once, by one\n"
-            "kernel instance per partition in index order; a long-running check of the\n"
-            "asynchronous checkpoint.  Processing item i runs a hash chain (--work) and\n"
-            "adds 1 to processed[i] and {1, result} to the checksum of a bucket stored\n"
-            "elsewhere.  At the end every item must have been processed exactly once and\n"
-            "every bucket must hold the count and checksum computed independently from\n"
-            "the generator; the exit status is 0 only then.\n"
-            "\n"
-            "  --items N               items (default 100000)\n"
-            "  --seed S                seed of the item generator (default 1)\n"
-            "  --work W                hash rounds per item, W..2W (default 100)\n"
-            "  --item-us US            also sleep US microseconds per item (default 0),\n"
-            "                          to make a run last long enough to be killed\n"
-            "  --partitions P          item partitions = kernel instances (default 12;\n"
-            "                          fixed, so a restore may use other rank counts)\n"
-            "  --buckets B             checksum buckets (default 64)\n"
-            "  --workers W             worker threads per rank (default: cores available)\n"
-            "  --checkpoint-dir DIR    checkpoint into DIR: a CpBarrier after loading and\n"
-            "                          after processing, CpPeriodic while processing\n"
-            "  --checkpoint-seconds S  period of the asynchronous checkpoints (default 1;\n"
-            "                          0: only the two barrier checkpoints)\n"
-            "  --point-every K         a checkpoint point every K items (default 1)\n"
-            "  --keep K                epochs kept in DIR (default 2)\n"
-            "  --restore               restore the newest checkpoint in DIR first (none:\n"
-            "                          start afresh); added by `tessera supervise`\n"
-            "  --output FILE           write the verification report to FILE (default\n"
-            "                          stdout)\n"
-            "  --metrics FILE          write run metrics as JSON\n"
-            "  --progress              progress lines on stderr (default when a terminal)\n"
-            "  --quiet                 no progress lines\n"
-            "  --help                  this text\n"
-            "\n"
-            "Runs unchanged under mpirun -np R; --workers is per rank.  Example:\n"
-            "  tessera supervise -- mpirun -np 3 tessera run workqueue --item-us 200 \\\n"
-            "      --checkpoint-dir ck --checkpoint-seconds 0.5\n");
+    fprintf(out, "usage: tessera run workqueue [options]\n"
+                 "\n"
+                 "A work queue of N generated items, each to be processed exactly once, by one\n"
+                 "kernel instance per partition in index order; a long-running check of the\n"
+                 "asynchronous checkpoint.  Processing item i runs a hash chain (--work) and\n"
+                 "adds 1 to processed[i] and {1, result} to the checksum of a bucket stored\n"
+                 "elsewhere.  At the end every item must have been processed exactly once and\n"
+                 "every bucket must hold the count and checksum computed independently from\n"
+                 "the generator; the exit status is 0 only then.\n"
+                 "\n"
+                 "  --items N               items (default 100000)\n"
+                 "  --seed S                seed of the item generator (default 1)\n"
+                 "  --work W                hash rounds per item, W..2W (default 100)\n"
+                 "  --item-us US            also sleep US microseconds per item (default 0),\n"
+                 "                          to make a run last long enough to be killed\n"
+                 "  --partitions P          item partitions = kernel instances (default 12;\n"
+                 "                          fixed, so a restore may use other rank counts)\n"
+                 "  --buckets B             checksum buckets (default 64)\n"
+                 "  --workers W             worker threads per rank (default: cores available)\n"
+                 "  --checkpoint-dir DIR    checkpoint into DIR: a CpBarrier after loading and\n"
+                 "                          after processing, CpPeriodic while processing\n"
+                 "  --checkpoint-seconds S  period of the asynchronous checkpoints (default 1;\n"
+                 "                          0: only the two barrier checkpoints)\n"
+                 "  --point-every K         a checkpoint point every K items (default 1)\n"
+                 "  --keep K                epochs kept in DIR (default 2)\n"
+                 "  --restore               restore the newest checkpoint in DIR first (none:\n"
+                 "                          start afresh); added by `tessera supervise`\n"
+                 "  --output FILE           write the verification report to FILE (default\n"
+                 "                          stdout)\n"
+                 "  --metrics FILE          write run metrics as JSON\n"
+                 "  --progress              progress lines on stderr (default when a terminal)\n"
+                 "  --quiet                 no progress lines\n"
+                 "  --help                  this text\n"
+                 "\n"
+                 "Runs unchanged under mpirun -np R; --workers is per rank.  Example:\n"
+                 "  tessera supervise -- mpirun -np 3 tessera run workqueue --item-us 200 \\\n"
+                 "      --checkpoint-dir ck --checkpoint-seconds 0.5\n");
 }
 
 enum {
-    OPT_ITEMS = 256, OPT_SEED, OPT_WORK, OPT_ITEM_US, OPT_PARTITIONS, OPT_BUCKETS, OPT_WORKERS,
-    OPT_CKPT_DIR, OPT_CKPT_SECONDS, OPT_POINT_EVERY, OPT_KEEP, OPT_RESTORE, OPT_OUTPUT,
-    OPT_METRICS, OPT_PROGRESS, OPT_QUIET, OPT_HELP, OPT_END
+    OPT_ITEMS = 256,
+    OPT_SEED,
+    OPT_WORK,
+    OPT_ITEM_US,
+    OPT_PARTITIONS,
+    OPT_BUCKETS,
+    OPT_WORKERS,
+    OPT_CKPT_DIR,
+    OPT_CKPT_SECONDS,
+    OPT_POINT_EVERY,
+    OPT_KEEP,
+    OPT_RESTORE,
+    OPT_OUTPUT,
+    OPT_METRICS,
+    OPT_PROGRESS,
+    OPT_QUIET,
+    OPT_HELP,
+    OPT_END
 };
 
 static const struct option wq_longopts[] = {
@@ -211,8 +213,7 @@ static int parse_int_option(wq_options *o, int c, const char *arg)
 static int parse_option(wq_options *o, int c, const char *arg)
 {
     int rc = parse_int_option(o, c, arg);
-    if (rc <= 0)
-        return rc;
+    if (rc <= 0) return rc;
     switch (c) {
     case OPT_CKPT_SECONDS:
         return app_parse_double(WQ_APP, "checkpoint-seconds", arg, 0.0, 86400.0,
@@ -230,24 +231,21 @@ static int parse_option(wq_options *o, int c, const char *arg)
 /* An output's directory must be writable before the work starts. */
 static int check_output_dir(const char *opt, const char *path)
 {
-    if (path == NULL)
-        return 0;
+    if (path == NULL) return 0;
     char *copy = strdup(path);
-    if (copy == NULL)
-        return -1;
+    if (copy == NULL) return -1;
     int ok = access(dirname(copy), W_OK) == 0;
-    if (!ok)
-        app_error(WQ_APP, "option --%s: cannot write %s: %s", opt, path, strerror(errno));
+    if (!ok) app_error(WQ_APP, "option --%s: cannot write %s: %s", opt, path, strerror(errno));
     free(copy);
     return ok ? 0 : -1;
 }
 
 static int check_options(const wq_options *o, const unsigned char *seen)
 {
-    const char *needs_dir = o->restore ? "--restore"
+    const char *needs_dir = o->restore                     ? "--restore"
                             : seen[OPT_CKPT_SECONDS - 256] ? "--checkpoint-seconds"
-                            : seen[OPT_KEEP - 256] ? "--keep"
-                            : NULL;
+                            : seen[OPT_KEEP - 256]         ? "--keep"
+                                                           : NULL;
     if (needs_dir != NULL && o->checkpoint_dir == NULL)
         return app_error(WQ_APP, "option %s: needs --checkpoint-dir DIR", needs_dir), -1;
     if (o->checkpoint_dir != NULL && o->checkpoint_dir[0] == '\0')
@@ -261,15 +259,20 @@ static int check_options(const wq_options *o, const unsigned char *seen)
  * (message printed). */
 static int parse_options(wq_options *o, int argc, char **argv)
 {
-    *o = (wq_options){.items = 100000, .seed = 1, .work = 100, .partitions = 12,
-                      .buckets = 64, .point_every = 1, .keep = 2, .checkpoint_seconds = 1.0};
+    *o = (wq_options){.items = 100000,
+                      .seed = 1,
+                      .work = 100,
+                      .partitions = 12,
+                      .buckets = 64,
+                      .point_every = 1,
+                      .keep = 2,
+                      .checkpoint_seconds = 1.0};
     optind = 1;
     opterr = 0;
     int c, idx = 0;
     unsigned char seen[OPT_END - 256] = {0};
     while ((c = getopt_long(argc, argv, "", wq_longopts, &idx)) != -1) {
-        if (c == OPT_HELP)
-            return usage(stdout), 1;
+        if (c == OPT_HELP) return usage(stdout), 1;
         if (c < 256) {
             app_error(WQ_APP, "unknown option or missing value: '%s' (see --help)",
                       argv[optind - 1]);
@@ -277,11 +280,9 @@ static int parse_options(wq_options *o, int argc, char **argv)
         }
         if (seen[c - 256]++)
             return app_error(WQ_APP, "option --%s given twice", wq_longopts[idx].name), -1;
-        if (parse_option(o, c, optarg) != 0)
-            return -1;
+        if (parse_option(o, c, optarg) != 0) return -1;
     }
-    if (optind < argc)
-        return app_error(WQ_APP, "unexpected argument '%s'", argv[optind]), -1;
+    if (optind < argc) return app_error(WQ_APP, "unexpected argument '%s'", argv[optind]), -1;
     return check_options(o, seen);
 }
 
@@ -302,24 +303,22 @@ static void dense_spec(tess_table_spec *s, const char *name, uint64_t keys, int 
 static int create_tables(tess_ctx *ctx, wq_app *app)
 {
     tess_table_spec s;
-    app->partitions = (int)(app->opt.partitions < app->opt.items ? app->opt.partitions
-                                                                  : app->opt.items);
-    app->sum_partitions = (int)(app->opt.buckets < app->partitions ? app->opt.buckets
-                                                                   : app->partitions);
+    app->partitions =
+        (int)(app->opt.partitions < app->opt.items ? app->opt.partitions : app->opt.items);
+    app->sum_partitions =
+        (int)(app->opt.buckets < app->partitions ? app->opt.buckets : app->partitions);
     dense_spec(&s, "items", (uint64_t)app->opt.items, app->partitions);
     int rc = tess_table_create(ctx, &s, &app->items);
     dense_spec(&s, "processed", (uint64_t)app->opt.items, app->partitions);
     s.value_size = sizeof(int64_t);
     s.accum = TESS_ACC_SUM;
     s.group_with = app->items;
-    if (rc == TESS_OK)
-        rc = tess_table_create(ctx, &s, &app->processed);
+    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->processed);
     /* Not grouped: a bucket lives wherever its range falls, so most updates
      * of an instance go to other ranks and cross the snapshot's channels. */
     dense_spec(&s, "sums", (uint64_t)app->opt.buckets, app->sum_partitions);
     s.accum = TESS_ACC_SUM;
-    if (rc == TESS_OK)
-        rc = tess_table_create(ctx, &s, &app->sums);
+    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->sums);
     return rc;
 }
 
@@ -328,12 +327,9 @@ static int create_tables(tess_ctx *ctx, wq_app *app)
 static int setup(tess_ctx *ctx, wq_app *app)
 {
     int rc = create_tables(ctx, app);
-    if (rc == TESS_OK)
-        rc = wq_register_kernels(ctx);
-    if (rc == TESS_OK)
-        rc = wq_checkpoint_setup(ctx, app);
-    if (rc != TESS_OK && tess_rank(ctx) == 0)
-        app_error(WQ_APP, "%s", tess_last_error(ctx));
+    if (rc == TESS_OK) rc = wq_register_kernels(ctx);
+    if (rc == TESS_OK) rc = wq_checkpoint_setup(ctx, app);
+    if (rc != TESS_OK && tess_rank(ctx) == 0) app_error(WQ_APP, "%s", tess_last_error(ctx));
     return rc;
 }
 
@@ -342,21 +338,17 @@ static int run(wq_app *app)
     double t0 = tess_now();
     tess_config cfg;
     tess_config_init(&cfg);
-    if (app->opt.workers)
-        cfg.workers = (int)app->opt.workers;
+    if (app->opt.workers) cfg.workers = (int)app->opt.workers;
     tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != TESS_OK)
-        return 1;
+    if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
     int rc = setup(ctx, app);
-    if (rc == TESS_OK)
-        rc = tess_main(ctx, control, app);
+    if (rc == TESS_OK) rc = tess_main(ctx, control, app);
     int finished = rc == TESS_OK || rc == WQ_UNVERIFIED;
     if (finished && tess_rank(ctx) == 0 && app->opt.metrics)
         wq_write_metrics(app, ctx, tess_now() - t0);
     int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);
-    if (interrupted && rc != TESS_OK)
-        return 130;
+    if (interrupted && rc != TESS_OK) return 130;
     return rc == TESS_OK ? 0 : 1;
 }
 
@@ -365,8 +357,7 @@ int workqueue_main(int argc, char **argv)
     wq_app app;
     memset(&app, 0, sizeof app);
     int prc = parse_options(&app.opt, argc, argv);
-    if (prc != 0)
-        return prc > 0 ? 0 : prc == -2 ? 1 : 2;
+    if (prc != 0) return prc > 0 ? 0 : prc == -2 ? 1 : 2;
     app.progress = app_progress_enabled(app.opt.progress);
     return run(&app);
 }

@@ -48,9 +48,9 @@ typedef struct wq_app {
     int partitions, sum_partitions; /* after clamping to the item / bucket counts */
     tess_table *items, *processed, *sums;
     int progress;
-    int restored;              /* a checkpoint was restored (rank 0) */
+    int restored; /* a checkpoint was restored (rank 0) */
     uint64_t restored_epoch;
-    int checkpoint_failures;   /* tess_checkpoint_wait reported a failed epoch */
+    int checkpoint_failures; /* tess_checkpoint_wait reported a failed epoch */
     double load_seconds, process_seconds;
     wq_verdict verdict;
 } wq_app;

@@ -35,10 +35,7 @@ static const char *phase_name(wq_phase phase)
     }
 }
 
-static int checkpointing(const wq_app *app)
-{
-    return app->opt.checkpoint_dir != NULL;
-}
+static int checkpointing(const wq_app *app) { return app->opt.checkpoint_dir != NULL; }
 
 static wq_mark make_mark(wq_phase phase)
 {
@@ -51,14 +48,12 @@ static wq_mark make_mark(wq_phase phase)
 
 int wq_checkpoint_setup(tess_ctx *ctx, wq_app *app)
 {
-    if (!checkpointing(app))
-        return TESS_OK;
+    if (!checkpointing(app)) return TESS_OK;
     char job[256];
     snprintf(job, sizeof job, "workqueue items=%ld seed=%ld work=%ld buckets=%ld partitions=%d",
              app->opt.items, app->opt.seed, app->opt.work, app->opt.buckets, app->partitions);
     int rc = tess_checkpoint_enable(ctx, app->opt.checkpoint_dir, job, (int)app->opt.keep);
-    if (rc == TESS_OK)
-        rc = tess_table_set_static(app->items); /* written once by wq_load */
+    if (rc == TESS_OK) rc = tess_table_set_static(app->items); /* written once by wq_load */
     return rc;
 }
 
@@ -66,8 +61,7 @@ int wq_checkpoint_setup(tess_ctx *ctx, wq_app *app)
 static int decode_mark(const void *user, size_t len, wq_phase *phase_out)
 {
     wq_mark m;
-    if (user == NULL || len != sizeof m)
-        return -1;
+    if (user == NULL || len != sizeof m) return -1;
     memcpy(&m, user, sizeof m);
     if (memcmp(m.magic, WQ_MARK_MAGIC, sizeof m.magic) != 0 || m.phase < WQ_LOADED ||
         m.phase > WQ_DONE)
@@ -79,8 +73,7 @@ static int decode_mark(const void *user, size_t len, wq_phase *phase_out)
 int wq_checkpoint_restore(tess_ctx *ctx, wq_app *app, wq_phase *phase_out)
 {
     *phase_out = WQ_FRESH;
-    if (!app->opt.restore)
-        return TESS_OK;
+    if (!app->opt.restore) return TESS_OK;
     void *user = NULL;
     size_t len = 0;
     uint64_t epoch = 0;
@@ -88,8 +81,7 @@ int wq_checkpoint_restore(tess_ctx *ctx, wq_app *app, wq_phase *phase_out)
     if (rc == TESS_ERR_NOTFOUND) {
         fprintf(stderr, "%s: no checkpoint in %s; starting afresh\n", WQ_APP,
                 app->opt.checkpoint_dir);
-        if (app->progress)
-            fprintf(stderr, "%s: (%s)\n", WQ_APP, tess_last_error(ctx));
+        if (app->progress) fprintf(stderr, "%s: (%s)\n", WQ_APP, tess_last_error(ctx));
         return TESS_OK;
     }
     if (rc != TESS_OK) {
@@ -114,31 +106,28 @@ int wq_checkpoint_restore(tess_ctx *ctx, wq_app *app, wq_phase *phase_out)
 
 int wq_checkpoint_barrier(tess_ctx *ctx, const wq_app *app, wq_phase phase)
 {
-    if (!checkpointing(app))
-        return tess_barrier(ctx);
+    if (!checkpointing(app)) return tess_barrier(ctx);
     wq_mark m = make_mark(phase);
     return tess_checkpoint_barrier(ctx, &m, sizeof m);
 }
 
 int wq_checkpoint_periodic(tess_ctx *ctx, const wq_app *app, int on)
 {
-    if (!checkpointing(app) || app->opt.checkpoint_seconds <= 0)
-        return TESS_OK;
+    if (!checkpointing(app) || app->opt.checkpoint_seconds <= 0) return TESS_OK;
     wq_mark m = make_mark(WQ_PROCESSING);
     return tess_checkpoint_periodic(ctx, on ? app->opt.checkpoint_seconds : 0, &m, sizeof m);
 }
 
 int wq_checkpoint_finish(tess_ctx *ctx, wq_app *app)
 {
-    if (!checkpointing(app))
-        return TESS_OK;
+    if (!checkpointing(app)) return TESS_OK;
     uint64_t epoch = 0;
     int rc = tess_checkpoint_wait(ctx, &epoch);
     if (rc != TESS_OK) {
         /* The contract: a failed epoch is removed and the previous one stays
          * usable, so the job's result is still good. */
-        fprintf(stderr, "%s: a checkpoint failed (%s: %s); newest committed epoch %llu\n",
-                WQ_APP, tess_strerror(rc), tess_last_error(ctx), (unsigned long long)epoch);
+        fprintf(stderr, "%s: a checkpoint failed (%s: %s); newest committed epoch %llu\n", WQ_APP,
+                tess_strerror(rc), tess_last_error(ctx), (unsigned long long)epoch);
         app->checkpoint_failures++;
     } else if (app->progress) {
         fprintf(stderr, "%s: checkpoints committed; newest epoch %llu\n", WQ_APP,

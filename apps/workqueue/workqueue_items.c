@@ -25,8 +25,7 @@ int64_t wq_item_result(uint64_t item, int64_t payload, int64_t work)
      * different times, as real queues do. */
     int64_t rounds = work + (work > 0 ? payload % (work + 1) : 0);
     uint64_t x = (uint64_t)payload ^ (item << 16);
-    for (int64_t r = 0; r < rounds; r++)
-        x = tess_mix64(x + (uint64_t)r);
+    for (int64_t r = 0; r < rounds; r++) x = tess_mix64(x + (uint64_t)r);
     /* 32 bits, so that N sums of them stay far from int64 overflow. */
     return (int64_t)(x & 0xffffffffu);
 }

@@ -76,10 +76,8 @@ static void count_processed(uint64_t key, const int64_t *v, void *arg)
 {
     wq_verdict *d = arg;
     (void)key;
-    if (v[0] == 1)
-        d->once++;
-    else if (v[0] > 1)
-        d->repeated++;
+    if (v[0] == 1) d->once++;
+    else if (v[0] > 1) d->repeated++;
 }
 
 static void add_bucket(uint64_t key, const int64_t *v, void *arg)
@@ -97,16 +95,16 @@ static void add_bucket(uint64_t key, const int64_t *v, void *arg)
  * (count off by one) from a damaged value. */
 static void report_bucket(long b, const bucket_totals *got, const bucket_totals *exp, int shown)
 {
-    if (shown >= 4)
-        return;
-    fprintf(stderr, "%s: bucket %ld: count %" PRId64 " (expected %" PRId64 "), checksum %" PRId64
-                    " (expected %" PRId64 ", difference %" PRId64 ")\n",
+    if (shown >= 4) return;
+    fprintf(stderr,
+            "%s: bucket %ld: count %" PRId64 " (expected %" PRId64 "), checksum %" PRId64
+            " (expected %" PRId64 ", difference %" PRId64 ")\n",
             WQ_APP, b, got->count[b], exp->count[b], got->sum[b], exp->sum[b],
             got->sum[b] - exp->sum[b]);
 }
 
-static void compare_buckets(const wq_app *app, const bucket_totals *got,
-                            const bucket_totals *exp, wq_verdict *d)
+static void compare_buckets(const wq_app *app, const bucket_totals *got, const bucket_totals *exp,
+                            wq_verdict *d)
 {
     for (long b = 0; b < app->opt.buckets; b++) {
         if (got->count[b] != exp->count[b] || got->sum[b] != exp->sum[b])
@@ -125,12 +123,9 @@ int wq_verify(tess_ctx *ctx, wq_app *app)
     bucket_totals got = {0}, exp = {0};
     memset(d, 0, sizeof *d);
     int rc = totals_alloc(&got, app->opt.buckets);
-    if (rc == TESS_OK)
-        rc = totals_alloc(&exp, app->opt.buckets);
-    if (rc == TESS_OK)
-        rc = scan_table(app->processed, count_processed, d);
-    if (rc == TESS_OK)
-        rc = scan_table(app->sums, add_bucket, &got);
+    if (rc == TESS_OK) rc = totals_alloc(&exp, app->opt.buckets);
+    if (rc == TESS_OK) rc = scan_table(app->processed, count_processed, d);
+    if (rc == TESS_OK) rc = scan_table(app->sums, add_bucket, &got);
     if (rc == TESS_OK) {
         expected_totals(app, &exp);
         compare_buckets(app, &got, &exp, d);
@@ -151,8 +146,9 @@ static void print_report(const wq_app *app, FILE *fp)
     const wq_verdict *d = &app->verdict;
     fprintf(fp, "workqueue items %ld seed %ld work %ld buckets %ld\n", app->opt.items,
             app->opt.seed, app->opt.work, app->opt.buckets);
-    fprintf(fp, "processed exactly once: %" PRIu64 "/%ld (never: %" PRIu64
-                ", more than once: %" PRIu64 ")\n",
+    fprintf(fp,
+            "processed exactly once: %" PRIu64 "/%ld (never: %" PRIu64 ", more than once: %" PRIu64
+            ")\n",
             d->once, app->opt.items, d->missing, d->repeated);
     fprintf(fp, "bucket counts: %" PRId64 " (expected %" PRId64 ")\n", d->count_total,
             d->count_expected);
@@ -169,8 +165,7 @@ int wq_write_report(const wq_app *app)
         return fflush(stdout) == 0 ? 0 : -1;
     }
     app_outfile o;
-    if (app_outfile_open(&o, app->opt.output) != 0)
-        return -1;
+    if (app_outfile_open(&o, app->opt.output) != 0) return -1;
     print_report(app, o.fp);
     return app_outfile_commit(&o);
 }
@@ -190,8 +185,7 @@ static void checkpoint_metrics(app_metrics *m, tess_ctx *ctx, const wq_app *app)
 void wq_write_metrics(wq_app *app, tess_ctx *ctx, double wall_seconds)
 {
     app_metrics *m = app_metrics_new();
-    if (m == NULL)
-        return;
+    if (m == NULL) return;
     app_metrics_standard(m, ctx, WQ_APP, wall_seconds);
     app_metrics_int(m, "items", app->opt.items);
     app_metrics_int(m, "item_seed", app->opt.seed);

@@ -46,8 +46,7 @@ extern "C" {
  * are kept (0 = 2).  Before tess_main(), same on every rank; copies both
  * strings.
  */
-TESS_API int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job,
-                                    int keep);
+TESS_API int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job, int keep);
 
 /*
  * Mark a table static: its content no longer changes once the first
@@ -74,8 +73,7 @@ TESS_API int tess_checkpoint_barrier(tess_ctx *ctx, const void *user, size_t len
  * cut waits until each of its running kernels reaches such a point or ends.
  * Control function only.
  */
-TESS_API int tess_checkpoint_periodic(tess_ctx *ctx, double seconds, const void *user,
-                                      size_t len);
+TESS_API int tess_checkpoint_periodic(tess_ctx *ctx, double seconds, const void *user, size_t len);
 
 /*
  * Kernel side of CpPeriodic: "my writes so far are issued, and if I were
@@ -117,11 +115,11 @@ TESS_API int tess_checkpoint_wait(tess_ctx *ctx, uint64_t *epoch_out);
 /* Figures of this rank's checkpoints so far (any thread). */
 typedef struct tess_checkpoint_stats {
     uint64_t started, committed, failed; /* rank 0 only: whole checkpoints */
-    double cut_seconds;      /* time workers were held for the in-memory copy */
-    double write_seconds;    /* background compression and writing */
-    uint64_t bytes_written;  /* compressed bytes this rank wrote */
-    uint64_t log_entries;    /* table writes logged as channel state */
-    double restore_seconds;  /* the last restore, on this rank */
+    double cut_seconds;                  /* time workers were held for the in-memory copy */
+    double write_seconds;                /* background compression and writing */
+    uint64_t bytes_written;              /* compressed bytes this rank wrote */
+    uint64_t log_entries;                /* table writes logged as channel state */
+    double restore_seconds;              /* the last restore, on this rank */
 } tess_checkpoint_stats;
 
 TESS_API void tess_checkpoint_get_stats(const tess_ctx *ctx, tess_checkpoint_stats *out);

@@ -44,7 +44,7 @@ typedef enum tess_accum {
     TESS_ACC_MIN = 2,
     TESS_ACC_MAX = 3,
     TESS_ACC_PRODUCT = 4,
-    TESS_ACC_USER = 5     /* a registered accumulator, see spec.accumulator */
+    TESS_ACC_USER = 5 /* a registered accumulator, see spec.accumulator */
 } tess_accum;
 
 /*
@@ -64,32 +64,30 @@ typedef struct tess_accum_ops {
 } tess_accum_ops;
 
 /* Register a user accumulator (copied).  Before tess_main(), same on every rank. */
-TESS_API int tess_register_accumulator(tess_ctx *ctx, const char *name,
-                                       const tess_accum_ops *ops);
+TESS_API int tess_register_accumulator(tess_ctx *ctx, const char *name, const tess_accum_ops *ops);
 
 /* A partitioner maps a key to a partition in [0, partitions).  Pure function. */
 typedef int (*tess_partitioner_fn)(const void *key, size_t key_size, int partitions);
 
 /* Register a partitioner for hash tables.  Before tess_main(), same on every rank. */
-TESS_API int tess_register_partitioner(tess_ctx *ctx, const char *name,
-                                       tess_partitioner_fn fn);
+TESS_API int tess_register_partitioner(tess_ctx *ctx, const char *name, tess_partitioner_fn fn);
 
 typedef struct tess_table_spec {
-    const char *name;         /* for messages and metrics; copied */
-    size_t key_size;          /* bytes; dense tables: 8 (uint64_t keys) */
-    size_t value_size;        /* bytes; 0 = variable-length values */
-    int partitions;           /* >= 1 */
+    const char *name;  /* for messages and metrics; copied */
+    size_t key_size;   /* bytes; dense tables: 8 (uint64_t keys) */
+    size_t value_size; /* bytes; 0 = variable-length values */
+    int partitions;    /* >= 1 */
     /* Dense tables: keys are uint64_t in [0, key_count), stored as flat arrays
      * and partitioned by ranges; range_bounds (partitions+1 ascending values,
      * first 0, last key_count; copied) sets the ranges, NULL splits evenly. */
     int dense;
     uint64_t key_count;
     const uint64_t *range_bounds;
-    const char *partitioner;  /* hash tables: registered name; NULL = hash of key bytes */
+    const char *partitioner; /* hash tables: registered name; NULL = hash of key bytes */
     tess_accum accum;
-    tess_elem elem;           /* element type for built-in accumulators other than replace */
-    const char *accumulator;  /* registered name when accum == TESS_ACC_USER */
-    tess_table *group_with;   /* partition i lives where partition i of this table does */
+    tess_elem elem;          /* element type for built-in accumulators other than replace */
+    const char *accumulator; /* registered name when accum == TESS_ACC_USER */
+    tess_table *group_with;  /* partition i lives where partition i of this table does */
 } tess_table_spec;
 
 /* Zero the spec and set defaults (1 partition, replace accumulator). */
@@ -99,8 +97,7 @@ TESS_API void tess_table_spec_init(tess_table_spec *spec);
  * Create a table.  Before tess_main() only, identically on every rank (tables
  * are identified by creation order).  The table lives until tess_finalize().
  */
-TESS_API int tess_table_create(tess_ctx *ctx, const tess_table_spec *spec,
-                               tess_table **table_out);
+TESS_API int tess_table_create(tess_ctx *ctx, const tess_table_spec *spec, tess_table **table_out);
 
 /*
  * Copy the value of `key` into value_out (capacity `cap` bytes) and set
@@ -108,8 +105,8 @@ TESS_API int tess_table_create(tess_ctx *ctx, const tess_table_spec *spec,
  * cap is too small (then *len_out holds the length needed).  Remote keys are
  * fetched from their rank (a round trip).
  */
-TESS_API int tess_table_get(tess_table *t, const void *key, void *value_out,
-                            size_t cap, size_t *len_out);
+TESS_API int tess_table_get(tess_table *t, const void *key, void *value_out, size_t cap,
+                            size_t *len_out);
 
 /* Set the value of key (len must equal value_size for fixed-size tables). */
 TESS_API int tess_table_put(tess_table *t, const void *key, const void *value, size_t len);
@@ -119,8 +116,8 @@ TESS_API int tess_table_update(tess_table *t, const void *key, const void *updat
 
 /* n updates at once: keys is n*key_size bytes, updates n*value_size bytes
  * (fixed-size tables only).  The fast path for built-in accumulators. */
-TESS_API int tess_table_update_batch(tess_table *t, const void *keys,
-                                     const void *updates, size_t n);
+TESS_API int tess_table_update_batch(tess_table *t, const void *keys, const void *updates,
+                                     size_t n);
 
 /* Combine the same update into each of n keys (keys: n*key_size bytes), as
  * a vertex sends its share to all its out-neighbours.  Fixed-size values.
@@ -156,8 +153,8 @@ TESS_API int tess_table_partition_of(const tess_table *t, const void *key);
 /* 1 if partition p is stored on the calling rank. */
 TESS_API int tess_table_is_local(const tess_table *t, int partition);
 /* Dense tables: first key of partition p and number of keys in it. */
-TESS_API int tess_table_dense_range(const tess_table *t, int partition,
-                                    uint64_t *first_out, uint64_t *count_out);
+TESS_API int tess_table_dense_range(const tess_table *t, int partition, uint64_t *first_out,
+                                    uint64_t *count_out);
 
 /*
  * Dense fixed-size tables, local partition only: the flat array of values of
@@ -183,8 +180,8 @@ typedef struct tess_iter tess_iter;
 
 TESS_API int tess_table_iter(tess_table *t, int partition, tess_iter **it_out);
 /* Next entry: 1 and pointers valid until the next call, 0 at the end, <0 on error. */
-TESS_API int tess_iter_next(tess_iter *it, const void **key_out,
-                            const void **value_out, size_t *len_out);
+TESS_API int tess_iter_next(tess_iter *it, const void **key_out, const void **value_out,
+                            size_t *len_out);
 /* Accepts NULL. */
 TESS_API void tess_iter_free(tess_iter *it);
 

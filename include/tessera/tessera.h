@@ -69,11 +69,12 @@ typedef enum tess_mode {
 } tess_mode;
 
 typedef struct tess_config {
-    int workers;                 /* worker threads per rank; 0 = cores this rank may use */
-    tess_mode mode;              /* default TESS_MODE_AUTO */
-    double barrier_warn_seconds; /* a barrier waiting longer reports whom it waits for; default 10 */
-    int handle_signals;          /* install SIGINT/SIGTERM handlers; default 1 */
-    int verbose;                 /* 1: runtime log lines on stderr; default 0 (TESS_VERBOSE=1) */
+    int workers;    /* worker threads per rank; 0 = cores this rank may use */
+    tess_mode mode; /* default TESS_MODE_AUTO */
+    double
+        barrier_warn_seconds; /* a barrier waiting longer reports whom it waits for; default 10 */
+    int handle_signals;       /* install SIGINT/SIGTERM handlers; default 1 */
+    int verbose;              /* 1: runtime log lines on stderr; default 0 (TESS_VERBOSE=1) */
     /* Work stealing between ranks (docs/stealing.md): an idle rank takes the
      * biggest not-yet-started task of the busiest rank, and the task's
      * partitions move with it, when the estimated gain exceeds the cost of
@@ -132,7 +133,7 @@ TESS_API const char *tess_last_error(const tess_ctx *ctx);
 TESS_API int tess_set_error(tess_ctx *ctx, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-TESS_API int tess_rank(const tess_ctx *ctx);          /* 0 .. nranks-1 */
+TESS_API int tess_rank(const tess_ctx *ctx); /* 0 .. nranks-1 */
 TESS_API int tess_nranks(const tess_ctx *ctx);
 TESS_API int tess_workers(const tess_ctx *ctx);       /* on this rank */
 TESS_API int tess_workers_total(const tess_ctx *ctx); /* over all ranks */
@@ -168,8 +169,8 @@ TESS_API int tess_main(tess_ctx *ctx, tess_control_fn control, void *app);
  * runs exactly one of them concurrently (the tick face's processes).
  */
 #define TESS_EVERY_WORKER (-1)
-TESS_API int tess_run(tess_ctx *ctx, const char *kernel, int instances,
-                      tess_table *locality, const void *args, size_t args_len);
+TESS_API int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *locality,
+                      const void *args, size_t args_len);
 
 /*
  * Wait until every launched kernel instance has finished and every table
@@ -192,18 +193,18 @@ TESS_API void *tess_task_app(const tess_task *task);
 
 /* Runtime counters of this rank (messages between ranks, table traffic). */
 typedef struct tess_stats {
-    uint64_t messages_sent;   /* messages handed to the message layer for another rank */
+    uint64_t messages_sent; /* messages handed to the message layer for another rank */
     uint64_t bytes_sent;
     uint64_t messages_received;
     uint64_t bytes_received;
-    uint64_t batches_sent;    /* MPI sends carrying those messages */
-    uint64_t updates_local;   /* table updates applied to partitions of this rank */
-    uint64_t updates_remote;  /* table updates sent to other ranks (after combining) */
-    double wait_seconds;      /* control/barrier time spent waiting */
+    uint64_t batches_sent;       /* MPI sends carrying those messages */
+    uint64_t updates_local;      /* table updates applied to partitions of this rank */
+    uint64_t updates_remote;     /* table updates sent to other ranks (after combining) */
+    double wait_seconds;         /* control/barrier time spent waiting */
     double progress_cpu_seconds; /* CPU used by the MPI progress engine (0 embedded) */
-    uint64_t steals;          /* rank 0: tasks moved between ranks by work stealing */
-    uint64_t migrations_in;   /* partition groups this rank received */
-    uint64_t migrations_out;  /* partition groups this rank gave away */
+    uint64_t steals;             /* rank 0: tasks moved between ranks by work stealing */
+    uint64_t migrations_in;      /* partition groups this rank received */
+    uint64_t migrations_out;     /* partition groups this rank gave away */
 } tess_stats;
 
 /* Snapshot of this rank's counters.  Any thread. */

@@ -115,11 +115,11 @@ typedef struct tess_state_class {
 /* ---- the application ---- */
 
 struct tess_tick_app {
-    const char *name;                /* "jacobi": messages and metrics */
-    const tess_state_class *state;   /* how tuples are stored */
-    void *user;                      /* identical on every rank; never sent */
-    const void *class_fns;           /* NEW/STEP callbacks typed by the class */
-    tess_query universe;             /* a query containing every tuple */
+    const char *name;              /* "jacobi": messages and metrics */
+    const tess_state_class *state; /* how tuples are stored */
+    void *user;                    /* identical on every rank; never sent */
+    const void *class_fns;         /* NEW/STEP callbacks typed by the class */
+    tess_query universe;           /* a query containing every tuple */
     /* PART: n queries whose tuples partition the state (every tuple in
      * exactly one).  `snapshot` is state->snapshot() of a version holding
      * every tuple, or NULL when the state does not matter.  Deterministic.
@@ -139,11 +139,11 @@ struct tess_tick_app {
 /* ---- running ---- */
 
 typedef enum tess_tick_alg {
-    TESS_TICK_BSP = 0,     /* a global barrier every tick */
-    TESS_TICK_LOCAL,       /* Algorithm 1: exchange with dependency neighbours only */
-    TESS_TICK_SCHED,       /* Algorithm 2: dependency scheduling, depth d */
-    TESS_TICK_REPL,        /* Algorithm 3: every k ticks, m replica layers */
-    TESS_TICK_COMBINED     /* 2 and 3 */
+    TESS_TICK_BSP = 0, /* a global barrier every tick */
+    TESS_TICK_LOCAL,   /* Algorithm 1: exchange with dependency neighbours only */
+    TESS_TICK_SCHED,   /* Algorithm 2: dependency scheduling, depth d */
+    TESS_TICK_REPL,    /* Algorithm 3: every k ticks, m replica layers */
+    TESS_TICK_COMBINED /* 2 and 3 */
 } tess_tick_alg;
 
 typedef struct tess_tick_options {
@@ -177,26 +177,26 @@ TESS_API int tess_tick_options_check(tess_ctx *ctx, const tess_tick_options *o);
 
 /* Per-process and total figures of a run (DESIGN §6 metrics). */
 typedef struct tess_tick_figures {
-    double wall_seconds;     /* process: from start to its last tick */
-    double step_seconds;     /* in STEP (and emulated step cost) */
-    double wait_seconds;     /* blocked waiting for messages */
-    double runtime_seconds;  /* the rest: packing, merging, scheduling (wall time:
+    double wall_seconds;        /* process: from start to its last tick */
+    double step_seconds;        /* in STEP (and emulated step cost) */
+    double wait_seconds;        /* blocked waiting for messages */
+    double runtime_seconds;     /* the rest: packing, merging, scheduling (wall time:
                                 includes waiting for a core when oversubscribed) */
-    double cpu_seconds;      /* CPU time of the process's thread */
-    double step_cpu_seconds; /* of which in STEP (0 with an emulated step cost:
+    double cpu_seconds;         /* CPU time of the process's thread */
+    double step_cpu_seconds;    /* of which in STEP (0 with an emulated step cost:
                                 not measured, to keep system calls off the path) */
-    double wait_cpu_seconds; /* of which blocking for messages (0 when emulated) */
+    double wait_cpu_seconds;    /* of which blocking for messages (0 when emulated) */
     double runtime_cpu_seconds; /* the runtime's own: cpu - step_cpu - wait_cpu */
-    uint64_t messages, bytes;/* sent by this process */
-    int64_t tuple_ticks;     /* tuples stepped (replicas count) */
-    int64_t own_tuple_ticks; /* tuples of its own partition stepped */
+    uint64_t messages, bytes;   /* sent by this process */
+    int64_t tuple_ticks;        /* tuples stepped (replicas count) */
+    int64_t own_tuple_ticks;    /* tuples of its own partition stepped */
 } tess_tick_figures;
 
 typedef struct tess_tick_result {
     tess_tick_figures total;        /* sums over processes; wall = max */
     tess_tick_figures *per_process; /* workers_total entries, by global worker id */
     int processes;
-    tess_buf final_state;           /* every tuple at the last tick, packed by the
+    tess_buf final_state; /* every tuple at the last tick, packed by the
                                        state class (merge() form), concatenated */
 } tess_tick_result;
 

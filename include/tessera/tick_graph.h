@@ -50,12 +50,7 @@ extern "C" {
 /* The largest hop count a label records; RD/RX beyond it give ALL. */
 #define TESS_GRAPH_MAX_HOPS 250
 
-enum {
-    TESS_GRAPH_OWN = 0,
-    TESS_GRAPH_IN_HOPS = 1,
-    TESS_GRAPH_OUT_HOPS = 2,
-    TESS_GRAPH_ALL = 3
-};
+enum { TESS_GRAPH_OWN = 0, TESS_GRAPH_IN_HOPS = 1, TESS_GRAPH_OUT_HOPS = 2, TESS_GRAPH_ALL = 3 };
 
 /* A query: OWN uses part; IN/OUT_HOPS use part and hops (0 .. MAX_HOPS);
  * ALL uses neither (both 0). */

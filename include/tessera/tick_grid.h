@@ -75,8 +75,8 @@ TESS_API int tess_grid_unpack(const void *packed, size_t len, int64_t rows, int6
 TESS_API void tess_grid_grow(const tess_grid_fns *g, int64_t radius, const tess_query *q,
                              tess_query *out);
 TESS_API int tess_grid_disjoint(const tess_query *a, const tess_query *b);
-TESS_API int tess_grid_part_blocks(tess_ctx *ctx, int64_t rows, int64_t cols, int64_t ring,
-                                   int n, tess_query *parts);
+TESS_API int tess_grid_part_blocks(tess_ctx *ctx, int64_t rows, int64_t cols, int64_t ring, int n,
+                                   tess_query *parts);
 
 #ifdef __cplusplus
 }

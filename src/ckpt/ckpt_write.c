@@ -19,7 +19,6 @@
 
 #define WRITER_THREADS_MAX 64
 
-
 /* FILES: this header, nfiles tess__ckpt_file entries, tasks_len bytes. */
 typedef struct files_msg {
     uint64_t epoch;
@@ -54,8 +53,8 @@ void tess__ckpt_job_free(tess__ckpt_job *job)
 enum { ITEM_COPY, ITEM_LOG, ITEM_STATIC };
 typedef struct write_item {
     int kind;
-    int index;                  /* copy: job->copies[index]; static: table index */
-    int part;                   /* static: partition */
+    int index; /* copy: job->copies[index]; static: table index */
+    int part;  /* static: partition */
 } write_item;
 
 /* A job's files, shared by its writer threads: each claims the next item
@@ -64,11 +63,11 @@ typedef struct write_run {
     tess__ckpt_job *job;
     tess__ckpt_store *s;
     write_item *items;
-    tess__ckpt_file *files;     /* files[i] describes items[i] once written */
+    tess__ckpt_file *files; /* files[i] describes items[i] once written */
     int nitems;
     _Atomic int next;
-    pthread_mutex_t mu;         /* rc, err and cores */
-    int cores;                  /* paced: writer threads compressing now */
+    pthread_mutex_t mu; /* rc, err and cores */
+    int cores;          /* paced: writer threads compressing now */
     int rc;
     char err[512];
 } write_run;
@@ -103,8 +102,8 @@ static int plan_items(write_run *run)
     return rc == TESS_OK && run->files == NULL ? TESS_ERR_NOMEM : rc;
 }
 
-static int write_static_item(write_run *run, const write_item *it, tess__ckpt_file *f,
-                             char *err, size_t errlen)
+static int write_static_item(write_run *run, const write_item *it, tess__ckpt_file *f, char *err,
+                             size_t errlen)
 {
     tess__ckpt_job *job = run->job;
     uint8_t *buf = NULL;
@@ -112,7 +111,8 @@ static int write_static_item(write_run *run, const write_item *it, tess__ckpt_fi
     int rc = tess__table_encode_partition(job->ctx->tables[it->index], it->part, &buf, &len);
     *f = (tess__ckpt_file){.kind = TESS__CKPT_FILE_PARTITION,
                            .in_static = (uint8_t)job->static_generation,
-                           .a = (uint32_t)it->index, .b = (uint32_t)it->part};
+                           .a = (uint32_t)it->index,
+                           .b = (uint32_t)it->part};
     if (rc == TESS_OK) rc = tess__ckpt_write_entry(run->s, job->epoch, f, buf, len, err, errlen);
     free(buf);
     return rc;
@@ -126,8 +126,7 @@ static int write_item_file(write_run *run, int i, char *err, size_t errlen)
     if (it->kind == ITEM_STATIC) return write_static_item(run, it, f, err, errlen);
     if (it->kind == ITEM_LOG) {
         *f = (tess__ckpt_file){.kind = TESS__CKPT_FILE_LOG, .a = (uint32_t)job->ctx->rank};
-        return tess__ckpt_write_entry(run->s, job->epoch, f, job->log, job->log_len, err,
-                                      errlen);
+        return tess__ckpt_write_entry(run->s, job->epoch, f, job->log, job->log_len, err, errlen);
     }
     const tess__ckpt_copy *c = &job->copies[it->index];
     *f = (tess__ckpt_file){.kind = TESS__CKPT_FILE_PARTITION, .a = c->table, .b = c->part};
@@ -163,8 +162,8 @@ static void write_items(write_run *run)
 static void send_files(tess__ckpt_job *job, int rc, const char *err, const tess__ckpt_file *files,
                        uint32_t n)
 {
-    files_msg h = {.epoch = job->epoch, .status = rc, .nfiles = n,
-                   .tasks_len = (uint32_t)job->tasks_len};
+    files_msg h = {
+        .epoch = job->epoch, .status = rc, .nfiles = n, .tasks_len = (uint32_t)job->tasks_len};
     snprintf(h.error, sizeof h.error, "%.*s", (int)sizeof h.error - 1, err); /* may cut */
     size_t flen = (size_t)n * sizeof *files;
     uint8_t *body = malloc(flen + job->tasks_len + 1);
@@ -338,12 +337,14 @@ static void record_files(tess__ckpt_rt *rt, const files_msg *h, const uint8_t *b
         memcpy(&f, body + (size_t)i * sizeof f, sizeof f);
         rc = tess__ckpt_add_written(rt->writer, &f, err, sizeof err);
     }
-    if (rc == TESS_OK) rc = append_tasks(rt, body + (size_t)h->nfiles * sizeof(tess__ckpt_file),
-                                         h->tasks_len);
+    if (rc == TESS_OK)
+        rc = append_tasks(rt, body + (size_t)h->nfiles * sizeof(tess__ckpt_file), h->tasks_len);
     if (rc != TESS_OK && !rt->commit_failed) {
         rt->commit_failed = rc;
         snprintf(rt->commit_error, sizeof rt->commit_error, "%s",
-                 h->status ? h->error : err[0] ? err : "out of memory");
+                 h->status ? h->error
+                 : err[0]  ? err
+                           : "out of memory");
     }
 }
 
@@ -392,8 +393,8 @@ static int declare_tables(tess_ctx *ctx, tess__ckpt_writer *w, char *err, size_t
         int32_t *owners = malloc((size_t)n * sizeof *owners);
         if (owners == NULL) return TESS_ERR_NOMEM;
         for (int p = 0; p < n; p++) owners[p] = tess_table_owner(t, p);
-        rc = tess__ckpt_set_table(w, (uint32_t)i, (uint32_t)n, owners,
-                                  tess__table_is_static(t), err, errlen);
+        rc = tess__ckpt_set_table(w, (uint32_t)i, (uint32_t)n, owners, tess__table_is_static(t),
+                                  err, errlen);
         free(owners);
     }
     return rc;
@@ -402,8 +403,8 @@ static int declare_tables(tess_ctx *ctx, tess__ckpt_writer *w, char *err, size_t
 /* Every partition must be in some rank's files (static ones only when this
  * epoch saves them; otherwise the saved ones are referenced): an epoch that
  * lacks one would restore a hole, so it is not committed. */
-static int check_complete(tess_ctx *ctx, tess__ckpt_rt *rt, const tess__ckpt_writer *w,
-                          char *err, size_t errlen)
+static int check_complete(tess_ctx *ctx, tess__ckpt_rt *rt, const tess__ckpt_writer *w, char *err,
+                          size_t errlen)
 {
     for (int i = 0; i < ctx->ntables; i++) {
         tess_table *t = ctx->tables[i];
@@ -420,8 +421,7 @@ static int check_complete(tess_ctx *ctx, tess__ckpt_rt *rt, const tess__ckpt_wri
 }
 
 /* All files are in: write the MANIFEST, keep the newest epochs. */
-static int commit(tess_ctx *ctx, tess__ckpt_rt *rt, tess__ckpt_writer *w, char *err,
-                  size_t errlen)
+static int commit(tess_ctx *ctx, tess__ckpt_rt *rt, tess__ckpt_writer *w, char *err, size_t errlen)
 {
     uint8_t *user = NULL;
     size_t ulen = 0;

@@ -27,38 +27,29 @@
 
 void tess__ckpt_file_name(const tess__ckpt_file *f, char *buf, size_t buflen)
 {
-    if (f->kind == TESS__CKPT_FILE_LOG)
-        snprintf(buf, buflen, "log-%" PRIu32 ".zst", f->a);
-    else
-        snprintf(buf, buflen, "t%" PRIu32 "-p%" PRIu32 ".zst", f->a, f->b);
+    if (f->kind == TESS__CKPT_FILE_LOG) snprintf(buf, buflen, "log-%" PRIu32 ".zst", f->a);
+    else snprintf(buf, buflen, "t%" PRIu32 "-p%" PRIu32 ".zst", f->a, f->b);
 }
 
 /* ---------------------------------------------------------------- lookup */
 
-const tess__ckpt_table_map *tess__ckpt_manifest_table(const tess__ckpt_manifest *m,
-                                                      uint32_t table)
+const tess__ckpt_table_map *tess__ckpt_manifest_table(const tess__ckpt_manifest *m, uint32_t table)
 {
     uint32_t lo = 0, hi = m->ntables;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (m->tables[mid].table == table)
-            return &m->tables[mid];
-        if (m->tables[mid].table < table)
-            lo = mid + 1;
-        else
-            hi = mid;
+        if (m->tables[mid].table == table) return &m->tables[mid];
+        if (m->tables[mid].table < table) lo = mid + 1;
+        else hi = mid;
     }
     return NULL;
 }
 
 static int file_cmp(const tess__ckpt_file *x, uint8_t kind, uint32_t a, uint32_t b)
 {
-    if (x->kind != kind)
-        return x->kind < kind ? -1 : 1;
-    if (x->a != a)
-        return x->a < a ? -1 : 1;
-    if (x->b != b)
-        return x->b < b ? -1 : 1;
+    if (x->kind != kind) return x->kind < kind ? -1 : 1;
+    if (x->a != a) return x->a < a ? -1 : 1;
+    if (x->b != b) return x->b < b ? -1 : 1;
     return 0;
 }
 
@@ -69,12 +60,9 @@ const tess__ckpt_file *tess__ckpt_manifest_file(const tess__ckpt_manifest *m, ui
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         int c = file_cmp(&m->files[mid], kind, a, b);
-        if (c == 0)
-            return &m->files[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+        if (c == 0) return &m->files[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
     }
     return NULL;
 }
@@ -94,8 +82,7 @@ static int file_sort_cmp(const void *x, const void *y)
     return file_cmp(x, b->kind, b->a, b->b);
 }
 
-static int validate_tables(const tess__ckpt_manifest *m, const char *name, char *err,
-                           size_t errlen)
+static int validate_tables(const tess__ckpt_manifest *m, const char *name, char *err, size_t errlen)
 {
     for (uint32_t i = 0; i < m->ntables; i++) {
         const tess__ckpt_table_map *t = &m->tables[i];
@@ -111,8 +98,9 @@ static int validate_tables(const tess__ckpt_manifest *m, const char *name, char 
         }
         for (uint32_t p = 0; p < t->nparts; p++) {
             if (t->owners[p] < 0) {
-                snprintf(err, errlen, "%s: table %" PRIu32 " partition %" PRIu32
-                         " has owner rank %" PRId32, name, t->table, p, t->owners[p]);
+                snprintf(err, errlen,
+                         "%s: table %" PRIu32 " partition %" PRIu32 " has owner rank %" PRId32,
+                         name, t->table, p, t->owners[p]);
                 return TESS_ERR_FORMAT;
             }
         }
@@ -122,10 +110,8 @@ static int validate_tables(const tess__ckpt_manifest *m, const char *name, char 
 
 static int validate_file(const tess__ckpt_manifest *m, const tess__ckpt_file *f)
 {
-    if (f->kind == TESS__CKPT_FILE_LOG)
-        return f->b == 0 && f->in_static == 0;
-    if (f->kind != TESS__CKPT_FILE_PARTITION)
-        return 0;
+    if (f->kind == TESS__CKPT_FILE_LOG) return f->b == 0 && f->in_static == 0;
+    if (f->kind != TESS__CKPT_FILE_PARTITION) return 0;
     const tess__ckpt_table_map *t = tess__ckpt_manifest_table(m, f->a);
     return t != NULL && f->b < t->nparts && (f->in_static != 0) == (t->is_static != 0);
 }
@@ -133,8 +119,7 @@ static int validate_file(const tess__ckpt_manifest *m, const tess__ckpt_file *f)
 static int validate(const tess__ckpt_manifest *m, const char *name, char *err, size_t errlen)
 {
     int rc = validate_tables(m, name, err, errlen);
-    if (rc != TESS_OK)
-        return rc;
+    if (rc != TESS_OK) return rc;
     for (uint32_t i = 0; i < m->nfiles; i++) {
         const tess__ckpt_file *f = &m->files[i];
         char fname[64];
@@ -158,10 +143,8 @@ int tess__ckpt_manifest_check(tess__ckpt_manifest *m, char *err, size_t errlen)
                  TESS__CKPT_MAX_TABLES);
         return TESS_ERR_INVAL;
     }
-    if (m->ntables > 1)
-        qsort(m->tables, m->ntables, sizeof *m->tables, table_sort_cmp);
-    if (m->nfiles > 1)
-        qsort(m->files, m->nfiles, sizeof *m->files, file_sort_cmp);
+    if (m->ntables > 1) qsort(m->tables, m->ntables, sizeof *m->tables, table_sort_cmp);
+    if (m->nfiles > 1) qsort(m->files, m->nfiles, sizeof *m->files, file_sort_cmp);
     return validate(m, "MANIFEST", err, errlen) == TESS_OK ? TESS_OK : TESS_ERR_INVAL;
 }
 
@@ -169,23 +152,20 @@ int tess__ckpt_manifest_check(tess__ckpt_manifest *m, char *err, size_t errlen)
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
 {
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
     return p + 4;
 }
 
 static uint8_t *put64(uint8_t *p, uint64_t v)
 {
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
     return p + 8;
 }
 
 static size_t encoded_size(const tess__ckpt_manifest *m)
 {
     size_t n = HEADER_BYTES + 4 + (size_t)m->nfiles * FILE_BYTES + 4 + m->user_len + 8;
-    for (uint32_t i = 0; i < m->ntables; i++)
-        n += TABLE_BYTES + 4 * (size_t)m->tables[i].nparts;
+    for (uint32_t i = 0; i < m->ntables; i++) n += TABLE_BYTES + 4 * (size_t)m->tables[i].nparts;
     return n;
 }
 
@@ -206,8 +186,7 @@ int tess__ckpt_manifest_encode(const tess__ckpt_manifest *m, uint8_t **buf_out, 
 {
     size_t len = encoded_size(m);
     uint8_t *buf = malloc(len), *p = buf;
-    if (buf == NULL)
-        return TESS_ERR_NOMEM;
+    if (buf == NULL) return TESS_ERR_NOMEM;
     memcpy(p, TESS__CKPT_MAGIC, 8);
     p = put32(p + 8, TESS__CKPT_VERSION);
     p = put32(p, 0);
@@ -219,15 +198,12 @@ int tess__ckpt_manifest_encode(const tess__ckpt_manifest *m, uint8_t **buf_out, 
         p = put32(p, t->table);
         p = put32(p, t->is_static ? 1u : 0u);
         p = put32(p, t->nparts);
-        for (uint32_t k = 0; k < t->nparts; k++)
-            p = put32(p, (uint32_t)t->owners[k]);
+        for (uint32_t k = 0; k < t->nparts; k++) p = put32(p, (uint32_t)t->owners[k]);
     }
     p = put32(p, m->nfiles);
-    for (uint32_t i = 0; i < m->nfiles; i++)
-        p = encode_file(p, &m->files[i]);
+    for (uint32_t i = 0; i < m->nfiles; i++) p = encode_file(p, &m->files[i]);
     p = put32(p, m->user_len);
-    if (m->user_len > 0)
-        memcpy(p, m->user, m->user_len);
+    if (m->user_len > 0) memcpy(p, m->user, m->user_len);
     p += m->user_len;
     put64(p, XXH64(buf, len - 8, 0));
     *buf_out = buf;
@@ -245,11 +221,9 @@ typedef struct cursor {
 
 static int get32(cursor *c, uint32_t *v)
 {
-    if (c->left < 4)
-        return 0;
+    if (c->left < 4) return 0;
     *v = 0;
-    for (int i = 0; i < 4; i++)
-        *v |= (uint32_t)c->p[i] << (8 * i);
+    for (int i = 0; i < 4; i++) *v |= (uint32_t)c->p[i] << (8 * i);
     c->p += 4;
     c->left -= 4;
     return 1;
@@ -258,8 +232,7 @@ static int get32(cursor *c, uint32_t *v)
 static int get64(cursor *c, uint64_t *v)
 {
     uint32_t lo, hi;
-    if (c->left < 8 || !get32(c, &lo) || !get32(c, &hi))
-        return 0;
+    if (c->left < 8 || !get32(c, &lo) || !get32(c, &hi)) return 0;
     *v = (uint64_t)hi << 32 | lo;
     return 1;
 }
@@ -294,19 +267,15 @@ static int decode_header(cursor *c, const char *name, tess__ckpt_manifest *m, ch
 static int decode_table(cursor *c, tess__ckpt_table_map *t)
 {
     uint32_t flags;
-    if (!get32(c, &t->table) || !get32(c, &flags) || !get32(c, &t->nparts) || flags > 1)
-        return 0;
+    if (!get32(c, &t->table) || !get32(c, &flags) || !get32(c, &t->nparts) || flags > 1) return 0;
     t->is_static = (int)flags;
-    if (t->nparts == 0 || t->nparts > TESS__CKPT_MAX_PARTS || c->left / 4 < t->nparts)
-        return 0;
+    if (t->nparts == 0 || t->nparts > TESS__CKPT_MAX_PARTS || c->left / 4 < t->nparts) return 0;
     t->owners = malloc(sizeof *t->owners * t->nparts);
-    if (t->owners == NULL)
-        return -1;
+    if (t->owners == NULL) return -1;
     for (uint32_t k = 0; k < t->nparts; k++) {
         uint32_t v = 0;
         get32(c, &v);
-        if (v > INT32_MAX)
-            return 0;
+        if (v > INT32_MAX) return 0;
         t->owners[k] = (int32_t)v;
     }
     return 1;
@@ -320,12 +289,10 @@ static int decode_tables(cursor *c, const char *name, tess__ckpt_manifest *m, ch
         return TESS_ERR_FORMAT;
     }
     m->tables = calloc(m->ntables ? m->ntables : 1, sizeof *m->tables);
-    if (m->tables == NULL)
-        return TESS_ERR_NOMEM;
+    if (m->tables == NULL) return TESS_ERR_NOMEM;
     for (uint32_t i = 0; i < m->ntables; i++) {
         int ok = decode_table(c, &m->tables[i]);
-        if (ok < 0)
-            return TESS_ERR_NOMEM;
+        if (ok < 0) return TESS_ERR_NOMEM;
         if (ok == 0) {
             snprintf(err, errlen, "%s: malformed partition map of table entry %" PRIu32, name, i);
             return TESS_ERR_FORMAT;
@@ -356,8 +323,7 @@ static int decode_files(cursor *c, const char *name, tess__ckpt_manifest *m, cha
         return TESS_ERR_FORMAT;
     }
     m->files = calloc(m->nfiles ? m->nfiles : 1, sizeof *m->files);
-    if (m->files == NULL)
-        return TESS_ERR_NOMEM;
+    if (m->files == NULL) return TESS_ERR_NOMEM;
     for (uint32_t i = 0; i < m->nfiles; i++) {
         int reserved_ok;
         decode_file(c, &m->files[i], &reserved_ok);
@@ -378,8 +344,7 @@ static int decode_user(cursor *c, const char *name, tess__ckpt_manifest *m, char
     }
     if (m->user_len > 0) {
         m->user = malloc(m->user_len);
-        if (m->user == NULL)
-            return TESS_ERR_NOMEM;
+        if (m->user == NULL) return TESS_ERR_NOMEM;
         memcpy(m->user, c->p, m->user_len);
     }
     return TESS_OK;
@@ -389,16 +354,11 @@ static int decode_body(cursor *c, const char *name, tess__ckpt_manifest *m, char
                        size_t errlen)
 {
     int rc = decode_header(c, name, m, err, errlen);
-    if (rc == TESS_OK)
-        rc = decode_tables(c, name, m, err, errlen);
-    if (rc == TESS_OK)
-        rc = decode_files(c, name, m, err, errlen);
-    if (rc == TESS_OK)
-        rc = decode_user(c, name, m, err, errlen);
-    if (rc == TESS_OK)
-        rc = validate(m, name, err, errlen);
-    if (rc == TESS_ERR_NOMEM)
-        snprintf(err, errlen, "%s: out of memory", name);
+    if (rc == TESS_OK) rc = decode_tables(c, name, m, err, errlen);
+    if (rc == TESS_OK) rc = decode_files(c, name, m, err, errlen);
+    if (rc == TESS_OK) rc = decode_user(c, name, m, err, errlen);
+    if (rc == TESS_OK) rc = validate(m, name, err, errlen);
+    if (rc == TESS_ERR_NOMEM) snprintf(err, errlen, "%s: out of memory", name);
     return rc;
 }
 
@@ -413,8 +373,7 @@ int tess__ckpt_manifest_decode(const char *name, const uint8_t *buf, size_t len,
         return TESS_ERR_FORMAT;
     }
     uint64_t stored = 0;
-    for (int i = 0; i < 8; i++)
-        stored |= (uint64_t)buf[len - 8 + i] << (8 * i);
+    for (int i = 0; i < 8; i++) stored |= (uint64_t)buf[len - 8 + i] << (8 * i);
     if (XXH64(buf, len - 8, 0) != stored) {
         snprintf(err, errlen, "%s: checksum mismatch (corrupt or truncated)", name);
         return TESS_ERR_FORMAT;
@@ -431,10 +390,8 @@ int tess__ckpt_manifest_decode(const char *name, const uint8_t *buf, size_t len,
 
 void tess__ckpt_manifest_free(tess__ckpt_manifest *m)
 {
-    if (m == NULL)
-        return;
-    for (uint32_t i = 0; m->tables != NULL && i < m->ntables; i++)
-        free(m->tables[i].owners);
+    if (m == NULL) return;
+    for (uint32_t i = 0; m->tables != NULL && i < m->ntables; i++) free(m->tables[i].owners);
     free(m->tables);
     free(m->files);
     free(m->user);

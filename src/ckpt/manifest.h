@@ -24,8 +24,8 @@ enum { TESS__CKPT_FILE_PARTITION = 0, TESS__CKPT_FILE_LOG = 1 };
 typedef struct tess__ckpt_table_map {
     uint32_t table;
     uint32_t nparts;
-    int is_static;     /* files live in DIR/static/, written once per job */
-    int32_t *owners;   /* nparts ranks, each >= 0; owned by the manifest */
+    int is_static;   /* files live in DIR/static/, written once per job */
+    int32_t *owners; /* nparts ranks, each >= 0; owned by the manifest */
 } tess__ckpt_table_map;
 
 /* One data file.  Its name is derived from kind/a/b, never stored, so a
@@ -46,9 +46,9 @@ typedef struct tess__ckpt_manifest {
     uint64_t epoch;
     tess__ckpt_table_map *tables; /* strictly increasing table ids */
     uint32_t ntables;
-    tess__ckpt_file *files;       /* strictly increasing (kind, a, b) */
+    tess__ckpt_file *files; /* strictly increasing (kind, a, b) */
     uint32_t nfiles;
-    uint8_t *user;                /* opaque user data, may be NULL when empty */
+    uint8_t *user; /* opaque user data, may be NULL when empty */
     uint32_t user_len;
 } tess__ckpt_manifest;
 
@@ -72,8 +72,7 @@ int tess__ckpt_manifest_decode(const char *name, const uint8_t *buf, size_t len,
 void tess__ckpt_manifest_free(tess__ckpt_manifest *m);
 
 /* The table entry with this id, or NULL. */
-const tess__ckpt_table_map *tess__ckpt_manifest_table(const tess__ckpt_manifest *m,
-                                                      uint32_t table);
+const tess__ckpt_table_map *tess__ckpt_manifest_table(const tess__ckpt_manifest *m, uint32_t table);
 /* The file entry (kind, a, b), or NULL. */
 const tess__ckpt_file *tess__ckpt_manifest_file(const tess__ckpt_manifest *m, uint8_t kind,
                                                 uint32_t a, uint32_t b);

@@ -21,7 +21,6 @@
 #include "ckpt/runtime.h"
 #include "core/bytes.h"
 
-
 typedef struct restored_msg {
     int32_t status, pad;
     char error[400];
@@ -46,14 +45,14 @@ static int restore_table(tess_ctx *ctx, const tess__ckpt_epoch *e, uint32_t id, 
         size_t len = 0;
         rc = tess__ckpt_read_partition(e, id, p, &data, &len, err, errlen);
         if (rc == TESS_ERR_NOTFOUND) { /* not "no checkpoint": this one is damaged */
-            snprintf(err, errlen, "epoch %" PRIu64 " has no file for table %" PRIu32
-                     " partition %" PRIu32, tess__ckpt_epoch_number(e), id, p);
+            snprintf(err, errlen,
+                     "epoch %" PRIu64 " has no file for table %" PRIu32 " partition %" PRIu32,
+                     tess__ckpt_epoch_number(e), id, p);
             rc = TESS_ERR_FORMAT;
         }
         if (rc == TESS_OK) rc = tess__table_restore_encoded(ctx->tables[id], data, len);
         if (rc == TESS_ERR_FORMAT && err[0] == '\0')
-            snprintf(err, errlen, "table %" PRIu32 " partition %" PRIu32 ": malformed data",
-                     id, p);
+            snprintf(err, errlen, "table %" PRIu32 " partition %" PRIu32 ": malformed data", id, p);
         free(data);
     }
     return rc;
@@ -197,10 +196,7 @@ static int get32(const uint8_t *p, size_t len, size_t *off, uint32_t *v)
     return 1;
 }
 
-static uint64_t blob_seq(const uint8_t *b, size_t len)
-{
-    return len >= 8 ? tess__get_le64(b) : 0;
-}
+static uint64_t blob_seq(const uint8_t *b, size_t len) { return len >= 8 ? tess__get_le64(b) : 0; }
 
 /* Append one rank's blob of run `seq` to the restored records; 0 on
  * malformed input. */
@@ -256,8 +252,8 @@ static int open_newest(tess_ctx *ctx, tess__ckpt_epoch **e_out)
     tess__ckpt_rt *rt = ctx->ckpt;
     char err[512] = "";
     int rc = tess__ckpt_open_rank0_store(ctx, err, sizeof err);
-    if (rc == TESS_OK) rc = tess__ckpt_open_latest(rt->store, report_skipped, ctx, e_out, err,
-                                                   sizeof err);
+    if (rc == TESS_OK)
+        rc = tess__ckpt_open_latest(rt->store, report_skipped, ctx, e_out, err, sizeof err);
     if (rc == TESS_ERR_NOTFOUND)
         return tess__fail(ctx, rc, "no usable checkpoint in %s%s%s", rt->dir, err[0] ? ": " : "",
                           err);
@@ -265,8 +261,7 @@ static int open_newest(tess_ctx *ctx, tess__ckpt_epoch **e_out)
     return TESS_OK;
 }
 
-int tess_checkpoint_restore(tess_ctx *ctx, void **user_out, size_t *len_out,
-                            uint64_t *epoch_out)
+int tess_checkpoint_restore(tess_ctx *ctx, void **user_out, size_t *len_out, uint64_t *epoch_out)
 {
     if (ctx == NULL || user_out == NULL || len_out == NULL) return TESS_ERR_INVAL;
     int rc = tess__ckpt_check_control(ctx, "tess_checkpoint_restore()");
@@ -282,8 +277,8 @@ int tess_checkpoint_restore(tess_ctx *ctx, void **user_out, size_t *len_out,
     size_t app_len = 0;
     rc = split_user(rt, u, ulen, &user, &app_len);
     tess__ckpt_epoch_close(e);
-    if (rc != TESS_OK) return tess__fail(ctx, rc, "%s: epoch %" PRIu64 ": malformed user data",
-                                         rt->dir, epoch);
+    if (rc != TESS_OK)
+        return tess__fail(ctx, rc, "%s: epoch %" PRIu64 ": malformed user data", rt->dir, epoch);
     rc = load_everywhere(ctx, epoch);
     if (rc != TESS_OK) {
         free(user);
@@ -297,8 +292,7 @@ int tess_checkpoint_restore(tess_ctx *ctx, void **user_out, size_t *len_out,
 }
 
 /* The first tess_run of the kernel that was in flight takes its records. */
-int tess__ckpt_take_restored(tess_ctx *ctx, const char *kernel, uint8_t **recs_out,
-                             size_t *len_out)
+int tess__ckpt_take_restored(tess_ctx *ctx, const char *kernel, uint8_t **recs_out, size_t *len_out)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     *recs_out = NULL;

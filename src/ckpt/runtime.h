@@ -48,7 +48,7 @@ enum { CKPT_SYNC = 1, CKPT_ASYNC = 2 };
 /* MARK: rank 0's start of an epoch (initiation = 1) or a rank's marker. */
 typedef struct tess__ckpt_mark {
     uint64_t epoch;
-    uint64_t run_seq;           /* rank 0's latest run when the epoch started */
+    uint64_t run_seq;                           /* rank 0's latest run when the epoch started */
     int32_t mode, save_static, initiation, pad; /* save_static: generation, 0 = none */
 } tess__ckpt_mark;
 
@@ -71,9 +71,9 @@ typedef struct tess__ckpt_held {
 typedef struct tess__ckpt_job {
     tess_ctx *ctx;
     uint64_t epoch;
-    int static_generation;      /* > 0: also write the static tables, from the live
+    int static_generation; /* > 0: also write the static tables, from the live
                                    partitions (they no longer change) */
-    int paced;                  /* write on cores no worker uses (ckpt_write.c) */
+    int paced;             /* write on cores no worker uses (ckpt_write.c) */
     tess__ckpt_copy *copies;
     int ncopies;
     uint8_t *log, *tasks;
@@ -83,20 +83,20 @@ typedef struct tess__ckpt_job {
 struct tess__ckpt_rt {
     char *dir, *job;
     int keep;
-    uint64_t fingerprint;       /* set when tess_main starts */
-    uint64_t fail_epoch;        /* TESS_CKPT_FAIL_EPOCH test hook, 0 = none */
-    int writer_paced;           /* CpBarrier writers paced (TESS_CKPT_WRITER) */
+    uint64_t fingerprint;         /* set when tess_main starts */
+    uint64_t fail_epoch;          /* TESS_CKPT_FAIL_EPOCH test hook, 0 = none */
+    int writer_paced;             /* CpBarrier writers paced (TESS_CKPT_WRITER) */
     _Atomic uint64_t hurry_epoch; /* writers of epochs <= this one are no longer paced */
-    pthread_rwlock_t rw;        /* readers: table messages; writer: the cut */
-    pthread_mutex_t mu;         /* everything below */
+    pthread_rwlock_t rw;          /* readers: table messages; writer: the cut */
+    pthread_mutex_t mu;           /* everything below */
     pthread_cond_t cv;
 
     /* this rank's part of the epoch in progress */
-    uint64_t epoch;             /* newest epoch seen */
-    int phase;                  /* 0 idle, 1 waiting for the cut, 2 logging */
+    uint64_t epoch; /* newest epoch seen */
+    int phase;      /* 0 idle, 1 waiting for the cut, 2 logging */
     int mode, save_static;
-    uint64_t run_seq;           /* the cut comes after this run's RUN message */
-    uint8_t *marker_seen;       /* per rank, for `epoch` */
+    uint64_t run_seq;     /* the cut comes after this run's RUN message */
+    uint8_t *marker_seen; /* per rank, for `epoch` */
     int markers_missing;
     tess__ckpt_held *held;
     int nheld, held_cap;
@@ -106,26 +106,26 @@ struct tess__ckpt_rt {
     int ncopies;
     uint8_t *tasks;
     size_t tasks_len;
-    int writers;                /* writer threads running */
-    int closing;                /* quiesced: no writer starts any more */
+    int writers; /* writer threads running */
+    int closing; /* quiesced: no writer starts any more */
 
     /* rank 0: the epoch being committed */
-    tess__ckpt_store *store;    /* begin/commit/retain/restore (rank 0) */
+    tess__ckpt_store *store; /* begin/commit/retain/restore (rank 0) */
     tess__ckpt_writer *writer;
     uint64_t next_epoch;
-    uint64_t committing;        /* epoch whose files are being collected, 0 none */
-    uint64_t hurried;           /* newest epoch whose writers were told to hurry */
-    int files_in;               /* ranks whose FILES arrived */
+    uint64_t committing; /* epoch whose files are being collected, 0 none */
+    uint64_t hurried;    /* newest epoch whose writers were told to hurry */
+    int files_in;        /* ranks whose FILES arrived */
     int commit_failed;
     char commit_error[512];
-    uint8_t *rank_tasks;        /* concatenated task blobs of the ranks */
+    uint8_t *rank_tasks; /* concatenated task blobs of the ranks */
     size_t rank_tasks_len;
-    uint8_t *user;              /* user data of the epoch being committed */
+    uint8_t *user; /* user data of the epoch being committed */
     size_t user_len;
     uint64_t last_committed;
-    int first_failure;          /* since the last tess_checkpoint_wait */
+    int first_failure; /* since the last tess_checkpoint_wait */
     char failure[512];
-    int static_resave;          /* statics restored with another partition count */
+    int static_resave; /* statics restored with another partition count */
 
     /* rank 0: CpPeriodic */
     double period;
@@ -135,7 +135,7 @@ struct tess__ckpt_rt {
     int timer_running, timer_stop;
 
     /* restore: the runs in flight at the restored epoch */
-    int restore_waiting;        /* rank 0: ranks whose RESTORED is missing */
+    int restore_waiting; /* rank 0: ranks whose RESTORED is missing */
     int restore_status;
     char restore_error[512];
     char *restored_kernel;

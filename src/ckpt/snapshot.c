@@ -18,17 +18,16 @@
 #include <time.h>
 #include "ckpt/runtime.h"
 
-
-static void on_table_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                             size_t len);
+static void on_table_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 static void make_cut(tess_ctx *ctx, uint64_t epoch, const void *tasks, size_t tasks_len);
 
 int tess__ckpt_check_control(tess_ctx *ctx, const char *what)
 {
     TESS_RETURN_IF(ctx, ctx->ckpt == NULL, TESS_ERR_MISUSE,
                    "%s: checkpoints are not enabled (tess_checkpoint_enable)", what);
-    TESS_RETURN_IF(ctx, !ctx->started || ctx->rank != 0 ||
-                            tess__current_slot(ctx) != &ctx->slots[ctx->workers],
+    TESS_RETURN_IF(ctx,
+                   !ctx->started || ctx->rank != 0 ||
+                       tess__current_slot(ctx) != &ctx->slots[ctx->workers],
                    TESS_ERR_MISUSE, "%s outside the control function", what);
     return TESS_OK;
 }
@@ -175,8 +174,7 @@ static void must(int rc, const char *what)
 }
 
 /* The table intercept: a table message while checkpoints are enabled. */
-static void on_table_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                             size_t len)
+static void on_table_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     pthread_rwlock_rdlock(&rt->rw);
@@ -204,11 +202,16 @@ static void maybe_complete(tess_ctx *ctx, tess__ckpt_rt *rt)
     /* CpPeriodic's writer is not paced: its kernels may keep every core busy
      * for as long as they run, and it must commit meanwhile. */
     int paced = rt->writer_paced && rt->mode == CKPT_SYNC;
-    *job = (tess__ckpt_job){.ctx = ctx, .epoch = rt->epoch, .static_generation = rt->save_static,
+    *job = (tess__ckpt_job){.ctx = ctx,
+                            .epoch = rt->epoch,
+                            .static_generation = rt->save_static,
                             .paced = paced,
                             .copies = rt->copies,
-                            .ncopies = rt->ncopies, .log = rt->log, .log_len = rt->log_len,
-                            .tasks = rt->tasks, .tasks_len = rt->tasks_len};
+                            .ncopies = rt->ncopies,
+                            .log = rt->log,
+                            .log_len = rt->log_len,
+                            .tasks = rt->tasks,
+                            .tasks_len = rt->tasks_len};
     rt->copies = NULL;
     rt->ncopies = 0;
     rt->log = rt->tasks = NULL;
@@ -276,8 +279,7 @@ void tess__ckpt_hurry(tess_ctx *ctx)
     if (epoch != 0) tess__send_all(ctx, TESS_MSG_CKPT_HURRY, &epoch, sizeof epoch);
 }
 
-static void on_ckpt_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                            size_t len)
+static void on_ckpt_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     if (ctx->ckpt == NULL) return;
     switch (type) {
@@ -347,8 +349,8 @@ static void release_held(tess_ctx *ctx, tess__ckpt_rt *rt)
 
 static void send_markers(tess_ctx *ctx, const tess__ckpt_rt *rt, uint64_t epoch)
 {
-    tess__ckpt_mark m = {.epoch = epoch, .run_seq = rt->run_seq, .mode = rt->mode,
-                         .save_static = rt->save_static};
+    tess__ckpt_mark m = {
+        .epoch = epoch, .run_seq = rt->run_seq, .mode = rt->mode, .save_static = rt->save_static};
     for (int r = 0; r < ctx->nranks; r++)
         if (r != ctx->rank) tess__send(ctx, r, TESS_MSG_CKPT_MARK, &m, sizeof m, NULL, 0);
 }
@@ -423,8 +425,8 @@ int tess__ckpt_open_rank0_store(tess_ctx *ctx, char *err, size_t errlen)
     tess__ckpt_rt *rt = ctx->ckpt;
     if (rt->store != NULL) return TESS_OK;
     int rc = tess__ckpt_store_open(rt->dir, tess__ckpt_fingerprint(ctx), &rt->store, err, errlen);
-    if (rc == TESS_OK && rt->next_epoch == 0) rc = first_free_epoch(rt, &rt->next_epoch, err,
-                                                                     errlen);
+    if (rc == TESS_OK && rt->next_epoch == 0)
+        rc = first_free_epoch(rt, &rt->next_epoch, err, errlen);
     return rc;
 }
 
@@ -500,8 +502,11 @@ static int start_epoch(tess_ctx *ctx, int mode, const void *user, size_t len)
     pthread_mutex_lock(&ctx->ctl_mu);
     uint64_t run_seq = ctx->run_seq;
     pthread_mutex_unlock(&ctx->ctl_mu);
-    tess__ckpt_mark m = {.epoch = epoch, .run_seq = run_seq, .mode = mode,
-                         .save_static = need_static(ctx, rt), .initiation = 1};
+    tess__ckpt_mark m = {.epoch = epoch,
+                         .run_seq = run_seq,
+                         .mode = mode,
+                         .save_static = need_static(ctx, rt),
+                         .initiation = 1};
     rt->stats.started++;
     pthread_mutex_unlock(&rt->mu);
     rc = tess__ckpt_start_committer(ctx, epoch);

@@ -20,8 +20,7 @@ int tess__ckpt_store_open(const char *dir, uint64_t fingerprint, tess__ckpt_stor
         return tess__ckpt_err(err, errlen, TESS_ERR_INVAL,
                               "checkpoint directory name empty or too long");
     int rc = tess__ckpt_mkdir(dir, err, errlen);
-    if (rc != TESS_OK)
-        return rc;
+    if (rc != TESS_OK) return rc;
     tess__ckpt_store *s = calloc(1, sizeof *s);
     if (s == NULL || (s->dir = strdup(dir)) == NULL) {
         free(s);
@@ -34,8 +33,7 @@ int tess__ckpt_store_open(const char *dir, uint64_t fingerprint, tess__ckpt_stor
 
 void tess__ckpt_store_close(tess__ckpt_store *s)
 {
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     free(s->statics);
     free(s->dir);
     free(s);
@@ -57,31 +55,26 @@ unsigned tess__ckpt_static_generation(const tess__ckpt_store *s)
 {
     unsigned g = 0;
     for (uint32_t i = 0; i < s->nstatics; i++)
-        if (s->statics[i].in_static > g)
-            g = s->statics[i].in_static;
+        if (s->statics[i].in_static > g) g = s->statics[i].in_static;
     return g;
 }
 
 int tess__ckpt_static_saved(const tess__ckpt_store *s, uint32_t table)
 {
     for (uint32_t i = 0; i < s->nstatics; i++)
-        if (s->statics[i].a == table)
-            return 1;
+        if (s->statics[i].a == table) return 1;
     return 0;
 }
 
 void tess__ckpt_remember_static(tess__ckpt_store *s, const tess__ckpt_manifest *m)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < m->nfiles; i++)
-        n += m->files[i].in_static != 0;
+    for (uint32_t i = 0; i < m->nfiles; i++) n += m->files[i].in_static != 0;
     tess__ckpt_file *v = malloc(sizeof *v * (n ? n : 1));
-    if (v == NULL)
-        return;
+    if (v == NULL) return;
     n = 0;
     for (uint32_t i = 0; i < m->nfiles; i++)
-        if (m->files[i].in_static)
-            v[n++] = m->files[i];
+        if (m->files[i].in_static) v[n++] = m->files[i];
     free(s->statics);
     s->statics = v;
     s->nstatics = n;
@@ -100,8 +93,7 @@ static int push_epoch(uint64_t **v, size_t *n, size_t *cap, uint64_t epoch)
     if (*n == *cap) {
         size_t ncap = *cap ? 2 * *cap : 16;
         uint64_t *nv = realloc(*v, ncap * sizeof *nv);
-        if (nv == NULL)
-            return -1;
+        if (nv == NULL) return -1;
         *v = nv;
         *cap = ncap;
     }
@@ -120,8 +112,7 @@ int tess__ckpt_scan(const tess__ckpt_store *s, const char *suffix, uint64_t **ep
     size_t n = 0, cap = 0;
     struct dirent *ent;
     while ((ent = readdir(d)) != NULL) {
-        if (!tess__ckpt_parse_epoch_name(ent->d_name, suffix, &epoch))
-            continue;
+        if (!tess__ckpt_parse_epoch_name(ent->d_name, suffix, &epoch)) continue;
         if (push_epoch(&v, &n, &cap, epoch) != 0) {
             closedir(d);
             free(v);
@@ -129,8 +120,7 @@ int tess__ckpt_scan(const tess__ckpt_store *s, const char *suffix, uint64_t **ep
         }
     }
     closedir(d);
-    if (n > 1)
-        qsort(v, n, sizeof *v, u64_cmp);
+    if (n > 1) qsort(v, n, sizeof *v, u64_cmp);
     *epochs_out = v;
     *n_out = n;
     return TESS_OK;
@@ -152,13 +142,11 @@ int tess__ckpt_load_manifest(const tess__ckpt_store *s, uint64_t epoch, tess__ck
     int rc = tess__ckpt_read_file(path, &buf, &len, err, errlen);
     if (rc == TESS_ERR_NOTFOUND)
         return tess__ckpt_err(err, errlen, TESS_ERR_FORMAT, "%s: missing", path);
-    if (rc != TESS_OK)
-        return rc;
+    if (rc != TESS_OK) return rc;
     tess__ckpt_manifest m;
     rc = tess__ckpt_manifest_decode(path, buf, len, &m, err, errlen);
     free(buf);
-    if (rc != TESS_OK)
-        return rc;
+    if (rc != TESS_OK) return rc;
     if (m.epoch != epoch) {
         rc = tess__ckpt_err(err, errlen, TESS_ERR_FORMAT, "%s: records epoch %" PRIu64, path,
                             m.epoch);
@@ -199,20 +187,18 @@ static int delete_epoch_dir(const tess__ckpt_store *s, uint64_t epoch, const cha
 
 /* The oldest of the `keep` newest epochs with a valid manifest of this job;
  * 0 with *found 0 when there are fewer. */
-static int oldest_kept(const tess__ckpt_store *s, unsigned keep, uint64_t *oldest_out,
-                       int *found, char *err, size_t errlen)
+static int oldest_kept(const tess__ckpt_store *s, unsigned keep, uint64_t *oldest_out, int *found,
+                       char *err, size_t errlen)
 {
     uint64_t *v;
     size_t n;
     int rc = tess__ckpt_scan(s, "", &v, &n, err, errlen);
-    if (rc != TESS_OK)
-        return rc;
+    if (rc != TESS_OK) return rc;
     unsigned valid = 0;
     *found = 0;
     for (size_t i = n; i-- > 0 && valid < keep;) {
         tess__ckpt_manifest m;
-        if (tess__ckpt_load_manifest(s, v[i], &m, NULL, 0) != TESS_OK)
-            continue;
+        if (tess__ckpt_load_manifest(s, v[i], &m, NULL, 0) != TESS_OK) continue;
         tess__ckpt_manifest_free(&m);
         if (++valid == keep) {
             *oldest_out = v[i];
@@ -223,8 +209,8 @@ static int oldest_kept(const tess__ckpt_store *s, unsigned keep, uint64_t *oldes
     return TESS_OK;
 }
 
-static int delete_older(const tess__ckpt_store *s, const char *suffix, uint64_t oldest,
-                        char *err, size_t errlen)
+static int delete_older(const tess__ckpt_store *s, const char *suffix, uint64_t oldest, char *err,
+                        size_t errlen)
 {
     uint64_t *v;
     size_t n;
@@ -243,8 +229,7 @@ int tess__ckpt_retain(const tess__ckpt_store *s, unsigned keep, char *err, size_
     uint64_t oldest = 0;
     int found;
     int rc = oldest_kept(s, keep, &oldest, &found, err, errlen);
-    if (rc != TESS_OK || !found)
-        return rc;
+    if (rc != TESS_OK || !found) return rc;
     static const char *const suffixes[] = {"", ".tmp", ".old", ".del"};
     for (size_t i = 0; rc == TESS_OK && i < sizeof suffixes / sizeof *suffixes; i++)
         rc = delete_older(s, suffixes[i], oldest, err, errlen);

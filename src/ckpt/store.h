@@ -53,8 +53,8 @@ void tess__ckpt_store_set_pace_hook(tess__ckpt_store *s, tess__ckpt_pace_hook ho
  * Start epoch `epoch` in DIR/epoch-N.tmp/ (a leftover of that name from a
  * crash is removed first).  One writer per store at a time.
  */
-int tess__ckpt_begin(tess__ckpt_store *s, uint64_t epoch, tess__ckpt_writer **w_out,
-                     char *err, size_t errlen);
+int tess__ckpt_begin(tess__ckpt_store *s, uint64_t epoch, tess__ckpt_writer **w_out, char *err,
+                     size_t errlen);
 
 /* Record the partition map of `table`: nparts owner ranks (copied).  A static
  * table's files go to DIR/static/ and later epochs reference them. */
@@ -64,12 +64,12 @@ int tess__ckpt_set_table(tess__ckpt_writer *w, uint32_t table, uint32_t nparts,
 /* Compress len bytes (copied, may be 0) into the file of (table, partition).
  * set_table must have declared the table.  For a static table that an earlier
  * epoch of this store already saved, the new file replaces the old one. */
-int tess__ckpt_add_partition(tess__ckpt_writer *w, uint32_t table, uint32_t part,
-                             const void *data, size_t len, char *err, size_t errlen);
+int tess__ckpt_add_partition(tess__ckpt_writer *w, uint32_t table, uint32_t part, const void *data,
+                             size_t len, char *err, size_t errlen);
 
 /* Compress len bytes into the replay log of `rank`. */
-int tess__ckpt_add_log(tess__ckpt_writer *w, uint32_t rank, const void *data, size_t len,
-                       char *err, size_t errlen);
+int tess__ckpt_add_log(tess__ckpt_writer *w, uint32_t rank, const void *data, size_t len, char *err,
+                       size_t errlen);
 
 /*
  * Several ranks: a rank other than the committing one writes its files with
@@ -142,8 +142,7 @@ int tess__ckpt_open_epoch(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_
  * that another rank has just verified: each read still checks its file's
  * size and checksum, so damage since then is still caught. */
 int tess__ckpt_open_epoch_verified_elsewhere(const tess__ckpt_store *s, uint64_t epoch,
-                                             tess__ckpt_epoch **e_out, char *err,
-                                             size_t errlen);
+                                             tess__ckpt_epoch **e_out, char *err, size_t errlen);
 
 void tess__ckpt_epoch_close(tess__ckpt_epoch *e); /* accepts NULL */
 
@@ -166,8 +165,8 @@ int tess__ckpt_epoch_table(const tess__ckpt_epoch *e, uint32_t table, uint32_t *
  * epoch recorded no such file. */
 int tess__ckpt_read_partition(const tess__ckpt_epoch *e, uint32_t table, uint32_t part,
                               void **data_out, size_t *len_out, char *err, size_t errlen);
-int tess__ckpt_read_log(const tess__ckpt_epoch *e, uint32_t rank, void **data_out,
-                        size_t *len_out, char *err, size_t errlen);
+int tess__ckpt_read_log(const tess__ckpt_epoch *e, uint32_t rank, void **data_out, size_t *len_out,
+                        char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- retention */
 

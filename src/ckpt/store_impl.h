@@ -29,7 +29,7 @@ struct tess__ckpt_store {
     void *pace_arg;
     tess__ckpt_file *statics; /* static files known to be saved, manifest order */
     uint32_t nstatics;
-    int writing;              /* a writer is open */
+    int writing; /* a writer is open */
 };
 
 /* The store now knows m's static files (best effort: on NOMEM it keeps the
@@ -41,8 +41,8 @@ int tess__ckpt_err(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* "DIR/epoch-NNNNNNNN<suffix>" ("" for a committed epoch, ".tmp" while built). */
-void tess__ckpt_epoch_path(const tess__ckpt_store *s, uint64_t epoch, const char *suffix,
-                           char *buf, size_t buflen);
+void tess__ckpt_epoch_path(const tess__ckpt_store *s, uint64_t epoch, const char *suffix, char *buf,
+                           size_t buflen);
 /* DIR/static (generation 1) or DIR/static-G: where static files live. */
 void tess__ckpt_static_dir(const tess__ckpt_store *s, unsigned generation, char *buf,
                            size_t buflen);
@@ -53,8 +53,8 @@ void tess__ckpt_file_path(const tess__ckpt_store *s, const char *epoch_dir,
 int tess__ckpt_parse_epoch_name(const char *name, const char *suffix, uint64_t *epoch_out);
 
 /* Create, write and fsync path (replacing it). */
-int tess__ckpt_write_file(const tess__ckpt_store *s, const char *path, const void *data,
-                          size_t len, char *err, size_t errlen);
+int tess__ckpt_write_file(const tess__ckpt_store *s, const char *path, const void *data, size_t len,
+                          char *err, size_t errlen);
 int tess__ckpt_fsync_dir(const tess__ckpt_store *s, const char *path, char *err, size_t errlen);
 int tess__ckpt_rename(const tess__ckpt_store *s, const char *from, const char *to, char *err,
                       size_t errlen);

@@ -28,14 +28,13 @@ int tess__ckpt_err(char *err, size_t errlen, int code, const char *fmt, ...)
     return code;
 }
 
-void tess__ckpt_epoch_path(const tess__ckpt_store *s, uint64_t epoch, const char *suffix,
-                           char *buf, size_t buflen)
+void tess__ckpt_epoch_path(const tess__ckpt_store *s, uint64_t epoch, const char *suffix, char *buf,
+                           size_t buflen)
 {
     snprintf(buf, buflen, "%s/epoch-%08" PRIu64 "%s", s->dir, epoch, suffix);
 }
 
-void tess__ckpt_static_dir(const tess__ckpt_store *s, unsigned generation, char *buf,
-                           size_t buflen)
+void tess__ckpt_static_dir(const tess__ckpt_store *s, unsigned generation, char *buf, size_t buflen)
 {
     if (generation <= 1) snprintf(buf, buflen, "%s/static", s->dir);
     else snprintf(buf, buflen, "%s/static-%u", s->dir, generation);
@@ -50,24 +49,20 @@ void tess__ckpt_file_path(const tess__ckpt_store *s, const char *epoch_dir,
         char dir[TESS__CKPT_PATH_MAX];
         tess__ckpt_static_dir(s, f->in_static, dir, sizeof dir);
         snprintf(buf, buflen, "%s/%s", dir, name);
-    } else
-        snprintf(buf, buflen, "%s/%s", epoch_dir, name);
+    } else snprintf(buf, buflen, "%s/%s", epoch_dir, name);
 }
 
 int tess__ckpt_parse_epoch_name(const char *name, const char *suffix, uint64_t *epoch_out)
 {
-    if (strncmp(name, "epoch-", 6) != 0)
-        return 0;
+    if (strncmp(name, "epoch-", 6) != 0) return 0;
     const char *p = name + 6;
     uint64_t v = 0;
     int digits = 0;
     for (; *p >= '0' && *p <= '9'; p++, digits++) {
-        if (v > (UINT64_MAX - 9) / 10)
-            return 0;
+        if (v > (UINT64_MAX - 9) / 10) return 0;
         v = v * 10 + (uint64_t)(*p - '0');
     }
-    if (digits == 0 || strcmp(p, suffix) != 0)
-        return 0;
+    if (digits == 0 || strcmp(p, suffix) != 0) return 0;
     *epoch_out = v;
     return 1;
 }
@@ -85,18 +80,16 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 {
     while (len > 0) {
         ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
         p += n;
         len -= (size_t)n;
     }
     return 0;
 }
 
-int tess__ckpt_write_file(const tess__ckpt_store *s, const char *path, const void *data,
-                          size_t len, char *err, size_t errlen)
+int tess__ckpt_write_file(const tess__ckpt_store *s, const char *path, const void *data, size_t len,
+                          char *err, size_t errlen)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
@@ -105,14 +98,12 @@ int tess__ckpt_write_file(const tess__ckpt_store *s, const char *path, const voi
     if (hook_fails(s, path) || write_all(fd, data, len) != 0) {
         int e = errno ? errno : EIO;
         close(fd);
-        return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: write failed: %s", path,
-                              strerror(e));
+        return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: write failed: %s", path, strerror(e));
     }
     if (hook_fails(s, path) || fsync(fd) != 0) {
         int e = errno;
         close(fd);
-        return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: fsync failed: %s", path,
-                              strerror(e));
+        return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: fsync failed: %s", path, strerror(e));
     }
     if (close(fd) != 0)
         return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: close failed: %s", path,
@@ -130,8 +121,7 @@ int tess__ckpt_fsync_dir(const tess__ckpt_store *s, const char *path, char *err,
     int e = errno;
     close(fd);
     if (failed)
-        return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: fsync failed: %s", path,
-                              strerror(e));
+        return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: fsync failed: %s", path, strerror(e));
     return TESS_OK;
 }
 
@@ -147,10 +137,8 @@ int tess__ckpt_rename(const tess__ckpt_store *s, const char *from, const char *t
 int tess__ckpt_mkdir(const char *path, char *err, size_t errlen)
 {
     struct stat st;
-    if (mkdir(path, 0755) == 0)
-        return TESS_OK;
-    if (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return TESS_OK;
+    if (mkdir(path, 0755) == 0) return TESS_OK;
+    if (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return TESS_OK;
     return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: cannot create directory: %s", path,
                           errno == EEXIST ? "exists and is not a directory" : strerror(errno));
 }
@@ -159,10 +147,8 @@ static int read_all(int fd, uint8_t *p, size_t len)
 {
     while (len > 0) {
         ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
         p += n;
         len -= (size_t)n;
     }
@@ -185,8 +171,8 @@ int tess__ckpt_read_file(const char *path, uint8_t **buf_out, size_t *len_out, c
     uint8_t *buf = len ? malloc(len) : NULL;
     if (len && buf == NULL) {
         close(fd);
-        return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory (%zu bytes)",
-                              path, len);
+        return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory (%zu bytes)", path,
+                              len);
     }
     if (read_all(fd, buf, len) != 0) {
         free(buf);
@@ -202,13 +188,11 @@ int tess__ckpt_read_file(const char *path, uint8_t **buf_out, size_t *len_out, c
 int tess__ckpt_remove_dir(const char *path)
 {
     DIR *d = opendir(path);
-    if (d == NULL)
-        return errno == ENOENT ? 0 : -1;
+    if (d == NULL) return errno == ENOENT ? 0 : -1;
     char file[TESS__CKPT_PATH_MAX];
     struct dirent *ent;
     while ((ent = readdir(d)) != NULL) {
-        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
-            continue;
+        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0) continue;
         snprintf(file, sizeof file, "%s/%s", path, ent->d_name);
         unlink(file);
     }

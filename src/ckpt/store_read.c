@@ -41,11 +41,9 @@ static int hash_file(const char *path, uint64_t *size_out, uint64_t *hash_out, c
     ssize_t n = 0;
     if (st == NULL || buf == NULL)
         rc = tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", path);
-    else
-        XXH64_reset(st, 0);
+    else XXH64_reset(st, 0);
     while (rc == TESS_OK && (n = read(fd, buf, 1 << 20)) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
+        if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             rc = tess__ckpt_err(err, errlen, TESS_ERR_FORMAT, "%s: read failed: %s", path,
                                 strerror(errno));
@@ -73,8 +71,8 @@ static int check_sum(const char *path, const tess__ckpt_file *f, uint64_t size, 
                               " (truncated or overwritten)",
                               path, size, f->size);
     if (hash != f->xxh64)
-        return tess__ckpt_err(err, errlen, TESS_ERR_FORMAT,
-                              "%s: checksum mismatch (corrupt)", path);
+        return tess__ckpt_err(err, errlen, TESS_ERR_FORMAT, "%s: checksum mismatch (corrupt)",
+                              path);
     return TESS_OK;
 }
 
@@ -86,10 +84,8 @@ static int verify_files(const tess__ckpt_epoch *e, char *err, size_t errlen)
         uint64_t size = 0, hash = 0;
         tess__ckpt_file_path(e->s, e->dir, f, path, sizeof path);
         int rc = hash_file(path, &size, &hash, err, errlen);
-        if (rc == TESS_OK)
-            rc = check_sum(path, f, size, hash, err, errlen);
-        if (rc != TESS_OK)
-            return rc;
+        if (rc == TESS_OK) rc = check_sum(path, f, size, hash, err, errlen);
+        if (rc != TESS_OK) return rc;
     }
     return TESS_OK;
 }
@@ -98,13 +94,11 @@ static int open_epoch(const tess__ckpt_store *s, uint64_t epoch, int verify,
                       tess__ckpt_epoch **e_out, char *err, size_t errlen)
 {
     tess__ckpt_epoch *e = calloc(1, sizeof *e);
-    if (e == NULL)
-        return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", s->dir);
+    if (e == NULL) return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", s->dir);
     e->s = s;
     tess__ckpt_epoch_path(s, epoch, "", e->dir, sizeof e->dir);
     int rc = tess__ckpt_load_manifest(s, epoch, &e->m, err, errlen);
-    if (rc == TESS_OK && verify)
-        rc = verify_files(e, err, errlen);
+    if (rc == TESS_OK && verify) rc = verify_files(e, err, errlen);
     if (rc != TESS_OK) {
         tess__ckpt_epoch_close(e);
         return rc;
@@ -120,16 +114,14 @@ int tess__ckpt_open_epoch(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_
 }
 
 int tess__ckpt_open_epoch_verified_elsewhere(const tess__ckpt_store *s, uint64_t epoch,
-                                             tess__ckpt_epoch **e_out, char *err,
-                                             size_t errlen)
+                                             tess__ckpt_epoch **e_out, char *err, size_t errlen)
 {
     return open_epoch(s, epoch, 0, e_out, err, errlen);
 }
 
 void tess__ckpt_epoch_close(tess__ckpt_epoch *e)
 {
-    if (e == NULL)
-        return;
+    if (e == NULL) return;
     tess__ckpt_manifest_free(&e->m);
     free(e);
 }
@@ -138,8 +130,7 @@ void tess__ckpt_epoch_close(tess__ckpt_epoch *e)
 
 static void report_line(tess__ckpt_report_fn report, void *arg, const char *line)
 {
-    if (report != NULL)
-        report(arg, line);
+    if (report != NULL) report(arg, line);
 }
 
 /* Uncommitted epochs newer than `above` are ignored, but said so. */
@@ -149,11 +140,9 @@ static void report_pending(const tess__ckpt_store *s, uint64_t above, int any,
     uint64_t *v;
     size_t n;
     char line[TESS__CKPT_PATH_MAX + 64], path[TESS__CKPT_PATH_MAX];
-    if (report == NULL || tess__ckpt_scan(s, ".tmp", &v, &n, NULL, 0) != TESS_OK)
-        return;
+    if (report == NULL || tess__ckpt_scan(s, ".tmp", &v, &n, NULL, 0) != TESS_OK) return;
     for (size_t i = 0; i < n; i++) {
-        if (any && v[i] <= above)
-            continue;
+        if (any && v[i] <= above) continue;
         tess__ckpt_epoch_path(s, v[i], ".tmp", path, sizeof path);
         snprintf(line, sizeof line, "%s: uncommitted epoch (no manifest), ignored", path);
         report(arg, line);
@@ -169,8 +158,7 @@ static int open_newest(tess__ckpt_store *s, const uint64_t *v, size_t n,
     char line[1024];
     for (size_t i = n; i-- > 0;) {
         int rc = tess__ckpt_open_epoch(s, v[i], e_out, line, sizeof line);
-        if (rc == TESS_OK)
-            return TESS_OK;
+        if (rc == TESS_OK) return TESS_OK;
         if (rc == TESS_ERR_INVAL || rc == TESS_ERR_NOMEM)
             return tess__ckpt_err(err, errlen, rc, "%s", line);
         report_line(report, arg, line);
@@ -186,12 +174,10 @@ int tess__ckpt_open_latest(tess__ckpt_store *s, tess__ckpt_report_fn report, voi
     size_t n, skipped = 0;
     tess__ckpt_epoch *e = NULL;
     int rc = tess__ckpt_scan(s, "", &v, &n, err, errlen);
-    if (rc != TESS_OK)
-        return rc;
+    if (rc != TESS_OK) return rc;
     rc = open_newest(s, v, n, report, report_arg, &e, &skipped, err, errlen);
     free(v);
-    if (rc == TESS_ERR_INVAL || rc == TESS_ERR_NOMEM)
-        return rc;
+    if (rc == TESS_ERR_INVAL || rc == TESS_ERR_NOMEM) return rc;
     report_pending(s, e ? e->m.epoch : 0, e != NULL, report, report_arg);
     if (rc == TESS_ERR_NOTFOUND)
         return tess__ckpt_err(err, errlen, rc, "%s: no complete checkpoint (%zu epoch%s skipped)",
@@ -203,10 +189,7 @@ int tess__ckpt_open_latest(tess__ckpt_store *s, tess__ckpt_report_fn report, voi
 
 /* ---------------------------------------------------------------- accessors */
 
-uint64_t tess__ckpt_epoch_number(const tess__ckpt_epoch *e)
-{
-    return e->m.epoch;
-}
+uint64_t tess__ckpt_epoch_number(const tess__ckpt_epoch *e) { return e->m.epoch; }
 
 const void *tess__ckpt_epoch_user_data(const tess__ckpt_epoch *e, size_t *len_out)
 {
@@ -214,10 +197,7 @@ const void *tess__ckpt_epoch_user_data(const tess__ckpt_epoch *e, size_t *len_ou
     return e->m.user;
 }
 
-uint32_t tess__ckpt_epoch_table_count(const tess__ckpt_epoch *e)
-{
-    return e->m.ntables;
-}
+uint32_t tess__ckpt_epoch_table_count(const tess__ckpt_epoch *e) { return e->m.ntables; }
 
 uint32_t tess__ckpt_epoch_table_id(const tess__ckpt_epoch *e, uint32_t i)
 {
@@ -228,8 +208,7 @@ int tess__ckpt_epoch_table(const tess__ckpt_epoch *e, uint32_t table, uint32_t *
                            const int32_t **owners_out, int *is_static_out)
 {
     const tess__ckpt_table_map *t = tess__ckpt_manifest_table(&e->m, table);
-    if (t == NULL)
-        return TESS_ERR_NOTFOUND;
+    if (t == NULL) return TESS_ERR_NOTFOUND;
     *nparts_out = t->nparts;
     *owners_out = t->owners;
     *is_static_out = t->is_static;
@@ -243,12 +222,12 @@ static int decompress(const char *path, const uint8_t *src, size_t len, uint64_t
 {
     if (ZSTD_getFrameContentSize(src, len) != raw || raw > SIZE_MAX)
         return tess__ckpt_err(err, errlen, TESS_ERR_FORMAT,
-                              "%s: zstd frame does not hold the %" PRIu64 " bytes recorded",
-                              path, raw);
+                              "%s: zstd frame does not hold the %" PRIu64 " bytes recorded", path,
+                              raw);
     void *out = raw ? malloc((size_t)raw) : NULL;
     if (raw && out == NULL)
-        return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory (%" PRIu64
-                              " bytes)", path, raw);
+        return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory (%" PRIu64 " bytes)",
+                              path, raw);
     size_t n = ZSTD_decompress(out, (size_t)raw, src, len);
     if (ZSTD_isError(n) || n != raw) {
         free(out);
@@ -270,13 +249,10 @@ static int read_entry(const tess__ckpt_epoch *e, const tess__ckpt_file *f, void 
     int rc = tess__ckpt_read_file(path, &buf, &len, err, errlen);
     if (rc == TESS_ERR_NOTFOUND)
         rc = tess__ckpt_err(err, errlen, TESS_ERR_FORMAT, "%s: missing", path);
-    if (rc == TESS_OK)
-        rc = check_sum(path, f, len, XXH64(buf, len, 0), err, errlen);
-    if (rc == TESS_OK)
-        rc = decompress(path, buf, len, f->raw_size, &data, err, errlen);
+    if (rc == TESS_OK) rc = check_sum(path, f, len, XXH64(buf, len, 0), err, errlen);
+    if (rc == TESS_OK) rc = decompress(path, buf, len, f->raw_size, &data, err, errlen);
     free(buf);
-    if (rc != TESS_OK)
-        return rc;
+    if (rc != TESS_OK) return rc;
     *data_out = data;
     *len_out = (size_t)f->raw_size;
     return TESS_OK;
@@ -294,8 +270,8 @@ int tess__ckpt_read_partition(const tess__ckpt_epoch *e, uint32_t table, uint32_
     return read_entry(e, f, data_out, len_out, err, errlen);
 }
 
-int tess__ckpt_read_log(const tess__ckpt_epoch *e, uint32_t rank, void **data_out,
-                        size_t *len_out, char *err, size_t errlen)
+int tess__ckpt_read_log(const tess__ckpt_epoch *e, uint32_t rank, void **data_out, size_t *len_out,
+                        char *err, size_t errlen)
 {
     const tess__ckpt_file *f = tess__ckpt_manifest_file(&e->m, TESS__CKPT_FILE_LOG, rank, 0);
     if (f == NULL)

@@ -32,7 +32,7 @@ struct tess__ckpt_writer {
     char dir[TESS__CKPT_PATH_MAX]; /* DIR/epoch-N.tmp */
     tess__ckpt_manifest m;         /* tables and files grow as they are added */
     uint32_t tables_cap, files_cap;
-    int failed;                    /* status of the first failed call, 0 if none */
+    int failed; /* status of the first failed call, 0 if none */
     char first_error[512];
 };
 
@@ -47,23 +47,22 @@ static int writer_fail(tess__ckpt_writer *w, int rc, char *err, size_t errlen)
     return rc;
 }
 
-int tess__ckpt_begin(tess__ckpt_store *s, uint64_t epoch, tess__ckpt_writer **w_out,
-                     char *err, size_t errlen)
+int tess__ckpt_begin(tess__ckpt_store *s, uint64_t epoch, tess__ckpt_writer **w_out, char *err,
+                     size_t errlen)
 {
     if (s->writing)
-        return tess__ckpt_err(err, errlen, TESS_ERR_MISUSE,
-                              "%s: an epoch is already being written", s->dir);
+        return tess__ckpt_err(err, errlen, TESS_ERR_MISUSE, "%s: an epoch is already being written",
+                              s->dir);
     tess__ckpt_writer *w = calloc(1, sizeof *w);
-    if (w == NULL)
-        return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", s->dir);
+    if (w == NULL) return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", s->dir);
     w->s = s;
     w->m.fingerprint = s->fingerprint;
     w->m.epoch = epoch;
     tess__ckpt_epoch_path(s, epoch, ".tmp", w->dir, sizeof w->dir);
     tess__ckpt_remove_dir(w->dir);
     if (mkdir(w->dir, 0755) != 0) {
-        int rc = tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: cannot create directory: %s",
-                                w->dir, strerror(errno));
+        int rc = tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: cannot create directory: %s", w->dir,
+                                strerror(errno));
         free(w);
         return rc;
     }
@@ -75,19 +74,16 @@ int tess__ckpt_begin(tess__ckpt_store *s, uint64_t epoch, tess__ckpt_writer **w_
 static tess__ckpt_table_map *find_table(const tess__ckpt_writer *w, uint32_t table)
 {
     for (uint32_t i = 0; i < w->m.ntables; i++)
-        if (w->m.tables[i].table == table)
-            return &w->m.tables[i];
+        if (w->m.tables[i].table == table) return &w->m.tables[i];
     return NULL;
 }
 
 static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
+    if (need <= *cap) return 0;
     uint32_t ncap = *cap ? 2 * *cap : 8;
     void *n = realloc(*arr, (size_t)ncap * elem);
-    if (n == NULL)
-        return -1;
+    if (n == NULL) return -1;
     *arr = n;
     *cap = ncap;
     return 0;
@@ -95,11 +91,9 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 
 static int check_owners(uint32_t nparts, const int32_t *owners)
 {
-    if (nparts == 0 || nparts > TESS__CKPT_MAX_PARTS || owners == NULL)
-        return 0;
+    if (nparts == 0 || nparts > TESS__CKPT_MAX_PARTS || owners == NULL) return 0;
     for (uint32_t p = 0; p < nparts; p++)
-        if (owners[p] < 0)
-            return 0;
+        if (owners[p] < 0) return 0;
     return 1;
 }
 
@@ -108,21 +102,20 @@ int tess__ckpt_set_table(tess__ckpt_writer *w, uint32_t table, uint32_t nparts,
 {
     if (find_table(w, table) != NULL || !check_owners(nparts, owners)) {
         tess__ckpt_err(err, errlen, TESS_ERR_INVAL,
-                       "%s: table %" PRIu32 " declared twice or with a bad partition map",
-                       w->dir, table);
+                       "%s: table %" PRIu32 " declared twice or with a bad partition map", w->dir,
+                       table);
         return writer_fail(w, TESS_ERR_INVAL, err, errlen);
     }
     int32_t *copy = malloc(sizeof *copy * nparts);
-    if (copy == NULL || grow((void **)&w->m.tables, &w->tables_cap, w->m.ntables + 1,
-                             sizeof *w->m.tables) != 0) {
+    if (copy == NULL ||
+        grow((void **)&w->m.tables, &w->tables_cap, w->m.ntables + 1, sizeof *w->m.tables) != 0) {
         free(copy);
         tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", w->dir);
         return writer_fail(w, TESS_ERR_NOMEM, err, errlen);
     }
     memcpy(copy, owners, sizeof *copy * nparts);
-    w->m.tables[w->m.ntables++] =
-        (tess__ckpt_table_map){.table = table, .nparts = nparts, .is_static = !!is_static,
-                               .owners = copy};
+    w->m.tables[w->m.ntables++] = (tess__ckpt_table_map){
+        .table = table, .nparts = nparts, .is_static = !!is_static, .owners = copy};
     return TESS_OK;
 }
 
@@ -133,14 +126,13 @@ int tess__ckpt_set_table(tess__ckpt_writer *w, uint32_t table, uint32_t nparts,
 
 static void pace(const tess__ckpt_store *s, int busy)
 {
-    if (s->pace != NULL)
-        s->pace(s->pace_arg, busy);
+    if (s->pace != NULL) s->pace(s->pace_arg, busy);
 }
 
 /* One frame with the content size in its header, fed in chunks so that the
  * pace hook can hold the compression between them. */
-static int compress_frame(const tess__ckpt_store *s, ZSTD_CCtx *cc, const uint8_t *data,
-                          size_t len, ZSTD_outBuffer *o)
+static int compress_frame(const tess__ckpt_store *s, ZSTD_CCtx *cc, const uint8_t *data, size_t len,
+                          ZSTD_outBuffer *o)
 {
     if (ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, CKPT_ZSTD_LEVEL)) ||
         ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cc, len)))
@@ -188,14 +180,10 @@ static int write_static(const tess__ckpt_store *s, unsigned generation, const ch
     tess__ckpt_static_dir(s, generation, dir, sizeof dir);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int rc = tess__ckpt_mkdir(dir, err, errlen);
-    if (rc == TESS_OK)
-        rc = tess__ckpt_write_file(s, tmp, buf, len, err, errlen);
-    if (rc == TESS_OK)
-        rc = tess__ckpt_rename(s, tmp, path, err, errlen);
-    if (rc == TESS_OK)
-        rc = tess__ckpt_fsync_dir(s, dir, err, errlen);
-    if (rc != TESS_OK)
-        remove(tmp);
+    if (rc == TESS_OK) rc = tess__ckpt_write_file(s, tmp, buf, len, err, errlen);
+    if (rc == TESS_OK) rc = tess__ckpt_rename(s, tmp, path, err, errlen);
+    if (rc == TESS_OK) rc = tess__ckpt_fsync_dir(s, dir, err, errlen);
+    if (rc != TESS_OK) remove(tmp);
     return rc;
 }
 
@@ -239,8 +227,7 @@ static int write_data(tess__ckpt_writer *w, tess__ckpt_file *f, const void *data
     if (grow((void **)&w->m.files, &w->files_cap, w->m.nfiles + 1, sizeof *w->m.files) != 0)
         return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", w->dir);
     int rc = write_entry(w->s, w->dir, f, data, len, err, errlen);
-    if (rc == TESS_OK)
-        w->m.files[w->m.nfiles++] = *f;
+    if (rc == TESS_OK) w->m.files[w->m.nfiles++] = *f;
     return rc;
 }
 
@@ -252,13 +239,11 @@ int tess__ckpt_write_entry(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt
     return write_entry(s, dir, f, data, len, err, errlen);
 }
 
-int tess__ckpt_add_written(tess__ckpt_writer *w, const tess__ckpt_file *f, char *err,
-                           size_t errlen)
+int tess__ckpt_add_written(tess__ckpt_writer *w, const tess__ckpt_file *f, char *err, size_t errlen)
 {
-    if (w->failed)
-        return tess__ckpt_err(err, errlen, w->failed, "%s", w->first_error);
-    if (has_file(w, f) || grow((void **)&w->m.files, &w->files_cap, w->m.nfiles + 1,
-                               sizeof *w->m.files) != 0) {
+    if (w->failed) return tess__ckpt_err(err, errlen, w->failed, "%s", w->first_error);
+    if (has_file(w, f) ||
+        grow((void **)&w->m.files, &w->files_cap, w->m.nfiles + 1, sizeof *w->m.files) != 0) {
         tess__ckpt_err(err, errlen, TESS_ERR_INVAL, "%s: file added twice or out of memory",
                        w->dir);
         return writer_fail(w, TESS_ERR_INVAL, err, errlen);
@@ -270,36 +255,36 @@ int tess__ckpt_add_written(tess__ckpt_writer *w, const tess__ckpt_file *f, char 
 static int add_file(tess__ckpt_writer *w, tess__ckpt_file *f, const void *data, size_t len,
                     char *err, size_t errlen)
 {
-    if (w->failed)
-        return tess__ckpt_err(err, errlen, w->failed, "%s", w->first_error);
+    if (w->failed) return tess__ckpt_err(err, errlen, w->failed, "%s", w->first_error);
     char name[64];
     tess__ckpt_file_name(f, name, sizeof name);
     if (has_file(w, f) || (data == NULL && len > 0) || (uint64_t)len > UINT64_MAX / 2) {
-        tess__ckpt_err(err, errlen, TESS_ERR_INVAL, "%s/%s: added twice or without data",
-                       w->dir, name);
+        tess__ckpt_err(err, errlen, TESS_ERR_INVAL, "%s/%s: added twice or without data", w->dir,
+                       name);
         return writer_fail(w, TESS_ERR_INVAL, err, errlen);
     }
     int rc = write_data(w, f, data, len, err, errlen);
     return rc == TESS_OK ? rc : writer_fail(w, rc, err, errlen);
 }
 
-int tess__ckpt_add_partition(tess__ckpt_writer *w, uint32_t table, uint32_t part,
-                             const void *data, size_t len, char *err, size_t errlen)
+int tess__ckpt_add_partition(tess__ckpt_writer *w, uint32_t table, uint32_t part, const void *data,
+                             size_t len, char *err, size_t errlen)
 {
     const tess__ckpt_table_map *t = find_table(w, table);
     if (t == NULL || part >= t->nparts) {
         tess__ckpt_err(err, errlen, TESS_ERR_INVAL,
                        "%s/t%" PRIu32 "-p%" PRIu32 ".zst: table not declared or partition "
-                       "out of range", w->dir, table, part);
+                       "out of range",
+                       w->dir, table, part);
         return writer_fail(w, TESS_ERR_INVAL, err, errlen);
     }
-    tess__ckpt_file f = {.kind = TESS__CKPT_FILE_PARTITION, .in_static = t->is_static != 0,
-                         .a = table, .b = part};
+    tess__ckpt_file f = {
+        .kind = TESS__CKPT_FILE_PARTITION, .in_static = t->is_static != 0, .a = table, .b = part};
     return add_file(w, &f, data, len, err, errlen);
 }
 
-int tess__ckpt_add_log(tess__ckpt_writer *w, uint32_t rank, const void *data, size_t len,
-                       char *err, size_t errlen)
+int tess__ckpt_add_log(tess__ckpt_writer *w, uint32_t rank, const void *data, size_t len, char *err,
+                       size_t errlen)
 {
     tess__ckpt_file f = {.kind = TESS__CKPT_FILE_LOG, .a = rank};
     return add_file(w, &f, data, len, err, errlen);
@@ -318,8 +303,7 @@ int tess__ckpt_set_user_data(tess__ckpt_writer *w, const void *data, size_t len,
         tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", w->dir);
         return writer_fail(w, TESS_ERR_NOMEM, err, errlen);
     }
-    if (len)
-        memcpy(copy, data, len);
+    if (len) memcpy(copy, data, len);
     free(w->m.user);
     w->m.user = copy;
     w->m.user_len = (uint32_t)len;
@@ -331,8 +315,7 @@ int tess__ckpt_set_user_data(tess__ckpt_writer *w, const void *data, size_t len,
 static int table_has_files(const tess__ckpt_writer *w, uint32_t table)
 {
     for (uint32_t i = 0; i < w->m.nfiles; i++)
-        if (w->m.files[i].kind == TESS__CKPT_FILE_PARTITION && w->m.files[i].a == table)
-            return 1;
+        if (w->m.files[i].kind == TESS__CKPT_FILE_PARTITION && w->m.files[i].a == table) return 1;
     return 0;
 }
 
@@ -342,13 +325,10 @@ static int carry_static(tess__ckpt_writer *w)
     const tess__ckpt_store *s = w->s;
     for (uint32_t t = 0; t < w->m.ntables; t++) {
         const tess__ckpt_table_map *map = &w->m.tables[t];
-        if (!map->is_static || table_has_files(w, map->table))
-            continue;
+        if (!map->is_static || table_has_files(w, map->table)) continue;
         for (uint32_t i = 0; i < s->nstatics; i++) {
-            if (s->statics[i].a != map->table || s->statics[i].b >= map->nparts)
-                continue;
-            if (grow((void **)&w->m.files, &w->files_cap, w->m.nfiles + 1,
-                     sizeof *w->m.files) != 0)
+            if (s->statics[i].a != map->table || s->statics[i].b >= map->nparts) continue;
+            if (grow((void **)&w->m.files, &w->files_cap, w->m.nfiles + 1, sizeof *w->m.files) != 0)
                 return TESS_ERR_NOMEM;
             w->m.files[w->m.nfiles++] = s->statics[i];
         }
@@ -367,10 +347,8 @@ static int write_manifest(tess__ckpt_writer *w, char *err, size_t errlen)
         return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", path);
     int rc = tess__ckpt_write_file(w->s, tmp, buf, len, err, errlen);
     free(buf);
-    if (rc == TESS_OK)
-        rc = tess__ckpt_rename(w->s, tmp, path, err, errlen);
-    if (rc == TESS_OK)
-        rc = tess__ckpt_fsync_dir(w->s, w->dir, err, errlen);
+    if (rc == TESS_OK) rc = tess__ckpt_rename(w->s, tmp, path, err, errlen);
+    if (rc == TESS_OK) rc = tess__ckpt_fsync_dir(w->s, w->dir, err, errlen);
     return rc;
 }
 
@@ -387,19 +365,15 @@ static int publish(tess__ckpt_writer *w, char *err, size_t errlen)
     if (had_old) {
         tess__ckpt_remove_dir(old);
         rc = tess__ckpt_rename(w->s, final, old, err, errlen);
-        if (rc != TESS_OK)
-            return rc;
+        if (rc != TESS_OK) return rc;
     }
     rc = tess__ckpt_rename(w->s, w->dir, final, err, errlen);
     if (rc == TESS_OK) {
         rc = tess__ckpt_fsync_dir(w->s, w->s->dir, err, errlen);
-        if (rc != TESS_OK)
-            rename(final, w->dir); /* abort removes it */
+        if (rc != TESS_OK) rename(final, w->dir); /* abort removes it */
     }
-    if (had_old && rc != TESS_OK)
-        rename(old, final);
-    else if (had_old)
-        tess__ckpt_remove_dir(old);
+    if (had_old && rc != TESS_OK) rename(old, final);
+    else if (had_old) tess__ckpt_remove_dir(old);
     return rc;
 }
 
@@ -413,16 +387,12 @@ static void writer_free(tess__ckpt_writer *w)
 int tess__ckpt_commit(tess__ckpt_writer *w, char *err, size_t errlen)
 {
     int rc = w->failed;
-    if (rc != TESS_OK)
-        tess__ckpt_err(err, errlen, rc, "%s", w->first_error);
+    if (rc != TESS_OK) tess__ckpt_err(err, errlen, rc, "%s", w->first_error);
     else if (carry_static(w) != TESS_OK)
         rc = tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", w->dir);
-    else
-        rc = tess__ckpt_manifest_check(&w->m, err, errlen);
-    if (rc == TESS_OK)
-        rc = write_manifest(w, err, errlen);
-    if (rc == TESS_OK)
-        rc = publish(w, err, errlen);
+    else rc = tess__ckpt_manifest_check(&w->m, err, errlen);
+    if (rc == TESS_OK) rc = write_manifest(w, err, errlen);
+    if (rc == TESS_OK) rc = publish(w, err, errlen);
     if (rc != TESS_OK) {
         tess__ckpt_abort(w);
         return rc;
@@ -434,8 +404,7 @@ int tess__ckpt_commit(tess__ckpt_writer *w, char *err, size_t errlen)
 
 void tess__ckpt_abort(tess__ckpt_writer *w)
 {
-    if (w == NULL)
-        return;
+    if (w == NULL) return;
     tess__ckpt_remove_dir(w->dir);
     writer_free(w);
 }

@@ -34,9 +34,9 @@
  *   80-95     tile: reserved for the tiles face
  */
 enum tess__comm_msg_type {
-    TESS_MSG_ABORT = 4,      /* any -> all: a signal arrived, interrupt the job */
-    TESS_MSG_REPLY = 14,     /* reply to a request: slot, req id, status, payload */
-    TESS_MSG_WORKER = 15     /* payload for a worker's inbox */
+    TESS_MSG_ABORT = 4,  /* any -> all: a signal arrived, interrupt the job */
+    TESS_MSG_REPLY = 14, /* reply to a request: slot, req id, status, payload */
+    TESS_MSG_WORKER = 15 /* payload for a worker's inbox */
 };
 
 /* Register fn as the handler of message type `type`, on this rank.  Before
@@ -73,8 +73,8 @@ int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t
 void tess__comm_stop(tess_ctx *ctx);
 
 /* Send a message made of two parts (either may be empty).  Thread-safe. */
-int tess__send(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen,
-               const void *b, size_t blen);
+int tess__send(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen, const void *b,
+               size_t blen);
 /* Send to every rank including this one (rank order). */
 int tess__send_all(tess_ctx *ctx, uint32_t type, const void *a, size_t alen);
 
@@ -87,25 +87,23 @@ void tess__dispatch(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, siz
 int tess__request(tess_ctx *ctx, int dst, uint32_t type, const void *body, size_t blen,
                   void **reply_out, size_t *reply_len_out);
 /* Answer a request received from rank src. */
-int tess__reply(tess_ctx *ctx, int src, const tess__req_hdr *req, int status,
-                const void *payload, size_t len);
+int tess__reply(tess_ctx *ctx, int src, const tess__req_hdr *req, int status, const void *payload,
+                size_t len);
 
 /* ---- worker mailboxes (inbox.c): per-link FIFO between workers ---- */
 typedef struct tess__inbox tess__inbox;
 int tess__inboxes_create(tess_ctx *ctx);
 void tess__inboxes_destroy(tess_ctx *ctx);
 /* Hand `len` bytes to global worker dst (copied).  Thread-safe. */
-int tess__worker_send(tess_ctx *ctx, int src_worker, int dst_worker, const void *data,
-                      size_t len);
+int tess__worker_send(tess_ctx *ctx, int src_worker, int dst_worker, const void *data, size_t len);
 /* The same for a message in two parts (head then data), copied once. */
-int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void *head,
-                       size_t hlen, const void *data, size_t len);
+int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void *head, size_t hlen,
+                       const void *data, size_t len);
 /* Next message for local worker w, waiting up to timeout seconds (<0: forever).
  * 1 with *data_out malloc'd (caller frees), 0 on timeout. */
 int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void **data_out,
                       size_t *len_out);
 /* Deliver a TESS_MSG_WORKER payload that arrived from another rank. */
-void tess__inbox_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                            size_t len);
+void tess__inbox_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 
 #endif

@@ -24,8 +24,5 @@ int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t
     return tess__fail(ctx, TESS_ERR_UNSUPPORTED, "no other rank in a build without MPI");
 }
 
-void tess__comm_stop(tess_ctx *ctx)
-{
-    (void)ctx;
-}
+void tess__comm_stop(tess_ctx *ctx) { (void)ctx; }
 #endif

@@ -86,8 +86,7 @@ static int inbox_push(tess_ctx *ctx, int src, int local_dst, const void *head, s
     return TESS_OK;
 }
 
-int tess__worker_send(tess_ctx *ctx, int src_worker, int dst_worker, const void *data,
-                      size_t len)
+int tess__worker_send(tess_ctx *ctx, int src_worker, int dst_worker, const void *data, size_t len)
 {
     if (dst_worker < 0 || dst_worker >= ctx->workers_total) return TESS_ERR_INVAL;
     int r = rank_of_worker(ctx, dst_worker);
@@ -97,14 +96,13 @@ int tess__worker_send(tess_ctx *ctx, int src_worker, int dst_worker, const void 
     return tess__send(ctx, r, TESS_MSG_WORKER, &h, sizeof h, data, len);
 }
 
-int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void *head,
-                       size_t hlen, const void *data, size_t len)
+int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void *head, size_t hlen,
+                       const void *data, size_t len)
 {
     if (dst_worker < 0 || dst_worker >= ctx->workers_total) return TESS_ERR_INVAL;
     int r = rank_of_worker(ctx, dst_worker);
     if (r == ctx->rank)
-        return inbox_push(ctx, src_worker, dst_worker - ctx->worker_base[r], head, hlen, data,
-                          len);
+        return inbox_push(ctx, src_worker, dst_worker - ctx->worker_base[r], head, hlen, data, len);
     uint8_t *m = malloc(hlen + len + 1); /* another rank: one payload for the engine */
     if (m == NULL) return TESS_ERR_NOMEM;
     if (hlen) memcpy(m, head, hlen);
@@ -114,8 +112,7 @@ int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void
     return rc;
 }
 
-void tess__inbox_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                            size_t len)
+void tess__inbox_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     (void)src, (void)type;
     worker_hdr h;

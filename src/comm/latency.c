@@ -56,19 +56,29 @@ static const preset presets[] = {
 /* The keys of the lognormal form, with the range each value must fall in. */
 typedef struct key_def {
     const char *name;
-    size_t offset;    /* of the double in tess__latency_spec */
+    size_t offset; /* of the double in tess__latency_spec */
     double min;
     int min_excluded; /* 1: value must be > min */
     double max;
 } key_def;
 
 enum {
-    KEY_MEDIAN, KEY_SIGMA, KEY_SPIKE_P, KEY_SPIKE_XM, KEY_SPIKE_ALPHA, KEY_SPIKE_CAP,
-    KEY_BW, KEY_STALL_RATE, KEY_STALL_MEAN, KEY_COUNT
+    KEY_MEDIAN,
+    KEY_SIGMA,
+    KEY_SPIKE_P,
+    KEY_SPIKE_XM,
+    KEY_SPIKE_ALPHA,
+    KEY_SPIKE_CAP,
+    KEY_BW,
+    KEY_STALL_RATE,
+    KEY_STALL_MEAN,
+    KEY_COUNT
 };
 
-#define KEY(name, field, min, excl, max) \
-    {name, offsetof(tess__latency_spec, field), min, excl, max}
+#define KEY(name, field, min, excl, max)                          \
+    {                                                             \
+        name, offsetof(tess__latency_spec, field), min, excl, max \
+    }
 
 static const key_def keys[KEY_COUNT] = {
     KEY("median", median_us, 0, 1, MAX_US),
@@ -83,7 +93,8 @@ static const key_def keys[KEY_COUNT] = {
 };
 
 #define BIT(k) (1u << (k))
-#define SPIKE_KEYS (BIT(KEY_SPIKE_P) | BIT(KEY_SPIKE_XM) | BIT(KEY_SPIKE_ALPHA) | BIT(KEY_SPIKE_CAP))
+#define SPIKE_KEYS \
+    (BIT(KEY_SPIKE_P) | BIT(KEY_SPIKE_XM) | BIT(KEY_SPIKE_ALPHA) | BIT(KEY_SPIKE_CAP))
 #define STALL_KEYS (BIT(KEY_STALL_RATE) | BIT(KEY_STALL_MEAN))
 
 /* A piece of the spec text (not NUL-terminated). */
@@ -108,8 +119,7 @@ static const char *quoted(span s, char *buf, size_t buflen)
         buf[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
     }
     buf[i] = '\0';
-    if (s.n > n && i + 4 < buflen)
-        memcpy(buf + i, "...", 4);
+    if (s.n > n && i + 4 < buflen) memcpy(buf + i, "...", 4);
     return buf;
 }
 
@@ -128,32 +138,25 @@ static int fail(tess_ctx *ctx, const char *fmt, ...)
 static int is_decimal(span s)
 {
     size_t i = 0, digits = 0;
-    if (i < s.n && (s.p[i] == '+' || s.p[i] == '-'))
-        i++;
-    for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++)
-        digits++;
+    if (i < s.n && (s.p[i] == '+' || s.p[i] == '-')) i++;
+    for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) digits++;
     if (i < s.n && s.p[i] == '.')
-        for (i++; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++)
-            digits++;
-    if (digits == 0)
-        return 0;
+        for (i++; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) digits++;
+    if (digits == 0) return 0;
     if (i < s.n && (s.p[i] == 'e' || s.p[i] == 'E')) {
         size_t exp_digits = 0;
         i++;
-        if (i < s.n && (s.p[i] == '+' || s.p[i] == '-'))
-            i++;
-        for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++)
-            exp_digits++;
-        if (exp_digits == 0)
-            return 0;
+        if (i < s.n && (s.p[i] == '+' || s.p[i] == '-')) i++;
+        for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) exp_digits++;
+        if (exp_digits == 0) return 0;
     }
     return i == s.n;
 }
 
 /* The number in s, in [min, max] (min excluded if asked); else an error
  * naming `what` under `profile`. */
-static int parse_number(span s, const char *profile, const char *what, double min,
-                        int min_excluded, double max, double *value_out, tess_ctx *ctx)
+static int parse_number(span s, const char *profile, const char *what, double min, int min_excluded,
+                        double max, double *value_out, tess_ctx *ctx)
 {
     char text[64], q[48];
     if (!is_decimal(s) || s.n >= sizeof text)
@@ -175,8 +178,7 @@ static int parse_number(span s, const char *profile, const char *what, double mi
 static const key_def *find_key(span name)
 {
     for (int k = 0; k < KEY_COUNT; k++)
-        if (span_is(name, keys[k].name))
-            return &keys[k];
+        if (span_is(name, keys[k].name)) return &keys[k];
     return NULL;
 }
 
@@ -196,54 +198,48 @@ static int parse_param(span param, const char *profile, tess__latency_spec *s, u
 {
     char q[48];
     const char *eq = memchr(param.p, '=', param.n);
-    if (param.n == 0)
-        return fail(ctx, "%s: empty parameter (expected KEY=VALUE)", profile);
+    if (param.n == 0) return fail(ctx, "%s: empty parameter (expected KEY=VALUE)", profile);
     if (eq == NULL)
-        return fail(ctx, "%s: expected KEY=VALUE, got '%s'", profile,
-                    quoted(param, q, sizeof q));
+        return fail(ctx, "%s: expected KEY=VALUE, got '%s'", profile, quoted(param, q, sizeof q));
     span name = {param.p, (size_t)(eq - param.p)};
     span value = {eq + 1, param.n - name.n - 1};
     const key_def *k = find_key(name);
     if (k == NULL)
-        return fail(ctx, "%s: unknown key '%s' (expected median, sigma, spike_p, "
+        return fail(ctx,
+                    "%s: unknown key '%s' (expected median, sigma, spike_p, "
                     "spike_xm, spike_alpha, spike_cap, bw, stall_rate or stall_mean)",
                     profile, quoted(name, q, sizeof q));
     unsigned bit = BIT(k - keys);
-    if (*seen & bit)
-        return fail(ctx, "%s: %s given twice", profile, k->name);
+    if (*seen & bit) return fail(ctx, "%s: %s given twice", profile, k->name);
     *seen |= bit;
-    return parse_number(value, profile, k->name, k->min, k->min_excluded, k->max,
-                        key_field(s, k), ctx);
+    return parse_number(value, profile, k->name, k->min, k->min_excluded, k->max, key_field(s, k),
+                        ctx);
 }
 
 /* A component's keys come all together or not at all (for a preset, the
  * preset already holds them). */
 static int check_group(unsigned have, unsigned group, const char *profile, tess_ctx *ctx)
 {
-    if ((have & group) == 0 || (have & group) == group)
-        return 0;
+    if ((have & group) == 0 || (have & group) == group) return 0;
     for (int k = 0; k < KEY_COUNT; k++)
         if ((group & BIT(k)) && !(have & BIT(k)))
             for (int g = 0; g < KEY_COUNT; g++)
                 if (have & group & BIT(g))
-                    return fail(ctx, "%s: %s is required with %s", profile,
-                                keys[k].name, keys[g].name);
+                    return fail(ctx, "%s: %s is required with %s", profile, keys[k].name,
+                                keys[g].name);
     return 0;
 }
 
 static int check_lognormal(const tess__latency_spec *s, unsigned have, const char *profile,
                            tess_ctx *ctx)
 {
-    if (!(have & BIT(KEY_MEDIAN)))
-        return fail(ctx, "%s: median is required", profile);
-    if (!(have & BIT(KEY_SIGMA)))
-        return fail(ctx, "%s: sigma is required", profile);
+    if (!(have & BIT(KEY_MEDIAN))) return fail(ctx, "%s: median is required", profile);
+    if (!(have & BIT(KEY_SIGMA))) return fail(ctx, "%s: sigma is required", profile);
     int rc = check_group(have, SPIKE_KEYS, profile, ctx);
-    if (rc == 0)
-        rc = check_group(have, STALL_KEYS, profile, ctx);
+    if (rc == 0) rc = check_group(have, STALL_KEYS, profile, ctx);
     if (rc == 0 && (have & SPIKE_KEYS) && s->spike_cap_us < s->spike_xm_us)
-        rc = fail(ctx, "%s: spike_cap must be >= spike_xm (%g), got %g", profile,
-                  s->spike_xm_us, s->spike_cap_us);
+        rc = fail(ctx, "%s: spike_cap must be >= spike_xm (%g), got %g", profile, s->spike_xm_us,
+                  s->spike_cap_us);
     return rc;
 }
 
@@ -279,17 +275,13 @@ static int parse_lognormal(span params, const char *profile, const preset *base,
         const char *comma = memchr(p, ',', (size_t)(end - p));
         span param = {p, (size_t)((comma != NULL ? comma : end) - p)};
         int rc = parse_param(param, profile, s, &seen, ctx);
-        if (rc != 0)
-            return rc;
-        if (comma == NULL)
-            break;
+        if (rc != 0) return rc;
+        if (comma == NULL) break;
         p = comma + 1;
-        if (p == end)
-            return fail(ctx, "%s: empty parameter (expected KEY=VALUE)", profile);
+        if (p == end) return fail(ctx, "%s: empty parameter (expected KEY=VALUE)", profile);
     }
     int rc = check_lognormal(s, have | seen, profile, ctx);
-    if (rc == 0)
-        canonicalise(s);
+    if (rc == 0) canonicalise(s);
     return rc;
 }
 
@@ -297,8 +289,7 @@ static int parse_fixed(span params, tess__latency_spec *s, tess_ctx *ctx)
 {
     memset(s, 0, sizeof *s);
     s->kind = TESS__LATENCY_FIXED;
-    if (params.n == 0)
-        return fail(ctx, "fixed: missing delay (expected fixed:US)");
+    if (params.n == 0) return fail(ctx, "fixed: missing delay (expected fixed:US)");
     return parse_number(params, "fixed", "delay", 0, 0, MAX_US, &s->fixed_us, ctx);
 }
 
@@ -307,7 +298,7 @@ int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx
     char q[48];
     if (text == NULL || text[0] == '\0')
         return fail(ctx, "missing profile (expected none, fixed:US, "
-                    "lognormal:median=US,sigma=S,..., cloud, ec2-2011 or modern)");
+                         "lognormal:median=US,sigma=S,..., cloud, ec2-2011 or modern)");
     const char *colon = strchr(text, ':');
     span name = {text, colon != NULL ? (size_t)(colon - text) : strlen(text)};
     span params = {colon != NULL ? colon + 1 : text + name.n, 0};
@@ -316,8 +307,7 @@ int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx
     int rc;
     if (span_is(name, "none")) {
         if (colon != NULL)
-            return fail(ctx, "none: takes no parameters, got '%s'",
-                        quoted(params, q, sizeof q));
+            return fail(ctx, "none: takes no parameters, got '%s'", quoted(params, q, sizeof q));
         memset(&s, 0, sizeof s);
         s.kind = TESS__LATENCY_NONE;
         rc = 0;
@@ -328,16 +318,15 @@ int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx
     } else {
         const preset *base = NULL;
         for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
-            if (span_is(name, presets[i].name))
-                base = &presets[i];
+            if (span_is(name, presets[i].name)) base = &presets[i];
         if (base == NULL)
-            return fail(ctx, "unknown profile '%s' (expected none, fixed:US, "
+            return fail(ctx,
+                        "unknown profile '%s' (expected none, fixed:US, "
                         "lognormal:median=US,sigma=S,..., cloud, ec2-2011 or modern)",
                         quoted(name, q, sizeof q));
         rc = parse_lognormal(params, base->name, base, &s, ctx);
     }
-    if (rc == 0)
-        *out = s;
+    if (rc == 0) *out = s;
     return rc;
 }
 
@@ -353,8 +342,7 @@ static void format_number(double v, char *buf, size_t len)
     }
     for (int digits = 1; digits <= 17; digits++) {
         snprintf(buf, len, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            return;
+        if (strtod(buf, NULL) == v) return;
     }
 }
 
@@ -364,17 +352,15 @@ static void append_key(char *text, size_t size, int key, const tess__latency_spe
     char number[40];
     size_t used = strlen(text);
     format_number(key_value(s, &keys[key]), number, sizeof number);
-    snprintf(text + used, size - used, "%s%s=%s", text[used - 1] == ':' ? "" : ",",
-             keys[key].name, number);
+    snprintf(text + used, size - used, "%s%s=%s", text[used - 1] == ':' ? "" : ",", keys[key].name,
+             number);
 }
 
 int tess__latency_format(const tess__latency_spec *s, char *buf, size_t len)
 {
     char text[TESS__LATENCY_FORMAT_MAX], number[40];
     switch (s->kind) {
-    case TESS__LATENCY_NONE:
-        snprintf(text, sizeof text, "none");
-        break;
+    case TESS__LATENCY_NONE: snprintf(text, sizeof text, "none"); break;
     case TESS__LATENCY_FIXED:
         format_number(s->fixed_us, number, sizeof number);
         snprintf(text, sizeof text, "fixed:%s", number);
@@ -384,18 +370,15 @@ int tess__latency_format(const tess__latency_spec *s, char *buf, size_t len)
         append_key(text, sizeof text, KEY_MEDIAN, s);
         append_key(text, sizeof text, KEY_SIGMA, s);
         if (s->spike_p > 0)
-            for (int k = KEY_SPIKE_P; k <= KEY_SPIKE_CAP; k++)
-                append_key(text, sizeof text, k, s);
-        if (s->bw_mbps > 0)
-            append_key(text, sizeof text, KEY_BW, s);
+            for (int k = KEY_SPIKE_P; k <= KEY_SPIKE_CAP; k++) append_key(text, sizeof text, k, s);
+        if (s->bw_mbps > 0) append_key(text, sizeof text, KEY_BW, s);
         if (s->stall_rate_per_s > 0) {
             append_key(text, sizeof text, KEY_STALL_RATE, s);
             append_key(text, sizeof text, KEY_STALL_MEAN, s);
         }
         break;
     }
-    if (len == 0)
-        return TESS_ERR_INVAL;
+    if (len == 0) return TESS_ERR_INVAL;
     int n = snprintf(buf, len, "%s", text);
     return n >= 0 && (size_t)n < len ? 0 : TESS_ERR_INVAL;
 }
@@ -439,8 +422,7 @@ void tess__latency_sample_parts(const tess__latency_spec *s, uint64_t seed, int 
         parts.base_us = s->median_us * exp(s->sigma * standard_normal(seed, stream, seq));
         if (s->spike_p > 0 && message_draw(seed, stream, seq, DRAW_SPIKE_COIN) < s->spike_p)
             parts.spike_us = capped_pareto(s, message_draw(seed, stream, seq, DRAW_SPIKE_SIZE));
-        if (s->bw_mbps > 0)
-            parts.size_us = (double)bytes / s->bw_mbps; /* 1 MB/s is 1 byte/µs */
+        if (s->bw_mbps > 0) parts.size_us = (double)bytes / s->bw_mbps; /* 1 MB/s is 1 byte/µs */
     }
     *parts_out = parts;
 }
@@ -456,7 +438,7 @@ double tess__latency_sample_delay(const tess__latency_spec *s, uint64_t seed, in
 /* ------------------------------------------------------------------- model */
 
 typedef struct latency_link {
-    uint64_t seq;           /* of the next message */
+    uint64_t seq;            /* of the next message */
     double last_delivery_us; /* of the previous message; -inf before the first */
 } latency_link;
 
@@ -472,12 +454,11 @@ struct tess__latency {
     tess__latency_spec spec;
     uint64_t seed;
     int endpoints;
-    latency_link *links;   /* endpoints × endpoints, row src */
-    stall_cursor *stalls;  /* per endpoint */
+    latency_link *links;  /* endpoints × endpoints, row src */
+    stall_cursor *stalls; /* per endpoint */
 };
 
-static double stall_draw_exp(const tess__latency *m, int endpoint, uint64_t counter,
-                             double mean)
+static double stall_draw_exp(const tess__latency *m, int endpoint, uint64_t counter, double mean)
 {
     double u = tess_rng_unit(m->seed, STALL_STREAM_BIT | (uint32_t)endpoint, counter);
     return -mean * log(1.0 - u);
@@ -485,15 +466,15 @@ static double stall_draw_exp(const tess__latency *m, int endpoint, uint64_t coun
 
 /* Stall i of an endpoint starts an Exp(1/rate) running time after stall i-1
  * ends (after time 0 for i = 0) and lasts Exp(mean). */
-static void stall_cursor_set(const tess__latency *m, int endpoint, stall_cursor *c,
-                             uint64_t index, double run_start)
+static void stall_cursor_set(const tess__latency *m, int endpoint, stall_cursor *c, uint64_t index,
+                             double run_start)
 {
     c->index = index;
     c->run_start = run_start;
-    c->stall_start = run_start + stall_draw_exp(m, endpoint, 2 * index,
-                                                1e6 / m->spec.stall_rate_per_s);
-    c->stall_end = c->stall_start + stall_draw_exp(m, endpoint, 2 * index + 1,
-                                                   m->spec.stall_mean_us);
+    c->stall_start =
+        run_start + stall_draw_exp(m, endpoint, 2 * index, 1e6 / m->spec.stall_rate_per_s);
+    c->stall_end =
+        c->stall_start + stall_draw_exp(m, endpoint, 2 * index + 1, m->spec.stall_mean_us);
 }
 
 /* Send times from one endpoint mostly increase, so the cursor moves forward
@@ -501,24 +482,20 @@ static void stall_cursor_set(const tess__latency *m, int endpoint, stall_cursor 
  * recomputes the same sums in the same order. */
 static double stall_release(tess__latency *m, int endpoint, double t)
 {
-    if (m->spec.stall_rate_per_s <= 0 || !(t >= 0) || isinf(t))
-        return t;
+    if (m->spec.stall_rate_per_s <= 0 || !(t >= 0) || isinf(t)) return t;
     stall_cursor *c = &m->stalls[endpoint];
-    if (t < c->run_start)
-        stall_cursor_set(m, endpoint, c, 0, 0.0);
-    while (t >= c->stall_end)
-        stall_cursor_set(m, endpoint, c, c->index + 1, c->stall_end);
+    if (t < c->run_start) stall_cursor_set(m, endpoint, c, 0, 0.0);
+    while (t >= c->stall_end) stall_cursor_set(m, endpoint, c, c->index + 1, c->stall_end);
     return t >= c->stall_start ? c->stall_end : t;
 }
 
 tess__latency *tess__latency_new(const tess__latency_spec *s, uint64_t seed, int endpoints)
 {
-    if (s == NULL || endpoints <= 0 || (size_t)endpoints > SIZE_MAX / sizeof(latency_link) /
-                                                               (size_t)endpoints)
+    if (s == NULL || endpoints <= 0 ||
+        (size_t)endpoints > SIZE_MAX / sizeof(latency_link) / (size_t)endpoints)
         return NULL;
     tess__latency *m = calloc(1, sizeof *m);
-    if (m == NULL)
-        return NULL;
+    if (m == NULL) return NULL;
     size_t n = (size_t)endpoints;
     m->links = malloc(n * n * sizeof *m->links);
     m->stalls = malloc(n * sizeof *m->stalls);
@@ -529,33 +506,26 @@ tess__latency *tess__latency_new(const tess__latency_spec *s, uint64_t seed, int
     m->spec = *s;
     m->seed = seed;
     m->endpoints = endpoints;
-    for (size_t i = 0; i < n * n; i++)
-        m->links[i] = (latency_link){0, -INFINITY};
+    for (size_t i = 0; i < n * n; i++) m->links[i] = (latency_link){0, -INFINITY};
     for (int e = 0; e < endpoints; e++)
-        if (s->stall_rate_per_s > 0)
-            stall_cursor_set(m, e, &m->stalls[e], 0, 0.0);
+        if (s->stall_rate_per_s > 0) stall_cursor_set(m, e, &m->stalls[e], 0, 0.0);
     return m;
 }
 
 void tess__latency_free(tess__latency *m)
 {
-    if (m == NULL)
-        return;
+    if (m == NULL) return;
     free(m->links);
     free(m->stalls);
     free(m);
 }
 
-static int endpoint_ok(const tess__latency *m, int e)
-{
-    return e >= 0 && e < m->endpoints;
-}
+static int endpoint_ok(const tess__latency *m, int e) { return e >= 0 && e < m->endpoints; }
 
 double tess__latency_stall_end(tess__latency *m, int endpoint, double t)
 {
     assert(endpoint_ok(m, endpoint));
-    if (!endpoint_ok(m, endpoint))
-        return NAN;
+    if (!endpoint_ok(m, endpoint)) return NAN;
     return stall_release(m, endpoint, t);
 }
 
@@ -563,15 +533,14 @@ double tess__latency_deliver_at(tess__latency *m, int src, int dst, double send_
                                 size_t bytes)
 {
     assert(endpoint_ok(m, src) && endpoint_ok(m, dst));
-    if (!endpoint_ok(m, src) || !endpoint_ok(m, dst))
-        return NAN;
+    if (!endpoint_ok(m, src) || !endpoint_ok(m, dst)) return NAN;
     latency_link *link = &m->links[(size_t)src * (size_t)m->endpoints + (size_t)dst];
     tess__latency_parts parts;
     tess__latency_sample_parts(&m->spec, m->seed, src, dst, link->seq, bytes, &parts);
     double arrival = stall_release(m, src, send_time_us) + parts.base_us + parts.spike_us;
     /* The bytes cross the link only after the previous message's have. */
-    double delivery = (arrival > link->last_delivery_us ? arrival : link->last_delivery_us) +
-                      parts.size_us;
+    double delivery =
+        (arrival > link->last_delivery_us ? arrival : link->last_delivery_us) + parts.size_us;
     link->seq++;
     link->last_delivery_us = delivery;
     return delivery;

@@ -9,8 +9,8 @@
 #include <string.h>
 #include "comm.h"
 
-int tess__send(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen,
-               const void *b, size_t blen)
+int tess__send(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen, const void *b,
+               size_t blen)
 {
     if (dst != ctx->rank) return tess__comm_post(ctx, dst, type, a, alen, b, blen);
     if (blen == 0 || alen == 0) {
@@ -133,8 +133,8 @@ int tess__request(tess_ctx *ctx, int dst, uint32_t type, const void *body, size_
     return rc;
 }
 
-int tess__reply(tess_ctx *ctx, int src, const tess__req_hdr *req, int status,
-                const void *payload, size_t len)
+int tess__reply(tess_ctx *ctx, int src, const tess__req_hdr *req, int status, const void *payload,
+                size_t len)
 {
     tess__reply_hdr h = {.slot = req->slot, .status = status, .req_id = req->req_id};
     return tess__send(ctx, src, TESS_MSG_REPLY, &h, sizeof h, payload, len);

@@ -18,20 +18,20 @@
 #include "comm.h"
 
 #define TAG_BATCH 7
-#define BATCH_LIMIT (4u << 20)    /* send a batch early once it holds 4 MiB */
+#define BATCH_LIMIT (4u << 20) /* send a batch early once it holds 4 MiB */
 #define MAX_SLEEP_US 1000
 #define RECV_PER_TURN 64
 
 typedef struct out_msg {
     struct out_msg *next;
     int dst;
-    size_t len;          /* bytes in data: header + payload */
+    size_t len; /* bytes in data: header + payload */
     uint8_t data[];
 } out_msg;
 
 typedef struct msg_hdr {
     uint32_t type;
-    uint32_t len;        /* payload bytes; the record is padded to 8 */
+    uint32_t len; /* payload bytes; the record is padded to 8 */
 } msg_hdr;
 
 typedef struct batch {
@@ -47,12 +47,12 @@ typedef struct pending_send {
 struct tess__comm {
     tess_ctx *ctx;
     pthread_t thread;
-    pthread_mutex_t mu;          /* guards the queue, stop and ready */
-    pthread_cond_t doorbell;     /* rung when a message is queued or stop is set */
+    pthread_mutex_t mu;      /* guards the queue, stop and ready */
+    pthread_cond_t doorbell; /* rung when a message is queued or stop is set */
     pthread_cond_t ready_cv;
     out_msg *head, *tail;
     int stop, ready, init_rc;
-    int *worker_counts;          /* from the start-up allgather */
+    int *worker_counts; /* from the start-up allgather */
     /* owned by the progress thread */
     batch *batches;
     pending_send *sends;
@@ -186,8 +186,7 @@ static int poll_incoming(tess__comm *c)
         MPI_Get_count(&st, MPI_BYTE, &count);
         uint8_t *buf = malloc(count > 0 ? (size_t)count : 1);
         if (buf == NULL) abort();
-        MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_BATCH, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
+        MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_BATCH, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         double started = tess_now();
         dispatch_batch(c->ctx, st.MPI_SOURCE, buf, (size_t)count);
         tess__throttle(c->ctx, started); /* a slowed rank handles messages slowly too */

@@ -36,11 +36,12 @@ void tess_config_init(tess_config *cfg)
     const char *s = getenv("TESS_STEAL");
     if (s != NULL && strcmp(s, "0") == 0) cfg->steal = 0;
     s = getenv("TESS_SLOW_WORKER");
-    if (s != NULL && tess_parse_slow_worker(s, &cfg->slow_rank, &cfg->slow_factor,
-                                            &cfg->slow_sleep) != TESS_OK)
+    if (s != NULL &&
+        tess_parse_slow_worker(s, &cfg->slow_rank, &cfg->slow_factor, &cfg->slow_sleep) != TESS_OK)
         fprintf(stderr,
                 "tessera: TESS_SLOW_WORKER: expected RANK:FACTOR[:spin|:sleep], got '%s' "
-                "(ignored)\n", s);
+                "(ignored)\n",
+                s);
 }
 
 /* "" or ":spin" -> 0, ":sleep" -> 1, anything else -> -1. */
@@ -66,16 +67,13 @@ int tess_parse_slow_worker(const char *spec, int *rank_out, double *factor_out, 
     return TESS_OK;
 }
 
-int tess__default_workers(void)
-{
-    return usable_cores();
-}
+int tess__default_workers(void) { return usable_cores(); }
 
 /* Launchers export their rank in the environment: OpenMPI, PMIx, Hydra/PMI, Slurm's srun. */
 int tess__launched_by_mpi(void)
 {
     static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
-                                 "MPI_LOCALNRANKS", NULL};
+                                 "MPI_LOCALNRANKS",      NULL};
     for (int i = 0; vars[i] != NULL; i++)
         if (getenv(vars[i]) != NULL) return 1;
     /* srun sets a step id; an sbatch script alone does not start ranks */

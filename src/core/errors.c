@@ -63,10 +63,8 @@ static void print_line(const tess_ctx *ctx, const char *fmt, va_list ap)
 {
     char line[1024];
     vsnprintf(line, sizeof line, fmt, ap);
-    if (ctx != NULL && ctx->nranks > 1)
-        fprintf(stderr, "tessera[rank %d]: %s\n", ctx->rank, line);
-    else
-        fprintf(stderr, "tessera: %s\n", line);
+    if (ctx != NULL && ctx->nranks > 1) fprintf(stderr, "tessera[rank %d]: %s\n", ctx->rank, line);
+    else fprintf(stderr, "tessera: %s\n", line);
 }
 
 void tess__log(const tess_ctx *ctx, const char *fmt, ...)

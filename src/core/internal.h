@@ -29,8 +29,7 @@ typedef struct tess__comm tess__comm;
 
 /* A message handler: runs on the progress thread for a message from another
  * rank, on the sender's thread for one to its own rank (comm/comm.h). */
-typedef void tess__msg_handler(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                               size_t len);
+typedef void tess__msg_handler(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 /* Message types are small integers; each layer owns a block of them. */
 #define TESS__MSG_TYPES 128
 typedef struct tess__slot_buffers tess__slot_buffers;
@@ -40,8 +39,8 @@ typedef struct tess__ckpt_rt tess__ckpt_rt;
 /* ---- registry ---- */
 typedef struct tess__named {
     char *name;
-    void *fn;                 /* kernel or partitioner */
-    tess_accum_ops accum;     /* accumulators */
+    void *fn;             /* kernel or partitioner */
+    tess_accum_ops accum; /* accumulators */
 } tess__named;
 
 typedef struct tess__registry {
@@ -51,35 +50,35 @@ typedef struct tess__registry {
 
 /* ---- a thread's slot ---- */
 typedef struct tess__slot {
-    int index;                /* 0..W-1 workers, W main thread */
+    int index; /* 0..W-1 workers, W main thread */
     tess_ctx *ctx;
-    tess__slot_buffers **bufs;/* per table, created lazily */
+    tess__slot_buffers **bufs; /* per table, created lazily */
     int nbufs;
     /* mailbox for the reply to this slot's one outstanding request */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    uint64_t req_id;          /* id of the request awaiting a reply */
+    uint64_t req_id; /* id of the request awaiting a reply */
     int replied;
     int reply_status;
-    void *reply;              /* malloc'd payload, owned by the waiter */
+    void *reply; /* malloc'd payload, owned by the waiter */
     size_t reply_len;
 } tess__slot;
 
 /* ---- per-rank control state (rank 0 keeps the view of all ranks) ---- */
 typedef struct tess__rank_view {
-    uint64_t done_seq;        /* last run sequence this rank finished entirely */
-    int error;                /* first kernel error reported by it */
-    uint64_t fingerprint;     /* of its registrations, from READY */
+    uint64_t done_seq;    /* last run sequence this rank finished entirely */
+    int error;            /* first kernel error reported by it */
+    uint64_t fingerprint; /* of its registrations, from READY */
 } tess__rank_view;
 
 struct tess_ctx {
     tess_config cfg;
     int rank, nranks;
-    int workers;              /* on this rank */
+    int workers; /* on this rank */
     int workers_total;
-    int *worker_base;         /* global id of each rank's first worker (nranks+1) */
+    int *worker_base; /* global id of each rank's first worker (nranks+1) */
     int mpi;
-    int started;              /* tess_main entered: configuration is frozen */
+    int started; /* tess_main entered: configuration is frozen */
     char last_error[512];
     pthread_mutex_t error_mu;
 
@@ -87,7 +86,7 @@ struct tess_ctx {
     tess_table **tables;
     int ntables;
 
-    tess__slot *slots;        /* workers + 1 (main) */
+    tess__slot *slots; /* workers + 1 (main) */
     pthread_t *threads;
     tess__task_queue *queue;
     void *app;
@@ -95,9 +94,9 @@ struct tess_ctx {
     struct tess__tick_reg *tick; /* tick-face applications (src/tick), or NULL */
     struct tess__steal *steal;   /* work stealing and the throttle (src/sched/steal.c) */
     struct tess__migrate *mig;   /* partition migration (src/table/migrate.c) */
-    tess__ckpt_rt *ckpt;      /* checkpoint state (src/ckpt/snapshot.c), or NULL */
+    tess__ckpt_rt *ckpt;         /* checkpoint state (src/ckpt/snapshot.c), or NULL */
 
-    tess__comm *comm;         /* NULL in embedded mode */
+    tess__comm *comm; /* NULL in embedded mode */
     /* handler of each message type, registered by the layers (comm/message.c) */
     tess__msg_handler *handlers[TESS__MSG_TYPES];
     /* set while checkpoints are enabled: sees each table message before it
@@ -108,12 +107,12 @@ struct tess_ctx {
     /* control state, guarded by ctl_mu */
     pthread_mutex_t ctl_mu;
     pthread_cond_t ctl_cv;
-    uint64_t run_seq;         /* rank 0: runs launched; others: runs received */
-    tess__rank_view *views;   /* rank 0: per rank */
-    int ready_ranks;          /* rank 0: ranks that reported READY */
-    int setup_mismatch;       /* rank 0: a rank registered differently */
-    int shutdown;             /* set on every rank when rank 0's control returned */
-    int ckpt_active;          /* rank 0: checkpoint epochs in progress (no steals while > 0) */
+    uint64_t run_seq;       /* rank 0: runs launched; others: runs received */
+    tess__rank_view *views; /* rank 0: per rank */
+    int ready_ranks;        /* rank 0: ranks that reported READY */
+    int setup_mismatch;     /* rank 0: a rank registered differently */
+    int shutdown;           /* set on every rank when rank 0's control returned */
+    int ckpt_active;        /* rank 0: checkpoint epochs in progress (no steals while > 0) */
     int shutdown_rc;
     char kernel_error[256];
 
@@ -134,16 +133,15 @@ struct tess_ctx {
 /* ---- errors and logging (errors.c) ---- */
 /* Record a detailed message as the context's last error; returns code.
  * A NULL ctx records nothing (a caller that only wants the code). */
-int tess__fail(tess_ctx *ctx, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int tess__fail(tess_ctx *ctx, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int tess__vfail(tess_ctx *ctx, int code, const char *fmt, va_list ap);
 void tess__log(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Always printed: "tessera[rank R]: ..." on stderr. */
 void tess__warn(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#define TESS_RETURN_IF(ctx, cond, code, ...)                                                  \
-    do {                                                                                       \
-        if (cond) return tess__fail((ctx), (code), __VA_ARGS__);                               \
+#define TESS_RETURN_IF(ctx, cond, code, ...)                     \
+    do {                                                         \
+        if (cond) return tess__fail((ctx), (code), __VA_ARGS__); \
     } while (0)
 
 /* CLOCK_REALTIME deadline `seconds` from now, for pthread_cond_timedwait. */

@@ -19,8 +19,7 @@ static int registry_add(tess_ctx *ctx, tess__named **list, int *n, const char *w
 {
     TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE,
                    "%s '%s' registered after tess_main() started", what, name ? name : "?");
-    TESS_RETURN_IF(ctx, name == NULL || name[0] == '\0', TESS_ERR_INVAL, "%s without a name",
-                   what);
+    TESS_RETURN_IF(ctx, name == NULL || name[0] == '\0', TESS_ERR_INVAL, "%s without a name", what);
     TESS_RETURN_IF(ctx, tess__registry_find(*list, *n, name) >= 0, TESS_ERR_INVAL,
                    "%s '%s' registered twice", what, name);
     tess__named *grown = realloc(*list, (size_t)(*n + 1) * sizeof **list);
@@ -44,11 +43,10 @@ int tess_register_kernel(tess_ctx *ctx, const char *name, tess_kernel_fn fn)
 int tess_register_partitioner(tess_ctx *ctx, const char *name, tess_partitioner_fn fn)
 {
     if (ctx == NULL) return TESS_ERR_INVAL;
-    TESS_RETURN_IF(ctx, fn == NULL, TESS_ERR_INVAL, "partitioner '%s' is NULL",
-                   name ? name : "?");
+    TESS_RETURN_IF(ctx, fn == NULL, TESS_ERR_INVAL, "partitioner '%s' is NULL", name ? name : "?");
     tess__named e = {.fn = (void *)fn};
-    return registry_add(ctx, &ctx->reg.partitioners, &ctx->reg.npartitioners, "partitioner",
-                        name, &e);
+    return registry_add(ctx, &ctx->reg.partitioners, &ctx->reg.npartitioners, "partitioner", name,
+                        &e);
 }
 
 int tess_register_accumulator(tess_ctx *ctx, const char *name, const tess_accum_ops *ops)

@@ -26,10 +26,7 @@ void tess__signals_install(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-int tess__signal_pending(void)
-{
-    return signal_seen != 0;
-}
+int tess__signal_pending(void) { return signal_seen != 0; }
 
 int tess_interrupted(const tess_ctx *ctx)
 {

@@ -54,8 +54,7 @@ static void on_done(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payloa
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
 
-static void on_shutdown(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload,
-                        size_t len)
+static void on_shutdown(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload, size_t len)
 {
     (void)src, (void)type;
     int32_t rc = 0;
@@ -81,8 +80,7 @@ static void on_ready(tess_ctx *ctx, int src, uint32_t type, const uint8_t *paylo
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
 
-static void on_count_req(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload,
-                         size_t len)
+static void on_count_req(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload, size_t len)
 {
     (void)type;
     tess__req_hdr h;
@@ -112,11 +110,14 @@ static int wait_ready(tess_ctx *ctx)
     for (int r = 0; r < ctx->nranks && ctx->ready_ranks == ctx->nranks; r++) {
         if (ctx->views[r].fingerprint == mine) continue;
         ctx->setup_mismatch = 1;
-        tess__warn(ctx, "rank %d registered different kernels, accumulators, partitioners "
-                        "or tables than rank 0", r);
+        tess__warn(ctx,
+                   "rank %d registered different kernels, accumulators, partitioners "
+                   "or tables than rank 0",
+                   r);
     }
-    int rc = ctx->setup_mismatch ? TESS_ERR_MISUSE
-             : tess_interrupted(ctx) ? TESS_ERR_INTERRUPTED : TESS_OK;
+    int rc = ctx->setup_mismatch     ? TESS_ERR_MISUSE
+             : tess_interrupted(ctx) ? TESS_ERR_INTERRUPTED
+                                     : TESS_OK;
     pthread_mutex_unlock(&ctx->ctl_mu);
     if (rc == TESS_ERR_MISUSE)
         tess__fail(ctx, rc, "ranks registered different kernels or tables before tess_main()");
@@ -180,8 +181,8 @@ int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *local
     TESS_RETURN_IF(ctx, instances < 0 && instances != TESS_EVERY_WORKER, TESS_ERR_INVAL,
                    "negative instance count");
     TESS_RETURN_IF(ctx, locality && instances != tess_table_partitions(locality), TESS_ERR_INVAL,
-                   "kernel '%s': %d instances but the locality table has %d partitions",
-                   kernel, instances, tess_table_partitions(locality));
+                   "kernel '%s': %d instances but the locality table has %d partitions", kernel,
+                   instances, tess_table_partitions(locality));
     TESS_RETURN_IF(ctx, tess_interrupted(ctx), TESS_ERR_INTERRUPTED, "interrupted");
     rc = tess__slot_flush_all(tess__current_slot(ctx));
     if (rc != TESS_OK) return rc;

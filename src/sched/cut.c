@@ -74,9 +74,8 @@ void tess__queue_try_cut(tess_ctx *ctx, tess__task_queue *q)
 {
     if (q->cut_want <= q->cut_done || q->cutting) return;
     /* a peer's marker can overtake rank 0's RUN: cut only after that run arrived */
-    int ready = q->seq >= q->cut_after_seq &&
-                (q->cut_sync ? q->next == q->ntasks && q->running == 0
-                             : q->at_rest == ctx->workers);
+    int ready = q->seq >= q->cut_after_seq && (q->cut_sync ? q->next == q->ntasks && q->running == 0
+                                                           : q->at_rest == ctx->workers);
     if (!ready) return;
     uint64_t epoch = q->cut_want;
     size_t len = 0;

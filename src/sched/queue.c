@@ -36,8 +36,8 @@ int tess__queue_create(tess_ctx *ctx)
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
     ctx->queue = q;
-    if (!q->busy || !q->busy_instance || !q->busy_locality || !q->busy_size ||
-        !q->busy_started || !q->pos || !q->pos_len || !q->pos_instance)
+    if (!q->busy || !q->busy_instance || !q->busy_locality || !q->busy_size || !q->busy_started ||
+        !q->pos || !q->pos_len || !q->pos_instance)
         return TESS_ERR_NOMEM;
     for (int w = 0; w < ctx->workers; w++) q->pos_instance[w] = -1;
     return TESS_OK;
@@ -161,11 +161,15 @@ static int build_tasks(tess_ctx *ctx, const run_msg *r, shared_args *args, tess_
         uint32_t state = 0, plen = 0;
         const uint8_t *pos = find_record(recs, r->restore_len, i, &state, &plen);
         if (pos != NULL && state == TASK_FINISHED) continue;
-        tasks[n] = (tess_task){.ctx = ctx, .kernel = r->kernel, .instance = i,
-                               .instances = r->instances, .args = args,
+        tasks[n] = (tess_task){.ctx = ctx,
+                               .kernel = r->kernel,
+                               .instance = i,
+                               .instances = r->instances,
+                               .args = args,
                                .locality = r->locality,
                                .size = loc ? tess__table_local_size(loc, i) : 0,
-                               .restored = pos, .restored_len = plen};
+                               .restored = pos,
+                               .restored_len = plen};
         n++;
     }
     free(q->assigned);
@@ -176,8 +180,7 @@ static int build_tasks(tess_ctx *ctx, const run_msg *r, shared_args *args, tess_
     return n;
 }
 
-void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload,
-                        size_t len)
+void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload, size_t len)
 {
     (void)src, (void)type;
     run_msg r;
@@ -205,7 +208,10 @@ void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pa
 int tess__sched_launch(tess_ctx *ctx, uint64_t seq, int kernel, int instances, int locality,
                        const void *args, size_t len, const void *restored, size_t rlen)
 {
-    run_msg r = {.seq = seq, .kernel = kernel, .instances = instances, .locality = locality,
+    run_msg r = {.seq = seq,
+                 .kernel = kernel,
+                 .instances = instances,
+                 .locality = locality,
                  .restore_len = (uint32_t)rlen};
     uint8_t *body = malloc(len + rlen + 1);
     if (body == NULL) return TESS_ERR_NOMEM;
@@ -230,9 +236,8 @@ static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel,
 {
     if (rc >= 0 || q->error != 0) return;
     q->error = rc;
-    snprintf(q->error_msg, sizeof q->error_msg, "kernel %s instance %d on rank %d: %.120s",
-             kernel, instance, ctx->rank,
-             ctx->last_error[0] ? ctx->last_error : tess_strerror(rc));
+    snprintf(q->error_msg, sizeof q->error_msg, "kernel %s instance %d on rank %d: %.120s", kernel,
+             instance, ctx->rank, ctx->last_error[0] ? ctx->last_error : tess_strerror(rc));
 }
 
 /* q->mu held, released and retaken: flush this worker's buffers (`dry`: its
@@ -440,8 +445,8 @@ typedef struct stolen_hdr {
 
 static int encode_task(const tess_task *t, uint8_t **blob, size_t *len)
 {
-    stolen_hdr h = {t->kernel, t->instance, t->instances, t->locality, t->args->len,
-                    t->restored_len, t->restored != NULL};
+    stolen_hdr h = {t->kernel,    t->instance,     t->instances,       t->locality,
+                    t->args->len, t->restored_len, t->restored != NULL};
     size_t body = h.args_len + h.restored_len;
     uint8_t *grown = realloc(*blob, *len + sizeof h + body);
     if (grown == NULL) return TESS_ERR_NOMEM;
@@ -473,8 +478,8 @@ static void add_assigned(tess__task_queue *q, int instance)
 }
 
 /* Caller holds q->mu: move the tasks on (group, instance) out into *blob. */
-static int take_same(tess_ctx *ctx, tess__task_queue *q, int group, int instance,
-                     uint8_t **blob, size_t *len)
+static int take_same(tess_ctx *ctx, tess__task_queue *q, int group, int instance, uint8_t **blob,
+                     size_t *len)
 {
     int kept = q->next, rc = TESS_OK;
     for (int i = q->next; i < q->ntasks; i++) {
@@ -498,8 +503,7 @@ int tess__queue_take(tess_ctx *ctx, uint64_t max_size, uint8_t **blob_out, size_
     tess__task_queue *q = ctx->queue;
     pthread_mutex_lock(&q->mu);
     int i = q->next;
-    while (i < q->ntasks && (q->tasks[i].size > max_size || !stealable(ctx, q, &q->tasks[i])))
-        i++;
+    while (i < q->ntasks && (q->tasks[i].size > max_size || !stealable(ctx, q, &q->tasks[i]))) i++;
     if (i == q->ntasks) {
         pthread_mutex_unlock(&q->mu);
         return 0;
@@ -519,8 +523,7 @@ int tess__queue_take(tess_ctx *ctx, uint64_t max_size, uint8_t **blob_out, size_
     return 1;
 }
 
-static int decode_task(tess_ctx *ctx, const uint8_t *p, size_t len, size_t *off,
-                       tess_task *out)
+static int decode_task(tess_ctx *ctx, const uint8_t *p, size_t len, size_t *off, tess_task *out)
 {
     stolen_hdr h;
     if (len - *off < sizeof h) return TESS_ERR_FORMAT;
@@ -536,8 +539,12 @@ static int decode_task(tess_ctx *ctx, const uint8_t *p, size_t len, size_t *off,
     memcpy(args->data, p + *off + sizeof h, body);
     *off += sizeof h + body;
     tess_table *loc = ctx->tables[h.locality];
-    *out = (tess_task){.ctx = ctx, .kernel = h.kernel, .instance = h.instance,
-                       .instances = h.instances, .locality = h.locality, .args = args,
+    *out = (tess_task){.ctx = ctx,
+                       .kernel = h.kernel,
+                       .instance = h.instance,
+                       .instances = h.instances,
+                       .locality = h.locality,
+                       .args = args,
                        .size = tess__table_local_size(loc, h.instance),
                        .restored = h.has_restored ? args->data + h.args_len : NULL,
                        .restored_len = h.restored_len};

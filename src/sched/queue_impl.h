@@ -19,46 +19,46 @@ struct tess_task {
     tess_ctx *ctx;
     int kernel;
     int instance, instances;
-    int worker;             /* global id of the worker running it */
+    int worker; /* global id of the worker running it */
     uint64_t size;
-    int locality;           /* table index, or < 0 without a locality table */
+    int locality; /* table index, or < 0 without a locality table */
     shared_args *args;
-    const uint8_t *restored;  /* saved position (in args' buffer), or NULL */
+    const uint8_t *restored; /* saved position (in args' buffer), or NULL */
     uint32_t restored_len;
 };
 
 struct tess__task_queue {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    tess_task *tasks;       /* pending, sorted by size descending from `next` */
+    tess_task *tasks; /* pending, sorted by size descending from `next` */
     int ntasks, next, cap;
     int running;
     int stop;
-    uint64_t seq;           /* last run received */
+    uint64_t seq; /* last run received */
     uint64_t reported_seq;
-    int error;              /* first kernel error since the last report */
+    int error; /* first kernel error since the last report */
     char error_msg[200];
-    const char **busy;      /* per worker: kernel name being run, or NULL */
+    const char **busy; /* per worker: kernel name being run, or NULL */
     int *busy_instance;
-    int *busy_locality;     /* per worker: locality table of the running task */
-    uint64_t *busy_size;    /* per worker: size of the running task */
-    double *busy_started;   /* per worker: when it started (tess_now) */
-    uint32_t stolen;        /* stolen tasks received since the last report */
+    int *busy_locality;   /* per worker: locality table of the running task */
+    uint64_t *busy_size;  /* per worker: size of the running task */
+    double *busy_started; /* per worker: when it started (tess_now) */
+    uint32_t stolen;      /* stolen tasks received since the last report */
 
     /* checkpoint cuts (cut.c) */
     uint64_t cut_want, cut_done; /* epochs asked for and cut */
-    uint64_t cut_after_seq; /* rank 0's latest run when the epoch started: its RUN first */
-    int cut_sync;           /* CpBarrier: cut when idle; else when all at rest */
+    uint64_t cut_after_seq;      /* rank 0's latest run when the epoch started: its RUN first */
+    int cut_sync;                /* CpBarrier: cut when idle; else when all at rest */
     int cutting;
-    int at_rest;            /* workers parked at a point or idle without buffers */
-    _Atomic int cut_async;  /* a CpPeriodic cut is pending: kernels park at points */
-    int *assigned;          /* instances of the latest run placed on this rank */
+    int at_rest;           /* workers parked at a point or idle without buffers */
+    _Atomic int cut_async; /* a CpPeriodic cut is pending: kernels park at points */
+    int *assigned;         /* instances of the latest run placed on this rank */
     int nassigned;
     int run_kernel;
-    uint8_t **pos;          /* per worker: position saved at its point */
+    uint8_t **pos; /* per worker: position saved at its point */
     size_t *pos_len;
-    int *pos_instance;      /* per worker: instance parked at a point, or -1 */
-    tess__cut_fn *cut;      /* makes the cut: the checkpoint layer's */
+    int *pos_instance;                 /* per worker: instance parked at a point, or -1 */
+    tess__cut_fn *cut;                 /* makes the cut: the checkpoint layer's */
     tess__sched_ckpt_hooks ckpt_hooks; /* set when checkpoints are enabled */
 };
 
@@ -71,7 +71,6 @@ typedef struct run_msg {
 } run_msg;
 
 enum { TASK_FINISHED = 0, TASK_AT_POSITION = 1 };
-
 
 /* Kernel arguments are shared by the tasks of a run: the last one frees them. */
 void tess__args_release(shared_args *a);

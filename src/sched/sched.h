@@ -14,14 +14,14 @@
 
 /* Message types of the scheduler (see the block list in comm/comm.h). */
 enum tess__sched_msg_type {
-    TESS_MSG_RUN = 1,          /* rank 0 -> all: launch a kernel */
-    TESS_MSG_DONE = 2,         /* rank -> 0: all tasks of a run finished */
-    TESS_MSG_SHUTDOWN = 3,     /* rank 0 -> all: control returned */
-    TESS_MSG_COUNT_REQ = 5,    /* rank 0 -> all: report write counters (request) */
-    TESS_MSG_READY = 17,       /* rank -> 0: tables created, registry fingerprint */
-    TESS_MSG_STEAL_QUERY = 64, /* rank 0 -> busy rank: its queued work (request) */
-    TESS_MSG_STEAL_TAKE = 65,  /* rank 0 -> victim: give a queued task to a thief (request) */
-    TESS_MSG_MIG_DONE = 66,    /* thief -> rank 0: stolen task is in the thief's queue */
+    TESS_MSG_RUN = 1,           /* rank 0 -> all: launch a kernel */
+    TESS_MSG_DONE = 2,          /* rank -> 0: all tasks of a run finished */
+    TESS_MSG_SHUTDOWN = 3,      /* rank 0 -> all: control returned */
+    TESS_MSG_COUNT_REQ = 5,     /* rank 0 -> all: report write counters (request) */
+    TESS_MSG_READY = 17,        /* rank -> 0: tables created, registry fingerprint */
+    TESS_MSG_STEAL_QUERY = 64,  /* rank 0 -> busy rank: its queued work (request) */
+    TESS_MSG_STEAL_TAKE = 65,   /* rank 0 -> victim: give a queued task to a thief (request) */
+    TESS_MSG_MIG_DONE = 66,     /* thief -> rank 0: stolen task is in the thief's queue */
     TESS_MSG_STEAL_COVERED = 72 /* thief -> rank 0: stolen tasks finished, DONE follows */
 };
 
@@ -53,8 +53,7 @@ typedef struct tess__sched_ckpt_hooks {
     void (*quiesce)(tess_ctx *ctx);
     /* tess_run: positions of `kernel`'s instances at a restored checkpoint
      * (*recs_out malloc'd, or NULL); 1 if there were any */
-    int (*take_restored)(tess_ctx *ctx, const char *kernel, uint8_t **recs_out,
-                         size_t *len_out);
+    int (*take_restored)(tess_ctx *ctx, const char *kernel, uint8_t **recs_out, size_t *len_out);
 } tess__sched_ckpt_hooks;
 void tess__sched_set_ckpt_hooks(tess_ctx *ctx, const tess__sched_ckpt_hooks *hooks);
 const tess__sched_ckpt_hooks *tess__sched_ckpt_hooks_of(tess_ctx *ctx);
@@ -95,7 +94,7 @@ typedef struct tess__queue_load {
     int32_t running;          /* tasks running now */
     uint64_t queued_size;     /* keys in their locality partitions */
     uint64_t biggest_size;
-    double running_seconds;   /* the running tasks' estimated time left, summed */
+    double running_seconds; /* the running tasks' estimated time left, summed */
 } tess__queue_load;
 /* seconds_per_key (0 = unknown) estimates how long the running tasks still take. */
 void tess__queue_load_of(tess_ctx *ctx, double seconds_per_key, tess__queue_load *out);

@@ -41,17 +41,17 @@
 #define TAKE_UNKNOWN 1000000 /* placeholder count of stolen tasks: keeps the barrier waiting */
 
 struct tess__steal {
-    pthread_mutex_t mu;     /* the speed estimate */
+    pthread_mutex_t mu; /* the speed estimate */
     uint64_t keys;
     double seconds;
-    double flush_seconds;   /* a worker's flush after its last task (moving average) */
+    double flush_seconds; /* a worker's flush after its last task (moving average) */
     /* rank 0 only, coordinator thread (counts under ctx->ctl_mu) */
-    int inflight;           /* steals whose partitions are not installed yet */
-    int uncovered;          /* stolen tasks no DONE of their thief covers yet */
+    int inflight;  /* steals whose partitions are not installed yet */
+    int uncovered; /* stolen tasks no DONE of their thief covers yet */
     double next_try;
-    double asked;           /* when the steal in flight was decided (for the log) */
-    double bandwidth;       /* bytes/s assumed for moving partitions */
-    double force_period;    /* test hook: seconds between forced moves, 0 = off */
+    double asked;        /* when the steal in flight was decided (for the log) */
+    double bandwidth;    /* bytes/s assumed for moving partitions */
+    double force_period; /* test hook: seconds between forced moves, 0 = off */
     uint64_t force_state;
 };
 typedef struct tess__steal tess__steal;
@@ -66,7 +66,7 @@ typedef struct load_rep {
 
 typedef struct take_req {
     int32_t thief, pad;
-    uint64_t max_size;      /* keys of the biggest task worth taking */
+    uint64_t max_size; /* keys of the biggest task worth taking */
 } take_req;
 
 typedef struct take_rep {
@@ -211,8 +211,7 @@ static void on_covered(tess_ctx *ctx, uint32_t n)
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
 
-static void on_steal_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                             size_t len)
+static void on_steal_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     if (type == TESS_MSG_STEAL_COVERED) {
         uint32_t n;
@@ -243,8 +242,8 @@ static void on_steal_message(tess_ctx *ctx, int src, uint32_t type, const uint8_
 
 int tess__steal_handlers_init(tess_ctx *ctx)
 {
-    static const uint32_t types[] = {TESS_MSG_STEAL_QUERY, TESS_MSG_STEAL_TAKE,
-                                     TESS_MSG_MIG_DONE, TESS_MSG_STEAL_COVERED};
+    static const uint32_t types[] = {TESS_MSG_STEAL_QUERY, TESS_MSG_STEAL_TAKE, TESS_MSG_MIG_DONE,
+                                     TESS_MSG_STEAL_COVERED};
     int rc = TESS_OK;
     for (size_t i = 0; rc == TESS_OK && i < sizeof types / sizeof *types; i++)
         rc = tess__comm_handle(ctx, types[i], on_steal_message);
@@ -311,8 +310,8 @@ static void take(tess_ctx *ctx, int victim, int thief, uint64_t max_size)
     pthread_mutex_unlock(&ctx->ctl_mu);
     if (rc == TESS_OK) {
         atomic_fetch_add(&ctx->st_steals, 1);
-        tess__log(ctx, "steal: task %d (group %d) from rank %d to rank %d", tk.instance,
-                  tk.group, victim, thief);
+        tess__log(ctx, "steal: task %d (group %d) from rank %d to rank %d", tk.instance, tk.group,
+                  victim, thief);
         return;
     }
     pthread_mutex_lock(&ctx->ctl_mu);
@@ -381,8 +380,8 @@ static void balance_forced(tess_ctx *ctx, load_rep *loads)
     int pick = (int)(rng_next(&s->force_state) % (uint64_t)candidates), victim = 0;
     for (; victim < ctx->nranks; victim++)
         if (loads[victim].q.queued > 0 && pick-- == 0) break;
-    int thief = (victim + 1 + (int)(rng_next(&s->force_state) % (uint64_t)(ctx->nranks - 1))) %
-                ctx->nranks;
+    int thief =
+        (victim + 1 + (int)(rng_next(&s->force_state) % (uint64_t)(ctx->nranks - 1))) % ctx->nranks;
     take(ctx, victim, thief, UINT64_MAX);
 }
 

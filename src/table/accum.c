@@ -12,8 +12,10 @@
 static size_t elem_size(tess_elem e)
 {
     switch (e) {
-    case TESS_I32: case TESS_F32: return 4;
-    case TESS_I64: case TESS_F64: return 8;
+    case TESS_I32:
+    case TESS_F32: return 4;
+    case TESS_I64:
+    case TESS_F64: return 8;
     default: return 0;
     }
 }
@@ -43,10 +45,10 @@ void tess__accum_setup(tess__accum *a, tess_accum kind, tess_elem elem, size_t v
     if (user != NULL) a->user = *user;
 }
 
-#define FILL(T, v)                                                                      \
-    do {                                                                                \
-        T *x_ = value;                                                                  \
-        for (size_t i_ = 0; i_ < a->value_size / sizeof(T); i_++) x_[i_] = (v);         \
+#define FILL(T, v)                                                              \
+    do {                                                                        \
+        T *x_ = value;                                                          \
+        for (size_t i_ = 0; i_ < a->value_size / sizeof(T); i_++) x_[i_] = (v); \
     } while (0)
 
 static void identity_min_max(const tess__accum *a, void *value, int is_min)
@@ -86,26 +88,28 @@ void tess__accum_identity(const tess__accum *a, void *value)
 }
 
 /* One element-wise loop per (operation, type); U is the unsigned twin for wrap-around. */
-#define LOOP(T, U, OP)                                                                  \
-    do {                                                                                \
-        T *x_ = value;                                                                  \
-        const T *y_ = update;                                                           \
-        for (size_t i_ = 0; i_ < n; i_++) OP(T, U, x_[i_], y_[i_]);                     \
+#define LOOP(T, U, OP)                                              \
+    do {                                                            \
+        T *x_ = value;                                              \
+        const T *y_ = update;                                       \
+        for (size_t i_ = 0; i_ < n; i_++) OP(T, U, x_[i_], y_[i_]); \
     } while (0)
 #define OP_SUM(T, U, x, y) x = (T)((U)(x) + (U)(y))
 #define OP_PROD(T, U, x, y) x = (T)((U)(x) * (U)(y))
-#define OP_MIN(T, U, x, y) if ((y) < (x)) x = (y)
-#define OP_MAX(T, U, x, y) if ((y) > (x)) x = (y)
+#define OP_MIN(T, U, x, y) \
+    if ((y) < (x)) x = (y)
+#define OP_MAX(T, U, x, y) \
+    if ((y) > (x)) x = (y)
 #define OP_FSUM(T, U, x, y) x = (x) + (y)
 #define OP_FPROD(T, U, x, y) x = (x) * (y)
 
-#define BY_ELEM(ISUM, FSUM)                                                             \
-    switch (a->elem) {                                                                  \
-    case TESS_I32: LOOP(int32_t, uint32_t, ISUM); break;                                \
-    case TESS_I64: LOOP(int64_t, uint64_t, ISUM); break;                                \
-    case TESS_F32: LOOP(float, float, FSUM); break;                                     \
-    case TESS_F64: LOOP(double, double, FSUM); break;                                   \
-    default: break;                                                                     \
+#define BY_ELEM(ISUM, FSUM)                              \
+    switch (a->elem) {                                   \
+    case TESS_I32: LOOP(int32_t, uint32_t, ISUM); break; \
+    case TESS_I64: LOOP(int64_t, uint64_t, ISUM); break; \
+    case TESS_F32: LOOP(float, float, FSUM); break;      \
+    case TESS_F64: LOOP(double, double, FSUM); break;    \
+    default: break;                                      \
     }
 
 static void apply_builtin(const tess__accum *a, void *value, const void *update)
@@ -153,29 +157,29 @@ static void set_bits(uint8_t *bits, uint64_t first, const uint64_t *keys, size_t
  * restrict: the compiler need not reload keys after each store into base
  * (int64_t and uint64_t may alias otherwise).
  */
-typedef void dense_loop_fn(void *base, uint64_t first, const uint64_t *keys,
-                           const void *updates, size_t n, size_t m);
+typedef void dense_loop_fn(void *base, uint64_t first, const uint64_t *keys, const void *updates,
+                           size_t n, size_t m);
 
-#define DENSE_LOOP(NAME, T, U, OP)                                                      \
-    static void NAME(void *base, uint64_t first, const uint64_t *restrict keys,         \
-                     const void *updates, size_t n, size_t m)                           \
-    {                                                                                   \
-        T *restrict x = base;                                                           \
-        const T *restrict y = updates;                                                  \
-        if (m == 1) {                                                                   \
-            for (size_t i = 0; i < n; i++) OP(T, U, x[keys[i] - first], y[i]);          \
-            return;                                                                     \
-        }                                                                               \
-        for (size_t i = 0; i < n; i++) {                                                \
-            T *v = x + (keys[i] - first) * m;                                           \
-            for (size_t j = 0; j < m; j++) OP(T, U, v[j], y[i * m + j]);                \
-        }                                                                               \
+#define DENSE_LOOP(NAME, T, U, OP)                                              \
+    static void NAME(void *base, uint64_t first, const uint64_t *restrict keys, \
+                     const void *updates, size_t n, size_t m)                   \
+    {                                                                           \
+        T *restrict x = base;                                                   \
+        const T *restrict y = updates;                                          \
+        if (m == 1) {                                                           \
+            for (size_t i = 0; i < n; i++) OP(T, U, x[keys[i] - first], y[i]);  \
+            return;                                                             \
+        }                                                                       \
+        for (size_t i = 0; i < n; i++) {                                        \
+            T *v = x + (keys[i] - first) * m;                                   \
+            for (size_t j = 0; j < m; j++) OP(T, U, v[j], y[i * m + j]);        \
+        }                                                                       \
     }
 
-#define DENSE_LOOPS(NAME, IOP, FOP)                                                     \
-    DENSE_LOOP(dense_##NAME##_i32, int32_t, uint32_t, IOP)                              \
-    DENSE_LOOP(dense_##NAME##_i64, int64_t, uint64_t, IOP)                              \
-    DENSE_LOOP(dense_##NAME##_f32, float, float, FOP)                                   \
+#define DENSE_LOOPS(NAME, IOP, FOP)                        \
+    DENSE_LOOP(dense_##NAME##_i32, int32_t, uint32_t, IOP) \
+    DENSE_LOOP(dense_##NAME##_i64, int64_t, uint64_t, IOP) \
+    DENSE_LOOP(dense_##NAME##_f32, float, float, FOP)      \
     DENSE_LOOP(dense_##NAME##_f64, double, double, FOP)
 
 DENSE_LOOPS(sum, OP_SUM, OP_FSUM)
@@ -183,7 +187,10 @@ DENSE_LOOPS(prod, OP_PROD, OP_FPROD)
 DENSE_LOOPS(min, OP_MIN, OP_MIN)
 DENSE_LOOPS(max, OP_MAX, OP_MAX)
 
-#define ROW(NAME) {NULL, dense_##NAME##_i32, dense_##NAME##_i64, dense_##NAME##_f32, dense_##NAME##_f64}
+#define ROW(NAME)                                                                            \
+    {                                                                                        \
+        NULL, dense_##NAME##_i32, dense_##NAME##_i64, dense_##NAME##_f32, dense_##NAME##_f64 \
+    }
 static dense_loop_fn *const dense_loops[][5] = {
     [TESS_ACC_SUM] = ROW(sum),
     [TESS_ACC_MIN] = ROW(min),
@@ -198,22 +205,22 @@ static void dense_replace(uint8_t *base, uint64_t first, const uint64_t *keys,
     for (size_t i = 0; i < n; i++) memcpy(base + (keys[i] - first) * vs, updates + i * vs, vs);
 }
 
-static void dense_user(const tess__accum *a, uint8_t *base, uint64_t first,
-                       const uint64_t *keys, const uint8_t *updates, size_t n)
+static void dense_user(const tess__accum *a, uint8_t *base, uint64_t first, const uint64_t *keys,
+                       const uint8_t *updates, size_t n)
 {
     size_t vs = a->value_size;
     for (size_t i = 0; i < n; i++)
         a->user.accumulate(base + (keys[i] - first) * vs, updates + i * vs, vs);
 }
 
-void tess__accum_apply_dense(const tess__accum *a, void *base, uint64_t first,
-                             const uint64_t *keys, const void *updates, size_t n,
-                             uint8_t *present_bits)
+void tess__accum_apply_dense(const tess__accum *a, void *base, uint64_t first, const uint64_t *keys,
+                             const void *updates, size_t n, uint8_t *present_bits)
 {
     size_t vs = a->value_size, es = elem_size(a->elem);
     if (vs == 0) return; /* variable-length values never take the dense path */
     if (a->kind == TESS_ACC_USER) dense_user(a, base, first, keys, updates, n);
-    else if (a->kind == TESS_ACC_REPLACE || es == 0) dense_replace(base, first, keys, updates, n, vs);
+    else if (a->kind == TESS_ACC_REPLACE || es == 0)
+        dense_replace(base, first, keys, updates, n, vs);
     else dense_loops[a->kind][a->elem](base, first, keys, updates, n, vs / es);
     if (present_bits != NULL) set_bits(present_bits, first, keys, n);
 }

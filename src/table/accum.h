@@ -14,8 +14,8 @@
 typedef struct tess__accum {
     tess_accum kind;
     tess_elem elem;
-    size_t value_size;        /* 0 for variable-length values (replace only) */
-    tess_accum_ops user;      /* kind == TESS_ACC_USER */
+    size_t value_size;   /* 0 for variable-length values (replace only) */
+    tess_accum_ops user; /* kind == TESS_ACC_USER */
 } tess__accum;
 
 /* Check that kind/elem/value_size make sense; 0 or TESS_ERR_INVAL with a reason in why. */
@@ -46,8 +46,7 @@ void tess__accum_view(const tess__accum *a, void *out, const void *value);
  * once per call, not per element.  If present_bits is not NULL the bit of
  * each key's index is set (bit i of byte i/8, LSB first).
  */
-void tess__accum_apply_dense(const tess__accum *a, void *base, uint64_t first,
-                             const uint64_t *keys, const void *updates, size_t n,
-                             uint8_t *present_bits);
+void tess__accum_apply_dense(const tess__accum *a, void *base, uint64_t first, const uint64_t *keys,
+                             const void *updates, size_t n, uint8_t *present_bits);
 
 #endif

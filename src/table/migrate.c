@@ -52,13 +52,13 @@ typedef struct held_msg {
 } held_msg;
 
 typedef struct tess__migrate {
-    pthread_rwlock_t place;   /* placement: owners change under the write lock */
-    pthread_mutex_t mu;       /* everything below; never held while taking `place` */
-    _Atomic int ever;         /* a migration touched this rank: check messages */
+    pthread_rwlock_t place;           /* placement: owners change under the write lock */
+    pthread_mutex_t mu;               /* everything below; never held while taking `place` */
+    _Atomic int ever;                 /* a migration touched this rank: check messages */
     int in_active, in_group, in_part; /* N: partition on its way here */
     held_msg *held, **held_tail;
     int out_active, out_group, out_part, out_to, markers; /* O: moving out */
-    uint8_t *task;            /* the stolen tasks, handed to N with the data */
+    uint8_t *task; /* the stolen tasks, handed to N with the data */
     size_t task_len;
     tess__migrate_task_fn *task_sink; /* N: receives them (the scheduler's) */
 } tess__migrate;
@@ -269,18 +269,15 @@ static void on_marker(tess_ctx *ctx)
 /* ---- 4. the new owner installs ---- */
 
 /* A held write, applied to the fresh (not yet published) partition. */
-static void apply_held_write(tess_ctx *ctx, tess_table *t, tess__partition *part,
-                             const held_msg *h)
+static void apply_held_write(tess_ctx *ctx, tess_table *t, tess__partition *part, const held_msg *h)
 {
     mig_table_hdr th;
     memcpy(&th, h->data, sizeof th);
     const uint8_t *body = h->data + sizeof th;
     if (h->type == TESS_MSG_UPDATES)
         tess__partition_update_batch(part, body, body + th.n * t->key_size, th.n);
-    else if (h->type == TESS_MSG_PUT)
-        tess__partition_put(part, body, body + t->key_size, th.arg);
-    else
-        tess__partition_remove(part, body);
+    else if (h->type == TESS_MSG_PUT) tess__partition_put(part, body, body + t->key_size, th.arg);
+    else tess__partition_remove(part, body);
     atomic_fetch_add(&ctx->writes_applied, 1);
 }
 
@@ -387,8 +384,8 @@ static int is_request(uint32_t type)
 }
 
 /* m->mu held. */
-static int hold(tess__migrate *m, int src, uint32_t type, const void *a, size_t alen,
-                const void *b, size_t blen)
+static int hold(tess__migrate *m, int src, uint32_t type, const void *a, size_t alen, const void *b,
+                size_t blen)
 {
     held_msg *h = malloc(sizeof *h + alen + blen);
     if (h == NULL) abort(); /* dropping it would lose a write */
@@ -463,10 +460,12 @@ static void split_updates(tess_ctx *ctx, tess__migrate *m, tess_table *t, int sr
         memcpy(kv, keys + i * ks, n * ks);
         memcpy(kv + n * ks, vals + i * vs, n * vs);
         if (f == HERE) tess__table_apply_local(t, kv, kv + n * ks, n);
-        else if (f == HOLD) held += hold(m, src, TESS_MSG_UPDATES, &sub, sizeof sub, kv, n * (ks + vs));
+        else if (f == HOLD)
+            held += hold(m, src, TESS_MSG_UPDATES, &sub, sizeof sub, kv, n * (ks + vs));
         else if (tess__owner(t, p) == ctx->rank) tess__table_apply_local(t, kv, kv + n * ks, n);
-        else forward(ctx, tess__owner(t, p), src, TESS_MSG_UPDATES, &sub, sizeof sub, kv,
-                     n * (ks + vs));
+        else
+            forward(ctx, tess__owner(t, p), src, TESS_MSG_UPDATES, &sub, sizeof sub, kv,
+                    n * (ks + vs));
         free(kv);
         i = j;
     }
@@ -512,8 +511,7 @@ static int intercept_locked(tess_ctx *ctx, tess__migrate *m, int src, uint32_t t
     return 1;
 }
 
-int tess__migrate_intercept(tess_ctx *ctx, int src, uint32_t type, const uint8_t *msg,
-                            size_t len)
+int tess__migrate_intercept(tess_ctx *ctx, int src, uint32_t type, const uint8_t *msg, size_t len)
 {
     tess__migrate *m = ctx->mig;
     if (m == NULL || !atomic_load_explicit(&m->ever, memory_order_acquire)) return 0;
@@ -547,8 +545,7 @@ static void on_forwarded(tess_ctx *ctx, const uint8_t *p, size_t len)
     tess__table_deliver(ctx, src, type, p + 8, len - 8);
 }
 
-static void on_migrate_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                               size_t len)
+static void on_migrate_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     mig_msg msg;
     if (type == TESS_MSG_MIG_FWD) {
@@ -576,7 +573,7 @@ void tess__migrate_set_task_sink(tess_ctx *ctx, tess__migrate_task_fn *fn)
 int tess__table_handlers_init(tess_ctx *ctx)
 {
     static const uint32_t table_types[] = {
-        TESS_MSG_UPDATES,  TESS_MSG_PUT,       TESS_MSG_REMOVE,   TESS_MSG_GET_REQ,
+        TESS_MSG_UPDATES,      TESS_MSG_PUT,       TESS_MSG_REMOVE,   TESS_MSG_GET_REQ,
         TESS_MSG_SNAPSHOT_REQ, TESS_MSG_CLEAR_REQ, TESS_MSG_SIZE_REQ, TESS_MSG_SYNC_REQ};
     static const uint32_t migrate_types[] = {TESS_MSG_MIG_BEGIN, TESS_MSG_MIG_ANNOUNCE,
                                              TESS_MSG_MIG_MARKER, TESS_MSG_MIG_DATA,

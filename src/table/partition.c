@@ -72,7 +72,7 @@ void tess__slot_set_present(tess__partition *p, uint64_t s, int present)
     p->size += present ? 1 : (uint64_t)-1;
     if (!p->dense) p->state[s] = present ? 1 : 2;
     else if (present) p->present[s >> 3] |= (uint8_t)(1u << (s & 7));
-    else p->present[s >> 3] &= (uint8_t)~(1u << (s & 7));
+    else p->present[s >> 3] &= (uint8_t) ~(1u << (s & 7));
 }
 
 static long find_slot(const tess__partition *p, const void *key)
@@ -148,10 +148,12 @@ int tess__partition_update_batch(tess__partition *p, const void *keys, const voi
                                  size_t n)
 {
     if (p->value_size == 0) return TESS_ERR_INVAL;
-    if (p->dense && p->acc.kind != TESS_ACC_USER) return tess__dense_update_batch(p, keys, updates, n);
+    if (p->dense && p->acc.kind != TESS_ACC_USER)
+        return tess__dense_update_batch(p, keys, updates, n);
     const uint8_t *k = keys, *u = updates;
     for (size_t i = 0; i < n; i++) {
-        int rc = tess__partition_update(p, k + i * p->key_size, u + i * p->value_size, p->value_size);
+        int rc =
+            tess__partition_update(p, k + i * p->key_size, u + i * p->value_size, p->value_size);
         if (rc != TESS_OK) return rc;
     }
     return TESS_OK;

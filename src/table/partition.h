@@ -24,8 +24,8 @@ void tess__partition_free(tess__partition *p); /* accepts NULL */
 
 /* Stored (raw, not viewed) value: 1 and pointers set if present, 0 if absent.
  * Pointers are valid until the next modifying call. */
-int tess__partition_get(const tess__partition *p, const void *key,
-                        const void **value_out, size_t *len_out);
+int tess__partition_get(const tess__partition *p, const void *key, const void **value_out,
+                        size_t *len_out);
 int tess__partition_contains(const tess__partition *p, const void *key);
 /* 0 or TESS_ERR_NOMEM / TESS_ERR_INVAL (dense key out of range, wrong len). */
 int tess__partition_put(tess__partition *p, const void *key, const void *value, size_t len);
@@ -46,8 +46,8 @@ void *tess__partition_dense_data(tess__partition *p, uint64_t *count_out);
 
 /* Iteration over present keys in storage order (ascending key for dense). */
 typedef struct tess__cursor {
-    uint64_t pos;      /* start at 0 */
-    uint64_t key_buf;  /* dense keys are materialised here */
+    uint64_t pos;     /* start at 0 */
+    uint64_t key_buf; /* dense keys are materialised here */
 } tess__cursor;
 /* 1 with pointers set (valid until the next modifying call), 0 at the end. */
 int tess__partition_next(const tess__partition *p, tess__cursor *c, const void **key_out,

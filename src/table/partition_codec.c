@@ -74,8 +74,8 @@ int tess__partition_encode(const tess__partition *p, uint8_t **buf_out, size_t *
     return encode_entries(p, buf_out, len_out);
 }
 
-static int decode_dense(const uint8_t *buf, size_t len, size_t key_size,
-                        tess__entry_fn fn, void *arg)
+static int decode_dense(const uint8_t *buf, size_t len, size_t key_size, tess__entry_fn fn,
+                        void *arg)
 {
     uint64_t head[3];
     if (len < 24 || key_size != 8) return TESS_ERR_FORMAT;
@@ -94,8 +94,8 @@ static int decode_dense(const uint8_t *buf, size_t len, size_t key_size,
     return TESS_OK;
 }
 
-static int decode_entries(const uint8_t *buf, size_t len, size_t key_size,
-                          tess__entry_fn fn, void *arg)
+static int decode_entries(const uint8_t *buf, size_t len, size_t key_size, tess__entry_fn fn,
+                          void *arg)
 {
     uint64_t head[2];
     if (len < 16) return TESS_ERR_FORMAT;
@@ -105,8 +105,7 @@ static int decode_entries(const uint8_t *buf, size_t len, size_t key_size,
         uint64_t vlen;
         if (len - off < key_size + 8) return TESS_ERR_FORMAT;
         memcpy(&vlen, buf + off + key_size, 8);
-        if (vlen > len - off - key_size - 8 || (head[0] && vlen != head[0]))
-            return TESS_ERR_FORMAT;
+        if (vlen > len - off - key_size - 8 || (head[0] && vlen != head[0])) return TESS_ERR_FORMAT;
         int rc = fn(arg, buf + off, buf + off + key_size + 8, (size_t)vlen);
         if (rc != TESS_OK) return rc;
         off += key_size + 8 + (size_t)vlen;

@@ -41,10 +41,7 @@ static int alloc_slots(tess__partition *p, uint64_t cap)
 
 enum { INITIAL_SLOTS = 16 };
 
-int tess__hash_init(tess__partition *p)
-{
-    return alloc_slots(p, INITIAL_SLOTS);
-}
+int tess__hash_init(tess__partition *p) { return alloc_slots(p, INITIAL_SLOTS); }
 
 long tess__hash_find(const tess__partition *p, const void *key)
 {
@@ -74,7 +71,8 @@ static int rehash(tess__partition *p, uint64_t cap)
         while (p->state[s] != EMPTY) s = (s + 1) & mask;
         p->state[s] = FULL;
         memcpy(p->keys + s * p->key_size, old.keys + o * p->key_size, p->key_size);
-        if (p->value_size) memcpy(p->vals + s * p->value_size, old.vals + o * p->value_size, p->value_size);
+        if (p->value_size)
+            memcpy(p->vals + s * p->value_size, old.vals + o * p->value_size, p->value_size);
         else p->var[s] = old.var[o];
         p->used++;
     }
@@ -89,7 +87,8 @@ long tess__hash_insert(tess__partition *p, const void *key)
     if (found >= 0) return found;
     if (p->cap == 0 && rehash(p, INITIAL_SLOTS) != TESS_OK) return -1;
     if ((p->used + 1) * 10 > p->cap * 7) {
-        uint64_t cap = p->size * 10 > p->cap * 3 ? 2 * p->cap : p->cap; /* tombstones only: same size */
+        uint64_t cap =
+            p->size * 10 > p->cap * 3 ? 2 * p->cap : p->cap; /* tombstones only: same size */
         if (rehash(p, cap) != TESS_OK) return -1;
     }
     uint64_t mask = p->cap - 1, s = hash_bytes(key, p->key_size) & mask;
@@ -101,4 +100,3 @@ long tess__hash_insert(tess__partition *p, const void *key)
     else p->var[s] = (tess__varslot){0, 0};
     return (long)s;
 }
-

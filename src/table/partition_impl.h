@@ -25,13 +25,13 @@ struct tess__partition {
     int dense;
     size_t key_size, value_size;
     tess__accum acc;
-    uint64_t size;               /* keys present */
+    uint64_t size; /* keys present */
     /* dense */
     uint64_t first, count;
-    uint8_t *present;            /* bitmap, dense only */
+    uint8_t *present; /* bitmap, dense only */
     /* hash */
-    uint64_t cap, used;          /* slots, slots not empty (full or tombstone) */
-    uint8_t *state;              /* 0 empty, 1 full, 2 tombstone */
+    uint64_t cap, used; /* slots, slots not empty (full or tombstone) */
+    uint8_t *state;     /* 0 empty, 1 full, 2 tombstone */
     uint8_t *keys;
     /* values of both: fixed inline, or variable in the arena */
     uint8_t *vals;

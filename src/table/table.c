@@ -24,8 +24,8 @@ static int check_spec(tess_ctx *ctx, const tess_table_spec *s)
                    "table %s: dense tables have 8-byte keys", n);
     TESS_RETURN_IF(ctx, s->dense && s->key_count < (uint64_t)s->partitions && s->key_count,
                    TESS_ERR_INVAL, "table %s: fewer keys than partitions", n);
-    TESS_RETURN_IF(ctx, s->group_with && s->group_with->nparts != s->partitions,
-                   TESS_ERR_INVAL, "table %s: grouped tables need equal partition counts", n);
+    TESS_RETURN_IF(ctx, s->group_with && s->group_with->nparts != s->partitions, TESS_ERR_INVAL,
+                   "table %s: grouped tables need equal partition counts", n);
     const char *why = NULL;
     int rc = tess__accum_check(s->accum, s->elem, s->value_size, &why);
     TESS_RETURN_IF(ctx, rc != TESS_OK, rc, "table %s: %s", n, why ? why : "bad accumulator");
@@ -56,15 +56,15 @@ static int set_bounds(tess_table *t, const tess_table_spec *s)
     t->bounds = malloc(((size_t)t->nparts + 1) * sizeof *t->bounds);
     if (t->bounds == NULL) return TESS_ERR_NOMEM;
     for (int p = 0; p <= t->nparts; p++)
-        t->bounds[p] = s->range_bounds ? s->range_bounds[p]
-                                       : (uint64_t)((unsigned __int128)s->key_count * (unsigned)p /
-                                                    (unsigned)t->nparts);
+        t->bounds[p] =
+            s->range_bounds
+                ? s->range_bounds[p]
+                : (uint64_t)((unsigned __int128)s->key_count * (unsigned)p / (unsigned)t->nparts);
     for (int p = 0; p < t->nparts; p++)
         TESS_RETURN_IF(t->ctx, t->bounds[p] > t->bounds[p + 1], TESS_ERR_INVAL,
                        "table %s: range bounds must ascend", t->name);
     TESS_RETURN_IF(t->ctx, t->bounds[0] != 0 || t->bounds[t->nparts] != s->key_count,
-                   TESS_ERR_INVAL, "table %s: range bounds must run from 0 to key_count",
-                   t->name);
+                   TESS_ERR_INVAL, "table %s: range bounds must run from 0 to key_count", t->name);
     return build_buckets(t);
 }
 
@@ -73,8 +73,9 @@ static int set_accumulator(tess_table *t, const tess_table_spec *s)
     const tess_accum_ops *user = NULL;
     if (s->accum == TESS_ACC_USER) {
         tess_ctx *ctx = t->ctx;
-        int i = s->accumulator ? tess__registry_find(ctx->reg.accums, ctx->reg.naccums,
-                                                     s->accumulator) : -1;
+        int i = s->accumulator
+                    ? tess__registry_find(ctx->reg.accums, ctx->reg.naccums, s->accumulator)
+                    : -1;
         TESS_RETURN_IF(ctx, i < 0, TESS_ERR_NOTFOUND, "table %s: no accumulator named '%s'",
                        t->name, s->accumulator ? s->accumulator : "(null)");
         user = &ctx->reg.accums[i].accum;
@@ -88,8 +89,8 @@ static int set_partitioner(tess_table *t, const tess_table_spec *s)
     if (s->dense || s->partitioner == NULL) return TESS_OK;
     tess_ctx *ctx = t->ctx;
     int i = tess__registry_find(ctx->reg.partitioners, ctx->reg.npartitioners, s->partitioner);
-    TESS_RETURN_IF(ctx, i < 0, TESS_ERR_NOTFOUND, "table %s: no partitioner named '%s'",
-                   t->name, s->partitioner);
+    TESS_RETURN_IF(ctx, i < 0, TESS_ERR_NOTFOUND, "table %s: no partitioner named '%s'", t->name,
+                   s->partitioner);
     t->partitioner = (tess_partitioner_fn)ctx->reg.partitioners[i].fn;
     return TESS_OK;
 }
@@ -102,10 +103,7 @@ static tess__partition *new_partition(tess_table *t, int p)
     return tess__partition_new_hash(t->key_size, t->value_size, &t->acc);
 }
 
-tess__partition *tess__table_new_partition(tess_table *t, int p)
-{
-    return new_partition(t, p);
-}
+tess__partition *tess__table_new_partition(tess_table *t, int p) { return new_partition(t, p); }
 
 /* Partition i lives on rank i mod R; a grouped table follows its leader. */
 static int place_partitions(tess_table *t, const tess_table_spec *s)
@@ -154,8 +152,8 @@ static int register_table(tess_ctx *ctx, tess_table *t)
 int tess_table_create(tess_ctx *ctx, const tess_table_spec *s, tess_table **table_out)
 {
     if (ctx == NULL || s == NULL || table_out == NULL) return TESS_ERR_INVAL;
-    TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE,
-                   "table %s created after tess_main() started", s->name ? s->name : "");
+    TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE, "table %s created after tess_main() started",
+                   s->name ? s->name : "");
     int rc = check_spec(ctx, s);
     if (rc != TESS_OK) return rc;
     tess_table *t = calloc(1, sizeof *t);

@@ -23,20 +23,20 @@
 typedef struct combiner {
     uint8_t *keys, *vals;
     size_t n;
-    uint32_t *index;     /* open addressing: entry+1, 0 = empty; 2*REMOTE_CAP slots */
-    int dirty;           /* sent something since the last sync */
+    uint32_t *index; /* open addressing: entry+1, 0 = empty; 2*REMOTE_CAP slots */
+    int dirty;       /* sent something since the last sync */
 } combiner;
 
 struct tess__slot_buffers {
     uint8_t *lkeys, *lvals;
     size_t ln;
-    int32_t *part;       /* batch scratch: partition of each entry, -1 remote */
-    size_t *group;       /* batch scratch: group starts, nparts+1 */
+    int32_t *part;          /* batch scratch: partition of each entry, -1 remote */
+    size_t *group;          /* batch scratch: group starts, nparts+1 */
     uint8_t *skeys, *svals; /* batch scratch: entries grouped by partition */
-    combiner *remote;    /* one per rank */
-    tess__private *priv; /* dense tables: this thread's combining array */
-    int priv_failed;     /* could not allocate it: use the local buffer */
-    unsigned seen_version; /* table placement the buffered writes were routed under */
+    combiner *remote;       /* one per rank */
+    tess__private *priv;    /* dense tables: this thread's combining array */
+    int priv_failed;        /* could not allocate it: use the local buffer */
+    unsigned seen_version;  /* table placement the buffered writes were routed under */
 };
 
 static void combiner_free(combiner *c)
@@ -81,8 +81,7 @@ static tess__slot_buffers *buffers_new(const tess_table *t)
     b->skeys = malloc(LOCAL_CAP * t->key_size);
     b->svals = malloc(LOCAL_CAP * (t->value_size ? t->value_size : 1));
     b->seen_version = atomic_load(&((tess_table *)t)->placement_version);
-    if (b->lkeys && b->lvals && b->remote && b->part && b->group && b->skeys && b->svals)
-        return b;
+    if (b->lkeys && b->lvals && b->remote && b->part && b->group && b->skeys && b->svals) return b;
     buffers_free(b, t->ctx->nranks);
     return NULL;
 }
@@ -323,13 +322,12 @@ static int apply_groups(tess_table *t, tess__slot_buffers *b)
 }
 
 /* Private-array path: local keys combine in this thread's array. */
-static int batch_private(tess_table *t, tess__private *d, const uint64_t *keys,
-                         const uint8_t *vals, size_t n)
+static int batch_private(tess_table *t, tess__private *d, const uint64_t *keys, const uint8_t *vals,
+                         size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (keys[i] >= t->key_count) return TESS_ERR_INVAL;
-    if (t->acc.kind == TESS_ACC_SUM && t->acc.elem == TESS_F64 &&
-        t->value_size == sizeof(double)) {
+    if (t->acc.kind == TESS_ACC_SUM && t->acc.elem == TESS_F64 && t->value_size == sizeof(double)) {
         tess__private_add_f64_sum(d, keys, (const double *)vals, n);
         tess__private_mark_all(t, d);
         return TESS_OK;

@@ -52,8 +52,7 @@ int tess__table_restore_encoded(tess_table *t, const uint8_t *buf, size_t len)
 }
 
 /* The local subset of an update batch, applied as one batch. */
-static int replay_updates(tess_table *t, const tess__table_hdr *h, const uint8_t *body,
-                          size_t len)
+static int replay_updates(tess_table *t, const tess__table_hdr *h, const uint8_t *body, size_t len)
 {
     size_t ks = t->key_size, vs = t->value_size, n = (size_t)h->n;
     if (vs == 0 || n > len / (ks + vs) || len != n * (ks + vs)) return TESS_ERR_FORMAT;

@@ -16,52 +16,52 @@
  * The numbers of writes (UPDATES, PUT, REMOVE, CLEAR_REQ) are stored in
  * checkpoint replay logs: never renumber them. */
 enum tess__table_msg_type {
-    TESS_MSG_UPDATES = 7,      /* a batch of combined table updates */
+    TESS_MSG_UPDATES = 7, /* a batch of combined table updates */
     TESS_MSG_PUT = 8,
     TESS_MSG_REMOVE = 9,
-    TESS_MSG_GET_REQ = 10,     /* get or contains */
+    TESS_MSG_GET_REQ = 10,      /* get or contains */
     TESS_MSG_SNAPSHOT_REQ = 11, /* copy of a partition (iterators) */
     TESS_MSG_CLEAR_REQ = 12,
     TESS_MSG_SIZE_REQ = 13,
-    TESS_MSG_SYNC_REQ = 16,    /* answered once everything sent before it is applied */
+    TESS_MSG_SYNC_REQ = 16, /* answered once everything sent before it is applied */
     /* partition migration (migrate.c) */
-    TESS_MSG_MIG_BEGIN = 67,   /* old owner -> new owner: a partition group will move */
+    TESS_MSG_MIG_BEGIN = 67,    /* old owner -> new owner: a partition group will move */
     TESS_MSG_MIG_ANNOUNCE = 68, /* new owner -> other ranks: route writes to me from now */
-    TESS_MSG_MIG_MARKER = 69,  /* any rank -> old owner: my last write for it was sent */
-    TESS_MSG_MIG_DATA = 70,    /* old owner -> new owner: the partitions and the task */
-    TESS_MSG_MIG_FWD = 71      /* a table message passed on to the partition's owner */
+    TESS_MSG_MIG_MARKER = 69,   /* any rank -> old owner: my last write for it was sent */
+    TESS_MSG_MIG_DATA = 70,     /* old owner -> new owner: the partitions and the task */
+    TESS_MSG_MIG_FWD = 71       /* a table message passed on to the partition's owner */
 };
 
 /* Header of every table message (after a tess__req_hdr for requests). */
 typedef struct tess__table_hdr {
     uint32_t table;
-    uint32_t arg;        /* value length, partition, or "value wanted" */
-    uint64_t n;          /* entries of an update batch */
+    uint32_t arg; /* value length, partition, or "value wanted" */
+    uint64_t n;   /* entries of an update batch */
 } tess__table_hdr;
 
 struct tess_table {
     tess_ctx *ctx;
-    int index;                 /* creation order, the id used in messages */
+    int index; /* creation order, the id used in messages */
     char *name;
     size_t key_size, value_size;
     int nparts;
     int dense;
     uint64_t key_count;
-    uint64_t *bounds;          /* dense: nparts+1 */
-    int *bucket_part;          /* dense: partition of key b << bucket_shift */
+    uint64_t *bounds; /* dense: nparts+1 */
+    int *bucket_part; /* dense: partition of key b << bucket_shift */
     unsigned bucket_shift;
     tess_partitioner_fn partitioner;
     tess__accum acc;
-    int *owner;                /* rank of each partition; changes only under the
+    int *owner;                         /* rank of each partition; changes only under the
                                   placement write lock (migrate.c), read with tess__owner */
-    tess__partition **parts;   /* NULL where the partition lives elsewhere (or has not
+    tess__partition **parts;            /* NULL where the partition lives elsewhere (or has not
                                   arrived yet); read under locks[p] or tess__part_here */
-    pthread_mutex_t *locks;    /* one per local partition */
-    int all_local;             /* every partition is stored on this rank (at creation) */
-    int group;                 /* index of the table whose placement this one follows
+    pthread_mutex_t *locks;             /* one per local partition */
+    int all_local;                      /* every partition is stored on this rank (at creation) */
+    int group;                          /* index of the table whose placement this one follows
                                   (group_with, transitively; itself if none) */
     _Atomic unsigned placement_version; /* bumped whenever a partition changes owner */
-    int is_static;             /* checkpointed once per job (tess_table_set_static) */
+    int is_static;                      /* checkpointed once per job (tess_table_set_static) */
 };
 
 /* An internal status: the partition left this rank (or has not arrived) while
@@ -87,8 +87,7 @@ int tess__route_updates(tess_table *t, const uint8_t *keys, const uint8_t *vals,
 int tess__route_put(tess_table *t, int p, const void *key, const void *val, size_t len);
 int tess__route_remove(tess_table *t, int p, const void *key);
 /* A table message for this rank: 1 if migrate.c held or forwarded it. */
-int tess__migrate_intercept(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                            size_t len);
+int tess__migrate_intercept(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 
 /* Per-thread combining arrays for dense tables (table_private.c). */
 typedef struct tess__private tess__private;
@@ -134,8 +133,8 @@ int tess__buffer_update_fanout(tess_table *t, const void *keys, size_t n, const 
 int tess__buffer_flush_partition(tess_table *t, int p);
 
 /* Remote operations (table_remote.c). */
-int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys,
-                              const uint8_t *vals, size_t n);
+int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys, const uint8_t *vals,
+                              size_t n);
 int tess__remote_put(tess_table *t, int dst, const void *key, const void *val, size_t len);
 int tess__remote_remove(tess_table *t, int dst, const void *key);
 int tess__remote_get(tess_table *t, int dst, const void *key, void *out, size_t cap,
@@ -160,8 +159,7 @@ void tess__table_deliver(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p
 /* A table message to apply here: through ctx->table_intercept when set. */
 void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 /* Apply a table message (what the intercept calls when it lets one pass). */
-void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                               size_t len);
+void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 /* Have fn see every table message before it is applied (NULL: none). */
 void tess__table_set_intercept(tess_ctx *ctx, tess__msg_handler *fn);
 

@@ -10,8 +10,7 @@
 #include <string.h>
 #include "table_internal.h"
 
-static int apply_group(tess_table *t, int p, const uint8_t *keys, const uint8_t *vals,
-                       size_t n)
+static int apply_group(tess_table *t, int p, const uint8_t *keys, const uint8_t *vals, size_t n)
 {
     pthread_mutex_lock(&t->locks[p]);
     tess__partition *part = t->parts[p];

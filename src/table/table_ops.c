@@ -17,8 +17,8 @@ static int key_partition(tess_table *t, const void *key, int *p_out)
     if (p < 0) {
         uint64_t k = 0;
         memcpy(&k, key, t->key_size < 8 ? t->key_size : 8);
-        return tess__fail(t->ctx, TESS_ERR_INVAL, "table %s: key %llu outside [0, %llu)",
-                          t->name, (unsigned long long)k, (unsigned long long)t->key_count);
+        return tess__fail(t->ctx, TESS_ERR_INVAL, "table %s: key %llu outside [0, %llu)", t->name,
+                          (unsigned long long)k, (unsigned long long)t->key_count);
     }
     *p_out = p;
     return tess__buffer_flush_partition(t, p);
@@ -29,15 +29,13 @@ static int check_len(tess_table *t, size_t len)
     TESS_RETURN_IF(t->ctx, t->value_size && len != t->value_size, TESS_ERR_INVAL,
                    "table %s: value of %zu bytes, the table holds %zu", t->name, len,
                    t->value_size);
-    TESS_RETURN_IF(t->ctx, len > UINT32_MAX, TESS_ERR_INVAL, "table %s: value too large",
-                   t->name);
+    TESS_RETURN_IF(t->ctx, len > UINT32_MAX, TESS_ERR_INVAL, "table %s: value too large", t->name);
     return TESS_OK;
 }
 
 /* Here if this rank owns p and holds it, else from the owner: when the
  * partition is on its way here, the own handler answers once it arrived. */
-static int read_key(tess_table *t, int p, const void *key, void *out, size_t cap,
-                    size_t *len_out)
+static int read_key(tess_table *t, int p, const void *key, void *out, size_t cap, size_t *len_out)
 {
     int found = TESS__MOVED;
     if (tess__owner(t, p) == t->ctx->rank)
@@ -46,8 +44,7 @@ static int read_key(tess_table *t, int p, const void *key, void *out, size_t cap
     return tess__remote_get(t, tess__owner(t, p), key, out, cap, len_out);
 }
 
-int tess_table_get(tess_table *t, const void *key, void *value_out, size_t cap,
-                   size_t *len_out)
+int tess_table_get(tess_table *t, const void *key, void *value_out, size_t cap, size_t *len_out)
 {
     int p, rc = key_partition(t, key, &p);
     if (rc != TESS_OK) return rc;

@@ -16,7 +16,7 @@
 #include <string.h>
 #include "table_internal.h"
 
-#define PRIVATE_LIMIT ((uint64_t)256 << 20)  /* bytes per thread and table */
+#define PRIVATE_LIMIT ((uint64_t)256 << 20) /* bytes per thread and table */
 #define MERGE_CHUNK 16384
 
 /*
@@ -27,18 +27,18 @@
  * random read-modify-write per update.
  */
 struct tess__private {
-    uint8_t *vals;        /* key_count values, the identity where untouched */
-    uint8_t *touched;     /* byte per key: a plain store, no read-modify-write of
+    uint8_t *vals;       /* key_count values, the identity where untouched */
+    uint8_t *touched;    /* byte per key: a plain store, no read-modify-write of
                              a shared word, keeps the hot loop free of dependencies */
-    uint8_t *dirty_part;  /* partitions with touched keys */
+    uint8_t *dirty_part; /* partitions with touched keys */
     int any;
-    int f64_sum;          /* values are f64 sums: a non-zero value means touched */
+    int f64_sum; /* values are f64 sums: a non-zero value means touched */
 };
 
 int tess__private_wanted(const tess_table *t)
 {
-    return t->dense && t->value_size > 0 && t->acc.kind != TESS_ACC_USER &&
-           t->key_count > 0 && t->key_count * t->value_size <= PRIVATE_LIMIT;
+    return t->dense && t->value_size > 0 && t->acc.kind != TESS_ACC_USER && t->key_count > 0 &&
+           t->key_count * t->value_size <= PRIVATE_LIMIT;
 }
 
 tess__private *tess__private_new(const tess_table *t)
@@ -48,8 +48,8 @@ tess__private *tess__private_new(const tess_table *t)
     d->vals = malloc(t->key_count * t->value_size);
     d->touched = calloc(t->key_count + 8, 1);
     d->dirty_part = calloc((size_t)t->nparts, 1);
-    d->f64_sum = t->acc.kind == TESS_ACC_SUM && t->acc.elem == TESS_F64 &&
-                 t->value_size == sizeof(double);
+    d->f64_sum =
+        t->acc.kind == TESS_ACC_SUM && t->acc.elem == TESS_F64 && t->value_size == sizeof(double);
     if (d->vals && d->touched && d->dirty_part) {
         for (uint64_t k = 0; k < t->key_count; k++)
             tess__accum_identity(&t->acc, d->vals + k * t->value_size);
@@ -77,8 +77,7 @@ void tess__private_add(tess_table *t, tess__private *d, uint64_t key, int p, con
 }
 
 /* The hot loop of the f64 sum (PageRank): keys known to be local and in range. */
-void tess__private_add_f64_sum(tess__private *d, const uint64_t *keys, const double *vals,
-                               size_t n)
+void tess__private_add_f64_sum(tess__private *d, const uint64_t *keys, const double *vals, size_t n)
 {
     double *base = (double *)d->vals;
     for (size_t i = 0; i < n; i++) {

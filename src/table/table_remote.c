@@ -10,7 +10,6 @@
 
 int tess__buffer_take_dirty(tess_table *t, int *ranks_out);
 
-
 static int send_write(tess_table *t, int dst, uint32_t type, const tess__table_hdr *h,
                       const void *body, size_t blen)
 {
@@ -26,8 +25,8 @@ static int send_write(tess_table *t, int dst, uint32_t type, const tess__table_h
     return rc;
 }
 
-int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys,
-                              const uint8_t *vals, size_t n)
+int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys, const uint8_t *vals,
+                              size_t n)
 {
     tess__table_hdr h = {.table = (uint32_t)t->index, .n = n};
     size_t kb = n * t->key_size, vb = n * t->value_size;
@@ -41,8 +40,8 @@ int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys,
     return rc;
 }
 
-static int send_key_value(tess_table *t, int dst, uint32_t type, const void *key,
-                          const void *val, size_t len)
+static int send_key_value(tess_table *t, int dst, uint32_t type, const void *key, const void *val,
+                          size_t len)
 {
     tess__table_hdr h = {.table = (uint32_t)t->index, .arg = (uint32_t)len};
     uint8_t *body = malloc(t->key_size + len);
@@ -98,8 +97,7 @@ int tess__remote_get(tess_table *t, int dst, const void *key, void *out, size_t 
 int tess__remote_snapshot(tess_table *t, int p, uint8_t **buf_out, size_t *len_out)
 {
     void *rep = NULL;
-    int rc = table_request(t, t->owner[p], TESS_MSG_SNAPSHOT_REQ, (uint32_t)p, NULL, &rep,
-                           len_out);
+    int rc = table_request(t, t->owner[p], TESS_MSG_SNAPSHOT_REQ, (uint32_t)p, NULL, &rep, len_out);
     if (rc == TESS_OK) *buf_out = rep;
     return rc;
 }
@@ -138,8 +136,7 @@ int tess__remote_sync_dirty(tess_table *t)
 static void on_updates(tess_table *t, const tess__table_hdr *h, const uint8_t *body, size_t len)
 {
     size_t kb = h->n * t->key_size;
-    if (len >= kb + h->n * t->value_size)
-        tess__table_apply_local(t, body, body + kb, h->n);
+    if (len >= kb + h->n * t->value_size) tess__table_apply_local(t, body, body + kb, h->n);
     atomic_fetch_add(&t->ctx->writes_applied, 1);
 }
 
@@ -150,8 +147,7 @@ static void on_put_or_remove(tess_table *t, uint32_t type, const tess__table_hdr
     if (p >= 0 && t->parts[p] != NULL) {
         if (type == TESS_MSG_PUT && len >= t->key_size + h->arg)
             tess__table_put_local(t, p, body, body + t->key_size, h->arg);
-        else if (type == TESS_MSG_REMOVE)
-            tess__table_remove_local(t, p, body);
+        else if (type == TESS_MSG_REMOVE) tess__table_remove_local(t, p, body);
     }
     atomic_fetch_add(&t->ctx->writes_applied, 1);
 }
@@ -174,8 +170,7 @@ static void on_get(tess_table *t, int src, const tess__req_hdr *rq, const tess__
     int found = tess__table_get_local(t, p, key, h->arg ? out + 8 : NULL, vlen, &vlen);
     uint64_t l64 = vlen;
     memcpy(out, &l64, 8);
-    tess__reply(t->ctx, src, rq, found ? TESS_OK : TESS_ERR_NOTFOUND, out,
-                8 + (h->arg ? vlen : 0));
+    tess__reply(t->ctx, src, rq, found ? TESS_OK : TESS_ERR_NOTFOUND, out, 8 + (h->arg ? vlen : 0));
     free(out);
 }
 
@@ -183,9 +178,9 @@ static void on_snapshot(tess_table *t, int src, const tess__req_hdr *rq, uint32_
 {
     uint8_t *buf = NULL;
     size_t len = 0;
-    int rc = p < (uint32_t)t->nparts && t->parts[p] ? tess__table_snapshot_local(t, (int)p,
-                                                                                  &buf, &len)
-                                                    : TESS_ERR_INVAL;
+    int rc = p < (uint32_t)t->nparts && t->parts[p]
+                 ? tess__table_snapshot_local(t, (int)p, &buf, &len)
+                 : TESS_ERR_INVAL;
     tess__reply(t->ctx, src, rq, rc, buf, len);
     free(buf);
 }
@@ -214,8 +209,7 @@ static void on_request(tess_table *t, int src, uint32_t type, const tess__req_hd
     }
 }
 
-void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p,
-                               size_t len)
+void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     int is_req = type == TESS_MSG_GET_REQ || type == TESS_MSG_SNAPSHOT_REQ ||
                  type == TESS_MSG_CLEAR_REQ || type == TESS_MSG_SIZE_REQ ||
@@ -239,10 +233,7 @@ void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint
     else if (type == TESS_MSG_PUT || type == TESS_MSG_REMOVE) on_put_or_remove(t, type, &h, p, len);
 }
 
-void tess__table_set_intercept(tess_ctx *ctx, tess__msg_handler *fn)
-{
-    ctx->table_intercept = fn;
-}
+void tess__table_set_intercept(tess_ctx *ctx, tess__msg_handler *fn) { ctx->table_intercept = fn; }
 
 void tess__table_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {

@@ -33,15 +33,13 @@ static int deliver_here(tess_table *t, const uint8_t *keys, const uint8_t *vals,
             j++;
         }
         rc = here ? tess__table_apply_local(t, keys + i * ks, vals + i * vs, j - i)
-                  : tess__remote_send_updates(t, t->ctx->rank, keys + i * ks, vals + i * vs,
-                                              j - i);
+                  : tess__remote_send_updates(t, t->ctx->rank, keys + i * ks, vals + i * vs, j - i);
         i = j;
     }
     return rc;
 }
 
-static int send_group(tess_table *t, int dst, const uint8_t *keys, const uint8_t *vals,
-                      size_t n)
+static int send_group(tess_table *t, int dst, const uint8_t *keys, const uint8_t *vals, size_t n)
 {
     if (n == 0) return TESS_OK;
     if (dst == t->ctx->rank) return deliver_here(t, keys, vals, n);
@@ -49,8 +47,8 @@ static int send_group(tess_table *t, int dst, const uint8_t *keys, const uint8_t
 }
 
 /* Entries grouped by owner (stable, so one key's updates keep their order). */
-static int route_mixed(tess_table *t, const int *owner, const uint8_t *keys,
-                       const uint8_t *vals, size_t n)
+static int route_mixed(tess_table *t, const int *owner, const uint8_t *keys, const uint8_t *vals,
+                       size_t n)
 {
     int R = t->ctx->nranks;
     size_t ks = t->key_size, vs = t->value_size;

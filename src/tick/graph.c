@@ -149,8 +149,7 @@ static int labels_start(tess_graph *g, hop_labels *lab, int p)
 
 /* Neighbours one hop further along direction dir: in-neighbours for in-hops
  * (w -> u: w's value reaches u next tick), out-neighbours for out-hops. */
-static void neighbours(const tess_graph *g, int dir, uint32_t u, const uint32_t **nb,
-                       uint64_t *n)
+static void neighbours(const tess_graph *g, int dir, uint32_t u, const uint32_t **nb, uint64_t *n)
 {
     if (dir == DIR_IN) {
         *nb = g->in_src + g->in_first[u];
@@ -345,10 +344,7 @@ void tess_graph_rx(tess_graph *g, const tess_query *q, tess_query *out)
     grow_query(g, q, TESS_GRAPH_OUT_HOPS, out);
 }
 
-void tess_graph_same(const tess_query *q, tess_query *out)
-{
-    *out = *q;
-}
+void tess_graph_same(const tess_query *q, tess_query *out) { *out = *q; }
 
 int tess_graph_part(tess_ctx *ctx, tess_graph *g, int n, tess_query *parts)
 {
@@ -441,7 +437,8 @@ static int scan_disjoint(const term *a, const term *b)
 int tess_graph_disjoint(tess_graph *g, const tess_query *qa, const tess_query *qb)
 {
     term a, b;
-    if (tess__graph_term_make(g, qa, &a) != TESS_OK || tess__graph_term_make(g, qb, &b) != TESS_OK) return 0;
+    if (tess__graph_term_make(g, qa, &a) != TESS_OK || tess__graph_term_make(g, qb, &b) != TESS_OK)
+        return 0;
     if (a.size == 0 || b.size == 0) return 1;
     if (a.dist == NULL || b.dist == NULL) return 0;
     if (!touched_overlap(g, &a, &b)) return 1;
@@ -455,4 +452,3 @@ int tess_graph_disjoint(tess_graph *g, const tess_query *qa, const tess_query *q
     cache_store(g, &x->norm, &y->norm, r);
     return r;
 }
-

@@ -321,8 +321,7 @@ const tess_state_class tess_graph_class = {
 
 /* ------------------------------------------------------------ unpacking */
 
-int tess_graph_unpack(const void *packed, size_t len, uint32_t nv, double *out,
-                      uint64_t *count_out)
+int tess_graph_unpack(const void *packed, size_t len, uint32_t nv, double *out, uint64_t *count_out)
 {
     const unsigned char *d = packed;
     if (!records_valid(d, len, nv)) return TESS_ERR_FORMAT;

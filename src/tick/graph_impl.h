@@ -35,15 +35,15 @@ typedef struct pair_entry {
 struct tess_graph {
     uint32_t nv;
     int nparts;
-    size_t words;                /* uint64 words of a partition bitmap */
-    const uint64_t *in_first;    /* borrowed */
-    const uint32_t *in_src;      /* borrowed */
-    uint64_t *out_first;         /* out-edge CSR, built at creation */
+    size_t words;             /* uint64 words of a partition bitmap */
+    const uint64_t *in_first; /* borrowed */
+    const uint32_t *in_src;   /* borrowed */
+    uint64_t *out_first;      /* out-edge CSR, built at creation */
     uint32_t *out_dst;
     int32_t *part;
-    hop_labels *labels;          /* nparts * 2: [p * 2 + dir] */
+    hop_labels *labels; /* nparts * 2: [p * 2 + dir] */
     pthread_mutex_t grow_lock;
-    pthread_mutex_t cache_lock;  /* the DISJOINT cache */
+    pthread_mutex_t cache_lock; /* the DISJOINT cache */
     pair_entry *cache;
     size_t cache_cap, cache_len;
 };
@@ -58,10 +58,7 @@ static inline int bit_get(const uint64_t *bits, uint32_t v)
     return (int)((bits[v >> 6] >> (v & 63)) & 1u);
 }
 
-static inline void bit_set(uint64_t *bits, uint32_t v)
-{
-    bits[v >> 6] |= (uint64_t)1 << (v & 63);
-}
+static inline void bit_set(uint64_t *bits, uint32_t v) { bits[v >> 6] |= (uint64_t)1 << (v & 63); }
 
 /* A query made ready for membership tests: the vertices v with
  * dist[v] <= h (dist NULL: every vertex), `size` of them, listed first in

@@ -30,8 +30,8 @@ typedef struct grid {
     int64_t stride, area, nrows;
     int nslots;
     double **val;
-    rowset **have; /* per slot, per hull row */
-    int64_t *cut; /* scratch: spans, then a row's subtracted intervals */
+    rowset **have;        /* per slot, per hull row */
+    int64_t *cut;         /* scratch: spans, then a row's subtracted intervals */
     tess_grid_rect *negs; /* scratch: subtracted rectangles clipped to a walk's box */
     int ncut_cap;
     int64_t *ivs; /* scratch: a copy of one row's intervals (fn may mark the row) */
@@ -307,7 +307,7 @@ static int64_t grid_count(void *st, int slot, const tess_region *r)
  * one run of values, not a record per row. */
 typedef struct pack_arg {
     tess_buf *out;
-    size_t last;  /* offset of the last record's header */
+    size_t last; /* offset of the last record's header */
     int have_last;
 } pack_arg;
 
@@ -372,7 +372,7 @@ typedef struct merge_arg {
     int slot;
     const tess_region *r;
     const unsigned char *v; /* the run being merged (unaligned doubles) */
-    int64_t c0;        /* its first column */
+    int64_t c0;             /* its first column */
 } merge_arg;
 
 static int copy_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
@@ -500,10 +500,7 @@ static void choose_layout(int64_t rows, int64_t cols, int n, int *px_out, int *p
     }
 }
 
-static int64_t split_at(int64_t lo, int64_t len, int parts, int i)
-{
-    return lo + len * i / parts;
-}
+static int64_t split_at(int64_t lo, int64_t len, int parts, int i) { return lo + len * i / parts; }
 
 int tess_grid_part_blocks(tess_ctx *ctx, int64_t rows, int64_t cols, int64_t ring, int n,
                           tess_query *parts)

@@ -140,7 +140,8 @@ static void sleep_until(const tick_link *l, double at_us)
     ts.tv_nsec = (long)((abs_us - (double)ts.tv_sec * 1e6) * 1e3);
     if (ts.tv_nsec >= 1000000000L) ts.tv_nsec = 999999999L;
     if (ts.tv_nsec < 0) ts.tv_nsec = 0;
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {}
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+    }
 }
 
 /*
@@ -175,8 +176,7 @@ int tick_link_wait(tick_link *l, double max_wait_us)
             sleep_until(l, until);
         else if (l->spin_us > 0 && spin(l, until))
             rc = TESS_OK; /* a message came while spinning: no futex on either side */
-        else
-            rc = drain(l, (until - start) / 1e6);
+        else rc = drain(l, (until - start) / 1e6);
     }
     l->wait_us += link_now(l) - start;
     return rc;

@@ -39,8 +39,7 @@ const char *tess_tick_alg_name(tess_tick_alg alg)
  * values only ("depth: must be in 1..1000, got 0"); a command line maps the
  * field to its own flag (apps/common/tick_cli.c).
  */
-static int check_options(tess_ctx *ctx, const tess_tick_options *o,
-                         tess__latency_spec *jitter_out)
+static int check_options(tess_ctx *ctx, const tess_tick_options *o, tess__latency_spec *jitter_out)
 {
     const long period = o->period, layers = o->layers;
     TESS_RETURN_IF(ctx, (int)o->alg < 0 || o->alg > TESS_TICK_COMBINED, TESS_ERR_INVAL,
@@ -57,8 +56,8 @@ static int check_options(tess_ctx *ctx, const tess_tick_options *o,
                    "period: %ld needs layers >= %ld (k <= m+1)", period, period - 1);
     TESS_RETURN_IF(ctx, o->progress_every < -1, TESS_ERR_INVAL,
                    "progress_every: must be >= 0, got %lld", (long long)o->progress_every);
-    TESS_RETURN_IF(ctx, o->repart_every < 0, TESS_ERR_INVAL,
-                   "repart_every: must be >= 0, got %lld", (long long)o->repart_every);
+    TESS_RETURN_IF(ctx, o->repart_every < 0, TESS_ERR_INVAL, "repart_every: must be >= 0, got %lld",
+                   (long long)o->repart_every);
     long k = (o->alg == TESS_TICK_REPL || o->alg == TESS_TICK_COMBINED) ? period : 1;
     TESS_RETURN_IF(ctx, o->repart_every > 0 && o->repart_every % k != 0, TESS_ERR_INVAL,
                    "repart_every: %lld is not a multiple of the period %ld",

@@ -47,15 +47,13 @@ typedef struct pstate {
 
 static void put_u64(unsigned char *o, uint64_t v)
 {
-    for (int i = 0; i < 8; i++)
-        o[i] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < 8; i++) o[i] = (unsigned char)(v >> (8 * i));
 }
 
 static uint64_t get_u64(const unsigned char *in)
 {
     uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)in[i] << (8 * i);
+    for (int i = 0; i < 8; i++) v |= (uint64_t)in[i] << (8 * i);
     return v;
 }
 
@@ -101,13 +99,11 @@ int tess_particle_region_contains(const tess_region *r, double x, double y)
 {
     for (int i = 0; i < r->npos; i++) {
         tess_particle_rect q = tess_particle_rect_of(&r->pos[i]);
-        if (!tess_particle_rect_contains(&q, x, y))
-            return 0;
+        if (!tess_particle_rect_contains(&q, x, y)) return 0;
     }
     for (int i = 0; i < r->nneg; i++) {
         tess_particle_rect q = tess_particle_rect_of(&r->neg[i]);
-        if (tess_particle_rect_contains(&q, x, y))
-            return 0;
+        if (tess_particle_rect_contains(&q, x, y)) return 0;
     }
     return 1;
 }
@@ -135,14 +131,11 @@ static void slot_changed(pslot *s)
 /* Room for `more` particles; TESS_ERR_NOMEM leaves the slot as it was. */
 static int slot_reserve(pslot *s, size_t more)
 {
-    if (s->n + more <= s->cap)
-        return TESS_OK;
+    if (s->n + more <= s->cap) return TESS_OK;
     size_t cap = s->cap ? s->cap : 64;
-    while (cap < s->n + more)
-        cap *= 2;
+    while (cap < s->n + more) cap *= 2;
     tess_particle *p = realloc(s->p, cap * sizeof *p);
-    if (!p)
-        return TESS_ERR_NOMEM;
+    if (!p) return TESS_ERR_NOMEM;
     s->p = p;
     s->cap = cap;
     slot_changed(s);
@@ -160,8 +153,7 @@ static void slot_put(pslot *s, const tess_particle *p)
 static int slot_add(pslot *s, const tess_particle *p)
 {
     int rc = slot_reserve(s, 1);
-    if (rc == TESS_OK)
-        slot_put(s, p);
+    if (rc == TESS_OK) slot_put(s, p);
     return rc;
 }
 
@@ -169,8 +161,7 @@ static void slot_clear(pslot *s)
 {
     /* Every bit set belongs to a particle being removed: zero whole words,
      * in O(particles) rather than O(count). */
-    for (size_t i = 0; i < s->n; i++)
-        s->present[s->p[i].id >> 6] = 0;
+    for (size_t i = 0; i < s->n; i++) s->present[s->p[i].id >> 6] = 0;
     s->n = 0;
     slot_changed(s);
 }
@@ -190,10 +181,8 @@ static void slot_free(pslot *s)
 static int64_t cell_coord(double v, double o, double cell, int64_t n)
 {
     double t = (v - o) / cell;
-    if (!(t >= 0))
-        return 0;
-    if (t >= (double)(n - 1))
-        return n - 1;
+    if (!(t >= 0)) return 0;
+    if (t >= (double)(n - 1)) return n - 1;
     return (int64_t)t;
 }
 
@@ -216,8 +205,7 @@ static void index_layout(pslot *s, double radius)
         return;
     }
     double most = 4.0 * (double)s->n + 64.0;
-    while ((w / cell + 1.0) * (h / cell + 1.0) > most)
-        cell *= 2.0;
+    while ((w / cell + 1.0) * (h / cell + 1.0) > most) cell *= 2.0;
     s->cell = cell;
     s->nx = (int64_t)(w / cell) + 1;
     s->ny = (int64_t)(h / cell) + 1;
@@ -231,11 +219,9 @@ static int64_t cell_of(const pslot *s, const tess_particle *p)
 
 static int grow_u32(uint32_t **a, size_t *cap, size_t want)
 {
-    if (want <= *cap)
-        return TESS_OK;
+    if (want <= *cap) return TESS_OK;
     uint32_t *p = realloc(*a, want * sizeof *p);
-    if (!p)
-        return TESS_ERR_NOMEM;
+    if (!p) return TESS_ERR_NOMEM;
     *a = p;
     *cap = want;
     return TESS_OK;
@@ -243,21 +229,17 @@ static int grow_u32(uint32_t **a, size_t *cap, size_t want)
 
 static int index_build(pslot *s, double radius)
 {
-    if (s->indexed)
-        return TESS_OK;
+    if (s->indexed) return TESS_OK;
     index_layout(s, radius);
     size_t cells = (size_t)(s->nx * s->ny);
     if (grow_u32(&s->start, &s->start_cap, cells + 1) != TESS_OK ||
         grow_u32(&s->items, &s->items_cap, s->n ? s->n : 1) != TESS_OK)
         return TESS_ERR_NOMEM;
     memset(s->start, 0, (cells + 1) * sizeof *s->start);
-    for (size_t i = 0; i < s->n; i++)
-        s->start[cell_of(s, &s->p[i]) + 1]++;
-    for (size_t c = 0; c < cells; c++)
-        s->start[c + 1] += s->start[c];
+    for (size_t i = 0; i < s->n; i++) s->start[cell_of(s, &s->p[i]) + 1]++;
+    for (size_t c = 0; c < cells; c++) s->start[c + 1] += s->start[c];
     /* Fill using start[c] as a cursor, then shift back. */
-    for (size_t i = 0; i < s->n; i++)
-        s->items[s->start[cell_of(s, &s->p[i])]++] = (uint32_t)i;
+    for (size_t i = 0; i < s->n; i++) s->items[s->start[cell_of(s, &s->p[i])]++] = (uint32_t)i;
     memmove(s->start + 1, s->start, cells * sizeof *s->start);
     s->start[0] = 0;
     s->indexed = 1;
@@ -288,8 +270,7 @@ static void sort_keys(uint64_t *a, size_t n)
         for (size_t i = gap; i < n; i++) {
             uint64_t v = a[i];
             size_t j = i;
-            for (; j >= gap && a[j - gap] > v; j -= gap)
-                a[j] = a[j - gap];
+            for (; j >= gap && a[j - gap] > v; j -= gap) a[j] = a[j - gap];
             a[j] = v;
         }
     }
@@ -297,16 +278,13 @@ static void sort_keys(uint64_t *a, size_t n)
 
 static int nbrs_reserve(pstate *st, size_t n)
 {
-    if (n < st->nbrs_cap)
-        return TESS_OK;
+    if (n < st->nbrs_cap) return TESS_OK;
     size_t cap = st->nbrs_cap ? 2 * st->nbrs_cap : 64;
     tess_particle *p = realloc(st->nbrs, cap * sizeof *p);
-    if (!p)
-        return TESS_ERR_NOMEM;
+    if (!p) return TESS_ERR_NOMEM;
     st->nbrs = p;
     uint64_t *k = realloc(st->keys, cap * sizeof *k);
-    if (!k)
-        return TESS_ERR_NOMEM;
+    if (!k) return TESS_ERR_NOMEM;
     st->keys = k;
     st->nbrs_cap = cap;
     return TESS_OK;
@@ -326,17 +304,14 @@ static int64_t gather_neighbours(pstate *st, const pslot *s, const tess_particle
             for (uint32_t k = s->start[cell]; k < s->start[cell + 1]; k++) {
                 const tess_particle *q = &s->p[s->items[k]];
                 double dx = q->x - self->x, dy = q->y - self->y;
-                if (q->id == self->id || !(dx * dx + dy * dy <= st->r2))
-                    continue;
-                if (nbrs_reserve(st, n) != TESS_OK)
-                    return TESS_ERR_NOMEM;
+                if (q->id == self->id || !(dx * dx + dy * dy <= st->r2)) continue;
+                if (nbrs_reserve(st, n) != TESS_OK) return TESS_ERR_NOMEM;
                 st->keys[n++] = q->id << 32 | s->items[k];
             }
         }
     }
     sort_keys(st->keys, n);
-    for (size_t i = 0; i < n; i++)
-        st->nbrs[i] = s->p[st->keys[i] & 0xffffffffu];
+    for (size_t i = 0; i < n; i++) st->nbrs[i] = s->p[st->keys[i] & 0xffffffffu];
     return (int64_t)n;
 }
 
@@ -348,29 +323,25 @@ static void *particles_create(const tess_tick_app *app, int nslots, const tess_q
     (void)own, (void)hull;
     /* Slot indices and ids must fit the 32-bit halves of the neighbour sort keys. */
     const tess_particle_fns *fns = app ? app->class_fns : NULL;
-    if (!fns || !fns->init || !fns->step || !app->wd || nslots < 1 ||
-        fns->count >= UINT32_MAX || !(fns->radius >= 0))
+    if (!fns || !fns->init || !fns->step || !app->wd || nslots < 1 || fns->count >= UINT32_MAX ||
+        !(fns->radius >= 0))
         return NULL;
     pstate *st = calloc(1, sizeof *st);
-    if (!st)
-        return NULL;
+    if (!st) return NULL;
     st->app = app;
     st->fns = fns;
     st->r2 = fns->radius * fns->radius;
     st->nslots = nslots;
     st->slots = calloc((size_t)nslots, sizeof *st->slots);
-    if (!st->slots)
-        goto fail;
+    if (!st->slots) goto fail;
     size_t words = (size_t)(fns->count / 64 + 1);
     for (int i = 0; i < nslots; i++) {
         st->slots[i].present = calloc(words, sizeof(uint64_t));
-        if (!st->slots[i].present)
-            goto fail;
+        if (!st->slots[i].present) goto fail;
     }
     return st;
 fail:
-    for (int i = 0; st->slots && i < nslots; i++)
-        slot_free(&st->slots[i]);
+    for (int i = 0; st->slots && i < nslots; i++) slot_free(&st->slots[i]);
     free(st->slots);
     free(st);
     return NULL;
@@ -379,10 +350,8 @@ fail:
 static void particles_destroy(void *vst)
 {
     pstate *st = vst;
-    if (!st)
-        return;
-    for (int i = 0; i < st->nslots; i++)
-        slot_free(&st->slots[i]);
+    if (!st) return;
+    for (int i = 0; i < st->nslots; i++) slot_free(&st->slots[i]);
     free(st->slots);
     free(st->nbrs);
     free(st->keys);
@@ -397,22 +366,19 @@ static pslot *slot_at(pstate *st, int slot)
 static void particles_clear(void *vst, int slot)
 {
     pslot *s = slot_at(vst, slot);
-    if (s)
-        slot_clear(s);
+    if (s) slot_clear(s);
 }
 
 static int particles_init(void *vst, int slot, const tess_region *r)
 {
     pstate *st = vst;
     pslot *s = slot_at(st, slot);
-    if (!s || !r)
-        return TESS_ERR_INVAL;
+    if (!s || !r) return TESS_ERR_INVAL;
     for (uint64_t id = 0; id < st->fns->count; id++) {
         tess_particle p;
         st->fns->init(st->app->user, id, &p);
         p.id = id;
-        if (!particle_finite(&p))
-            return TESS_ERR_INVAL;
+        if (!particle_finite(&p)) return TESS_ERR_INVAL;
         if (in_region(r, &p) && !slot_has(s, id) && slot_add(s, &p) != TESS_OK)
             return TESS_ERR_NOMEM;
     }
@@ -422,14 +388,11 @@ static int particles_init(void *vst, int slot, const tess_region *r)
 static int particles_pack(void *vst, int slot, const tess_region *r, tess_buf *out)
 {
     pslot *s = slot_at(vst, slot);
-    if (!s || !r)
-        return TESS_ERR_INVAL;
+    if (!s || !r) return TESS_ERR_INVAL;
     for (size_t i = 0; i < s->n; i++) {
-        if (!in_region(r, &s->p[i]))
-            continue;
+        if (!in_region(r, &s->p[i])) continue;
         unsigned char *dst = tess_buf_reserve(out, TESS_PARTICLE_BYTES);
-        if (!dst)
-            return TESS_ERR_NOMEM;
+        if (!dst) return TESS_ERR_NOMEM;
         tess_particle_encode(&s->p[i], dst);
         out->len += TESS_PARTICLE_BYTES;
     }
@@ -439,34 +402,27 @@ static int particles_pack(void *vst, int slot, const tess_region *r, tess_buf *o
 /* Every record well formed: a known id, finite numbers. */
 static int packed_valid(const pstate *st, const unsigned char *data, size_t len)
 {
-    if (len % TESS_PARTICLE_BYTES != 0 || (len && !data))
-        return 0;
+    if (len % TESS_PARTICLE_BYTES != 0 || (len && !data)) return 0;
     for (size_t off = 0; off < len; off += TESS_PARTICLE_BYTES) {
         tess_particle p;
         tess_particle_decode(data + off, &p);
-        if (p.id >= st->fns->count || !particle_finite(&p))
-            return 0;
+        if (p.id >= st->fns->count || !particle_finite(&p)) return 0;
     }
     return 1;
 }
 
-static int particles_merge(void *vst, int slot, const void *data, size_t len,
-                           const tess_region *r)
+static int particles_merge(void *vst, int slot, const void *data, size_t len, const tess_region *r)
 {
     pstate *st = vst;
     pslot *s = slot_at(st, slot);
-    if (!s)
-        return TESS_ERR_INVAL;
-    if (!packed_valid(st, data, len))
-        return TESS_ERR_FORMAT;
+    if (!s) return TESS_ERR_INVAL;
+    if (!packed_valid(st, data, len)) return TESS_ERR_FORMAT;
     /* Reserve first, so running out of memory leaves the slot unchanged. */
-    if (slot_reserve(s, len / TESS_PARTICLE_BYTES) != TESS_OK)
-        return TESS_ERR_NOMEM;
+    if (slot_reserve(s, len / TESS_PARTICLE_BYTES) != TESS_OK) return TESS_ERR_NOMEM;
     for (size_t off = 0; off < len; off += TESS_PARTICLE_BYTES) {
         tess_particle p;
         tess_particle_decode((const unsigned char *)data + off, &p);
-        if (in_region(r, &p) && !slot_has(s, p.id))
-            slot_put(s, &p);
+        if (in_region(r, &p) && !slot_has(s, p.id)) slot_put(s, &p);
     }
     return TESS_OK;
 }
@@ -490,15 +446,12 @@ static int step_one(pstate *st, pslot *from, pslot *to, const tess_region *r,
                     const tess_particle *self, int64_t tick)
 {
     int64_t n = gather_neighbours(st, from, self);
-    if (n < 0)
-        return (int)n;
+    if (n < 0) return (int)n;
     tess_particle next = *self;
     st->fns->step(st->app->user, self, st->nbrs, (size_t)n, tick, &next);
     next.id = self->id;
-    if (!particle_finite(&next))
-        return TESS_ERR_INVAL;
-    if (!in_region(r, &next))
-        return 0;
+    if (!particle_finite(&next)) return TESS_ERR_INVAL;
+    if (!in_region(r, &next)) return 0;
     return slot_add(to, &next) == TESS_OK ? 1 : TESS_ERR_NOMEM;
 }
 
@@ -507,13 +460,10 @@ static int64_t particles_step(void *vst, int from_slot, int to_slot, const tess_
 {
     pstate *st = vst;
     pslot *from = slot_at(st, from_slot), *to = slot_at(st, to_slot);
-    if (!from || !to || from == to || !r || r->npos < 1)
-        return TESS_ERR_INVAL;
+    if (!from || !to || from == to || !r || r->npos < 1) return TESS_ERR_INVAL;
     tess_particle_rect box = candidate_box(st, r);
-    if (!(box.x0 < box.x1 && box.y0 < box.y1) || from->n == 0)
-        return 0;
-    if (index_build(from, st->fns->radius) != TESS_OK)
-        return TESS_ERR_NOMEM;
+    if (!(box.x0 < box.x1 && box.y0 < box.y1) || from->n == 0) return 0;
+    if (index_build(from, st->fns->radius) != TESS_OK) return TESS_ERR_NOMEM;
     cell_range c = cells_of_box(from, box.x0, box.x1, box.y0, box.y1);
     int64_t kept = 0;
     for (int64_t cy = c.cy0; cy <= c.cy1; cy++) {
@@ -521,11 +471,9 @@ static int64_t particles_step(void *vst, int from_slot, int to_slot, const tess_
             int64_t cell = cy * from->nx + cx;
             for (uint32_t k = from->start[cell]; k < from->start[cell + 1]; k++) {
                 const tess_particle *p = &from->p[from->items[k]];
-                if (!tess_particle_rect_contains(&box, p->x, p->y) || slot_has(to, p->id))
-                    continue;
+                if (!tess_particle_rect_contains(&box, p->x, p->y) || slot_has(to, p->id)) continue;
                 int rc = step_one(st, from, to, r, p, tick);
-                if (rc < 0)
-                    return rc;
+                if (rc < 0) return rc;
                 kept += rc;
             }
         }
@@ -536,19 +484,16 @@ static int64_t particles_step(void *vst, int from_slot, int to_slot, const tess_
 static int64_t particles_count(void *vst, int slot, const tess_region *r)
 {
     pslot *s = slot_at(vst, slot);
-    if (!s)
-        return TESS_ERR_INVAL;
+    if (!s) return TESS_ERR_INVAL;
     int64_t n = 0;
-    for (size_t i = 0; i < s->n; i++)
-        n += in_region(r, &s->p[i]);
+    for (size_t i = 0; i < s->n; i++) n += in_region(r, &s->p[i]);
     return n;
 }
 
 static const void *particles_snapshot(void *vst, int slot)
 {
     pslot *s = slot_at(vst, slot);
-    if (!s)
-        return NULL;
+    if (!s) return NULL;
     s->view.count = (int64_t)s->n;
     s->view.p = s->p;
     return &s->view;
@@ -571,18 +516,15 @@ const tess_state_class tess_particles_class = {
 
 int tess_particles_unpack(const void *packed, size_t len, uint64_t count, tess_particle *out)
 {
-    if (len % TESS_PARTICLE_BYTES != 0 || len / TESS_PARTICLE_BYTES != count ||
-        (len && !packed))
+    if (len % TESS_PARTICLE_BYTES != 0 || len / TESS_PARTICLE_BYTES != count || (len && !packed))
         return TESS_ERR_FORMAT;
     uint64_t *seen = calloc((size_t)(count / 64 + 1), sizeof *seen);
-    if (!seen)
-        return TESS_ERR_NOMEM;
+    if (!seen) return TESS_ERR_NOMEM;
     int rc = TESS_OK;
     for (size_t off = 0; off < len && rc == TESS_OK; off += TESS_PARTICLE_BYTES) {
         tess_particle p;
         tess_particle_decode((const unsigned char *)packed + off, &p);
-        if (p.id >= count || (seen[p.id >> 6] >> (p.id & 63)) & 1)
-            rc = TESS_ERR_FORMAT;
+        if (p.id >= count || (seen[p.id >> 6] >> (p.id & 63)) & 1) rc = TESS_ERR_FORMAT;
         else {
             seen[p.id >> 6] |= (uint64_t)1 << (p.id & 63);
             out[p.id] = p;

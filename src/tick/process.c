@@ -31,7 +31,6 @@
 #include <time.h>
 #include "tick/process_impl.h"
 
-
 double proc_thread_cpu_us(void)
 {
     struct timespec ts;
@@ -131,7 +130,6 @@ int proc_plan_build(proc *p, int64_t first_round)
 
 /* ---- versions ---- */
 
-
 void proc_version_reset(proc *p, int64_t v)
 {
     version *x = ver_of(p, v);
@@ -162,7 +160,8 @@ static void sleep_until_us(const proc *p, double at)
     ts.tv_nsec = (long)((abs_us - (double)ts.tv_sec * 1e6) * 1e3);
     if (ts.tv_nsec > 999999999L) ts.tv_nsec = 999999999L;
     if (ts.tv_nsec < 0) ts.tv_nsec = 0;
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {}
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+    }
 }
 
 static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int nneg)
@@ -177,8 +176,8 @@ static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int 
     if (c < 0) return (int)c;
     p->tuple_ticks += c;
     if (p->a->step_cost_us > 0 && c > 0)
-        p->emu_owed_us += p->a->step_cost_us * (double)c /
-                          (double)(p->own_count > 0 ? p->own_count : 1);
+        p->emu_owed_us +=
+            p->a->step_cost_us * (double)c / (double)(p->own_count > 0 ? p->own_count : 1);
     p->step_us += proc_now_us(p) - t;
     return TESS_OK;
 }
@@ -404,8 +403,15 @@ static void abort_others(proc *p)
 int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
                      tess_tick_result *result)
 {
-    proc p = {.ctx = ctx, .app = app, .a = a, .me = me, .n = ctx->workers_total,
-              .k = a->period, .m = a->layers, .A = a->depth + 1, .result = result};
+    proc p = {.ctx = ctx,
+              .app = app,
+              .a = a,
+              .me = me,
+              .n = ctx->workers_total,
+              .k = a->period,
+              .m = a->layers,
+              .A = a->depth + 1,
+              .result = result};
     p.nslots = p.A + 1;
     /* Sleeps (emulated step cost, held messages) end on time: DESIGN §6. */
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);

@@ -42,8 +42,7 @@ static int apply_round(proc *p, const tick_msg *m)
     return TESS_OK;
 }
 
-int proc_record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples,
-                        size_t len)
+int proc_record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples, size_t len)
 {
     p->result->per_process[src] = *f;
     return tess_buf_append(&p->result->final_state, tuples, len);
@@ -75,15 +74,14 @@ static int bar_arrival(proc *p, int64_t tick)
 int proc_handle(proc *p, tick_msg *m)
 {
     switch (m->h.type) {
-    case TICK_ABORT:
-        return TESS_ERR_KERNEL;
+    case TICK_ABORT: return TESS_ERR_KERNEL;
     case TICK_ROUND:
         for (int i = 0; i < p->ndeferred; i++) /* keep the link's order */
-            if (p->deferred[i].h.src == m->h.src) return defer(p, m) == TESS_OK ? 1 : TESS_ERR_NOMEM;
+            if (p->deferred[i].h.src == m->h.src)
+                return defer(p, m) == TESS_OK ? 1 : TESS_ERR_NOMEM;
         if (!round_applicable(p, m)) return defer(p, m) == TESS_OK ? 1 : TESS_ERR_NOMEM;
         return apply_round(p, m);
-    case TICK_BAR:
-        return bar_arrival(p, m->h.tick);
+    case TICK_BAR: return bar_arrival(p, m->h.tick);
     case TICK_REL:
         if (m->h.tick > p->released) p->released = m->h.tick;
         return TESS_OK;
@@ -91,12 +89,8 @@ int proc_handle(proc *p, tick_msg *m)
         if (m->h.src < 0 || m->h.src >= p->n) return TESS_ERR_FORMAT;
         p->repart_got++;
         return tess_buf_append(&p->repart[m->h.src], m->payload, m->len);
-    case TICK_START:
-        p->starts++;
-        return TESS_OK;
-    case TICK_GO:
-        p->go = 1;
-        return TESS_OK;
+    case TICK_START: p->starts++; return TESS_OK;
+    case TICK_GO: p->go = 1; return TESS_OK;
     case TICK_FINAL: {
         tess_tick_figures f;
         if (p->result == NULL || m->len < sizeof f) return TESS_ERR_FORMAT;
@@ -104,8 +98,7 @@ int proc_handle(proc *p, tick_msg *m)
         p->finals++;
         return proc_record_final(p, m->h.src, &f, m->payload + sizeof f, m->len - sizeof f);
     }
-    default:
-        return TESS_ERR_FORMAT;
+    default: return TESS_ERR_FORMAT;
     }
 }
 
@@ -183,7 +176,8 @@ int proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
     const tess_state_class *cls = p->app->state;
     if (p->app->part_ignores_state) return call_part(p, NULL);
     void *all = cls->create(p->app, 1, &p->app->universe, &p->app->universe);
-    if (all == NULL) return proc_fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (partition)");
+    if (all == NULL)
+        return proc_fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (partition)");
     tess_region uni = {.npos = 1, .pos = &p->app->universe};
     int rc = TESS_OK;
     if (init_all) rc = cls->init(all, 0, &uni);
@@ -278,7 +272,8 @@ int proc_after_full(proc *p, int64_t v)
             b->len = 0;
             rc = p->app->state->pack(p->st, slot_of(p, v), &r, b);
             if (rc == TESS_OK)
-                rc = tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b->data, b->len);
+                rc = tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b->data,
+                                    b->len);
         }
     }
     if (rc == TESS_OK && p->a->alg == TESS_TICK_BSP && v < p->a->ticks && !x->barred) {
@@ -318,8 +313,8 @@ static void progress_line(proc *p)
     if (e < 0 && now - p->last_progress_us < 1e6) return;
     p->last_progress_us = now;
     double secs = (now - p->start_us) / 1e6;
-    fprintf(stderr, "tessera %s: tick %lld/%lld, %.1f ticks/s\n", p->app->name,
-            (long long)p->done, (long long)p->a->ticks, secs > 0 ? (double)p->done / secs : 0.0);
+    fprintf(stderr, "tessera %s: tick %lld/%lld, %.1f ticks/s\n", p->app->name, (long long)p->done,
+            (long long)p->a->ticks, secs > 0 ? (double)p->done / secs : 0.0);
 }
 
 int proc_advance(proc *p)
@@ -334,4 +329,3 @@ int proc_advance(proc *p)
     }
     return any;
 }
-

@@ -24,12 +24,12 @@ typedef struct proc {
     tick_link link;
 
     /* plan: depends on the partition */
-    tess_query *Q;      /* n */
-    tess_query *Lown;   /* L_0 .. L_{m+1} */
+    tess_query *Q;    /* n */
+    tess_query *Lown; /* L_0 .. L_{m+1} */
     int n_in, n_out;
     int *in_ids, *out_ids, *in_index; /* in_index[src]: index in in_ids or -1 */
-    tess_query *cones;  /* n_in x (A+1): cone^p(Q_j) */
-    tess_query *out_L;  /* n_out: L_{m+1}(Q_j) */
+    tess_query *cones;                /* n_in x (A+1): cone^p(Q_j) */
+    tess_query *out_L;                /* n_out: L_{m+1}(Q_j) */
     int64_t *recv_round;
     uint32_t epoch;
     int64_t epoch_start;
@@ -38,19 +38,19 @@ typedef struct proc {
     int nslots;
     version *ver;
     int64_t done;
-    int64_t released;   /* bsp: last tick every process finished */
+    int64_t released;            /* bsp: last tick every process finished */
     int64_t bar_tick[BAR_SLOTS]; /* process 0: arrivals counted per tick */
     int bar_n[BAR_SLOTS];
 
-    tess_buf *repart;   /* n: tuples for the pending re-partitioning */
+    tess_buf *repart; /* n: tuples for the pending re-partitioning */
     int repart_got;
     int64_t repart_tick;
 
     tick_msg *deferred;
     int ndeferred, capdeferred;
 
-    tess_query *negs;   /* scratch: n_in */
-    tess_buf packbuf;   /* scratch: tuples of one outgoing message */
+    tess_query *negs; /* scratch: n_in */
+    tess_buf packbuf; /* scratch: tuples of one outgoing message */
     double step_us, emu_deadline, emu_owed_us, start_us, end_us;
     int emu_busy; /* no wait for messages since the last emulated compute */
     double step_cpu_us, wait_cpu_us, start_cpu_us;
@@ -60,7 +60,7 @@ typedef struct proc {
 
     tess_tick_result *result; /* process 0 */
     int finals;
-    int starts, go;           /* start barrier */
+    int starts, go; /* start barrier */
     double last_progress_us;
 } proc;
 

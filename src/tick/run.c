@@ -65,8 +65,7 @@ static int tick_kernel(tess_task *task, const void *args, size_t len)
 static int find_app(tess_ctx *ctx, const tess_tick_app *app)
 {
     for (int i = 0; ctx->tick && i < ctx->tick->napps; i++)
-        if (ctx->tick->apps[i] == app || strcmp(ctx->tick->apps[i]->name, app->name) == 0)
-            return i;
+        if (ctx->tick->apps[i] == app || strcmp(ctx->tick->apps[i]->name, app->name) == 0) return i;
     return -1;
 }
 

@@ -26,7 +26,7 @@ typedef struct tick_args {
     int64_t ticks, repart_every, progress_every;
     uint64_t seed, run_id;
     double step_cost_us;
-    double t0_us; /* common clock origin (CLOCK_MONOTONIC, µs) */
+    double t0_us;              /* common clock origin (CLOCK_MONOTONIC, µs) */
     tess__latency_spec jitter; /* parsed once, by tick_args_from_options */
 } tick_args;
 
@@ -35,14 +35,14 @@ double tick_now_us(void);
 
 /* ---- messages between processes (link.c) ---- */
 enum tick_msg_type {
-    TICK_ROUND = 1,  /* tuples for a round-start version */
-    TICK_BAR,        /* bsp: a process finished a tick */
-    TICK_REL,        /* bsp: every process finished it */
-    TICK_REPART,     /* every tuple of the sender, for re-partitioning */
-    TICK_FINAL,      /* figures and final tuples, to process 0 */
-    TICK_ABORT,      /* the sender failed */
-    TICK_START,      /* set up, to process 0 (start together: no setup skew in timings) */
-    TICK_GO          /* from process 0: every process is set up */
+    TICK_ROUND = 1, /* tuples for a round-start version */
+    TICK_BAR,       /* bsp: a process finished a tick */
+    TICK_REL,       /* bsp: every process finished it */
+    TICK_REPART,    /* every tuple of the sender, for re-partitioning */
+    TICK_FINAL,     /* figures and final tuples, to process 0 */
+    TICK_ABORT,     /* the sender failed */
+    TICK_START,     /* set up, to process 0 (start together: no setup skew in timings) */
+    TICK_GO         /* from process 0: every process is set up */
 };
 
 typedef struct tick_hdr {
@@ -55,8 +55,8 @@ typedef struct tick_hdr {
 
 typedef struct tick_msg {
     tick_hdr h;
-    uint64_t arrival;  /* order of arrival, ties of deliver_at keep it */
-    size_t len;        /* payload after the header */
+    uint64_t arrival;       /* order of arrival, ties of deliver_at keep it */
+    size_t len;             /* payload after the header */
     unsigned char *payload; /* points into the allocation */
     void *mem;
 } tick_msg;
@@ -72,7 +72,7 @@ typedef struct tick_link {
     uint64_t arrivals;
     uint64_t messages, bytes;
     double wait_us;
-    double spin_us;       /* poll this long before blocking (0: never) */
+    double spin_us; /* poll this long before blocking (0: never) */
 } tick_link;
 
 int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a);

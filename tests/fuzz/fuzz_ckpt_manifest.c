@@ -17,12 +17,10 @@
 static void check_lookups(const tess__ckpt_manifest *m)
 {
     for (uint32_t i = 0; i < m->ntables; i++)
-        if (tess__ckpt_manifest_table(m, m->tables[i].table) != &m->tables[i])
-            __builtin_trap();
+        if (tess__ckpt_manifest_table(m, m->tables[i].table) != &m->tables[i]) __builtin_trap();
     for (uint32_t i = 0; i < m->nfiles; i++) {
         const tess__ckpt_file *f = &m->files[i];
-        if (tess__ckpt_manifest_file(m, f->kind, f->a, f->b) != f)
-            __builtin_trap();
+        if (tess__ckpt_manifest_file(m, f->kind, f->a, f->b) != f) __builtin_trap();
     }
 }
 
@@ -31,8 +29,7 @@ static void parse(const uint8_t *data, size_t size)
     tess__ckpt_manifest m;
     char err[256];
     if (tess__ckpt_manifest_decode("MANIFEST", data, size, &m, err, sizeof err) != 0) {
-        if (memchr(err, '\n', strlen(err)) != NULL)
-            __builtin_trap();
+        if (memchr(err, '\n', strlen(err)) != NULL) __builtin_trap();
         return;
     }
     check_lookups(&m);
@@ -48,15 +45,12 @@ static void parse(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     parse(data, size);
-    if (size < 16)
-        return 0;
+    if (size < 16) return 0;
     uint8_t *copy = malloc(size);
-    if (copy == NULL)
-        return 0;
+    if (copy == NULL) return 0;
     memcpy(copy, data, size);
     uint64_t sum = XXH64(copy, size - 8, 0);
-    for (int i = 0; i < 8; i++)
-        copy[size - 8 + i] = (uint8_t)(sum >> (8 * i));
+    for (int i = 0; i < 8; i++) copy[size - 8 + i] = (uint8_t)(sum >> (8 * i));
     parse(copy, size);
     free(copy);
     return 0;

@@ -17,20 +17,18 @@
 static int spec_equal(const tess__latency_spec *a, const tess__latency_spec *b)
 {
     return a->kind == b->kind && a->fixed_us == b->fixed_us && a->median_us == b->median_us &&
-           a->sigma == b->sigma && a->spike_p == b->spike_p &&
-           a->spike_xm_us == b->spike_xm_us && a->spike_alpha == b->spike_alpha &&
-           a->spike_cap_us == b->spike_cap_us && a->bw_mbps == b->bw_mbps &&
-           a->stall_rate_per_s == b->stall_rate_per_s && a->stall_mean_us == b->stall_mean_us;
+           a->sigma == b->sigma && a->spike_p == b->spike_p && a->spike_xm_us == b->spike_xm_us &&
+           a->spike_alpha == b->spike_alpha && a->spike_cap_us == b->spike_cap_us &&
+           a->bw_mbps == b->bw_mbps && a->stall_rate_per_s == b->stall_rate_per_s &&
+           a->stall_mean_us == b->stall_mean_us;
 }
 
 static void check_round_trip(const tess__latency_spec *s)
 {
     char text[TESS__LATENCY_FORMAT_MAX], again_text[TESS__LATENCY_FORMAT_MAX];
     tess__latency_spec again;
-    if (tess__latency_format(s, text, sizeof text) != 0)
-        __builtin_trap();
-    if (tess__latency_parse(text, &again, NULL) != 0 || !spec_equal(s, &again))
-        __builtin_trap();
+    if (tess__latency_format(s, text, sizeof text) != 0) __builtin_trap();
+    if (tess__latency_parse(text, &again, NULL) != 0 || !spec_equal(s, &again)) __builtin_trap();
     if (tess__latency_format(&again, again_text, sizeof again_text) != 0 ||
         strcmp(text, again_text) != 0)
         __builtin_trap();
@@ -40,26 +38,22 @@ static void check_delays(const tess__latency_spec *s)
 {
     for (uint64_t seq = 0; seq < 4; seq++) {
         double d = tess__latency_sample_delay(s, seq, 1, 2, seq, 1000);
-        if (!(d >= 0) || isinf(d))
-            __builtin_trap();
+        if (!(d >= 0) || isinf(d)) __builtin_trap();
     }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = malloc(size + 1);
-    if (text == NULL)
-        return 0;
+    if (text == NULL) return 0;
     memcpy(text, data, size);
     text[size] = '\0';
     static tess_ctx *ctx; /* one for the whole fuzzing process: messages only */
-    if (ctx == NULL && (ctx = tess__ctx_alloc(NULL)) == NULL)
-        return 0;
+    if (ctx == NULL && (ctx = tess__ctx_alloc(NULL)) == NULL) return 0;
     tess__latency_spec s;
     if (tess__latency_parse(text, &s, ctx) != 0) {
         const char *err = tess_last_error(ctx);
-        if (err[0] == '\0' || strchr(err, '\n') != NULL)
-            __builtin_trap();
+        if (err[0] == '\0' || strchr(err, '\n') != NULL) __builtin_trap();
     } else {
         check_round_trip(&s);
         check_delays(&s);

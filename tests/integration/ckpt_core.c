@@ -40,8 +40,8 @@ typedef struct app {
     const char *mode;
     int die_at, restore;
     int parts, items, work_ms, kill_after_steal;
-    double period;          /* CpPeriodic, seconds */
-    tess_ctx *ctx;          /* for the watcher thread */
+    double period; /* CpPeriodic, seconds */
+    tess_ctx *ctx; /* for the watcher thread */
     pthread_t watcher;
     _Atomic int watcher_stop;
 } app;
@@ -119,7 +119,8 @@ static int check_static(app *a)
         int64_t v = -1;
         if (tess_table_get(a->fixed, &k, &v, sizeof v, NULL) != TESS_OK || v != (int64_t)(k * k))
             return fprintf(stderr, "ckpt_core: static table wrong at %llu\n",
-                           (unsigned long long)k), -1;
+                           (unsigned long long)k),
+                   -1;
     }
     return 0;
 }
@@ -129,8 +130,7 @@ static int64_t checksum(tess_table *t, uint64_t keys)
     int64_t sum = 0;
     for (uint64_t k = 0; k < keys; k++) {
         int64_t v = 0;
-        if (tess_table_get(t, &k, &v, sizeof v, NULL) == TESS_OK)
-            sum += v * (int64_t)(k % 97 + 1);
+        if (tess_table_get(t, &k, &v, sizeof v, NULL) == TESS_OK) sum += v * (int64_t)(k % 97 + 1);
     }
     return sum;
 }
@@ -203,8 +203,7 @@ static int restore(tess_ctx *ctx, int32_t *k_out)
     }
     if (rc != TESS_OK) return fprintf(stderr, "ckpt_core: %s\n", tess_last_error(ctx)), -1;
     if (len == sizeof *k_out) memcpy(k_out, user, len);
-    fprintf(stderr, "ckpt_core: restored epoch %llu at %d\n", (unsigned long long)epoch,
-            *k_out);
+    fprintf(stderr, "ckpt_core: restored epoch %llu at %d\n", (unsigned long long)epoch, *k_out);
     free(user);
     return 1;
 }
@@ -220,8 +219,7 @@ static int control_sync(tess_ctx *ctx, app *a)
         int32_t next = k + 1;
         if (rc == TESS_OK && next % 2 == 0 && next < ITER)
             rc = tess_checkpoint_barrier(ctx, &next, sizeof next);
-        else if (rc == TESS_OK)
-            rc = tess_barrier(ctx);
+        else if (rc == TESS_OK) rc = tess_barrier(ctx);
         if (rc == TESS_OK && a->die_at > 0 && a->die_at == next && !a->restore) flag_committed(ctx);
     }
     if (rc == TESS_OK && check_static(a) != 0) rc = TESS_ERR_KERNEL;
@@ -251,8 +249,8 @@ static int control_async(tess_ctx *ctx, app *a)
     if (restored < 0) return TESS_ERR_IO;
     int32_t phase = 1;
     a->ctx = ctx;
-    int watching = a->die_at && !a->restore &&
-                   pthread_create(&a->watcher, NULL, watch_for_flag, a) == 0;
+    int watching =
+        a->die_at && !a->restore && pthread_create(&a->watcher, NULL, watch_for_flag, a) == 0;
     double t0 = tess_now();
     int rc = tess_checkpoint_periodic(ctx, a->period, &phase, sizeof phase);
     if (rc == TESS_OK) rc = tess_run(ctx, "k_items", a->parts, a->acc, NULL, 0);
@@ -332,8 +330,8 @@ int main(int argc, char **argv)
         else return fprintf(stderr, "ckpt_core: bad argument %s\n", arg), 2;
     }
     if (a.parts < 1 || a.parts > KEYS || a.items < 1 || !(a.period > 0))
-        return fprintf(stderr, "ckpt_core: --parts in [1, %d], --items >= 1, --period > 0\n",
-                       KEYS), 2;
+        return fprintf(stderr, "ckpt_core: --parts in [1, %d], --items >= 1, --period > 0\n", KEYS),
+               2;
     tess_ctx *ctx = NULL;
     if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
     int rc = create_tables(ctx, &a);

@@ -31,20 +31,15 @@
 
 /* ---------------------------------------------------------------- plain math */
 
-static double absd(double x)
-{
-    return x < 0 ? -x : x;
-}
+static double absd(double x) { return x < 0 ? -x : x; }
 
 static double sqrt_newton(double x)
 {
-    if (!(x > 0))
-        return 0.0;
+    if (!(x > 0)) return 0.0;
     double y = x > 1 ? x : 1.0; /* >= sqrt(x): Newton then decreases monotonically */
     for (;;) {
         double next = 0.5 * (y + x / y);
-        if (!(next < y))
-            return y;
+        if (!(next < y)) return y;
         y = next;
     }
 }
@@ -68,22 +63,18 @@ static double atan_unit(double x)
 
 static double atan2_ref(double y, double x)
 {
-    if (x == 0 && y == 0)
-        return 0.0;
+    if (x == 0 && y == 0) return 0.0;
     double ax = absd(x), ay = absd(y);
     double a = ay <= ax ? atan_unit(ay / ax) : PI / 2 - atan_unit(ax / ay);
-    if (x < 0)
-        a = PI - a;
+    if (x < 0) a = PI - a;
     return y < 0 ? -a : a;
 }
 
 /* Reduce to [-pi, pi], then the Taylor series. */
 static double reduce_angle(double x)
 {
-    while (x > PI)
-        x -= 2 * PI;
-    while (x < -PI)
-        x += 2 * PI;
+    while (x > PI) x -= 2 * PI;
+    while (x < -PI) x += 2 * PI;
     return x;
 }
 
@@ -164,14 +155,12 @@ static double new_heading(const params *p, const fish *cur, long i, long tick, l
     double rx = 0, ry = 0, ax = 0, ay = 0, bx = ux, by = uy;
     int repelled = 0;
     for (long j = 0; j < p->n; j++) {
-        if (j == i)
-            continue;
+        if (j == i) continue;
         double dx = cur[j].x - me->x, dy = cur[j].y - me->y;
         double d = sqrt_newton(dx * dx + dy * dy);
         if (d < p->alpha) {
             repelled = 1;
-            if (d > 0)
-                rx += dx / d, ry += dy / d;
+            if (d > 0) rx += dx / d, ry += dy / d;
         } else if (d <= p->rho) {
             double psi = atan2_ref(cur[j].vy, cur[j].vx);
             ax += dx / d, ay += dy / d;
@@ -179,19 +168,16 @@ static double new_heading(const params *p, const fish *cur, long i, long tick, l
         }
     }
     double dx = repelled ? -rx : ax + bx, dy = repelled ? -ry : ay + by;
-    if (dx == 0 && dy == 0)
-        dx = ux, dy = uy;
+    if (dx == 0 && dy == 0) dx = ux, dy = uy;
     double len = sqrt_newton(dx * dx + dy * dy);
     dx /= len, dy /= len;
     if (i < informed) {
         double wx = dx + p->omega, wy = dy;
-        if (wx != 0 || wy != 0)
-            dx = wx, dy = wy;
+        if (wx != 0 || wy != 0) dx = wx, dy = wy;
     }
     double want = atan2_ref(dy, dx) + p->sigma * noise((uint64_t)i, tick);
     double turn = reduce_angle(want - phi), limit = p->theta * p->dt;
-    if (absd(turn) <= limit)
-        return want;
+    if (absd(turn) <= limit) return want;
     return phi + (turn > 0 ? limit : -limit);
 }
 
@@ -220,15 +206,13 @@ static void run(const params *p, fish *f)
 
 static void put_le(unsigned char *o, uint64_t v)
 {
-    for (int i = 0; i < 8; i++)
-        o[i] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < 8; i++) o[i] = (unsigned char)(v >> (8 * i));
 }
 
 static uint64_t get_le(const unsigned char *in)
 {
     uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)in[i] << (8 * i);
+    for (int i = 0; i < 8; i++) v |= (uint64_t)in[i] << (8 * i);
     return v;
 }
 
@@ -243,8 +227,7 @@ static double get_f64(const unsigned char *in)
 static int write_state(const char *path, const params *p, const fish *f)
 {
     FILE *fp = fopen(path, "wb");
-    if (!fp)
-        return -1;
+    if (!fp) return -1;
     for (long i = 0; i < p->n; i++) {
         unsigned char rec[40];
         double v[4] = {f[i].x, f[i].y, f[i].vx, f[i].vy};
@@ -279,16 +262,14 @@ static int check_state(const char *path, const params *p, const fish *f, double 
         double evx = get_f64(rec + 24) - f[i].vx, evy = get_f64(rec + 32) - f[i].vy;
         double e = absd(ex) > absd(ey) ? absd(ex) : absd(ey);
         double ev = absd(evx) > absd(evy) ? absd(evx) : absd(evy);
-        if (!(e <= dpos))
-            dpos = e, worst = i;
-        if (!(ev <= dvel))
-            dvel = ev;
+        if (!(e <= dpos)) dpos = e, worst = i;
+        if (!(ev <= dvel)) dvel = ev;
     }
     int trailing = fgetc(fp) != EOF;
     fclose(fp);
     if (bad || trailing || i != p->n) {
-        fprintf(stderr, "fish_ref: %s: expected %ld records with ids 0..%ld in order\n", path,
-                p->n, p->n - 1);
+        fprintf(stderr, "fish_ref: %s: expected %ld records with ids 0..%ld in order\n", path, p->n,
+                p->n - 1);
         return 1;
     }
     printf("%ld fish, %ld ticks: max position error %.3g (fish %ld), max velocity error %.3g\n",
@@ -317,20 +298,19 @@ int main(int argc, char **argv)
     struct {
         const char *name;
         double *value;
-    } opts[] = {{"--fish", &n},         {"--informed", &p.informed}, {"--ticks", &ticks},
-                {"--alpha", &p.alpha},  {"--rho", &p.rho},           {"--speed", &p.speed},
-                {"--theta", &p.theta},  {"--sigma", &p.sigma},       {"--omega", &p.omega},
-                {"--dt", &p.dt},        {"--tol", &tol}};
+    } opts[] = {{"--fish", &n},        {"--informed", &p.informed},
+                {"--ticks", &ticks},   {"--alpha", &p.alpha},
+                {"--rho", &p.rho},     {"--speed", &p.speed},
+                {"--theta", &p.theta}, {"--sigma", &p.sigma},
+                {"--omega", &p.omega}, {"--dt", &p.dt},
+                {"--tol", &tol}};
     for (int i = 1; i < argc; i++) {
         int done = 0;
-        if (i + 1 < argc && strcmp(argv[i], "--out") == 0)
-            out = argv[++i], done = 1;
-        else if (i + 1 < argc && strcmp(argv[i], "--check") == 0)
-            check = argv[++i], done = 1;
+        if (i + 1 < argc && strcmp(argv[i], "--out") == 0) out = argv[++i], done = 1;
+        else if (i + 1 < argc && strcmp(argv[i], "--check") == 0) check = argv[++i], done = 1;
         for (size_t k = 0; !done && k < sizeof opts / sizeof opts[0]; k++)
             if (i + 1 < argc && strcmp(argv[i], opts[k].name) == 0) {
-                if (parse_double(argv[++i], opts[k].value) != 0)
-                    break;
+                if (parse_double(argv[++i], opts[k].value) != 0) break;
                 done = 1;
             }
         if (!done) {
@@ -345,8 +325,7 @@ int main(int argc, char **argv)
         return 2;
     }
     fish *f = malloc((size_t)p.n * sizeof *f);
-    if (!f)
-        return 2;
+    if (!f) return 2;
     initial_state(&p, f);
     run(&p, f);
     int rc = 0;
@@ -354,8 +333,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "fish_ref: cannot write %s\n", out);
         rc = 2;
     }
-    if (rc == 0 && check)
-        rc = check_state(check, &p, f, tol);
+    if (rc == 0 && check) rc = check_state(check, &p, f, tol);
     free(f);
     return rc;
 }

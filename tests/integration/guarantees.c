@@ -17,7 +17,7 @@
 
 typedef struct app {
     tess_table *sums, *order, *ran, *hash, *user, *sizes;
-    _Atomic int failures;   /* counted inside kernels, reported through `ran` */
+    _Atomic int failures; /* counted inside kernels, reported through `ran` */
 } app;
 
 static int passed, failed;
@@ -34,7 +34,11 @@ typedef struct maxcount {
     int64_t max, count;
 } maxcount;
 
-static void mc_init(void *v, size_t n) { (void)n; *(maxcount *)v = (maxcount){INT64_MIN, 0}; }
+static void mc_init(void *v, size_t n)
+{
+    (void)n;
+    *(maxcount *)v = (maxcount){INT64_MIN, 0};
+}
 static void mc_acc(void *v, const void *u, size_t n)
 {
     (void)n;
@@ -239,7 +243,7 @@ int main(int argc, char **argv)
     if (rc == TESS_OK) rc = tess_main(ctx, control, &a);
     int remote_failures = atomic_load(&a.failures);
     tess_finalize(ctx);
-    if (remote_failures) fprintf(stderr, "FAIL: %d instances saw operations out of order\n",
-                                 remote_failures);
+    if (remote_failures)
+        fprintf(stderr, "FAIL: %d instances saw operations out of order\n", remote_failures);
     return rc != 0 || remote_failures ? 1 : 0;
 }

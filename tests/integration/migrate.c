@@ -192,10 +192,12 @@ static int control(tess_ctx *ctx, void *arg)
     check_order(a);
     check_sums(a);
     int moved = 0;
-    for (int p = 0; p < a->parts; p++) moved += tess_table_owner(a->work, p) != p % tess_nranks(ctx);
+    for (int p = 0; p < a->parts; p++)
+        moved += tess_table_owner(a->work, p) != p % tess_nranks(ctx);
     for (int p = 0; p < a->parts; p++)
         if (tess_table_owner(a->sums, p) != tess_table_owner(a->work, p) ||
-            tess_table_owner(a->order, p) != tess_table_owner(a->work, p)) moved = -1000;
+            tess_table_owner(a->order, p) != tess_table_owner(a->work, p))
+            moved = -1000;
     check(moved >= 0, "grouped tables moved together");
     tess_stats st;
     tess_get_stats(ctx, &st);

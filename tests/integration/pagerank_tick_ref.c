@@ -147,8 +147,7 @@ int main(int argc, char **argv)
     }
     FILE *fp = fopen(argv[4], "w");
     if (fp == NULL) return 1;
-    for (size_t v = 0; v < nv; v++)
-        fprintf(fp, "%llu\t%.17g\n", (unsigned long long)ids[v], pr[v]);
+    for (size_t v = 0; v < nv; v++) fprintf(fp, "%llu\t%.17g\n", (unsigned long long)ids[v], pr[v]);
     if (fclose(fp) != 0) return 1;
     free(pr);
     free(ids);

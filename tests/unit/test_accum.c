@@ -20,10 +20,7 @@ static const tess_accum builtin_kinds[] = {TESS_ACC_SUM, TESS_ACC_MIN, TESS_ACC_
                                            TESS_ACC_PRODUCT};
 static const tess_elem elem_types[] = {TESS_I32, TESS_I64, TESS_F32, TESS_F64};
 
-static size_t elem_bytes(tess_elem e)
-{
-    return e == TESS_I32 || e == TESS_F32 ? 4 : 8;
-}
+static size_t elem_bytes(tess_elem e) { return e == TESS_I32 || e == TESS_F32 ? 4 : 8; }
 
 static tess__accum make_accum(tess_accum kind, tess_elem elem, size_t value_size)
 {
@@ -347,8 +344,8 @@ static void test_apply_dense_matches_apply(void **state)
     for (size_t k = 0; k < 4; k++)
         for (size_t t = 0; t < 4; t++)
             for (size_t m = 1; m <= 3; m += 2) {
-                tess__accum a = make_accum(builtin_kinds[k], elem_types[t],
-                                           m * elem_bytes(elem_types[t]));
+                tess__accum a =
+                    make_accum(builtin_kinds[k], elem_types[t], m * elem_bytes(elem_types[t]));
                 check_dense(&a, elem_types[t], m);
             }
     tess__accum r = make_accum(TESS_ACC_REPLACE, TESS_ELEM_NONE, 3 * 8);

@@ -84,10 +84,7 @@ static void test_check(void **state)
 
 static app_ckpt_cli every_in;
 static const char *every_text;
-static int parse_every(void)
-{
-    return app_ckpt_cli_parse_every("kmeans", &every_in, every_text);
-}
+static int parse_every(void) { return app_ckpt_cli_parse_every("kmeans", &every_in, every_text); }
 
 static void test_parse_every(void **state)
 {
@@ -106,8 +103,7 @@ static void test_hash_depends_on_every_byte_and_the_length(void **state)
 {
     (void)state;
     unsigned char buf[37];
-    for (size_t i = 0; i < sizeof buf; i++)
-        buf[i] = (unsigned char)i;
+    for (size_t i = 0; i < sizeof buf; i++) buf[i] = (unsigned char)i;
     uint64_t h = app_hash_bytes(0, buf, sizeof buf);
     assert_true(h == app_hash_bytes(0, buf, sizeof buf)); /* a function of its input */
     for (size_t i = 0; i < sizeof buf; i++) {

@@ -35,10 +35,8 @@ static int list_dir(const char *dir, char *names, size_t cap)
     int n = 0;
     names[0] = '\0';
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        if (n++)
-            strncat(names, "|", cap - strlen(names) - 1);
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (n++) strncat(names, "|", cap - strlen(names) - 1);
         strncat(names, e->d_name, cap - strlen(names) - 1);
     }
     closedir(d);
@@ -161,9 +159,8 @@ static void test_outfile_open_failure_message(void **state)
     bad_open_path = "/nonexistent-dir-tessera/x.txt";
     const char *err = capture_stderr(open_bad_path);
     assert_int_equal(captured_rc, -1);
-    assert_string_equal(err,
-                        "tessera: cannot write /nonexistent-dir-tessera/x.txt: "
-                        "No such file or directory\n");
+    assert_string_equal(err, "tessera: cannot write /nonexistent-dir-tessera/x.txt: "
+                             "No such file or directory\n");
     bad_open_path = "";
     capture_stderr(open_bad_path);
     assert_int_equal(captured_rc, -1);
@@ -190,19 +187,18 @@ static app_metrics *sample_metrics(void)
     return m;
 }
 
-static const char sample_json[] =
-    "{\n"
-    "  \"app\": \"kmeans\",\n"
-    "  \"ranks\": 3,\n"
-    "  \"wall_seconds\": 0.10000000000000001,\n"
-    "  \"note\": \"a \\\"quoted\\\"\\\\ line\\n\\ttab\\u0001\",\n"
-    "  \"emulated\": false,\n"
-    "  \"ok\": true,\n"
-    "  \"iteration_seconds\": [1.5, 2, 1e-300],\n"
-    "  \"empty\": [],\n"
-    "  \"inf\": null,\n"
-    "  \"big\": -9223372036854775808\n"
-    "}\n";
+static const char sample_json[] = "{\n"
+                                  "  \"app\": \"kmeans\",\n"
+                                  "  \"ranks\": 3,\n"
+                                  "  \"wall_seconds\": 0.10000000000000001,\n"
+                                  "  \"note\": \"a \\\"quoted\\\"\\\\ line\\n\\ttab\\u0001\",\n"
+                                  "  \"emulated\": false,\n"
+                                  "  \"ok\": true,\n"
+                                  "  \"iteration_seconds\": [1.5, 2, 1e-300],\n"
+                                  "  \"empty\": [],\n"
+                                  "  \"inf\": null,\n"
+                                  "  \"big\": -9223372036854775808\n"
+                                  "}\n";
 
 static void test_metrics_text(void **state)
 {
@@ -288,10 +284,7 @@ static void test_metrics_nested_and_lines(void **state)
 
 static const char *int_text;
 static long int_out;
-static int parse_k(void)
-{
-    return app_parse_int("kmeans", "k", int_text, 1, 1000000, &int_out);
-}
+static int parse_k(void) { return app_parse_int("kmeans", "k", int_text, 1, 1000000, &int_out); }
 
 static void test_parse_int_accepts(void **state)
 {
@@ -328,7 +321,8 @@ static void test_parse_int_rejects(void **state)
                          "got ''\n");
     expect_int_error(" 5", "tessera kmeans: option --k: expected an integer in [1, 1000000], "
                            "got ' 5'\n");
-    expect_int_error("99999999999999999999999", "tessera kmeans: option --k: expected an "
+    expect_int_error("99999999999999999999999",
+                     "tessera kmeans: option --k: expected an "
                      "integer in [1, 1000000], got '99999999999999999999999'\n");
     expect_int_error(NULL, "tessera kmeans: option --k: missing value\n");
 }

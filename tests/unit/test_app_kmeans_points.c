@@ -37,8 +37,7 @@ static void test_read_valid(void **state)
     assert_int_equal(p.n, 3);
     assert_int_equal(p.dim, 2);
     const double want[] = {1, 2.5, -300, 4, 0.125, 7};
-    for (int i = 0; i < 6; i++)
-        assert_true(p.coords[i] == want[i]);
+    for (int i = 0; i < 6; i++) assert_true(p.coords[i] == want[i]);
     kmeans_points_free(&p);
     unlink(path);
 }
@@ -88,8 +87,18 @@ static void test_gen_parse(void **state)
     assert_true(g.n == 2000 && g.dim == 2 && g.k == 5 && g.seed == 1);
     assert_int_equal(kmeans_gen_parse("10:3:10:18446744073709551615", &g, err, sizeof err), 0);
     assert_true(g.seed == UINT64_MAX && g.k == 10);
-    const char *bad[] = {"", "10", "10:2", "10:2:3:4:5", "0:2:1", "10:0:1", "10:2:0",
-                         "10:4097:1", "a:2:1", "10:2:3:", "-1:2:1", "10::3",
+    const char *bad[] = {"",
+                         "10",
+                         "10:2",
+                         "10:2:3:4:5",
+                         "0:2:1",
+                         "10:0:1",
+                         "10:2:0",
+                         "10:4097:1",
+                         "a:2:1",
+                         "10:2:3:",
+                         "-1:2:1",
+                         "10::3",
                          "10:2:3:18446744073709551616"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(kmeans_gen_parse(bad[i], &g, err, sizeof err), -1);
@@ -114,8 +123,7 @@ static void test_generate_matches_point_function(void **state)
             hi = row[d] > hi ? row[d] : hi;
         }
     }
-    for (int j = 0; j < 12; j++)
-        assert_true(centres[j] >= 0 && centres[j] < 100);
+    for (int j = 0; j < 12; j++) assert_true(centres[j] >= 0 && centres[j] < 100);
     assert_true(lo > -30 && hi < 130); /* sigma 2 around [0, 100) */
     free(centres);
     kmeans_points_free(&p);

@@ -100,8 +100,8 @@ static void round_trip(int dense, size_t vsize)
         size_t len = 0;
         assert_int_equal(tess__table_encode_partition(a, p, &buf, &len), TESS_OK);
         assert_int_equal(tess__table_restore_encoded(b, buf, len), TESS_OK);
-        if (len > 1) assert_int_equal(tess__table_restore_encoded(b, buf, len - 1),
-                                      TESS_ERR_FORMAT);
+        if (len > 1)
+            assert_int_equal(tess__table_restore_encoded(b, buf, len - 1), TESS_ERR_FORMAT);
         buf[0] = 'X';
         assert_int_equal(tess__table_restore_encoded(b, buf, len), TESS_ERR_FORMAT);
         free(buf);
@@ -110,10 +110,26 @@ static void round_trip(int dense, size_t vsize)
     tess_finalize(ctx);
 }
 
-static void test_dense_fixed(void **s) { (void)s; round_trip(1, 8); }
-static void test_dense_variable(void **s) { (void)s; round_trip(1, 0); }
-static void test_hash_fixed(void **s) { (void)s; round_trip(0, 8); }
-static void test_hash_variable(void **s) { (void)s; round_trip(0, 0); }
+static void test_dense_fixed(void **s)
+{
+    (void)s;
+    round_trip(1, 8);
+}
+static void test_dense_variable(void **s)
+{
+    (void)s;
+    round_trip(1, 0);
+}
+static void test_hash_fixed(void **s)
+{
+    (void)s;
+    round_trip(0, 8);
+}
+static void test_hash_variable(void **s)
+{
+    (void)s;
+    round_trip(0, 0);
+}
 
 static void log_add(uint8_t **log, size_t *len, uint32_t type, const void *a, size_t alen,
                     const void *b, size_t blen)
@@ -195,9 +211,9 @@ static void test_enable_dirs(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dense_fixed),   cmocka_unit_test(test_dense_variable),
-        cmocka_unit_test(test_hash_fixed),    cmocka_unit_test(test_hash_variable),
-        cmocka_unit_test(test_replay),        cmocka_unit_test(test_enable_dirs),
+        cmocka_unit_test(test_dense_fixed), cmocka_unit_test(test_dense_variable),
+        cmocka_unit_test(test_hash_fixed),  cmocka_unit_test(test_hash_variable),
+        cmocka_unit_test(test_replay),      cmocka_unit_test(test_enable_dirs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,8 +40,7 @@ static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     snprintf(f->dir, sizeof f->dir, "/tmp/tess-ckpt-XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
-        return -1;
+    if (mkdtemp(f->dir) == NULL) return -1;
     *state = f;
     return 0;
 }
@@ -68,8 +67,7 @@ static tess__ckpt_store *open_store(fixture *f, uint64_t fp)
     tess__ckpt_store *s = NULL;
     char err[512];
     int rc = tess__ckpt_store_open(f->dir, fp, &s, err, sizeof err);
-    if (rc != TESS_OK)
-        fail_msg("%s", err);
+    if (rc != TESS_OK) fail_msg("%s", err);
     return s;
 }
 
@@ -97,15 +95,13 @@ static void write_epoch(tess__ckpt_store *s, uint64_t epoch)
     for (uint32_t t = 0; t <= 5; t += 5)
         for (uint32_t p = 0; p < (t == 0 ? 3u : 2u); p++) {
             size_t len = part_bytes(epoch, t, p, buf);
-            assert_int_equal(tess__ckpt_add_partition(w, t, p, buf, len, err, sizeof err),
-                             TESS_OK);
+            assert_int_equal(tess__ckpt_add_partition(w, t, p, buf, len, err, sizeof err), TESS_OK);
         }
     assert_int_equal(tess__ckpt_add_log(w, 1, "log of one", 10, err, sizeof err), TESS_OK);
     assert_int_equal(tess__ckpt_add_log(w, 0, "zero", 4, err, sizeof err), TESS_OK);
     int n = snprintf(user, sizeof user, "iter=%" PRIu64, epoch);
     assert_int_equal(tess__ckpt_set_user_data(w, user, (size_t)n, err, sizeof err), TESS_OK);
-    if (tess__ckpt_commit(w, err, sizeof err) != TESS_OK)
-        fail_msg("%s", err);
+    if (tess__ckpt_commit(w, err, sizeof err) != TESS_OK) fail_msg("%s", err);
 }
 
 static void assert_user(const tess__ckpt_epoch *e, uint64_t epoch)
@@ -123,8 +119,7 @@ static tess__ckpt_epoch *open_latest(fixture *f, tess__ckpt_store *s, uint64_t w
     tess__ckpt_epoch *e = NULL;
     char err[512];
     int rc = tess__ckpt_open_latest(s, collect, f, &e, err, sizeof err);
-    if (rc != TESS_OK)
-        fail_msg("%s", err);
+    if (rc != TESS_OK) fail_msg("%s", err);
     assert_int_equal(tess__ckpt_epoch_number(e), want);
     assert_user(e, want);
     return e;
@@ -149,8 +144,7 @@ static void test_round_trip(void **state)
     assert_int_equal(is_static, 0);
     assert_int_equal(tess__ckpt_epoch_table(e, 5, &nparts, &owners, &is_static), TESS_OK);
     assert_memory_equal(owners, owners5, sizeof owners5);
-    assert_int_equal(tess__ckpt_epoch_table(e, 4, &nparts, &owners, &is_static),
-                     TESS_ERR_NOTFOUND);
+    assert_int_equal(tess__ckpt_epoch_table(e, 4, &nparts, &owners, &is_static), TESS_ERR_NOTFOUND);
     static uint8_t want[16384];
     char err[512];
     for (uint32_t t = 0; t <= 5; t += 5)
@@ -161,8 +155,7 @@ static void test_round_trip(void **state)
             assert_int_equal(tess__ckpt_read_partition(e, t, p, &data, &len, err, sizeof err),
                              TESS_OK);
             assert_int_equal(len, wlen);
-            if (wlen > 0)
-                assert_memory_equal(data, want, wlen);
+            if (wlen > 0) assert_memory_equal(data, want, wlen);
             free(data);
         }
     void *data = NULL;
@@ -214,8 +207,15 @@ static void test_latest_chosen(void **state)
 
 /* ---------------------------------------------------------------- damage */
 
-enum damage { TRUNCATE, FLIP, DELETE, MANIFEST_FLIP, MANIFEST_TRUNCATE, MANIFEST_DELETE,
-              UNCOMMITTED };
+enum damage {
+    TRUNCATE,
+    FLIP,
+    DELETE,
+    MANIFEST_FLIP,
+    MANIFEST_TRUNCATE,
+    MANIFEST_DELETE,
+    UNCOMMITTED
+};
 
 static void flip_byte(const char *path, off_t at)
 {
@@ -313,15 +313,13 @@ static void test_no_epoch(void **state)
     tess__ckpt_store *s = open_store(f, FP);
     tess__ckpt_epoch *e = NULL;
     char err[512];
-    assert_int_equal(tess__ckpt_open_latest(s, collect, f, &e, err, sizeof err),
-                     TESS_ERR_NOTFOUND);
+    assert_int_equal(tess__ckpt_open_latest(s, collect, f, &e, err, sizeof err), TESS_ERR_NOTFOUND);
     assert_null(e);
     assert_int_equal(f->nreports, 0);
     /* Only a damaged epoch: still NOTFOUND, and the damage is reported. */
     write_epoch(s, 2);
     apply_damage(f, FLIP);
-    assert_int_equal(tess__ckpt_open_latest(s, collect, f, &e, err, sizeof err),
-                     TESS_ERR_NOTFOUND);
+    assert_int_equal(tess__ckpt_open_latest(s, collect, f, &e, err, sizeof err), TESS_ERR_NOTFOUND);
     assert_null(e);
     assert_int_equal(f->nreports, 1);
     assert_non_null(strstr(err, "1 epoch skipped"));
@@ -362,8 +360,7 @@ static void write_with_static(tess__ckpt_store *s, uint64_t epoch, int add_stati
     assert_int_equal(tess__ckpt_add_partition(w, 0, 0, &epoch, sizeof epoch, err, sizeof err),
                      TESS_OK);
     assert_int_equal(tess__ckpt_set_user_data(w, "iter=", 0, err, sizeof err), TESS_OK);
-    if (tess__ckpt_commit(w, err, sizeof err) != TESS_OK)
-        fail_msg("%s", err);
+    if (tess__ckpt_commit(w, err, sizeof err) != TESS_OK) fail_msg("%s", err);
 }
 
 static void assert_static_readable(const tess__ckpt_epoch *e)
@@ -416,8 +413,7 @@ static void test_static_saved_once(void **state)
     flip_byte(path, 4);
     f->nreports = 0;
     f->reports[0] = '\0';
-    assert_int_equal(tess__ckpt_open_latest(s, collect, f, &e, err, sizeof err),
-                     TESS_ERR_NOTFOUND);
+    assert_int_equal(tess__ckpt_open_latest(s, collect, f, &e, err, sizeof err), TESS_ERR_NOTFOUND);
     assert_int_equal(f->nreports, 3);
     assert_non_null(strstr(f->reports, "static/t7-p0.zst"));
     tess__ckpt_store_close(s);
@@ -433,8 +429,7 @@ typedef struct fail_at {
 static int fail_nth(void *arg, const char *path)
 {
     fail_at *fa = arg;
-    if (++fa->calls != fa->fail_on)
-        return 0;
+    if (++fa->calls != fa->fail_on) return 0;
     snprintf(fa->path, sizeof fa->path, "%s", path);
     return 1;
 }
@@ -467,8 +462,7 @@ static void test_failed_write_every_step(void **state)
         for (uint32_t p = 0; p < 3; p++) {
             size_t len = part_bytes(2, 0, p, buf);
             int r = tess__ckpt_add_partition(w, 0, p, buf, len, err, sizeof err);
-            if (rc == TESS_OK)
-                rc = r;
+            if (rc == TESS_OK) rc = r;
         }
         int crc = tess__ckpt_commit(w, err, sizeof err);
         tess__ckpt_store_set_fail_hook(s, NULL, NULL);
@@ -543,8 +537,7 @@ static void test_retention(void **state)
     fixture *f = *state;
     tess__ckpt_store *s = open_store(f, FP);
     char err[512], path[256];
-    for (uint64_t e = 1; e <= 5; e++)
-        write_epoch(s, e);
+    for (uint64_t e = 1; e <= 5; e++) write_epoch(s, e);
     snprintf(path, sizeof path, "%s/epoch-00000001.tmp", f->dir);
     assert_int_equal(mkdir(path, 0755), 0); /* a leftover of a crash */
     assert_int_equal(tess__ckpt_retain(s, 0, err, sizeof err), TESS_ERR_INVAL);

@@ -232,8 +232,7 @@ static void assert_same_graph(const tg_graph *a, const tg_graph *b)
     assert_memory_equal(a->src, b->src, a->ne * sizeof *a->src);
     assert_memory_equal(a->dst, b->dst, a->ne * sizeof *a->dst);
     if (a->nsites)
-        assert_memory_equal(a->site_first, b->site_first,
-                            (a->nsites + 1) * sizeof *a->site_first);
+        assert_memory_equal(a->site_first, b->site_first, (a->nsites + 1) * sizeof *a->site_first);
 }
 
 static void test_cache_round_trip(void **state)
@@ -306,8 +305,7 @@ static void test_snap_write_round_trip(void **state)
 
 static int same_edges(const tg_graph *a, const tg_graph *b)
 {
-    if (a->ne != b->ne || a->nv != b->nv)
-        return 0;
+    if (a->ne != b->ne || a->nv != b->nv) return 0;
     for (uint64_t e = 0; e < a->ne; e++)
         if (a->ids[a->src[e]] != b->ids[b->src[e]] || a->ids[a->dst[e]] != b->ids[b->dst[e]])
             return 0;
@@ -347,8 +345,7 @@ static void test_rmat_shape(void **state)
     uint32_t *deg = calloc(g.nv, sizeof *deg);
     uint32_t max = 0;
     for (uint64_t e = 0; e < g.ne; e++)
-        if (++deg[g.src[e]] > max)
-            max = deg[g.src[e]];
+        if (++deg[g.src[e]] > max) max = deg[g.src[e]];
     assert_true(max > 200);
     free(deg);
     tg_free(&g);
@@ -384,17 +381,14 @@ static void test_web_sites(void **state)
     assert_non_null(g.site_first);
     assert_int_equal(g.site_first[0], 0);
     assert_int_equal(g.site_first[g.nsites], g.nv);
-    for (uint64_t s = 0; s < g.nsites; s++)
-        assert_true(g.site_first[s] < g.site_first[s + 1]);
+    for (uint64_t s = 0; s < g.nsites; s++) assert_true(g.site_first[s] < g.site_first[s + 1]);
     assert_true(g.ids[g.nv - 1] < 1000);
     /* Most links stay within their site; mean out-degree about 11. */
     uint32_t *site = malloc(g.nv * sizeof *site);
     for (uint64_t s = 0; s < g.nsites; s++)
-        for (uint64_t v = g.site_first[s]; v < g.site_first[s + 1]; v++)
-            site[v] = (uint32_t)s;
+        for (uint64_t v = g.site_first[s]; v < g.site_first[s + 1]; v++) site[v] = (uint32_t)s;
     uint64_t intra = 0;
-    for (uint64_t e = 0; e < g.ne; e++)
-        intra += site[g.src[e]] == site[g.dst[e]];
+    for (uint64_t e = 0; e < g.ne; e++) intra += site[g.src[e]] == site[g.dst[e]];
     assert_true(intra * 100 > g.ne * 70 && intra * 100 < g.ne * 97);
     assert_true(g.ne > 8 * 1000 && g.ne < 15 * 1000);
     free(site);
@@ -438,8 +432,7 @@ static void test_bad_specs(void **state)
         char err[256] = "";
         assert_int_equal(tg_generate(cases[i].text, &g, err, sizeof err), TESS_ERR_INVAL);
         if (strstr(err, cases[i].want) == NULL)
-            fail_msg("spec \"%s\": message \"%s\" lacks \"%s\"", cases[i].text, err,
-                     cases[i].want);
+            fail_msg("spec \"%s\": message \"%s\" lacks \"%s\"", cases[i].text, err, cases[i].want);
         assert_null(g.ids);
         assert_int_equal(tg_check_spec(cases[i].text, NULL, 0), TESS_ERR_INVAL);
     }

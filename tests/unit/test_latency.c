@@ -29,8 +29,7 @@ static tess__latency_spec parse_ok(const char *text)
     tess__latency_spec s;
     tess_ctx *ctx = tess__ctx_alloc(NULL);
     int rc = tess__latency_parse(text, &s, ctx);
-    if (rc != 0)
-        fail_msg("'%s' rejected: %s", text, tess_last_error(ctx));
+    if (rc != 0) fail_msg("'%s' rejected: %s", text, tess_last_error(ctx));
     tess__ctx_free(ctx);
     return s;
 }
@@ -38,10 +37,10 @@ static tess__latency_spec parse_ok(const char *text)
 static int spec_equal(const tess__latency_spec *a, const tess__latency_spec *b)
 {
     return a->kind == b->kind && a->fixed_us == b->fixed_us && a->median_us == b->median_us &&
-           a->sigma == b->sigma && a->spike_p == b->spike_p &&
-           a->spike_xm_us == b->spike_xm_us && a->spike_alpha == b->spike_alpha &&
-           a->spike_cap_us == b->spike_cap_us && a->bw_mbps == b->bw_mbps &&
-           a->stall_rate_per_s == b->stall_rate_per_s && a->stall_mean_us == b->stall_mean_us;
+           a->sigma == b->sigma && a->spike_p == b->spike_p && a->spike_xm_us == b->spike_xm_us &&
+           a->spike_alpha == b->spike_alpha && a->spike_cap_us == b->spike_cap_us &&
+           a->bw_mbps == b->bw_mbps && a->stall_rate_per_s == b->stall_rate_per_s &&
+           a->stall_mean_us == b->stall_mean_us;
 }
 
 static void assert_formats_as(const tess__latency_spec *s, const char *expected)
@@ -200,8 +199,10 @@ static const bad_case bad_cases[] = {
     {"lognormal:median=1,sigma=1,spike_cap=5", "lognormal: spike_p is required with spike_cap"},
     {"lognormal:median=1,sigma=1,bw=0", "lognormal: bw must be >= 1e-06, got '0'"},
     {"lognormal:median=1,sigma=1,bw=-5", "lognormal: bw must be >= 1e-06, got '-5'"},
-    {"lognormal:median=1,sigma=1,stall_rate=1", "lognormal: stall_mean is required with stall_rate"},
-    {"lognormal:median=1,sigma=1,stall_mean=1", "lognormal: stall_rate is required with stall_mean"},
+    {"lognormal:median=1,sigma=1,stall_rate=1",
+     "lognormal: stall_mean is required with stall_rate"},
+    {"lognormal:median=1,sigma=1,stall_mean=1",
+     "lognormal: stall_rate is required with stall_mean"},
     {"lognormal:median=1,sigma=1,stall_rate=-1,stall_mean=1",
      "lognormal: stall_rate must be >= 0, got '-1'"},
     {"lognormal:median=1,sigma=1,stall_rate=1,stall_mean=0",
@@ -223,8 +224,7 @@ static void test_parse_errors(void **state)
         s = sentinel;
         int rc = tess__latency_parse(c->text, &s, ctx);
         const char *err = tess_last_error(ctx);
-        if (rc != TESS_ERR_INVAL)
-            fail_msg("'%s' accepted (rc %d)", c->text, rc);
+        if (rc != TESS_ERR_INVAL) fail_msg("'%s' accepted (rc %d)", c->text, rc);
         assert_memory_equal(&s, &sentinel, sizeof s); /* no output on failure */
         assert_null(strchr(err, '\n'));
         /* the library speaks of values; a CLI adds the flag's name */
@@ -381,8 +381,7 @@ static void test_none_keeps_time_and_order(void **state)
     tess__latency *m = tess__latency_new(&s, 5, 3);
     assert_non_null(m);
     for (int i = 0; i < 100; i++)
-        assert_true(tess__latency_deliver_at(m, i % 3, (i + 1) % 3, 10.0 * i, 1 << 20) ==
-                    10.0 * i);
+        assert_true(tess__latency_deliver_at(m, i % 3, (i + 1) % 3, 10.0 * i, 1 << 20) == 10.0 * i);
     /* A message stamped earlier than its predecessor still comes after it. */
     assert_true(tess__latency_deliver_at(m, 0, 1, 5000.0, 0) == 5000.0);
     assert_true(tess__latency_deliver_at(m, 0, 1, 4000.0, 0) == 5000.0);
@@ -438,7 +437,8 @@ static void test_cloud_statistics(void **state)
     double frac = (double)spikes / N;
     double tail = (double)above_2xm / (double)spikes;
     printf("cloud, %d samples: median %.1f us, sd(ln) %.4f, spikes %.4f, at cap %zu, "
-           "P(spike > 2 xm) %.3f\n", N, median, sd_ln, frac, at_cap, tail);
+           "P(spike > 2 xm) %.3f\n",
+           N, median, sd_ln, frac, at_cap, tail);
     assert_true(fabs(median - 250.0) < 0.02 * 250.0);
     assert_true(fabs(sd_ln - 0.4) < 0.02 * 0.4);
     assert_true(fabs(frac - 0.02) < 0.1 * 0.02);
@@ -566,30 +566,25 @@ static double grid_relative_throughput(const tess__latency_spec *s, uint64_t see
 {
     const double compute_us = 1000.0;
     int n = side * side;
-    double *done = calloc((size_t)n, sizeof *done);  /* end of the previous tick */
+    double *done = calloc((size_t)n, sizeof *done);   /* end of the previous tick */
     double *ready = calloc((size_t)n, sizeof *ready); /* start of the next */
     tess__latency *m = tess__latency_new(s, seed, n);
     assert_true(done != NULL && ready != NULL && m != NULL);
     static const int dr[4] = {-1, 1, 0, 0}, dc[4] = {0, 0, -1, 1};
     for (int t = 0; t < ticks; t++) {
-        for (int p = 0; p < n; p++)
-            done[p] = ready[p] + compute_us;
-        for (int p = 0; p < n; p++)
-            ready[p] = done[p];
+        for (int p = 0; p < n; p++) done[p] = ready[p] + compute_us;
+        for (int p = 0; p < n; p++) ready[p] = done[p];
         for (int q = 0; q < n; q++)
             for (int k = 0; k < 4; k++) {
                 int r = q / side + dr[k], c = q % side + dc[k];
-                if (!torus && (r < 0 || r >= side || c < 0 || c >= side))
-                    continue;
+                if (!torus && (r < 0 || r >= side || c < 0 || c >= side)) continue;
                 int p = (r + side) % side * side + (c + side) % side;
                 double at = tess__latency_deliver_at(m, q, p, done[q], 800);
-                if (at > ready[p])
-                    ready[p] = at;
+                if (at > ready[p]) ready[p] = at;
             }
     }
     double makespan = 0;
-    for (int p = 0; p < n; p++)
-        makespan = done[p] > makespan ? done[p] : makespan;
+    for (int p = 0; p < n; p++) makespan = done[p] > makespan ? done[p] : makespan;
     tess__latency_free(m);
     free(done);
     free(ready);
@@ -616,7 +611,8 @@ static void test_simple_model_grid(void **state)
         hi = r > hi ? r : hi;
     }
     printf("simple model, 7x7 grid, 500 ticks of 1 ms, cloud: %.3f of jitter-free throughput "
-           "(mean of %d seeds, range %.3f-%.3f)\n", sum / SEEDS, SEEDS, lo, hi);
+           "(mean of %d seeds, range %.3f-%.3f)\n",
+           sum / SEEDS, SEEDS, lo, hi);
     printf("simple model, 7x7 torus, cloud: %.3f; 7x7 grid, modern: %.3f\n",
            grid_relative_throughput(&cloud, 1, 7, 500, 1),
            grid_relative_throughput(&modern, 1, 7, 500, 0));

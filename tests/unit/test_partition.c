@@ -437,10 +437,10 @@ static void compare_batch(tess__partition *batch, tess__partition *loop, const u
 static void run_batch_case(const tess__accum *a, int dense, size_t vs)
 {
     enum { N = 3000, RANGE = 700, FIRST = 50 };
-    tess__partition *b = dense ? tess__partition_new_dense(FIRST, RANGE, vs, a)
-                               : tess__partition_new_hash(8, vs, a);
-    tess__partition *l = dense ? tess__partition_new_dense(FIRST, RANGE, vs, a)
-                               : tess__partition_new_hash(8, vs, a);
+    tess__partition *b =
+        dense ? tess__partition_new_dense(FIRST, RANGE, vs, a) : tess__partition_new_hash(8, vs, a);
+    tess__partition *l =
+        dense ? tess__partition_new_dense(FIRST, RANGE, vs, a) : tess__partition_new_hash(8, vs, a);
     uint64_t *keys = malloc(N * sizeof *keys), rng = vs * 3 + (uint64_t)dense;
     int64_t *upd = malloc(N * vs);
     for (int round = 0; round < 3; round++) {
@@ -461,7 +461,11 @@ typedef struct sum_count {
     int64_t sum, count;
 } sum_count;
 
-static void sc_init(void *v, size_t n) { (void)n; *(sum_count *)v = (sum_count){100, 0}; }
+static void sc_init(void *v, size_t n)
+{
+    (void)n;
+    *(sum_count *)v = (sum_count){100, 0};
+}
 static void sc_acc(void *v, const void *u, size_t n)
 {
     (void)n;
@@ -539,18 +543,12 @@ static void test_bytes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dense_single_ops),
-        cmocka_unit_test(test_dense_out_of_range),
-        cmocka_unit_test(test_dense_data),
-        cmocka_unit_test(test_dense_iteration),
-        cmocka_unit_test(test_dense_var_values),
-        cmocka_unit_test(test_hash_var_values),
-        cmocka_unit_test(test_hash_single_ops),
-        cmocka_unit_test(test_hash_growth),
-        cmocka_unit_test(test_hash_churn),
-        cmocka_unit_test(test_batch_equals_loop),
-        cmocka_unit_test(test_user_accumulator),
-        cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_dense_single_ops), cmocka_unit_test(test_dense_out_of_range),
+        cmocka_unit_test(test_dense_data),       cmocka_unit_test(test_dense_iteration),
+        cmocka_unit_test(test_dense_var_values), cmocka_unit_test(test_hash_var_values),
+        cmocka_unit_test(test_hash_single_ops),  cmocka_unit_test(test_hash_growth),
+        cmocka_unit_test(test_hash_churn),       cmocka_unit_test(test_batch_equals_loop),
+        cmocka_unit_test(test_user_accumulator), cmocka_unit_test(test_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

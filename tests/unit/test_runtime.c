@@ -338,14 +338,13 @@ static void test_parse_slow_worker(void **state)
     assert_int_equal(sleep, 1);
     assert_int_equal(tess_parse_slow_worker("1:2:spin", &rank, &factor, &sleep), TESS_OK);
     assert_int_equal(sleep, 0);
-    static const char *bad[] = {"", "1", "1:", ":2", "-1:2", "1:0.5", "1:1001", "1:2:", "1:2:nap",
-                                "1:2x", "1:2:sleepy"};
+    static const char *bad[] = {"",       "1",    "1:",      ":2",   "-1:2",      "1:0.5",
+                                "1:1001", "1:2:", "1:2:nap", "1:2x", "1:2:sleepy"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         assert_int_equal(tess_parse_slow_worker(bad[i], &rank, &factor, &sleep), TESS_ERR_INVAL);
     assert_int_equal(rank, 1); /* untouched by the failures */
     assert_int_equal(tess_parse_slow_worker(NULL, &rank, &factor, &sleep), TESS_ERR_INVAL);
 }
-
 
 static int nap(tess_task *t, const void *a, size_t l)
 {
@@ -390,12 +389,17 @@ static void test_slow_worker_throttle(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),        cmocka_unit_test(test_topology),
-        cmocka_unit_test(test_inbox_fifo),      cmocka_unit_test(test_table_local_ops),
-        cmocka_unit_test(test_table_spec_errors), cmocka_unit_test(test_barrier_many_tasks),
-        cmocka_unit_test(test_table_zero_sums_present), cmocka_unit_test(test_table_fanout),
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_topology),
+        cmocka_unit_test(test_inbox_fifo),
+        cmocka_unit_test(test_table_local_ops),
+        cmocka_unit_test(test_table_spec_errors),
+        cmocka_unit_test(test_barrier_many_tasks),
+        cmocka_unit_test(test_table_zero_sums_present),
+        cmocka_unit_test(test_table_fanout),
         cmocka_unit_test(test_partitioner_and_biggest_first),
-        cmocka_unit_test(test_parse_slow_worker), cmocka_unit_test(test_slow_worker_throttle),
+        cmocka_unit_test(test_parse_slow_worker),
+        cmocka_unit_test(test_slow_worker_throttle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,7 +78,11 @@ static void test_accum_check(void **state)
 typedef struct mean {
     double sum, count;
 } mean;
-static void mean_init(void *v, size_t n) { (void)n; *(mean *)v = (mean){0, 0}; }
+static void mean_init(void *v, size_t n)
+{
+    (void)n;
+    *(mean *)v = (mean){0, 0};
+}
 static void mean_acc(void *v, const void *u, size_t n)
 {
     (void)n;
@@ -155,13 +159,14 @@ static void test_var_values(void **state, int dense)
 {
     (void)state;
     tess__accum a = acc(TESS_ACC_REPLACE, TESS_ELEM_NONE, 0);
-    tess__partition *p = dense ? tess__partition_new_dense(0, 64, 0, &a)
-                               : tess__partition_new_hash(8, 0, &a);
+    tess__partition *p =
+        dense ? tess__partition_new_dense(0, 64, 0, &a) : tess__partition_new_hash(8, 0, &a);
     char buf[128];
     for (int round = 0; round < 200; round++)
         for (uint64_t k = 0; k < 64; k++) {
-            int n = snprintf(buf, sizeof buf, "key %llu round %d %.*s", (unsigned long long)k,
-                             round, (int)(k % 50), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+            int n =
+                snprintf(buf, sizeof buf, "key %llu round %d %.*s", (unsigned long long)k, round,
+                         (int)(k % 50), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
             assert_int_equal(tess__partition_put(p, &k, buf, (size_t)n), TESS_OK);
         }
     for (uint64_t k = 0; k < 64; k++) {

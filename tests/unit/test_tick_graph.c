@@ -116,13 +116,11 @@ static void test_small_labels(void **state)
     test_graph t;
     small_graph(&t);
     /* in_hops(p, v): hops from v to partition p along edges. */
-    static const int in[3][7] = {{0, 0, 2, 1, -1, -1, -1},
-                                 {2, 1, 0, 0, 0, -1, -1},
-                                 {5, 4, 3, 2, 1, 0, 0}};
+    static const int in[3][7] = {
+        {0, 0, 2, 1, -1, -1, -1}, {2, 1, 0, 0, 0, -1, -1}, {5, 4, 3, 2, 1, 0, 0}};
     /* out_hops(p, v): hops from partition p to v along edges. */
-    static const int out[3][7] = {{0, 0, 1, 2, 3, 4, 5},
-                                  {1, 2, 0, 0, 0, 1, 2},
-                                  {-1, -1, -1, -1, -1, 0, 0}};
+    static const int out[3][7] = {
+        {0, 0, 1, 2, 3, 4, 5}, {1, 2, 0, 0, 0, 1, 2}, {-1, -1, -1, -1, -1, 0, 0}};
     for (int p = 0; p < 3; p++)
         for (uint32_t v = 0; v < 7; v++) {
             assert_int_equal(tess_graph_hops(t.g, p, TESS_GRAPH_IN_HOPS, v), in[p][v]);
@@ -223,8 +221,8 @@ static void test_small_disjoint(void **state)
     } cases[] = {
         {Q(0, TESS_GRAPH_OWN, 0), Q(1, TESS_GRAPH_OWN, 0), 1},
         {Q(0, TESS_GRAPH_OWN, 0), Q(0, TESS_GRAPH_OWN, 0), 0},
-        {Q(0, TESS_GRAPH_OWN, 0), Q(1, TESS_GRAPH_IN_HOPS, 1), 0},  /* {1,2,3,4} */
-        {Q(0, TESS_GRAPH_OWN, 0), Q(2, TESS_GRAPH_IN_HOPS, 1), 1},  /* {4,5,6} */
+        {Q(0, TESS_GRAPH_OWN, 0), Q(1, TESS_GRAPH_IN_HOPS, 1), 0}, /* {1,2,3,4} */
+        {Q(0, TESS_GRAPH_OWN, 0), Q(2, TESS_GRAPH_IN_HOPS, 1), 1}, /* {4,5,6} */
         {Q(0, TESS_GRAPH_IN_HOPS, 1), Q(2, TESS_GRAPH_OUT_HOPS, 5), 1},
         {Q(0, TESS_GRAPH_IN_HOPS, 1), Q(1, TESS_GRAPH_OUT_HOPS, 1), 0},
         /* Both touch partition 1 (vertex 3 vs 4) yet share no vertex. */
@@ -253,9 +251,8 @@ static void test_small_regions(void **state)
     tess_query pos3[] = {Q(0, TESS_GRAPH_ALL, 0)};
     tess_query neg3[] = {Q(1, TESS_GRAPH_OWN, 0), Q(2, TESS_GRAPH_IN_HOPS, 1)};
     tess_region r3 = {1, 2, pos3, neg3}; /* {0, 1} */
-    static const int want[3][7] = {{0, 0, 1, 1, 0, 0, 0},
-                                   {0, 0, 1, 1, 1, 0, 0},
-                                   {1, 1, 0, 0, 0, 0, 0}};
+    static const int want[3][7] = {
+        {0, 0, 1, 1, 0, 0, 0}, {0, 0, 1, 1, 1, 0, 0}, {1, 1, 0, 0, 0, 0, 0}};
     const tess_region *rs[] = {&r1, &r2, &r3};
     for (int i = 0; i < 3; i++)
         for (uint32_t v = 0; v < 7; v++)
@@ -665,16 +662,11 @@ static void test_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_create_rejects),
-        cmocka_unit_test(test_small_labels),
-        cmocka_unit_test(test_small_sizes),
-        cmocka_unit_test(test_small_rd_rx),
-        cmocka_unit_test(test_small_disjoint),
-        cmocka_unit_test(test_small_regions),
-        cmocka_unit_test(test_pack_merge),
-        cmocka_unit_test(test_step),
-        cmocka_unit_test(test_part),
-        cmocka_unit_test(test_random_graphs),
+        cmocka_unit_test(test_create_rejects), cmocka_unit_test(test_small_labels),
+        cmocka_unit_test(test_small_sizes),    cmocka_unit_test(test_small_rd_rx),
+        cmocka_unit_test(test_small_disjoint), cmocka_unit_test(test_small_regions),
+        cmocka_unit_test(test_pack_merge),     cmocka_unit_test(test_step),
+        cmocka_unit_test(test_part),           cmocka_unit_test(test_random_graphs),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

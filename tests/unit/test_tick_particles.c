@@ -51,12 +51,10 @@ static void fx_step(void *user, const tess_particle *self, const tess_particle *
     (void)tick;
     f->steps++;
     for (size_t i = 1; i < n; i++)
-        if (nbrs[i - 1].id >= nbrs[i].id)
-            f->sorted_ok = 0;
+        if (nbrs[i - 1].id >= nbrs[i].id) f->sorted_ok = 0;
     f->nbr_count[self->id] = n;
     f->nbr_hash[self->id] = 0;
-    for (size_t i = 0; i < n; i++)
-        f->nbr_hash[self->id] += tess_mix64(nbrs[i].id);
+    for (size_t i = 0; i < n; i++) f->nbr_hash[self->id] += tess_mix64(nbrs[i].id);
     *out = *self;
     out->x = self->x + f->shift;
     out->vx = self->vx + 1.0;
@@ -91,8 +89,8 @@ static fixture *fixture_new(uint64_t n, double radius)
 
 static void *instance(fixture *f, int nslots)
 {
-    tess_query all = tess_particle_query(
-        (tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
+    tess_query all =
+        tess_particle_query((tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
     void *st = tess_particles_class.create(&f->app, nslots, &all, &all);
     assert_non_null(st);
     return st;
@@ -103,10 +101,7 @@ static tess_query rect(double x0, double x1, double y0, double y1)
     return tess_particle_query((tess_particle_rect){x0, x1, y0, y1});
 }
 
-static tess_region region1(const tess_query *q)
-{
-    return (tess_region){1, 0, q, NULL};
-}
+static tess_region region1(const tess_query *q) { return (tess_region){1, 0, q, NULL}; }
 
 static const tess_particles_view *view(void *st, int slot)
 {
@@ -312,8 +307,8 @@ static void test_step_region(void **state)
      * particles as one call over [0, 10) minus [7, 8). */
     tess_query q0 = rect(0, 5, -INFINITY, INFINITY), hole = rect(7, 8, -INFINITY, INFINITY);
     tess_region r0 = region1(&q0), rh = {1, 1, &q, &hole};
-    assert_int_equal(tess_particles_class.step(st, 0, 2, &r0, 7), 4);  /* ids 0..3 */
-    assert_int_equal(tess_particles_class.step(st, 0, 2, &rh, 7), 4);  /* 4, 5, 7, 8 */
+    assert_int_equal(tess_particles_class.step(st, 0, 2, &r0, 7), 4); /* ids 0..3 */
+    assert_int_equal(tess_particles_class.step(st, 0, 2, &rh, 7), 4); /* 4, 5, 7, 8 */
     assert_int_equal(ids_of(st, 2), 0x1bfull);
 
     /* An empty region computes nothing; a bad slot is an error. */
@@ -349,8 +344,7 @@ static void test_neighbours_match_brute_force(void **state)
 
     /* Shuffle the insertion order. */
     uint64_t order[MAXN];
-    for (uint64_t i = 0; i < n; i++)
-        order[i] = i;
+    for (uint64_t i = 0; i < n; i++) order[i] = i;
     for (uint64_t i = n - 1; i > 0; i--) {
         uint64_t j = tess_rng_u64(2, 0, i) % (i + 1), t = order[i];
         order[i] = order[j], order[j] = t;
@@ -370,8 +364,7 @@ static void test_neighbours_match_brute_force(void **state)
         uint64_t count = 0, hash = 0;
         for (uint64_t j = 0; j < n; j++) {
             double dx = f->pts[j].x - f->pts[i].x, dy = f->pts[j].y - f->pts[i].y;
-            if (j != i && dx * dx + dy * dy <= radius * radius)
-                count++, hash += tess_mix64(j);
+            if (j != i && dx * dx + dy * dy <= radius * radius) count++, hash += tess_mix64(j);
         }
         assert_int_equal(f->nbr_count[i], count);
         assert_int_equal(f->nbr_hash[i], hash);
@@ -389,8 +382,7 @@ static void test_unpack(void **state)
     (void)state;
     tess_particle p[3] = {{2, 1, 2, 3, 4}, {0, 5, 6, 7, 8}, {1, 9, 10, 11, 12}}, out[3];
     unsigned char b[3 * TESS_PARTICLE_BYTES];
-    for (int i = 0; i < 3; i++)
-        tess_particle_encode(&p[i], b + i * TESS_PARTICLE_BYTES);
+    for (int i = 0; i < 3; i++) tess_particle_encode(&p[i], b + i * TESS_PARTICLE_BYTES);
     assert_int_equal(tess_particles_unpack(b, sizeof b, 3, out), 0);
     assert_memory_equal(&out[0], &p[1], sizeof out[0]);
     assert_memory_equal(&out[2], &p[0], sizeof out[0]);

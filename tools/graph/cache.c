@@ -30,15 +30,9 @@
 #define CACHE_SWAP 0
 #endif
 
-static uint64_t le64(uint64_t v)
-{
-    return CACHE_SWAP ? __builtin_bswap64(v) : v;
-}
+static uint64_t le64(uint64_t v) { return CACHE_SWAP ? __builtin_bswap64(v) : v; }
 
-static uint32_t le32(uint32_t v)
-{
-    return CACHE_SWAP ? __builtin_bswap32(v) : v;
-}
+static uint32_t le32(uint32_t v) { return CACHE_SWAP ? __builtin_bswap32(v) : v; }
 
 static uint64_t load64(const unsigned char *p)
 {
@@ -57,15 +51,13 @@ static uint32_t load32(const unsigned char *p)
 static void copy64(uint64_t *dst, const unsigned char *src, uint64_t n)
 {
     memcpy(dst, src, (size_t)n * sizeof *dst);
-    for (uint64_t i = 0; CACHE_SWAP && i < n; i++)
-        dst[i] = le64(dst[i]);
+    for (uint64_t i = 0; CACHE_SWAP && i < n; i++) dst[i] = le64(dst[i]);
 }
 
 static void copy32(uint32_t *dst, const unsigned char *src, uint64_t n)
 {
     memcpy(dst, src, (size_t)n * sizeof *dst);
-    for (uint64_t i = 0; CACHE_SWAP && i < n; i++)
-        dst[i] = le32(dst[i]);
+    for (uint64_t i = 0; CACHE_SWAP && i < n; i++) dst[i] = le32(dst[i]);
 }
 
 typedef struct cache_header {
@@ -107,11 +99,9 @@ static int check_header(const char *name, const unsigned char *d, size_t len, ca
  * (checked before multiplying, so nothing overflows). */
 static uint64_t expected_length(const cache_header *h, size_t len)
 {
-    if (h->nv > len / 8 || h->ne > len / 8 || h->nsites > len / 8)
-        return 0;
+    if (h->nv > len / 8 || h->ne > len / 8 || h->nsites > len / 8) return 0;
     uint64_t n = CACHE_HEADER + 8 * h->nv + 8 * h->ne + CACHE_TRAILER;
-    if (h->flags & CACHE_FLAG_SITES)
-        n += 8 * (h->nsites + 1);
+    if (h->flags & CACHE_FLAG_SITES) n += 8 * (h->nsites + 1);
     return n;
 }
 
@@ -120,10 +110,8 @@ static int decode_body(const unsigned char *d, const cache_header *h, tg_graph *
     g->ids = malloc((size_t)(h->nv ? h->nv : 1) * sizeof *g->ids);
     g->src = malloc((size_t)(h->ne ? h->ne : 1) * sizeof *g->src);
     g->dst = malloc((size_t)(h->ne ? h->ne : 1) * sizeof *g->dst);
-    if (h->nsites)
-        g->site_first = malloc((size_t)(h->nsites + 1) * sizeof *g->site_first);
-    if (!g->ids || !g->src || !g->dst || (h->nsites && !g->site_first))
-        return TESS_ERR_NOMEM;
+    if (h->nsites) g->site_first = malloc((size_t)(h->nsites + 1) * sizeof *g->site_first);
+    if (!g->ids || !g->src || !g->dst || (h->nsites && !g->site_first)) return TESS_ERR_NOMEM;
     g->nv = h->nv;
     g->ne = h->ne;
     g->nsites = h->nsites;
@@ -134,8 +122,7 @@ static int decode_body(const unsigned char *d, const cache_header *h, tg_graph *
     p += 4 * h->ne;
     copy32(g->dst, p, h->ne);
     p += 4 * h->ne;
-    if (h->nsites)
-        copy64(g->site_first, p, h->nsites + 1);
+    if (h->nsites) copy64(g->site_first, p, h->nsites + 1);
     return 0;
 }
 
@@ -146,8 +133,7 @@ int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, 
     const unsigned char *d = data;
     cache_header h = {0};
     int rc = check_header(name, d, len, &h, err, errlen);
-    if (rc != 0)
-        return rc;
+    if (rc != 0) return rc;
     uint64_t want = expected_length(&h, len);
     if (want != len)
         return tg__err(TESS_ERR_FORMAT, err, errlen,
@@ -156,15 +142,12 @@ int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, 
                        name, len, (unsigned long long)h.nv, (unsigned long long)h.ne,
                        (unsigned long long)h.nsites, (unsigned long long)want);
     if (XXH64(d, len - CACHE_TRAILER, 0) != load64(d + len - CACHE_TRAILER))
-        return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: graph cache checksum mismatch (corrupt file)",
-                       name);
+        return tg__err(TESS_ERR_FORMAT, err, errlen,
+                       "%s: graph cache checksum mismatch (corrupt file)", name);
     rc = decode_body(d, &h, g);
-    if (rc != 0)
-        tg__err(rc, err, errlen, "%s: out of memory", name);
-    else
-        rc = tg__validate(g, name, err, errlen);
-    if (rc != 0)
-        tg_free(g);
+    if (rc != 0) tg__err(rc, err, errlen, "%s: out of memory", name);
+    else rc = tg__validate(g, name, err, errlen);
+    if (rc != 0) tg_free(g);
     return rc;
 }
 
@@ -174,8 +157,7 @@ int tg_read_cache(const char *path, tg_graph *g, char *err, size_t errlen)
     char *data;
     size_t len;
     int rc = tg__read_file(path, &data, &len, err, errlen);
-    if (rc != 0)
-        return rc;
+    if (rc != 0) return rc;
     rc = tg_parse_cache(path, data, len, g, err, errlen);
     free(data);
     return rc;
@@ -192,8 +174,7 @@ typedef struct cache_out {
 static void put_bytes(cache_out *o, const void *p, size_t n)
 {
     XXH64_update(o->hash, p, n);
-    if (fwrite(p, 1, n, o->f) != n)
-        o->failed = 1;
+    if (fwrite(p, 1, n, o->f) != n) o->failed = 1;
 }
 
 static void put64s(cache_out *o, const uint64_t *a, uint64_t n)
@@ -201,8 +182,7 @@ static void put64s(cache_out *o, const uint64_t *a, uint64_t n)
     uint64_t stage[4096];
     for (uint64_t i = 0; i < n; i += 4096) {
         size_t k = n - i < 4096 ? (size_t)(n - i) : 4096;
-        for (size_t j = 0; j < k; j++)
-            stage[j] = le64(a[i + j]);
+        for (size_t j = 0; j < k; j++) stage[j] = le64(a[i + j]);
         put_bytes(o, stage, k * sizeof *stage);
     }
 }
@@ -212,8 +192,7 @@ static void put32s(cache_out *o, const uint32_t *a, uint64_t n)
     uint32_t stage[8192];
     for (uint64_t i = 0; i < n; i += 8192) {
         size_t k = n - i < 8192 ? (size_t)(n - i) : 8192;
-        for (size_t j = 0; j < k; j++)
-            stage[j] = le32(a[i + j]);
+        for (size_t j = 0; j < k; j++) stage[j] = le32(a[i + j]);
         put_bytes(o, stage, k * sizeof *stage);
     }
 }
@@ -231,22 +210,18 @@ static void put_graph(cache_out *o, const tg_graph *g)
     put64s(o, g->ids, g->nv);
     put32s(o, g->src, g->ne);
     put32s(o, g->dst, g->ne);
-    if (g->nsites)
-        put64s(o, g->site_first, g->nsites + 1);
+    if (g->nsites) put64s(o, g->site_first, g->nsites + 1);
     uint64_t sum = le64(XXH64_digest(o->hash));
-    if (fwrite(&sum, 1, sizeof sum, o->f) != sizeof sum)
-        o->failed = 1;
+    if (fwrite(&sum, 1, sizeof sum, o->f) != sizeof sum) o->failed = 1;
 }
 
 int tg_write_cache(const char *path, const tg_graph *g, char *err, size_t errlen)
 {
     /* Refuse to write what the reader would reject. */
     int rc = tg__validate(g, path, err, errlen);
-    if (rc != 0)
-        return rc;
+    if (rc != 0) return rc;
     tg__outfile out;
-    if ((rc = tg__out_open(&out, path, err, errlen)) != 0)
-        return rc;
+    if ((rc = tg__out_open(&out, path, err, errlen)) != 0) return rc;
     cache_out o = {.f = out.f, .hash = XXH64_createState()};
     if (o.hash == NULL) {
         tg__out_abort(&out);

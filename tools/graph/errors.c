@@ -13,15 +13,13 @@
 
 int tg__err(int status, char *err, size_t errlen, const char *fmt, ...)
 {
-    if (err == NULL || errlen == 0)
-        return status;
+    if (err == NULL || errlen == 0) return status;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
     for (char *p = err; *p != '\0'; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = ' ';
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
     return status;
 }
 
@@ -29,14 +27,12 @@ void tg__quote_line(const char *text, size_t len, char *out, size_t outlen)
 {
     size_t n = len > TG__QUOTE_MAX ? TG__QUOTE_MAX : len;
     size_t k = 0;
-    if (outlen == 0)
-        return;
+    if (outlen == 0) return;
     for (size_t i = 0; i < n && k + 1 < outlen; i++) {
         unsigned char c = (unsigned char)text[i];
         out[k++] = (c == '\t' || (c >= 0x20 && c < 0x7f)) ? (char)c : '?';
     }
     if (len > n)
-        for (int i = 0; i < 3 && k + 1 < outlen; i++)
-            out[k++] = '.';
+        for (int i = 0; i < 3 && k + 1 < outlen; i++) out[k++] = '.';
     out[k] = '\0';
 }

@@ -17,8 +17,7 @@
 int tg__read_file(const char *path, char **data_out, size_t *len_out, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(errno));
+    if (fd < 0) return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(errno));
     struct stat st = {0};
     errno = 0;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -36,8 +35,7 @@ int tg__read_file(const char *path, char **data_out, size_t *len_out, char *err,
     size_t have = 0;
     while (have < len) {
         ssize_t r = read(fd, data + have, len - have);
-        if (r < 0 && errno == EINTR)
-            continue;
+        if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {
             int e = r < 0 ? errno : 0;
             free(data);
@@ -59,8 +57,7 @@ int tg__out_open(tg__outfile *o, const char *path, char *err, size_t errlen)
     o->path = path;
     size_t n = strlen(path);
     o->tmp_path = malloc(n + sizeof ".tmp.XXXXXX");
-    if (o->tmp_path == NULL)
-        return tg__err(TESS_ERR_NOMEM, err, errlen, "%s: out of memory", path);
+    if (o->tmp_path == NULL) return tg__err(TESS_ERR_NOMEM, err, errlen, "%s: out of memory", path);
     memcpy(o->tmp_path, path, n);
     memcpy(o->tmp_path + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
     int fd = mkstemp(o->tmp_path);
@@ -85,15 +82,11 @@ int tg__out_open(tg__outfile *o, const char *path, char *err, size_t errlen)
 int tg__out_commit(tg__outfile *o, char *err, size_t errlen)
 {
     int e = 0;
-    if (fflush(o->f) != 0 || ferror(o->f))
-        e = errno ? errno : EIO;
-    else if (fsync(fileno(o->f)) != 0)
-        e = errno;
-    if (fclose(o->f) != 0 && e == 0)
-        e = errno;
+    if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
+    else if (fsync(fileno(o->f)) != 0) e = errno;
+    if (fclose(o->f) != 0 && e == 0) e = errno;
     o->f = NULL;
-    if (e == 0 && rename(o->tmp_path, o->path) != 0)
-        e = errno;
+    if (e == 0 && rename(o->tmp_path, o->path) != 0) e = errno;
     if (e != 0) {
         tg__out_abort(o);
         return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", o->path, strerror(e));
@@ -105,8 +98,7 @@ int tg__out_commit(tg__outfile *o, char *err, size_t errlen)
 
 void tg__out_abort(tg__outfile *o)
 {
-    if (o->f != NULL)
-        fclose(o->f);
+    if (o->f != NULL) fclose(o->f);
     o->f = NULL;
     if (o->tmp_path != NULL) {
         unlink(o->tmp_path);

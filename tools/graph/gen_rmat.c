@@ -51,16 +51,12 @@ static uint64_t scramble_id(const scramble *s, uint64_t x)
 }
 
 /* Thresholds on the top 53 bits: u < p  <=>  (r >> 11) < ceil(p * 2^53). */
-static uint64_t threshold(double p)
-{
-    return (uint64_t)ceil(p * 0x1.0p53);
-}
+static uint64_t threshold(double p) { return (uint64_t)ceil(p * 0x1.0p53); }
 
 int tg__gen_rmat(unsigned scale, uint64_t edgefactor, uint64_t seed, tg__edges *out)
 {
     uint64_t ne = edgefactor << scale;
-    if (tg__edges_reserve(out, ne) != 0)
-        return TESS_ERR_NOMEM;
+    if (tg__edges_reserve(out, ne) != 0) return TESS_ERR_NOMEM;
     const uint64_t ta = threshold(RMAT_A), tab = threshold(RMAT_A + RMAT_B),
                    tabc = threshold(RMAT_A + RMAT_B + RMAT_C);
     const uint64_t mseed = tess_mix64(seed);

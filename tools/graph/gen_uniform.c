@@ -15,8 +15,7 @@ static uint64_t scale_to(uint64_t r, uint64_t n)
 
 int tg__gen_uniform(uint64_t n, uint64_t m, uint64_t seed, tg__edges *out)
 {
-    if (tg__edges_reserve(out, m) != 0)
-        return TESS_ERR_NOMEM;
+    if (tg__edges_reserve(out, m) != 0) return TESS_ERR_NOMEM;
     for (uint64_t e = 0; e < m; e++) {
         out->src[e] = scale_to(tess_rng_u64(seed, e, 0), n);
         out->dst[e] = scale_to(tess_rng_u64(seed, e, 1), n);

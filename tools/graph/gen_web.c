@@ -44,8 +44,7 @@ static int draw_sites(uint64_t pages, uint64_t seed, uint64_t **first_out, uint6
 {
     uint64_t cap = 1024, n = 0, placed = 0;
     uint64_t *first = malloc(cap * sizeof *first);
-    if (first == NULL)
-        return TESS_ERR_NOMEM;
+    if (first == NULL) return TESS_ERR_NOMEM;
     while (placed < pages) {
         if (n + 2 > cap) {
             uint64_t *bigger = realloc(first, 2 * cap * sizeof *first);
@@ -69,20 +68,18 @@ static int draw_sites(uint64_t pages, uint64_t seed, uint64_t **first_out, uint6
 static uint64_t page_degree(uint64_t seed, uint64_t p)
 {
     double u = tess_rng_unit(seed, p, 0);
-    if (u < DANGLING)
-        return 0;
+    if (u < DANGLING) return 0;
     return floor_capped(DEG_XM, sqrt(1.0 - (u - DANGLING) / (1.0 - DANGLING)), DEG_CAP);
 }
 
-static uint64_t link_target(uint64_t seed, uint64_t pages, uint64_t p, uint64_t j,
-                            uint64_t site_lo, uint64_t site_n)
+static uint64_t link_target(uint64_t seed, uint64_t pages, uint64_t p, uint64_t j, uint64_t site_lo,
+                            uint64_t site_n)
 {
     double w = tess_rng_unit(seed, p, 1 + 2 * j);
     double v = tess_rng_unit(seed, p, 2 + 2 * j);
     if (w < INTRA && site_n > 1) {
         uint64_t q = (uint64_t)((double)site_n * v * v);
-        if (site_lo + q == p)
-            q = (q + 1) % site_n;
+        if (site_lo + q == p) q = (q + 1) % site_n;
         return site_lo + q;
     }
     return (uint64_t)((double)pages * v * v);
@@ -93,8 +90,7 @@ static int gen_site(uint64_t seed, uint64_t pages, uint64_t lo, uint64_t hi, tg_
     for (uint64_t p = lo; p < hi; p++) {
         uint64_t deg = page_degree(seed, p);
         if (out->n + deg > out->cap &&
-            tg__edges_reserve(out, 2 * out->cap > out->n + deg ? 2 * out->cap
-                                                                : out->n + deg) != 0)
+            tg__edges_reserve(out, 2 * out->cap > out->n + deg ? 2 * out->cap : out->n + deg) != 0)
             return TESS_ERR_NOMEM;
         for (uint64_t j = 0; j < deg; j++) {
             out->src[out->n] = p;
@@ -109,8 +105,7 @@ int tg__gen_web(uint64_t pages, uint64_t seed, tg__edges *out, uint64_t **site_f
                 uint64_t *nsites_out)
 {
     uint64_t *first, nsites;
-    if (draw_sites(pages, seed, &first, &nsites) != 0)
-        return TESS_ERR_NOMEM;
+    if (draw_sites(pages, seed, &first, &nsites) != 0) return TESS_ERR_NOMEM;
     int rc = tg__edges_reserve(out, pages * 12 + 16);
     for (uint64_t s = 0; s < nsites && rc == 0; s++)
         rc = gen_site(seed, pages, first[s], first[s + 1], out);

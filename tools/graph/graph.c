@@ -14,8 +14,7 @@
 
 void tg_free(tg_graph *g)
 {
-    if (g == NULL)
-        return;
+    if (g == NULL) return;
     free(g->ids);
     free(g->src);
     free(g->dst);
@@ -25,17 +24,13 @@ void tg_free(tg_graph *g)
 
 int tg__edges_reserve(tg__edges *e, uint64_t cap)
 {
-    if (cap <= e->cap)
-        return 0;
-    if (cap > SIZE_MAX / sizeof(uint64_t))
-        return TESS_ERR_NOMEM;
+    if (cap <= e->cap) return 0;
+    if (cap > SIZE_MAX / sizeof(uint64_t)) return TESS_ERR_NOMEM;
     uint64_t *s = realloc(e->src, (size_t)cap * sizeof *s);
-    if (s == NULL)
-        return TESS_ERR_NOMEM;
+    if (s == NULL) return TESS_ERR_NOMEM;
     e->src = s;
     uint64_t *d = realloc(e->dst, (size_t)cap * sizeof *d);
-    if (d == NULL)
-        return TESS_ERR_NOMEM;
+    if (d == NULL) return TESS_ERR_NOMEM;
     e->dst = d;
     e->cap = cap;
     return 0;
@@ -51,9 +46,9 @@ void tg__edges_free(tg__edges *e)
 static int validate_sites(const tg_graph *g, const char *name, char *err, size_t errlen)
 {
     if (g->nsites == 0)
-        return g->site_first == NULL ? 0
-                                     : tg__err(TESS_ERR_FORMAT, err, errlen,
-                                               "%s: site bounds without sites", name);
+        return g->site_first == NULL
+                   ? 0
+                   : tg__err(TESS_ERR_FORMAT, err, errlen, "%s: site bounds without sites", name);
     if (g->nsites > g->nv || g->site_first == NULL)
         return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: %llu sites for %llu vertices", name,
                        (unsigned long long)g->nsites, (unsigned long long)g->nv);
@@ -73,8 +68,7 @@ static int validate_sites(const tg_graph *g, const char *name, char *err, size_t
 static int validate_edges(const tg_graph *g, const char *name, char *err, size_t errlen)
 {
     uint8_t *seen = calloc((size_t)g->nv, 1);
-    if (seen == NULL)
-        return tg__err(TESS_ERR_NOMEM, err, errlen, "%s: out of memory", name);
+    if (seen == NULL) return tg__err(TESS_ERR_NOMEM, err, errlen, "%s: out of memory", name);
     int rc = 0;
     for (uint64_t e = 0; e < g->ne && rc == 0; e++) {
         if (g->src[e] >= g->nv || g->dst[e] >= g->nv)
@@ -82,24 +76,22 @@ static int validate_edges(const tg_graph *g, const char *name, char *err, size_t
                          "%s: edge %llu refers to vertex %u, but there are %llu vertices", name,
                          (unsigned long long)e, g->src[e] >= g->nv ? g->src[e] : g->dst[e],
                          (unsigned long long)g->nv);
-        else
-            seen[g->src[e]] = seen[g->dst[e]] = 1;
+        else seen[g->src[e]] = seen[g->dst[e]] = 1;
     }
     for (uint64_t v = 0; v < g->nv && rc == 0; v++)
         if (!seen[v])
-            rc = tg__err(TESS_ERR_FORMAT, err, errlen, "%s: vertex %llu appears in no edge",
-                         name, (unsigned long long)g->ids[v]);
+            rc = tg__err(TESS_ERR_FORMAT, err, errlen, "%s: vertex %llu appears in no edge", name,
+                         (unsigned long long)g->ids[v]);
     free(seen);
     return rc;
 }
 
 int tg__validate(const tg_graph *g, const char *name, char *err, size_t errlen)
 {
-    if (g->ne == 0)
-        return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: no edges", name);
+    if (g->ne == 0) return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: no edges", name);
     if (g->nv == 0 || g->nv > UINT32_MAX)
-        return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: vertex count %llu not in [1, %u]",
-                       name, (unsigned long long)g->nv, UINT32_MAX);
+        return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: vertex count %llu not in [1, %u]", name,
+                       (unsigned long long)g->nv, UINT32_MAX);
     for (uint64_t v = 1; v < g->nv; v++)
         if (g->ids[v - 1] >= g->ids[v])
             return tg__err(TESS_ERR_FORMAT, err, errlen,
@@ -113,17 +105,14 @@ int tg_load_file(const char *path, tg_graph *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(errno));
+    if (fd < 0) return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(errno));
     char head[TG__CACHE_MAGIC_LEN];
     ssize_t n;
-    do
-        n = read(fd, head, sizeof head);
+    do n = read(fd, head, sizeof head);
     while (n < 0 && errno == EINTR);
     int e = errno;
     close(fd);
-    if (n < 0)
-        return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(e));
+    if (n < 0) return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(e));
     if (n == (ssize_t)sizeof head && memcmp(head, TG__CACHE_MAGIC, sizeof head) == 0)
         return tg_read_cache(path, g, err, errlen);
     return tg_read_snap(path, g, err, errlen);

@@ -13,10 +13,10 @@
 #include <stdint.h>
 
 typedef struct tg_graph {
-    uint64_t nv;          /* vertices: distinct ids appearing in the edges */
-    uint64_t ne;          /* edges, duplicates kept, in input/generation order */
-    uint64_t *ids;        /* nv original ids, strictly ascending */
-    uint32_t *src, *dst;  /* ne internal indices (nv < 2^32 is required) */
+    uint64_t nv;         /* vertices: distinct ids appearing in the edges */
+    uint64_t ne;         /* edges, duplicates kept, in input/generation order */
+    uint64_t *ids;       /* nv original ids, strictly ascending */
+    uint32_t *src, *dst; /* ne internal indices (nv < 2^32 is required) */
     /* web: graphs only: nsites+1 ascending bounds in internal numbering;
      * site s holds internal vertices [site_first[s], site_first[s+1]).
      * nsites 0 and site_first NULL otherwise. */

@@ -23,10 +23,8 @@
 static void min_max(const uint64_t *a, uint64_t n, uint64_t *lo, uint64_t *hi)
 {
     for (uint64_t i = 0; i < n; i++) {
-        if (a[i] < *lo)
-            *lo = a[i];
-        if (a[i] > *hi)
-            *hi = a[i];
+        if (a[i] < *lo) *lo = a[i];
+        if (a[i] > *hi) *hi = a[i];
     }
 }
 
@@ -42,27 +40,23 @@ static int alloc_graph(tg_graph *g, uint64_t nv, uint64_t ne)
     g->ids = malloc((size_t)(nv ? nv : 1) * sizeof *g->ids);
     g->src = malloc((size_t)ne * sizeof *g->src);
     g->dst = malloc((size_t)ne * sizeof *g->dst);
-    if (g->ids == NULL || g->src == NULL || g->dst == NULL)
-        return TESS_ERR_NOMEM;
+    if (g->ids == NULL || g->src == NULL || g->dst == NULL) return TESS_ERR_NOMEM;
     g->nv = nv;
     g->ne = ne;
     return 0;
 }
 
 static int renumber_direct(const uint64_t *rs, const uint64_t *rd, uint64_t ne, uint64_t lo,
-                           uint64_t range, tg_graph *g, const char *name, char *err,
-                           size_t errlen)
+                           uint64_t range, tg_graph *g, const char *name, char *err, size_t errlen)
 {
     uint32_t *map = calloc((size_t)range, sizeof *map);
-    if (map == NULL)
-        return TESS_ERR_NOMEM;
+    if (map == NULL) return TESS_ERR_NOMEM;
     for (uint64_t e = 0; e < ne; e++) {
         map[rs[e] - lo] = 1;
         map[rd[e] - lo] = 1;
     }
     uint64_t nv = 0;
-    for (uint64_t r = 0; r < range; r++)
-        nv += map[r];
+    for (uint64_t r = 0; r < range; r++) nv += map[r];
     int rc = nv > UINT32_MAX ? too_many(nv, name, err, errlen) : alloc_graph(g, nv, ne);
     if (rc == 0) {
         uint32_t next = 0;
@@ -96,8 +90,7 @@ static void radix_sort(uint64_t *a, uint64_t *tmp, uint64_t n, uint64_t (*hist)[
             hist[p][d] = sum;
             sum += c;
         }
-        for (uint64_t i = 0; i < n; i++)
-            tmp[hist[p][(a[i] >> shift) & (RADIX_SIZE - 1)]++] = a[i];
+        for (uint64_t i = 0; i < n; i++) tmp[hist[p][(a[i] >> shift) & (RADIX_SIZE - 1)]++] = a[i];
         memcpy(a, tmp, (size_t)n * sizeof *a);
     }
 }
@@ -120,19 +113,16 @@ static uint64_t slot_of(const id_map *m, uint64_t id)
 static int id_map_build(id_map *m, const uint64_t *ids, uint64_t nv)
 {
     unsigned bits = 1;
-    while ((UINT64_C(1) << bits) < 2 * nv)
-        bits++;
+    while ((UINT64_C(1) << bits) < 2 * nv) bits++;
     m->mask = (UINT64_C(1) << bits) - 1;
     m->shift = 64 - bits;
     m->key = malloc((size_t)(m->mask + 1) * sizeof *m->key);
     m->val = malloc((size_t)(m->mask + 1) * sizeof *m->val);
-    if (m->key == NULL || m->val == NULL)
-        return TESS_ERR_NOMEM;
+    if (m->key == NULL || m->val == NULL) return TESS_ERR_NOMEM;
     memset(m->val, 0xff, (size_t)(m->mask + 1) * sizeof *m->val);
     for (uint64_t i = 0; i < nv; i++) {
         uint64_t h = slot_of(m, ids[i]);
-        while (m->val[h] != UINT32_MAX)
-            h = (h + 1) & m->mask;
+        while (m->val[h] != UINT32_MAX) h = (h + 1) & m->mask;
         m->key[h] = ids[i];
         m->val[h] = (uint32_t)i;
     }
@@ -143,8 +133,7 @@ static int id_map_build(id_map *m, const uint64_t *ids, uint64_t nv)
 static uint32_t id_map_get(const id_map *m, uint64_t id)
 {
     uint64_t h = slot_of(m, id);
-    while (m->key[h] != id || m->val[h] == UINT32_MAX)
-        h = (h + 1) & m->mask;
+    while (m->key[h] != id || m->val[h] == UINT32_MAX) h = (h + 1) & m->mask;
     return m->val[h];
 }
 
@@ -154,27 +143,23 @@ static int renumber_sorted(const uint64_t *rs, const uint64_t *rd, uint64_t ne, 
     uint64_t n = 2 * ne;
     uint64_t *all = malloc((size_t)n * sizeof *all);
     uint64_t *tmp = malloc((size_t)n * sizeof *tmp);
-    uint64_t (*hist)[RADIX_SIZE] = calloc(RADIX_PASSES, sizeof *hist);
+    uint64_t(*hist)[RADIX_SIZE] = calloc(RADIX_PASSES, sizeof *hist);
     id_map map = {0};
     int rc = TESS_ERR_NOMEM;
-    if (all == NULL || tmp == NULL || hist == NULL)
-        goto out;
+    if (all == NULL || tmp == NULL || hist == NULL) goto out;
     memcpy(all, rs, (size_t)ne * sizeof *all);
     memcpy(all + ne, rd, (size_t)ne * sizeof *all);
     radix_sort(all, tmp, n, hist);
     uint64_t nv = 1;
     for (uint64_t i = 1; i < n; i++)
-        if (all[i] != all[nv - 1])
-            all[nv++] = all[i];
+        if (all[i] != all[nv - 1]) all[nv++] = all[i];
     if (nv > UINT32_MAX) {
         rc = too_many(nv, name, err, errlen);
         goto out;
     }
-    if ((rc = alloc_graph(g, nv, ne)) != 0)
-        goto out;
+    if ((rc = alloc_graph(g, nv, ne)) != 0) goto out;
     memcpy(g->ids, all, (size_t)nv * sizeof *all);
-    if ((rc = id_map_build(&map, g->ids, nv)) != 0)
-        goto out;
+    if ((rc = id_map_build(&map, g->ids, nv)) != 0) goto out;
     for (uint64_t e = 0; e < ne; e++) {
         g->src[e] = id_map_get(&map, rs[e]);
         g->dst[e] = id_map_get(&map, rd[e]);
@@ -192,8 +177,7 @@ int tg__renumber(const uint64_t *raw_src, const uint64_t *raw_dst, uint64_t ne, 
                  const char *name, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
-    if (ne == 0)
-        return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: no edges", name);
+    if (ne == 0) return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: no edges", name);
     if (ne > SIZE_MAX / (4 * sizeof(uint64_t)))
         return tg__err(TESS_ERR_NOMEM, err, errlen, "%s: out of memory (%llu edges)", name,
                        (unsigned long long)ne);
@@ -203,12 +187,11 @@ int tg__renumber(const uint64_t *raw_src, const uint64_t *raw_dst, uint64_t ne, 
     /* The direct table costs 4 bytes per id in the range; allow it when that
      * is at most about as much as the raw edges themselves. */
     uint64_t limit = 4 * ne > (1u << 20) ? 4 * ne : (1u << 20);
-    int rc = hi - lo < limit ? renumber_direct(raw_src, raw_dst, ne, lo, hi - lo + 1, g, name,
-                                               err, errlen)
-                             : renumber_sorted(raw_src, raw_dst, ne, g, name, err, errlen);
+    int rc = hi - lo < limit
+                 ? renumber_direct(raw_src, raw_dst, ne, lo, hi - lo + 1, g, name, err, errlen)
+                 : renumber_sorted(raw_src, raw_dst, ne, g, name, err, errlen);
     if (rc == TESS_ERR_NOMEM)
         tg__err(rc, err, errlen, "%s: out of memory (%llu edges)", name, (unsigned long long)ne);
-    if (rc != 0)
-        tg_free(g);
+    if (rc != 0) tg_free(g);
     return rc;
 }

@@ -19,8 +19,7 @@ static char *put_u64(char *p, uint64_t v)
         tmp[n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v != 0);
-    while (n > 0)
-        *p++ = tmp[--n];
+    while (n > 0) *p++ = tmp[--n];
     return p;
 }
 
@@ -30,8 +29,7 @@ static int write_edges(FILE *f, const tg_graph *g)
     char *p = buf;
     for (uint64_t e = 0; e < g->ne; e++) {
         if ((size_t)(p - buf) > sizeof buf - LINE_MAX_BYTES) {
-            if (fwrite(buf, 1, (size_t)(p - buf), f) != (size_t)(p - buf))
-                return -1;
+            if (fwrite(buf, 1, (size_t)(p - buf), f) != (size_t)(p - buf)) return -1;
             p = buf;
         }
         p = put_u64(p, g->ids[g->src[e]]);
@@ -51,10 +49,9 @@ int tg_write_snap(const char *path, const tg_graph *g, char *err, size_t errlen)
                            (unsigned long long)e);
     tg__outfile out;
     int rc = tg__out_open(&out, path, err, errlen);
-    if (rc != 0)
-        return rc;
-    if (fprintf(out.f, "# tessera graph: %llu vertices, %llu edges\n",
-                (unsigned long long)g->nv, (unsigned long long)g->ne) < 0 ||
+    if (rc != 0) return rc;
+    if (fprintf(out.f, "# tessera graph: %llu vertices, %llu edges\n", (unsigned long long)g->nv,
+                (unsigned long long)g->ne) < 0 ||
         write_edges(out.f, g) != 0) {
         tg__out_abort(&out);
         return tg__err(TESS_ERR_IO, err, errlen, "%s: write failed", path);
