@@ -1,0 +1,108 @@
+/*
+ * area.c — columns, segments and tiles of a work area (area.h).
+ */
+#include "tile/area.h"
+#include "tessera/tessera.h"
+
+int tess__tile_area_init(tess__tile_area *a, int ndims, const int64_t *extent, const int64_t *min,
+                         const int64_t *max)
+{
+    if (ndims < 1 || ndims > TESS__TILE_MAX_DIMS) return TESS_ERR_INVAL;
+    tess__tile_area t = {.ndims = ndims, .ncolumns = 1};
+    for (int d = 0; d < ndims; d++) {
+        if (extent[d] < 1 || min[d] < 1 || min[d] > max[d]) return TESS_ERR_INVAL;
+        t.extent[d] = extent[d];
+        t.max[d] = max[d] < extent[d] ? max[d] : extent[d];
+        t.min[d] = min[d] < t.max[d] ? min[d] : t.max[d];
+        t.blocks[d] = d == 0 ? 1 : (extent[d] + t.max[d] - 1) / t.max[d];
+        t.ncolumns *= t.blocks[d];
+    }
+    *a = t;
+    return TESS_OK;
+}
+
+uint64_t tess__tile_area_cells(const tess__tile_area *a)
+{
+    uint64_t n = 1;
+    for (int d = 0; d < a->ndims; d++) n *= (uint64_t)a->extent[d];
+    return n;
+}
+
+void tess__tile_column_box(const tess__tile_area *a, int64_t c, tess__tile_box *out)
+{
+    out->ndims = a->ndims;
+    out->lo[0] = 0;
+    out->hi[0] = a->extent[0];
+    for (int d = a->ndims - 1; d >= 1; d--) { /* column index: row-major over the blocks */
+        int64_t b = c % a->blocks[d];
+        c /= a->blocks[d];
+        out->lo[d] = b * a->max[d];
+        out->hi[d] = out->lo[d] + a->max[d] < a->extent[d] ? out->lo[d] + a->max[d] : a->extent[d];
+    }
+}
+
+uint64_t tess__tile_column_cross(const tess__tile_area *a, int64_t c)
+{
+    tess__tile_box b;
+    tess__tile_column_box(a, c, &b);
+    uint64_t n = 1;
+    for (int d = 1; d < a->ndims; d++) n *= (uint64_t)(b.hi[d] - b.lo[d]);
+    return n;
+}
+
+tess__tile_segment tess__tile_column_segment(const tess__tile_area *a, int64_t c)
+{
+    tess__tile_segment s = {c, 0, a->extent[0]};
+    return s;
+}
+
+uint64_t tess__tile_segment_cells(const tess__tile_area *a, const tess__tile_segment *s)
+{
+    return (uint64_t)(s->r1 - s->r0) * tess__tile_column_cross(a, s->column);
+}
+
+int64_t tess__tile_rows_for(const tess__tile_area *a, const tess__tile_segment *s, uint64_t cells)
+{
+    int64_t left = s->r1 - s->r0;
+    uint64_t cross = tess__tile_column_cross(a, s->column);
+    int64_t rows = (int64_t)((cells + cross / 2) / cross);
+    if (rows < a->min[0]) rows = a->min[0];
+    if (rows > a->max[0]) rows = a->max[0];
+    if (rows >= left) return left;
+    if (left - rows >= a->min[0]) return rows;
+    /* the rest would be a sliver: take all of it, or leave exactly the minimum */
+    if (left <= a->max[0]) return left;
+    return left - a->min[0] >= a->min[0] ? left - a->min[0] : rows;
+}
+
+uint64_t tess__tile_cut(const tess__tile_area *a, tess__tile_segment *s, uint64_t cells,
+                        tess__tile_box *box)
+{
+    if (s->r1 <= s->r0) return 0;
+    int64_t rows = tess__tile_rows_for(a, s, cells);
+    tess__tile_column_box(a, s->column, box);
+    box->lo[0] = s->r0;
+    box->hi[0] = s->r0 + rows;
+    s->r0 += rows;
+    return tess__tile_box_cells(box);
+}
+
+uint64_t tess__tile_split_tail(const tess__tile_area *a, tess__tile_segment *s, uint64_t cells,
+                               tess__tile_segment *given)
+{
+    int64_t left = s->r1 - s->r0;
+    uint64_t cross = tess__tile_column_cross(a, s->column);
+    int64_t rows = (int64_t)((cells + cross / 2) / cross);
+    if (rows < 1) rows = 1;
+    if (rows > left) rows = left;
+    *given = (tess__tile_segment){s->column, s->r1 - rows, s->r1};
+    s->r1 -= rows;
+    return (uint64_t)rows * cross;
+}
+
+uint64_t tess__tile_box_cells(const tess__tile_box *b)
+{
+    uint64_t n = 1;
+    for (int d = 0; d < b->ndims; d++) n *= (uint64_t)(b->hi[d] - b->lo[d]);
+    return n;
+}

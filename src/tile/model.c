@@ -1,0 +1,70 @@
+/*
+ * model.c — the performance model of a processor and the bootstrap of tile
+ * sizes (model.h).
+ */
+#include <string.h>
+#include "tile/model.h"
+
+static int size_class(uint64_t cells)
+{
+    int c = 0;
+    while (cells > 1) {
+        cells >>= 1;
+        c++;
+    }
+    return c;
+}
+
+void tess__tile_model_init(tess__tile_model *m) { memset(m, 0, sizeof *m); }
+
+void tess__tile_model_add(tess__tile_model *m, uint64_t cells, double seconds)
+{
+    if (cells == 0 || !(seconds > 0)) return;
+    int c = size_class(cells);
+    m->cells[c] += (double)cells;
+    m->seconds[c] += seconds;
+    m->tiles[c]++;
+}
+
+double tess__tile_model_rate(const tess__tile_model *m, uint64_t cells)
+{
+    int c = size_class(cells ? cells : 1);
+    return m->tiles[c] ? m->cells[c] / m->seconds[c] : 0.0;
+}
+
+uint64_t tess__tile_model_best_size(const tess__tile_model *m, double *rate_out)
+{
+    int best = -1;
+    double best_rate = 0.0;
+    for (int c = 0; c < TESS__TILE_CLASSES; c++) {
+        if (m->tiles[c] == 0) continue;
+        double r = m->cells[c] / m->seconds[c];
+        if (r >= best_rate) {
+            best_rate = r;
+            best = c;
+        }
+    }
+    if (rate_out != NULL) *rate_out = best_rate;
+    if (best < 0) return 0;
+    return (uint64_t)(m->cells[best] / m->tiles[best] + 0.5);
+}
+
+void tess__tile_boot_init(tess__tile_boot *b, uint64_t min, uint64_t max, double threshold)
+{
+    b->next = min ? min : 1;
+    b->max = max >= b->next ? max : b->next;
+    b->threshold = threshold;
+    b->done = 0;
+}
+
+int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds)
+{
+    if (b->done) return 1;
+    if (seconds >= b->threshold || cells >= b->max) {
+        b->done = 1;
+        return 1;
+    }
+    uint64_t twice = cells > b->max / 2 ? b->max : 2 * cells;
+    if (twice > b->next) b->next = twice;
+    return 0;
+}

@@ -1,0 +1,74 @@
+/*
+ * model.h — the tiles face's planning arithmetic, free of threads and
+ * messages so it can be tested by hand-worked examples (APC+, Parallel
+ * Computing 2012):
+ *
+ *   - a performance model per processor: its processing rate (cells per
+ *     second) as a function of the tile size, learned from every completed
+ *     tile (model.c);
+ *   - the bootstrap of Algorithm 1: tile sizes grow exponentially from the
+ *     minimum until a tile takes at least a threshold time (model.c);
+ *   - the work partitioner of Algorithm 2: given the work each processor
+ *     still has queued and its rate, share the remaining work so that all
+ *     processors finish together (allocate.c).
+ *
+ * Private to src/tile.
+ */
+#ifndef TESS_SRC_TILE_MODEL_H
+#define TESS_SRC_TILE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sizes are grouped by class = floor(log2(cells)): tiles of 1000 and 1023
+ * cells share what they teach, tiles of 1000 and 4000 do not. */
+#define TESS__TILE_CLASSES 64
+
+typedef struct tess__tile_model {
+    double cells[TESS__TILE_CLASSES];   /* processed, per size class */
+    double seconds[TESS__TILE_CLASSES]; /* spent processing them */
+    uint32_t tiles[TESS__TILE_CLASSES];
+} tess__tile_model;
+
+void tess__tile_model_init(tess__tile_model *m);
+/* A tile of `cells` cells took `seconds` (> 0) to process. */
+void tess__tile_model_add(tess__tile_model *m, uint64_t cells, double seconds);
+/* The measured rate of tiles of about `cells` cells (their class), or 0 if
+ * no such tile has been measured. */
+double tess__tile_model_rate(const tess__tile_model *m, uint64_t cells);
+/* The size with the best measured rate: the mean size of the tiles of the
+ * best class (ties: the larger class, whose tiles cost less overhead); 0
+ * when nothing has been measured.  *rate_out (may be NULL) gets that rate. */
+uint64_t tess__tile_model_best_size(const tess__tile_model *m, double *rate_out);
+
+/* ---- bootstrap (Algorithm 1, first phase) ---- */
+typedef struct tess__tile_boot {
+    uint64_t next;    /* size of the next tile to try */
+    uint64_t max;     /* never larger */
+    double threshold; /* seconds a tile must take to end the bootstrap */
+    int done;
+} tess__tile_boot;
+
+/* Start at min cells (>= 1), doubling up to max (>= min). */
+void tess__tile_boot_init(tess__tile_boot *b, uint64_t min, uint64_t max, double threshold);
+/* A bootstrap tile of `cells` took `seconds`: the bootstrap ends when it
+ * took at least the threshold or reached the maximum size, else the next
+ * tile is twice as large.  Returns b->done. */
+int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds);
+
+/* ---- work partitioner (Algorithm 2) ---- */
+/*
+ * Share `work` cells among n processors so that all finish together:
+ * processor i, with rate[i] > 0 cells/s and queued[i] seconds of work already
+ * queued, gets share_out[i] = max(0, rate[i] * (T - queued[i])) cells, T the
+ * common finish time that makes the shares add up to `work` (a processor
+ * whose queue already ends after T gets nothing).  Shares are whole cells
+ * and add up to `work` exactly; the cells lost to rounding go to the
+ * processors with the largest fractions.  Processors with rate 0 (unknown or
+ * failed) get nothing unless all have rate 0, in which case the work is split
+ * equally.  Returns T (seconds from now), or 0 when work is 0.
+ */
+double tess__tile_allocate(int n, const double *rate, const double *queued, uint64_t work,
+                           uint64_t *share_out);
+
+#endif
