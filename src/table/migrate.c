@@ -105,8 +105,10 @@ static void set_owner(tess_ctx *ctx, int group, int p, int owner)
     for (int i = 0; i < ctx->ntables; i++) {
         tess_table *t = ctx->tables[i];
         if (t->group != group) continue;
-        __atomic_store_n(&t->owner[p], owner, __ATOMIC_RELEASE);
+        /* the version first: a thread that reads the new owner then sees the
+         * new version too (table_buffer.c's owner_for_buffer relies on it) */
         atomic_fetch_add(&t->placement_version, 1);
+        __atomic_store_n(&t->owner[p], owner, __ATOMIC_RELEASE);
     }
 }
 

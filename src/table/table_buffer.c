@@ -192,6 +192,31 @@ static inline int check_placement(tess_table *t, tess__slot_buffers *b)
     return rc;
 }
 
+/*
+ * The owner of partition p for a write this thread buffers now.  The owner
+ * may change between check_placement and this read (the progress thread
+ * switches it under the placement write lock, which buffering does not
+ * take).  Buffering by the new owner while this thread still holds writes
+ * buffered under the old one would put one key's older and newer writes in
+ * two buffers, which may then be sent in either order; so a read of the
+ * owner counts only if the version is still the one this thread's buffers
+ * were routed under (migrate.c bumps the version before the owner, so a
+ * new owner is never seen with the old version).  Otherwise everything
+ * buffered goes first and the owner is read again.
+ */
+static int owner_for_buffer(tess_table *t, tess__slot_buffers *b, int p, int *dst_out)
+{
+    for (;;) {
+        int dst = tess__owner(t, p);
+        if (atomic_load_explicit(&t->placement_version, memory_order_acquire) == b->seen_version) {
+            *dst_out = dst;
+            return TESS_OK;
+        }
+        int rc = check_placement(t, b);
+        if (rc != TESS_OK) return rc;
+    }
+}
+
 int tess__buffer_update(tess_table *t, const void *key, const void *val)
 {
     tess__slot_buffers *b = my_buffers(t);
@@ -207,7 +232,9 @@ int tess__buffer_update(tess_table *t, const void *key, const void *val)
         tess__private_add(t, d, k, p, val);
         return TESS_OK;
     }
-    int dst = tess__owner(t, p);
+    int dst;
+    int orc = owner_for_buffer(t, b, p, &dst);
+    if (orc != TESS_OK) return orc;
     if (dst != t->ctx->rank) return combiner_add(t, b, dst, key, val);
     memcpy(b->lkeys + b->ln * t->key_size, key, t->key_size);
     memcpy(b->lvals + b->ln * t->value_size, val, t->value_size);
@@ -236,9 +263,10 @@ int tess__buffer_flush_partition(tess_table *t, int p)
     tess__slot *s = tess__current_slot(t->ctx);
     if (t->index >= s->nbufs || s->bufs[t->index] == NULL) return TESS_OK;
     tess__slot_buffers *b = s->bufs[t->index];
+    int dst;
     int crc = check_placement(t, b);
+    if (crc == TESS_OK) crc = owner_for_buffer(t, b, p, &dst);
     if (crc != TESS_OK) return crc;
-    int dst = tess__owner(t, p);
     int rc = dst == t->ctx->rank ? apply_pending(t, b) : flush_remote(t, b, dst);
     int mrc = tess__private_merge(t, b->priv, p);
     return rc == TESS_OK ? mrc : rc;
@@ -349,9 +377,15 @@ int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals,
     rc = apply_pending(t, b); /* earlier single updates go first */
     for (size_t off = 0; rc == TESS_OK && off < n; off += LOCAL_CAP) {
         size_t m = n - off < LOCAL_CAP ? n - off : LOCAL_CAP;
-        rc = route_chunk(t, b, (const uint8_t *)keys + off * t->key_size,
-                         (const uint8_t *)vals + off * t->value_size, m);
+        /* A chunk is routed under one placement: an owner that changed in
+         * the middle would split one key's writes over two buffers. */
+        tess__place_rdlock(t->ctx);
+        rc = check_placement(t, b);
+        if (rc == TESS_OK)
+            rc = route_chunk(t, b, (const uint8_t *)keys + off * t->key_size,
+                             (const uint8_t *)vals + off * t->value_size, m);
         if (rc == TESS_OK) rc = apply_groups(t, b);
+        tess__place_unlock(t->ctx);
     }
     return rc;
 }
