@@ -48,11 +48,16 @@ def symbols(obj):
     return defined, undefined
 
 
-def find_objects(build):
+def find_objects(build, source):
+    """The objects of the library whose source still exists (a renamed or
+    removed file leaves its old object behind in the build tree)."""
     root = os.path.join(build, "CMakeFiles", "tessera_obj.dir")
     objs = []
     for d, _, files in os.walk(root):
-        objs += [os.path.join(d, f) for f in files if f.endswith(".o")]
+        for f in files:
+            obj = os.path.join(d, f)
+            if f.endswith(".o") and os.path.exists(os.path.join(source, os.path.relpath(obj, root)[:-2])):
+                objs.append(obj)
     return sorted(objs)
 
 
@@ -60,7 +65,8 @@ def main(argv):
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    objs = find_objects(argv[1])
+    source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    objs = find_objects(argv[1], source)
     if not objs:
         print(f"check_layers: no object files under {argv[1]} (build first)", file=sys.stderr)
         return 2

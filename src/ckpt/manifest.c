@@ -19,6 +19,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "core/bytes.h"
 #include "tessera/tessera.h"
 
 #define HEADER_BYTES 36u /* magic .. ntables */
@@ -150,18 +151,6 @@ int tess__ckpt_manifest_check(tess__ckpt_manifest *m, char *err, size_t errlen)
 
 /* ---------------------------------------------------------------- encode */
 
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-    return p + 4;
-}
-
-static uint8_t *put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-    return p + 8;
-}
-
 static size_t encoded_size(const tess__ckpt_manifest *m)
 {
     size_t n = HEADER_BYTES + 4 + (size_t)m->nfiles * FILE_BYTES + 4 + m->user_len + 8;
@@ -175,11 +164,11 @@ static uint8_t *encode_file(uint8_t *p, const tess__ckpt_file *f)
     *p++ = f->in_static;
     *p++ = 0;
     *p++ = 0;
-    p = put32(p, f->a);
-    p = put32(p, f->b);
-    p = put64(p, f->size);
-    p = put64(p, f->raw_size);
-    return put64(p, f->xxh64);
+    p = tess__emit_le32(p, f->a);
+    p = tess__emit_le32(p, f->b);
+    p = tess__emit_le64(p, f->size);
+    p = tess__emit_le64(p, f->raw_size);
+    return tess__emit_le64(p, f->xxh64);
 }
 
 int tess__ckpt_manifest_encode(const tess__ckpt_manifest *m, uint8_t **buf_out, size_t *len_out)
@@ -188,24 +177,24 @@ int tess__ckpt_manifest_encode(const tess__ckpt_manifest *m, uint8_t **buf_out, 
     uint8_t *buf = malloc(len), *p = buf;
     if (buf == NULL) return TESS_ERR_NOMEM;
     memcpy(p, TESS__CKPT_MAGIC, 8);
-    p = put32(p + 8, TESS__CKPT_VERSION);
-    p = put32(p, 0);
-    p = put64(p, m->fingerprint);
-    p = put64(p, m->epoch);
-    p = put32(p, m->ntables);
+    p = tess__emit_le32(p + 8, TESS__CKPT_VERSION);
+    p = tess__emit_le32(p, 0);
+    p = tess__emit_le64(p, m->fingerprint);
+    p = tess__emit_le64(p, m->epoch);
+    p = tess__emit_le32(p, m->ntables);
     for (uint32_t i = 0; i < m->ntables; i++) {
         const tess__ckpt_table_map *t = &m->tables[i];
-        p = put32(p, t->table);
-        p = put32(p, t->is_static ? 1u : 0u);
-        p = put32(p, t->nparts);
-        for (uint32_t k = 0; k < t->nparts; k++) p = put32(p, (uint32_t)t->owners[k]);
+        p = tess__emit_le32(p, t->table);
+        p = tess__emit_le32(p, t->is_static ? 1u : 0u);
+        p = tess__emit_le32(p, t->nparts);
+        for (uint32_t k = 0; k < t->nparts; k++) p = tess__emit_le32(p, (uint32_t)t->owners[k]);
     }
-    p = put32(p, m->nfiles);
+    p = tess__emit_le32(p, m->nfiles);
     for (uint32_t i = 0; i < m->nfiles; i++) p = encode_file(p, &m->files[i]);
-    p = put32(p, m->user_len);
+    p = tess__emit_le32(p, m->user_len);
     if (m->user_len > 0) memcpy(p, m->user, m->user_len);
     p += m->user_len;
-    put64(p, XXH64(buf, len - 8, 0));
+    tess__emit_le64(p, XXH64(buf, len - 8, 0));
     *buf_out = buf;
     *len_out = len;
     return TESS_OK;
@@ -213,29 +202,12 @@ int tess__ckpt_manifest_encode(const tess__ckpt_manifest *m, uint8_t **buf_out, 
 
 /* ---------------------------------------------------------------- decode */
 
-/* A bounds-checked cursor: every get fails once the input is exhausted. */
-typedef struct cursor {
-    const uint8_t *p;
-    size_t left;
-} cursor;
+/* The decoder reads through core/bytes.h's bounds-checked reader: every
+ * take fails once the input is exhausted. */
+typedef tess__reader cursor;
 
-static int get32(cursor *c, uint32_t *v)
-{
-    if (c->left < 4) return 0;
-    *v = 0;
-    for (int i = 0; i < 4; i++) *v |= (uint32_t)c->p[i] << (8 * i);
-    c->p += 4;
-    c->left -= 4;
-    return 1;
-}
-
-static int get64(cursor *c, uint64_t *v)
-{
-    uint32_t lo, hi;
-    if (c->left < 8 || !get32(c, &lo) || !get32(c, &hi)) return 0;
-    *v = (uint64_t)hi << 32 | lo;
-    return 1;
-}
+static int get32(cursor *c, uint32_t *v) { return tess__take_le32(c, v); }
+static int get64(cursor *c, uint64_t *v) { return tess__take_le64(c, v); }
 
 static int decode_header(cursor *c, const char *name, tess__ckpt_manifest *m, char *err,
                          size_t errlen)

@@ -1,6 +1,6 @@
 /*
  * runtime.h — the checkpoint state of a context, shared by snapshot.c (the
- * Chandy–Lamport protocol and the API), ckpt_write.c (writer and committer
+ * Chandy–Lamport protocol and the API), writers.c (writer and committer
  * threads) and restore.c, and what src/runtime.c calls.  Private to src/ckpt.
  *
  * The checkpoint layer sits above sched and table.  It reaches them by
@@ -73,7 +73,7 @@ typedef struct tess__ckpt_job {
     uint64_t epoch;
     int static_generation; /* > 0: also write the static tables, from the live
                                    partitions (they no longer change) */
-    int paced;             /* write on cores no worker uses (ckpt_write.c) */
+    int paced;             /* write on cores no worker uses (writers.c) */
     tess__ckpt_copy *copies;
     int ncopies;
     uint8_t *log, *tasks;
@@ -145,7 +145,7 @@ struct tess__ckpt_rt {
     tess_checkpoint_stats stats;
 };
 
-/* ckpt_write.c */
+/* writers.c */
 void tess__ckpt_start_writer(tess__ckpt_rt *rt, tess__ckpt_job *job);
 int tess__ckpt_start_committer(tess_ctx *ctx, uint64_t epoch);
 void tess__ckpt_on_files(tess_ctx *ctx, int src, const uint8_t *p, size_t len);

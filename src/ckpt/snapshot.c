@@ -42,7 +42,7 @@ static uint64_t env_fail_epoch(void)
 
 /* TESS_CKPT_WRITER=normal makes CpBarrier's writer one thread that competes
  * with the workers (for comparison); by default (or "paced") it is paced
- * (ckpt_write.c).  Another value is named in a warning. */
+ * (writers.c).  Another value is named in a warning. */
 static int env_writer_paced(const tess_ctx *ctx)
 {
     const char *v = getenv("TESS_CKPT_WRITER");

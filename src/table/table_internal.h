@@ -89,7 +89,7 @@ int tess__route_remove(tess_table *t, int p, const void *key);
 /* A table message for this rank: 1 if migrate.c held or forwarded it. */
 int tess__migrate_intercept(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 
-/* Per-thread combining arrays for dense tables (table_private.c). */
+/* Per-thread combining arrays for dense tables (combine_array.c). */
 typedef struct tess__private tess__private;
 int tess__private_wanted(const tess_table *t);
 tess__private *tess__private_new(const tess_table *t);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "tessera/tick_particles.h"
 
 typedef struct pslot {
@@ -45,49 +46,22 @@ typedef struct pstate {
 
 /* ---------------------------------------------------------------- packing */
 
-static void put_u64(unsigned char *o, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) o[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get_u64(const unsigned char *in)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)in[i] << (8 * i);
-    return v;
-}
-
-static void put_f64(unsigned char *o, double d)
-{
-    uint64_t v;
-    memcpy(&v, &d, sizeof v);
-    put_u64(o, v);
-}
-
-static double get_f64(const unsigned char *in)
-{
-    uint64_t v = get_u64(in);
-    double d;
-    memcpy(&d, &v, sizeof d);
-    return d;
-}
-
 void tess_particle_encode(const tess_particle *p, unsigned char *out)
 {
-    put_u64(out, p->id);
-    put_f64(out + 8, p->x);
-    put_f64(out + 16, p->y);
-    put_f64(out + 24, p->vx);
-    put_f64(out + 32, p->vy);
+    tess__put_le64(out, p->id);
+    tess__put_f64(out + 8, p->x);
+    tess__put_f64(out + 16, p->y);
+    tess__put_f64(out + 24, p->vx);
+    tess__put_f64(out + 32, p->vy);
 }
 
 void tess_particle_decode(const unsigned char *in, tess_particle *out)
 {
-    out->id = get_u64(in);
-    out->x = get_f64(in + 8);
-    out->y = get_f64(in + 16);
-    out->vx = get_f64(in + 24);
-    out->vy = get_f64(in + 32);
+    out->id = tess__get_le64(in);
+    out->x = tess__get_f64(in + 8);
+    out->y = tess__get_f64(in + 16);
+    out->vx = tess__get_f64(in + 24);
+    out->vy = tess__get_f64(in + 32);
 }
 
 static int particle_finite(const tess_particle *p)

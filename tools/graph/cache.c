@@ -16,6 +16,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "core/bytes.h"
 #include "graph_internal.h"
 #include "tessera/tessera.h"
 
@@ -30,23 +31,11 @@
 #define CACHE_SWAP 0
 #endif
 
+/* Whole arrays are copied and swapped only on big-endian hosts; single
+ * fields go through core/bytes.h. */
 static uint64_t le64(uint64_t v) { return CACHE_SWAP ? __builtin_bswap64(v) : v; }
 
 static uint32_t le32(uint32_t v) { return CACHE_SWAP ? __builtin_bswap32(v) : v; }
-
-static uint64_t load64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return le64(v);
-}
-
-static uint32_t load32(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-    return le32(v);
-}
 
 static void copy64(uint64_t *dst, const unsigned char *src, uint64_t n)
 {
@@ -75,11 +64,11 @@ static int check_header(const char *name, const unsigned char *d, size_t len, ca
         return tg__err(TESS_ERR_FORMAT, err, errlen,
                        "%s: truncated graph cache (%zu bytes, header needs %u)", name, len,
                        CACHE_HEADER + CACHE_TRAILER);
-    h->version = load32(d + 8);
-    h->flags = load32(d + 12);
-    h->nv = load64(d + 16);
-    h->ne = load64(d + 24);
-    h->nsites = load64(d + 32);
+    h->version = tess__get_le32(d + 8);
+    h->flags = tess__get_le32(d + 12);
+    h->nv = tess__get_le64(d + 16);
+    h->ne = tess__get_le64(d + 24);
+    h->nsites = tess__get_le64(d + 32);
     if (h->version != CACHE_VERSION)
         return tg__err(TESS_ERR_FORMAT, err, errlen,
                        "%s: unsupported graph cache version %u (this build reads %u)", name,
@@ -141,7 +130,7 @@ int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, 
                        "%llu sites) needs %llu",
                        name, len, (unsigned long long)h.nv, (unsigned long long)h.ne,
                        (unsigned long long)h.nsites, (unsigned long long)want);
-    if (XXH64(d, len - CACHE_TRAILER, 0) != load64(d + len - CACHE_TRAILER))
+    if (XXH64(d, len - CACHE_TRAILER, 0) != tess__get_le64(d + len - CACHE_TRAILER))
         return tg__err(TESS_ERR_FORMAT, err, errlen,
                        "%s: graph cache checksum mismatch (corrupt file)", name);
     rc = decode_body(d, &h, g);
@@ -200,12 +189,12 @@ static void put32s(cache_out *o, const uint32_t *a, uint64_t n)
 static void put_graph(cache_out *o, const tg_graph *g)
 {
     unsigned char head[CACHE_HEADER];
-    uint32_t version = le32(CACHE_VERSION), flags = le32(g->nsites ? CACHE_FLAG_SITES : 0);
-    uint64_t counts[3] = {le64(g->nv), le64(g->ne), le64(g->nsites)};
     memcpy(head, TG__CACHE_MAGIC, TG__CACHE_MAGIC_LEN);
-    memcpy(head + 8, &version, 4);
-    memcpy(head + 12, &flags, 4);
-    memcpy(head + 16, counts, sizeof counts);
+    tess__put_le32(head + 8, CACHE_VERSION);
+    tess__put_le32(head + 12, g->nsites ? CACHE_FLAG_SITES : 0);
+    tess__put_le64(head + 16, g->nv);
+    tess__put_le64(head + 24, g->ne);
+    tess__put_le64(head + 32, g->nsites);
     put_bytes(o, head, sizeof head);
     put64s(o, g->ids, g->nv);
     put32s(o, g->src, g->ne);

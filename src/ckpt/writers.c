@@ -1,5 +1,5 @@
 /*
- * ckpt_write.c — the background half of a checkpoint: each rank's writer
+ * writers.c — the background half of a checkpoint: each rank's writer
  * threads compress and write its copies, its log and (once per job) its
  * static partitions, then report the files to rank 0; rank 0's committer
  * thread waits for every rank's report and writes the MANIFEST (or removes

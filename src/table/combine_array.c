@@ -1,5 +1,5 @@
 /*
- * table_private.c — per-thread combining arrays for dense tables.
+ * combine_array.c — per-thread combining arrays for dense tables.
  *
  * A thread that updates a dense table with a built-in accumulator combines
  * its updates in a private array of the whole key range (no lock, no
