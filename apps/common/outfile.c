@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -59,7 +60,10 @@ int app_outfile_open(app_outfile *o, const char *path)
 {
     memset(o, 0, sizeof *o);
     const char *slash = strrchr(path, '/');
-    if (path[0] == '\0' || (slash && slash[1] == '\0')) {
+    struct stat st;
+    /* an existing directory would only fail at the final rename, after the work */
+    if (path[0] == '\0' || (slash && slash[1] == '\0') ||
+        (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
         outfile_report(path, EISDIR);
         return -1;
     }

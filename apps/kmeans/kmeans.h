@@ -28,6 +28,10 @@ typedef struct kmeans_gen_spec {
 #define KMEANS_MAX_DIM 4096
 #define KMEANS_MAX_K 1000000
 #define KMEANS_MAX_POINTS (UINT64_C(1) << 40)
+/* |coordinate| limit: with up to KMEANS_MAX_DIM dimensions a squared
+ * distance (sum of (2 x 1e150)^2 terms) and a centre's coordinate sum over
+ * KMEANS_MAX_POINTS points stay finite, so no result silently overflows. */
+#define KMEANS_MAX_ABS 1e150
 
 /* Read a points file (docs/kmeans.md).  0, or -1 with a one-line message
  * ("FILE:LINE: ...", no newline) in err; *out is set only on success. */

@@ -131,9 +131,16 @@ static int reader_point(points_reader *r, const char *text)
     double *row = r->pts.coords + r->pts.n * (uint64_t)r->pts.dim;
     const char *s = text;
     for (int d = 0; d < r->pts.dim; d++) {
+        char reason[128];
         if (parse_field(&s, &row[d]) != 0) {
-            char reason[64];
             snprintf(reason, sizeof reason, "coordinate %d is not a finite decimal number", d + 1);
+            return reader_fail(r, reason);
+        }
+        if (fabs(row[d]) > KMEANS_MAX_ABS) {
+            snprintf(reason, sizeof reason,
+                     "coordinate %d is %g, beyond the limit of %g (squared distances would "
+                     "overflow)",
+                     d + 1, row[d], KMEANS_MAX_ABS);
             return reader_fail(r, reason);
         }
     }

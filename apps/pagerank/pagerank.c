@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "pagerank.h"
 
@@ -296,8 +297,12 @@ static int check_output_dir(const char *opt, const char *path)
     char *copy = strdup(path);
     if (copy == NULL) return -1;
     const char *dir = dirname(copy);
-    int ok = access(dir, W_OK) == 0;
-    if (!ok) app_error(APP, "option --%s: cannot write %s: %s", opt, path, strerror(errno));
+    struct stat st;
+    int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    int ok = !is_dir && access(dir, W_OK) == 0;
+    if (!ok)
+        app_error(APP, "option --%s: cannot write %s: %s", opt, path,
+                  is_dir ? strerror(EISDIR) : strerror(errno));
     free(copy);
     return ok ? 0 : -1;
 }
@@ -494,10 +499,14 @@ static void metrics_partition_edges(app_metrics *m, pr_app *app)
     free(edges);
 }
 
-static void write_metrics(pr_app *app, tess_ctx *ctx, double wall)
+/* 0, or -1 with "cannot write FILE" printed (a full disk, say). */
+static int write_metrics(pr_app *app, tess_ctx *ctx, double wall)
 {
     app_metrics *m = app_metrics_new();
-    if (m == NULL) return;
+    if (m == NULL) {
+        app_error(APP, "cannot write %s: out of memory", app->opt.metrics);
+        return -1;
+    }
     app_metrics_standard(m, ctx, APP, wall);
     app_metrics_num(m, "load_seconds", app->load_seconds);
     app_metrics_list(m, "iteration_seconds", app->iteration_seconds, (int)app->opt.iterations);
@@ -510,8 +519,9 @@ static void write_metrics(pr_app *app, tess_ctx *ctx, double wall)
     tess_stats st;
     tess_get_stats(ctx, &st);
     app_metrics_int(m, "steals", (int64_t)st.steals);
-    app_metrics_write(m, app->opt.metrics);
+    int rc = app_metrics_write(m, app->opt.metrics);
     app_metrics_free(m);
+    return rc;
 }
 
 static void app_free(pr_app *app)
@@ -534,8 +544,9 @@ static int run(pr_app *app)
     int rc = load_graph(ctx, app);
     if (rc == TESS_OK) rc = enable_checkpoints(ctx, app);
     if (rc == TESS_OK) rc = tess_main(ctx, control, app);
-    if (rc == TESS_OK && tess_rank(ctx) == 0 && app->opt.metrics)
-        write_metrics(app, ctx, tess_now() - t0);
+    if (rc == TESS_OK && tess_rank(ctx) == 0 && app->opt.metrics &&
+        write_metrics(app, ctx, tess_now() - t0) != 0)
+        rc = TESS_ERR_IO;
     int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);
     if (interrupted && rc != TESS_OK) return 130;

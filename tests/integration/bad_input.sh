@@ -130,6 +130,17 @@ expect 1 "nodir" "$TESSERA" run pagerank --graph "$IN/good.txt" --iterations 3 \
 expect 2 "nosuchapp" "$TESSERA" run nosuchapp --graph "$IN/good.txt"
 expect 2 "nosuchcommand" "$TESSERA" nosuchcommand
 expect 2 "--frob" "$TESSERA" info --frob
+
+# --------------------------------------------------------------- outputs and overflow (issue 15)
+# A --metrics path that is a directory fails before the work, exit 1, nothing written.
+expect 1 "Is a directory" "$TESSERA" run pagerank --gen uniform:100:400 --iterations 2 \
+    --output "$OUT/ranks.txt" --metrics "$OUT"
+expect 1 "Is a directory" "$TESSERA" run jacobi --rows 5 --cols 5 --ticks 2 \
+    --dump "$OUT/u.bin" --metrics "$OUT"
+# Finite but huge coordinates would overflow the squared distances: refused with the line.
+printf '1 2\n1e308 1e308\n3 4\n' >"$IN/huge.txt"
+expect 1 "huge.txt:2: coordinate 1 is 1e+308, beyond the limit" "$TESSERA" run kmeans \
+    --points "$IN/huge.txt" --k 2 --iterations 2 --output "$OUT/c.txt"
 expect 2 "nosuchbench" "$TESSERA" bench nosuchbench
 pr_expect 2 "--bogus" --graph "$IN/good.txt" --bogus
 pr_expect 2 "--iterations" --graph "$IN/good.txt" --iterations 0
