@@ -159,7 +159,7 @@ int tess__ckpt_read_file(const char *path, uint8_t **buf_out, size_t *len_out, c
                          size_t errlen)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block the open */
     if (fd < 0)
         return tess__ckpt_err(err, errlen, errno == ENOENT ? TESS_ERR_NOTFOUND : TESS_ERR_IO,
                               "%s: cannot open: %s", path, strerror(errno));

@@ -26,14 +26,39 @@ struct tess__ckpt_epoch {
 
 /* ---------------------------------------------------------------- verifying */
 
-/* Size and XXH64 of a file, streamed so a big partition need not fit twice. */
-static int hash_file(const char *path, uint64_t *size_out, uint64_t *hash_out, char *err,
-                     size_t errlen)
+/* The file must be a regular file of the recorded size: a FIFO, a device
+ * or a symlink to one (/dev/urandom) would otherwise be read forever.
+ * O_NONBLOCK so that opening a FIFO does not wait for a writer. */
+static int open_regular(const char *path, uint64_t want_size, int *fd_out, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return tess__ckpt_err(err, errlen, TESS_ERR_FORMAT, "%s: missing (%s)", path,
                               strerror(errno));
+    struct stat sb;
+    int rc = TESS_OK;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+        rc = tess__ckpt_err(err, errlen, TESS_ERR_FORMAT, "%s: not a regular file", path);
+    else if ((uint64_t)sb.st_size != want_size)
+        rc = tess__ckpt_err(err, errlen, TESS_ERR_FORMAT,
+                            "%s: %" PRIu64 " bytes, the manifest records %" PRIu64
+                            " (truncated or overwritten)",
+                            path, (uint64_t)sb.st_size, want_size);
+    if (rc != TESS_OK) {
+        close(fd);
+        return rc;
+    }
+    *fd_out = fd;
+    return TESS_OK;
+}
+
+/* Size and XXH64 of a file, streamed so a big partition need not fit twice. */
+static int hash_file(const char *path, uint64_t want_size, uint64_t *size_out, uint64_t *hash_out,
+                     char *err, size_t errlen)
+{
+    int fd = -1;
+    int orc = open_regular(path, want_size, &fd, err, errlen);
+    if (orc != TESS_OK) return orc;
     XXH64_state_t *st = XXH64_createState();
     uint8_t *buf = malloc(1 << 20);
     int rc = TESS_OK;
@@ -83,7 +108,7 @@ static int verify_files(const tess__ckpt_epoch *e, char *err, size_t errlen)
         const tess__ckpt_file *f = &e->m.files[i];
         uint64_t size = 0, hash = 0;
         tess__ckpt_file_path(e->s, e->dir, f, path, sizeof path);
-        int rc = hash_file(path, &size, &hash, err, errlen);
+        int rc = hash_file(path, f->size, &size, &hash, err, errlen);
         if (rc == TESS_OK) rc = check_sum(path, f, size, hash, err, errlen);
         if (rc != TESS_OK) return rc;
     }

@@ -9,7 +9,8 @@
 #     "restored checkpoint epoch E (iteration 8 of 9)", same output;
 #   - with MPI: written by mpirun -np 3, restored by -np 2 and embedded;
 #   - the newest epoch damaged (a partition file with a flipped byte,
-#     truncated or missing; the MANIFEST with a flipped byte): the damaged
+#     truncated, missing, a FIFO or a symlink to /dev/urandom; the MANIFEST
+#     with a flipped byte): the damaged
 #     file is named on stderr and the previous epoch restored;
 #   - another job's checkpoint (other --gen seed; PageRank: other damping):
 #     one line, exit 1;
@@ -133,7 +134,7 @@ run_app_checks() {
 
     step "$APP: the newest epoch damaged; the previous one is restored"
     local kind C ed victim
-    for kind in corrupt truncated missing manifest; do
+    for kind in corrupt truncated missing manifest fifo device; do
         C="$R/ck_$kind"
         cp -a "$R/ck_pristine" "$C"
         ed=$(epoch_dir "$C" "$newest")
@@ -144,6 +145,8 @@ run_app_checks() {
         truncated) truncate -s $(($(stat -c %s "$victim") / 2)) "$victim" ;;
         missing) rm "$victim" ;;
         manifest) victim="$ed/MANIFEST" && flip_byte "$victim" ;;
+        fifo) rm "$victim" && mkfifo "$victim" ;;           # read forever before
+        device) ln -sf /dev/urandom "$victim" ;;            # likewise (issue 15)
         esac
         app_run "$APP" "$R/dmg" "${args[@]}" --workers 2 --checkpoint-dir "$C" --restore
         ok "$APP $kind" "$APP" "$R/dmg"
