@@ -1,0 +1,116 @@
+/*
+ * plan.c — a tiles controller's decisions (plan.h).
+ */
+#include <stdlib.h>
+#include "tessera/tessera.h"
+#include "tile/plan.h"
+
+/* The smallest and largest tile of the area, in cells (of its widest column). */
+static void cell_bounds(const tess__tile_area *a, uint64_t *min_out, uint64_t *max_out)
+{
+    uint64_t cross = tess__tile_column_cross(a, 0);
+    *min_out = cross * (uint64_t)a->min[0];
+    *max_out = cross * (uint64_t)a->max[0];
+}
+
+int tess__tile_plan_init(tess__tile_plan *p, const tess__tile_area *area, int nprocs,
+                         double queue_s, double threshold_s)
+{
+    *p = (tess__tile_plan){.area = *area, .nprocs = nprocs, .queue_s = queue_s};
+    p->segs = malloc((size_t)area->ncolumns * sizeof *p->segs);
+    p->procs = calloc((size_t)(nprocs > 0 ? nprocs : 1), sizeof *p->procs);
+    if (p->segs == NULL || p->procs == NULL) {
+        tess__tile_plan_free(p);
+        return TESS_ERR_NOMEM;
+    }
+    for (int64_t c = 0; c < area->ncolumns; c++) p->segs[c] = tess__tile_column_segment(area, c);
+    p->nsegs = area->ncolumns;
+    p->remaining = tess__tile_area_cells(area);
+    cell_bounds(area, &p->min_cells, &p->max_cells);
+    for (int i = 0; i < nprocs; i++) {
+        tess__tile_model_init(&p->procs[i].model);
+        tess__tile_boot_init(&p->procs[i].boot, p->min_cells, p->max_cells, threshold_s);
+    }
+    return TESS_OK;
+}
+
+void tess__tile_plan_free(tess__tile_plan *p)
+{
+    free(p->segs);
+    free(p->procs);
+    p->segs = NULL;
+    p->procs = NULL;
+}
+
+static int all_booted(const tess__tile_plan *p)
+{
+    for (int i = 0; i < p->nprocs; i++)
+        if (!p->procs[i].boot.done) return 0;
+    return 1;
+}
+
+/* Tile size for a processor past its bootstrap: its best size, cut to half
+ * of its Algorithm-2 share of what is left; 0 when its share is nothing. */
+static uint64_t settled_size(const tess__tile_plan *p, int i)
+{
+    double rate[64], queued[64];
+    uint64_t share[64], best = tess__tile_model_best_size(&p->procs[i].model, NULL);
+    if (best == 0) best = p->procs[i].boot.next;
+    if (p->nprocs > 64 || !all_booted(p)) return best;
+    for (int k = 0; k < p->nprocs; k++) {
+        tess__tile_model_best_size(&p->procs[k].model, &rate[k]);
+        queued[k] = p->procs[k].queued_s;
+    }
+    tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);
+    if (share[i] == 0) return 0;
+    uint64_t half = share[i] / 2 > p->min_cells ? share[i] / 2 : p->min_cells;
+    return half < best ? half : best;
+}
+
+/* Does processor i take a tile now, and of how many cells (0: no)? */
+static uint64_t wanted(const tess__tile_plan *p, int i)
+{
+    const tess__tile_proc *q = &p->procs[i];
+    if (!q->boot.done) return q->queued_tiles == 0 ? q->boot.next : 0; /* one at a time */
+    if (q->queued_s >= p->queue_s) return 0;
+    return settled_size(p, i);
+}
+
+static double estimate(const tess__tile_plan *p, int i, uint64_t cells)
+{
+    double rate = tess__tile_model_rate(&p->procs[i].model, cells);
+    if (rate <= 0) tess__tile_model_best_size(&p->procs[i].model, &rate);
+    return rate > 0 ? (double)cells / rate : p->queue_s;
+}
+
+int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_out,
+                         uint64_t *cells_out, double *est_out)
+{
+    while (p->first < p->nsegs && p->segs[p->first].r0 >= p->segs[p->first].r1) p->first++;
+    if (p->first == p->nsegs) return 0;
+    for (int k = 0; k < p->nprocs; k++) {
+        int i = (p->next_rr + k) % p->nprocs;
+        uint64_t want = wanted(p, i);
+        if (want == 0) continue;
+        uint64_t cells = tess__tile_cut(&p->area, &p->segs[p->first], want, box_out);
+        p->remaining -= cells;
+        double est = estimate(p, i, cells);
+        p->procs[i].queued_s += est;
+        p->procs[i].queued_tiles++;
+        p->next_rr = (i + 1) % p->nprocs;
+        *proc_out = i;
+        *cells_out = cells;
+        *est_out = est;
+        return 1;
+    }
+    return 0;
+}
+
+void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double est, double seconds)
+{
+    tess__tile_proc *q = &p->procs[proc];
+    q->queued_s = q->queued_s > est ? q->queued_s - est : 0.0;
+    q->queued_tiles--;
+    tess__tile_model_add(&q->model, cells, seconds);
+    if (!q->boot.done) tess__tile_boot_record(&q->boot, cells, seconds);
+}

@@ -1,0 +1,61 @@
+/*
+ * plan.h — the decisions of a tiles controller (the APC+ paper's Algorithm
+ * 1), without threads or messages: which processor gets the next tile, and
+ * how large it is.  The controller thread asks tess__tile_plan_next while
+ * it has work to hand out and reports each finished tile with
+ * tess__tile_plan_done; a test drives the same calls from a simulated clock.
+ *
+ *   - Bootstrap: each processor gets one tile at a time, its size doubling
+ *     from the minimum until a tile takes at least the threshold time.
+ *   - Then each processor is kept with no more than T seconds of queued work
+ *     (estimated with its own model), in tiles of the size with its best
+ *     measured rate; processors are served round robin.
+ *   - Near the end, Algorithm 2 shares the remaining work so that all
+ *     processors finish together; a processor's tiles shrink to half of its
+ *     share (never below the minimum), so no large last tile sets the finish
+ *     time, and a processor whose queue already ends after the common finish
+ *     time gets nothing more.
+ *
+ * Private to src/tile.
+ */
+#ifndef TESS_SRC_TILE_PLAN_H
+#define TESS_SRC_TILE_PLAN_H
+
+#include <stdint.h>
+#include "tile/area.h"
+#include "tile/model.h"
+
+typedef struct tess__tile_proc {
+    tess__tile_model model;
+    tess__tile_boot boot;
+    double queued_s; /* estimated seconds of the tiles given and not finished */
+    int queued_tiles;
+} tess__tile_proc;
+
+typedef struct tess__tile_plan {
+    tess__tile_area area;
+    tess__tile_segment *segs; /* the work not handed out yet, in order */
+    int64_t nsegs, first;
+    uint64_t remaining; /* cells in segs */
+    tess__tile_proc *procs;
+    int nprocs, next_rr;
+    double queue_s; /* T: the most queued work per processor */
+    uint64_t min_cells, max_cells;
+} tess__tile_plan;
+
+/* The whole area as work for nprocs processors; queue_s is T, threshold_s
+ * the bootstrap's.  TESS_ERR_NOMEM or TESS_OK. */
+int tess__tile_plan_init(tess__tile_plan *p, const tess__tile_area *area, int nprocs,
+                         double queue_s, double threshold_s);
+void tess__tile_plan_free(tess__tile_plan *p);
+
+/* The next tile to hand out: 1 with its processor, box, cells and estimated
+ * seconds (what tess__tile_plan_done must be given back), or 0 when no
+ * processor should get work now (all queues full, or no work left). */
+int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_out,
+                         uint64_t *cells_out, double *est_out);
+/* Processor `proc` finished a tile of `cells` cells, estimated at est
+ * seconds, in `seconds`. */
+void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double est, double seconds);
+
+#endif
