@@ -153,7 +153,9 @@ TESS_API int tess_register_kernel(tess_ctx *ctx, const char *name, tess_kernel_f
  * Start the workers (and the progress engine in MPI mode); rank 0 runs
  * control(ctx, app) while the other ranks serve.  Returns control's return
  * value on every rank.  `app` is this process's own pointer, handed to its
- * kernels through tess_task_app(); it is never sent anywhere.
+ * kernels through tess_task_app(); it is never sent anywhere.  When the
+ * worker threads cannot be started, a message has been printed on stderr
+ * (as for tess_init) and the status is returned.
  */
 TESS_API int tess_main(tess_ctx *ctx, tess_control_fn control, void *app);
 

@@ -141,7 +141,10 @@ int tess_main(tess_ctx *ctx, tess_control_fn control, void *app)
     ctx->app = app;
     tess__set_current_slot(&ctx->slots[ctx->workers]);
     int rc = tess__workers_start(ctx);
-    if (rc != TESS_OK) return rc;
+    if (rc != TESS_OK) { /* like tess_init: the program may have no other way to say why */
+        tess__warn(ctx, "cannot start: %s", tess_last_error(ctx));
+        return rc;
+    }
     ready_msg m = {tess__setup_fingerprint(ctx)};
     tess__send(ctx, 0, TESS_MSG_READY, &m, sizeof m, NULL, 0);
     if (ctx->rank != 0) {
