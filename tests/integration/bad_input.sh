@@ -118,6 +118,8 @@ open(sys.argv[3], "wb").write(half)
 PY
 pr_expect 1 "flipped.cache" --graph "$IN/flipped.cache"
 pr_expect 1 "short.cache" --graph "$IN/short.cache"
+head -c 100 "$IN/good.cache" >"$IN/tiny.cache" # counts past the file: no "needs 0"
+pr_expect 1 "too short for the" --graph "$IN/tiny.cache"
 
 # --------------------------------------------------------------- outputs
 # The run would succeed but an output cannot be written: nothing may remain,

@@ -124,6 +124,12 @@ int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, 
     int rc = check_header(name, d, len, &h, err, errlen);
     if (rc != 0) return rc;
     uint64_t want = expected_length(&h, len);
+    if (want == 0) /* counts beyond what the file could hold: no length to name */
+        return tg__err(TESS_ERR_FORMAT, err, errlen,
+                       "%s: graph cache is %zu bytes, too short for the %llu vertices, %llu edges "
+                       "and %llu sites its header claims (truncated or corrupt)",
+                       name, len, (unsigned long long)h.nv, (unsigned long long)h.ne,
+                       (unsigned long long)h.nsites);
     if (want != len)
         return tg__err(TESS_ERR_FORMAT, err, errlen,
                        "%s: graph cache is %zu bytes but its header (%llu vertices, %llu edges, "
