@@ -5,6 +5,7 @@
  * fish_part.c.  This file parses the options, runs the ticks and writes the
  * dump (40-byte little-endian records sorted by id) and the metrics.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,7 +203,7 @@ static int write_dump(void *arg, const tess_tick_result *res, FILE *fp)
         unsigned char rec[TESS_PARTICLE_BYTES];
         tess_particle_encode(&fish[i], rec);
         if (fwrite(rec, sizeof rec, 1, fp) != 1) {
-            app_error(APP, "cannot write %s", f->dump_path);
+            app_error(APP, "cannot write %s: %s", f->dump_path, strerror(errno ? errno : EIO));
             rc = -1;
         }
     }

@@ -7,6 +7,7 @@
  * is a block layout; RD/RX grow a rectangle by one cell, WD/WX are the
  * identity (cells do not move).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,9 +162,12 @@ static int write_dump(void *arg, const tess_tick_result *res, FILE *fp)
     }
     int rc =
         tess_grid_unpack(res->final_state.data, res->final_state.len, j->rows + 2, j->cols + 2, u);
-    if (rc == 0 && fwrite(u, sizeof *u, cells, fp) != cells) rc = -1;
+    if (rc != 0) app_error(APP, "the final state is malformed (%s)", tess_strerror(rc));
+    else if (fwrite(u, sizeof *u, cells, fp) != cells) {
+        app_error(APP, "cannot write %s: %s", j->dump_path, strerror(errno ? errno : EIO));
+        rc = -1;
+    }
     free(u);
-    if (rc != 0) app_error(APP, "cannot write %s", j->dump_path);
     return rc;
 }
 

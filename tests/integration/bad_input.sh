@@ -133,6 +133,36 @@ expect 2 "nosuchapp" "$TESSERA" run nosuchapp --graph "$IN/good.txt"
 expect 2 "nosuchcommand" "$TESSERA" nosuchcommand
 expect 2 "--frob" "$TESSERA" info --frob
 
+# --------------------------------------------------------------- a full disk (issue 15)
+# Each command writes onto a 64 KiB tmpfs (its own mount namespace): it must
+# fail, give the reason, and leave nothing behind.
+FULL="$tmp/full"
+mkdir -p "$FULL"
+nospc() { # WHAT COMMAND...
+    local what=$1 rc=0
+    shift
+    cases=$((cases + 1))
+    local ns=(unshare -m)
+    [ "$(id -u)" = 0 ] || ns=(unshare -rm)
+    "${ns[@]}" bash -c 'mount -t tmpfs -o size=64k tmpfs "$0" 2> /dev/null || exit 99
+        "$@"; rc=$?
+        left=$(ls -A "$0"); [ -z "$left" ] || { echo "left behind: $left" >&2; exit 98; }
+        exit $rc' "$FULL" "$@" > /dev/null 2> "$tmp/nospc.err" < /dev/null || rc=$?
+    if [ "$rc" = 99 ]; then
+        echo "-- $what: skipped (cannot mount a tmpfs here)"
+        return
+    fi
+    echo "-- $what -> exit $rc: $(tail -n 1 "$tmp/nospc.err")"
+    [ "$rc" != 0 ] || fail "$what: exit 0 on a full disk"
+    [ "$rc" != 98 ] || fail "$what: $(tail -n 1 "$tmp/nospc.err")"
+    grep -q "No space left on device" "$tmp/nospc.err" ||
+        fail "$what: the reason is not given: $(head -c 300 "$tmp/nospc.err")"
+}
+nospc "gen on a full disk" "$TESSERA" gen rmat:12 "$FULL/g.txt"
+nospc "gen --cache on a full disk" "$TESSERA" gen rmat:12 "$FULL/g.tgc" --cache
+nospc "jacobi --dump on a full disk" "$TESSERA" run jacobi --rows 200 --cols 200 --ticks 1 \
+    --dump "$FULL/u.bin"
+
 # --------------------------------------------------------------- outputs and overflow (issue 15)
 # A --metrics path that is a directory fails before the work, exit 1, nothing written.
 expect 1 "Is a directory" "$TESSERA" run pagerank --gen uniform:100:400 --iterations 2 \

@@ -12,6 +12,7 @@
  * against the file length before any allocation, the checksum before any
  * decoding, and the decoded graph is validated like a freshly built one.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -163,13 +164,13 @@ int tg_read_cache(const char *path, tg_graph *g, char *err, size_t errlen)
 typedef struct cache_out {
     FILE *f;
     XXH64_state_t *hash;
-    int failed;
+    int failed; /* errno of the first failed write, 0 if none */
 } cache_out;
 
 static void put_bytes(cache_out *o, const void *p, size_t n)
 {
     XXH64_update(o->hash, p, n);
-    if (fwrite(p, 1, n, o->f) != n) o->failed = 1;
+    if (fwrite(p, 1, n, o->f) != n && !o->failed) o->failed = errno ? errno : EIO;
 }
 
 static void put64s(cache_out *o, const uint64_t *a, uint64_t n)
@@ -207,7 +208,8 @@ static void put_graph(cache_out *o, const tg_graph *g)
     put32s(o, g->dst, g->ne);
     if (g->nsites) put64s(o, g->site_first, g->nsites + 1);
     uint64_t sum = le64(XXH64_digest(o->hash));
-    if (fwrite(&sum, 1, sizeof sum, o->f) != sizeof sum) o->failed = 1;
+    if (fwrite(&sum, 1, sizeof sum, o->f) != sizeof sum && !o->failed)
+        o->failed = errno ? errno : EIO;
 }
 
 int tg_write_cache(const char *path, const tg_graph *g, char *err, size_t errlen)
@@ -227,7 +229,7 @@ int tg_write_cache(const char *path, const tg_graph *g, char *err, size_t errlen
     XXH64_freeState(o.hash);
     if (o.failed) {
         tg__out_abort(&out);
-        return tg__err(TESS_ERR_IO, err, errlen, "%s: write failed", path);
+        return tg__err(TESS_ERR_IO, err, errlen, "%s: write failed: %s", path, strerror(o.failed));
     }
     return tg__out_commit(&out, err, errlen);
 }

@@ -4,6 +4,7 @@
  * in edge order.  Numbers are formatted by hand (fprintf per line is several
  * times slower for 16M edges); output goes through a temp file and rename.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "graph_internal.h"
@@ -53,8 +54,9 @@ int tg_write_snap(const char *path, const tg_graph *g, char *err, size_t errlen)
     if (fprintf(out.f, "# tessera graph: %llu vertices, %llu edges\n", (unsigned long long)g->nv,
                 (unsigned long long)g->ne) < 0 ||
         write_edges(out.f, g) != 0) {
+        int e = errno ? errno : EIO; /* before the cleanup can change it */
         tg__out_abort(&out);
-        return tg__err(TESS_ERR_IO, err, errlen, "%s: write failed", path);
+        return tg__err(TESS_ERR_IO, err, errlen, "%s: write failed: %s", path, strerror(e));
     }
     return tg__out_commit(&out, err, errlen);
 }
