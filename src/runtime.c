@@ -65,6 +65,9 @@ static int start_layers(tess_ctx *ctx)
     int rc = register_handlers(ctx);
     if (rc == TESS_OK) rc = choose_mode(ctx);
     if (rc == TESS_OK) rc = build_topology(ctx);
+    if (rc == TESS_OK && ctx->cfg.slow_rank >= ctx->nranks) /* a throttle that slows nobody */
+        rc = tess__fail(ctx, TESS_ERR_INVAL, "the slowed rank %d is not one of the %d rank%s",
+                        ctx->cfg.slow_rank, ctx->nranks, ctx->nranks == 1 ? "" : "s");
     if (rc == TESS_OK) rc = tess__slots_create(ctx);
     if (rc == TESS_OK) rc = tess__queue_create(ctx);
     if (rc == TESS_OK) rc = tess__inboxes_create(ctx);

@@ -434,7 +434,11 @@ int tess__ckpt_open_rank0_store(tess_ctx *ctx, char *err, size_t errlen)
 void tess__ckpt_note_failure(tess_ctx *ctx, int rc, const char *msg)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
-    tess__warn(ctx, "checkpoint failed, the previous one stays usable: %s", msg);
+    if (rt->last_committed != 0)
+        tess__warn(ctx, "checkpoint failed, the previous one (epoch %" PRIu64 ") stays usable: %s",
+                   rt->last_committed, msg);
+    else /* nothing to fall back on: do not promise it */
+        tess__warn(ctx, "checkpoint failed, and this run has no earlier checkpoint: %s", msg);
     if (rt->first_failure == 0) {
         rt->first_failure = rc;
         snprintf(rt->failure, sizeof rt->failure, "%s", msg);

@@ -33,8 +33,8 @@ static int open_regular(const char *path, uint64_t want_size, int *fd_out, char 
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return tess__ckpt_err(err, errlen, TESS_ERR_FORMAT, "%s: missing (%s)", path,
-                              strerror(errno));
+        return tess__ckpt_err(err, errlen, TESS_ERR_FORMAT, "%s: %s (%s)", path,
+                              errno == ENOENT ? "missing" : "cannot open", strerror(errno));
     struct stat sb;
     int rc = TESS_OK;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))

@@ -174,6 +174,9 @@ printf '1 2\n1e308 1e308\n3 4\n' >"$IN/huge.txt"
 expect 1 "huge.txt:2: coordinate 1 is 1e+308, beyond the limit" "$TESSERA" run kmeans \
     --points "$IN/huge.txt" --k 2 --iterations 2 --output "$OUT/c.txt"
 expect 2 "nosuchbench" "$TESSERA" bench nosuchbench
+# A throttle on a rank that does not exist slows nothing: refused (issue 15 item 8).
+expect 1 "slowed rank 5 is not one of the 1 rank" "$TESSERA" run pagerank --gen uniform:100:400 \
+    --iterations 2 --workers 1 --slow-worker 5:2 --output "$OUT/ranks.txt"
 pr_expect 2 "--bogus" --graph "$IN/good.txt" --bogus
 pr_expect 2 "--iterations" --graph "$IN/good.txt" --iterations 0
 pr_expect 2 "--iterations" --graph "$IN/good.txt" --iterations -3
