@@ -72,6 +72,10 @@ printf '1 2\n2 3\n3 1\n' >"$IN/good.txt"
 pr_expect 1 "$IN/missing.txt" --graph "$IN/missing.txt"
 mkdir -p "$IN/adir"
 pr_expect 1 "adir" --graph "$IN/adir"
+# A FIFO with no writer used to block forever, a pipe said "Illegal seek".
+mkfifo "$IN/fifo"
+pr_expect 1 "not a regular file" --graph "$IN/fifo"
+pr_expect 1 "not a regular file" --graph /dev/stdin
 if [ "$(id -u)" != 0 ]; then
     cp "$IN/good.txt" "$IN/secret.txt" && chmod 000 "$IN/secret.txt"
     pr_expect 1 "secret.txt" --graph "$IN/secret.txt"

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "graph_internal.h"
@@ -104,8 +105,20 @@ int tg__validate(const tg_graph *g, const char *name, char *err, size_t errlen)
 int tg_load_file(const char *path, tg_graph *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO with no writer must not wait forever.  The
+     * readers look at the start of the file more than once, so a pipe or a
+     * device is refused instead of half-read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int dir = S_ISDIR(st.st_mode);
+        close(fd);
+        return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path,
+                       dir ? strerror(EISDIR)
+                           : "not a regular file (a pipe, FIFO or device); give a graph file or "
+                             "a generator (--gen)");
+    }
     char head[TG__CACHE_MAGIC_LEN];
     ssize_t n;
     do n = read(fd, head, sizeof head);
