@@ -5,8 +5,10 @@
  * fsync'ed and renamed onto the final path on commit, or removed on abort.
  * A reader therefore sees either no file or the whole file, never a prefix.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,33 @@ static char *outfile_tmp_name(const char *path)
     char *tmp = malloc(cap);
     if (tmp) snprintf(tmp, cap, "%.*s.%s.tmp.%ld", dir_len, path, base, (long)getpid());
     return tmp;
+}
+
+/*
+ * Remove the temporaries "DIR/.BASENAME.tmp.PID" that earlier runs left
+ * for `path` when they were killed (kill -9, a lost node): the PID no longer
+ * runs on this machine.  A temporary of a live process is left alone.
+ */
+static void outfile_clean_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    char prefix[300];
+    int plen = snprintf(prefix, sizeof prefix, ".%s.tmp.", base);
+    DIR *d = dir && plen > 0 && (size_t)plen < sizeof prefix ? opendir(dir) : NULL;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0) continue;
+        char *end;
+        long pid = strtol(e->d_name + plen, &end, 10);
+        if (*end != '\0' || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char stale[4096];
+        if (snprintf(stale, sizeof stale, "%s%s", slash ? dir : "", e->d_name) < (int)sizeof stale)
+            unlink(stale);
+    }
+    if (d) closedir(d);
+    free(dir);
 }
 
 static void outfile_release(app_outfile *o)
@@ -67,6 +96,7 @@ int app_outfile_open(app_outfile *o, const char *path)
         outfile_report(path, EISDIR);
         return -1;
     }
+    outfile_clean_stale(path);
     o->path = strdup(path);
     o->tmp_path = outfile_tmp_name(path);
     if (!o->path || !o->tmp_path) {

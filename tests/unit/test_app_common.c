@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -124,6 +125,31 @@ static void test_outfile_abort_leaves_nothing(void **state)
     memset(&zeroed, 0, sizeof zeroed);
     app_outfile_abort(&zeroed);
     app_outfile_abort(NULL);
+    remove_dir(dir);
+}
+
+/* A killed run's temporary (its PID is gone) is removed by the next open;
+ * one of a live process stays. */
+static void test_outfile_cleans_stale_temporaries(void **state)
+{
+    (void)state;
+    char *dir = make_dir();
+    char path[512], dead[600], live[600];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    assert_true(child > 0);
+    assert_int_equal(waitpid(child, NULL, 0), child); /* its PID is free again */
+    snprintf(dead, sizeof dead, "%s/.out.txt.tmp.%ld", dir, (long)child);
+    snprintf(live, sizeof live, "%s/.out.txt.tmp.%ld", dir, (long)getppid());
+    fclose(fopen(dead, "w"));
+    fclose(fopen(live, "w"));
+    app_outfile o;
+    assert_int_equal(app_outfile_open(&o, path), 0);
+    assert_int_equal(access(dead, F_OK), -1);
+    assert_int_equal(access(live, F_OK), 0);
+    app_outfile_abort(&o);
+    unlink(live);
     remove_dir(dir);
 }
 
@@ -379,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_outfile_commit_creates_exactly_the_file),
         cmocka_unit_test(test_outfile_abort_leaves_nothing),
         cmocka_unit_test(test_outfile_replaces_existing_file),
+        cmocka_unit_test(test_outfile_cleans_stale_temporaries),
         cmocka_unit_test(test_outfile_open_failure_message),
         cmocka_unit_test(test_metrics_text),
         cmocka_unit_test(test_metrics_write_file),
