@@ -2,6 +2,7 @@
  * tessera.c — the `tessera` command: run an application, generate or convert
  * inputs, benchmark, and describe the build.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,10 @@ static const command commands[] = {
 
 int main(int argc, char **argv)
 {
+    /* A file-size limit (ulimit -f) makes a write fail with EFBIG, handled
+     * like a full disk (message, temporaries removed), instead of killing
+     * the process and leaving partial temporaries behind. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return 2;

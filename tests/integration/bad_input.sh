@@ -167,6 +167,12 @@ nospc "gen --cache on a full disk" "$TESSERA" gen rmat:12 "$FULL/g.tgc" --cache
 nospc "jacobi --dump on a full disk" "$TESSERA" run jacobi --rows 200 --cols 200 --ticks 1 \
     --dump "$FULL/u.bin"
 
+# A file-size limit is a full disk too: SIGXFSZ no longer kills the command
+# halfway (leaving temporaries); the write fails with its reason.
+expect 1 "File too large" bash -c 'ulimit -f 100; exec "$0" "$@"' "$TESSERA" gen rmat:12 "$OUT/g.txt"
+expect 1 "File too large" bash -c 'ulimit -f 100; exec "$0" "$@"' "$TESSERA" run jacobi \
+    --rows 300 --cols 300 --ticks 1 --dump "$OUT/u.bin"
+
 # --------------------------------------------------------------- outputs and overflow (issue 15)
 # A --metrics path that is a directory fails before the work, exit 1, nothing written.
 expect 1 "Is a directory" "$TESSERA" run pagerank --gen uniform:100:400 --iterations 2 \
