@@ -204,12 +204,8 @@ int tess__ckpt_manifest_encode(const tess__ckpt_manifest *m, uint8_t **buf_out, 
 
 /* The decoder reads through core/bytes.h's bounds-checked reader: every
  * take fails once the input is exhausted. */
-typedef tess__reader cursor;
 
-static int get32(cursor *c, uint32_t *v) { return tess__take_le32(c, v); }
-static int get64(cursor *c, uint64_t *v) { return tess__take_le64(c, v); }
-
-static int decode_header(cursor *c, const char *name, tess__ckpt_manifest *m, char *err,
+static int decode_header(tess__reader *c, const char *name, tess__ckpt_manifest *m, char *err,
                          size_t errlen)
 {
     uint32_t version, flags;
@@ -219,8 +215,9 @@ static int decode_header(cursor *c, const char *name, tess__ckpt_manifest *m, ch
     }
     c->p += 8;
     c->left -= 8;
-    if (!get32(c, &version) || !get32(c, &flags) || !get64(c, &m->fingerprint) ||
-        !get64(c, &m->epoch) || !get32(c, &m->ntables)) {
+    if (!tess__take_le32(c, &version) || !tess__take_le32(c, &flags) ||
+        !tess__take_le64(c, &m->fingerprint) || !tess__take_le64(c, &m->epoch) ||
+        !tess__take_le32(c, &m->ntables)) {
         snprintf(err, errlen, "%s: truncated header", name);
         return TESS_ERR_FORMAT;
     }
@@ -236,24 +233,26 @@ static int decode_header(cursor *c, const char *name, tess__ckpt_manifest *m, ch
     return TESS_OK;
 }
 
-static int decode_table(cursor *c, tess__ckpt_table_map *t)
+static int decode_table(tess__reader *c, tess__ckpt_table_map *t)
 {
     uint32_t flags;
-    if (!get32(c, &t->table) || !get32(c, &flags) || !get32(c, &t->nparts) || flags > 1) return 0;
+    if (!tess__take_le32(c, &t->table) || !tess__take_le32(c, &flags) ||
+        !tess__take_le32(c, &t->nparts) || flags > 1)
+        return 0;
     t->is_static = (int)flags;
     if (t->nparts == 0 || t->nparts > TESS__CKPT_MAX_PARTS || c->left / 4 < t->nparts) return 0;
     t->owners = malloc(sizeof *t->owners * t->nparts);
     if (t->owners == NULL) return -1;
     for (uint32_t k = 0; k < t->nparts; k++) {
         uint32_t v = 0;
-        get32(c, &v);
+        tess__take_le32(c, &v);
         if (v > INT32_MAX) return 0;
         t->owners[k] = (int32_t)v;
     }
     return 1;
 }
 
-static int decode_tables(cursor *c, const char *name, tess__ckpt_manifest *m, char *err,
+static int decode_tables(tess__reader *c, const char *name, tess__ckpt_manifest *m, char *err,
                          size_t errlen)
 {
     if (m->ntables > TESS__CKPT_MAX_TABLES || c->left / TABLE_BYTES < m->ntables) {
@@ -273,24 +272,24 @@ static int decode_tables(cursor *c, const char *name, tess__ckpt_manifest *m, ch
     return TESS_OK;
 }
 
-static void decode_file(cursor *c, tess__ckpt_file *f, int *reserved_ok)
+static void decode_file(tess__reader *c, tess__ckpt_file *f, int *reserved_ok)
 {
     f->kind = c->p[0];
     f->in_static = c->p[1];
     *reserved_ok = c->p[2] == 0 && c->p[3] == 0;
     c->p += 4;
     c->left -= 4;
-    get32(c, &f->a);
-    get32(c, &f->b);
-    get64(c, &f->size);
-    get64(c, &f->raw_size);
-    get64(c, &f->xxh64);
+    tess__take_le32(c, &f->a);
+    tess__take_le32(c, &f->b);
+    tess__take_le64(c, &f->size);
+    tess__take_le64(c, &f->raw_size);
+    tess__take_le64(c, &f->xxh64);
 }
 
-static int decode_files(cursor *c, const char *name, tess__ckpt_manifest *m, char *err,
+static int decode_files(tess__reader *c, const char *name, tess__ckpt_manifest *m, char *err,
                         size_t errlen)
 {
-    if (!get32(c, &m->nfiles) || c->left / FILE_BYTES < m->nfiles) {
+    if (!tess__take_le32(c, &m->nfiles) || c->left / FILE_BYTES < m->nfiles) {
         snprintf(err, errlen, "%s: file list exceeds the file", name);
         return TESS_ERR_FORMAT;
     }
@@ -307,10 +306,10 @@ static int decode_files(cursor *c, const char *name, tess__ckpt_manifest *m, cha
     return TESS_OK;
 }
 
-static int decode_user(cursor *c, const char *name, tess__ckpt_manifest *m, char *err,
+static int decode_user(tess__reader *c, const char *name, tess__ckpt_manifest *m, char *err,
                        size_t errlen)
 {
-    if (!get32(c, &m->user_len) || c->left != (size_t)m->user_len + 8) {
+    if (!tess__take_le32(c, &m->user_len) || c->left != (size_t)m->user_len + 8) {
         snprintf(err, errlen, "%s: user data length does not match the file size", name);
         return TESS_ERR_FORMAT;
     }
@@ -322,7 +321,7 @@ static int decode_user(cursor *c, const char *name, tess__ckpt_manifest *m, char
     return TESS_OK;
 }
 
-static int decode_body(cursor *c, const char *name, tess__ckpt_manifest *m, char *err,
+static int decode_body(tess__reader *c, const char *name, tess__ckpt_manifest *m, char *err,
                        size_t errlen)
 {
     int rc = decode_header(c, name, m, err, errlen);
@@ -350,7 +349,7 @@ int tess__ckpt_manifest_decode(const char *name, const uint8_t *buf, size_t len,
         snprintf(err, errlen, "%s: checksum mismatch (corrupt or truncated)", name);
         return TESS_ERR_FORMAT;
     }
-    cursor c = {buf, len};
+    tess__reader c = {buf, len};
     int rc = decode_body(&c, name, &m, err, errlen);
     if (rc != TESS_OK) {
         tess__ckpt_manifest_free(&m);

@@ -12,7 +12,7 @@
  * Protocol, per epoch E (docs/checkpoints.md has the argument):
  *   rank 0 starts E: creates DIR/epoch-E.tmp and sends MARK(E) to every rank;
  *   a rank that sees E for the first time (from rank 0 or from any other
- *   rank's marker) asks its queue for a cut; the queue calls tess__ckpt_cut
+ *   rank's marker) asks its queue for a cut; the queue calls the cut function snapshot.c handed it (make_cut)
  *   once the workers are at rest (CpPeriodic: every running kernel at a
  *   checkpoint point; CpBarrier: all tasks of the run done);
  *   the cut copies the local partitions, then sends MARK(E) to every other

@@ -14,7 +14,8 @@
  *     processors finish together; a processor's tiles shrink to half of its
  *     share (never below the minimum), so no large last tile sets the finish
  *     time, and a processor whose queue already ends after the common finish
- *     time gets nothing more.
+ *     time gets nothing more.  (With more than 64 processors on one rank the
+ *     shares are not computed and tiles keep their best size to the end.)
  *
  * Private to src/tile.
  */
