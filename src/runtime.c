@@ -14,6 +14,7 @@
 #include "sched/sched.h"
 #include "table/table_internal.h"
 #include "tick/tick_internal.h"
+#include "tile/tile_internal.h"
 
 static int choose_mode(tess_ctx *ctx)
 {
@@ -119,5 +120,6 @@ void tess_finalize(tess_ctx *ctx)
     free_slot_buffers(ctx);
     tess__tables_free(ctx);
     tess__tick_free(ctx);
+    tess__tile_free(ctx);
     tess__ctx_free(ctx);
 }

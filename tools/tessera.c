@@ -23,7 +23,8 @@ static void usage(FILE *out)
                  "\n"
                  "commands:\n"
                  "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans,\n"
-                 "                           jacobi, fish, pagerank-tick, workqueue);\n"
+                 "                           jacobi, fish, pagerank-tick, workqueue,\n"
+                 "                           blackscholes);\n"
                  "                           'tessera run APP --help' lists its options\n"
                  "  gen SPEC FILE [--cache]  write a generated graph as a SNAP edge list\n"
                  "                           (or as a binary graph cache with --cache);\n"
@@ -59,6 +60,7 @@ static const command apps[] = {
     {"fish", fish_main},
     {"pagerank-tick", pagerank_tick_main},
     {"workqueue", workqueue_main},
+    {"blackscholes", blackscholes_main},
 };
 
 static const command benches[] = {

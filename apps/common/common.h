@@ -75,5 +75,6 @@ int kmeans_main(int argc, char **argv);
 int jacobi_main(int argc, char **argv);
 int fish_main(int argc, char **argv);
 int pagerank_tick_main(int argc, char **argv);
+int blackscholes_main(int argc, char **argv);
 
 #endif

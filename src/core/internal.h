@@ -92,6 +92,7 @@ struct tess_ctx {
     void *app;
 
     struct tess__tick_reg *tick; /* tick-face applications (src/tick), or NULL */
+    struct tess__tile_reg *tile; /* tiles-face jobs (src/tile), or NULL */
     struct tess__steal *steal;   /* work stealing and the throttle (src/sched/steal.c) */
     struct tess__migrate *mig;   /* partition migration (src/table/migrate.c) */
     tess__ckpt_rt *ckpt;         /* checkpoint state (src/ckpt/snapshot.c), or NULL */

@@ -52,7 +52,7 @@ uint64_t tess__tile_column_cross(const tess__tile_area *a, int64_t c)
 
 tess__tile_segment tess__tile_column_segment(const tess__tile_area *a, int64_t c)
 {
-    tess__tile_segment s = {c, 0, a->extent[0]};
+    tess__tile_segment s = {.column = c, .r0 = 0, .r1 = a->extent[0], .owner = -1};
     return s;
 }
 
@@ -95,7 +95,8 @@ uint64_t tess__tile_split_tail(const tess__tile_area *a, tess__tile_segment *s, 
     int64_t rows = (int64_t)((cells + cross / 2) / cross);
     if (rows < 1) rows = 1;
     if (rows > left) rows = left;
-    *given = (tess__tile_segment){s->column, s->r1 - rows, s->r1};
+    *given = *s;
+    given->r0 = s->r1 - rows;
     s->r1 -= rows;
     return (uint64_t)rows * cross;
 }

@@ -18,13 +18,11 @@
 #define TESS_SRC_TILE_AREA_H
 
 #include <stdint.h>
+#include "tessera/tile.h"
 
-#define TESS__TILE_MAX_DIMS 4
+#define TESS__TILE_MAX_DIMS TESS_TILE_MAX_DIMS
 
-typedef struct tess__tile_box {
-    int ndims;
-    int64_t lo[TESS__TILE_MAX_DIMS], hi[TESS__TILE_MAX_DIMS]; /* half-open */
-} tess__tile_box;
+typedef tess_tile_box tess__tile_box; /* half-open, as the public one */
 
 typedef struct tess__tile_area {
     int ndims;
@@ -37,6 +35,8 @@ typedef struct tess__tile_area {
 typedef struct tess__tile_segment {
     int64_t column;
     int64_t r0, r1; /* rows [r0, r1) of the first dimension */
+    int32_t owner;  /* rank holding its input (-1: unknown, the area's) */
+    void *chunk;    /* staged input it was cut from (src/tile/store.c), or NULL */
 } tess__tile_segment;
 
 /* Check and set up an area: 1 <= ndims <= 4, extents >= 1, 1 <= min <= max

@@ -34,14 +34,30 @@ double tess__tile_model_rate(const tess__tile_model *m, uint64_t cells)
 
 uint64_t tess__tile_model_best_size(const tess__tile_model *m, double *rate_out)
 {
+    return tess__tile_model_best_from(m, 1, rate_out);
+}
+
+uint64_t tess__tile_model_best_from(const tess__tile_model *m, uint64_t floor, double *rate_out)
+{
     int best = -1;
     double best_rate = 0.0;
-    for (int c = 0; c < TESS__TILE_CLASSES; c++) {
+    for (int c = size_class(floor ? floor : 1); c < TESS__TILE_CLASSES; c++) {
         if (m->tiles[c] == 0) continue;
         double r = m->cells[c] / m->seconds[c];
         if (r >= best_rate) {
             best_rate = r;
             best = c;
+        }
+    }
+    /* Tiles of a few microseconds measure noisily: prefer the largest class
+     * within TESS__TILE_NEAR of the best rate (fewer tiles, less overhead). */
+    for (int c = TESS__TILE_CLASSES - 1; c > best && best >= 0; c--) {
+        if (m->tiles[c] == 0) continue;
+        double r = m->cells[c] / m->seconds[c];
+        if (r >= TESS__TILE_NEAR * best_rate) {
+            best = c;
+            best_rate = r;
+            break;
         }
     }
     if (rate_out != NULL) *rate_out = best_rate;

@@ -37,9 +37,13 @@ void tess__tile_model_add(tess__tile_model *m, uint64_t cells, double seconds);
  * no such tile has been measured. */
 double tess__tile_model_rate(const tess__tile_model *m, uint64_t cells);
 /* The size with the best measured rate: the mean size of the tiles of the
- * best class (ties: the larger class, whose tiles cost less overhead); 0
- * when nothing has been measured.  *rate_out (may be NULL) gets that rate. */
+ * largest class whose rate is within TESS__TILE_NEAR of the best class's
+ * (larger tiles cost less overhead, and tiny ones measure noisily); 0 when
+ * nothing has been measured.  *rate_out (may be NULL) gets its rate. */
+#define TESS__TILE_NEAR 0.95
 uint64_t tess__tile_model_best_size(const tess__tile_model *m, double *rate_out);
+/* The same among tiles of at least floor's class only (0 if none measured). */
+uint64_t tess__tile_model_best_from(const tess__tile_model *m, uint64_t floor, double *rate_out);
 
 /* ---- bootstrap (Algorithm 1, first phase) ---- */
 typedef struct tess__tile_boot {

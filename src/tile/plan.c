@@ -13,25 +13,83 @@ static void cell_bounds(const tess__tile_area *a, uint64_t *min_out, uint64_t *m
     *max_out = cross * (uint64_t)a->max[0];
 }
 
-int tess__tile_plan_init(tess__tile_plan *p, const tess__tile_area *area, int nprocs,
-                         double queue_s, double threshold_s)
+int tess__tile_plan_init_empty(tess__tile_plan *p, const tess__tile_area *area, int nprocs,
+                               double queue_s, double threshold_s)
 {
     *p = (tess__tile_plan){.area = *area, .nprocs = nprocs, .queue_s = queue_s};
-    p->segs = malloc((size_t)area->ncolumns * sizeof *p->segs);
+    p->cap = area->ncolumns > 16 ? area->ncolumns : 16;
+    p->segs = malloc((size_t)p->cap * sizeof *p->segs);
     p->procs = calloc((size_t)(nprocs > 0 ? nprocs : 1), sizeof *p->procs);
     if (p->segs == NULL || p->procs == NULL) {
         tess__tile_plan_free(p);
         return TESS_ERR_NOMEM;
     }
-    for (int64_t c = 0; c < area->ncolumns; c++) p->segs[c] = tess__tile_column_segment(area, c);
-    p->nsegs = area->ncolumns;
-    p->remaining = tess__tile_area_cells(area);
     cell_bounds(area, &p->min_cells, &p->max_cells);
     for (int i = 0; i < nprocs; i++) {
         tess__tile_model_init(&p->procs[i].model);
         tess__tile_boot_init(&p->procs[i].boot, p->min_cells, p->max_cells, threshold_s);
     }
     return TESS_OK;
+}
+
+int tess__tile_plan_init(tess__tile_plan *p, const tess__tile_area *area, int nprocs,
+                         double queue_s, double threshold_s)
+{
+    int rc = tess__tile_plan_init_empty(p, area, nprocs, queue_s, threshold_s);
+    for (int64_t c = 0; rc == TESS_OK && c < area->ncolumns; c++) {
+        tess__tile_segment s = tess__tile_column_segment(area, c);
+        rc = tess__tile_plan_push(p, &s);
+    }
+    return rc;
+}
+
+int tess__tile_plan_push(tess__tile_plan *p, const tess__tile_segment *s)
+{
+    if (s->r1 <= s->r0) return TESS_OK;
+    if (p->first > 0 && p->first == p->nsegs) p->first = p->nsegs = 0; /* reuse the room */
+    if (p->nsegs == p->cap) {
+        int64_t cap = p->cap * 2;
+        tess__tile_segment *segs = realloc(p->segs, (size_t)cap * sizeof *segs);
+        if (segs == NULL) return TESS_ERR_NOMEM;
+        p->segs = segs;
+        p->cap = cap;
+    }
+    p->segs[p->nsegs++] = *s;
+    p->remaining += tess__tile_segment_cells(&p->area, s);
+    return TESS_OK;
+}
+
+uint64_t tess__tile_plan_cut(tess__tile_plan *p, uint64_t cells, tess__tile_box *box)
+{
+    while (p->first < p->nsegs && p->segs[p->first].r0 >= p->segs[p->first].r1) p->first++;
+    if (p->first == p->nsegs) return 0;
+    tess__tile_segment *s = &p->segs[p->first];
+    p->last = *s;
+    uint64_t got = tess__tile_cut(&p->area, s, cells, box);
+    p->last.r1 = s->r0;
+    p->remaining -= got;
+    return got;
+}
+
+static int movable(const tess__tile_segment *s, int owner)
+{
+    return s->r1 > s->r0 && s->chunk == NULL && (owner < 0 || s->owner == owner);
+}
+
+uint64_t tess__tile_plan_take_tail(tess__tile_plan *p, uint64_t cells, int owner,
+                                   tess__tile_segment *out, int max, int *n)
+{
+    uint64_t taken = 0;
+    *n = 0;
+    for (int64_t i = p->nsegs - 1; i >= p->first && taken < cells && *n < max; i--) {
+        tess__tile_segment *s = &p->segs[i];
+        if (!movable(s, owner)) continue;
+        uint64_t got = tess__tile_split_tail(&p->area, s, cells - taken, &out[*n]);
+        (*n)++;
+        taken += got;
+    }
+    p->remaining -= taken;
+    return taken;
 }
 
 void tess__tile_plan_free(tess__tile_plan *p)
@@ -51,14 +109,32 @@ static int all_booted(const tess__tile_plan *p)
 
 /* Tile size for a processor past its bootstrap: its best size, cut to half
  * of its Algorithm-2 share of what is left; 0 when its share is nothing. */
+static uint64_t proc_floor(const tess__tile_plan *p, int i)
+{
+    uint64_t f = p->procs[i].boot.next;
+    return f > p->floor_cells ? f : p->floor_cells;
+}
+
+/* Processor i's best size at or above its floor, and that size's rate (or
+ * its best rate at any size while nothing that large was measured). */
+static uint64_t best_size(const tess__tile_plan *p, int i, double *rate)
+{
+    uint64_t floor = proc_floor(p, i);
+    uint64_t best = tess__tile_model_best_from(&p->procs[i].model, floor, rate);
+    if (best == 0) {
+        tess__tile_model_best_size(&p->procs[i].model, rate);
+        best = floor < p->max_cells ? floor : p->max_cells;
+    }
+    return best;
+}
+
 static uint64_t settled_size(const tess__tile_plan *p, int i)
 {
-    double rate[64], queued[64];
-    uint64_t share[64], best = tess__tile_model_best_size(&p->procs[i].model, NULL);
-    if (best == 0) best = p->procs[i].boot.next;
+    double rate[64], queued[64], mine;
+    uint64_t share[64], best = best_size(p, i, &mine);
     if (p->nprocs > 64 || !all_booted(p)) return best;
     for (int k = 0; k < p->nprocs; k++) {
-        tess__tile_model_best_size(&p->procs[k].model, &rate[k]);
+        best_size(p, k, &rate[k]);
         queued[k] = p->procs[k].queued_s;
     }
     tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);
@@ -86,14 +162,13 @@ static double estimate(const tess__tile_plan *p, int i, uint64_t cells)
 int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_out,
                          uint64_t *cells_out, double *est_out)
 {
-    while (p->first < p->nsegs && p->segs[p->first].r0 >= p->segs[p->first].r1) p->first++;
-    if (p->first == p->nsegs) return 0;
+    if (p->remaining == 0) return 0;
     for (int k = 0; k < p->nprocs; k++) {
         int i = (p->next_rr + k) % p->nprocs;
         uint64_t want = wanted(p, i);
         if (want == 0) continue;
-        uint64_t cells = tess__tile_cut(&p->area, &p->segs[p->first], want, box_out);
-        p->remaining -= cells;
+        uint64_t cells = tess__tile_plan_cut(p, want, box_out);
+        if (cells == 0) return 0;
         double est = estimate(p, i, cells);
         p->procs[i].queued_s += est;
         p->procs[i].queued_tiles++;
@@ -111,6 +186,7 @@ void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double e
     tess__tile_proc *q = &p->procs[proc];
     q->queued_s = q->queued_s > est ? q->queued_s - est : 0.0;
     q->queued_tiles--;
+    if (q->finished++ == 0) return;
     tess__tile_model_add(&q->model, cells, seconds);
     if (!q->boot.done) tess__tile_boot_record(&q->boot, cells, seconds);
 }

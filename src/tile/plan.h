@@ -31,24 +31,46 @@ typedef struct tess__tile_proc {
     tess__tile_boot boot;
     double queued_s; /* estimated seconds of the tiles given and not finished */
     int queued_tiles;
+    uint32_t finished; /* tiles done; the first is a warm-up, not measured */
 } tess__tile_proc;
 
 typedef struct tess__tile_plan {
     tess__tile_area area;
     tess__tile_segment *segs; /* the work not handed out yet, in order */
-    int64_t nsegs, first;
-    uint64_t remaining; /* cells in segs */
+    int64_t nsegs, first, cap;
+    tess__tile_segment last; /* what the last tile was cut from (its rows only) */
+    uint64_t remaining;      /* cells in segs */
     tess__tile_proc *procs;
     int nprocs, next_rr;
     double queue_s; /* T: the most queued work per processor */
     uint64_t min_cells, max_cells;
+    /* Past its bootstrap a processor's tiles are at least the size that
+     * ended its bootstrap and at least floor_cells (the largest such size
+     * over all ranks, once they agreed): below it, tiles are too short to
+     * measure or to amortise their overhead.  Only the end game shrinks
+     * tiles further, down to min_cells. */
+    uint64_t floor_cells;
 } tess__tile_plan;
 
 /* The whole area as work for nprocs processors; queue_s is T, threshold_s
  * the bootstrap's.  TESS_ERR_NOMEM or TESS_OK. */
 int tess__tile_plan_init(tess__tile_plan *p, const tess__tile_area *area, int nprocs,
                          double queue_s, double threshold_s);
+/* The same with no work: segments come from tess__tile_plan_push. */
+int tess__tile_plan_init_empty(tess__tile_plan *p, const tess__tile_area *area, int nprocs,
+                               double queue_s, double threshold_s);
 void tess__tile_plan_free(tess__tile_plan *p);
+/* Add work at the end.  TESS_ERR_NOMEM or TESS_OK. */
+int tess__tile_plan_push(tess__tile_plan *p, const tess__tile_segment *s);
+/* Cut a tile of about `cells` cells from the first segment with work into
+ * *box (p->last describes it); its cells, 0 when there is no work. */
+uint64_t tess__tile_plan_cut(tess__tile_plan *p, uint64_t cells, tess__tile_box *box);
+/* Take up to `cells` cells from the end of the work, whole segments first,
+ * only from segments whose data has not moved (chunk NULL) and, when owner
+ * >= 0, only those of that owner; at most max segments into out.  Returns
+ * the cells taken. */
+uint64_t tess__tile_plan_take_tail(tess__tile_plan *p, uint64_t cells, int owner,
+                                   tess__tile_segment *out, int max, int *n);
 
 /* The next tile to hand out: 1 with its processor, box, cells and estimated
  * seconds (what tess__tile_plan_done must be given back), or 0 when no
@@ -56,7 +78,9 @@ void tess__tile_plan_free(tess__tile_plan *p);
 int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_out,
                          uint64_t *cells_out, double *est_out);
 /* Processor `proc` finished a tile of `cells` cells, estimated at est
- * seconds, in `seconds`. */
+ * seconds, in `seconds`.  A processor's first tile is its warm-up (thread
+ * start, caches, an OpenCL program build): it teaches the model nothing
+ * and does not end the bootstrap. */
 void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double est, double seconds);
 
 #endif

@@ -107,6 +107,12 @@ static void test_model_rates(void **state)
     /* a tie goes to the larger class */
     tess__tile_model_add(&m, 40000, 0.2); /* class 15: 200000 cells/s */
     assert_int_equal(tess__tile_model_best_size(&m, NULL), 40000);
+    /* a larger class within 5% of the best wins; one 6% below does not */
+    tess__tile_model_add(&m, 300000, 1.6); /* class 18: 187500 cells/s, 6.25% below */
+    assert_int_equal(tess__tile_model_best_size(&m, NULL), 40000);
+    tess__tile_model_add(&m, 140000, 0.72); /* class 17: 194444 cells/s, 2.8% below */
+    assert_int_equal(tess__tile_model_best_size(&m, &rate), 140000);
+    assert_true(fabs(rate - 140000 / 0.72) < 1e-6);
 }
 
 /* Sizes double from the minimum until a tile takes the threshold (here at

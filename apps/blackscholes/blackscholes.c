@@ -1,0 +1,298 @@
+/*
+ * blackscholes.c — `tessera run blackscholes`: price a book of European
+ * options on the tiles face (docs/tiles.md).  Under mpirun each rank holds a
+ * contiguous share of the options (or rank --data-on holds them all); the
+ * prices are gathered and written by rank 0.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "blackscholes.h"
+#include "tile_cli.h"
+
+#define BS_APP "blackscholes"
+
+static const char bs_usage[] =
+    "usage: tessera run blackscholes (--options N [--seed S] | --input FILE) [--output FILE]\n"
+    "         [--iterations K] [--riskfree R] [--volatility V] [--min-tile C] [--max-tile C]\n"
+    "         [tiles options] [--help]\n"
+    "  Prices European call and put options with the Black-Scholes formula of the CUDA\n"
+    "  SDK sample (single precision).  --input: records of 3 little-endian float32 (stock\n"
+    "  price, strike, years); without it N options are generated from --seed (price\n"
+    "  5-30, strike 1-100, years 0.25-10).  --output: records of 2 float32 (call, put) in\n"
+    "  option order.  --iterations K prices each option K times (the compute/communication\n"
+    "  ratio knob; the output is that of K=1).  Riskfree rate 0.02, volatility 0.30 by\n"
+    "  default.  Tiles hold between --min-tile (64) and --max-tile (all) options.\n" APP_TILE_CLI_USAGE;
+
+typedef struct bs_opts {
+    long options, iterations, min_tile, max_tile;
+    long seed;
+    double riskfree, volatility;
+    const char *input, *output;
+    app_tile_cli tile;
+} bs_opts;
+
+typedef struct bs_app {
+    bs_opts o;
+    bs_params params;
+    tess_tile_job job;
+    float *in, *out;
+    app_outfile output, stats;
+    double start;
+} bs_app;
+
+/* ---------------------------------------------------------------- options */
+
+static int set_value(bs_opts *o, const char *name, const char *value)
+{
+    if (strcmp(name, "options") == 0)
+        return app_parse_int(BS_APP, name, value, 1, 1L << 40, &o->options);
+    if (strcmp(name, "seed") == 0) return app_parse_int(BS_APP, name, value, 0, LONG_MAX, &o->seed);
+    if (strcmp(name, "iterations") == 0)
+        return app_parse_int(BS_APP, name, value, 1, 1000000, &o->iterations);
+    if (strcmp(name, "min-tile") == 0)
+        return app_parse_int(BS_APP, name, value, 1, 1L << 40, &o->min_tile);
+    if (strcmp(name, "max-tile") == 0)
+        return app_parse_int(BS_APP, name, value, 1, 1L << 40, &o->max_tile);
+    if (strcmp(name, "riskfree") == 0)
+        return app_parse_double(BS_APP, name, value, -1.0, 1.0, &o->riskfree);
+    if (strcmp(name, "volatility") == 0)
+        return app_parse_double(BS_APP, name, value, 1e-6, 10.0, &o->volatility);
+    if (strcmp(name, "input") == 0) o->input = value;
+    else if (strcmp(name, "output") == 0) o->output = value;
+    else return app_tile_cli_set(&o->tile, BS_APP, name, value);
+    return 0;
+}
+
+static int takes_value(const char *name)
+{
+    static const char *const names[] = {"options",    "seed",     "iterations",
+                                        "min-tile",   "max-tile", "riskfree",
+                                        "volatility", "input",    "output"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0) return 1;
+    return app_tile_cli_is_option(name) == 1;
+}
+
+/* 0 ok, 1 --help printed, -1 usage error printed. */
+static int parse(bs_opts *o, int argc, char **argv)
+{
+    *o = (bs_opts){.iterations = 1, .min_tile = 64, .riskfree = 0.02, .volatility = 0.30};
+    app_tile_cli_init(&o->tile);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            fputs(bs_usage, stdout);
+            return 1;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            app_error(BS_APP, "unexpected argument '%s' (see --help)", arg);
+            return -1;
+        }
+        char name[32];
+        const char *eq = strchr(arg + 2, '=');
+        size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1),
+                 arg + 2);
+        if (len < sizeof name && !eq && app_tile_cli_is_option(name) == 2) {
+            app_tile_cli_set(&o->tile, BS_APP, name, NULL);
+            continue;
+        }
+        if (len >= sizeof name || !takes_value(name)) {
+            app_error(BS_APP, "unknown option '%s' (see --help)", arg);
+            return -1;
+        }
+        const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        if (value == NULL) {
+            app_error(BS_APP, "option --%s needs a value", name);
+            return -1;
+        }
+        if (set_value(o, name, value) != 0) return -1;
+    }
+    if ((o->options > 0) == (o->input != NULL)) {
+        app_error(BS_APP, "give either --options N or --input FILE (see --help)");
+        return -1;
+    }
+    if (o->max_tile > 0 && o->min_tile > o->max_tile) {
+        app_error(BS_APP, "option --min-tile: %ld is larger than --max-tile %ld", o->min_tile,
+                  o->max_tile);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- input */
+
+/* The option count of --input: its size must be whole records. */
+static int input_count(bs_app *a, int rank)
+{
+    struct stat st;
+    if (stat(a->o.input, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (rank == 0)
+            app_error(BS_APP, "%s: %s", a->o.input,
+                      errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a regular file");
+        return -1;
+    }
+    if (st.st_size % BS_IN_BYTES != 0 || st.st_size == 0) {
+        if (rank == 0)
+            app_error(BS_APP, "%s: size %lld is not a multiple of %d bytes%s", a->o.input,
+                      (long long)st.st_size, BS_IN_BYTES, st.st_size ? "" : " (empty)");
+        return -1;
+    }
+    a->o.options = (long)(st.st_size / BS_IN_BYTES);
+    return 0;
+}
+
+static int read_slab(bs_app *a, int64_t lo, int64_t hi, int rank)
+{
+    FILE *fp = fopen(a->o.input, "rb");
+    size_t n = (size_t)(hi - lo) * 3;
+    int ok = fp != NULL && fseeko(fp, (off_t)lo * BS_IN_BYTES, SEEK_SET) == 0 &&
+             fread(a->in, sizeof(float), n, fp) == n;
+    int err = errno;
+    if (fp) fclose(fp);
+    if (!ok && rank == 0)
+        app_error(BS_APP, "cannot read %s: %s", a->o.input, err ? strerror(err) : "short file");
+    return ok ? 0 : -1;
+}
+
+/* This rank's options: rows [lo, hi). */
+static void my_slab(const bs_app *a, tess_ctx *ctx, int64_t *lo, int64_t *hi)
+{
+    int64_t n = a->o.options;
+    int r = tess_rank(ctx), nr = tess_nranks(ctx);
+    if (a->o.tile.data_on >= 0) { /* all on one rank, none elsewhere */
+        *lo = 0;
+        *hi = r == a->o.tile.data_on ? n : 0;
+        return;
+    }
+    *lo = n * r / nr;
+    *hi = n * (r + 1) / nr;
+}
+
+static int prepare(bs_app *a, tess_ctx *ctx)
+{
+    int rank = tess_rank(ctx);
+    if (a->o.tile.data_on >= tess_nranks(ctx)) {
+        if (rank == 0)
+            app_error(BS_APP, "option --data-on: rank %ld is not one of the %d ranks",
+                      a->o.tile.data_on, tess_nranks(ctx));
+        return -1;
+    }
+    if (a->o.input && input_count(a, rank) != 0) return -1;
+    int64_t lo, hi;
+    my_slab(a, ctx, &lo, &hi);
+    a->in = malloc((size_t)(hi - lo > 0 ? hi - lo : 1) * BS_IN_BYTES);
+    if (rank == 0) a->out = malloc((size_t)a->o.options * BS_OUT_BYTES);
+    if (a->in == NULL || (rank == 0 && a->out == NULL)) {
+        app_error(BS_APP, "out of memory for %ld options", a->o.options);
+        return -1;
+    }
+    if (a->o.input) {
+        if (hi > lo && read_slab(a, lo, hi, rank) != 0) return -1;
+    } else {
+        bs_generate((uint64_t)a->o.seed, lo, hi - lo, a->in);
+    }
+    a->params =
+        (bs_params){(float)a->o.riskfree, (float)a->o.volatility, (int)a->o.iterations, ctx};
+    tess_tile_job *j = &a->job;
+    *j = (tess_tile_job){.name = BS_APP,
+                         .ndims = 1,
+                         .in_bytes = BS_IN_BYTES,
+                         .out_bytes = BS_OUT_BYTES,
+                         .arg = &a->params,
+                         .input = a->in,
+                         .input_lo = lo,
+                         .input_hi = hi,
+                         .output = a->out};
+    j->extent[0] = a->o.options;
+    j->min_tile[0] = a->o.min_tile < a->o.options ? a->o.min_tile : a->o.options;
+    j->max_tile[0] = a->o.max_tile > 0 ? a->o.max_tile : a->o.options;
+    if (j->max_tile[0] < j->min_tile[0]) j->min_tile[0] = j->max_tile[0];
+    j->kernel[TESS_TILE_CPU] = bs_kernel_cpu;
+    j->kernel[TESS_TILE_OPENCL] = bs_kernel_opencl;
+    int rc = tess_tile_register(ctx, j);
+    if (rc != TESS_OK && rank == 0) app_error(BS_APP, "%s", tess_last_error(ctx));
+    return rc == TESS_OK ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- run */
+
+static int write_output(bs_app *a)
+{
+    size_t n = (size_t)a->o.options * 2;
+    if (fwrite(a->out, sizeof(float), n, a->output.fp) != n) {
+        app_error(BS_APP, "cannot write %s: %s", a->o.output, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int control(tess_ctx *ctx, void *arg)
+{
+    bs_app *a = arg;
+    if (a->o.output && app_outfile_open(&a->output, a->o.output) != 0) return -1;
+    if (a->o.tile.stats_path && app_outfile_open(&a->stats, a->o.tile.stats_path) != 0) return -1;
+    tess_tile_options opt = a->o.tile.opt;
+    opt.progress = app_progress_enabled(a->o.tile.progress);
+    opt.seed = (uint64_t)a->o.seed;
+    tess_tile_stats st;
+    int rc = tess_tile_run(ctx, &a->job, &opt, &st);
+    if (rc != TESS_OK) {
+        app_error(BS_APP, "%s", tess_last_error(ctx));
+        return -1;
+    }
+    if (a->o.output) rc = write_output(a);
+    if (rc == 0 && a->o.tile.stats_path && app_tile_stats_print(&st, ctx, BS_APP, a->stats.fp)) {
+        app_error(BS_APP, "cannot write %s", a->o.tile.stats_path);
+        rc = -1;
+    }
+    if (rc == 0 && a->o.tile.progress != APP_PROGRESS_OFF)
+        app_tile_summary(&st, BS_APP, "options", (double)a->o.options * (double)a->o.iterations);
+    tess_tile_stats_free(&st);
+    return rc;
+}
+
+static int finish(bs_app *a, tess_ctx *ctx, int rc)
+{
+    if (tess_rank(ctx) == 0) {
+        if (rc == 0 && a->o.output && app_outfile_commit(&a->output) != 0) rc = -1;
+        if (rc == 0 && a->o.tile.stats_path && app_outfile_commit(&a->stats) != 0) rc = -1;
+        if (rc != 0) {
+            app_outfile_abort(&a->output);
+            app_outfile_abort(&a->stats);
+        }
+    }
+    int interrupted = tess_interrupted(ctx);
+    tess_finalize(ctx);
+    free(a->in);
+    free(a->out);
+    if (rc != 0 && interrupted) return 130;
+    return rc == 0 ? 0 : 1;
+}
+
+int blackscholes_main(int argc, char **argv)
+{
+    bs_app a = {0};
+    int p = parse(&a.o, argc, argv);
+    if (p != 0) return p > 0 ? 0 : 2;
+    tess_config cfg;
+    tess_config_init(&cfg);
+    cfg.workers = 1; /* the controller; processors are threads of their own */
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != 0) return 1;
+    tess_tile_options check = a.o.tile.opt;
+    int rc = prepare(&a, ctx);
+    if (rc == 0 && tess_tile_options_check(ctx, &a.job, &check) != TESS_OK) {
+        if (tess_rank(ctx) == 0) app_error(BS_APP, "%s", tess_last_error(ctx));
+        tess_finalize(ctx);
+        free(a.in);
+        free(a.out);
+        return 2;
+    }
+    if (rc == 0) rc = tess_main(ctx, control, &a);
+    return finish(&a, ctx, rc);
+}

@@ -1,0 +1,129 @@
+/*
+ * tile_cli.c — the tiles options and statistics of the tiles-face
+ * applications (tile_cli.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "tile_cli.h"
+
+void app_tile_cli_init(app_tile_cli *c)
+{
+    memset(c, 0, sizeof *c);
+    c->data_on = -1;
+}
+
+int app_tile_cli_is_option(const char *name)
+{
+    static const char *const values[] = {"policy",     "processors", "tile-queue-ms",
+                                         "tile-chunk", "data-on",    "stats"};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        if (strcmp(name, values[i]) == 0) return 1;
+    return strcmp(name, "progress") == 0 || strcmp(name, "quiet") == 0 ? 2 : 0;
+}
+
+int app_tile_cli_set(app_tile_cli *c, const char *app, const char *name, const char *value)
+{
+    long v;
+    if (strcmp(name, "progress") == 0) c->progress = APP_PROGRESS_ON;
+    else if (strcmp(name, "quiet") == 0) c->progress = APP_PROGRESS_OFF;
+    else if (strcmp(name, "policy") == 0) c->opt.policy = value;
+    else if (strcmp(name, "processors") == 0) {
+        if (tess_tile_count_processors(value) < 0) {
+            app_error(app,
+                      "option --processors: cannot read '%s' (expected cpu, cpu*N, cpu@F, "
+                      "cpu@F/S, opencl[:N] or cuda[:N] joined with '+')",
+                      value);
+            return -1;
+        }
+        c->opt.processors = value;
+    } else if (strcmp(name, "tile-queue-ms") == 0) {
+        return app_parse_double(app, name, value, 0.01, 1e6, &c->opt.queue_ms);
+    } else if (strcmp(name, "tile-chunk") == 0) {
+        if (app_parse_int(app, name, value, 1024, 1L << 40, &v) != 0) return -1;
+        c->opt.chunk_bytes = (size_t)v;
+    } else if (strcmp(name, "data-on") == 0) {
+        return app_parse_int(app, name, value, 0, 1 << 20, &c->data_on);
+    } else if (strcmp(name, "stats") == 0) {
+        c->stats_path = value;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+static const char *kind_name(tess_tile_kind k)
+{
+    return k == TESS_TILE_CPU ? "cpu" : k == TESS_TILE_OPENCL ? "opencl" : "cuda";
+}
+
+static app_metrics *proc_object(const tess_tile_proc_stats *p)
+{
+    app_metrics *m = app_metrics_new();
+    if (m == NULL) return NULL;
+    double tried[16];
+    for (int k = 0; k < p->ntried && k < 16; k++) tried[k] = (double)p->tried[k];
+    app_metrics_int(m, "rank", p->rank);
+    app_metrics_str(m, "spec", p->spec);
+    app_metrics_str(m, "kind", kind_name(p->kind));
+    app_metrics_int(m, "tiles", (int64_t)p->tiles);
+    app_metrics_int(m, "cells", (int64_t)p->cells);
+    app_metrics_list(m, "sizes_tried", tried, p->ntried);
+    app_metrics_int(m, "settled_size", (int64_t)p->settled);
+    app_metrics_num(m, "settled_rate", p->rate);
+    app_metrics_num(m, "busy", p->busy);
+    app_metrics_num(m, "idle", p->idle);
+    app_metrics_num(m, "busy_after_boot", p->busy_after_boot);
+    return m;
+}
+
+static app_metrics *rank_object(const tess_tile_rank_stats *r, int rank)
+{
+    app_metrics *m = app_metrics_new();
+    if (m == NULL) return NULL;
+    app_metrics_int(m, "rank", rank);
+    app_metrics_int(m, "cells", (int64_t)r->cells);
+    app_metrics_int(m, "stolen_in", (int64_t)r->stolen_in);
+    app_metrics_int(m, "stolen_out", (int64_t)r->stolen_out);
+    app_metrics_int(m, "steals_in", (int64_t)r->steals_in);
+    app_metrics_int(m, "steals_out", (int64_t)r->steals_out);
+    app_metrics_int(m, "bytes_in", (int64_t)r->bytes_in);
+    app_metrics_int(m, "bytes_out", (int64_t)r->bytes_out);
+    app_metrics_num(m, "boot_seconds", r->boot_seconds);
+    return m;
+}
+
+int app_tile_stats_print(const tess_tile_stats *s, tess_ctx *ctx, const char *app, FILE *fp)
+{
+    app_metrics *m = app_metrics_new();
+    if (m == NULL) return -1;
+    app_metrics_str(m, "app", app);
+    app_metrics_int(m, "ranks", tess_nranks(ctx));
+    app_metrics_str(m, "policy", s->policy);
+    app_metrics_num(m, "seconds", s->seconds);
+    app_metrics_num(m, "boot", s->boot);
+    app_metrics_num(m, "proc", s->proc);
+    app_metrics_num(m, "limb", s->limb);
+    app_metrics_num(m, "over", s->over);
+    app_metrics_int(m, "cells", (int64_t)s->cells);
+    app_metrics_int(m, "tiles", (int64_t)s->tiles);
+    app_metrics **procs = calloc((size_t)(s->nprocs + 1), sizeof *procs);
+    app_metrics **ranks = calloc((size_t)(s->nranks + 1), sizeof *ranks);
+    for (int i = 0; procs && i < s->nprocs; i++) procs[i] = proc_object(&s->procs[i]);
+    for (int r = 0; ranks && r < s->nranks; r++) ranks[r] = rank_object(&s->ranks[r], r);
+    if (procs) app_metrics_objects(m, "processors", procs, s->nprocs);
+    if (ranks) app_metrics_objects(m, "per_rank", ranks, s->nranks);
+    free(procs);
+    free(ranks);
+    int rc = procs && ranks ? app_metrics_print(m, fp) : -1;
+    app_metrics_free(m);
+    return rc;
+}
+
+void app_tile_summary(const tess_tile_stats *s, const char *app, const char *what, double units)
+{
+    fprintf(stderr,
+            "%s: %.0f %s in %.3f s (%.3g per second), policy %s, %d processors on %d ranks, "
+            "%llu tiles; boot %.3f proc %.3f l-imb %.3f over %.3f s\n",
+            app, units, what, s->seconds, s->seconds > 0 ? units / s->seconds : 0.0, s->policy,
+            s->nprocs, s->nranks, (unsigned long long)s->tiles, s->boot, s->proc, s->limb, s->over);
+}

@@ -1,0 +1,358 @@
+/*
+ * control.c — the controller of one rank (the APC+ paper's Algorithm 1 in
+ * its distributed form): start the rank's processors, learn every rank's
+ * input slab, then until the output rank announces that every output is
+ * gathered: hand tiles to processors (policy.c), fetch stolen input
+ * (store.c), steal when out of work (steal.c), answer peers, and tell them
+ * periodically how much work it holds and how fast it goes, so every
+ * controller knows the global estimated end time.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "comm/comm.h"
+#include "tile/tile_internal.h"
+
+#define STATUS_EVERY_S 0.1
+
+typedef struct tile_status_msg {
+    uint64_t left;
+    double rate;
+} tile_status_msg;
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double tile_now(const tile_ctl *c) { return mono_s() - c->t0; }
+
+int tile_send(tile_ctl *c, int dst, uint32_t type, const void *a, size_t alen, const void *b,
+              size_t blen)
+{
+    uint8_t head[sizeof(tile_hdr) + 256];
+    tile_hdr h = {.run_id = c->args.run_id, .type = type, .src = c->me};
+    if (alen > sizeof head - sizeof h) return TESS_ERR_INVAL;
+    memcpy(head, &h, sizeof h);
+    if (alen) memcpy(head + sizeof h, a, alen);
+    return tess__worker_send2(c->ctx, c->my_worker, c->ctx->worker_base[dst], head, sizeof h + alen,
+                              b, blen);
+}
+
+void tile_abort_all(tile_ctl *c, int status, const char *msg)
+{
+    if (c->status != TESS_OK) return;
+    c->status = status < 0 ? status : TESS_ERR_KERNEL;
+    if (msg != tess_last_error(c->ctx)) tess_set_error(c->ctx, c->status, "%s", msg);
+    char text[400];
+    snprintf(text, sizeof text, "rank %d: %s", c->me, tess_last_error(c->ctx));
+    int32_t st = c->status;
+    for (int r = 0; r < c->nranks; r++)
+        if (r != c->me) tile_send(c, r, TILE_ABORT, &st, sizeof st, text, strlen(text) + 1);
+}
+
+/* ---- setup ---- */
+
+static int start_processors(tile_ctl *c)
+{
+    int rc = tess__tile_parse_processors(c->ctx, c->args.processors, c->specs, &c->nprocs);
+    for (int i = 0; rc == TESS_OK && i < c->nprocs; i++)
+        rc = tile_proc_start(&c->procs[i], c, i, &c->specs[i]);
+    return rc;
+}
+
+static int setup(tile_ctl *c)
+{
+    int rc = tess__tile_parse_policy(c->ctx, c->args.policy, c->job->ndims, &c->policy);
+    if (rc == TESS_OK) rc = tess__tile_job_area(c->ctx, c->job, &c->policy, &c->area);
+    if (rc != TESS_OK) return rc;
+    c->total_cells = tess__tile_area_cells(&c->area);
+    c->slab_lo = calloc((size_t)c->nranks, sizeof *c->slab_lo);
+    c->slab_hi = calloc((size_t)c->nranks, sizeof *c->slab_hi);
+    c->peer_empty = calloc((size_t)c->nranks, 1);
+    TESS_RETURN_IF(c->ctx, !c->slab_lo || !c->slab_hi || !c->peer_empty, TESS_ERR_NOMEM,
+                   "out of memory");
+    const tess_tile_job *job = c->job;
+    if (job->input != NULL) {
+        c->slab_lo[c->me] = job->input_lo;
+        c->slab_hi[c->me] = job->input_hi;
+    }
+    rc = start_processors(c);
+    if (rc == TESS_OK) rc = tile_policy_setup(c);
+    return rc;
+}
+
+/* Every rank's slab: they must tile the first dimension exactly. */
+static int check_slabs(tile_ctl *c)
+{
+    const tess_tile_job *job = c->job;
+    if (job->in_bytes == 0 || job->read != NULL) return TESS_OK;
+    uint64_t rows = 0;
+    for (int r = 0; r < c->nranks; r++) {
+        TESS_RETURN_IF(c->ctx,
+                       c->slab_lo[r] < 0 || c->slab_hi[r] < c->slab_lo[r] ||
+                           c->slab_hi[r] > c->area.extent[0],
+                       TESS_ERR_INVAL,
+                       "tile job '%s': rank %d's input rows [%lld, %lld) are "
+                       "outside the area",
+                       job->name, r, (long long)c->slab_lo[r], (long long)c->slab_hi[r]);
+        for (int q = 0; q < r; q++)
+            TESS_RETURN_IF(c->ctx, c->slab_lo[r] < c->slab_hi[q] && c->slab_lo[q] < c->slab_hi[r],
+                           TESS_ERR_INVAL, "tile job '%s': ranks %d and %d both own input rows",
+                           job->name, q, r);
+        rows += (uint64_t)(c->slab_hi[r] - c->slab_lo[r]);
+    }
+    TESS_RETURN_IF(c->ctx, rows != (uint64_t)c->area.extent[0], TESS_ERR_INVAL,
+                   "tile job '%s': the ranks own input for %llu of the %lld rows", job->name,
+                   (unsigned long long)rows, (long long)c->area.extent[0]);
+    return TESS_OK;
+}
+
+/* ---- messages ---- */
+
+static void on_done(tile_ctl *c, tile_done *d)
+{
+    if (d->started >= c->rs.boot_seconds && c->booted) c->busy_after_boot[d->proc] += d->seconds;
+    tile_policy_done(c, d);
+    c->completed += d->cells;
+    int rc = tile_store_done(c, d);
+    if (rc != TESS_OK) tile_abort_all(c, rc, tess_last_error(c->ctx));
+}
+
+static void on_boot(tile_ctl *c, uint64_t size)
+{
+    if (size > c->boot_agreed) c->boot_agreed = size;
+    if (++c->boots == c->nranks)
+        c->plan.floor_cells =
+            c->boot_agreed < c->plan.max_cells ? c->boot_agreed : c->plan.max_cells;
+}
+
+static void on_abort(tile_ctl *c, const uint8_t *p, size_t len)
+{
+    int32_t st = TESS_ERR_KERNEL;
+    if (len >= sizeof st) memcpy(&st, p, sizeof st);
+    const char *msg = len > sizeof st ? (const char *)p + sizeof st : "another rank failed";
+    if (c->status == TESS_OK) {
+        c->status = st < 0 ? st : TESS_ERR_KERNEL;
+        tess_set_error(c->ctx, c->status, "%.*s", (int)(len - sizeof st), msg);
+    }
+}
+
+static void handle(tile_ctl *c, const tile_hdr *h, const uint8_t *p, size_t len)
+{
+    switch (h->type) {
+    case TILE_HELLO: {
+        int64_t s[2];
+        if (len < sizeof s) return;
+        memcpy(s, p, sizeof s);
+        c->slab_lo[h->src] = s[0];
+        c->slab_hi[h->src] = s[1];
+        c->hellos++;
+        break;
+    }
+    case TILE_DONE: {
+        tile_done d;
+        if (len < sizeof d) return;
+        memcpy(&d, p, sizeof d);
+        on_done(c, &d);
+        break;
+    }
+    case TILE_STEAL: {
+        double rate = 0;
+        if (len >= sizeof rate) memcpy(&rate, p, sizeof rate);
+        tile_steal_on_request(c, h->src, rate);
+        break;
+    }
+    case TILE_GIVE: {
+        int n = (int)(len / sizeof(tile_wire_seg));
+        tile_wire_seg *w = malloc((size_t)(n ? n : 1) * sizeof *w);
+        if (w == NULL) {
+            tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory");
+            return;
+        }
+        memcpy(w, p, (size_t)n * sizeof *w);
+        tile_steal_on_give(c, h->src, w, n);
+        free(w);
+        break;
+    }
+    case TILE_FETCH: {
+        tile_wire_seg w;
+        if (len >= sizeof w) memcpy(&w, p, sizeof w), tile_store_on_fetch(c, h->src, &w);
+        break;
+    }
+    case TILE_DATA: {
+        tile_wire_seg w;
+        if (len < sizeof w) return;
+        memcpy(&w, p, sizeof w);
+        tile_store_on_data(c, &w, p + sizeof w, len - sizeof w);
+        break;
+    }
+    case TILE_OUTPUT: {
+        tess__tile_box box;
+        if (len < sizeof box) return;
+        memcpy(&box, p, sizeof box);
+        tile_store_on_output(c, &box, p + sizeof box, len - sizeof box);
+        break;
+    }
+    case TILE_STATUS: {
+        tile_status_msg m;
+        if (len < sizeof m) return;
+        memcpy(&m, p, sizeof m);
+        if (m.rate > 0) c->rs.est_end = tile_now(c) + (double)m.left / m.rate;
+        break;
+    }
+    case TILE_BOOT: {
+        uint64_t size = 0;
+        if (len >= sizeof size) memcpy(&size, p, sizeof size);
+        on_boot(c, size);
+        break;
+    }
+    case TILE_FINISH:
+        if (len >= sizeof c->finish_at) memcpy(&c->finish_at, p, sizeof c->finish_at);
+        c->finished = 1;
+        break;
+    case TILE_STATS: tile_stats_on_message(c, h->src, p, len); break;
+    case TILE_ABORT: on_abort(c, p, len); break;
+    default: break;
+    }
+}
+
+/* One message, waiting up to timeout seconds; 0 when none came. */
+static int receive(tile_ctl *c, double timeout)
+{
+    int src;
+    void *data;
+    size_t len;
+    int local = c->my_worker - c->ctx->worker_base[c->me];
+    if (!tess__worker_recv(c->ctx, local, timeout, &src, &data, &len)) return 0;
+    tile_hdr h;
+    if (len >= sizeof h) {
+        memcpy(&h, data, sizeof h);
+        if (h.run_id == c->args.run_id && h.src >= 0 && h.src < c->nranks)
+            handle(c, &h, (const uint8_t *)data + sizeof h, len - sizeof h);
+    }
+    free(data);
+    return 1;
+}
+
+/* ---- the loop ---- */
+
+static int all_idle(const tile_ctl *c)
+{
+    for (int i = 0; i < c->nprocs; i++)
+        if (c->plan.procs[i].queued_tiles > 0) return 0;
+    return 1;
+}
+
+static void check_boot(tile_ctl *c)
+{
+    if (c->booted) return;
+    uint64_t largest = 0;
+    for (int i = 0; i < c->nprocs; i++) {
+        if (!c->plan.procs[i].boot.done) return;
+        uint64_t s = c->plan.procs[i].boot.next;
+        if (s > largest) largest = s;
+    }
+    c->booted = 1;
+    c->rs.boot_seconds = c->policy.kind == TILE_APC ? tile_now(c) : 0.0;
+    for (int r = 0; r < c->nranks; r++)
+        tile_send(c, r, TILE_BOOT, &largest, sizeof largest, NULL, 0);
+}
+
+static void periodic(tile_ctl *c)
+{
+    double now = tile_now(c);
+    if (c->nranks > 1 && now - c->last_status >= STATUS_EVERY_S) {
+        c->last_status = now;
+        tile_status_msg m = {tile_policy_left(c) + c->received - c->completed, tile_rank_rate(c)};
+        for (int r = 0; r < c->nranks; r++)
+            if (r != c->me) tile_send(c, r, TILE_STATUS, &m, sizeof m, NULL, 0);
+    }
+    if (c->args.progress && c->me == c->job->output_rank && now - c->last_progress >= 1.0) {
+        c->last_progress = now;
+        fprintf(stderr, "tiles %s: %5.1f%% of %llu cells, %.1f s\n", c->job->name,
+                100.0 * (double)c->gathered / (double)c->total_cells,
+                (unsigned long long)c->total_cells, now);
+    }
+}
+
+static int main_loop(tile_ctl *c)
+{
+    while (c->status == TESS_OK && !(c->finished && all_idle(c))) {
+        if (tess_interrupted(c->ctx)) {
+            tile_abort_all(c, TESS_ERR_INTERRUPTED, "interrupted by a signal");
+            break;
+        }
+        tile_policy_dispatch(c);
+        check_boot(c);
+        tile_store_request(c);
+        tile_steal_maybe(c);
+        periodic(c);
+        if (receive(c, 0.05)) /* drain what is there before deciding again */
+            while (c->status == TESS_OK && receive(c, 0.0)) {
+            }
+    }
+    return c->status;
+}
+
+static int hello(tile_ctl *c)
+{
+    int64_t s[2] = {c->slab_lo[c->me], c->slab_hi[c->me]};
+    for (int r = 0; r < c->nranks; r++) tile_send(c, r, TILE_HELLO, s, sizeof s, NULL, 0);
+    while (c->status == TESS_OK && c->hellos < c->nranks) {
+        if (tess_interrupted(c->ctx))
+            return tess_set_error(c->ctx, TESS_ERR_INTERRUPTED, "interrupted by a signal");
+        receive(c, 0.05);
+    }
+    if (c->status != TESS_OK) return c->status;
+    return check_slabs(c);
+}
+
+static void teardown(tile_ctl *c)
+{
+    for (int i = 0; i < c->nprocs; i++) tile_proc_stop(&c->procs[i]);
+    tess__tile_plan_free(&c->plan);
+    for (int i = 0; c->lists && i < c->nprocs; i++) free(c->lists[i]);
+    free(c->lists);
+    free(c->list_len);
+    free(c->list_head);
+    free(c->slab_lo);
+    free(c->slab_hi);
+    free(c->peer_empty);
+    free(c->pending);
+}
+
+int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a)
+{
+    tile_ctl *c = calloc(1, sizeof *c);
+    TESS_RETURN_IF(ctx, c == NULL, TESS_ERR_NOMEM, "out of memory");
+    c->ctx = ctx;
+    c->job = job;
+    c->args = *a;
+    c->me = tess_rank(ctx);
+    c->nranks = tess_nranks(ctx);
+    c->my_worker = ctx->worker_base[c->me];
+    c->t0 = mono_s() - (tess_now() - a->t0); /* the run's clock starts at tess_tile_run */
+    c->rng = a->seed * 0x9E3779B97F4A7C15ULL + (uint64_t)c->me + 1;
+    int rc = setup(c);
+    if (rc != TESS_OK) tile_abort_all(c, rc, tess_last_error(ctx));
+    rc = hello(c);
+    if (rc != TESS_OK) tile_abort_all(c, rc, tess_last_error(ctx));
+    rc = main_loop(c);
+    for (int i = 0; i < c->nprocs; i++) tile_proc_stop(&c->procs[i]);
+    if (rc != TESS_OK) /* release the chunks of tiles that were running */
+        while (receive(c, 0.0)) {
+        }
+    if (!c->booted) c->rs.boot_seconds = c->finish_at; /* the work ran out first */
+    if (rc == TESS_OK) tile_stats_send(c);
+    if (rc == TESS_OK && c->me == 0)
+        while (c->stats_in < c->nranks && c->status == TESS_OK && !tess_interrupted(ctx))
+            receive(c, 0.05);
+    rc = c->status;
+    teardown(c);
+    free(c);
+    return rc;
+}

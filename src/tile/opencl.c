@@ -1,0 +1,115 @@
+/*
+ * opencl.c — OpenCL processors of the tiles face: "opencl:N" opens device N
+ * (counted over every platform the ICD loader lists) with its own context
+ * and in-order queue.  Built only where the OpenCL headers and loader are
+ * (TESS_HAVE_OPENCL); elsewhere an opencl processor is a clear error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tile/tile_internal.h"
+
+int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device);
+void tile_opencl_close(void *device);
+
+#if TESS_HAVE_OPENCL
+#include "tessera/tile_opencl.h"
+
+#define NO_PLATFORM_HINT                                                                         \
+    "install an OpenCL driver (Debian: apt-get install pocl-opencl-icd for the CPU, or the GPU " \
+    "vendor's ICD)"
+
+/* Device n over every platform. */
+static int find_device(tess_ctx *ctx, int n, cl_platform_id *pl_out, cl_device_id *dev_out)
+{
+    cl_platform_id pls[16];
+    cl_uint npl = 0;
+    if (clGetPlatformIDs(16, pls, &npl) != CL_SUCCESS || npl == 0)
+        return tess_set_error(ctx, TESS_ERR_UNSUPPORTED, "opencl: no OpenCL platform found; %s",
+                              NO_PLATFORM_HINT);
+    int seen = 0;
+    for (cl_uint p = 0; p < npl && p < 16; p++) {
+        cl_device_id devs[16];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(pls[p], CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS) continue;
+        for (cl_uint d = 0; d < nd && d < 16; d++, seen++) {
+            if (seen != n) continue;
+            *pl_out = pls[p];
+            *dev_out = devs[d];
+            return TESS_OK;
+        }
+    }
+    return tess_set_error(ctx, TESS_ERR_UNSUPPORTED,
+                          "opencl:%d: there are only %d OpenCL devices on this machine", n, seen);
+}
+
+int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device)
+{
+    tess_tile_opencl *d = calloc(1, sizeof *d);
+    TESS_RETURN_IF(c->ctx, d == NULL, TESS_ERR_NOMEM, "out of memory");
+    d->ctx = c->ctx;
+    int rc = find_device(c->ctx, spec->device, &d->platform, &d->device);
+    cl_int err = CL_SUCCESS;
+    if (rc == TESS_OK) d->context = clCreateContext(NULL, 1, &d->device, NULL, NULL, &err);
+    if (rc == TESS_OK && err == CL_SUCCESS)
+        d->queue = clCreateCommandQueue(d->context, d->device, 0, &err);
+    if (rc == TESS_OK && err != CL_SUCCESS)
+        rc = tess_set_error(c->ctx, TESS_ERR_UNSUPPORTED,
+                            "opencl:%d: cannot create a context or queue (OpenCL error %d)",
+                            spec->device, (int)err);
+    if (rc != TESS_OK) {
+        tile_opencl_close(d);
+        return rc;
+    }
+    clGetDeviceInfo(d->device, CL_DEVICE_NAME, sizeof d->name - 1, d->name, NULL);
+    *device = d;
+    return TESS_OK;
+}
+
+void tile_opencl_close(void *device)
+{
+    tess_tile_opencl *d = device;
+    if (d == NULL) return;
+    if (d->release && d->user) d->release(d->user);
+    if (d->queue) clReleaseCommandQueue(d->queue);
+    if (d->context) clReleaseContext(d->context);
+    free(d);
+}
+
+int tess_tile_opencl_build(tess_tile_opencl *dev, const char *source, const char *options,
+                           cl_program *program)
+{
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(dev->context, 1, &source, NULL, &err);
+    if (err != CL_SUCCESS)
+        return tess_set_error(dev->ctx, TESS_ERR_KERNEL, "opencl: cannot create a program (%d)",
+                              (int)err);
+    err = clBuildProgram(p, 1, &dev->device, options ? options : "", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[2048] = "";
+        clGetProgramBuildInfo(p, dev->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        for (char *s = log; *s; s++) /* one line: the error names the first problems */
+            if (*s == '\n') *s = ' ';
+        clReleaseProgram(p);
+        return tess_set_error(dev->ctx, TESS_ERR_KERNEL,
+                              "opencl: the kernel does not build on %s: %s", dev->name, log);
+    }
+    *program = p;
+    return TESS_OK;
+}
+
+#else
+
+int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device)
+{
+    (void)device;
+    return tess_set_error(c->ctx, TESS_ERR_UNSUPPORTED,
+                          "processor '%s': this build has no OpenCL (install ocl-icd-opencl-dev "
+                          "and opencl-c-headers, and pocl-opencl-icd to run it on the CPU, then "
+                          "rebuild)",
+                          spec->text);
+}
+
+void tile_opencl_close(void *device) { (void)device; }
+
+#endif

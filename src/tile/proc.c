@@ -1,0 +1,240 @@
+/*
+ * proc.c — processor threads of the tiles face.  A processor takes tiles
+ * from its queue in order, runs the job's kernel for its kind on each, puts
+ * the output where it belongs (straight into the output array on the output
+ * rank, else a message to it) and tells its controller how long the tile
+ * took.  A slowed processor (cpu@F) sleeps t(1/F - 1) after a tile of t
+ * seconds, so that heterogeneity can be tested on any machine.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "tile/tile_internal.h"
+
+int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device);
+void tile_opencl_close(void *device);
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_s(double s)
+{
+    if (s <= 0) return;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+static void *grow(void **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) return *buf;
+    void *p = realloc(*buf, need);
+    if (p == NULL) return NULL;
+    *buf = p;
+    *cap = need;
+    return p;
+}
+
+/* The tile's input: given by the controller, read, or gathered from the
+ * rank's own slab. */
+static int tile_input(tile_proc *p, const tile_item *it, const void **in)
+{
+    const tile_ctl *c = p->ctl;
+    const tess_tile_job *job = c->job;
+    *in = it->in;
+    if (it->in != NULL || job->in_bytes == 0) return TESS_OK;
+    uint8_t *buf = grow(&p->in_buf, &p->in_cap, it->cells * job->in_bytes);
+    if (buf == NULL) return tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile");
+    if (job->read) {
+        int rc = job->read(&it->box, buf, job->arg);
+        if (rc != TESS_OK) return rc;
+    } else {
+        tile_copy_box(&c->area, &it->box, job->in_bytes, (uint8_t *)job->input, c->slab_lo[c->me],
+                      buf, 1);
+    }
+    *in = buf;
+    return TESS_OK;
+}
+
+static int output_here(const tile_ctl *c) { return c->me == c->job->output_rank; }
+
+/* Where the kernel writes: the output array itself when the tile is
+ * contiguous in it, else scratch. */
+static void *tile_output(tile_proc *p, const tile_item *it, int *direct)
+{
+    const tile_ctl *c = p->ctl;
+    const tess_tile_job *job = c->job;
+    *direct = output_here(c) && job->output != NULL && tile_area_contiguous(&c->area);
+    if (*direct) {
+        uint64_t first = (uint64_t)it->box.lo[0] *
+                         (tess__tile_area_cells(&c->area) / (uint64_t)c->area.extent[0]);
+        return (uint8_t *)job->output + first * job->out_bytes;
+    }
+    if (output_here(c) && job->write) return malloc(it->cells * job->out_bytes);
+    return grow(&p->out_buf, &p->out_cap, it->cells * job->out_bytes);
+}
+
+/* Put a tile's scratch output where it belongs; `d->out` takes a buffer the
+ * controller hands to write(). */
+static int deliver(tile_proc *p, const tile_item *it, void *out, tile_done *d)
+{
+    tile_ctl *c = p->ctl;
+    const tess_tile_job *job = c->job;
+    if (!output_here(c))
+        return tile_send(c, job->output_rank, TILE_OUTPUT, &it->box, sizeof it->box, out,
+                         it->cells * job->out_bytes);
+    if (job->write) {
+        d->out = out;
+        return TESS_OK;
+    }
+    tile_copy_box(&c->area, &it->box, job->out_bytes, job->output, 0, out, 0);
+    return TESS_OK;
+}
+
+static double slowdown(const tile_proc *p, double started, double seconds)
+{
+    const tile_proc_spec *s = &p->spec;
+    if (s->frac >= 1.0 || started < s->after_s) return 0.0;
+    return seconds * (1.0 / s->frac - 1.0);
+}
+
+static int run_tile(tile_proc *p, const tile_item *it, tile_done *d)
+{
+    tile_ctl *c = p->ctl;
+    const tess_tile_job *job = c->job;
+    double t0 = now_s();
+    d->started = t0 - c->t0;
+    const void *in;
+    int direct = 0, rc = tile_input(p, it, &in);
+    void *out = rc == TESS_OK ? tile_output(p, it, &direct) : NULL;
+    if (rc == TESS_OK && out == NULL)
+        rc = tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile's output");
+    if (rc == TESS_OK) {
+        rc = job->kernel[p->spec.kind](&it->box, in, out, p->device, job->arg);
+        if (rc > 0) rc = TESS_ERR_KERNEL;
+    }
+    double t = now_s() - t0;
+    double extra = slowdown(p, d->started, t);
+    sleep_s(extra);
+    d->seconds = t + extra;
+    if (rc == TESS_OK && !direct) rc = deliver(p, it, out, d);
+    if (d->out == NULL && out != NULL && !direct && out != p->out_buf) free(out);
+    return rc;
+}
+
+static int pop(tile_proc *p, tile_item *it)
+{
+    pthread_mutex_lock(&p->mu);
+    double w0 = now_s();
+    while (p->qlen == 0 && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
+    p->idle += now_s() - w0;
+    int got = p->qlen > 0;
+    if (got) {
+        *it = p->queue[p->qhead];
+        p->qhead = (p->qhead + 1) % p->qcap;
+        p->qlen--;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return got;
+}
+
+static void *proc_main(void *arg)
+{
+    tile_proc *p = arg;
+    tile_ctl *c = p->ctl;
+    tile_item it;
+    while (pop(p, &it)) {
+        tile_done d = {
+            .proc = p->index, .cells = it.cells, .est = it.est, .chunk = it.chunk, .box = it.box};
+        d.status = run_tile(p, &it, &d);
+        p->busy += d.seconds;
+        p->tiles++;
+        p->cells += it.cells;
+        tile_send(c, c->me, TILE_DONE, &d, sizeof d, NULL, 0);
+    }
+    return NULL;
+}
+
+int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *spec)
+{
+    memset(p, 0, sizeof *p);
+    p->ctl = c;
+    p->index = index;
+    p->spec = *spec;
+    TESS_RETURN_IF(c->ctx, c->job->kernel[spec->kind] == NULL, TESS_ERR_INVAL,
+                   "tile job '%s' has no %s kernel (processor '%s')", c->job->name,
+                   spec->kind == TESS_TILE_CPU      ? "cpu"
+                   : spec->kind == TESS_TILE_OPENCL ? "opencl"
+                                                    : "cuda",
+                   spec->text);
+    if (spec->kind == TESS_TILE_OPENCL) {
+        int rc = tile_opencl_open(c, spec, &p->device);
+        if (rc != TESS_OK) return rc;
+    }
+    TESS_RETURN_IF(c->ctx, spec->kind == TESS_TILE_CUDA, TESS_ERR_UNSUPPORTED,
+                   "processor '%s': this build has no CUDA support (it needs nvcc and a GPU)",
+                   spec->text);
+    p->qcap = 64;
+    p->queue = malloc((size_t)p->qcap * sizeof *p->queue);
+    TESS_RETURN_IF(c->ctx, p->queue == NULL, TESS_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    if (pthread_create(&p->thread, NULL, proc_main, p) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        pthread_cond_destroy(&p->cv);
+        free(p->queue);
+        p->queue = NULL;
+        return tess_set_error(c->ctx, TESS_ERR_NOMEM, "cannot start processor thread '%s'",
+                              spec->text);
+    }
+    p->started = 1;
+    return TESS_OK;
+}
+
+int tile_proc_push(tile_proc *p, const tile_item *it)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->qlen == p->qcap) { /* grow the ring, unrolled in order */
+        tile_item *q = malloc((size_t)p->qcap * 2 * sizeof *q);
+        if (q == NULL) {
+            pthread_mutex_unlock(&p->mu);
+            return TESS_ERR_NOMEM;
+        }
+        for (int i = 0; i < p->qlen; i++) q[i] = p->queue[(p->qhead + i) % p->qcap];
+        free(p->queue);
+        p->queue = q;
+        p->qhead = 0;
+        p->qcap *= 2;
+    }
+    p->queue[(p->qhead + p->qlen) % p->qcap] = *it;
+    p->qlen++;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return TESS_OK;
+}
+
+void tile_proc_stop(tile_proc *p)
+{
+    if (p->started) {
+        pthread_mutex_lock(&p->mu);
+        p->stop = 1;
+        p->qlen = 0; /* a failed run drops what is queued */
+        pthread_cond_signal(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        pthread_join(p->thread, NULL);
+        pthread_mutex_destroy(&p->mu);
+        pthread_cond_destroy(&p->cv);
+        p->started = 0;
+    }
+    if (p->device) tile_opencl_close(p->device);
+    p->device = NULL;
+    free(p->queue);
+    free(p->in_buf);
+    free(p->out_buf);
+    p->queue = NULL;
+    p->in_buf = p->out_buf = NULL;
+}

@@ -1,0 +1,145 @@
+/*
+ * run.c — the public entry points of the tiles face: registering a job,
+ * checking options, and running one (a kernel instance per worker; the
+ * first worker of each rank becomes the rank's controller, control.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tile/tile_internal.h"
+
+#define TILE_KERNEL "tess.tile"
+
+void tess__tile_free(tess_ctx *ctx)
+{
+    if (ctx->tile == NULL) return;
+    free(ctx->tile->jobs);
+    free(ctx->tile);
+    ctx->tile = NULL;
+}
+
+static int tile_kernel(tess_task *task, const void *args, size_t len)
+{
+    tess_ctx *ctx = tess_task_ctx(task);
+    tile_args a;
+    if (len != sizeof a || ctx->tile == NULL) return TESS_ERR_INVAL;
+    memcpy(&a, args, sizeof a);
+    if (a.job < 0 || a.job >= ctx->tile->njobs) return TESS_ERR_INVAL;
+    if (tess_task_worker(task) != ctx->worker_base[ctx->rank]) return TESS_OK; /* not the first */
+    return tile_control_run(ctx, ctx->tile->jobs[a.job], &a);
+}
+
+static int check_job(tess_ctx *ctx, const tess_tile_job *job)
+{
+    TESS_RETURN_IF(ctx, job == NULL || job->name == NULL, TESS_ERR_INVAL,
+                   "tess_tile_register(): the job has no name");
+    TESS_RETURN_IF(ctx, job->out_bytes == 0, TESS_ERR_INVAL,
+                   "tile job '%s': out_bytes is 0 (a kernel must produce output)", job->name);
+    int kernels = 0;
+    for (int k = 0; k < TESS_TILE_KINDS; k++) kernels += job->kernel[k] != NULL;
+    TESS_RETURN_IF(ctx, kernels == 0, TESS_ERR_INVAL, "tile job '%s' has no kernel", job->name);
+    TESS_RETURN_IF(ctx,
+                   job->in_bytes > 0 && job->read == NULL && job->input == NULL &&
+                       job->input_hi != job->input_lo,
+                   TESS_ERR_INVAL, "tile job '%s': input rows given without the input", job->name);
+    TESS_RETURN_IF(ctx, job->output_rank < 0 || job->output_rank >= ctx->nranks, TESS_ERR_INVAL,
+                   "tile job '%s': output rank %d is not one of the %d ranks", job->name,
+                   job->output_rank, ctx->nranks);
+    tile_policy pol = {.kind = TILE_APC};
+    tess__tile_area area;
+    return tess__tile_job_area(ctx, job, &pol, &area);
+}
+
+int tess_tile_register(tess_ctx *ctx, const tess_tile_job *job)
+{
+    TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE, "tess_tile_register() after tess_main()");
+    int rc = check_job(ctx, job);
+    if (rc != TESS_OK) return rc;
+    if (ctx->tile == NULL) {
+        ctx->tile = calloc(1, sizeof *ctx->tile);
+        TESS_RETURN_IF(ctx, ctx->tile == NULL, TESS_ERR_NOMEM, "out of memory");
+        rc = tess_register_kernel(ctx, TILE_KERNEL, tile_kernel);
+        if (rc != TESS_OK) return rc;
+    }
+    tess__tile_reg *r = ctx->tile;
+    for (int i = 0; i < r->njobs; i++)
+        TESS_RETURN_IF(ctx, strcmp(r->jobs[i]->name, job->name) == 0, TESS_ERR_INVAL,
+                       "tile job '%s' registered twice", job->name);
+    const tess_tile_job **jobs = realloc(r->jobs, (size_t)(r->njobs + 1) * sizeof *jobs);
+    TESS_RETURN_IF(ctx, jobs == NULL, TESS_ERR_NOMEM, "out of memory");
+    jobs[r->njobs++] = job;
+    r->jobs = jobs;
+    return TESS_OK;
+}
+
+int tess_tile_options_check(tess_ctx *ctx, const tess_tile_job *job, const tess_tile_options *o)
+{
+    tile_proc_spec specs[TILE_MAX_PROCS];
+    int n;
+    tile_policy pol;
+    tess__tile_area area;
+    int rc = tess__tile_parse_processors(ctx, o->processors, specs, &n);
+    if (rc == TESS_OK) rc = tess__tile_parse_policy(ctx, o->policy, job->ndims, &pol);
+    if (rc == TESS_OK) rc = tess__tile_job_area(ctx, job, &pol, &area);
+    for (int i = 0; rc == TESS_OK && i < n; i++)
+        TESS_RETURN_IF(ctx, job->kernel[specs[i].kind] == NULL, TESS_ERR_INVAL,
+                       "processor '%s': tile job '%s' has no kernel for it", specs[i].text,
+                       job->name);
+    TESS_RETURN_IF(ctx, o->queue_ms < 0 || o->boot_ms < 0, TESS_ERR_INVAL,
+                   "tile options: negative queue or bootstrap time");
+    return rc;
+}
+
+static int find_job(tess_ctx *ctx, const tess_tile_job *job)
+{
+    for (int i = 0; ctx->tile && job && i < ctx->tile->njobs; i++)
+        if (ctx->tile->jobs[i] == job || strcmp(ctx->tile->jobs[i]->name, job->name) == 0) return i;
+    return -1;
+}
+
+static int args_from_options(tess_ctx *ctx, const tess_tile_options *o, tile_args *a)
+{
+    const char *procs = o->processors ? o->processors : "";
+    const char *policy = o->policy ? o->policy : "apc";
+    TESS_RETURN_IF(ctx, strlen(procs) >= sizeof a->processors, TESS_ERR_INVAL,
+                   "processors '%s': longer than %zu characters", procs, sizeof a->processors - 1);
+    TESS_RETURN_IF(ctx, strlen(policy) >= sizeof a->policy, TESS_ERR_INVAL, "policy '%s': too long",
+                   policy);
+    snprintf(a->processors, sizeof a->processors, "%s", procs);
+    snprintf(a->policy, sizeof a->policy, "%s", policy);
+    a->queue_s = (o->queue_ms > 0 ? o->queue_ms : 100.0) / 1e3;
+    a->boot_s = (o->boot_ms > 0 ? o->boot_ms : 10.0) / 1e3;
+    a->chunk = o->chunk_bytes > 0 ? o->chunk_bytes : (size_t)1 << 20;
+    a->seed = o->seed;
+    a->progress = o->progress;
+    return TESS_OK;
+}
+
+int tess_tile_run(tess_ctx *ctx, const tess_tile_job *job, const tess_tile_options *o,
+                  tess_tile_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    int idx = find_job(ctx, job);
+    TESS_RETURN_IF(ctx, idx < 0, TESS_ERR_NOTFOUND, "tile job '%s' is not registered",
+                   job && job->name ? job->name : "(null)");
+    tess_tile_options none = {0};
+    if (o == NULL) o = &none;
+    int rc = tess_tile_options_check(ctx, job, o);
+    if (rc != TESS_OK) return rc;
+    tile_args a = {.job = idx, .run_id = ++ctx->tile->runs};
+    rc = args_from_options(ctx, o, &a);
+    if (rc != TESS_OK) return rc;
+    tile_stats_begin(stats, ctx->nranks, a.policy);
+    TESS_RETURN_IF(ctx, stats->ranks == NULL, TESS_ERR_NOMEM, "out of memory");
+    ctx->tile->result = stats;
+    a.t0 = tess_now();
+    rc = tess_run(ctx, TILE_KERNEL, TESS_EVERY_WORKER, NULL, &a, sizeof a);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
+    ctx->tile->result = NULL;
+    if (rc != TESS_OK) {
+        tess_tile_stats_free(stats);
+        return rc;
+    }
+    tile_stats_finish(stats);
+    return TESS_OK;
+}

@@ -1,0 +1,115 @@
+/*
+ * stats.c — the statistics of a tiles run: each rank sends its own to
+ * rank 0 when the run is over; rank 0 adds the split of the job's time
+ * into BOOT, PROC, L-IMB and OVER (tile.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tile/tile_internal.h"
+
+typedef struct stats_head {
+    tess_tile_rank_stats rank;
+    double finish_at;
+    int32_t nprocs, pad;
+} stats_head;
+
+static void fill_proc(const tile_ctl *c, int i, tess_tile_proc_stats *ps)
+{
+    const tile_proc *p = &c->procs[i];
+    memset(ps, 0, sizeof *ps);
+    ps->rank = c->me;
+    snprintf(ps->spec, sizeof ps->spec, "%s", p->spec.text);
+    ps->kind = p->spec.kind;
+    ps->tiles = p->tiles;
+    ps->cells = p->cells;
+    ps->ntried = c->ntried[i];
+    memcpy(ps->tried, c->tried[i], sizeof ps->tried);
+    ps->settled = tess__tile_model_best_size(&c->plan.procs[i].model, &ps->rate);
+    ps->busy = p->busy;
+    ps->idle = p->idle;
+    ps->busy_after_boot = c->busy_after_boot[i];
+}
+
+void tile_stats_send(tile_ctl *c)
+{
+    size_t len = sizeof(stats_head) + (size_t)c->nprocs * sizeof(tess_tile_proc_stats);
+    uint8_t *buf = calloc(1, len);
+    if (buf == NULL) {
+        tile_abort_all(c, TESS_ERR_NOMEM, "out of memory for the statistics");
+        return;
+    }
+    stats_head h = {.rank = c->rs, .finish_at = c->finish_at, .nprocs = c->nprocs};
+    for (int i = 0; i < c->nprocs; i++) h.rank.cells += c->procs[i].cells;
+    memcpy(buf, &h, sizeof h);
+    for (int i = 0; i < c->nprocs; i++)
+        fill_proc(c, i, (tess_tile_proc_stats *)(void *)(buf + sizeof h) + i);
+    tile_send(c, 0, TILE_STATS, NULL, 0, buf, len);
+    free(buf);
+}
+
+void tile_stats_on_message(tile_ctl *c, int src, const uint8_t *p, size_t len)
+{
+    tess_tile_stats *s = c->ctx->tile ? c->ctx->tile->result : NULL;
+    stats_head h;
+    if (s == NULL || len < sizeof h) return;
+    memcpy(&h, p, sizeof h);
+    if (h.nprocs < 0 || len != sizeof h + (size_t)h.nprocs * sizeof(tess_tile_proc_stats)) return;
+    tess_tile_proc_stats *procs = realloc(s->procs, (size_t)(s->nprocs + h.nprocs) * sizeof *procs);
+    if (procs == NULL) {
+        tile_abort_all(c, TESS_ERR_NOMEM, "out of memory for the statistics");
+        return;
+    }
+    memcpy(procs + s->nprocs, p + sizeof h, (size_t)h.nprocs * sizeof *procs);
+    s->procs = procs;
+    s->nprocs += h.nprocs;
+    s->ranks[src] = h.rank;
+    if (h.finish_at > s->seconds) s->seconds = h.finish_at;
+    c->stats_in++;
+}
+
+void tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy)
+{
+    memset(s, 0, sizeof *s);
+    s->nranks = nranks;
+    s->ranks = calloc((size_t)nranks, sizeof *s->ranks);
+    snprintf(s->policy, sizeof s->policy, "%s", policy && *policy ? policy : "apc");
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    const tess_tile_proc_stats *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+void tile_stats_finish(tess_tile_stats *s)
+{
+    qsort(s->procs, (size_t)s->nprocs, sizeof *s->procs, by_rank);
+    double lo = 0, hi = 0;
+    for (int r = 0; r < s->nranks; r++)
+        if (s->ranks[r].boot_seconds > s->boot) s->boot = s->ranks[r].boot_seconds;
+    for (int i = 0; i < s->nprocs; i++) {
+        const tess_tile_proc_stats *p = &s->procs[i];
+        s->cells += p->cells;
+        s->tiles += p->tiles;
+        if (i == 0 || p->busy_after_boot < lo) lo = p->busy_after_boot;
+        if (i == 0 || p->busy_after_boot > hi) hi = p->busy_after_boot;
+    }
+    if (s->boot > s->seconds) s->boot = s->seconds;
+    double after = s->seconds - s->boot;
+    if (hi > after) { /* a tile begun just before the bootstrap ended: clamp */
+        lo = lo * after / hi;
+        hi = after;
+    }
+    s->proc = lo;
+    s->limb = hi - lo;
+    s->over = after - hi;
+}
+
+void tess_tile_stats_free(tess_tile_stats *s)
+{
+    if (s == NULL) return;
+    free(s->procs);
+    free(s->ranks);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,203 @@
+/*
+ * store.c — the storage layer of the tiles face: where a tile's input comes
+ * from and where its output goes.
+ *
+ * Work assignments move between ranks as small descriptors (a segment and
+ * the rank that owns its input); the input itself moves only when a rank is
+ * about to process it.  The rank fetches it straight from the owner, in
+ * chunks of about --tile-chunk bytes and with at most two chunks in flight,
+ * so the transfer runs as fast as the link takes it and no faster.  A
+ * segment given away again before it was fetched carries its owner along,
+ * so its data still moves once, from the owner to the rank that processes it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "tile/tile_internal.h"
+
+int tile_area_contiguous(const tess__tile_area *a) { return a->ncolumns == 1; }
+
+static uint64_t row_cells(const tess__tile_area *a)
+{
+    return tess__tile_area_cells(a) / (uint64_t)a->extent[0];
+}
+
+void tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, size_t cell_bytes,
+                   uint8_t *slab, int64_t base, uint8_t *buf, int to_buf)
+{
+    int nd = box->ndims;
+    int64_t stride[TESS_TILE_MAX_DIMS]; /* cells between neighbours in the area */
+    stride[nd - 1] = 1;
+    for (int d = nd - 2; d >= 0; d--) stride[d] = stride[d + 1] * a->extent[d + 1];
+    size_t run = (size_t)(box->hi[nd - 1] - box->lo[nd - 1]) * cell_bytes;
+    int64_t idx[TESS_TILE_MAX_DIMS];
+    for (int d = 0; d < nd; d++) idx[d] = box->lo[d];
+    for (;;) {
+        int64_t off = (idx[0] - base) * stride[0];
+        for (int d = 1; d < nd; d++) off += idx[d] * stride[d];
+        uint8_t *area_p = slab + (size_t)off * cell_bytes;
+        if (to_buf) memcpy(buf, area_p, run);
+        else memcpy(area_p, buf, run);
+        buf += run;
+        int d = nd - 2; /* next run: odometer over every dimension but the last */
+        for (; d >= 0; d--) {
+            if (++idx[d] < box->hi[d]) break;
+            idx[d] = box->lo[d];
+        }
+        if (d < 0) break;
+    }
+}
+
+static int needs_data(const tile_ctl *c) { return c->job->in_bytes > 0 && c->job->read == NULL; }
+
+int tile_store_add_pending(tile_ctl *c, const tess__tile_segment *s)
+{
+    if (!needs_data(c) || s->owner == c->me) return tile_policy_add_work(c, s);
+    if (c->npending == c->cap_pending) {
+        int cap = c->cap_pending ? c->cap_pending * 2 : 16;
+        tess__tile_segment *p = realloc(c->pending, (size_t)cap * sizeof *p);
+        if (p == NULL) return TESS_ERR_NOMEM;
+        c->pending = p;
+        c->cap_pending = cap;
+    }
+    c->pending[c->npending++] = *s;
+    return TESS_OK;
+}
+
+/* Rows of segment s that make about one chunk. */
+static int64_t chunk_rows(const tile_ctl *c, const tess__tile_segment *s)
+{
+    uint64_t row_bytes = tess__tile_column_cross(&c->area, s->column) * c->job->in_bytes;
+    int64_t rows = (int64_t)(c->args.chunk / (row_bytes ? row_bytes : 1));
+    if (rows < 1) rows = 1;
+    return rows < s->r1 - s->r0 ? rows : s->r1 - s->r0;
+}
+
+void tile_store_request(tile_ctl *c)
+{
+    while (c->npending > 0 && c->fetch_bytes_out < 2 * c->args.chunk) {
+        tess__tile_segment *s = &c->pending[0];
+        int64_t rows = chunk_rows(c, s);
+        tile_wire_seg w = {s->column, s->r0, s->r0 + rows, s->owner, 0};
+        s->r0 += rows;
+        if (s->r0 >= s->r1) memmove(s, s + 1, (size_t)--c->npending * sizeof *s);
+        c->fetch_bytes_out +=
+            (uint64_t)rows * tess__tile_column_cross(&c->area, w.column) * c->job->in_bytes;
+        tile_send(c, w.owner, TILE_FETCH, &w, sizeof w, NULL, 0);
+    }
+}
+
+void tile_store_on_fetch(tile_ctl *c, int src, const tile_wire_seg *s)
+{
+    const tess_tile_job *job = c->job;
+    tess__tile_box box;
+    tess__tile_column_box(&c->area, s->column, &box);
+    box.lo[0] = s->r0;
+    box.hi[0] = s->r1;
+    uint64_t cells = tess__tile_box_cells(&box);
+    size_t bytes = cells * job->in_bytes;
+    if (s->r0 < c->slab_lo[c->me] || s->r1 > c->slab_hi[c->me]) {
+        tile_abort_all(c, TESS_ERR_INVAL, "tiles: a rank asked for input this rank does not own");
+        return;
+    }
+    if (tile_area_contiguous(&c->area)) {
+        const uint8_t *p = (const uint8_t *)job->input + (size_t)(s->r0 - c->slab_lo[c->me]) *
+                                                             row_cells(&c->area) * job->in_bytes;
+        tile_send(c, src, TILE_DATA, s, sizeof *s, p, bytes);
+    } else {
+        uint8_t *buf = malloc(bytes ? bytes : 1);
+        if (buf == NULL) {
+            tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
+            return;
+        }
+        tile_copy_box(&c->area, &box, job->in_bytes, (uint8_t *)job->input, c->slab_lo[c->me], buf,
+                      1);
+        tile_send(c, src, TILE_DATA, s, sizeof *s, buf, bytes);
+        free(buf);
+    }
+    c->rs.bytes_out += bytes;
+}
+
+void tile_store_on_data(tile_ctl *c, const tile_wire_seg *s, const uint8_t *data, size_t len)
+{
+    tile_chunk *k = malloc(sizeof *k);
+    uint8_t *copy = malloc(len ? len : 1);
+    if (k == NULL || copy == NULL) {
+        free(k);
+        free(copy);
+        tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
+        return;
+    }
+    memcpy(copy, data, len);
+    *k = (tile_chunk){.column = s->column, .r0 = s->r0, .r1 = s->r1, .data = copy};
+    tess__tile_segment seg = {
+        .column = s->column, .r0 = s->r0, .r1 = s->r1, .owner = s->owner, .chunk = k};
+    k->cells_left = tess__tile_segment_cells(&c->area, &seg);
+    c->fetch_bytes_out = c->fetch_bytes_out > len ? c->fetch_bytes_out - len : 0;
+    c->rs.bytes_in += len;
+    if (tile_policy_add_work(c, &seg) != TESS_OK)
+        tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
+}
+
+void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *it)
+{
+    const tess_tile_job *job = c->job;
+    it->in = NULL;
+    it->chunk = s->chunk;
+    if (s->chunk != NULL) {
+        tile_chunk *k = s->chunk;
+        uint64_t cross = tess__tile_column_cross(&c->area, k->column);
+        it->in = k->data + (size_t)(it->box.lo[0] - k->r0) * cross * job->in_bytes;
+    } else if (needs_data(c) && tile_area_contiguous(&c->area)) {
+        it->in = (const uint8_t *)job->input +
+                 (size_t)(it->box.lo[0] - c->slab_lo[c->me]) * row_cells(&c->area) * job->in_bytes;
+    }
+}
+
+static void gathered(tile_ctl *c, uint64_t cells)
+{
+    c->gathered += cells;
+    if (c->gathered == c->total_cells && !c->finished) {
+        double at = tile_now(c);
+        for (int r = 0; r < c->nranks; r++) tile_send(c, r, TILE_FINISH, &at, sizeof at, NULL, 0);
+    }
+}
+
+int tile_store_done(tile_ctl *c, tile_done *d)
+{
+    int rc = TESS_OK;
+    tile_chunk *k = d->chunk;
+    if (k != NULL && (k->cells_left -= d->cells) == 0) {
+        free(k->data);
+        free(k);
+    }
+    if (d->status != TESS_OK) {
+        free(d->out);
+        return d->status;
+    }
+    if (d->out != NULL) {
+        rc = c->job->write(&d->box, d->out, c->job->arg);
+        free(d->out);
+    }
+    if (rc == TESS_OK && c->me == c->job->output_rank) gathered(c, d->cells);
+    return rc;
+}
+
+void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t *data, size_t len)
+{
+    const tess_tile_job *job = c->job;
+    uint64_t cells = tess__tile_box_cells(box);
+    if (len != cells * job->out_bytes) {
+        tile_abort_all(c, TESS_ERR_INVAL, "tiles: a tile's output arrived with a wrong size");
+        return;
+    }
+    if (job->write) {
+        int rc = job->write(box, data, job->arg);
+        if (rc != TESS_OK) {
+            tile_abort_all(c, rc, tess_last_error(c->ctx));
+            return;
+        }
+    } else if (job->output) {
+        tile_copy_box(&c->area, box, job->out_bytes, job->output, 0, (uint8_t *)data, 0);
+    }
+    gathered(c, cells);
+}

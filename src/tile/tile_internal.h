@@ -1,0 +1,245 @@
+/*
+ * tile_internal.h — private pieces of the tiles face (src/tile/): the
+ * registry, what every rank's controller receives, processor and policy
+ * specs, processor threads, the storage layer and the controller.
+ *
+ * One controller per rank runs on the rank's first worker (a kernel
+ * instance launched on every worker; the others return at once).  It owns
+ * the rank's work (a plan of segments, plan.h) and hands tiles to processor
+ * threads it starts for the run.  Controllers talk through the worker
+ * mailboxes of the message layer (global worker worker_base[rank]);
+ * processor threads report finished tiles to their controller the same way,
+ * so the controller waits on one queue.
+ */
+#ifndef TESS_SRC_TILE_INTERNAL_H
+#define TESS_SRC_TILE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include "core/internal.h"
+#include "tessera/tile.h"
+#include "tile/plan.h"
+
+#define TILE_MAX_PROCS 64
+
+typedef struct tess__tile_reg {
+    const tess_tile_job **jobs;
+    int njobs;
+    tess_tile_stats *result; /* rank 0: where the run's statistics go */
+    uint32_t runs;           /* run ids: messages of an earlier run are dropped */
+} tess__tile_reg;
+
+void tess__tile_free(tess_ctx *ctx); /* at tess_finalize */
+
+/* ---- processors and policies (spec.c) ---- */
+typedef struct tile_proc_spec {
+    tess_tile_kind kind;
+    double frac;    /* speed fraction (cpu@F), 1 = full speed */
+    double after_s; /* the slowdown starts this long after the run started */
+    int device;     /* opencl:N */
+    char text[32];
+} tile_proc_spec;
+
+typedef enum { TILE_APC = 0, TILE_DD, TILE_STATIC, TILE_WS } tile_policy_kind;
+typedef struct tile_policy {
+    tile_policy_kind kind;
+    uint64_t cells;                  /* fixed tile size (not apc) */
+    int64_t box[TESS_TILE_MAX_DIMS]; /* AxB...: extents, 0 when a cell count */
+    int nbox;
+} tile_policy;
+
+/* n processors of "cpu*2+cpu@0.25+opencl"; 0: (NULL) one cpu per core.
+ * TESS_ERR_INVAL with the error set on ctx. */
+int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tile_proc_spec *out, int *n);
+int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tile_policy *out);
+/* Set up the area of a job under a policy (a box policy sets the column
+ * extents).  TESS_ERR_INVAL with the error set. */
+int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tile_policy *pol,
+                        tess__tile_area *area);
+
+/* ---- what every controller receives (flat, sent as kernel args) ---- */
+typedef struct tile_args {
+    int32_t job;
+    uint32_t run_id;
+    char processors[160];
+    char policy[64];
+    double queue_s, boot_s, t0;
+    uint64_t chunk, seed;
+    int32_t progress, pad;
+} tile_args;
+
+/* ---- messages between controllers and from processors ---- */
+enum tile_msg_type {
+    TILE_HELLO = 1, /* slab rows, processor count */
+    TILE_DONE,      /* processor -> its controller: a tile finished */
+    TILE_STEAL,     /* thief -> victim: its aggregate rate */
+    TILE_GIVE,      /* victim -> thief: segments (maybe none) */
+    TILE_FETCH,     /* rank -> owner: send the input of rows of a column */
+    TILE_DATA,      /* owner -> rank: that input */
+    TILE_OUTPUT,    /* rank -> output rank: a tile's output */
+    TILE_STATUS,    /* rank -> all: work received, completed, rate */
+    TILE_BOOT,      /* rank -> all: its largest bootstrap size */
+    TILE_FINISH,    /* output rank -> all: every output is gathered */
+    TILE_STATS,     /* rank -> rank 0: its statistics */
+    TILE_ABORT      /* any -> all: the run failed (message follows) */
+};
+
+typedef struct tile_hdr {
+    uint32_t run_id, type;
+    int32_t src, pad;
+} tile_hdr;
+
+/* A segment as sent in messages. */
+typedef struct tile_wire_seg {
+    int64_t column, r0, r1;
+    int32_t owner, pad;
+} tile_wire_seg;
+
+/* ---- a tile handed to a processor ---- */
+typedef struct tile_chunk tile_chunk; /* staged input (store.c) */
+typedef struct tile_item {
+    tess__tile_box box;
+    uint64_t cells;
+    double est;        /* the plan's estimate, given back when done */
+    const void *in;    /* input, or NULL: the processor gathers or reads it */
+    tile_chunk *chunk; /* holds `in` while the tile runs */
+    int64_t column;
+} tile_item;
+
+/* ---- processors (proc.c) ---- */
+typedef struct tile_ctl tile_ctl;
+typedef struct tile_proc {
+    tile_ctl *ctl;
+    int index;
+    tile_proc_spec spec;
+    pthread_t thread;
+    int started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    tile_item *queue; /* ring of capacity qcap */
+    int qhead, qlen, qcap;
+    int stop;
+    void *in_buf, *out_buf; /* scratch, grown as needed */
+    size_t in_cap, out_cap;
+    void *device; /* OpenCL device state, or NULL */
+    /* statistics (written by the thread, read after it stopped) */
+    double busy, idle;
+    uint64_t tiles, cells;
+} tile_proc;
+
+/* Done message from a processor thread. */
+typedef struct tile_done {
+    int32_t proc, status;
+    uint64_t cells;
+    double est, seconds, started; /* started: seconds since t0 */
+    tile_chunk *chunk;
+    void *out; /* output handed to the controller (write() sink), or NULL */
+    tess__tile_box box;
+} tile_done;
+
+int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *spec);
+/* Queue a tile (copied).  TESS_ERR_NOMEM or TESS_OK. */
+int tile_proc_push(tile_proc *p, const tile_item *it);
+void tile_proc_stop(tile_proc *p);
+
+/* ---- storage layer (store.c) ---- */
+struct tile_chunk {
+    int64_t column, r0, r1; /* the rows it holds */
+    uint8_t *data;          /* row-major over the column box restricted to [r0, r1) */
+    uint64_t cells_left;    /* freed when every cell was processed */
+};
+/* Is the whole of a column's rows contiguous in the area's row-major order? */
+int tile_area_contiguous(const tess__tile_area *a);
+/* Copy a box's cells between the area-row-major slab starting at row base
+ * (every cell of its rows) and a buffer row-major within the box. */
+void tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, size_t cell_bytes,
+                   uint8_t *slab, int64_t base, uint8_t *buf, int to_buf);
+
+/* ---- the controller (control.c) ---- */
+struct tile_ctl {
+    tess_ctx *ctx;
+    const tess_tile_job *job;
+    tile_args args;
+    tile_policy policy;
+    tess__tile_area area;
+    int me, nranks, my_worker;
+    double t0;
+    tile_proc procs[TILE_MAX_PROCS];
+    int nprocs;
+    tess__tile_plan plan;
+    /* static and ws policies: a list of fixed tiles per processor */
+    tess__tile_segment **lists;
+    int *list_len, *list_head;
+    tile_proc_spec specs[TILE_MAX_PROCS];
+    /* slab ownership of every rank (rows [lo, hi) of dimension 0) */
+    int64_t *slab_lo, *slab_hi;
+    int hellos;
+    /* storage layer: stolen segments waiting for their data */
+    tess__tile_segment *pending;
+    int npending, cap_pending;
+    uint64_t fetch_bytes_out; /* requested and not yet arrived */
+    /* stealing */
+    uint8_t *peer_empty;
+    int steal_out; /* a request is out */
+    int boot_sent, boots;
+    uint64_t boot_agreed;
+    int booted;
+    /* completion */
+    uint64_t total_cells, gathered, received, completed;
+    int finished;
+    double finish_at; /* when the output rank had every output */
+    int stats_in;
+    double last_status, last_progress;
+    uint64_t rng;
+    /* statistics */
+    tess_tile_rank_stats rs;
+    double busy_after_boot[TILE_MAX_PROCS];
+    uint64_t tried[TILE_MAX_PROCS][16];
+    int ntried[TILE_MAX_PROCS];
+    int status;
+};
+
+/* The controller of one rank; returns TESS_OK or the run's error. */
+int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a);
+double tile_now(const tile_ctl *c); /* seconds since the run started */
+/* Send a message to rank dst's controller. */
+int tile_send(tile_ctl *c, int dst, uint32_t type, const void *a, size_t alen, const void *b,
+              size_t blen);
+void tile_abort_all(tile_ctl *c, int status, const char *msg);
+
+/* storage layer, controller side (store.c) */
+void tile_store_on_fetch(tile_ctl *c, int src, const tile_wire_seg *s);
+void tile_store_on_data(tile_ctl *c, const tile_wire_seg *s, const uint8_t *data, size_t len);
+void tile_store_request(tile_ctl *c);
+int tile_store_add_pending(tile_ctl *c, const tess__tile_segment *s);
+void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t *data, size_t len);
+/* Input of an item cut from segment s (NULL when the processor must gather
+ * or read it) and its chunk. */
+void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *it);
+/* A processor finished: handle its output (write() sink) and release chunk. */
+int tile_store_done(tile_ctl *c, tile_done *d);
+
+/* stealing (steal.c) */
+void tile_steal_maybe(tile_ctl *c);
+void tile_steal_on_request(tile_ctl *c, int src, double rate);
+void tile_steal_on_give(tile_ctl *c, int src, const tile_wire_seg *segs, int n);
+double tile_rank_rate(const tile_ctl *c);
+
+/* per-policy work handling (policy.c) */
+int tile_policy_setup(tile_ctl *c);
+void tile_policy_dispatch(tile_ctl *c);
+void tile_policy_done(tile_ctl *c, const tile_done *d);
+/* Remove up to `cells` cells of work that has not moved yet (local data or
+ * not fetched), for a thief; returns the segments in out (malloc'd). */
+int tile_policy_give(tile_ctl *c, uint64_t cells, tess__tile_segment **out, int *n);
+uint64_t tile_policy_left(const tile_ctl *c); /* cells not handed to a processor */
+/* Work whose input is here (local, read, or a fetched chunk). */
+int tile_policy_add_work(tile_ctl *c, const tess__tile_segment *s);
+
+/* statistics (stats.c) */
+void tile_stats_send(tile_ctl *c);
+void tile_stats_on_message(tile_ctl *c, int src, const uint8_t *p, size_t len);
+void tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy);
+void tile_stats_finish(tess_tile_stats *s);
+
+#endif
