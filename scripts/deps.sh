@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deps.sh — make sure the build and test dependencies are installed.
 #
-#   scripts/deps.sh          compilers, cmake, MPI, zlib, cmocka, zstd, xxhash
+#   scripts/deps.sh          compilers, cmake, MPI, zlib, cmocka, zstd, xxhash, METIS,
+#                            OpenCL (loader, headers, PoCL)
 #   scripts/deps.sh fuzz     the above plus clang with libFuzzer
 #   scripts/deps.sh plot     the above plus python3-matplotlib (bench figures)
 #   scripts/deps.sh format   the above plus clang-format (make format, format-check)
@@ -19,7 +20,7 @@ for arg in "$@"; do
         fuzz) want_fuzz=1 ;;
         plot) want_plot=1 ;;
         format) want_format=1 ;;
-        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
         *) echo "deps.sh: unknown argument '$arg' (expected: fuzz, plot, format)" >&2; exit 2 ;;
     esac
 done
@@ -41,8 +42,9 @@ for c in "${CC:-}" cc gcc; do
 done
 
 # header -> Debian package; one preprocessor run when all are present.
-headers=(zlib.h cmocka.h zstd.h xxhash.h metis.h)
-packages=(zlib1g-dev libcmocka-dev libzstd-dev libxxhash-dev libmetis-dev)
+# CL/cl.h: the tiles face's OpenCL processors (opencl-c-headers).
+headers=(zlib.h cmocka.h zstd.h xxhash.h metis.h CL/cl.h)
+packages=(zlib1g-dev libcmocka-dev libzstd-dev libxxhash-dev libmetis-dev opencl-c-headers)
 header_ok() {
     # cmocka.h expects these to be included first.
     printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n'
@@ -55,6 +57,12 @@ elif ! header_ok "${headers[@]}" | "$cc" -E -x c - > /dev/null 2>&1; then
         header_ok "${headers[$i]}" | "$cc" -E -x c - > /dev/null 2>&1 || need "${packages[$i]}"
     done
 fi
+
+# The OpenCL ICD loader to link against, and PoCL, which runs OpenCL kernels
+# on the CPU, so the tiles face's OpenCL path is built and tested on any
+# machine (a GPU vendor's ICD runs the same code on a GPU).
+ls /usr/lib/*/libOpenCL.so > /dev/null 2>&1 || need ocl-icd-opencl-dev
+[ -e /etc/OpenCL/vendors/pocl.icd ] || need pocl-opencl-icd
 
 if [ "$want_fuzz" = 1 ]; then
     if ! have clang; then

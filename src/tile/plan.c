@@ -117,7 +117,7 @@ static uint64_t proc_floor(const tess__tile_plan *p, int i)
 
 /* Processor i's best size at or above its floor, and that size's rate (or
  * its best rate at any size while nothing that large was measured). */
-static uint64_t best_size(const tess__tile_plan *p, int i, double *rate)
+uint64_t tess__tile_plan_best(const tess__tile_plan *p, int i, double *rate)
 {
     uint64_t floor = proc_floor(p, i);
     uint64_t best = tess__tile_model_best_from(&p->procs[i].model, floor, rate);
@@ -131,10 +131,10 @@ static uint64_t best_size(const tess__tile_plan *p, int i, double *rate)
 static uint64_t settled_size(const tess__tile_plan *p, int i)
 {
     double rate[64], queued[64], mine;
-    uint64_t share[64], best = best_size(p, i, &mine);
+    uint64_t share[64], best = tess__tile_plan_best(p, i, &mine);
     if (p->nprocs > 64 || !all_booted(p)) return best;
     for (int k = 0; k < p->nprocs; k++) {
-        best_size(p, k, &rate[k]);
+        tess__tile_plan_best(p, k, &rate[k]);
         queued[k] = p->procs[k].queued_s;
     }
     tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);

@@ -81,6 +81,9 @@ int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_
  * seconds, in `seconds`.  A processor's first tile is its warm-up (thread
  * start, caches, an OpenCL program build): it teaches the model nothing
  * and does not end the bootstrap. */
+/* The size processor i's tiles have past its bootstrap (its best measured
+ * size at or above its floor) and that size's rate. */
+uint64_t tess__tile_plan_best(const tess__tile_plan *p, int i, double *rate);
 void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double est, double seconds);
 
 #endif

@@ -25,7 +25,7 @@ static void fill_proc(const tile_ctl *c, int i, tess_tile_proc_stats *ps)
     ps->cells = p->cells;
     ps->ntried = c->ntried[i];
     memcpy(ps->tried, c->tried[i], sizeof ps->tried);
-    ps->settled = tess__tile_model_best_size(&c->plan.procs[i].model, &ps->rate);
+    ps->settled = tess__tile_plan_best(&c->plan, i, &ps->rate);
     ps->busy = p->busy;
     ps->idle = p->idle;
     ps->busy_after_boot = c->busy_after_boot[i];

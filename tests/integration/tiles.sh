@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# tiles.sh — the tiles face through `tessera run blackscholes`: prices agree
+# with an independent double-precision computation; the output is bitwise
+# identical for every policy, processor mix (slowed processors included),
+# tile bound, rank count and data placement; input moves once; OpenCL output
+# within 2 ulp of the CPU's; statistics add up; bad input is refused.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+REFBS="$TESS_SRC/tests/integration/ref_blackscholes.py"
+ULP="$TESS_SRC/tests/integration/ulp_compare.py"
+bs() { "$TESSERA" run blackscholes --quiet "$@"; }
+
+step "an option book written independently (python), with extreme but valid options"
+python3 - "$tmp/book" << 'PY'
+import random, struct, sys
+rnd = random.Random(7)
+vals = []
+for i in range(30011):
+    vals += [rnd.uniform(5, 30), rnd.uniform(1, 100), rnd.uniform(0.25, 10)]
+vals[:6] = [30, 1, 10, 5, 100, 0.25]  # deep in and out of the money
+open(sys.argv[1], "wb").write(struct.pack(f"<{len(vals)}f", *vals))
+PY
+bs --input "$tmp/book" --output "$tmp/ref.out" --processors cpu
+python3 "$REFBS" "$tmp/book" "$tmp/ref.out"
+bs --input "$tmp/book" --output "$tmp/r2.out" --riskfree 0.05 --volatility 0.5 --iterations 3
+python3 "$REFBS" "$tmp/book" "$tmp/r2.out" --riskfree 0.05 --volatility 0.5
+
+same() { # same NAME ARGS...: the output equals ref.out to the bit
+    local name=$1
+    shift
+    "$@" --input "$tmp/book" --output "$tmp/$name.out" --stats "$tmp/$name.json"
+    cmp "$tmp/ref.out" "$tmp/$name.out" || die "$name: output differs from the reference run"
+}
+
+step "policies, processor mixes and tile bounds give the same bits"
+same apc bs --processors cpu*2
+same dd bs --policy dd:1000 --processors cpu*2
+same dd_small bs --policy dd:64 --processors cpu*3
+same static bs --policy static:777 --processors cpu*2
+same ws bs --policy ws:500 --processors cpu*3
+same slowed bs --processors cpu+cpu@0.25
+same slowed_ws bs --policy ws:300 --processors cpu@0.5+cpu*2
+same bounds bs --min-tile 1 --max-tile 100 --processors cpu*2
+same k3 bs --iterations 3 --processors cpu*2
+
+step "the statistics add up"
+python3 - "$tmp/apc.json" "$tmp/slowed.json" << 'PY'
+import json, sys
+for path in sys.argv[1:]:
+    s = json.load(open(path))
+    split = s["boot"] + s["proc"] + s["limb"] + s["over"]
+    assert abs(split - s["seconds"]) < 1e-6, (path, split, s["seconds"])
+    assert min(s["boot"], s["proc"], s["limb"], s["over"]) >= 0, s
+    assert s["cells"] == 30011, s["cells"]
+    assert sum(p["cells"] for p in s["processors"]) == 30011
+    assert sum(p["tiles"] for p in s["processors"]) == s["tiles"]
+PY
+
+if [ "$MPI" = 1 ]; then
+    step "ranks 2 and 3, input spread or on one rank, give the same bits"
+    same np2 mpi 2 "$TESSERA" run blackscholes --quiet --processors cpu
+    # --iterations 100 (same prices): long enough that the other ranks steal
+    same np2_on0 mpi 2 "$TESSERA" run blackscholes --quiet --processors cpu --data-on 0 \
+        --iterations 100
+    same np3 mpi 3 "$TESSERA" run blackscholes --quiet --processors cpu --policy ws:2000
+    same np3_on2 mpi 3 "$TESSERA" run blackscholes --quiet --processors cpu --data-on 2 \
+        --tile-chunk 4096 --iterations 100
+    same np3_static mpi 3 "$TESSERA" run blackscholes --quiet --processors cpu --policy static:999
+    same np2_dd mpi 2 "$TESSERA" run blackscholes --quiet --processors cpu+cpu@0.5 --policy dd:700
+
+    step "input moves once: bytes moved = 12 x the cells processed away from their owner"
+    python3 - "$tmp/np3_on2.json" "$tmp/np2_on0.json" << 'PY'
+import json, sys
+for path, owner in zip(sys.argv[1:], (2, 0)):
+    s = json.load(open(path))
+    ranks = s["per_rank"]
+    moved_in = sum(r["bytes_in"] for r in ranks)
+    moved_out = sum(r["bytes_out"] for r in ranks)
+    remote = sum(r["cells"] for r in ranks if r["rank"] != owner)
+    assert moved_in == moved_out == 12 * remote, (path, moved_in, moved_out, remote)
+    assert ranks[owner]["bytes_in"] == 0
+    assert remote > 0, f"{path}: no rank stole from the owner"
+    print(f"{path}: {moved_in} bytes moved for {remote} remote options")
+PY
+fi
+
+step "OpenCL: the same prices within 2 ulp (PoCL runs them on the CPU)"
+set +e
+bs --input "$tmp/book" --output "$tmp/cl.out" --processors opencl 2> "$tmp/cl.err"
+rc=$?
+set -e
+if [ $rc = 0 ]; then
+    python3 "$ULP" "$tmp/ref.out" "$tmp/cl.out" 2
+    bs --input "$tmp/book" --output "$tmp/mix.out" --processors cpu+opencl
+    python3 "$ULP" "$tmp/ref.out" "$tmp/mix.out" 2
+elif grep -q "no OpenCL platform\|has no OpenCL" "$tmp/cl.err"; then
+    echo "   (skipped: $(cat "$tmp/cl.err"))"
+else
+    cat "$tmp/cl.err" >&2
+    die "opencl run failed"
+fi
+
+step "NaN and negative prices give NaN, not a crash"
+python3 -c "
+import struct, sys
+open(sys.argv[1], 'wb').write(struct.pack('<9f', float('nan'), 10, 1, -5, 10, 1, 10, 10, 1))" "$tmp/nan"
+bs --input "$tmp/nan" --output "$tmp/nan.out"
+python3 -c "
+import math, struct, sys
+v = struct.unpack('<6f', open(sys.argv[1], 'rb').read())
+assert all(map(math.isnan, v[:4])) and not any(map(math.isnan, v[4:])), v" "$tmp/nan.out"
+
+step "bad input: one line naming the cause, exit != 0, no output"
+refuse() { # refuse PATTERN ARGS...
+    local pattern=$1
+    shift
+    rm -f "$tmp/bad.out"
+    if "$TESSERA" run blackscholes --quiet --output "$tmp/bad.out" "$@" 2> "$tmp/err"; then
+        die "accepted: $*"
+    fi
+    grep -q -- "$pattern" "$tmp/err" || { cat "$tmp/err" >&2; die "no '$pattern' for: $*"; }
+    [ "$(wc -l < "$tmp/err")" -le 2 ] || { cat "$tmp/err" >&2; die "more than one line: $*"; }
+    [ ! -e "$tmp/bad.out" ] || die "partial output left by: $*"
+}
+head -c 100 "$tmp/book" > "$tmp/short"
+refuse "short: size 100 is not a multiple of 12 bytes" --input "$tmp/short"
+refuse "min-tile" --options 1000 --min-tile 10 --max-tile 5
+refuse "processors" --options 1000 --processors gpu
+refuse "processors" --options 1000 --processors cpu*0
+refuse "policy 'fifo'" --options 1000 --policy fifo
+refuse "policy 'dd:0'" --options 1000 --policy dd:0
+refuse "policy 'ws:4x4'" --options 1000 --policy ws:4x4
+refuse "option --options" --options 0
+refuse "data-on" --options 1000 --data-on 3
+refuse "either --options" --options 10 --input "$tmp/book"
+refuse "missing-file" --input "$tmp/missing-file"
+echo "tiles: all checks passed"
