@@ -80,7 +80,8 @@ typedef struct tess_tile_job {
     int64_t input_lo, input_hi;
     tess_tile_read_fn read;
     /* Output, on rank output_rank: the whole area's output row-major in
-     * `output`, or each tile handed to `write`.  Other ranks leave both NULL. */
+     * `output`, or each tile handed to `write` (neither: it is dropped).
+     * Other ranks leave both NULL. */
     void *output;
     tess_tile_write_fn write;
     int output_rank;

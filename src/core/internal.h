@@ -115,7 +115,7 @@ struct tess_ctx {
     int shutdown;           /* set on every rank when rank 0's control returned */
     int ckpt_active;        /* rank 0: checkpoint epochs in progress (no steals while > 0) */
     int shutdown_rc;
-    char kernel_error[256];
+    char kernel_error[480];
 
     /* message counting for barrier termination: writes to other ranks */
     _Atomic uint64_t writes_sent;

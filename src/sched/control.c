@@ -18,7 +18,7 @@
 typedef struct done_msg {
     uint64_t seq;
     int32_t error, pad;
-    char msg[200];
+    char msg[480];
 } done_msg;
 
 typedef struct ready_msg {

@@ -18,7 +18,7 @@
 typedef struct done_msg {
     uint64_t seq;
     int32_t error, pad;
-    char msg[200];
+    char msg[480];
 } done_msg;
 
 int tess__queue_create(tess_ctx *ctx)
@@ -236,7 +236,7 @@ static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel,
 {
     if (rc >= 0 || q->error != 0) return;
     q->error = rc;
-    snprintf(q->error_msg, sizeof q->error_msg, "kernel %s instance %d on rank %d: %.120s", kernel,
+    snprintf(q->error_msg, sizeof q->error_msg, "kernel %s instance %d on rank %d: %.400s", kernel,
              instance, ctx->rank, ctx->last_error[0] ? ctx->last_error : tess_strerror(rc));
 }
 

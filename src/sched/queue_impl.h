@@ -37,7 +37,7 @@ struct tess__task_queue {
     uint64_t seq; /* last run received */
     uint64_t reported_seq;
     int error; /* first kernel error since the last report */
-    char error_msg[200];
+    char error_msg[480];
     const char **busy; /* per worker: kernel name being run, or NULL */
     int *busy_instance;
     int *busy_locality;   /* per worker: locality table of the running task */

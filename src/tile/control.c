@@ -33,13 +33,20 @@ double tile_now(const tile_ctl *c) { return mono_s() - c->t0; }
 int tile_send(tile_ctl *c, int dst, uint32_t type, const void *a, size_t alen, const void *b,
               size_t blen)
 {
-    uint8_t head[sizeof(tile_hdr) + 256];
+    uint8_t small[sizeof(tile_hdr) + 256];
+    uint8_t *head = alen <= 256 ? small : malloc(sizeof(tile_hdr) + alen);
+    if (head == NULL) return TESS_ERR_NOMEM;
     tile_hdr h = {.run_id = c->args.run_id, .type = type, .src = c->me};
-    if (alen > sizeof head - sizeof h) return TESS_ERR_INVAL;
     memcpy(head, &h, sizeof h);
     if (alen) memcpy(head + sizeof h, a, alen);
-    return tess__worker_send2(c->ctx, c->my_worker, c->ctx->worker_base[dst], head, sizeof h + alen,
-                              b, blen);
+    int rc = tess__worker_send2(c->ctx, c->my_worker, c->ctx->worker_base[dst], head,
+                                sizeof h + alen, b, blen);
+    if (head != small) free(head);
+    /* A message the controller could not send would leave a peer waiting:
+     * end the run (processor threads report their failures in TILE_DONE). */
+    if (rc != TESS_OK && type != TILE_ABORT && pthread_equal(pthread_self(), c->thread))
+        tile_abort_all(c, rc, "tiles: a message could not be sent");
+    return rc;
 }
 
 void tile_abort_all(tile_ctl *c, int status, const char *msg)
@@ -113,8 +120,32 @@ static int check_slabs(tile_ctl *c)
 
 /* ---- messages ---- */
 
+/* A tile took far longer than its processor's model said: the processor
+ * slowed down (another job took its core, a GPU throttled).  Its queue,
+ * estimated at the old speed, would now end long after everyone else's, so
+ * its unstarted tiles go back to the work and the plan shares them anew. */
+static void recall_if_slowed(tile_ctl *c, const tile_done *d)
+{
+    if (c->policy.kind != TILE_APC || !(d->est > 0) || d->seconds < 4 * d->est) return;
+    tile_item back[64];
+    int n = tile_proc_recall(&c->procs[d->proc], back, 64);
+    tess__tile_proc *q = &c->plan.procs[d->proc];
+    for (int k = 0; k < n; k++) {
+        tess__tile_segment s = {.column = back[k].column,
+                                .r0 = back[k].box.lo[0],
+                                .r1 = back[k].box.hi[0],
+                                .owner = c->me,
+                                .chunk = back[k].chunk};
+        q->queued_s = q->queued_s > back[k].est ? q->queued_s - back[k].est : 0.0;
+        q->queued_tiles--;
+        if (tess__tile_plan_push(&c->plan, &s) != TESS_OK)
+            tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory");
+    }
+}
+
 static void on_done(tile_ctl *c, tile_done *d)
 {
+    recall_if_slowed(c, d);
     if (d->started >= c->rs.boot_seconds && c->booted) c->busy_after_boot[d->proc] += d->seconds;
     tile_policy_done(c, d);
     c->completed += d->cells;
@@ -335,6 +366,7 @@ int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a
     c->me = tess_rank(ctx);
     c->nranks = tess_nranks(ctx);
     c->my_worker = ctx->worker_base[c->me];
+    c->thread = pthread_self();
     c->t0 = mono_s() - (tess_now() - a->t0); /* the run's clock starts at tess_tile_run */
     c->rng = a->seed * 0x9E3779B97F4A7C15ULL + (uint64_t)c->me + 1;
     int rc = setup(c);

@@ -26,6 +26,12 @@ void tess__tile_model_add(tess__tile_model *m, uint64_t cells, double seconds)
     m->tiles[c]++;
 }
 
+void tess__tile_model_scale(tess__tile_model *m, double factor)
+{
+    if (!(factor > 0)) return;
+    for (int c = 0; c < TESS__TILE_CLASSES; c++) m->seconds[c] *= factor;
+}
+
 double tess__tile_model_rate(const tess__tile_model *m, uint64_t cells)
 {
     int c = size_class(cells ? cells : 1);

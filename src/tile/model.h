@@ -33,6 +33,9 @@ typedef struct tess__tile_model {
 void tess__tile_model_init(tess__tile_model *m);
 /* A tile of `cells` cells took `seconds` (> 0) to process. */
 void tess__tile_model_add(tess__tile_model *m, uint64_t cells, double seconds);
+/* The processor's speed changed by 1/factor at every size (a tile took
+ * factor times its estimate): scale what was measured so far. */
+void tess__tile_model_scale(tess__tile_model *m, double factor);
 /* The measured rate of tiles of about `cells` cells (their class), or 0 if
  * no such tile has been measured. */
 double tess__tile_model_rate(const tess__tile_model *m, uint64_t cells);

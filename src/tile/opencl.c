@@ -87,9 +87,12 @@ int tess_tile_opencl_build(tess_tile_opencl *dev, const char *source, const char
     err = clBuildProgram(p, 1, &dev->device, options ? options : "", NULL, NULL);
     if (err != CL_SUCCESS) {
         char log[2048] = "";
-        clGetProgramBuildInfo(p, dev->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        for (char *s = log; *s; s++) /* one line: the error names the first problems */
-            if (*s == '\n') *s = ' ';
+        size_t len = 0;
+        clGetProgramBuildInfo(p, dev->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &len);
+        if (len > sizeof log - 1) len = sizeof log - 1;
+        log[len] = '\0';
+        for (size_t i = 0; i + 1 < len; i++) /* one line, whatever the driver wrote */
+            if (log[i] == '\n' || log[i] == '\0' || log[i] == '\r') log[i] = ' ';
         clReleaseProgram(p);
         return tess_set_error(dev->ctx, TESS_ERR_KERNEL,
                               "opencl: the kernel does not build on %s: %s", dev->name, log);

@@ -187,6 +187,10 @@ void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double e
     q->queued_s = q->queued_s > est ? q->queued_s - est : 0.0;
     q->queued_tiles--;
     if (q->finished++ == 0) return;
+    /* Far off the estimate: the processor itself changed speed (slowed by
+     * another job, throttled), not just this size class. */
+    if (q->boot.done && est > 0 && (seconds > 2 * est || seconds < 0.5 * est))
+        tess__tile_model_scale(&q->model, seconds / est);
     tess__tile_model_add(&q->model, cells, seconds);
     if (!q->boot.done) tess__tile_boot_record(&q->boot, cells, seconds);
 }

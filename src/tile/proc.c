@@ -91,8 +91,8 @@ static int deliver(tile_proc *p, const tile_item *it, void *out, tile_done *d)
         d->out = out;
         return TESS_OK;
     }
-    tile_copy_box(&c->area, &it->box, job->out_bytes, job->output, 0, out, 0);
-    return TESS_OK;
+    if (job->output) tile_copy_box(&c->area, &it->box, job->out_bytes, job->output, 0, out, 0);
+    return TESS_OK; /* neither an array nor write(): the output is dropped */
 }
 
 static double slowdown(const tile_proc *p, double started, double seconds)
@@ -215,6 +215,16 @@ int tile_proc_push(tile_proc *p, const tile_item *it)
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
     return TESS_OK;
+}
+
+int tile_proc_recall(tile_proc *p, tile_item *out, int max)
+{
+    pthread_mutex_lock(&p->mu);
+    int n = 0;
+    while (p->qlen > 0 && n < max) /* from the back: the latest given first */
+        out[n++] = p->queue[(p->qhead + --p->qlen) % p->qcap];
+    pthread_mutex_unlock(&p->mu);
+    return n;
 }
 
 void tile_proc_stop(tile_proc *p)

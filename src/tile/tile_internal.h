@@ -140,6 +140,9 @@ typedef struct tile_done {
 int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *spec);
 /* Queue a tile (copied).  TESS_ERR_NOMEM or TESS_OK. */
 int tile_proc_push(tile_proc *p, const tile_item *it);
+/* Take back up to max tiles the processor has not started (into out);
+ * returns how many. */
+int tile_proc_recall(tile_proc *p, tile_item *out, int max);
 void tile_proc_stop(tile_proc *p);
 
 /* ---- storage layer (store.c) ---- */
@@ -163,6 +166,7 @@ struct tile_ctl {
     tile_policy policy;
     tess__tile_area area;
     int me, nranks, my_worker;
+    pthread_t thread; /* the controller's */
     double t0;
     tile_proc procs[TILE_MAX_PROCS];
     int nprocs;

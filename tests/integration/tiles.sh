@@ -100,6 +100,59 @@ else
     die "opencl run failed"
 fi
 
+step "the API: 2-D and 3-D areas, reader and writer callbacks, slabs over ranks"
+API="$TESS_BUILD/tests/integration/tile_api"
+for pol in apc dd:100 static:50 ws:3x4; do "$API" grid2d "$pol" cpu*2; done
+for pol in apc dd:100 ws:7x8x5 static:7x2x5; do "$API" grid3d "$pol" cpu+cpu@0.5; done
+if [ "$MPI" = 1 ]; then
+    mpi 3 "$API" grid3d apc cpu
+    mpi 2 "$API" grid2d ws:100 cpu*2
+fi
+
+step "a failing kernel ends the run with its message, on every rank"
+set +e
+"$API" fail cpu*2 2> "$tmp/err"
+rc=$?
+set -e
+[ $rc = 3 ] && grep -q "cell 1234 is poisoned" "$tmp/err" || die "fail: exit $rc, $(cat "$tmp/err")"
+if [ "$MPI" = 1 ]; then
+    set +e
+    timeout 60 mpirun -np 3 --oversubscribe --bind-to none "$API" fail cpu > /dev/null 2> "$tmp/err"
+    rc=$?
+    set -e
+    [ $rc != 0 ] && [ $rc != 124 ] && grep -q "cell 1234 is poisoned" "$tmp/err" ||
+        die "fail under mpirun: exit $rc, $(cat "$tmp/err")"
+fi
+set +e
+"$API" clbuild 2> "$tmp/err"
+rc=$?
+set -e
+if [ $rc = 3 ]; then
+    grep -q "does not build on .*undeclared identifier" "$tmp/err" ||
+        grep -q "no OpenCL platform" "$tmp/err" || die "clbuild: $(cat "$tmp/err")"
+elif [ $rc != 77 ]; then
+    die "clbuild: exit $rc"
+fi
+
+step "a processor slowed to 5% mid-run: the job still ends within 1.3x the ideal"
+if [ "$(nproc)" -ge 2 ]; then
+    best1=999 bestmix=999
+    for round in 1 2; do # alternating rounds: the machine is shared
+        bs --options 2000000 --iterations 60 --processors cpu --stats "$tmp/one.json"
+        bs --options 2000000 --iterations 60 --processors cpu+cpu@0.05/0.3 --stats "$tmp/mix.json"
+        best1=$(python3 -c "import json,sys; print(min($best1, json.load(open(sys.argv[1]))['seconds']))" "$tmp/one.json")
+        bestmix=$(python3 -c "import json,sys; print(min($bestmix, json.load(open(sys.argv[1]))['seconds']))" "$tmp/mix.json")
+    done
+    # W = r*T1; the mix does r*T + r*0.3 + 0.05*r*(T - 0.3): T = (T1 - 0.285) / 1.05
+    python3 -c "
+t1, mix = $best1, $bestmix
+ideal = (t1 - 0.285) / 1.05
+print(f'   one processor {t1:.3f} s; slowed mix {mix:.3f} s; ideal {ideal:.3f} s; ratio {mix / ideal:.2f}')
+assert mix <= 1.3 * ideal, 'more than 1.3x the ideal'"
+else
+    echo "   (skipped: fewer than 2 cores)"
+fi
+
 step "NaN and negative prices give NaN, not a crash"
 python3 -c "
 import struct, sys
