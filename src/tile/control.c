@@ -145,6 +145,11 @@ static void recall_if_slowed(tile_ctl *c, const tile_done *d)
 
 static void on_done(tile_ctl *c, tile_done *d)
 {
+    if (c->status != TESS_OK) { /* the run failed: only release what the tile held */
+        d->status = c->status;
+        tile_store_done(c, d);
+        return;
+    }
     recall_if_slowed(c, d);
     if (d->started >= c->rs.boot_seconds && c->booted) c->busy_after_boot[d->proc] += d->seconds;
     tile_policy_done(c, d);

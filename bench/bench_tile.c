@@ -1,0 +1,355 @@
+/*
+ * bench_tile.c — `tessera bench tile`: the APC+ paper's parameter sweep on
+ * Black-Scholes.  For each configuration (processor mix x CCR, the
+ * --iterations knob) every fixed tile size from --min-size to the largest
+ * power of two below the book runs under dd, static and ws, and apc once;
+ * each run is a child `tessera run blackscholes ... --stats FILE`, and its
+ * `seconds` (run start to last output gathered) is the figure.  Rounds of
+ * fixed order, so slow phases of a shared machine hit every policy alike.
+ * Then: APC's overhead against a plain C loop calling the same kernel over
+ * the whole array (alternating rounds, median ratio), and, when mpirun is
+ * there, 2 ranks against 1 (input spread, and all on rank 0).
+ * Figures are never pass/fail; results go to a JSON Lines file.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blackscholes/blackscholes.h"
+#include "bench_util.h"
+#include "common.h"
+
+typedef struct bt_opts {
+    long options, rounds, min_size;
+    const char *mixes, *ccrs, *out, *policies;
+    char self[4096], tmp[4096], mpirun[4096];
+} bt_opts;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tessera bench tile [--options N] [--mixes LIST] [--ccr LIST] [--rounds R]\n"
+            "         [--min-size C] [--policies LIST] [--out FILE.jsonl]\n"
+            "\n"
+            "The APC+ sweep on Black-Scholes: per processor mix and CCR (--iterations),\n"
+            "every fixed tile size from --min-size up in powers of 2 under dd, static and\n"
+            "ws, and apc; prints best fixed size and time, worst, APC and APC/best.  Then\n"
+            "APC's overhead against a plain loop over the same kernel, and 2 ranks against\n"
+            "1 under mpirun.  Each run is a child process; rounds alternate.\n"
+            "\n"
+            "  --options N      options per run (default 1000000)\n"
+            "  --mixes LIST     ';'-separated processor specs (default\n"
+            "                   'cpu*N;cpu*(N-1)+cpu@0.25;cpu+opencl' for N cores)\n"
+            "  --ccr LIST       iterations per option (default 1,10,75,250)\n"
+            "  --rounds R       repetitions of everything (default 1; medians reported)\n"
+            "  --min-size C     smallest fixed tile (default 1024)\n"
+            "  --policies LIST  fixed-size policies (default dd,static,ws)\n"
+            "  --out FILE       JSON Lines results (default bench-tile.jsonl)\n"
+            "  Plot with: python3 scripts/plot_tile.py FILE.jsonl DIR\n");
+}
+
+static int parse(bt_opts *o, int argc, char **argv)
+{
+    *o = (bt_opts){.options = 1000000,
+                   .rounds = 1,
+                   .min_size = 1024,
+                   .ccrs = "1,10,75,250",
+                   .out = "bench-tile.jsonl",
+                   .policies = "dd,static,ws"};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        long *num = NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 1;
+        }
+        if (bench_is_option(a, "--options")) num = &o->options;
+        else if (bench_is_option(a, "--rounds")) num = &o->rounds;
+        else if (bench_is_option(a, "--min-size")) num = &o->min_size;
+        if (!(v = bench_option_value(argc, argv, &i))) {
+            fprintf(stderr, "tessera bench tile: option %s needs a value (see --help)\n", a);
+            return -1;
+        }
+        if (num) {
+            if (app_parse_int("bench tile", a, v, 1, 1L << 36, num) != 0) return -1;
+        } else if (bench_is_option(a, "--mixes")) o->mixes = v;
+        else if (bench_is_option(a, "--ccr")) o->ccrs = v;
+        else if (bench_is_option(a, "--out")) o->out = v;
+        else if (bench_is_option(a, "--policies")) o->policies = v;
+        else {
+            fprintf(stderr, "tessera bench tile: unknown option '%s' (see --help)\n", a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- one run */
+
+/* Run `tessera run blackscholes ARGS --stats F` (under mpirun -np np when
+ * np > 0); its seconds, or -1 when it failed. */
+static double run_child(bt_opts *o, int np, char **extra, int nextra, char *stats_copy, size_t cap)
+{
+    char stats[4200], out[4200], err[4200], npbuf[16];
+    snprintf(stats, sizeof stats, "%s/stats.json", o->tmp);
+    snprintf(out, sizeof out, "%s/child.out", o->tmp);
+    snprintf(err, sizeof err, "%s/child.err", o->tmp);
+    char *argv[48];
+    int n = 0;
+    if (np > 0) {
+        snprintf(npbuf, sizeof npbuf, "%d", np);
+        argv[n++] = o->mpirun;
+        argv[n++] = "-np";
+        argv[n++] = npbuf;
+        argv[n++] = "--oversubscribe";
+        argv[n++] = "--bind-to";
+        argv[n++] = "none";
+    }
+    argv[n++] = o->self;
+    argv[n++] = "run";
+    argv[n++] = "blackscholes";
+    argv[n++] = "--quiet";
+    argv[n++] = "--stats";
+    argv[n++] = stats;
+    for (int k = 0; k < nextra && n < 46; k++) argv[n++] = extra[k];
+    argv[n] = NULL;
+    unlink(stats);
+    pid_t pid;
+    int status = 0;
+    if (bench_spawn_logged(argv, out, err, &pid) != 0) return -1;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    char *text = bench_read_text(stats);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text == NULL) {
+        char line[300];
+        bench_first_line(err, line, sizeof line);
+        fprintf(stderr, "tessera bench tile: a run failed: %s\n", line);
+        free(text);
+        return -1;
+    }
+    const char *s = strstr(text, "\"seconds\":");
+    double secs = s ? strtod(s + 10, NULL) : -1;
+    if (stats_copy) snprintf(stats_copy, cap, "%s", text);
+    free(text);
+    return secs;
+}
+
+static void record(bt_opts *o, const char *mix, long ccr, const char *policy, long size,
+                   double secs, const char *stats)
+{
+    FILE *fp = fopen(o->out, "a");
+    if (fp == NULL) return;
+    fprintf(fp,
+            "{\"bench\":\"tile\",\"options\":%ld,\"mix\":\"%s\",\"ccr\":%ld,\"policy\":\"%s\","
+            "\"size\":%ld,\"seconds\":%.6f,\"stats\":%s}\n",
+            o->options, mix, ccr, policy, size, secs, stats && *stats ? stats : "null");
+    fclose(fp);
+}
+
+/* ---------------------------------------------------------------- sweep */
+
+typedef struct cell {
+    double best, worst, apc;
+    long best_size;
+    char best_policy[16];
+} cell;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double timed(bt_opts *o, const char *mix, long ccr, const char *policy, long size)
+{
+    char opts[32], iters[32], pol[64];
+    snprintf(opts, sizeof opts, "%ld", o->options);
+    snprintf(iters, sizeof iters, "%ld", ccr);
+    if (size > 0) snprintf(pol, sizeof pol, "%s:%ld", policy, size);
+    else snprintf(pol, sizeof pol, "%s", policy);
+    char *extra[] = {"--options",    opts,        "--iterations", iters,
+                     "--processors", (char *)mix, "--policy",     pol};
+    static char stats[1 << 16];
+    double rounds[64];
+    int n = 0;
+    for (long r = 0; r < o->rounds && r < 64; r++) {
+        double s = run_child(o, 0, extra, 8, stats, sizeof stats);
+        if (s < 0) return -1;
+        record(o, mix, ccr, policy, size, s, stats);
+        rounds[n++] = s;
+    }
+    return median(rounds, n);
+}
+
+static void sweep_one(bt_opts *o, const char *mix, long ccr, cell *c)
+{
+    *c = (cell){.best = INFINITY, .worst = 0};
+    char policies[256];
+    snprintf(policies, sizeof policies, "%s", o->policies);
+    for (long size = o->min_size; size <= o->options / 2; size *= 2) {
+        char *save = NULL;
+        snprintf(policies, sizeof policies, "%s", o->policies);
+        for (char *p = strtok_r(policies, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+            double s = timed(o, mix, ccr, p, size);
+            if (s < 0) continue;
+            if (s < c->best) {
+                c->best = s;
+                c->best_size = size;
+                snprintf(c->best_policy, sizeof c->best_policy, "%s", p);
+            }
+            if (s > c->worst) c->worst = s;
+        }
+    }
+    c->apc = timed(o, mix, ccr, "apc", 0);
+    printf("%-24s %5ld  %-6s %9ld %8.3f  %8.3f  %8.3f  %6.3f\n", mix, ccr, c->best_policy,
+           c->best_size, c->best, c->worst, c->apc, c->apc / c->best);
+    fflush(stdout);
+}
+
+static void default_mixes(char *buf, size_t cap)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 2) n = 2;
+    snprintf(buf, cap, "cpu*%ld;cpu*%ld+cpu@0.25;cpu+opencl", n, n - 1);
+}
+
+static int sweep(bt_opts *o)
+{
+    char mixes[512], ccrs[256];
+    if (o->mixes) snprintf(mixes, sizeof mixes, "%s", o->mixes);
+    else default_mixes(mixes, sizeof mixes);
+    printf("sweep: %ld options per run, %ld round(s); seconds from run start to last output\n",
+           o->options, o->rounds);
+    printf("%-24s %5s  %-6s %9s %8s  %8s  %8s  %6s\n", "mix", "CCR", "best", "size", "best s",
+           "worst s", "APC s", "APC/best");
+    int configs = 0, within10 = 0, within5 = 0;
+    char *save_m = NULL;
+    for (char *mix = strtok_r(mixes, ";", &save_m); mix; mix = strtok_r(NULL, ";", &save_m)) {
+        snprintf(ccrs, sizeof ccrs, "%s", o->ccrs);
+        char *save_c = NULL;
+        for (char *k = strtok_r(ccrs, ",", &save_c); k; k = strtok_r(NULL, ",", &save_c)) {
+            cell c;
+            sweep_one(o, mix, strtol(k, NULL, 10), &c);
+            if (!(c.apc > 0) || !isfinite(c.best)) continue;
+            configs++;
+            within10 += c.apc <= 1.10 * c.best;
+            within5 += c.apc <= 1.05 * c.best;
+        }
+    }
+    printf("APC within 10%% of the best fixed size in %d of %d configurations, within 5%% in "
+           "%d (goals: >= 90%% within 10%%; aim 5%%)\n",
+           within10, configs, within5);
+    return configs > 0 ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- overhead */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void overhead(bt_opts *o)
+{
+    long k = 10, n = o->options;
+    float *in = malloc((size_t)n * 12), *out = malloc((size_t)n * 8);
+    if (in == NULL || out == NULL) {
+        free(in);
+        free(out);
+        return;
+    }
+    bs_generate(0, 0, n, in);
+    bs_params p = {0.02f, 0.30f, (int)k, NULL};
+    double ratio[16];
+    int rounds = 5;
+    char opts[32], iters[32];
+    snprintf(opts, sizeof opts, "%ld", n);
+    snprintf(iters, sizeof iters, "%ld", k);
+    char *extra[] = {"--options", opts, "--iterations", iters, "--processors", "cpu"};
+    for (int r = 0; r < rounds; r++) { /* alternating: plain loop, then APC */
+        double t0 = now_s();
+        bs_price(in, out, n, &p);
+        double plain = now_s() - t0;
+        double apc = run_child(o, 0, extra, 6, NULL, 0);
+        ratio[r] = apc > 0 ? plain / apc : 0;
+        printf("  round %d: plain loop %.3f s, APC on 1 cpu %.3f s, APC rate / plain %.3f\n", r + 1,
+               plain, apc, ratio[r]);
+    }
+    printf("overhead: APC's cells/s on 1 cpu = %.3f x the plain loop's (median of %d; goal >= "
+           "0.95)\n",
+           median(ratio, rounds), rounds);
+    free(in);
+    free(out);
+}
+
+/* ---------------------------------------------------------------- scaling */
+
+static void scaling(bt_opts *o)
+{
+    if (bench_find_on_path("mpirun", o->mpirun, sizeof o->mpirun) != 0 || !tess_have_mpi()) {
+        printf("scaling: skipped (no mpirun or a build without MPI)\n");
+        return;
+    }
+    if (getuid() == 0) { /* OpenMPI refuses root unless told; containers need no CMA */
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+    setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+    char opts[32];
+    snprintf(opts, sizeof opts, "%ld", o->options);
+    char *one[] = {"--options", opts, "--iterations", "75", "--processors", "cpu"};
+    char *on0[] = {"--options",    opts,  "--iterations", "75",
+                   "--processors", "cpu", "--data-on",    "0"};
+    static char stats[1 << 16];
+    double r1[5], r2[5], r0[5];
+    int rounds = 3;
+    for (int r = 0; r < rounds; r++) {
+        r1[r] = run_child(o, 0, one, 6, NULL, 0);
+        r2[r] = run_child(o, 2, one, 6, NULL, 0);
+        r0[r] = run_child(o, 2, on0, 8, stats, sizeof stats);
+        if (r1[r] > 0 && r2[r] > 0 && r0[r] > 0)
+            printf("  round %d: 1 rank %.3f s; 2 ranks spread %.3f s (%.2fx); all input on rank "
+                   "0 %.3f s (%.2fx)\n",
+                   r + 1, r1[r], r2[r], r1[r] / r2[r], r0[r], r1[r] / r0[r]);
+        record(o, "np2-on0", 75, "apc", 0, r0[r], stats);
+    }
+    double a = median(r1, rounds), b = median(r2, rounds), c = median(r0, rounds);
+    printf("scaling (K=75, 1 cpu per rank, medians): 2 ranks = %.2fx 1 rank (goal >= 1.8); "
+           "input on rank 0: %.2fx; bytes moved in the last such run are in %s\n",
+           a / b, a / c, o->out);
+}
+
+int bench_tile_main(int argc, char **argv)
+{
+    bt_opts o;
+    int rc = parse(&o, argc, argv);
+    if (rc != 0) return rc > 0 ? 0 : 2;
+    ssize_t len = readlink("/proc/self/exe", o.self, sizeof o.self - 1);
+    if (len <= 0) {
+        fprintf(stderr, "tessera bench tile: cannot find its own executable\n");
+        return 1;
+    }
+    o.self[len] = '\0';
+    if (bench_make_tmpdir(o.tmp, sizeof o.tmp, NULL, "bench-tile", "bench tile") != 0) return 1;
+    rc = sweep(&o);
+    overhead(&o);
+    scaling(&o);
+    printf("StarPU peer: not built (bench/ has no StarPU driver yet; see docs/tiles.md)\n");
+    char cmd[8300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", o.tmp);
+    if (system(cmd) != 0) fprintf(stderr, "tessera bench tile: could not remove %s\n", o.tmp);
+    return rc == 0 ? 0 : 1;
+}
