@@ -126,7 +126,8 @@ static int parse_size(const char *s, int ndims, tile_policy *out)
     out->nbox = 0;
     out->cells = 1;
     for (;;) {
-        if (out->nbox == TESS_TILE_MAX_DIMS) return -1;
+        if (out->nbox == TESS_TILE_MAX_DIMS || out->cells > (UINT64_C(1) << 62) / (uint64_t)v)
+            return -1;
         out->box[out->nbox++] = v;
         out->cells *= (uint64_t)v;
         if (*e == '\0') break;
