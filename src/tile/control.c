@@ -80,8 +80,11 @@ static int setup(tile_ctl *c)
     c->slab_lo = calloc((size_t)c->nranks, sizeof *c->slab_lo);
     c->slab_hi = calloc((size_t)c->nranks, sizeof *c->slab_hi);
     c->peer_empty = calloc((size_t)c->nranks, 1);
-    TESS_RETURN_IF(c->ctx, !c->slab_lo || !c->slab_hi || !c->peer_empty, TESS_ERR_NOMEM,
-                   "out of memory");
+    c->peer_left = calloc((size_t)c->nranks, sizeof *c->peer_left);
+    c->peer_rate = calloc((size_t)c->nranks, sizeof *c->peer_rate);
+    TESS_RETURN_IF(c->ctx,
+                   !c->slab_lo || !c->slab_hi || !c->peer_empty || !c->peer_left || !c->peer_rate,
+                   TESS_ERR_NOMEM, "out of memory");
     const tess_tile_job *job = c->job;
     if (job->input != NULL) {
         c->slab_lo[c->me] = job->input_lo;
@@ -177,6 +180,20 @@ static void on_abort(tile_ctl *c, const uint8_t *p, size_t len)
     }
 }
 
+/* The global estimated end time: all work left over the summed rates, from
+ * the latest figures every rank sent (and this rank's own). */
+static void estimate_end(tile_ctl *c)
+{
+    c->peer_left[c->me] = tile_policy_left(c) + c->received - c->completed;
+    c->peer_rate[c->me] = tile_rank_rate(c);
+    double left = 0, rate = 0;
+    for (int r = 0; r < c->nranks; r++) {
+        left += (double)c->peer_left[r];
+        rate += c->peer_rate[r];
+    }
+    if (rate > 0) c->rs.est_end = tile_now(c) + left / rate;
+}
+
 static void handle(tile_ctl *c, const tile_hdr *h, const uint8_t *p, size_t len)
 {
     switch (h->type) {
@@ -237,7 +254,9 @@ static void handle(tile_ctl *c, const tile_hdr *h, const uint8_t *p, size_t len)
         tile_status_msg m;
         if (len < sizeof m) return;
         memcpy(&m, p, sizeof m);
-        if (m.rate > 0) c->rs.est_end = tile_now(c) + (double)m.left / m.rate;
+        c->peer_left[h->src] = m.left;
+        c->peer_rate[h->src] = m.rate;
+        estimate_end(c);
         break;
     }
     case TILE_BOOT: {
@@ -358,6 +377,8 @@ static void teardown(tile_ctl *c)
     free(c->slab_lo);
     free(c->slab_hi);
     free(c->peer_empty);
+    free(c->peer_left);
+    free(c->peer_rate);
     free(c->pending);
 }
 

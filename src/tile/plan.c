@@ -137,8 +137,10 @@ static uint64_t settled_size(const tess__tile_plan *p, int i)
         tess__tile_plan_best(p, k, &rate[k]);
         queued[k] = p->procs[k].queued_s;
     }
-    tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);
-    if (share[i] == 0) return 0;
+    double finish = tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);
+    /* No queue longer than half the time left: what is queued cannot be
+     * shared anew, so on a short job T alone would fix the split early. */
+    if (share[i] == 0 || p->procs[i].queued_s >= 0.5 * finish) return 0;
     uint64_t half = share[i] / 2 > p->min_cells ? share[i] / 2 : p->min_cells;
     return half < best ? half : best;
 }

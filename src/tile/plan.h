@@ -8,8 +8,9 @@
  *   - Bootstrap: each processor gets one tile at a time, its size doubling
  *     from the minimum until a tile takes at least the threshold time.
  *   - Then each processor is kept with no more than T seconds of queued work
- *     (estimated with its own model), in tiles of the size with its best
- *     measured rate; processors are served round robin.
+ *     (estimated with its own model), and no more than half the estimated
+ *     time left, in tiles of the size with its best measured rate;
+ *     processors are served round robin.
  *   - Near the end, Algorithm 2 shares the remaining work so that all
  *     processors finish together; a processor's tiles shrink to half of its
  *     share (never below the minimum), so no large last tile sets the finish

@@ -184,7 +184,9 @@ struct tile_ctl {
     uint64_t fetch_bytes_out; /* requested and not yet arrived */
     /* stealing */
     uint8_t *peer_empty;
-    int steal_out; /* a request is out */
+    uint64_t *peer_left; /* per rank: cells not finished, from its last status */
+    double *peer_rate;   /* per rank: its aggregate rate, cells/s */
+    int steal_out;       /* a request is out */
     int boot_sent, boots;
     uint64_t boot_agreed;
     int booted;

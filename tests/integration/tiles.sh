@@ -110,6 +110,28 @@ else
     die "opencl run failed"
 fi
 
+if [ "$MPI" = 1 ] && [ $SANITIZED = 0 ]; then
+    step "a rank killed mid-run: the job ends with an error within seconds, no output"
+    rm -f "$tmp/dead.out"
+    start=$(date +%s)
+    set +e
+    timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$TESSERA" run blackscholes --quiet \
+        --options 2000000 --iterations 250 --processors cpu --output "$tmp/dead.out" \
+        > /dev/null 2>&1 &
+    job=$!
+    sleep 2
+    pkill -9 -n -f "run blackscholes --quiet --options 2000000 --iterations 250"
+    wait $job
+    rc=$?
+    set -e
+    took=$(( $(date +%s) - start ))
+    [ $rc != 0 ] && [ $rc != 124 ] || die "killed rank: exit $rc"
+    [ $took -lt 30 ] || die "killed rank: the job took $took s to end"
+    [ ! -e "$tmp/dead.out" ] && ! ls "$tmp"/.dead.out.tmp.* > /dev/null 2>&1 ||
+        die "killed rank: output or temporaries left"
+    echo "   ended with exit $rc after $took s"
+fi
+
 step "the API: 2-D and 3-D areas, reader and writer callbacks, slabs over ranks"
 API="$TESS_BUILD/tests/integration/tile_api"
 for pol in apc dd:100 static:50 ws:3x4; do "$API" grid2d "$pol" cpu*2; done
