@@ -22,6 +22,7 @@
 
 #include "blackscholes/blackscholes.h"
 #include "bench_util.h"
+#include "csr_pagerank.h"
 #include "common.h"
 
 typedef struct bt_opts {
@@ -161,18 +162,6 @@ typedef struct cell {
     char best_policy[16];
 } cell;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static double timed(bt_opts *o, const char *mix, long ccr, const char *policy, long size)
 {
     char opts[32], iters[32], pol[64];
@@ -191,7 +180,7 @@ static double timed(bt_opts *o, const char *mix, long ccr, const char *policy, l
         record(o, mix, ccr, policy, size, s, stats);
         rounds[n++] = s;
     }
-    return median(rounds, n);
+    return bench_median(rounds, n);
 }
 
 static void sweep_one(bt_opts *o, const char *mix, long ccr, cell *c)
@@ -257,13 +246,6 @@ static int sweep(bt_opts *o)
 
 /* ---------------------------------------------------------------- overhead */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void overhead(bt_opts *o)
 {
     long k = 10, n = o->options;
@@ -287,9 +269,9 @@ static void overhead(bt_opts *o)
         free(out);
         out = malloc((size_t)n * 8);
         if (out == NULL) break;
-        double t0 = now_s();
+        double t0 = tess_now();
         bs_price(in, out, n, &p);
-        double plain = now_s() - t0;
+        double plain = tess_now() - t0;
         double apc = run_child(o, 0, extra, 6, NULL, 0);
         ratio[r] = apc > 0 ? plain / apc : 0;
         printf("  round %d: plain loop %.3f s, APC on 1 cpu %.3f s, APC rate / plain %.3f\n", r + 1,
@@ -297,7 +279,7 @@ static void overhead(bt_opts *o)
     }
     printf("overhead: APC's cells/s on 1 cpu = %.3f x the plain loop's (median of %d; goal >= "
            "0.95)\n",
-           median(ratio, rounds), rounds);
+           bench_median(ratio, rounds), rounds);
     free(in);
     free(out);
 }
@@ -333,7 +315,7 @@ static void scaling(bt_opts *o)
                    r + 1, r1[r], r2[r], r1[r] / r2[r], r0[r], r1[r] / r0[r]);
         record(o, "np2-on0", 75, "apc", 0, r0[r], stats);
     }
-    double a = median(r1, rounds), b = median(r2, rounds), c = median(r0, rounds);
+    double a = bench_median(r1, rounds), b = bench_median(r2, rounds), c = bench_median(r0, rounds);
     printf("scaling (K=75, 1 cpu per rank, medians): 2 ranks = %.2fx 1 rank (goal >= 1.8); "
            "input on rank 0: %.2fx; bytes moved in the last such run are in %s\n",
            a / b, a / c, o->out);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "comm/comm.h"
 #include "tile/tile_internal.h"
 
@@ -21,14 +20,7 @@ typedef struct tile_status_msg {
     double rate;
 } tile_status_msg;
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double tile_now(const tile_ctl *c) { return mono_s() - c->t0; }
+double tile_now(const tile_ctl *c) { return tess_now() - c->t0; }
 
 int tile_send(tile_ctl *c, int dst, uint32_t type, const void *a, size_t alen, const void *b,
               size_t blen)
@@ -393,7 +385,9 @@ int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a
     c->nranks = tess_nranks(ctx);
     c->my_worker = ctx->worker_base[c->me];
     c->thread = pthread_self();
-    c->t0 = mono_s() - (tess_now() - a->t0); /* the run's clock starts at tess_tile_run */
+    /* Rank 0's clock starts at tess_tile_run; other ranks (maybe on other
+     * machines, other clocks) start theirs when their controller starts. */
+    c->t0 = c->me == 0 ? a->t0 : tess_now();
     c->rng = a->seed * 0x9E3779B97F4A7C15ULL + (uint64_t)c->me + 1;
     int rc = setup(c);
     if (rc != TESS_OK) tile_abort_all(c, rc, tess_last_error(ctx));

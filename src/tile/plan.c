@@ -151,6 +151,9 @@ static uint64_t wanted(const tess__tile_plan *p, int i)
     const tess__tile_proc *q = &p->procs[i];
     if (!q->boot.done) return q->queued_tiles == 0 ? q->boot.next : 0; /* one at a time */
     if (q->queued_s >= p->queue_s) return 0;
+    /* Others still bootstrapping: the shares cannot be computed yet, and a
+     * long queue handed out now could not be shared anew later. */
+    if (q->queued_tiles >= 2 && !all_booted(p)) return 0;
     return settled_size(p, i);
 }
 
@@ -165,9 +168,14 @@ int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_
                          uint64_t *cells_out, double *est_out)
 {
     if (p->remaining == 0) return 0;
+    int idle = 1;
+    for (int k = 0; k < p->nprocs; k++) idle &= p->procs[k].queued_tiles == 0;
     for (int k = 0; k < p->nprocs; k++) {
         int i = (p->next_rr + k) % p->nprocs;
         uint64_t want = wanted(p, i);
+        /* Work left and nobody busy: someone must take it, whatever the
+         * shares say (rates unknown or too rough for this little work). */
+        if (want == 0 && idle) want = tess__tile_plan_best(p, i, &(double){0});
         if (want == 0) continue;
         uint64_t cells = tess__tile_plan_cut(p, want, box_out);
         if (cells == 0) return 0;
@@ -189,10 +197,12 @@ void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double e
     q->queued_s = q->queued_s > est ? q->queued_s - est : 0.0;
     q->queued_tiles--;
     if (q->finished++ == 0) return;
-    /* Far off the estimate: the processor itself changed speed (slowed by
-     * another job, throttled), not just this size class. */
-    if (q->boot.done && est > 0 && (seconds > 2 * est || seconds < 0.5 * est))
-        tess__tile_model_scale(&q->model, seconds / est);
+    /* Two tiles in a row far off their estimates, the same way: the
+     * processor itself changed speed (slowed by another job, throttled), not
+     * just this size class.  One alone is noise (a preempted tile). */
+    int off = !(q->boot.done && est > 0) ? 0 : seconds > 2 * est ? 1 : seconds < 0.5 * est ? -1 : 0;
+    if (off != 0 && off == q->last_off) tess__tile_model_scale(&q->model, seconds / est);
+    q->last_off = off;
     tess__tile_model_add(&q->model, cells, seconds);
     if (!q->boot.done) tess__tile_boot_record(&q->boot, cells, seconds);
 }

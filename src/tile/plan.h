@@ -33,6 +33,7 @@ typedef struct tess__tile_proc {
     double queued_s; /* estimated seconds of the tiles given and not finished */
     int queued_tiles;
     uint32_t finished; /* tiles done; the first is a warm-up, not measured */
+    int last_off;      /* the last tile was far slower (1) or faster (-1) than estimated */
 } tess__tile_proc;
 
 typedef struct tess__tile_plan {

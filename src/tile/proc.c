@@ -14,13 +14,6 @@
 int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device);
 void tile_opencl_close(void *device);
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void sleep_s(double s)
 {
     if (s <= 0) return;
@@ -106,7 +99,7 @@ static int run_tile(tile_proc *p, const tile_item *it, tile_done *d)
 {
     tile_ctl *c = p->ctl;
     const tess_tile_job *job = c->job;
-    double t0 = now_s();
+    double t0 = tess_now();
     d->started = t0 - c->t0;
     const void *in;
     int direct = 0, rc = tile_input(p, it, &in);
@@ -117,7 +110,7 @@ static int run_tile(tile_proc *p, const tile_item *it, tile_done *d)
         rc = job->kernel[p->spec.kind](&it->box, in, out, p->device, job->arg);
         if (rc > 0) rc = TESS_ERR_KERNEL;
     }
-    double t = now_s() - t0;
+    double t = tess_now() - t0;
     double extra = slowdown(p, d->started, t);
     sleep_s(extra);
     d->seconds = t + extra;
@@ -129,9 +122,9 @@ static int run_tile(tile_proc *p, const tile_item *it, tile_done *d)
 static int pop(tile_proc *p, tile_item *it)
 {
     pthread_mutex_lock(&p->mu);
-    double w0 = now_s();
+    double w0 = tess_now();
     while (p->qlen == 0 && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
-    p->idle += now_s() - w0;
+    p->idle += tess_now() - w0;
     int got = p->qlen > 0;
     if (got) {
         *it = p->queue[p->qhead];
