@@ -14,6 +14,7 @@ int kmeans_gen_points_main(int argc, char **argv);
 int bench_pagerank_main(int argc, char **argv);
 int bench_tick_main(int argc, char **argv);
 int bench_ckpt_main(int argc, char **argv);
+int bench_tile_main(int argc, char **argv);
 int supervise_main(int argc, char **argv);
 int workqueue_main(int argc, char **argv);
 
@@ -35,6 +36,7 @@ static void usage(FILE *out)
                  "                           binary graph cache for fast reloading\n"
                  "  bench pagerank [OPTIONS] PageRank against a CSR reference (--help)\n"
                  "  bench tick [OPTIONS]     the tick face's algorithms under jitter (--help)\n"
+                 "  bench tile [OPTIONS]     the tiles face's policies, the APC+ sweep (--help)\n"
                  "  bench ckpt [OPTIONS]     checkpoint overhead and restore time (--help)\n"
                  "  supervise [--max-restarts K] -- COMMAND ARGS...\n"
                  "                           run COMMAND; after a failure run it again\n"
@@ -66,6 +68,7 @@ static const command apps[] = {
 static const command benches[] = {
     {"pagerank", bench_pagerank_main},
     {"tick", bench_tick_main},
+    {"tile", bench_tile_main},
     {"ckpt", bench_ckpt_main},
 };
 
