@@ -51,7 +51,7 @@ static void usage(FILE *out)
             "  --min-size C     smallest fixed tile (default 1024)\n"
             "  --policies LIST  fixed-size policies (default dd,static,ws)\n"
             "  --out FILE       JSON Lines results (default bench-tile.jsonl)\n"
-            "  Plot with: python3 scripts/plot_tile.py FILE.jsonl DIR\n");
+            "  Plot with: python3 scripts/plot_tile.py FILE.jsonl DIR (scripts/deps.sh plot)\n");
 }
 
 static int parse(bt_opts *o, int argc, char **argv)
