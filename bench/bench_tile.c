@@ -27,7 +27,7 @@
 
 typedef struct bt_opts {
     long options, rounds, min_size;
-    const char *mixes, *ccrs, *out, *policies;
+    const char *mixes, *ccrs, *out, *policies, *parts;
     char self[4096], tmp[4096], mpirun[4096];
 } bt_opts;
 
@@ -35,7 +35,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: tessera bench tile [--options N] [--mixes LIST] [--ccr LIST] [--rounds R]\n"
-            "         [--min-size C] [--policies LIST] [--out FILE.jsonl]\n"
+            "         [--min-size C] [--policies LIST] [--out FILE.jsonl] [--parts LIST]\n"
             "\n"
             "The APC+ sweep on Black-Scholes: per processor mix and CCR (--iterations),\n"
             "every fixed tile size from --min-size up in powers of 2 under dd, static and\n"
@@ -51,6 +51,8 @@ static void usage(FILE *out)
             "  --min-size C     smallest fixed tile (default 1024)\n"
             "  --policies LIST  fixed-size policies (default dd,static,ws)\n"
             "  --out FILE       JSON Lines results (default bench-tile.jsonl)\n"
+            "  --parts LIST     sweep,overhead,scaling,starpu (default all); the StarPU peer\n"
+            "                   (dmda, best block count, K=75) needs libstarpu-dev at build\n"
             "  Plot with: python3 scripts/plot_tile.py FILE.jsonl DIR (scripts/deps.sh plot)\n");
 }
 
@@ -82,6 +84,7 @@ static int parse(bt_opts *o, int argc, char **argv)
         else if (bench_is_option(a, "--ccr")) o->ccrs = v;
         else if (bench_is_option(a, "--out")) o->out = v;
         else if (bench_is_option(a, "--policies")) o->policies = v;
+        else if (bench_is_option(a, "--parts")) o->parts = v;
         else {
             fprintf(stderr, "tessera bench tile: unknown option '%s' (see --help)\n", a);
             return -1;
@@ -321,6 +324,68 @@ static void scaling(bt_opts *o)
            a / b, a / c, o->out);
 }
 
+/* ---------------------------------------------------------------- StarPU */
+
+/* The peer's seconds for a block count (its best of calibrated runs), or -1. */
+static double starpu_once(bt_opts *o, const char *peer, long k, int blocks, int cpus, int slowed)
+{
+    char opts[32], iters[32], nb[32], nc[32], out[4200], err[4200];
+    snprintf(opts, sizeof opts, "%ld", o->options);
+    snprintf(iters, sizeof iters, "%ld", k);
+    snprintf(nb, sizeof nb, "%d", blocks);
+    snprintf(nc, sizeof nc, "%d", cpus);
+    snprintf(out, sizeof out, "%s/starpu.out", o->tmp);
+    snprintf(err, sizeof err, "%s/starpu.err", o->tmp);
+    char *argv[] = {(char *)peer, "--options",
+                    opts,         "--iterations",
+                    iters,        "--blocks",
+                    nb,           "--cpus",
+                    nc,           slowed ? "--slow-last" : NULL,
+                    "0.25",       NULL};
+    pid_t pid;
+    int status = 0;
+    if (bench_spawn_logged(argv, out, err, &pid) != 0) return -1;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    char line[256];
+    bench_first_line(out, line, sizeof line);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || strncmp(line, "seconds ", 8) != 0)
+        return -1;
+    return strtod(line + 8, NULL);
+}
+
+/* APC against StarPU's dmda at its best block count, CPU only and slowed. */
+static void starpu_peer(bt_opts *o)
+{
+    char peer[4200];
+    snprintf(peer, sizeof peer, "%s", o->self);
+    char *slash = strrchr(peer, '/');
+    snprintf(slash ? slash + 1 : peer, sizeof peer - (size_t)(slash ? slash + 1 - peer : 0),
+             "tessera-starpu-bs");
+    if (access(peer, X_OK) != 0) {
+        printf("StarPU peer: skipped (not built: install libstarpu-dev and rebuild)\n");
+        return;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 2) n = 2;
+    char mix[2][64];
+    snprintf(mix[0], sizeof mix[0], "cpu*%ld", n);
+    snprintf(mix[1], sizeof mix[1], "cpu*%ld+cpu@0.25", n - 1);
+    for (int slowed = 0; slowed < 2; slowed++) {
+        long k = 75;
+        double best = INFINITY;
+        int best_blocks = 0;
+        for (int b = 8; b <= 1024 && b <= o->options; b *= 2) {
+            double s = starpu_once(o, peer, k, b, (int)n, slowed);
+            if (s > 0 && s < best) best = s, best_blocks = b;
+        }
+        double apc = timed(o, mix[slowed], k, "apc", 0);
+        printf("StarPU dmda vs APC, %s, CCR %ld: StarPU best %.3f s (%d blocks), APC %.3f s, "
+               "APC/StarPU %.3f (goal <= 1)\n",
+               mix[slowed], k, best, best_blocks, apc, apc / best);
+    }
+}
+
 int bench_tile_main(int argc, char **argv)
 {
     bt_opts o;
@@ -333,10 +398,10 @@ int bench_tile_main(int argc, char **argv)
     }
     o.self[len] = '\0';
     if (bench_make_tmpdir(o.tmp, sizeof o.tmp, NULL, "bench-tile", "bench tile") != 0) return 1;
-    rc = sweep(&o);
-    overhead(&o);
-    scaling(&o);
-    printf("StarPU peer: not built (bench/ has no StarPU driver yet; see docs/tiles.md)\n");
+    if (strstr(o.parts, "sweep")) rc = sweep(&o);
+    if (strstr(o.parts, "overhead")) overhead(&o);
+    if (strstr(o.parts, "scaling")) scaling(&o);
+    if (strstr(o.parts, "starpu")) starpu_peer(&o);
     char cmd[8300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", o.tmp);
     if (system(cmd) != 0) fprintf(stderr, "tessera bench tile: could not remove %s\n", o.tmp);

@@ -169,21 +169,13 @@ elif [ $rc != 77 ]; then
     die "clbuild: exit $rc"
 fi
 
-step "a processor slowed to 5% mid-run: the job still ends within 1.3x the ideal"
+# The fast tier's bound catches a controller that cannot take work back from
+# a processor that slowed (that gives 2-3x); tiles_long.sh holds it to the
+# issue's 1.3x over more rounds (timing on a shared machine is noisy).
+step "a processor slowed to 5% mid-run: the job still ends within 1.6x the ideal"
 if [ "$(nproc)" -ge 2 ] && [ $SANITIZED = 0 ]; then
-    best1=999 bestmix=999
-    for round in 1 2; do # alternating rounds: the machine is shared
-        bs --options 2000000 --iterations 60 --processors cpu --stats "$tmp/one.json"
-        bs --options 2000000 --iterations 60 --processors cpu+cpu@0.05/0.3 --stats "$tmp/mix.json"
-        best1=$(python3 -c "import json,sys; print(min($best1, json.load(open(sys.argv[1]))['seconds']))" "$tmp/one.json")
-        bestmix=$(python3 -c "import json,sys; print(min($bestmix, json.load(open(sys.argv[1]))['seconds']))" "$tmp/mix.json")
-    done
-    # W = r*T1; the mix does r*T + r*0.3 + 0.05*r*(T - 0.3): T = (T1 - 0.285) / 1.05
-    python3 -c "
-t1, mix = $best1, $bestmix
-ideal = (t1 - 0.285) / 1.05
-print(f'   one processor {t1:.3f} s; slowed mix {mix:.3f} s; ideal {ideal:.3f} s; ratio {mix / ideal:.2f}')
-assert mix <= 1.3 * ideal, 'more than 1.3x the ideal'"
+    python3 "$TESS_SRC/tests/integration/tile_stress.py" "$TESSERA" 2 1.6 ||
+        die "the slowed mix took more than 1.6x the ideal"
 else
     echo "   (skipped: fewer than 2 cores, or under a sanitizer)"
 fi
