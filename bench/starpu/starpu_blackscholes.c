@@ -40,10 +40,8 @@ static void bs_block(void *buffers[], void *arg)
 
 static struct starpu_perfmodel bs_model = {.type = STARPU_HISTORY_BASED,
                                            .symbol = "tessera_blackscholes"};
-static struct starpu_codelet bs_codelet = {.cpu_funcs = {bs_block},
-                                           .nbuffers = 2,
-                                           .modes = {STARPU_R, STARPU_W},
-                                           .model = &bs_model};
+static struct starpu_codelet bs_codelet = {
+    .cpu_funcs = {bs_block}, .nbuffers = 2, .modes = {STARPU_R, STARPU_W}, .model = &bs_model};
 
 static double run_once(float *in, float *out, long n, int blocks, bs_params *p)
 {
@@ -84,8 +82,8 @@ int main(int argc, char **argv)
 {
     long n = arg_long(argc, argv, "--options", 1000000);
     int blocks = (int)arg_long(argc, argv, "--blocks", 64);
-    int cpus = (int)arg_long(argc, argv, "--cpus", 2), calibrate = (int)arg_long(argc, argv,
-                                                                               "--calibrate", 2);
+    int cpus = (int)arg_long(argc, argv, "--cpus", 2),
+        calibrate = (int)arg_long(argc, argv, "--calibrate", 2);
     bs_params p = {0.02f, 0.30f, (int)arg_long(argc, argv, "--iterations", 1), NULL};
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--slow-last") == 0) slow_fraction = strtod(argv[i + 1], NULL);
