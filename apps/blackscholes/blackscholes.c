@@ -259,8 +259,9 @@ static int control(tess_ctx *ctx, void *arg)
 static int finish(bs_app *a, tess_ctx *ctx, int rc)
 {
     if (tess_rank(ctx) == 0) {
-        if (rc == 0 && a->o.output && app_outfile_commit(&a->output) != 0) rc = -1;
+        /* the statistics first: if they cannot be written, no prices appear either */
         if (rc == 0 && a->o.tile.stats_path && app_outfile_commit(&a->stats) != 0) rc = -1;
+        if (rc == 0 && a->o.output && app_outfile_commit(&a->output) != 0) rc = -1;
         if (rc != 0) {
             app_outfile_abort(&a->output);
             app_outfile_abort(&a->stats);

@@ -4,6 +4,11 @@
  * final rename stays on one file system and is atomic), which is flushed,
  * fsync'ed and renamed onto the final path on commit, or removed on abort.
  * A reader therefore sees either no file or the whole file, never a prefix.
+ *
+ * A destination that exists and is not a regular file (/dev/null,
+ * /dev/stdout, a FIFO, a device) is written directly: renaming a temporary
+ * onto it would replace the device node with a file (as root, /dev/full
+ * became a regular file), and a stream has no "whole file" to protect.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -85,6 +90,19 @@ static FILE *outfile_create(const char *tmp_path)
     return fp;
 }
 
+/* A device, FIFO or socket: written in place, no temporary (tmp_path NULL). */
+static int outfile_open_stream(app_outfile *o, const char *path)
+{
+    o->path = strdup(path);
+    o->fp = o->path ? fopen(path, "w") : NULL;
+    if (!o->fp) {
+        outfile_report(path, o->path ? errno : ENOMEM);
+        outfile_release(o);
+        return -1;
+    }
+    return 0;
+}
+
 int app_outfile_open(app_outfile *o, const char *path)
 {
     memset(o, 0, sizeof *o);
@@ -96,6 +114,7 @@ int app_outfile_open(app_outfile *o, const char *path)
         outfile_report(path, EISDIR);
         return -1;
     }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return outfile_open_stream(o, path);
     outfile_clean_stale(path);
     o->path = strdup(path);
     o->tmp_path = outfile_tmp_name(path);
@@ -141,7 +160,16 @@ int app_outfile_commit(app_outfile *o)
 {
     if (!o->fp) return -1;
     errno = 0;
-    int err = outfile_close_synced(o);
+    int err = 0;
+    if (o->tmp_path == NULL) { /* a stream: flush and close, nothing to rename */
+        if (fflush(o->fp) != 0 || ferror(o->fp)) err = errno ? errno : EIO;
+        if (fclose(o->fp) != 0 && err == 0) err = errno ? errno : EIO;
+        o->fp = NULL;
+        if (err != 0) outfile_report(o->path, err);
+        outfile_release(o);
+        return err ? -1 : 0;
+    }
+    err = outfile_close_synced(o);
     if (err == 0 && rename(o->tmp_path, o->path) != 0) err = errno;
     if (err != 0) {
         outfile_report(o->path, err);

@@ -214,4 +214,13 @@ refuse "option --options" --options 0
 refuse "data-on" --options 1000 --data-on 3
 refuse "either --options" --options 10 --input "$tmp/book"
 refuse "missing-file" --input "$tmp/missing-file"
+mkfifo "$tmp/fifo"
+refuse "fifo: not a regular file" --input "$tmp/fifo"
+mkdir "$tmp/dir"
+refuse "cannot write .*dir: Is a directory" --options 100 --stats "$tmp/dir"
+if [ -c /dev/full ]; then # written in place, never replaced by a file
+    refuse "cannot write /dev/full: No space left on device" --options 1000 --stats /dev/full
+    [ -c /dev/full ] || die "/dev/full is no longer a device"
+fi
+bs --options 3 --output /dev/stdout | cmp -s - /dev/null && die "nothing written to /dev/stdout"
 echo "tiles: all checks passed"
