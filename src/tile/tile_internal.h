@@ -187,7 +187,7 @@ struct tile_ctl {
     uint64_t *peer_left; /* per rank: cells not finished, from its last status */
     double *peer_rate;   /* per rank: its aggregate rate, cells/s */
     int steal_out;       /* a request is out */
-    int boot_sent, boots;
+    int boots;
     uint64_t boot_agreed;
     int booted;
     /* completion */
