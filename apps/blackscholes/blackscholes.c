@@ -46,8 +46,9 @@ typedef struct bs_app {
 
 /* ---------------------------------------------------------------- options */
 
-static int set_value(bs_opts *o, const char *name, const char *value)
+static int set_value(void *opts, const char *name, const char *value)
 {
+    bs_opts *o = opts;
     if (strcmp(name, "options") == 0)
         return app_parse_int(BS_APP, name, value, 1, 1L << 40, &o->options);
     if (strcmp(name, "seed") == 0) return app_parse_int(BS_APP, name, value, 0, LONG_MAX, &o->seed);
@@ -62,56 +63,20 @@ static int set_value(bs_opts *o, const char *name, const char *value)
     if (strcmp(name, "volatility") == 0)
         return app_parse_double(BS_APP, name, value, 1e-6, 10.0, &o->volatility);
     if (strcmp(name, "input") == 0) o->input = value;
-    else if (strcmp(name, "output") == 0) o->output = value;
-    else return app_tile_cli_set(&o->tile, BS_APP, name, value);
+    else o->output = value;
     return 0;
-}
-
-static int takes_value(const char *name)
-{
-    static const char *const names[] = {"options",    "seed",     "iterations",
-                                        "min-tile",   "max-tile", "riskfree",
-                                        "volatility", "input",    "output"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0) return 1;
-    return app_tile_cli_is_option(name) == 1;
 }
 
 /* 0 ok, 1 --help printed, -1 usage error printed. */
 static int parse(bs_opts *o, int argc, char **argv)
 {
+    static const char *const values[] = {"options",  "seed",     "iterations", "min-tile",
+                                         "max-tile", "riskfree", "volatility", "input",
+                                         "output",   NULL};
     *o = (bs_opts){.iterations = 1, .min_tile = 64, .riskfree = 0.02, .volatility = 0.30};
     app_tile_cli_init(&o->tile);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            fputs(bs_usage, stdout);
-            return 1;
-        }
-        if (strncmp(arg, "--", 2) != 0) {
-            app_error(BS_APP, "unexpected argument '%s' (see --help)", arg);
-            return -1;
-        }
-        char name[32];
-        const char *eq = strchr(arg + 2, '=');
-        size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1),
-                 arg + 2);
-        if (len < sizeof name && !eq && app_tile_cli_is_option(name) == 2) {
-            app_tile_cli_set(&o->tile, BS_APP, name, NULL);
-            continue;
-        }
-        if (len >= sizeof name || !takes_value(name)) {
-            app_error(BS_APP, "unknown option '%s' (see --help)", arg);
-            return -1;
-        }
-        const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (value == NULL) {
-            app_error(BS_APP, "option --%s needs a value", name);
-            return -1;
-        }
-        if (set_value(o, name, value) != 0) return -1;
-    }
+    int p = app_tile_cli_parse(&o->tile, BS_APP, bs_usage, argc, argv, values, NULL, set_value, o);
+    if (p != 0) return p;
     if ((o->options > 0) == (o->input != NULL)) {
         app_error(BS_APP, "give either --options N or --input FILE (see --help)");
         return -1;
@@ -176,12 +141,7 @@ static void my_slab(const bs_app *a, tess_ctx *ctx, int64_t *lo, int64_t *hi)
 static int prepare(bs_app *a, tess_ctx *ctx)
 {
     int rank = tess_rank(ctx);
-    if (a->o.tile.data_on >= tess_nranks(ctx)) {
-        if (rank == 0)
-            app_error(BS_APP, "option --data-on: rank %ld is not one of the %d ranks",
-                      a->o.tile.data_on, tess_nranks(ctx));
-        return -1;
-    }
+    if (app_tile_cli_check_data_on(&a->o.tile, ctx, BS_APP) != 0) return -1;
     if (a->o.input && input_count(a, rank) != 0) return -1;
     int64_t lo, hi;
     my_slab(a, ctx, &lo, &hi);
@@ -236,22 +196,13 @@ static int control(tess_ctx *ctx, void *arg)
     bs_app *a = arg;
     if (a->o.output && app_outfile_open(&a->output, a->o.output) != 0) return -1;
     if (a->o.tile.stats_path && app_outfile_open(&a->stats, a->o.tile.stats_path) != 0) return -1;
-    tess_tile_options opt = a->o.tile.opt;
-    opt.progress = app_progress_enabled(a->o.tile.progress);
-    opt.seed = (uint64_t)a->o.seed;
     tess_tile_stats st;
-    int rc = tess_tile_run(ctx, &a->job, &opt, &st);
-    if (rc != TESS_OK) {
-        app_error(BS_APP, "%s", tess_last_error(ctx));
+    if (app_tile_cli_run(&a->o.tile, ctx, &a->job, (uint64_t)a->o.seed, BS_APP, &st) != 0)
         return -1;
-    }
-    if (a->o.output) rc = write_output(a);
-    if (rc == 0 && a->o.tile.stats_path && app_tile_stats_print(&st, ctx, BS_APP, a->stats.fp)) {
-        app_error(BS_APP, "cannot write %s", a->o.tile.stats_path);
-        rc = -1;
-    }
-    if (rc == 0 && a->o.tile.progress != APP_PROGRESS_OFF)
-        app_tile_summary(&st, BS_APP, "options", (double)a->o.options * (double)a->o.iterations);
+    int rc = a->o.output ? write_output(a) : 0;
+    if (rc == 0)
+        rc = app_tile_cli_report(&a->o.tile, ctx, &st, a->stats.fp, BS_APP, "options",
+                                 (double)a->o.options * (double)a->o.iterations);
     tess_tile_stats_free(&st);
     return rc;
 }
@@ -285,10 +236,8 @@ int blackscholes_main(int argc, char **argv)
     cfg.workers = 1; /* the controller; processors are threads of their own */
     tess_ctx *ctx = NULL;
     if (tess_init(&cfg, &ctx) != 0) return 1;
-    tess_tile_options check = a.o.tile.opt;
     int rc = prepare(&a, ctx);
-    if (rc == 0 && tess_tile_options_check(ctx, &a.job, &check) != TESS_OK) {
-        if (tess_rank(ctx) == 0) app_error(BS_APP, "%s", tess_last_error(ctx));
+    if (rc == 0 && app_tile_cli_check(&a.o.tile, ctx, &a.job, BS_APP) != 0) {
         tess_finalize(ctx);
         free(a.in);
         free(a.out);

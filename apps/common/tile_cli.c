@@ -128,3 +128,101 @@ void app_tile_summary(const tess_tile_stats *s, const char *app, const char *wha
             app, units, what, s->seconds, s->seconds > 0 ? units / s->seconds : 0.0, s->policy,
             s->nprocs, s->nranks, (unsigned long long)s->tiles, s->boot, s->proc, s->limb, s->over);
 }
+
+static int listed(const char *const *names, const char *name)
+{
+    for (; names && *names; names++)
+        if (strcmp(*names, name) == 0) return 1;
+    return 0;
+}
+
+/* One argument at argv[*i]: 0, or -1 after printing why. */
+static int parse_one(app_tile_cli *c, const char *app, int argc, char **argv, int *i,
+                     const char *const *values, const char *const *flags, app_tile_set_fn set,
+                     void *opts)
+{
+    const char *arg = argv[*i];
+    if (strncmp(arg, "--", 2) != 0) {
+        app_error(app, "unexpected argument '%s' (see --help)", arg);
+        return -1;
+    }
+    char name[32];
+    const char *eq = strchr(arg + 2, '=');
+    size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+    if (len >= sizeof name) {
+        app_error(app, "unknown option '%s' (see --help)", arg);
+        return -1;
+    }
+    memcpy(name, arg + 2, len);
+    name[len] = '\0';
+    int tile = app_tile_cli_is_option(name);
+    int flag = tile == 2 || listed(flags, name);
+    if (flag && !eq)
+        return tile == 2 ? app_tile_cli_set(c, app, name, NULL) : set(opts, name, NULL);
+    if (flag || (tile != 1 && !listed(values, name))) {
+        app_error(app, flag ? "option --%s takes no value" : "unknown option '--%s' (see --help)",
+                  name);
+        return -1;
+    }
+    const char *value = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+    if (value == NULL) {
+        app_error(app, "option --%s needs a value", name);
+        return -1;
+    }
+    return tile == 1 ? app_tile_cli_set(c, app, name, value) : set(opts, name, value);
+}
+
+int app_tile_cli_parse(app_tile_cli *c, const char *app, const char *usage, int argc, char **argv,
+                       const char *const *values, const char *const *flags, app_tile_set_fn set,
+                       void *opts)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return 1;
+        }
+    }
+    for (int i = 1; i < argc; i++)
+        if (parse_one(c, app, argc, argv, &i, values, flags, set, opts) != 0) return -1;
+    return 0;
+}
+
+int app_tile_cli_run(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_job *job, uint64_t seed,
+                     const char *app, tess_tile_stats *st)
+{
+    tess_tile_options opt = c->opt;
+    opt.progress = app_progress_enabled(c->progress);
+    opt.seed = seed;
+    if (tess_tile_run(ctx, job, &opt, st) == TESS_OK) return 0;
+    app_error(app, "%s", tess_last_error(ctx));
+    return -1;
+}
+
+int app_tile_cli_report(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_stats *st,
+                        FILE *stats_fp, const char *app, const char *what, double units)
+{
+    if (c->stats_path && app_tile_stats_print(st, ctx, app, stats_fp) != 0) {
+        app_error(app, "cannot write %s", c->stats_path);
+        return -1;
+    }
+    if (c->progress != APP_PROGRESS_OFF) app_tile_summary(st, app, what, units);
+    return 0;
+}
+
+int app_tile_cli_check_data_on(const app_tile_cli *c, tess_ctx *ctx, const char *app)
+{
+    if (c->data_on < tess_nranks(ctx)) return 0;
+    if (tess_rank(ctx) == 0)
+        app_error(app, "option --data-on: rank %ld is not one of the %d ranks", c->data_on,
+                  tess_nranks(ctx));
+    return -1;
+}
+
+int app_tile_cli_check(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_job *job,
+                       const char *app)
+{
+    tess_tile_options check = c->opt;
+    if (tess_tile_options_check(ctx, job, &check) == TESS_OK) return 0;
+    if (tess_rank(ctx) == 0) app_error(app, "%s", tess_last_error(ctx));
+    return -1;
+}

@@ -34,6 +34,32 @@ void app_tile_cli_init(app_tile_cli *c);
 int app_tile_cli_is_option(const char *name);
 /* Apply one; 0 or -1 after printing "tessera APP: option --NAME: ...". */
 int app_tile_cli_set(app_tile_cli *c, const char *app, const char *name, const char *value);
+/* An application's own option: `value` is NULL for a flag.  0, or -1
+ * after printing "tessera APP: option --NAME: ...". */
+typedef int (*app_tile_set_fn)(void *opts, const char *name, const char *value);
+/*
+ * Parse argv[1..]: --help/-h prints `usage` and returns 1; the tiles options
+ * go to `c`; the application's options, named (without "--") in the
+ * NULL-terminated `values` (they take a value, as "--NAME V" or
+ * "--NAME=V") and `flags`, go to `set`.  0, or -1 after a one-line error.
+ */
+int app_tile_cli_parse(app_tile_cli *c, const char *app, const char *usage, int argc, char **argv,
+                       const char *const *values, const char *const *flags, app_tile_set_fn set,
+                       void *opts);
+/* Run `job` with the parsed options (progress as asked, `seed` for victim
+ * choice); 0, or -1 after printing the error. */
+int app_tile_cli_run(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_job *job, uint64_t seed,
+                     const char *app, tess_tile_stats *st);
+/* After a run: the statistics JSON into `stats_fp` when --stats was given,
+ * and the summary line unless --quiet.  0, or -1 after printing why. */
+int app_tile_cli_report(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_stats *st,
+                        FILE *stats_fp, const char *app, const char *what, double units);
+/* Check that --data-on names a rank; 0, or -1 (rank 0 printed why). */
+int app_tile_cli_check_data_on(const app_tile_cli *c, tess_ctx *ctx, const char *app);
+/* Check the processors and policy for `job`; 0, or -1 (rank 0 printed why). */
+int app_tile_cli_check(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_job *job,
+                       const char *app);
+
 /* The statistics as a JSON object, printed to fp; 0 or -1. */
 int app_tile_stats_print(const tess_tile_stats *s, tess_ctx *ctx, const char *app, FILE *fp);
 /* One line on stderr: time, rate and the split. */
