@@ -43,8 +43,9 @@ done
 
 # header -> Debian package; one preprocessor run when all are present.
 # CL/cl.h: the tiles face's OpenCL processors (opencl-c-headers).
-headers=(zlib.h cmocka.h zstd.h xxhash.h metis.h CL/cl.h)
-packages=(zlib1g-dev libcmocka-dev libzstd-dev libxxhash-dev libmetis-dev opencl-c-headers)
+# png.h: the pictures of the tiles applications (sar --image, texture --map).
+headers=(zlib.h cmocka.h zstd.h xxhash.h metis.h CL/cl.h png.h)
+packages=(zlib1g-dev libcmocka-dev libzstd-dev libxxhash-dev libmetis-dev opencl-c-headers libpng-dev)
 header_ok() {
     # cmocka.h expects these to be included first.
     printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n'

@@ -25,7 +25,7 @@ static void usage(FILE *out)
                  "commands:\n"
                  "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans,\n"
                  "                           jacobi, fish, pagerank-tick, workqueue,\n"
-                 "                           blackscholes);\n"
+                 "                           blackscholes, sar, texture);\n"
                  "                           'tessera run APP --help' lists its options\n"
                  "  gen SPEC FILE [--cache]  write a generated graph as a SNAP edge list\n"
                  "                           (or as a binary graph cache with --cache);\n"
@@ -63,6 +63,8 @@ static const command apps[] = {
     {"pagerank-tick", pagerank_tick_main},
     {"workqueue", workqueue_main},
     {"blackscholes", blackscholes_main},
+    {"sar", sar_main},
+    {"texture", texture_main},
 };
 
 static const command benches[] = {

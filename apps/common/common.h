@@ -54,6 +54,11 @@ int app_metrics_print(const app_metrics *m, FILE *fp);
 int app_metrics_append_line(const app_metrics *m, const char *path, const char *who);
 void app_metrics_free(app_metrics *m); /* accepts NULL */
 
+/* ---- pictures ---- */
+/* Write a PNG of 8-bit pixels, `channels` 1 (gray) or 3 (RGB) per pixel, rows
+ * top to bottom, to fp.  0, or -1 (no message). */
+int app_png_write(FILE *fp, int width, int height, int channels, const uint8_t *pixels);
+
 /* ---- progress ---- */
 typedef enum { APP_PROGRESS_AUTO = 0, APP_PROGRESS_ON, APP_PROGRESS_OFF } app_progress_mode;
 /* AUTO: on when stderr is a terminal. */
@@ -76,5 +81,7 @@ int jacobi_main(int argc, char **argv);
 int fish_main(int argc, char **argv);
 int pagerank_tick_main(int argc, char **argv);
 int blackscholes_main(int argc, char **argv);
+int sar_main(int argc, char **argv);
+int texture_main(int argc, char **argv);
 
 #endif

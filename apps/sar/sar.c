@@ -1,0 +1,287 @@
+/*
+ * sar.c — `tessera run sar`: form a radar image by backprojection on the
+ * tiles face (docs/tiles.md).  The scene (pulses) is small and every rank
+ * holds all of it; the work area is the image, gathered on rank 0.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sar.h"
+#include "tile_cli.h"
+
+#define SAR_APP "sar"
+
+static const char sar_usage[] =
+    "usage: tessera run sar (--gen P:B:W:H[:SEED] | --input FILE) [--output FILE]\n"
+    "         [--image FILE.png] [--save-scene FILE] [tiles options] [--help]\n"
+    "  Forms a W x H radar image by backprojection of P range-compressed pulses of B\n"
+    "  bins (the PERFECT suite's formulation: distance and phase in double precision,\n"
+    "  accumulation in complex float).  --input: a TSAR scene file (docs/tiles.md);\n"
+    "  --gen: a synthetic scene (a straight flight path, a few point scatterers and\n"
+    "  noise), which --save-scene writes as a TSAR file.  --output: magic TSIM, u32 W,\n"
+    "  u32 H, then W*H complex64 row-major.  --image: 20*log10(|pixel|/max) clipped to\n"
+    "  [-60, 0] dB as a grayscale PNG.\n" APP_TILE_CLI_USAGE;
+
+typedef struct sar_opts {
+    const char *gen, *input, *output, *image, *save_scene;
+    uint32_t gen_size[4];
+    long seed;
+    app_tile_cli tile;
+} sar_opts;
+
+typedef struct sar_app {
+    sar_opts o;
+    sar_scene scene;
+    tess_tile_job job;
+    float *out;
+    app_outfile output, image, save, stats;
+} sar_app;
+
+/* ---------------------------------------------------------------- options */
+
+/* "P:B:W:H[:SEED]" */
+static int parse_gen(sar_opts *o, const char *text)
+{
+    static const long max[4] = {1L << 20, 1L << 24, 1L << 20, 1L << 20};
+    static const char *const what[4] = {"pulses", "bins", "width", "height"};
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL, *field = strtok_r(buf, ":", &save);
+    int n = 0;
+    for (; field && n < 5; n++, field = strtok_r(NULL, ":", &save)) {
+        long v;
+        char opt[32];
+        snprintf(opt, sizeof opt, "gen (%s)", n < 4 ? what[n] : "seed");
+        if (app_parse_int(SAR_APP, opt, field,
+                          n == 1   ? 2
+                          : n == 4 ? 0
+                                   : 1,
+                          n < 4 ? max[n] : 1L << 62, &v) != 0)
+            return -1;
+        if (n < 4) o->gen_size[n] = (uint32_t)v;
+        else o->seed = v;
+    }
+    if (n < 4 || field != NULL || strlen(text) >= sizeof buf) {
+        app_error(SAR_APP, "option --gen: expected P:B:W:H[:SEED], got '%s'", text);
+        return -1;
+    }
+    if ((uint64_t)o->gen_size[0] * o->gen_size[1] > (1ull << 28) ||
+        (uint64_t)o->gen_size[2] * o->gen_size[3] > (1ull << 32)) {
+        app_error(SAR_APP, "option --gen: '%s' is too large (P*B <= 2^28, W*H <= 2^32)", text);
+        return -1;
+    }
+    o->gen = text;
+    return 0;
+}
+
+static int set_value(void *opts, const char *name, const char *value)
+{
+    sar_opts *o = opts;
+    if (strcmp(name, "gen") == 0) return parse_gen(o, value);
+    if (strcmp(name, "input") == 0) o->input = value;
+    else if (strcmp(name, "output") == 0) o->output = value;
+    else if (strcmp(name, "image") == 0) o->image = value;
+    else o->save_scene = value;
+    return 0;
+}
+
+static int parse(sar_opts *o, int argc, char **argv)
+{
+    static const char *const values[] = {"gen", "input", "output", "image", "save-scene", NULL};
+    memset(o, 0, sizeof *o);
+    app_tile_cli_init(&o->tile);
+    int p =
+        app_tile_cli_parse(&o->tile, SAR_APP, sar_usage, argc, argv, values, NULL, set_value, o);
+    if (p != 0) return p;
+    if ((o->gen != NULL) == (o->input != NULL)) {
+        app_error(SAR_APP, "give either --gen P:B:W:H[:SEED] or --input FILE (see --help)");
+        return -1;
+    }
+    if (o->tile.data_on >= 0) {
+        app_error(SAR_APP, "option --data-on: the scene is on every rank (it is small)");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static int load_scene(sar_app *a, int rank)
+{
+    char err[512];
+    if (a->o.input) {
+        if (sar_read(a->o.input, &a->scene, err, sizeof err) == 0) return 0;
+        if (rank == 0) app_error(SAR_APP, "%s", err);
+        return -1;
+    }
+    double targets[16];
+    int nt;
+    const uint32_t *g = a->o.gen_size;
+    if (sar_generate(g[0], g[1], g[2], g[3], (uint64_t)a->o.seed, &a->scene, targets, &nt) == 0)
+        return 0;
+    if (rank == 0) app_error(SAR_APP, "out of memory for the scene of --gen %s", a->o.gen);
+    return -1;
+}
+
+static int prepare(sar_app *a, tess_ctx *ctx)
+{
+    int rank = tess_rank(ctx);
+    if (load_scene(a, rank) != 0) return -1;
+    const sar_scene *s = &a->scene;
+    size_t pixels = (size_t)s->width * s->height;
+    if (rank == 0 && (a->out = malloc(pixels * SAR_PIXEL_BYTES)) == NULL) {
+        app_error(SAR_APP, "out of memory for a %u x %u image", s->width, s->height);
+        return -1;
+    }
+    tess_tile_job *j = &a->job;
+    *j = (tess_tile_job){.name = SAR_APP,
+                         .ndims = 2,
+                         .in_bytes = 0,
+                         .out_bytes = SAR_PIXEL_BYTES,
+                         .arg = &a->scene,
+                         .output = a->out};
+    j->extent[0] = j->max_tile[0] = s->height;
+    j->extent[1] = j->max_tile[1] = s->width;
+    j->min_tile[0] = j->min_tile[1] = 1;
+    j->kernel[TESS_TILE_CPU] = sar_kernel_cpu;
+    j->kernel[TESS_TILE_OPENCL] = sar_kernel_opencl;
+    if (tess_tile_register(ctx, j) == TESS_OK) return 0;
+    if (rank == 0) app_error(SAR_APP, "%s", tess_last_error(ctx));
+    return -1;
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+static int write_image_file(const sar_app *a, FILE *fp)
+{
+    uint8_t h[12] = {'T', 'S', 'I', 'M'};
+    uint32_t wh[2] = {a->scene.width, a->scene.height};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++) h[4 + 4 * k + i] = (uint8_t)(wh[k] >> (8 * i));
+    size_t n = 2 * (size_t)wh[0] * wh[1];
+    return fwrite(h, 1, sizeof h, fp) == sizeof h && fwrite(a->out, sizeof(float), n, fp) == n ? 0
+                                                                                               : -1;
+}
+
+/* The brightest pixel's index and magnitude. */
+static size_t brightest(const sar_app *a, double *mag)
+{
+    size_t n = (size_t)a->scene.width * a->scene.height, best = 0;
+    *mag = 0;
+    for (size_t i = 0; i < n; i++) {
+        double m = hypot(a->out[2 * i], a->out[2 * i + 1]);
+        if (m > *mag) *mag = m, best = i;
+    }
+    return best;
+}
+
+/* 20*log10(|pixel|/max) in [-60, 0] dB as 0..255. */
+static int write_png(const sar_app *a, FILE *fp)
+{
+    size_t n = (size_t)a->scene.width * a->scene.height;
+    uint8_t *gray = malloc(n);
+    if (gray == NULL) return -1;
+    double top;
+    brightest(a, &top);
+    for (size_t i = 0; i < n; i++) {
+        double m = hypot(a->out[2 * i], a->out[2 * i + 1]);
+        double db = top > 0 && m > 0 ? 20 * log10(m / top) : -60;
+        if (db < -60) db = -60;
+        gray[i] = (uint8_t)lround((db + 60) / 60 * 255);
+    }
+    int rc = app_png_write(fp, (int)a->scene.width, (int)a->scene.height, 1, gray);
+    free(gray);
+    return rc;
+}
+
+static int open_outputs(sar_app *a)
+{
+    const sar_opts *o = &a->o;
+    if (o->output && app_outfile_open(&a->output, o->output) != 0) return -1;
+    if (o->image && app_outfile_open(&a->image, o->image) != 0) return -1;
+    if (o->save_scene && app_outfile_open(&a->save, o->save_scene) != 0) return -1;
+    if (o->tile.stats_path && app_outfile_open(&a->stats, o->tile.stats_path) != 0) return -1;
+    if (o->save_scene && sar_write(&a->scene, a->save.fp) != 0) {
+        app_error(SAR_APP, "cannot write %s: %s", o->save_scene, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int write_outputs(sar_app *a)
+{
+    if (a->o.output && write_image_file(a, a->output.fp) != 0) {
+        app_error(SAR_APP, "cannot write %s: %s", a->o.output, strerror(errno));
+        return -1;
+    }
+    if (a->o.image && write_png(a, a->image.fp) != 0) {
+        app_error(SAR_APP, "cannot write %s", a->o.image);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- run */
+
+static int control(tess_ctx *ctx, void *arg)
+{
+    sar_app *a = arg;
+    if (open_outputs(a) != 0) return -1;
+    tess_tile_stats st;
+    if (app_tile_cli_run(&a->o.tile, ctx, &a->job, (uint64_t)a->o.seed, SAR_APP, &st) != 0)
+        return -1;
+    int rc = write_outputs(a);
+    const sar_scene *s = &a->scene;
+    double pairs = (double)s->width * s->height * s->pulses;
+    if (rc == 0)
+        rc = app_tile_cli_report(&a->o.tile, ctx, &st, a->stats.fp, SAR_APP, "pixel-pulses", pairs);
+    if (rc == 0 && a->o.tile.progress != APP_PROGRESS_OFF) {
+        double mag;
+        size_t at = brightest(a, &mag);
+        fprintf(stderr, "sar: %u x %u image from %u pulses; brightest pixel (%zu, %zu), |v| %.4g\n",
+                s->width, s->height, s->pulses, at % s->width, at / s->width, mag);
+    }
+    tess_tile_stats_free(&st);
+    return rc;
+}
+
+static int finish(sar_app *a, tess_ctx *ctx, int rc)
+{
+    if (tess_rank(ctx) == 0) {
+        app_outfile *files[] = {&a->stats, &a->save, &a->image, &a->output};
+        const char *paths[] = {a->o.tile.stats_path, a->o.save_scene, a->o.image, a->o.output};
+        for (int i = 0; i < 4 && rc == 0; i++)
+            if (paths[i] && app_outfile_commit(files[i]) != 0) rc = -1;
+        if (rc != 0)
+            for (int i = 0; i < 4; i++) app_outfile_abort(files[i]);
+    }
+    int interrupted = tess_interrupted(ctx);
+    tess_finalize(ctx);
+    sar_free(&a->scene);
+    free(a->out);
+    if (rc != 0 && interrupted) return 130;
+    return rc == 0 ? 0 : 1;
+}
+
+int sar_main(int argc, char **argv)
+{
+    sar_app a = {0};
+    int p = parse(&a.o, argc, argv);
+    if (p != 0) return p > 0 ? 0 : 2;
+    tess_config cfg;
+    tess_config_init(&cfg);
+    cfg.workers = 1; /* the controller; processors are threads of their own */
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != 0) return 1;
+    int rc = prepare(&a, ctx);
+    if (rc == 0 && app_tile_cli_check(&a.o.tile, ctx, &a.job, SAR_APP) != 0) {
+        tess_finalize(ctx);
+        sar_free(&a.scene);
+        free(a.out);
+        return 2;
+    }
+    if (rc == 0) rc = tess_main(ctx, control, &a);
+    return finish(&a, ctx, rc);
+}

@@ -1,0 +1,350 @@
+/*
+ * texture.c — `tessera run texture`: texture features of a slide image per
+ * block on the tiles face (docs/tiles.md).  The whole image starts on one
+ * rank (--data-on, 0 by default) and its blocks stream to the ranks that
+ * process them through the storage layer; the features are gathered on
+ * rank 0.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "texture.h"
+#include "tile_cli.h"
+
+#define TEX_APP "texture"
+
+static const char tex_usage[] =
+    "usage: tessera run texture (--image FILE | --gen W:H[:SEED]) [--block S] [--output FILE]\n"
+    "         [--map FILE.png [--feature NAME]] [--save-image FILE.pgm] [tiles options]\n"
+    "         [--help]\n"
+    "  Texture features of an 8-bit grey image per block of S x S pixels (default 32;\n"
+    "  partial blocks at the right and bottom edges are left out).  --image: a binary\n"
+    "  PGM (P5) or PPM (P6, grey = (r+g+b)/3); --gen: a synthetic tissue-like slide,\n"
+    "  which --save-image writes as a PGM.  Per block, 16 features: contrast,\n"
+    "  dissimilarity, homogeneity, energy, correlation and asm of the grey-level\n"
+    "  co-occurrence matrix (32 levels, offset one pixel right, symmetric, normalised),\n"
+    "  then lbp0..lbp9, the rotation-invariant uniform LBP histogram (P=8, R=1).\n"
+    "  --output: a line per block, row<TAB>col<TAB>16 features.  --map: a heat map of\n"
+    "  --feature (default contrast).  The image starts on rank --data-on (default 0).\n" APP_TILE_CLI_USAGE;
+
+typedef struct tex_opts {
+    const char *image, *gen, *output, *map, *save_image;
+    uint32_t gen_size[2];
+    long seed, block;
+    int feature;
+    app_tile_cli tile;
+} tex_opts;
+
+typedef struct tex_app {
+    tex_opts o;
+    tex_params params;
+    tex_image img;
+    tess_tile_job job;
+    uint8_t *records;
+    float *out;
+    app_outfile output, map, save, stats;
+} tex_app;
+
+/* ---------------------------------------------------------------- options */
+
+static int parse_gen(tex_opts *o, const char *text)
+{
+    char buf[96];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL, *field = strtok_r(buf, ":", &save);
+    int n = 0;
+    for (; field && n < 3; n++, field = strtok_r(NULL, ":", &save)) {
+        long v;
+        const char *opt = n == 0 ? "gen (width)" : n == 1 ? "gen (height)" : "gen (seed)";
+        if (app_parse_int(TEX_APP, opt, field, n < 2 ? 1 : 0, n < 2 ? 1L << 20 : 1L << 62, &v))
+            return -1;
+        if (n < 2) o->gen_size[n] = (uint32_t)v;
+        else o->seed = v;
+    }
+    if (n < 2 || field != NULL || strlen(text) >= sizeof buf) {
+        app_error(TEX_APP, "option --gen: expected W:H[:SEED], got '%s'", text);
+        return -1;
+    }
+    o->gen = text;
+    return 0;
+}
+
+static int parse_feature(tex_opts *o, const char *name)
+{
+    for (int k = 0; k < TEX_FEATURES; k++)
+        if (strcmp(name, tex_feature_names[k]) == 0) {
+            o->feature = k;
+            return 0;
+        }
+    app_error(TEX_APP,
+              "option --feature: unknown feature '%s' (contrast, dissimilarity, "
+              "homogeneity, energy, correlation, asm, lbp0..lbp9)",
+              name);
+    return -1;
+}
+
+static int set_value(void *opts, const char *name, const char *value)
+{
+    tex_opts *o = opts;
+    if (strcmp(name, "gen") == 0) return parse_gen(o, value);
+    if (strcmp(name, "block") == 0) return app_parse_int(TEX_APP, name, value, 2, 4096, &o->block);
+    if (strcmp(name, "feature") == 0) return parse_feature(o, value);
+    if (strcmp(name, "image") == 0) o->image = value;
+    else if (strcmp(name, "output") == 0) o->output = value;
+    else if (strcmp(name, "map") == 0) o->map = value;
+    else o->save_image = value;
+    return 0;
+}
+
+static int parse(tex_opts *o, int argc, char **argv)
+{
+    static const char *const values[] = {"image", "gen",     "block",      "output",
+                                         "map",   "feature", "save-image", NULL};
+    memset(o, 0, sizeof *o);
+    o->block = 32;
+    app_tile_cli_init(&o->tile);
+    int p =
+        app_tile_cli_parse(&o->tile, TEX_APP, tex_usage, argc, argv, values, NULL, set_value, o);
+    if (p != 0) return p;
+    if ((o->gen != NULL) == (o->image != NULL)) {
+        app_error(TEX_APP, "give either --image FILE or --gen W:H[:SEED] (see --help)");
+        return -1;
+    }
+    if (o->tile.data_on < 0) o->tile.data_on = 0; /* the image starts on one rank */
+    if (o->save_image && o->tile.data_on != 0) {
+        app_error(TEX_APP, "option --save-image: needs the image on rank 0 (--data-on 0)");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+/* The image: all of it on the owner rank, its size elsewhere. */
+static int load_image(tex_app *a, int owner)
+{
+    char err[512];
+    if (a->o.image) {
+        if (tex_read_pnm(a->o.image, !owner, &a->img, err, sizeof err) == 0) return 0;
+        app_error(TEX_APP, "%s", err);
+        return -1;
+    }
+    a->img = (tex_image){a->o.gen_size[0], a->o.gen_size[1], NULL};
+    if (!owner || tex_generate(a->img.width, a->img.height, (uint64_t)a->o.seed, &a->img) == 0)
+        return 0;
+    app_error(TEX_APP, "out of memory for a %u x %u image", a->img.width, a->img.height);
+    return -1;
+}
+
+static int make_params(tex_app *a, int rank)
+{
+    tex_params *p = &a->params;
+    p->block = (int)a->o.block;
+    p->width = a->img.width;
+    p->height = a->img.height;
+    p->grid_w = p->width / (uint32_t)p->block;
+    p->grid_h = p->height / (uint32_t)p->block;
+    if (p->grid_w > 0 && p->grid_h > 0) return 0;
+    if (rank == 0)
+        app_error(TEX_APP, "option --block: %d is larger than the image (%u x %u)", p->block,
+                  p->width, p->height);
+    return -1;
+}
+
+static int make_records(tex_app *a, int owner)
+{
+    tex_params *p = &a->params;
+    size_t cells = (size_t)(p->grid_w * p->grid_h);
+    if (!owner) return 0;
+    a->records = malloc(cells * tex_record_bytes(p->block));
+    if (a->records == NULL) {
+        app_error(TEX_APP, "out of memory for %zu blocks", cells);
+        return -1;
+    }
+    tex_make_records(&a->img, p, 0, p->grid_h, a->records);
+    if (a->o.save_image == NULL) { /* the records hold every pixel used */
+        free(a->img.pixels);
+        a->img.pixels = NULL;
+    }
+    return 0;
+}
+
+static int prepare(tex_app *a, tess_ctx *ctx)
+{
+    int rank = tess_rank(ctx);
+    if (app_tile_cli_check_data_on(&a->o.tile, ctx, TEX_APP) != 0) return -1;
+    int owner = rank == a->o.tile.data_on;
+    if (load_image(a, owner) != 0 || make_params(a, rank) != 0 || make_records(a, owner) != 0)
+        return -1;
+    tex_params *p = &a->params;
+    size_t cells = (size_t)(p->grid_w * p->grid_h);
+    if (rank == 0 && (a->out = malloc(cells * TEX_OUT_BYTES)) == NULL) {
+        app_error(TEX_APP, "out of memory for the features of %zu blocks", cells);
+        return -1;
+    }
+    tess_tile_job *j = &a->job;
+    *j = (tess_tile_job){.name = TEX_APP,
+                         .ndims = 2,
+                         .in_bytes = tex_record_bytes(p->block),
+                         .out_bytes = TEX_OUT_BYTES,
+                         .arg = p,
+                         .input = a->records,
+                         .input_lo = 0,
+                         .input_hi = owner ? p->grid_h : 0,
+                         .output = a->out};
+    j->extent[0] = j->max_tile[0] = p->grid_h;
+    j->extent[1] = j->max_tile[1] = p->grid_w;
+    j->min_tile[0] = j->min_tile[1] = 1;
+    j->kernel[TESS_TILE_CPU] = tex_kernel_cpu;
+    j->kernel[TESS_TILE_OPENCL] = tex_kernel_opencl;
+    if (tess_tile_register(ctx, j) == TESS_OK) return 0;
+    if (rank == 0) app_error(TEX_APP, "%s", tess_last_error(ctx));
+    return -1;
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+static int write_features(const tex_app *a, FILE *fp)
+{
+    const tex_params *p = &a->params;
+    const float *f = a->out;
+    for (int64_t by = 0; by < p->grid_h; by++)
+        for (int64_t bx = 0; bx < p->grid_w; bx++, f += TEX_FEATURES) {
+            fprintf(fp, "%lld\t%lld", (long long)by, (long long)bx);
+            for (int k = 0; k < TEX_FEATURES; k++) fprintf(fp, "\t%.9g", (double)f[k]);
+            if (fputc('\n', fp) == EOF) return -1;
+        }
+    return ferror(fp) ? -1 : 0;
+}
+
+/* A dark-blue .. cyan .. yellow .. red ramp for t in [0, 1]. */
+static void heat_colour(double t, uint8_t rgb[3])
+{
+    static const double stops[5][3] = {
+        {20, 20, 90}, {30, 140, 200}, {120, 200, 120}, {250, 220, 60}, {200, 30, 30}};
+    double x = (t < 0 ? 0 : t > 1 ? 1 : t) * 4;
+    int i = x >= 4 ? 3 : (int)x;
+    double w = x - i;
+    for (int c = 0; c < 3; c++)
+        rgb[c] = (uint8_t)lround((1 - w) * stops[i][c] + w * stops[i + 1][c]);
+}
+
+/* One square of k x k pixels per block, k so that the map is about 1024 wide. */
+static int write_map(const tex_app *a, FILE *fp)
+{
+    const tex_params *p = &a->params;
+    int64_t side = p->grid_w > p->grid_h ? p->grid_w : p->grid_h;
+    int k = side >= 1024 ? 1 : (int)(1024 / side);
+    if (k > p->block) k = p->block;
+    size_t mw = (size_t)p->grid_w * k, mh = (size_t)p->grid_h * k, cells = p->grid_w * p->grid_h;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < cells; i++) {
+        double v = a->out[i * TEX_FEATURES + a->o.feature];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    uint8_t *rgb = malloc(mw * mh * 3);
+    if (rgb == NULL) return -1;
+    for (size_t y = 0; y < mh; y++)
+        for (size_t x = 0; x < mw; x++) {
+            double v = a->out[((y / k) * p->grid_w + x / k) * TEX_FEATURES + a->o.feature];
+            heat_colour(hi > lo ? (v - lo) / (hi - lo) : 0.5, rgb + 3 * (y * mw + x));
+        }
+    int rc = app_png_write(fp, (int)mw, (int)mh, 3, rgb);
+    free(rgb);
+    return rc;
+}
+
+static int write_pgm(const tex_app *a, FILE *fp)
+{
+    size_t n = (size_t)a->img.width * a->img.height;
+    fprintf(fp, "P5\n%u %u\n255\n", a->img.width, a->img.height);
+    return fwrite(a->img.pixels, 1, n, fp) == n ? 0 : -1;
+}
+
+static int open_outputs(tex_app *a)
+{
+    const tex_opts *o = &a->o;
+    if (o->output && app_outfile_open(&a->output, o->output) != 0) return -1;
+    if (o->map && app_outfile_open(&a->map, o->map) != 0) return -1;
+    if (o->save_image && app_outfile_open(&a->save, o->save_image) != 0) return -1;
+    if (o->tile.stats_path && app_outfile_open(&a->stats, o->tile.stats_path) != 0) return -1;
+    if (o->save_image && write_pgm(a, a->save.fp) != 0) {
+        app_error(TEX_APP, "cannot write %s: %s", o->save_image, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int write_outputs(const tex_app *a)
+{
+    if (a->o.output && write_features(a, a->output.fp) != 0) {
+        app_error(TEX_APP, "cannot write %s: %s", a->o.output, strerror(errno));
+        return -1;
+    }
+    if (a->o.map && write_map(a, a->map.fp) != 0) {
+        app_error(TEX_APP, "cannot write %s", a->o.map);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- run */
+
+static int control(tess_ctx *ctx, void *arg)
+{
+    tex_app *a = arg;
+    if (open_outputs(a) != 0) return -1;
+    tess_tile_stats st;
+    if (app_tile_cli_run(&a->o.tile, ctx, &a->job, (uint64_t)a->o.seed, TEX_APP, &st) != 0)
+        return -1;
+    int rc = write_outputs(a);
+    double blocks = (double)a->params.grid_w * (double)a->params.grid_h;
+    if (rc == 0)
+        rc = app_tile_cli_report(&a->o.tile, ctx, &st, a->stats.fp, TEX_APP, "blocks", blocks);
+    tess_tile_stats_free(&st);
+    return rc;
+}
+
+static int finish(tex_app *a, tess_ctx *ctx, int rc)
+{
+    if (tess_rank(ctx) == 0) {
+        app_outfile *files[] = {&a->stats, &a->save, &a->map, &a->output};
+        const char *paths[] = {a->o.tile.stats_path, a->o.save_image, a->o.map, a->o.output};
+        for (int i = 0; i < 4 && rc == 0; i++)
+            if (paths[i] && app_outfile_commit(files[i]) != 0) rc = -1;
+        if (rc != 0)
+            for (int i = 0; i < 4; i++) app_outfile_abort(files[i]);
+    }
+    int interrupted = tess_interrupted(ctx);
+    tess_finalize(ctx);
+    free(a->img.pixels);
+    free(a->records);
+    free(a->out);
+    if (rc != 0 && interrupted) return 130;
+    return rc == 0 ? 0 : 1;
+}
+
+int texture_main(int argc, char **argv)
+{
+    tex_app a = {0};
+    int p = parse(&a.o, argc, argv);
+    if (p != 0) return p > 0 ? 0 : 2;
+    tess_config cfg;
+    tess_config_init(&cfg);
+    cfg.workers = 1; /* the controller; processors are threads of their own */
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != 0) return 1;
+    int rc = prepare(&a, ctx);
+    if (rc == 0 && app_tile_cli_check(&a.o.tile, ctx, &a.job, TEX_APP) != 0) rc = -1;
+    if (rc != 0) {
+        tess_finalize(ctx);
+        free(a.img.pixels);
+        free(a.records);
+        free(a.out);
+        return 2;
+    }
+    return finish(&a, ctx, tess_main(ctx, control, &a));
+}

@@ -1,0 +1,59 @@
+/*
+ * texture.h — texture features of a (slide) image per block of S x S
+ * pixels, as a tiles-face job: one block per cell of a 2-D area (block
+ * rows, block columns).  Each block yields 6 grey-level co-occurrence
+ * features and 10 local-binary-pattern bins (docs/tiles.md).
+ */
+#ifndef TESS_APPS_TEXTURE_H
+#define TESS_APPS_TEXTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tessera/tile.h"
+
+#define TEX_FEATURES 16
+#define TEX_OUT_BYTES (TEX_FEATURES * 4) /* float32 each */
+#define TEX_LEVELS 32                    /* co-occurrence grey levels: v >> 3 */
+
+/* Feature names in output order. */
+extern const char *const tex_feature_names[TEX_FEATURES];
+
+typedef struct tex_params {
+    int block;              /* S */
+    uint32_t width, height; /* the image, pixels */
+    int64_t grid_w, grid_h; /* whole blocks across and down */
+} tex_params;
+
+/* An 8-bit grey image, row-major. */
+typedef struct tex_image {
+    uint32_t width, height;
+    uint8_t *pixels; /* NULL after a header-only parse */
+} tex_image;
+
+/*
+ * Parse a binary PGM (P5) or PPM (P6, grey = (r+g+b)/3 rounded down) held in
+ * memory; `name` names it in errors.  With header_only, `buf` may hold only
+ * the start of the file and `file_size` is the whole file's size (checked
+ * against the header).  0, or -1 with a one-line reason in err.
+ */
+int tex_parse_pnm(const uint8_t *buf, size_t len, size_t file_size, int header_only,
+                  const char *name, tex_image *img, char *err, size_t errlen);
+/* Read FILE: everything, or only its header; 0 or -1 with err filled. */
+int tex_read_pnm(const char *path, int header_only, tex_image *img, char *err, size_t errlen);
+/* A synthetic tissue-like slide (stroma fibres, nuclei, density varying
+ * over the slide), the same for a seed whoever generates it; 0 or -1. */
+int tex_generate(uint32_t width, uint32_t height, uint64_t seed, tex_image *img);
+
+/* Bytes of one block's input record: the block with a 1-pixel halo,
+ * (S+2)^2 bytes row-major, 0 where the halo leaves the image. */
+size_t tex_record_bytes(int block);
+/* The records of block rows [row_lo, row_hi), every block column. */
+void tex_make_records(const tex_image *img, const tex_params *p, int64_t row_lo, int64_t row_hi,
+                      uint8_t *out);
+/* The 16 features of block (by, bx) from its record. */
+void tex_block_features(const tex_params *p, int64_t by, int64_t bx, const uint8_t *rec,
+                        float f[TEX_FEATURES]);
+int tex_kernel_cpu(const tess_tile_box *box, const void *in, void *out, void *device, void *arg);
+extern const tess_tile_kernel_fn tex_kernel_opencl;
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * texture_io.c — the images of `tessera run texture`: binary PGM/PPM files
+ * (netpbm's P5 and P6, 8 bits), the synthetic slides of `--gen`, and the
+ * per-block input records the storage layer moves.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "tessera/rng.h"
+#include "texture.h"
+
+#define TEX_HEADER_MAX 65536 /* header bytes read by a header-only parse */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* The next header number after blanks and '#' comments; -1 if none. */
+static long header_number(const uint8_t *buf, size_t len, size_t *at)
+{
+    for (;;) {
+        while (*at < len && isspace(buf[*at])) ++*at;
+        if (*at < len && buf[*at] == '#') {
+            while (*at < len && buf[*at] != '\n' && buf[*at] != '\r') ++*at;
+            continue;
+        }
+        break;
+    }
+    long v = 0;
+    size_t start = *at;
+    while (*at < len && isdigit(buf[*at]) && *at - start < 9) v = v * 10 + (buf[(*at)++] - '0');
+    if (*at == start || (*at < len && isdigit(buf[*at]))) return -1;
+    return v;
+}
+
+static int parse_header(const uint8_t *buf, size_t len, const char *name, int *channels,
+                        long dims[3], size_t *raster_at, char *err, size_t errlen)
+{
+    if (len < 2 || buf[0] != 'P' || (buf[1] != '5' && buf[1] != '6'))
+        return fail(err, errlen, "%s: not a binary PGM (P5) or PPM (P6) image", name);
+    *channels = buf[1] == '5' ? 1 : 3;
+    size_t at = 2;
+    static const char *const what[3] = {"width", "height", "maxval"};
+    for (int k = 0; k < 3; k++) {
+        dims[k] = header_number(buf, len, &at);
+        if (dims[k] < 0) return fail(err, errlen, "%s: cannot read the %s", name, what[k]);
+    }
+    if (at >= len || !isspace(buf[at]))
+        return fail(err, errlen, "%s: no blank after the maxval", name);
+    *raster_at = at + 1;
+    if (dims[0] == 0 || dims[1] == 0)
+        return fail(err, errlen, "%s: image %ld x %ld has no pixels", name, dims[0], dims[1]);
+    if (dims[0] > (1L << 20) || dims[1] > (1L << 20))
+        return fail(err, errlen, "%s: image %ld x %ld (each side at most 1048576)", name, dims[0],
+                    dims[1]);
+    if (dims[2] < 1 || dims[2] > 255)
+        return fail(err, errlen, "%s: maxval %ld (only 8-bit images: 1..255)", name, dims[2]);
+    return 0;
+}
+
+int tex_parse_pnm(const uint8_t *buf, size_t len, size_t file_size, int header_only,
+                  const char *name, tex_image *img, char *err, size_t errlen)
+{
+    memset(img, 0, sizeof *img);
+    int channels = 1;
+    long dims[3];
+    size_t at = 0;
+    if (parse_header(buf, len, name, &channels, dims, &at, err, errlen) != 0) return -1;
+    uint64_t pixels = (uint64_t)dims[0] * (uint64_t)dims[1];
+    uint64_t want = pixels * (uint64_t)channels, have = file_size - at;
+    if (have != want)
+        return fail(err, errlen, "%s: expected %llu bytes of pixels, found %llu", name,
+                    (unsigned long long)want, (unsigned long long)have);
+    img->width = (uint32_t)dims[0];
+    img->height = (uint32_t)dims[1];
+    if (header_only) return 0;
+    img->pixels = malloc((size_t)pixels);
+    if (img->pixels == NULL)
+        return fail(err, errlen, "%s: out of memory for %llu pixels", name,
+                    (unsigned long long)pixels);
+    const uint8_t *raster = buf + at;
+    if (channels == 1) {
+        memcpy(img->pixels, raster, (size_t)pixels);
+    } else {
+        for (uint64_t i = 0; i < pixels; i++)
+            img->pixels[i] =
+                (uint8_t)(((unsigned)raster[3 * i] + raster[3 * i + 1] + raster[3 * i + 2]) / 3);
+    }
+    return 0;
+}
+
+int tex_read_pnm(const char *path, int header_only, tex_image *img, char *err, size_t errlen)
+{
+    memset(img, 0, sizeof *img);
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0) return fail(err, errlen, "%s: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(err, errlen, "%s: not a regular file", path);
+    }
+    size_t size = (size_t)st.st_size;
+    size_t len = header_only && size > TEX_HEADER_MAX ? TEX_HEADER_MAX : size;
+    uint8_t *buf = malloc(len ? len : 1);
+    size_t got = 0;
+    while (buf && got < len) {
+        ssize_t r = read(fd, buf + got, len - got);
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    int saved = errno;
+    close(fd);
+    int rc = buf == NULL ? fail(err, errlen, "%s: out of memory (%zu bytes)", path, len)
+             : got != len
+                 ? fail(err, errlen, "%s: %s", path, got ? "shrank while read" : strerror(saved))
+                 : tex_parse_pnm(buf, len, size, header_only, path, img, err, errlen);
+    free(buf);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- --gen */
+
+#define TEX_CELL 12 /* one candidate nucleus per cell of 12 x 12 pixels */
+
+/* Tissue density in [0, 1], smooth over the slide. */
+static double density(uint64_t seed, double x, double y)
+{
+    double a = 6.28318 * tess_rng_unit(seed, 1, 0), b = 6.28318 * tess_rng_unit(seed, 1, 1);
+    double d = 0.5 + 0.3 * sin(x / 97.0 + a) + 0.3 * cos(y / 131.0 + b);
+    return d < 0 ? 0 : d > 1 ? 1 : d;
+}
+
+/* Darkness of the nuclei covering (x, y), 0 when none does. */
+static double nucleus(uint64_t seed, int64_t x, int64_t y)
+{
+    int64_t cx = x / TEX_CELL, cy = y / TEX_CELL;
+    double dark = 0;
+    for (int64_t j = cy - 1; j <= cy + 1; j++)
+        for (int64_t i = cx - 1; i <= cx + 1; i++) {
+            if (i < 0 || j < 0) continue;
+            uint64_t cell = (uint64_t)j << 32 | (uint64_t)i;
+            double px = (i + tess_rng_unit(seed, 3, cell)) * TEX_CELL;
+            double py = (j + tess_rng_unit(seed, 4, cell)) * TEX_CELL;
+            if (tess_rng_unit(seed, 2, cell) > 0.8 * density(seed, px, py)) continue;
+            double r = 2.5 + 3.5 * tess_rng_unit(seed, 5, cell);
+            double d2 = (x - px) * (x - px) + (y - py) * (y - py);
+            if (d2 < r * r) {
+                double v = 90 + 60 * tess_rng_unit(seed, 6, cell) - 30 * (1 - sqrt(d2) / r);
+                if (v > dark) dark = v;
+            }
+        }
+    return dark;
+}
+
+static uint8_t slide_pixel(uint64_t seed, uint32_t x, uint32_t y)
+{
+    double d = density(seed, x, y);
+    double fibre = sin((0.8 * x + 0.3 * y) / 5.0 + 3 * sin(y / 40.0));
+    double v = 225 - 45 * d + 18 * d * fibre;
+    double dark = nucleus(seed, x, y);
+    if (dark > 0) v = 255 - dark;
+    v += 16 * (tess_rng_unit(seed, 7, (uint64_t)y << 32 | x) - 0.5);
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+int tex_generate(uint32_t width, uint32_t height, uint64_t seed, tex_image *img)
+{
+    img->width = width;
+    img->height = height;
+    img->pixels = malloc((size_t)width * height);
+    if (img->pixels == NULL) return -1;
+    for (uint32_t y = 0; y < height; y++)
+        for (uint32_t x = 0; x < width; x++)
+            img->pixels[(size_t)y * width + x] = slide_pixel(seed, x, y);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- records */
+
+size_t tex_record_bytes(int block) { return (size_t)(block + 2) * (size_t)(block + 2); }
+
+void tex_make_records(const tex_image *img, const tex_params *p, int64_t row_lo, int64_t row_hi,
+                      uint8_t *out)
+{
+    int s = p->block;
+    for (int64_t by = row_lo; by < row_hi; by++)
+        for (int64_t bx = 0; bx < p->grid_w; bx++, out += tex_record_bytes(s))
+            for (int r = -1; r <= s; r++) {
+                int64_t gy = by * s + r;
+                uint8_t *dst = out + (size_t)(r + 1) * (size_t)(s + 2);
+                for (int c = -1; c <= s; c++) {
+                    int64_t gx = bx * s + c;
+                    int inside = gy >= 0 && gy < img->height && gx >= 0 && gx < img->width;
+                    dst[c + 1] = inside ? img->pixels[(size_t)gy * img->width + (size_t)gx] : 0;
+                }
+            }
+}
