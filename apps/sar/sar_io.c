@@ -59,6 +59,9 @@ static int parse_header(const uint8_t *b, const char *name, sar_scene *s, char *
     s->dy = get_f64(b + 72);
     if (s->pulses == 0) return fail(err, n, "%s: 0 pulses", name);
     if (s->bins < 2) return fail(err, n, "%s: %u range bins (at least 2)", name, s->bins);
+    if ((uint64_t)s->pulses * s->bins > (1ull << 36))
+        return fail(err, n, "%s: %u pulses of %u bins is too many samples (at most 2^36)", name,
+                    s->pulses, s->bins);
     if (s->width == 0 || s->height == 0 || s->width > (1u << 20) || s->height > (1u << 20) ||
         (uint64_t)s->width * s->height > (1ull << 32))
         return fail(err, n, "%s: image %u x %u (each side 1..1048576, at most 2^32 pixels)", name,

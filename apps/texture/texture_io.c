@@ -134,56 +134,85 @@ int tex_read_pnm(const char *path, int header_only, tex_image *img, char *err, s
 
 #define TEX_CELL 12 /* one candidate nucleus per cell of 12 x 12 pixels */
 
-/* Tissue density in [0, 1], smooth over the slide. */
-static double density(uint64_t seed, double x, double y)
+/* Tissue density in [0, 1], smooth over the slide: the sum of a term per
+ * column and a term per row (phases a, b from the seed). */
+static double density_x(double a, double x) { return 0.3 * sin(x / 97.0 + a); }
+static double density_y(double b, double y) { return 0.3 * cos(y / 131.0 + b); }
+static double density_of(double dx, double dy)
 {
-    double a = 6.28318 * tess_rng_unit(seed, 1, 0), b = 6.28318 * tess_rng_unit(seed, 1, 1);
-    double d = 0.5 + 0.3 * sin(x / 97.0 + a) + 0.3 * cos(y / 131.0 + b);
+    double d = 0.5 + dx + dy;
     return d < 0 ? 0 : d > 1 ? 1 : d;
 }
 
-/* Darkness of the nuclei covering (x, y), 0 when none does. */
-static double nucleus(uint64_t seed, int64_t x, int64_t y)
+/* At most one nucleus per cell of TEX_CELL x TEX_CELL pixels: more where the
+ * tissue is denser.  dark 0: none. */
+typedef struct tex_nucleus {
+    double x, y, r, dark;
+} tex_nucleus;
+
+static tex_nucleus make_nucleus(uint64_t seed, double a, double b, uint64_t i, uint64_t j)
+{
+    uint64_t cell = j << 32 | i;
+    tex_nucleus n;
+    n.x = ((double)i + tess_rng_unit(seed, 3, cell)) * TEX_CELL;
+    n.y = ((double)j + tess_rng_unit(seed, 4, cell)) * TEX_CELL;
+    n.r = 2.5 + 3.5 * tess_rng_unit(seed, 5, cell);
+    n.dark = 90 + 60 * tess_rng_unit(seed, 6, cell);
+    double d = density_of(density_x(a, n.x), density_y(b, n.y));
+    if (tess_rng_unit(seed, 2, cell) > 0.8 * d) n.dark = 0;
+    return n;
+}
+
+/* Darkness of the nuclei covering (x, y) among the cells around it. */
+static double nucleus_at(const tex_nucleus *cells, int64_t cw, int64_t ch, int64_t x, int64_t y)
 {
     int64_t cx = x / TEX_CELL, cy = y / TEX_CELL;
     double dark = 0;
     for (int64_t j = cy - 1; j <= cy + 1; j++)
         for (int64_t i = cx - 1; i <= cx + 1; i++) {
-            if (i < 0 || j < 0) continue;
-            uint64_t cell = (uint64_t)j << 32 | (uint64_t)i;
-            double px = (i + tess_rng_unit(seed, 3, cell)) * TEX_CELL;
-            double py = (j + tess_rng_unit(seed, 4, cell)) * TEX_CELL;
-            if (tess_rng_unit(seed, 2, cell) > 0.8 * density(seed, px, py)) continue;
-            double r = 2.5 + 3.5 * tess_rng_unit(seed, 5, cell);
-            double d2 = (x - px) * (x - px) + (y - py) * (y - py);
-            if (d2 < r * r) {
-                double v = 90 + 60 * tess_rng_unit(seed, 6, cell) - 30 * (1 - sqrt(d2) / r);
+            if (i < 0 || j < 0 || i >= cw || j >= ch) continue;
+            const tex_nucleus *n = &cells[j * cw + i];
+            double d2 = (x - n->x) * (x - n->x) + (y - n->y) * (y - n->y);
+            if (n->dark > 0 && d2 < n->r * n->r) {
+                double v = n->dark - 30 * (1 - sqrt(d2) / n->r);
                 if (v > dark) dark = v;
             }
         }
     return dark;
 }
 
-static uint8_t slide_pixel(uint64_t seed, uint32_t x, uint32_t y)
-{
-    double d = density(seed, x, y);
-    double fibre = sin((0.8 * x + 0.3 * y) / 5.0 + 3 * sin(y / 40.0));
-    double v = 225 - 45 * d + 18 * d * fibre;
-    double dark = nucleus(seed, x, y);
-    if (dark > 0) v = 255 - dark;
-    v += 16 * (tess_rng_unit(seed, 7, (uint64_t)y << 32 | x) - 0.5);
-    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
-}
-
 int tex_generate(uint32_t width, uint32_t height, uint64_t seed, tex_image *img)
 {
+    double a = 6.28318 * tess_rng_unit(seed, 1, 0), b = 6.28318 * tess_rng_unit(seed, 1, 1);
+    int64_t cw = width / TEX_CELL + 1, ch = height / TEX_CELL + 1;
+    tex_nucleus *cells = malloc(sizeof *cells * (size_t)(cw * ch));
+    double *column = malloc(sizeof *column * width);
     img->width = width;
     img->height = height;
-    img->pixels = malloc((size_t)width * height);
-    if (img->pixels == NULL) return -1;
-    for (uint32_t y = 0; y < height; y++)
-        for (uint32_t x = 0; x < width; x++)
-            img->pixels[(size_t)y * width + x] = slide_pixel(seed, x, y);
+    img->pixels = cells && column ? malloc((size_t)width * height) : NULL;
+    if (img->pixels == NULL) {
+        free(cells);
+        free(column);
+        return -1;
+    }
+    for (int64_t j = 0; j < ch; j++)
+        for (int64_t i = 0; i < cw; i++)
+            cells[j * cw + i] = make_nucleus(seed, a, b, (uint64_t)i, (uint64_t)j);
+    for (uint32_t x = 0; x < width; x++) column[x] = density_x(a, x);
+    for (uint32_t y = 0; y < height; y++) {
+        double row = density_y(b, y), wave = 3 * sin(y / 40.0);
+        for (uint32_t x = 0; x < width; x++) {
+            double d = density_of(column[x], row);
+            double fibre = sin((0.8 * x + 0.3 * y) / 5.0 + wave);
+            double v = 225 - 45 * d + 18 * d * fibre;
+            double dark = nucleus_at(cells, cw, ch, x, y);
+            if (dark > 0) v = 255 - dark;
+            v += 16 * (tess_rng_unit(seed, 7, (uint64_t)y << 32 | x) - 0.5);
+            img->pixels[(size_t)y * width + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+    }
+    free(cells);
+    free(column);
     return 0;
 }
 
