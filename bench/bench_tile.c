@@ -1,14 +1,16 @@
 /*
  * bench_tile.c — `tessera bench tile`: the APC+ paper's parameter sweep on
- * Black-Scholes.  For each configuration (processor mix x CCR, the
- * --iterations knob) every fixed tile size from --min-size to the largest
- * power of two below the book runs under dd, static and ws, and apc once;
- * each run is a child `tessera run blackscholes ... --stats FILE`, and its
- * `seconds` (run start to last output gathered) is the figure.  Rounds of
- * fixed order, so slow phases of a shared machine hit every policy alike.
- * Then: APC's overhead against a plain C loop calling the same kernel over
- * the whole array (alternating rounds, median ratio), and, when mpirun is
- * there, 2 ranks against 1 (input spread, and all on rank 0).
+ * its three applications (Black-Scholes, SAR backprojection, slide
+ * texture).  For each configuration (application x processor mix x CCR, the
+ * Black-Scholes --iterations knob) every fixed tile size from the smallest
+ * to the largest power of two below half the area runs under dd, static and
+ * ws, and apc once; each run is a child `tessera run APP ... --stats FILE`,
+ * and its `seconds` (run start to last output gathered) is the figure.
+ * Rounds of fixed order, so slow phases of a shared machine hit every
+ * policy alike.  Then: APC's overhead against a plain C loop calling the
+ * same kernel over the whole array (alternating rounds, median ratio), 2
+ * ranks against 1, weak and strong scaling (bench_tile_scale.c) and the
+ * StarPU peer.
  * Figures are never pass/fail; results go to a JSON Lines file.
  */
 #include <errno.h>
@@ -21,37 +23,44 @@
 #include <unistd.h>
 
 #include "blackscholes/blackscholes.h"
+#include "bench_tile.h"
+#include "csr_pagerank.h" /* bench_median */
 #include "bench_util.h"
-#include "csr_pagerank.h"
 #include "common.h"
 
-typedef struct bt_opts {
-    long options, rounds, min_size;
-    const char *mixes, *ccrs, *out, *policies, *parts;
-    char self[4096], tmp[4096], mpirun[4096];
-} bt_opts;
+const char *const bt_tile_app_names[BT_APPS] = {"blackscholes", "sar", "texture"};
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: tessera bench tile [--options N] [--mixes LIST] [--ccr LIST] [--rounds R]\n"
-            "         [--min-size C] [--policies LIST] [--out FILE.jsonl] [--parts LIST]\n"
+            "usage: tessera bench tile [--apps LIST] [--options N] [--mixes LIST] [--ccr LIST]\n"
+            "         [--rounds R] [--min-size C] [--policies LIST] [--out FILE.jsonl]\n"
+            "         [--parts LIST]\n"
             "\n"
-            "The APC+ sweep on Black-Scholes: per processor mix and CCR (--iterations),\n"
-            "every fixed tile size from --min-size up in powers of 2 under dd, static and\n"
-            "ws, and apc; prints best fixed size and time, worst, APC and APC/best.  Then\n"
-            "APC's overhead against a plain loop over the same kernel, and 2 ranks against\n"
-            "1 under mpirun.  Each run is a child process; rounds alternate.\n"
+            "The APC+ sweep: per application, processor mix and CCR (Black-Scholes'\n"
+            "--iterations), every fixed tile size from the smallest up in powers of 2 under\n"
+            "dd, static and ws, and apc; prints best fixed size and time, worst, APC and\n"
+            "APC/best.  Then APC's overhead against a plain loop over the same kernel, 2\n"
+            "ranks against 1, weak scaling (1, 2, 4 ranks, 1 processor each) and strong\n"
+            "scaling of the CCR application under mpirun.  Each run is a child process;\n"
+            "rounds alternate.\n"
             "\n"
-            "  --options N      options per run (default 1000000)\n"
+            "  --apps LIST      blackscholes,sar,texture (default all three); problem\n"
+            "                   sizes: N options; sar --gen 256:1024:512:512; texture a\n"
+            "                   generated 8192x4096 slide, --block 32\n"
+            "  --options N      Black-Scholes options per run (default 1000000)\n"
             "  --mixes LIST     ';'-separated processor specs (default\n"
             "                   'cpu*N;cpu*(N-1)+cpu@0.25;cpu+opencl' for N cores)\n"
             "  --ccr LIST       iterations per option (default 1,10,75,250)\n"
             "  --rounds R       repetitions of everything (default 1; medians reported)\n"
-            "  --min-size C     smallest fixed tile (default 1024)\n"
+            "  --min-size C     smallest fixed Black-Scholes tile (default 1024; sar 256\n"
+            "                   pixels, texture 4 blocks)\n"
             "  --policies LIST  fixed-size policies (default dd,static,ws)\n"
             "  --out FILE       JSON Lines results (default bench-tile.jsonl)\n"
-            "  --parts LIST     sweep,overhead,scaling,starpu (default all); the StarPU peer\n"
+            "  --parts LIST     sweep,overhead,scaling,weak,strong,starpu (default all); the\n"
+            "                   weak and strong parts run 4 ranks on this machine's cores\n"
+            "                   (oversubscribed where it has fewer; said so in the output);\n"
+            "                   the StarPU peer\n"
             "                   (dmda, best block count, K=75) needs libstarpu-dev at build\n"
             "  Plot with: python3 scripts/plot_tile.py FILE.jsonl DIR (scripts/deps.sh plot)\n");
 }
@@ -63,7 +72,9 @@ static int parse(bt_opts *o, int argc, char **argv)
                    .min_size = 1024,
                    .ccrs = "1,10,75,250",
                    .out = "bench-tile.jsonl",
-                   .policies = "dd,static,ws"};
+                   .policies = "dd,static,ws",
+                   .apps = "blackscholes,sar,texture",
+                   .parts = "sweep,overhead,scaling,weak,strong,starpu"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         long *num = NULL;
@@ -85,6 +96,7 @@ static int parse(bt_opts *o, int argc, char **argv)
         else if (bench_is_option(a, "--out")) o->out = v;
         else if (bench_is_option(a, "--policies")) o->policies = v;
         else if (bench_is_option(a, "--parts")) o->parts = v;
+        else if (bench_is_option(a, "--apps")) o->apps = v;
         else {
             fprintf(stderr, "tessera bench tile: unknown option '%s' (see --help)\n", a);
             return -1;
@@ -95,15 +107,14 @@ static int parse(bt_opts *o, int argc, char **argv)
 
 /* ---------------------------------------------------------------- one run */
 
-/* Run `tessera run blackscholes ARGS --stats F` (under mpirun -np np when
- * np > 0); its seconds, or -1 when it failed. */
-static double run_child(bt_opts *o, int np, char **extra, int nextra, char *stats_copy, size_t cap)
+double bt_run_child(bt_opts *o, bt_app app, int np, char **extra, int nextra, char *stats_copy,
+                    size_t cap)
 {
     char stats[4200], out[4200], err[4200], npbuf[16];
     snprintf(stats, sizeof stats, "%s/stats.json", o->tmp);
     snprintf(out, sizeof out, "%s/child.out", o->tmp);
     snprintf(err, sizeof err, "%s/child.err", o->tmp);
-    char *argv[48];
+    char *argv[64];
     int n = 0;
     if (np > 0) {
         snprintf(npbuf, sizeof npbuf, "%d", np);
@@ -116,11 +127,11 @@ static double run_child(bt_opts *o, int np, char **extra, int nextra, char *stat
     }
     argv[n++] = o->self;
     argv[n++] = "run";
-    argv[n++] = "blackscholes";
+    argv[n++] = (char *)bt_tile_app_names[app];
     argv[n++] = "--quiet";
     argv[n++] = "--stats";
     argv[n++] = stats;
-    for (int k = 0; k < nextra && n < 46; k++) argv[n++] = extra[k];
+    for (int k = 0; k < nextra && n < 62; k++) argv[n++] = extra[k];
     argv[n] = NULL;
     unlink(stats);
     pid_t pid;
@@ -145,16 +156,79 @@ static double run_child(bt_opts *o, int np, char **extra, int nextra, char *stat
     return secs;
 }
 
-static void record(bt_opts *o, const char *mix, long ccr, const char *policy, long size,
-                   double secs, const char *stats)
+void bt_record(bt_opts *o, bt_app app, const char *mix, long ccr, int ranks, const char *policy,
+               long size, double secs, const char *stats)
 {
     FILE *fp = fopen(o->out, "a");
     if (fp == NULL) return;
     fprintf(fp,
-            "{\"bench\":\"tile\",\"options\":%ld,\"mix\":\"%s\",\"ccr\":%ld,\"policy\":\"%s\","
-            "\"size\":%ld,\"seconds\":%.6f,\"stats\":%s}\n",
-            o->options, mix, ccr, policy, size, secs, stats && *stats ? stats : "null");
+            "{\"bench\":\"tile\",\"app\":\"%s\",\"options\":%ld,\"mix\":\"%s\",\"ccr\":%ld,"
+            "\"ranks\":%d,\"policy\":\"%s\",\"size\":%ld,\"seconds\":%.6f,\"stats\":%s}\n",
+            bt_tile_app_names[app], o->options, mix, ccr, ranks, policy, size, secs,
+            stats && *stats ? stats : "null");
     fclose(fp);
+}
+
+int bt_find_mpirun(bt_opts *o, const char *part)
+{
+    if (bench_find_on_path("mpirun", o->mpirun, sizeof o->mpirun) != 0 || !tess_have_mpi()) {
+        printf("%s: skipped (no mpirun or a build without MPI)\n", part);
+        return -1;
+    }
+    if (getuid() == 0) { /* OpenMPI refuses root unless told; containers need no CMA */
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+    setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- problems */
+
+/* A generated slide of w x h pixels in o->tmp (made by a child run once). */
+static int slide_file(bt_opts *o, long w, long h, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/slide-%ldx%ld.pgm", o->tmp, w, h);
+    if (access(path, R_OK) == 0) return 0;
+    char gen[64], block[32], out[4200], err[4200];
+    snprintf(gen, sizeof gen, "%ld:%ld:1", w, h);
+    long side = w < h ? w : h; /* few blocks: the slide is the point */
+    snprintf(block, sizeof block, "%ld", side < 4096 ? side : 4096);
+    snprintf(out, sizeof out, "%s/gen.out", o->tmp);
+    snprintf(err, sizeof err, "%s/gen.err", o->tmp);
+    char *argv[] = {o->self,   "run", "texture",      "--quiet", "--gen", gen,
+                    "--block", block, "--save-image", path,      NULL};
+    pid_t pid;
+    int status = 0;
+    if (bench_spawn_logged(argv, out, err, &pid) != 0) return -1;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+long bt_app_args(bt_opts *o, bt_app app, int ranks, long ccr, char **argv, int *n, char *buf,
+                 size_t cap)
+{
+    if (app == BT_BS) {
+        int len = snprintf(buf, cap, "%ld", o->options * ranks);
+        snprintf(buf + len + 1, cap - (size_t)len - 1, "%ld", ccr > 0 ? ccr : 1);
+        argv[(*n)++] = "--options";
+        argv[(*n)++] = buf;
+        argv[(*n)++] = "--iterations";
+        argv[(*n)++] = buf + len + 1;
+        return o->options * ranks;
+    }
+    if (app == BT_SAR) { /* 256 pulses of 1024 bins; the image grows downwards */
+        snprintf(buf, cap, "256:1024:512:%d:1", 512 * ranks);
+        argv[(*n)++] = "--gen";
+        argv[(*n)++] = buf;
+        return 512L * 512 * ranks;
+    }
+    long w = 8192, h = 4096L * ranks; /* blocks of 32: 256 x 128 per rank */
+    if (slide_file(o, w, h, buf, cap) != 0) return -1;
+    argv[(*n)++] = "--image";
+    argv[(*n)++] = buf;
+    return (w / 32) * (h / 32);
 }
 
 /* ---------------------------------------------------------------- sweep */
@@ -165,37 +239,44 @@ typedef struct cell {
     char best_policy[16];
 } cell;
 
-static double timed(bt_opts *o, const char *mix, long ccr, const char *policy, long size)
+static double timed(bt_opts *o, bt_app app, const char *mix, long ccr, const char *policy,
+                    long size)
 {
-    char opts[32], iters[32], pol[64];
-    snprintf(opts, sizeof opts, "%ld", o->options);
-    snprintf(iters, sizeof iters, "%ld", ccr);
+    char pol[64], buf[4300];
     if (size > 0) snprintf(pol, sizeof pol, "%s:%ld", policy, size);
     else snprintf(pol, sizeof pol, "%s", policy);
-    char *extra[] = {"--options",    opts,        "--iterations", iters,
-                     "--processors", (char *)mix, "--policy",     pol};
+    char *extra[16];
+    int n = 0;
+    if (bt_app_args(o, app, 1, ccr, extra, &n, buf, sizeof buf) < 0) return -1;
+    extra[n++] = "--processors";
+    extra[n++] = (char *)mix;
+    extra[n++] = "--policy";
+    extra[n++] = pol;
     static char stats[1 << 16];
     double rounds[64];
-    int n = 0;
+    int k = 0;
     for (long r = 0; r < o->rounds && r < 64; r++) {
-        double s = run_child(o, 0, extra, 8, stats, sizeof stats);
+        double s = bt_run_child(o, app, 0, extra, n, stats, sizeof stats);
         if (s < 0) return -1;
-        record(o, mix, ccr, policy, size, s, stats);
-        rounds[n++] = s;
+        bt_record(o, app, mix, ccr, 1, policy, size, s, stats);
+        rounds[k++] = s;
     }
-    return bench_median(rounds, n);
+    return bench_median(rounds, k);
 }
 
-static void sweep_one(bt_opts *o, const char *mix, long ccr, cell *c)
+static void sweep_one(bt_opts *o, bt_app app, const char *mix, long ccr, cell *c)
 {
     *c = (cell){.best = INFINITY, .worst = 0};
+    char buf[4300], *argv[8];
+    int n = 0;
+    long cells = bt_app_args(o, app, 1, ccr, argv, &n, buf, sizeof buf);
+    long min = app == BT_BS ? o->min_size : app == BT_SAR ? 256 : 4;
     char policies[256];
-    snprintf(policies, sizeof policies, "%s", o->policies);
-    for (long size = o->min_size; size <= o->options / 2; size *= 2) {
+    for (long size = min; size <= cells / 2; size *= 2) {
         char *save = NULL;
         snprintf(policies, sizeof policies, "%s", o->policies);
         for (char *p = strtok_r(policies, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-            double s = timed(o, mix, ccr, p, size);
+            double s = timed(o, app, mix, ccr, p, size);
             if (s < 0) continue;
             if (s < c->best) {
                 c->best = s;
@@ -205,9 +286,9 @@ static void sweep_one(bt_opts *o, const char *mix, long ccr, cell *c)
             if (s > c->worst) c->worst = s;
         }
     }
-    c->apc = timed(o, mix, ccr, "apc", 0);
-    printf("%-24s %5ld  %-6s %9ld %8.3f  %8.3f  %8.3f  %6.3f\n", mix, ccr, c->best_policy,
-           c->best_size, c->best, c->worst, c->apc, c->apc / c->best);
+    c->apc = timed(o, app, mix, ccr, "apc", 0);
+    printf("%-12s %-24s %5ld  %-6s %9ld %8.3f  %8.3f  %8.3f  %6.3f\n", bt_tile_app_names[app], mix,
+           ccr, c->best_policy, c->best_size, c->best, c->worst, c->apc, c->apc / c->best);
     fflush(stdout);
 }
 
@@ -218,27 +299,46 @@ static void default_mixes(char *buf, size_t cap)
     snprintf(buf, cap, "cpu*%ld;cpu*%ld+cpu@0.25;cpu+opencl", n, n - 1);
 }
 
+static int app_index(const char *name)
+{
+    for (int a = 0; a < BT_APPS; a++)
+        if (strcmp(name, bt_tile_app_names[a]) == 0) return a;
+    return -1;
+}
+
 static int sweep(bt_opts *o)
 {
-    char mixes[512], ccrs[256];
+    char mixes[512], ccrs[256], apps[256];
     if (o->mixes) snprintf(mixes, sizeof mixes, "%s", o->mixes);
     else default_mixes(mixes, sizeof mixes);
-    printf("sweep: %ld options per run, %ld round(s); seconds from run start to last output\n",
-           o->options, o->rounds);
-    printf("%-24s %5s  %-6s %9s %8s  %8s  %8s  %6s\n", "mix", "CCR", "best", "size", "best s",
-           "worst s", "APC s", "APC/best");
+    printf("sweep: %ld round(s); seconds from run start to last output; CCR 0: not a knob of "
+           "the application\n",
+           o->rounds);
+    printf("%-12s %-24s %5s  %-6s %9s %8s  %8s  %8s  %6s\n", "app", "mix", "CCR", "best", "size",
+           "best s", "worst s", "APC s", "APC/best");
     int configs = 0, within10 = 0, within5 = 0;
-    char *save_m = NULL;
-    for (char *mix = strtok_r(mixes, ";", &save_m); mix; mix = strtok_r(NULL, ";", &save_m)) {
-        snprintf(ccrs, sizeof ccrs, "%s", o->ccrs);
-        char *save_c = NULL;
-        for (char *k = strtok_r(ccrs, ",", &save_c); k; k = strtok_r(NULL, ",", &save_c)) {
-            cell c;
-            sweep_one(o, mix, strtol(k, NULL, 10), &c);
-            if (!(c.apc > 0) || !isfinite(c.best)) continue;
-            configs++;
-            within10 += c.apc <= 1.10 * c.best;
-            within5 += c.apc <= 1.05 * c.best;
+    snprintf(apps, sizeof apps, "%s", o->apps);
+    char *save_a = NULL;
+    for (char *an = strtok_r(apps, ",", &save_a); an; an = strtok_r(NULL, ",", &save_a)) {
+        int app = app_index(an);
+        if (app < 0) {
+            fprintf(stderr, "tessera bench tile: unknown application '%s' in --apps\n", an);
+            return -1;
+        }
+        char mixcopy[512];
+        snprintf(mixcopy, sizeof mixcopy, "%s", mixes);
+        char *save_m = NULL;
+        for (char *mix = strtok_r(mixcopy, ";", &save_m); mix; mix = strtok_r(NULL, ";", &save_m)) {
+            snprintf(ccrs, sizeof ccrs, "%s", app == BT_BS ? o->ccrs : "0");
+            char *save_c = NULL;
+            for (char *k = strtok_r(ccrs, ",", &save_c); k; k = strtok_r(NULL, ",", &save_c)) {
+                cell c;
+                sweep_one(o, (bt_app)app, mix, strtol(k, NULL, 10), &c);
+                if (!(c.apc > 0) || !isfinite(c.best)) continue;
+                configs++;
+                within10 += c.apc <= 1.10 * c.best;
+                within5 += c.apc <= 1.05 * c.best;
+            }
         }
     }
     printf("APC within 10%% of the best fixed size in %d of %d configurations, within 5%% in "
@@ -275,7 +375,7 @@ static void overhead(bt_opts *o)
         double t0 = tess_now();
         bs_price(in, out, n, &p);
         double plain = tess_now() - t0;
-        double apc = run_child(o, 0, extra, 6, NULL, 0);
+        double apc = bt_run_child(o, BT_BS, 0, extra, 6, NULL, 0);
         ratio[r] = apc > 0 ? plain / apc : 0;
         printf("  round %d: plain loop %.3f s, APC on 1 cpu %.3f s, APC rate / plain %.3f\n", r + 1,
                plain, apc, ratio[r]);
@@ -291,15 +391,7 @@ static void overhead(bt_opts *o)
 
 static void scaling(bt_opts *o)
 {
-    if (bench_find_on_path("mpirun", o->mpirun, sizeof o->mpirun) != 0 || !tess_have_mpi()) {
-        printf("scaling: skipped (no mpirun or a build without MPI)\n");
-        return;
-    }
-    if (getuid() == 0) { /* OpenMPI refuses root unless told; containers need no CMA */
-        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-    }
-    setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+    if (bt_find_mpirun(o, "scaling") != 0) return;
     char opts[32];
     snprintf(opts, sizeof opts, "%ld", o->options);
     char *one[] = {"--options", opts, "--iterations", "75", "--processors", "cpu"};
@@ -309,14 +401,14 @@ static void scaling(bt_opts *o)
     double r1[5], r2[5], r0[5];
     int rounds = 3;
     for (int r = 0; r < rounds; r++) {
-        r1[r] = run_child(o, 0, one, 6, NULL, 0);
-        r2[r] = run_child(o, 2, one, 6, NULL, 0);
-        r0[r] = run_child(o, 2, on0, 8, stats, sizeof stats);
+        r1[r] = bt_run_child(o, BT_BS, 0, one, 6, NULL, 0);
+        r2[r] = bt_run_child(o, BT_BS, 2, one, 6, NULL, 0);
+        r0[r] = bt_run_child(o, BT_BS, 2, on0, 8, stats, sizeof stats);
         if (r1[r] > 0 && r2[r] > 0 && r0[r] > 0)
             printf("  round %d: 1 rank %.3f s; 2 ranks spread %.3f s (%.2fx); all input on rank "
                    "0 %.3f s (%.2fx)\n",
                    r + 1, r1[r], r2[r], r1[r] / r2[r], r0[r], r1[r] / r0[r]);
-        record(o, "np2-on0", 75, "apc", 0, r0[r], stats);
+        bt_record(o, BT_BS, "np2-on0", 75, 2, "apc", 0, r0[r], stats);
     }
     double a = bench_median(r1, rounds), b = bench_median(r2, rounds), c = bench_median(r0, rounds);
     printf("scaling (K=75, 1 cpu per rank, medians): 2 ranks = %.2fx 1 rank (goal >= 1.8); "
@@ -379,7 +471,7 @@ static void starpu_peer(bt_opts *o)
             double s = starpu_once(o, peer, k, b, (int)n, slowed);
             if (s > 0 && s < best) best = s, best_blocks = b;
         }
-        double apc = timed(o, mix[slowed], k, "apc", 0);
+        double apc = timed(o, BT_BS, mix[slowed], k, "apc", 0);
         printf("StarPU dmda vs APC, %s, CCR %ld: StarPU best %.3f s (%d blocks), APC %.3f s, "
                "APC/StarPU %.3f (goal <= 1)\n",
                mix[slowed], k, best, best_blocks, apc, apc / best);
@@ -401,6 +493,8 @@ int bench_tile_main(int argc, char **argv)
     if (strstr(o.parts, "sweep")) rc = sweep(&o);
     if (strstr(o.parts, "overhead")) overhead(&o);
     if (strstr(o.parts, "scaling")) scaling(&o);
+    if (strstr(o.parts, "weak")) bt_weak_scaling(&o);
+    if (strstr(o.parts, "strong")) bt_strong_scaling(&o);
     if (strstr(o.parts, "starpu")) starpu_peer(&o);
     char cmd[8300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", o.tmp);

@@ -1,0 +1,134 @@
+/*
+ * bench_tile_scale.c — the scaling parts of `tessera bench tile`, as the
+ * APC+ paper ran them.  Weak scaling (its Figures 9-14): the work per rank
+ * fixed, 1, 2 and 4 ranks of 1 processor each, every application under
+ * apc and the fixed-size policies, with the time split PROC / L-IMB / OVER
+ * / BOOT.  Strong scaling of the tunable CCR application (its Figure 15):
+ * Black-Scholes' speedup over 1 rank at K in {1, 10, 75, 250}.  More ranks
+ * than cores share them: such figures are labelled oversubscribed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_tile.h"
+#include "csr_pagerank.h" /* bench_median */
+#include "bench_util.h"
+
+#define BT_MAX_RANKS 4
+
+/* A fixed tile size per application for the fixed-size policies (cells). */
+static long fixed_size(bt_app app) { return app == BT_BS ? 16384 : app == BT_SAR ? 4096 : 64; }
+
+static int cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static double json_number(const char *json, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *at = strstr(json, pat);
+    return at ? strtod(at + strlen(pat), NULL) : NAN;
+}
+
+/* Median seconds of o->rounds runs; the last run's statistics in stats. */
+static double weak_point(bt_opts *o, bt_app app, int ranks, const char *policy, char *stats,
+                         size_t cap)
+{
+    char buf[4300], pol[64];
+    char *extra[16];
+    int n = 0;
+    if (bt_app_args(o, app, ranks, 75, extra, &n, buf, sizeof buf) < 0) return -1;
+    if (strcmp(policy, "apc") == 0) snprintf(pol, sizeof pol, "apc");
+    else snprintf(pol, sizeof pol, "%s:%ld", policy, fixed_size(app));
+    extra[n++] = "--processors";
+    extra[n++] = "cpu";
+    extra[n++] = "--policy";
+    extra[n++] = pol;
+    double t[16];
+    int k = 0;
+    for (long r = 0; r < o->rounds && r < 16; r++) {
+        double s = bt_run_child(o, app, ranks > 1 ? ranks : 0, extra, n, stats, cap);
+        if (s < 0) return -1;
+        bt_record(o, app, "weak", app == BT_BS ? 75 : 0, ranks, policy,
+                  strcmp(policy, "apc") ? fixed_size(app) : 0, s, stats);
+        t[k++] = s;
+    }
+    return bench_median(t, k);
+}
+
+void bt_weak_scaling(bt_opts *o)
+{
+    if (bt_find_mpirun(o, "weak scaling") != 0) return;
+    static const char *const policies[] = {"apc", "dd", "static", "ws"};
+    static const int ranks[] = {1, 2, 4};
+    static char stats[1 << 16];
+    printf("weak scaling: work per rank fixed, 1 cpu per rank (Black-Scholes K=75, data "
+           "spread; sar; texture with the slide on rank 0); 1 rank embedded, more under "
+           "mpirun; %d cores here: runs with more ranks are oversubscribed%s\n",
+           cores(),
+           cores() < 4 ? " (the 4-rank figures share 2 cores: emulated, not measured "
+                         "scaling)"
+                       : "");
+    printf("%-12s %-7s %5s %8s %6s  %7s %7s %7s %7s\n", "app", "policy", "ranks", "seconds", "eff",
+           "boot", "proc", "l-imb", "over");
+    for (int a = 0; a < BT_APPS; a++) {
+        if (!strstr(o->apps, bt_tile_app_names[a])) continue;
+        for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
+            double t1 = NAN;
+            for (size_t r = 0; r < sizeof ranks / sizeof ranks[0]; r++) {
+                double t = weak_point(o, (bt_app)a, ranks[r], policies[p], stats, sizeof stats);
+                if (t < 0) continue;
+                if (ranks[r] == 1) t1 = t;
+                printf("%-12s %-7s %5d %8.3f %6.2f  %7.3f %7.3f %7.3f %7.3f%s\n",
+                       bt_tile_app_names[a], policies[p], ranks[r], t, t1 / t,
+                       json_number(stats, "boot"), json_number(stats, "proc"),
+                       json_number(stats, "limb"), json_number(stats, "over"),
+                       ranks[r] > cores() ? "  oversubscribed" : "");
+                fflush(stdout);
+            }
+        }
+    }
+    printf("weak-scaling efficiency = 1-rank seconds / R-rank seconds (goals at 2 ranks: >= 0.9 "
+           "for sar and Black-Scholes K>=75, >= 0.8 for texture with the slide on one rank)\n");
+}
+
+void bt_strong_scaling(bt_opts *o)
+{
+    if (bt_find_mpirun(o, "strong scaling") != 0) return;
+    static const long ks[] = {1, 10, 75, 250};
+    printf("strong scaling of Black-Scholes: %ld options, APC, 1 cpu per rank, data spread; "
+           "speedup over 1 rank%s\n",
+           o->options,
+           cores() < BT_MAX_RANKS ? " (3 and 4 ranks oversubscribed on this machine)" : "");
+    printf("%6s %8s %8s %8s %8s\n", "K", "1 rank", "2", "3", "4");
+    static char stats[1 << 16];
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        char buf[256];
+        char *extra[12];
+        double t[BT_MAX_RANKS + 1] = {0};
+        for (int r = 1; r <= BT_MAX_RANKS; r++) {
+            int n = 0;
+            bt_app_args(o, BT_BS, 1, ks[i], extra, &n, buf, sizeof buf);
+            extra[n++] = "--processors";
+            extra[n++] = "cpu";
+            double v[16];
+            int k = 0;
+            for (long round = 0; round < o->rounds && round < 16; round++) {
+                double s = bt_run_child(o, BT_BS, r > 1 ? r : 0, extra, n, stats, sizeof stats);
+                if (s < 0) break;
+                bt_record(o, BT_BS, "strong", ks[i], r, "apc", 0, s, stats);
+                v[k++] = s;
+            }
+            t[r] = k ? bench_median(v, k) : NAN;
+        }
+        printf("%6ld %7.3fs %7.2fx %7.2fx %7.2fx\n", ks[i], t[1], t[1] / t[2], t[1] / t[3],
+               t[1] / t[4]);
+        fflush(stdout);
+    }
+}
