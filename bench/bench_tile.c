@@ -57,11 +57,12 @@ static void usage(FILE *out)
             "                   pixels, texture 4 blocks)\n"
             "  --policies LIST  fixed-size policies (default dd,static,ws)\n"
             "  --out FILE       JSON Lines results (default bench-tile.jsonl)\n"
-            "  --parts LIST     sweep,overhead,scaling,weak,strong,starpu (default all); the\n"
-            "                   weak and strong parts run 4 ranks on this machine's cores\n"
-            "                   (oversubscribed where it has fewer; said so in the output);\n"
-            "                   the StarPU peer\n"
-            "                   (dmda, best block count, K=75) needs libstarpu-dev at build\n"
+            "  --parts LIST     sweep,overhead,scaling,weak,strong,starpu,mrmpi (default\n"
+            "                   all).  weak and strong run up to 4 ranks (oversubscribed\n"
+            "                   where there are fewer cores; the output says so).  The\n"
+            "                   peers are built when their packages are there: StarPU\n"
+            "                   (libstarpu-dev; dmda, best block count, K=75) and MR-MPI\n"
+            "                   (libmrmpi-dev; 1, 2, 4 ranks, K=1 and 75)\n"
             "  Plot with: python3 scripts/plot_tile.py FILE.jsonl DIR (scripts/deps.sh plot)\n");
 }
 
@@ -74,7 +75,7 @@ static int parse(bt_opts *o, int argc, char **argv)
                    .out = "bench-tile.jsonl",
                    .policies = "dd,static,ws",
                    .apps = "blackscholes,sar,texture",
-                   .parts = "sweep,overhead,scaling,weak,strong,starpu"};
+                   .parts = "sweep,overhead,scaling,weak,strong,starpu,mrmpi"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         long *num = NULL;
@@ -496,6 +497,7 @@ int bench_tile_main(int argc, char **argv)
     if (strstr(o.parts, "weak")) bt_weak_scaling(&o);
     if (strstr(o.parts, "strong")) bt_strong_scaling(&o);
     if (strstr(o.parts, "starpu")) starpu_peer(&o);
+    if (strstr(o.parts, "mrmpi")) bt_mrmpi_peer(&o);
     char cmd[8300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", o.tmp);
     if (system(cmd) != 0) fprintf(stderr, "tessera bench tile: could not remove %s\n", o.tmp);

@@ -42,5 +42,7 @@ int bt_find_mpirun(bt_opts *o, const char *part);
 /* The scaling parts (bench_tile_scale.c). */
 void bt_weak_scaling(bt_opts *o);
 void bt_strong_scaling(bt_opts *o);
+/* Black-Scholes against MR-MPI at 1, 2, 4 ranks (tessera-mrmpi-bs). */
+void bt_mrmpi_peer(bt_opts *o);
 
 #endif

@@ -5,12 +5,15 @@
  * apc and the fixed-size policies, with the time split PROC / L-IMB / OVER
  * / BOOT.  Strong scaling of the tunable CCR application (its Figure 15):
  * Black-Scholes' speedup over 1 rank at K in {1, 10, 75, 250}.  More ranks
- * than cores share them: such figures are labelled oversubscribed.
+ * than cores share them: such figures are labelled oversubscribed.  And the
+ * MR-MPI peer on Black-Scholes across ranks, as the paper compared.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_tile.h"
@@ -131,4 +134,74 @@ void bt_strong_scaling(bt_opts *o)
                t[1] / t[4]);
         fflush(stdout);
     }
+}
+
+/* The MR-MPI peer's seconds at np ranks and `blocks` map tasks, or -1. */
+static double mrmpi_once(bt_opts *o, const char *peer, int np, long k, long blocks)
+{
+    char npb[16], opts[32], iters[32], nb[32], out[4200], err[4200];
+    snprintf(npb, sizeof npb, "%d", np);
+    snprintf(opts, sizeof opts, "%ld", o->options);
+    snprintf(iters, sizeof iters, "%ld", k);
+    snprintf(nb, sizeof nb, "%ld", blocks);
+    snprintf(out, sizeof out, "%s/mrmpi.out", o->tmp);
+    snprintf(err, sizeof err, "%s/mrmpi.err", o->tmp);
+    char *argv[] = {o->mpirun,    "-np",       npb,  "--oversubscribe", "--bind-to", "none",
+                    (char *)peer, "--options", opts, "--iterations",    iters,       "--blocks",
+                    nb,           NULL};
+    pid_t pid;
+    int status = 0;
+    if (bench_spawn_logged(argv, out, err, &pid) != 0) return -1;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+    char line[256];
+    bench_first_line(out, line, sizeof line);
+    return strncmp(line, "seconds ", 8) == 0 ? strtod(line + 8, NULL) : -1;
+}
+
+void bt_mrmpi_peer(bt_opts *o)
+{
+    char peer[4200];
+    snprintf(peer, sizeof peer, "%s", o->self);
+    char *slash = strrchr(peer, '/');
+    snprintf(slash ? slash + 1 : peer, sizeof peer - (size_t)(slash ? slash + 1 - peer : 0),
+             "tessera-mrmpi-bs");
+    if (access(peer, X_OK) != 0) {
+        printf("MR-MPI peer: skipped (not built: install libmrmpi-dev and rebuild)\n");
+        return;
+    }
+    if (bt_find_mpirun(o, "MR-MPI peer") != 0) return;
+    printf("MR-MPI vs APC on Black-Scholes: %ld options spread over the ranks, 1 cpu per rank, "
+           "MR-MPI at its best of 4/16/64 map tasks per rank; medians of %ld alternating "
+           "round(s)%s\n",
+           o->options, o->rounds, cores() < BT_MAX_RANKS ? " (4 ranks oversubscribed here)" : "");
+    static const long ks[] = {1, 75};
+    static const int ranks[] = {1, 2, 4};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        for (size_t r = 0; r < sizeof ranks / sizeof ranks[0]; r++) {
+            double peer_t[16], apc_t[16];
+            int n = 0;
+            for (long round = 0; round < o->rounds && round < 16; round++) {
+                double best = INFINITY;
+                for (long per = 4; per <= 64; per *= 4) {
+                    double s = mrmpi_once(o, peer, ranks[r], ks[i], per * ranks[r]);
+                    if (s > 0 && s < best) best = s;
+                }
+                char buf[256], *extra[12];
+                int m = 0;
+                bt_app_args(o, BT_BS, 1, ks[i], extra, &m, buf, sizeof buf);
+                extra[m++] = "--processors";
+                extra[m++] = "cpu";
+                double a = bt_run_child(o, BT_BS, ranks[r] > 1 ? ranks[r] : 0, extra, m, NULL, 0);
+                if (!isfinite(best) || a < 0) break;
+                peer_t[n] = best;
+                apc_t[n++] = a;
+            }
+            if (n == 0) continue;
+            double p = bench_median(peer_t, n), a = bench_median(apc_t, n);
+            printf("  K=%-3ld %d rank(s): MR-MPI %.3f s, APC %.3f s, APC/MR-MPI %.3f (goal < 1)\n",
+                   ks[i], ranks[r], p, a, a / p);
+            fflush(stdout);
+        }
 }

@@ -122,13 +122,14 @@ static int parse(tex_opts *o, int argc, char **argv)
 
 /* ---------------------------------------------------------------- setup */
 
-/* The image: all of it on the owner rank, its size elsewhere. */
+/* The image: all of it on the owner rank, its size elsewhere.  The owner
+ * reports errors: its checks include the header checks of the others. */
 static int load_image(tex_app *a, int owner)
 {
     char err[512];
     if (a->o.image) {
         if (tex_read_pnm(a->o.image, !owner, &a->img, err, sizeof err) == 0) return 0;
-        app_error(TEX_APP, "%s", err);
+        if (owner) app_error(TEX_APP, "%s", err);
         return -1;
     }
     a->img = (tex_image){a->o.gen_size[0], a->o.gen_size[1], NULL};

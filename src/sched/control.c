@@ -15,12 +15,6 @@
 #include "sched/sched.h"
 #include "table/table_internal.h"
 
-typedef struct done_msg {
-    uint64_t seq;
-    int32_t error, pad;
-    char msg[480];
-} done_msg;
-
 typedef struct ready_msg {
     uint64_t fingerprint;
 } ready_msg;
@@ -39,7 +33,7 @@ static void timed_wait(tess_ctx *ctx, double seconds)
 static void on_done(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload, size_t len)
 {
     (void)type;
-    done_msg d;
+    tess__done_msg d;
     if (len < sizeof d || src < 0 || src >= ctx->nranks) return;
     memcpy(&d, payload, sizeof d);
     pthread_mutex_lock(&ctx->ctl_mu);

@@ -15,12 +15,6 @@
 #include "sched/queue_impl.h"
 #include "table/table_internal.h"
 
-typedef struct done_msg {
-    uint64_t seq;
-    int32_t error, pad;
-    char msg[480];
-} done_msg;
-
 int tess__queue_create(tess_ctx *ctx)
 {
     tess__task_queue *q = calloc(1, sizeof *q);
@@ -103,7 +97,7 @@ static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
 {
     tess__queue_try_cut(ctx, q); /* CpBarrier: the cut comes before this rank says done */
     int idle = q->next == q->ntasks && q->running == 0 && q->reported_seq < q->seq;
-    done_msg d = {.seq = q->seq, .error = q->error};
+    tess__done_msg d = {.seq = q->seq, .error = q->error};
     uint32_t stolen = 0;
     if (idle) {
         memcpy(d.msg, q->error_msg, sizeof d.msg);

@@ -25,6 +25,14 @@ enum tess__sched_msg_type {
     TESS_MSG_STEAL_COVERED = 72 /* thief -> rank 0: stolen tasks finished, DONE follows */
 };
 
+/* The body of TESS_MSG_DONE: the run's sequence, the first error of the
+ * rank's tasks and its message (sent by queue.c, read by control.c). */
+typedef struct tess__done_msg {
+    uint64_t seq;
+    int32_t error, pad;
+    char msg[480];
+} tess__done_msg;
+
 /* The `locality` of a RUN whose instance i runs on the rank of global worker i. */
 #define TESS__EVERY_WORKER_PLACEMENT (-2)
 
