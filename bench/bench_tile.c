@@ -61,7 +61,8 @@ static void usage(FILE *out)
             "                   all).  weak and strong run up to 4 ranks (oversubscribed\n"
             "                   where there are fewer cores; the output says so).  The\n"
             "                   peers are built when their packages are there: StarPU\n"
-            "                   (libstarpu-dev; dmda, best block count, K=75) and MR-MPI\n"
+            "                   (libstarpu-dev; dmda, best block count; every app,\n"
+            "                   Black-Scholes at K=75) and MR-MPI\n"
             "                   (libmrmpi-dev; 1, 2, 4 ranks, K=1 and 75)\n"
             "  Plot with: python3 scripts/plot_tile.py FILE.jsonl DIR (scripts/deps.sh plot)\n");
 }
@@ -420,21 +421,20 @@ static void scaling(bt_opts *o)
 /* ---------------------------------------------------------------- StarPU */
 
 /* The peer's seconds for a block count (its best of calibrated runs), or -1. */
-static double starpu_once(bt_opts *o, const char *peer, long k, int blocks, int cpus, int slowed)
+static double starpu_once(bt_opts *o, const char *peer, bt_app app, int blocks, int cpus,
+                          int slowed)
 {
-    char opts[32], iters[32], nb[32], nc[32], out[4200], err[4200];
-    snprintf(opts, sizeof opts, "%ld", o->options);
-    snprintf(iters, sizeof iters, "%ld", k);
+    char nb[32], nc[32], out[4200], err[4200], buf[4300];
     snprintf(nb, sizeof nb, "%d", blocks);
     snprintf(nc, sizeof nc, "%d", cpus);
     snprintf(out, sizeof out, "%s/starpu.out", o->tmp);
     snprintf(err, sizeof err, "%s/starpu.err", o->tmp);
-    char *argv[] = {(char *)peer, "--options",
-                    opts,         "--iterations",
-                    iters,        "--blocks",
-                    nb,           "--cpus",
-                    nc,           slowed ? "--slow-last" : NULL,
-                    "0.25",       NULL};
+    char *argv[24] = {(char *)peer, "--app", (char *)bt_tile_app_names[app]};
+    int n = 3;
+    if (bt_app_args(o, app, 1, 75, argv, &n, buf, sizeof buf) < 0) return -1;
+    char *tail[] = {"--blocks", nb, "--cpus", nc, "--slow-last", "0.25"};
+    for (int k = 0; k < (slowed ? 6 : 4); k++) argv[n++] = tail[k];
+    argv[n] = NULL;
     pid_t pid;
     int status = 0;
     if (bench_spawn_logged(argv, out, err, &pid) != 0) return -1;
@@ -447,14 +447,15 @@ static double starpu_once(bt_opts *o, const char *peer, long k, int blocks, int 
     return strtod(line + 8, NULL);
 }
 
-/* APC against StarPU's dmda at its best block count, CPU only and slowed. */
+/* APC against StarPU's dmda at its best block count, CPU only and slowed,
+ * for each application (Black-Scholes at K=75). */
 static void starpu_peer(bt_opts *o)
 {
     char peer[4200];
     snprintf(peer, sizeof peer, "%s", o->self);
     char *slash = strrchr(peer, '/');
     snprintf(slash ? slash + 1 : peer, sizeof peer - (size_t)(slash ? slash + 1 - peer : 0),
-             "tessera-starpu-bs");
+             "tessera-starpu-tiles");
     if (access(peer, X_OK) != 0) {
         printf("StarPU peer: skipped (not built: install libstarpu-dev and rebuild)\n");
         return;
@@ -464,18 +465,24 @@ static void starpu_peer(bt_opts *o)
     char mix[2][64];
     snprintf(mix[0], sizeof mix[0], "cpu*%ld", n);
     snprintf(mix[1], sizeof mix[1], "cpu*%ld+cpu@0.25", n - 1);
-    for (int slowed = 0; slowed < 2; slowed++) {
-        long k = 75;
-        double best = INFINITY;
-        int best_blocks = 0;
-        for (int b = 8; b <= 1024 && b <= o->options; b *= 2) {
-            double s = starpu_once(o, peer, k, b, (int)n, slowed);
-            if (s > 0 && s < best) best = s, best_blocks = b;
+    for (int app = 0; app < BT_APPS; app++) {
+        if (!strstr(o->apps, bt_tile_app_names[app])) continue;
+        char buf[4300], *argv[8];
+        int k = 0;
+        long cells = bt_app_args(o, (bt_app)app, 1, 75, argv, &k, buf, sizeof buf);
+        for (int slowed = 0; slowed < 2; slowed++) {
+            double best = INFINITY;
+            int best_blocks = 0;
+            for (int b = 8; b <= 1024 && b <= cells; b *= 2) {
+                double s = starpu_once(o, peer, (bt_app)app, b, (int)n, slowed);
+                if (s > 0 && s < best) best = s, best_blocks = b;
+            }
+            double apc = timed(o, (bt_app)app, mix[slowed], app == BT_BS ? 75 : 0, "apc", 0);
+            printf("StarPU dmda vs APC, %s, %s: StarPU best %.3f s (%d blocks), APC %.3f s, "
+                   "APC/StarPU %.3f (goal <= 1)\n",
+                   bt_tile_app_names[app], mix[slowed], best, best_blocks, apc, apc / best);
+            fflush(stdout);
         }
-        double apc = timed(o, BT_BS, mix[slowed], k, "apc", 0);
-        printf("StarPU dmda vs APC, %s, CCR %ld: StarPU best %.3f s (%d blocks), APC %.3f s, "
-               "APC/StarPU %.3f (goal <= 1)\n",
-               mix[slowed], k, best, best_blocks, apc, apc / best);
     }
 }
 
