@@ -209,14 +209,10 @@ static int control(tess_ctx *ctx, void *arg)
 
 static int finish(bs_app *a, tess_ctx *ctx, int rc)
 {
-    if (tess_rank(ctx) == 0) {
-        /* the statistics first: if they cannot be written, no prices appear either */
-        if (rc == 0 && a->o.tile.stats_path && app_outfile_commit(&a->stats) != 0) rc = -1;
-        if (rc == 0 && a->o.output && app_outfile_commit(&a->output) != 0) rc = -1;
-        if (rc != 0) {
-            app_outfile_abort(&a->output);
-            app_outfile_abort(&a->stats);
-        }
+    if (tess_rank(ctx) == 0) { /* the statistics first: if they fail, no prices appear */
+        app_outfile *const files[] = {&a->stats, &a->output};
+        const char *const paths[] = {a->o.tile.stats_path, a->o.output};
+        rc = app_outfiles_finish(files, paths, 2, rc);
     }
     int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);

@@ -26,6 +26,10 @@ int app_outfile_open(app_outfile *o, const char *path);
 int app_outfile_commit(app_outfile *o);
 /* Close and remove the temporary; accepts a never-opened (zeroed) struct. */
 void app_outfile_abort(app_outfile *o);
+/* A run's outputs: when rc is 0, commit files[i] in order for every paths[i]
+ * given (NULL: not asked for); if rc is not 0 or a commit fails, remove them
+ * all.  Returns rc, or -1 when a commit failed. */
+int app_outfiles_finish(app_outfile *const *files, const char *const *paths, int n, int rc);
 
 /* ---- metrics JSON: one object, top-level keys, numbers as numbers ---- */
 typedef struct app_metrics app_metrics;

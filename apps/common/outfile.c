@@ -189,3 +189,12 @@ void app_outfile_abort(app_outfile *o)
     if (o->tmp_path) unlink(o->tmp_path);
     outfile_release(o);
 }
+
+int app_outfiles_finish(app_outfile *const *files, const char *const *paths, int n, int rc)
+{
+    for (int i = 0; i < n && rc == 0; i++)
+        if (paths[i] && app_outfile_commit(files[i]) != 0) rc = -1;
+    if (rc != 0)
+        for (int i = 0; i < n; i++) app_outfile_abort(files[i]);
+    return rc;
+}

@@ -2,30 +2,17 @@
  * sar_io.c — the TSAR scene file (little-endian; docs/tiles.md) and the
  * synthetic scenes of `--gen`.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "sar.h"
+#include "slurp.h"
 #include "tessera/rng.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "sar_io.c copies little-endian samples as they are: port it to a big-endian host"
 #endif
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static uint32_t get_u32(const uint8_t *p)
 {
@@ -43,9 +30,10 @@ static double get_f64(const uint8_t *p)
 /* The header's numbers; 0 or -1 with err filled. */
 static int parse_header(const uint8_t *b, const char *name, sar_scene *s, char *err, size_t n)
 {
-    if (memcmp(b, "TSAR", 4) != 0) return fail(err, n, "%s: not a TSAR scene (bad magic)", name);
+    if (memcmp(b, "TSAR", 4) != 0)
+        return app_fail(err, n, "%s: not a TSAR scene (bad magic)", name);
     uint32_t version = get_u32(b + 4);
-    if (version != 1) return fail(err, n, "%s: TSAR version %u (expected 1)", name, version);
+    if (version != 1) return app_fail(err, n, "%s: TSAR version %u (expected 1)", name, version);
     s->pulses = get_u32(b + 8);
     s->bins = get_u32(b + 12);
     s->r0 = get_f64(b + 16);
@@ -57,20 +45,20 @@ static int parse_header(const uint8_t *b, const char *name, sar_scene *s, char *
     s->y0 = get_f64(b + 56);
     s->dx = get_f64(b + 64);
     s->dy = get_f64(b + 72);
-    if (s->pulses == 0) return fail(err, n, "%s: 0 pulses", name);
-    if (s->bins < 2) return fail(err, n, "%s: %u range bins (at least 2)", name, s->bins);
+    if (s->pulses == 0) return app_fail(err, n, "%s: 0 pulses", name);
+    if (s->bins < 2) return app_fail(err, n, "%s: %u range bins (at least 2)", name, s->bins);
     if ((uint64_t)s->pulses * s->bins > (1ull << 36))
-        return fail(err, n, "%s: %u pulses of %u bins is too many samples (at most 2^36)", name,
-                    s->pulses, s->bins);
+        return app_fail(err, n, "%s: %u pulses of %u bins is too many samples (at most 2^36)", name,
+                        s->pulses, s->bins);
     if (s->width == 0 || s->height == 0 || s->width > (1u << 20) || s->height > (1u << 20) ||
         (uint64_t)s->width * s->height > (1ull << 32))
-        return fail(err, n, "%s: image %u x %u (each side 1..1048576, at most 2^32 pixels)", name,
-                    s->width, s->height);
+        return app_fail(err, n, "%s: image %u x %u (each side 1..1048576, at most 2^32 pixels)",
+                        name, s->width, s->height);
     double v[] = {s->r0, s->dr, s->ku, s->x0, s->y0, s->dx, s->dy};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if (!isfinite(v[i])) return fail(err, n, "%s: a header number is not finite", name);
-    if (!(s->dr > 0)) return fail(err, n, "%s: bin spacing dR %g is not positive", name, s->dr);
-    if (s->dx == 0 || s->dy == 0) return fail(err, n, "%s: pixel spacing of 0", name);
+        if (!isfinite(v[i])) return app_fail(err, n, "%s: a header number is not finite", name);
+    if (!(s->dr > 0)) return app_fail(err, n, "%s: bin spacing dR %g is not positive", name, s->dr);
+    if (s->dx == 0 || s->dy == 0) return app_fail(err, n, "%s: pixel spacing of 0", name);
     return 0;
 }
 
@@ -79,7 +67,7 @@ static int check_finite(const char *name, const char *what, const double *d, con
 {
     for (size_t i = 0; i < count; i++)
         if (!(d ? isfinite(d[i]) : isfinite(f[i])))
-            return fail(err, n, "%s: %s value %zu is not finite", name, what, i);
+            return app_fail(err, n, "%s: %s value %zu is not finite", name, what, i);
     return 0;
 }
 
@@ -88,24 +76,24 @@ int sar_parse(const uint8_t *buf, size_t len, const char *name, sar_scene *s, ch
 {
     memset(s, 0, sizeof *s);
     if (len < SAR_HEADER_BYTES)
-        return fail(err, errlen, "%s: expected a %d-byte header, found %zu bytes", name,
-                    SAR_HEADER_BYTES, len);
+        return app_fail(err, errlen, "%s: expected a %d-byte header, found %zu bytes", name,
+                        SAR_HEADER_BYTES, len);
     if (parse_header(buf, name, s, err, errlen) != 0) return -1;
     uint64_t pos_bytes = (uint64_t)s->pulses * 24;
     uint64_t sample_bytes = (uint64_t)s->pulses * s->bins * SAR_PIXEL_BYTES;
     uint64_t have = len - SAR_HEADER_BYTES;
     if (have < pos_bytes)
-        return fail(err, errlen, "%s: expected %llu bytes of positions, found %llu", name,
-                    (unsigned long long)pos_bytes, (unsigned long long)have);
+        return app_fail(err, errlen, "%s: expected %llu bytes of positions, found %llu", name,
+                        (unsigned long long)pos_bytes, (unsigned long long)have);
     have -= pos_bytes;
     if (have != sample_bytes)
-        return fail(err, errlen, "%s: expected %llu bytes of samples, found %llu", name,
-                    (unsigned long long)sample_bytes, (unsigned long long)have);
+        return app_fail(err, errlen, "%s: expected %llu bytes of samples, found %llu", name,
+                        (unsigned long long)sample_bytes, (unsigned long long)have);
     s->pos = malloc(pos_bytes);
     s->samples = malloc(sample_bytes);
     if (s->pos == NULL || s->samples == NULL) {
         sar_free(s);
-        return fail(err, errlen, "%s: out of memory for %u pulses", name, s->pulses);
+        return app_fail(err, errlen, "%s: out of memory for %u pulses", name, s->pulses);
     }
     for (uint32_t i = 0; i < 3 * s->pulses; i++)
         s->pos[i] = get_f64(buf + SAR_HEADER_BYTES + 8 * (size_t)i);
@@ -122,27 +110,10 @@ int sar_parse(const uint8_t *buf, size_t len, const char *name, sar_scene *s, ch
 int sar_read(const char *path, sar_scene *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0) return fail(err, errlen, "%s: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return fail(err, errlen, "%s: not a regular file", path);
-    }
-    size_t len = (size_t)st.st_size;
-    uint8_t *buf = malloc(len ? len : 1);
-    size_t got = 0;
-    while (buf && got < len) {
-        ssize_t r = read(fd, buf + got, len - got);
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    int saved = errno;
-    close(fd);
-    int rc = buf == NULL ? fail(err, errlen, "%s: out of memory (%zu bytes)", path, len)
-             : got != len
-                 ? fail(err, errlen, "%s: %s", path, got ? "shrank while read" : strerror(saved))
-                 : sar_parse(buf, len, path, s, err, errlen);
+    uint8_t *buf;
+    size_t len, size;
+    if (app_slurp(path, 0, &buf, &len, &size, err, errlen) != 0) return -1;
+    int rc = sar_parse(buf, len, path, s, err, errlen);
     free(buf);
     return rc;
 }

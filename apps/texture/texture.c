@@ -312,12 +312,9 @@ static int control(tess_ctx *ctx, void *arg)
 static int finish(tex_app *a, tess_ctx *ctx, int rc)
 {
     if (tess_rank(ctx) == 0) {
-        app_outfile *files[] = {&a->stats, &a->save, &a->map, &a->output};
-        const char *paths[] = {a->o.tile.stats_path, a->o.save_image, a->o.map, a->o.output};
-        for (int i = 0; i < 4 && rc == 0; i++)
-            if (paths[i] && app_outfile_commit(files[i]) != 0) rc = -1;
-        if (rc != 0)
-            for (int i = 0; i < 4; i++) app_outfile_abort(files[i]);
+        app_outfile *const files[] = {&a->stats, &a->save, &a->map, &a->output};
+        const char *const paths[] = {a->o.tile.stats_path, a->o.save_image, a->o.map, a->o.output};
+        rc = app_outfiles_finish(files, paths, 4, rc);
     }
     int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);

@@ -4,28 +4,15 @@
  * per-block input records the storage layer moves.
  */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "tessera/rng.h"
+#include "slurp.h"
 #include "texture.h"
 
 #define TEX_HEADER_MAX 65536 /* header bytes read by a header-only parse */
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* The next header number after blanks and '#' comments; -1 if none. */
 static long header_number(const uint8_t *buf, size_t len, size_t *at)
@@ -49,24 +36,24 @@ static int parse_header(const uint8_t *buf, size_t len, const char *name, int *c
                         long dims[3], size_t *raster_at, char *err, size_t errlen)
 {
     if (len < 2 || buf[0] != 'P' || (buf[1] != '5' && buf[1] != '6'))
-        return fail(err, errlen, "%s: not a binary PGM (P5) or PPM (P6) image", name);
+        return app_fail(err, errlen, "%s: not a binary PGM (P5) or PPM (P6) image", name);
     *channels = buf[1] == '5' ? 1 : 3;
     size_t at = 2;
     static const char *const what[3] = {"width", "height", "maxval"};
     for (int k = 0; k < 3; k++) {
         dims[k] = header_number(buf, len, &at);
-        if (dims[k] < 0) return fail(err, errlen, "%s: cannot read the %s", name, what[k]);
+        if (dims[k] < 0) return app_fail(err, errlen, "%s: cannot read the %s", name, what[k]);
     }
     if (at >= len || !isspace(buf[at]))
-        return fail(err, errlen, "%s: no blank after the maxval", name);
+        return app_fail(err, errlen, "%s: no blank after the maxval", name);
     *raster_at = at + 1;
     if (dims[0] == 0 || dims[1] == 0)
-        return fail(err, errlen, "%s: image %ld x %ld has no pixels", name, dims[0], dims[1]);
+        return app_fail(err, errlen, "%s: image %ld x %ld has no pixels", name, dims[0], dims[1]);
     if (dims[0] > (1L << 20) || dims[1] > (1L << 20))
-        return fail(err, errlen, "%s: image %ld x %ld (each side at most 1048576)", name, dims[0],
-                    dims[1]);
+        return app_fail(err, errlen, "%s: image %ld x %ld (each side at most 1048576)", name,
+                        dims[0], dims[1]);
     if (dims[2] < 1 || dims[2] > 255)
-        return fail(err, errlen, "%s: maxval %ld (only 8-bit images: 1..255)", name, dims[2]);
+        return app_fail(err, errlen, "%s: maxval %ld (only 8-bit images: 1..255)", name, dims[2]);
     return 0;
 }
 
@@ -81,15 +68,15 @@ int tex_parse_pnm(const uint8_t *buf, size_t len, size_t file_size, int header_o
     uint64_t pixels = (uint64_t)dims[0] * (uint64_t)dims[1];
     uint64_t want = pixels * (uint64_t)channels, have = file_size - at;
     if (have != want)
-        return fail(err, errlen, "%s: expected %llu bytes of pixels, found %llu", name,
-                    (unsigned long long)want, (unsigned long long)have);
+        return app_fail(err, errlen, "%s: expected %llu bytes of pixels, found %llu", name,
+                        (unsigned long long)want, (unsigned long long)have);
     img->width = (uint32_t)dims[0];
     img->height = (uint32_t)dims[1];
     if (header_only) return 0;
     img->pixels = malloc((size_t)pixels);
     if (img->pixels == NULL)
-        return fail(err, errlen, "%s: out of memory for %llu pixels", name,
-                    (unsigned long long)pixels);
+        return app_fail(err, errlen, "%s: out of memory for %llu pixels", name,
+                        (unsigned long long)pixels);
     const uint8_t *raster = buf + at;
     if (channels == 1) {
         memcpy(img->pixels, raster, (size_t)pixels);
@@ -104,28 +91,11 @@ int tex_parse_pnm(const uint8_t *buf, size_t len, size_t file_size, int header_o
 int tex_read_pnm(const char *path, int header_only, tex_image *img, char *err, size_t errlen)
 {
     memset(img, 0, sizeof *img);
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0) return fail(err, errlen, "%s: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return fail(err, errlen, "%s: not a regular file", path);
-    }
-    size_t size = (size_t)st.st_size;
-    size_t len = header_only && size > TEX_HEADER_MAX ? TEX_HEADER_MAX : size;
-    uint8_t *buf = malloc(len ? len : 1);
-    size_t got = 0;
-    while (buf && got < len) {
-        ssize_t r = read(fd, buf + got, len - got);
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    int saved = errno;
-    close(fd);
-    int rc = buf == NULL ? fail(err, errlen, "%s: out of memory (%zu bytes)", path, len)
-             : got != len
-                 ? fail(err, errlen, "%s: %s", path, got ? "shrank while read" : strerror(saved))
-                 : tex_parse_pnm(buf, len, size, header_only, path, img, err, errlen);
+    uint8_t *buf;
+    size_t len, size;
+    if (app_slurp(path, header_only ? TEX_HEADER_MAX : 0, &buf, &len, &size, err, errlen) != 0)
+        return -1;
+    int rc = tex_parse_pnm(buf, len, size, header_only, path, img, err, errlen);
     free(buf);
     return rc;
 }
