@@ -211,6 +211,18 @@ wait_restart() {
     done
 }
 
+# rank_young_ms PID — milliseconds until process PID is 300 ms old (0 if it
+# is, or is gone).
+rank_young_ms() {
+    local start hz up age
+    start=$(awk '{print $22}' "/proc/$1/stat" 2> /dev/null) || { echo 0; return; }
+    [ -n "$start" ] || { echo 0; return; }
+    hz=$(getconf CLK_TCK)
+    up=$(awk '{print $1}' /proc/uptime)
+    age=$(awk -v u="$up" -v s="$start" -v h="$hz" 'BEGIN { printf "%d", (u - s / h) * 1000 }')
+    [ "$age" -lt 300 ] && echo $((300 - age)) || echo 0
+}
+
 # kill_a_rank DIR SUP WHEN — SIGKILL to a seeded one of the ranks of the
 # job whose checkpoint directory is DIR (waiting up to 5 s for them to
 # exist); appends what happened (at WHEN) to the caller's `what`.  1 if the
@@ -228,6 +240,16 @@ kill_a_rank() {
         return 1
     fi
     victim=${pids[RANDOM % ${#pids[@]}]}
+    # A rank killed inside MPI_Init (its first ~0.3 s) can leave OpenMPI
+    # 4.1's mpirun hung after it reports the abort ("PMIX ERROR:
+    # UNREACHABLE"; a CI run timed out so), which no supervisor sees: kill
+    # ranks that have finished starting.
+    local young waited=""
+    young=$(rank_young_ms "$victim")
+    if [ "$young" -gt 0 ]; then
+        sleep "$(printf '0.%03d' "$young")"
+        waited=" (+$young ms for MPI_Init)"
+    fi
     rank=$(tr '\0' '\n' < "/proc/$victim/environ" 2> /dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
     # No environment to read: the process is exiting (a zombie cannot be
     # killed), so this kill would not count as a failure of the job.
@@ -235,7 +257,7 @@ kill_a_rank() {
         what+=("rank process $victim was already exiting at $3 (the job was ending)")
         return 1
     fi
-    what+=("killed rank $rank at $3$([ "$tries" = 1 ] || echo " (+$(((tries - 1) * 20)) ms until a rank existed)")")
+    what+=("killed rank $rank at $3$([ "$tries" = 1 ] || echo " (+$(((tries - 1) * 20)) ms until a rank existed)")$waited")
 }
 
 # rank_pids DIR — PIDs of the `tessera run` processes (ranks, not mpirun or
