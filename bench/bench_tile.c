@@ -13,12 +13,10 @@
  * StarPU peer.
  * Figures are never pass/fail; results go to a JSON Lines file.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,13 +134,9 @@ double bt_run_child(bt_opts *o, bt_app app, int np, char **extra, int nextra, ch
     for (int k = 0; k < nextra && n < 62; k++) argv[n++] = extra[k];
     argv[n] = NULL;
     unlink(stats);
-    pid_t pid;
-    int status = 0;
-    if (bench_spawn_logged(argv, out, err, &pid) != 0) return -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    int ok = bench_run_logged(argv, out, err) == 0;
     char *text = bench_read_text(stats);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text == NULL) {
+    if (!ok || text == NULL) {
         char line[300];
         bench_first_line(err, line, sizeof line);
         fprintf(stderr, "tessera bench tile: a run failed: %s\n", line);
@@ -200,12 +194,7 @@ static int slide_file(bt_opts *o, long w, long h, char *path, size_t cap)
     snprintf(err, sizeof err, "%s/gen.err", o->tmp);
     char *argv[] = {o->self,   "run", "texture",      "--quiet", "--gen", gen,
                     "--block", block, "--save-image", path,      NULL};
-    pid_t pid;
-    int status = 0;
-    if (bench_spawn_logged(argv, out, err, &pid) != 0) return -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    return bench_run_logged(argv, out, err);
 }
 
 long bt_app_args(bt_opts *o, bt_app app, int ranks, long ccr, char **argv, int *n, char *buf,
@@ -435,15 +424,10 @@ static double starpu_once(bt_opts *o, const char *peer, bt_app app, int blocks, 
     char *tail[] = {"--blocks", nb, "--cpus", nc, "--slow-last", "0.25"};
     for (int k = 0; k < (slowed ? 6 : 4); k++) argv[n++] = tail[k];
     argv[n] = NULL;
-    pid_t pid;
-    int status = 0;
-    if (bench_spawn_logged(argv, out, err, &pid) != 0) return -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    if (bench_run_logged(argv, out, err) != 0) return -1;
     char line[256];
     bench_first_line(out, line, sizeof line);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || strncmp(line, "seconds ", 8) != 0)
-        return -1;
+    if (strncmp(line, "seconds ", 8) != 0) return -1;
     return strtod(line + 8, NULL);
 }
 

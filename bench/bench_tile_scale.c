@@ -8,12 +8,10 @@
  * than cores share them: such figures are labelled oversubscribed.  And the
  * MR-MPI peer on Black-Scholes across ranks, as the paper compared.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_tile.h"
@@ -149,12 +147,7 @@ static double mrmpi_once(bt_opts *o, const char *peer, int np, long k, long bloc
     char *argv[] = {o->mpirun,    "-np",       npb,  "--oversubscribe", "--bind-to", "none",
                     (char *)peer, "--options", opts, "--iterations",    iters,       "--blocks",
                     nb,           NULL};
-    pid_t pid;
-    int status = 0;
-    if (bench_spawn_logged(argv, out, err, &pid) != 0) return -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+    if (bench_run_logged(argv, out, err) != 0) return -1;
     char line[256];
     bench_first_line(out, line, sizeof line);
     return strncmp(line, "seconds ", 8) == 0 ? strtod(line + 8, NULL) : -1;

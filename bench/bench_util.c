@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -88,6 +89,16 @@ void bench_first_line(const char *path, char *out, size_t len)
     if (f == NULL) return;
     if (fgets(out, (int)len, f) != NULL) out[strcspn(out, "\n")] = '\0';
     fclose(f);
+}
+
+int bench_run_logged(char **argv, const char *out, const char *err)
+{
+    pid_t pid;
+    int status = 0;
+    if (bench_spawn_logged(argv, out, err, &pid) != 0) return -1;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 int bench_spawn_logged(char **argv, const char *out, const char *err, pid_t *pid_out)

@@ -25,6 +25,8 @@ int bench_make_tmpdir(char *out, size_t cap, const char *parent, const char *pre
 /* posix_spawn argv[0] (a path) with stdout into `out` and stderr into `err`
  * (created or truncated): 0 with *pid_out, or an errno value. */
 int bench_spawn_logged(char **argv, const char *out, const char *err, pid_t *pid_out);
+/* The same, waiting for it: 0 when it exited with status 0, else -1. */
+int bench_run_logged(char **argv, const char *out, const char *err);
 /* The whole file as a NUL-terminated malloc'd string; NULL if it cannot be
  * read. */
 char *bench_read_text(const char *path);

@@ -75,6 +75,17 @@ int app_parse_int(const char *app, const char *opt, const char *text, long min, 
                   long *out);
 int app_parse_double(const char *app, const char *opt, const char *text, double min, double max,
                      double *out);
+/* One field of a colon-separated list of integers such as --gen P:B:W:H[:SEED]. */
+typedef struct app_int_field {
+    const char *name;
+    long min, max;
+} app_int_field;
+/* Parse `text` as `required` to `nfields` integers separated by ':' (no empty
+ * field), each within its field's range, into out[]; the count given, or -1
+ * after "tessera APP: option --OPT: expected FORMAT, got '...'" or the
+ * field's range error. */
+int app_parse_int_fields(const char *app, const char *opt, const char *format, const char *text,
+                         const app_int_field *fields, int nfields, int required, long *out);
 /* Print "tessera APP: FORMAT..." on stderr, newline added. */
 void app_error(const char *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

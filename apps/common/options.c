@@ -66,3 +66,26 @@ int app_parse_double(const char *app, const char *opt, const char *text, double 
     *out = v;
     return 0;
 }
+
+int app_parse_int_fields(const char *app, const char *opt, const char *format, const char *text,
+                         const app_int_field *fields, int nfields, int required, long *out)
+{
+    const char *at = text;
+    for (int n = 0; n < nfields; n++) {
+        const char *colon = strchr(at, ':');
+        size_t len = colon ? (size_t)(colon - at) : strlen(at);
+        char field[32], name[64];
+        if (len == 0 || len >= sizeof field) break; /* an empty or absurd field */
+        memcpy(field, at, len);
+        field[len] = '\0';
+        snprintf(name, sizeof name, "%s (%s)", opt, fields[n].name);
+        if (app_parse_int(app, name, field, fields[n].min, fields[n].max, &out[n]) != 0) return -1;
+        if (colon == NULL) {
+            if (n + 1 >= required) return n + 1;
+            break; /* too few */
+        }
+        at = colon + 1;
+    }
+    app_error(app, "option --%s: expected %s, got '%s'", opt, format, text);
+    return -1;
+}

@@ -44,29 +44,16 @@ typedef struct sar_app {
 /* "P:B:W:H[:SEED]" */
 static int parse_gen(sar_opts *o, const char *text)
 {
-    static const long max[4] = {1L << 20, 1L << 24, 1L << 20, 1L << 20};
-    static const char *const what[4] = {"pulses", "bins", "width", "height"};
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", text);
-    char *save = NULL, *field = strtok_r(buf, ":", &save);
-    int n = 0;
-    for (; field && n < 5; n++, field = strtok_r(NULL, ":", &save)) {
-        long v;
-        char opt[32];
-        snprintf(opt, sizeof opt, "gen (%s)", n < 4 ? what[n] : "seed");
-        if (app_parse_int(SAR_APP, opt, field,
-                          n == 1   ? 2
-                          : n == 4 ? 0
-                                   : 1,
-                          n < 4 ? max[n] : 1L << 62, &v) != 0)
-            return -1;
-        if (n < 4) o->gen_size[n] = (uint32_t)v;
-        else o->seed = v;
-    }
-    if (n < 4 || field != NULL || strlen(text) >= sizeof buf) {
-        app_error(SAR_APP, "option --gen: expected P:B:W:H[:SEED], got '%s'", text);
-        return -1;
-    }
+    static const app_int_field fields[5] = {{"pulses", 1, 1L << 20},
+                                            {"bins", 2, 1L << 24},
+                                            {"width", 1, 1L << 20},
+                                            {"height", 1, 1L << 20},
+                                            {"seed", 0, 1L << 62}};
+    long v[5];
+    int n = app_parse_int_fields(SAR_APP, "gen", "P:B:W:H[:SEED]", text, fields, 5, 4, v);
+    if (n < 0) return -1;
+    for (int i = 0; i < 4; i++) o->gen_size[i] = (uint32_t)v[i];
+    if (n == 5) o->seed = v[4];
     if ((uint64_t)o->gen_size[0] * o->gen_size[1] > (1ull << 28) ||
         (uint64_t)o->gen_size[2] * o->gen_size[3] > (1ull << 32)) {
         app_error(SAR_APP, "option --gen: '%s' is too large (P*B <= 2^28, W*H <= 2^32)", text);

@@ -51,22 +51,14 @@ typedef struct tex_app {
 
 static int parse_gen(tex_opts *o, const char *text)
 {
-    char buf[96];
-    snprintf(buf, sizeof buf, "%s", text);
-    char *save = NULL, *field = strtok_r(buf, ":", &save);
-    int n = 0;
-    for (; field && n < 3; n++, field = strtok_r(NULL, ":", &save)) {
-        long v;
-        const char *opt = n == 0 ? "gen (width)" : n == 1 ? "gen (height)" : "gen (seed)";
-        if (app_parse_int(TEX_APP, opt, field, n < 2 ? 1 : 0, n < 2 ? 1L << 20 : 1L << 62, &v))
-            return -1;
-        if (n < 2) o->gen_size[n] = (uint32_t)v;
-        else o->seed = v;
-    }
-    if (n < 2 || field != NULL || strlen(text) >= sizeof buf) {
-        app_error(TEX_APP, "option --gen: expected W:H[:SEED], got '%s'", text);
-        return -1;
-    }
+    static const app_int_field fields[3] = {
+        {"width", 1, 1L << 20}, {"height", 1, 1L << 20}, {"seed", 0, 1L << 62}};
+    long v[3];
+    int n = app_parse_int_fields(TEX_APP, "gen", "W:H[:SEED]", text, fields, 3, 2, v);
+    if (n < 0) return -1;
+    o->gen_size[0] = (uint32_t)v[0];
+    o->gen_size[1] = (uint32_t)v[1];
+    if (n == 3) o->seed = v[2];
     o->gen = text;
     return 0;
 }

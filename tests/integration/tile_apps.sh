@@ -203,6 +203,8 @@ refuse sar "missing.tsar: No such file" --input "$tmp/missing.tsar"
 refuse sar "not a regular file" --input "$tmp"
 refuse sar "option --gen" --gen 10:1:5:5
 refuse sar "option --gen: expected" --gen 10:10:5
+refuse sar "option --gen: expected P:B:W:H\[:SEED\], got '10::10:5:5'" --gen 10::10:5:5
+refuse sar "option --gen: expected" --gen 10:10:5:5:1:2
 refuse sar "option --data-on" --gen 10:10:5:5 --data-on 0
 refuse sar "either --gen" --gen 10:10:5:5 --input "$tmp/g.tsar"
 refuse texture "maxval.pgm: maxval 65535" --image "$tmp/maxval.pgm"
@@ -214,5 +216,6 @@ refuse texture "option --block" --image "$tmp/small.pgm" --block 1
 refuse texture "option --data-on: rank 3 is not one of the 1 ranks" --gen 64:64 --data-on 3
 refuse texture "option --feature: unknown feature 'glcm'" --gen 64:64 --feature glcm
 refuse texture "option --gen" --gen 64:0
+refuse texture "option --gen: expected W:H\[:SEED\], got '64:'" --gen 64:
 refuse texture "cannot write .*: Is a directory" --gen 64:64 --map "$tmp"
 echo "tile_apps: all checks passed"
