@@ -4,6 +4,7 @@
 # identical for every policy, processor mix (slowed processors included),
 # tile bound, rank count and data placement; input moves once; OpenCL output
 # within 2 ulp of the CPU's; statistics add up; bad input is refused.
+# ctest: run-serial (it times a slowed mix against one processor)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 REFBS="$TESS_SRC/tests/integration/ref_blackscholes.py"
