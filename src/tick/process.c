@@ -135,7 +135,7 @@ void proc_version_reset(proc *p, int64_t v)
     version *x = ver_of(p, v);
     int32_t *neg = x->negpow;
     memset(neg, 0, (size_t)p->n * sizeof *neg);
-    *x = (version){.v = v, .negpow = neg};
+    *x = (version){.v = v, .negpow = neg, .width = -1};
     p->app->state->clear(p->st, slot_of(p, v));
 }
 
@@ -144,11 +144,11 @@ int proc_is_repart_tick(const proc *p, int64_t v)
     return p->a->repart_every > 0 && v > 0 && v < p->a->ticks && v % p->a->repart_every == 0;
 }
 
-/* The region version v must hold: L_{m+1-s}(Q_i) inside a round, Q_i at its end. */
+/* The region version v must hold to be full: L_{k-s}(Q_i) at place s of its
+ * round, Q_i at its end (width.c); wider layers only on demand. */
 static const tess_query *target_of(const proc *p, int64_t v)
 {
-    int64_t s = (v - p->epoch_start - 1) % p->k + 1;
-    return s == p->k ? &p->Lown[0] : &p->Lown[p->m + 1 - s];
+    return &p->Lown[tick_width_std(&p->widths, v)];
 }
 
 /* ---- step and its emulated cost ---- */
@@ -224,6 +224,9 @@ int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
         if (pw > 0) p->negs[nneg++] = p->cones[(size_t)j * (size_t)(p->A + 1) + (size_t)pw];
     }
     if (!changed) return 0;
+    /* Work ahead of late data is dependency scheduling: only with a depth,
+     * and no further than d ticks past the last complete one. */
+    if (nneg > 0 && (p->a->depth == 0 || v > p->done + p->a->depth + 1)) return 0;
     /* Ahead of the oldest open tick, compute once what late data leave
      * computable and refine only when the tick is next: refining every
      * version on every arrival costs more CPU than it saves wall time. */
@@ -248,7 +251,50 @@ int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
     for (int j = 0; j < p->n_in; j++)
         x->negpow[j] = p->recv_round[j] < v ? (int32_t)(v - p->recv_round[j]) : 0;
     x->computed_any = 1;
-    if (nneg == 0) x->full = 1;
+    if (nneg == 0) {
+        x->full = 1;
+        int w = tick_width_std(&p->widths, v);
+        if (x->width < w) x->width = w;
+    }
+    return 1;
+}
+
+static int width_of_version(void *arg, int64_t v)
+{
+    const version *x = ver_of(arg, v);
+    return x->v == v ? x->width : -1;
+}
+
+/*
+ * Lazy replication (Algorithm 3): while the next round's tuples are late,
+ * widen the replica layers of the versions after the base round, lowest
+ * first, one piece at a time, until the next version after the last full
+ * one can be stepped — up to m+1 ticks past the base.  Called only when the
+ * process would otherwise wait, so replica layers cost nothing beyond the
+ * wider ghost data when messages are on time.  1 when a piece was computed.
+ */
+static int extend_replicas(proc *p, int *err)
+{
+    if (p->widths.W <= p->k || p->widths.base < 0) return 0;
+    int64_t limit = p->done + p->A < p->a->ticks ? p->done + p->A : p->a->ticks;
+    if (p->a->repart_every > 0) {
+        int64_t next = (p->epoch_start / p->a->repart_every + 1) * p->a->repart_every;
+        if (next < limit) limit = next;
+    }
+    int64_t goal = p->widths.base + 1;
+    while (goal <= limit && ver_of(p, goal)->v == goal && ver_of(p, goal)->full) goal++;
+    int64_t v;
+    int w;
+    if (goal > limit || !tick_width_next(&p->widths, goal, width_of_version, p, &v, &w)) return 0;
+    version *x = ver_of(p, v);
+    int nneg = 0;
+    if (x->width >= 0) p->negs[nneg++] = p->Lown[x->width]; /* only the new layers */
+    *err = step_region(p, v, &p->Lown[w], 1, nneg);
+    if (*err != TESS_OK) return 1;
+    int was_full = x->full;
+    x->width = w;
+    x->computed_any = x->full = 1;
+    if (!was_full) *err = proc_after_full(p, v);
     return 1;
 }
 
@@ -327,6 +373,7 @@ static int loop(proc *p)
         }
         progressed |= got;
         rc = compute_window(p, &progressed);
+        if (rc == TESS_OK && !progressed && got == 0) progressed = extend_replicas(p, &rc);
         if (rc == TESS_OK && !progressed) {
             proc_pay_step_cost(p);
             rc = proc_wait_for_messages(p);
@@ -358,6 +405,7 @@ static int setup(proc *p)
     rc = p->app->state->init(p->st, slot_of(p, 0), &own);
     if (rc != TESS_OK) return proc_fail(p, rc, "tick %s: %s", "NEW failed");
     ver_of(p, 0)->computed_any = ver_of(p, 0)->full = 1;
+    ver_of(p, 0)->width = 0;
     return proc_own_count(p, 0);
 }
 
@@ -410,9 +458,14 @@ int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a
               .n = ctx->workers_total,
               .k = a->period,
               .m = a->layers,
-              .A = a->depth + 1,
               .result = result};
-    p.nslots = p.A + 1;
+    /* Versions: d ticks of scheduling beyond the last complete tick, and with
+     * replica layers to spare (m+1 > k) up to m+1 past the base round, which
+     * is kept (it can lie k-1 behind the last complete tick). */
+    int W = a->layers + 1, spare = W > a->period;
+    p.widths = (tick_widths){.W = W, .k = a->period, .epoch_start = 0, .base = -1};
+    p.A = a->depth + (spare ? W : 1);
+    p.nslots = p.A + (spare ? a->period : 1);
     /* Sleeps (emulated step cost, held messages) end on time: DESIGN §6. */
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);

@@ -36,7 +36,11 @@ static int apply_round(proc *p, const tick_msg *m)
     int x = p->in_index[m->h.src];
     if (x < 0 || p->recv_round[x] != m->h.tick)
         return proc_fail(p, TESS_ERR_FORMAT, "tick %s: unexpected round message (%s)", "sender");
-    int rc = p->app->state->merge(p->st, slot_of(p, m->h.tick), m->payload, m->len, NULL);
+    /* Replica layers computed ahead may hold some of these tuples already. */
+    const version *v = ver_of(p, m->h.tick);
+    tess_region r = {.npos = 1, .pos = &p->Lown[p->m + 1], .nneg = 1, .neg = &p->Lown[v->width]};
+    const tess_region *only = v->v == m->h.tick && v->width > 0 ? &r : NULL;
+    int rc = p->app->state->merge(p->st, slot_of(p, m->h.tick), m->payload, m->len, only);
     if (rc != TESS_OK) return proc_fail(p, rc, "tick %s: %s", "cannot merge received tuples");
     p->recv_round[x] = m->h.tick + p->k;
     return TESS_OK;
@@ -235,11 +239,14 @@ static int repartition(proc *p, int64_t v)
                                       &own);
         version *x = ver_of(p, v);
         x->computed_any = x->full = 1;
+        x->width = 0;
     }
     for (int j = 0; j < p->n; j++) tess_buf_free(&p->repart[j]);
     p->repart_got = 0;
     p->epoch++;
     p->epoch_start = v;
+    p->widths.epoch_start = v;
+    p->widths.base = -1; /* until round v arrives from the new neighbours */
     if (rc == TESS_OK) rc = proc_own_count(p, v);
     return rc;
 }
@@ -323,6 +330,11 @@ int proc_advance(proc *p)
     while (p->done < p->a->ticks && complete(p, p->done + 1)) {
         p->done++;
         p->own_tuple_ticks += p->done > 0 ? p->own_count : 0;
+        if (is_round_start(p, p->done) && p->done >= p->epoch_start) {
+            /* Every neighbour's tuples of this round are in: the new base. */
+            ver_of(p, p->done)->width = p->m + 1;
+            p->widths.base = p->done;
+        }
         proc_version_reset(p, p->done + p->A);
         progress_line(p);
         any = 1;

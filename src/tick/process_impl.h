@@ -13,6 +13,7 @@
 typedef struct version {
     int64_t v;
     int computed_any, full, sent, barred;
+    int width;       /* holds all of L_width(Q_i); -1: not even Q_i (width.c) */
     int32_t *negpow; /* per incoming neighbour: cone power subtracted last time (0: none) */
 } version;
 
@@ -20,7 +21,8 @@ typedef struct proc {
     tess_ctx *ctx;
     const tess_tick_app *app;
     const tick_args *a;
-    int me, n, k, m, A; /* A: versions computed beyond done (d + 1) */
+    int me, n, k, m, A; /* A: versions computed beyond done */
+    tick_widths widths; /* replica widths: W = m+1, the base round */
     tick_link link;
 
     /* plan: depends on the partition */

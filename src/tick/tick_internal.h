@@ -89,6 +89,24 @@ int tick_link_wait(tick_link *l, double max_wait_us);
 /* Check o and fill a; TESS_ERR_INVAL with ctx's last error naming the field. */
 int tick_args_from_options(tess_ctx *ctx, const tess_tick_options *o, tick_args *a);
 
+/* ---- replica widths (width.c) ---- */
+typedef struct tick_widths {
+    int W, k;            /* width at a complete round (m+1); period */
+    int64_t epoch_start; /* rounds start at epoch_start + i*k */
+    int64_t base;        /* newest round with width W, or -1 */
+} tick_widths;
+
+/* The width a version needs to be full: k - s, s in 1..k its place in its round. */
+int tick_width_std(const tick_widths *t, int64_t v);
+/* The first round start at or after v. */
+int64_t tick_width_round_at_or_after(const tick_widths *t, int64_t v);
+/* The next piece of replication toward making version `goal` full: the
+ * lowest v in (base, goal] whose width (width_of) is below what goal needs.
+ * 1 with *v_out and *width_out (raise v to that width); 0 when nothing is
+ * missing or goal is out of reach of the base. */
+int tick_width_next(const tick_widths *t, int64_t goal, int (*width_of)(void *, int64_t), void *arg,
+                    int64_t *v_out, int *width_out);
+
 /* ---- a process (process.c) ---- */
 int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
                      tess_tick_result *result);

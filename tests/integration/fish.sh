@@ -32,8 +32,12 @@ ALGS=("--alg bsp" "--alg local" "--alg sched --depth 1" "--alg sched --depth 2"
       "--alg sched --depth 10" "--alg repl --period 1 --layers 2"
       "--alg repl --period 2 --layers 3" "--alg repl --period 3 --layers 5"
       "--alg repl --period 5 --layers 9" "--alg combined --depth 2 --period 2 --layers 3"
-      "--alg combined --depth 10 --period 3 --layers 5")
-JITTERS=("" "--jitter cloud --seed 1" "--jitter cloud --seed 2")
+      "--alg combined --depth 10 --period 3 --layers 5" "--alg repl --period 2 --layers 7"
+      "--alg combined --depth 3 --period 2 --layers 6")
+# The last, fixed:3000, makes every message later than many ticks of
+# compute, so replication runs ahead of it (the lazy path of Algorithm 3);
+# the fast tier runs it once per algorithm.
+JITTERS=("" "--jitter cloud --seed 1" "--jitter cloud --seed 2" "--jitter fixed:3000")
 WORKERS=(1 2 4)
 if [ "$TIER" = long ]; then
     JITTERS+=("--jitter modern --seed 3")
@@ -194,6 +198,8 @@ else
             one_run "$a" "${WORKERS[$wi]}" $((s % 3)) $((s % 2))
             runs=$((runs + 1))
         done
+        one_run "$a" 4 3 0
+        runs=$((runs + 1))
     done
 fi
 echo "   $runs runs bitwise equal to the baseline"

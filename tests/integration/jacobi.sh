@@ -47,9 +47,12 @@ ALGS=(
     "--alg combined --depth 2 --period 3 --layers 5"
     "--alg combined --depth 10 --period 5 --layers 9"
     "--alg combined --depth 1 --period 1 --layers 0"
+    "--alg repl --period 2 --layers 7"
+    "--alg combined --depth 3 --period 2 --layers 6"
 )
 JITTERS=("none" "cloud --seed 1" "cloud --seed 2" "modern --seed 3"
-         "lognormal:median=200,sigma=1.2,stall_rate=50,stall_mean=2000 --seed 4")
+         "lognormal:median=200,sigma=1.2,stall_rate=50,stall_mean=2000 --seed 4"
+         "fixed:3000")
 
 step "every algorithm x workers 1, 2, 4 (no jitter)"
 for a in "${ALGS[@]}"; do

@@ -75,6 +75,8 @@ ALGS=(
     "--alg repl --period 3 --layers 5"
     "--alg repl --period 5 --layers 9"
     "--alg combined --depth 2 --period 3 --layers 5"
+    "--alg repl --period 2 --layers 7"
+    "--alg combined --depth 3 --period 2 --layers 6"
 )
 WORKERS=(1 2 4)
 JITTERS=("none" "cloud --seed 1" "cloud --seed 2")
@@ -98,6 +100,14 @@ for i in "${!ALGS[@]}"; do
         same_as "$tmp/base.txt" "$a --workers ${WORKERS[$w]} --jitter $j $rp" \
             run $a --workers "${WORKERS[$w]}" --jitter $j $rp
     done
+done
+
+# Every message later than many ticks of compute: replication runs ahead of
+# it (the lazy path of Algorithm 3), scheduling works inside the waits.
+step "messages late by many ticks (fixed:3000): every algorithm, 4 workers"
+for a in "${ALGS[@]}"; do
+    same_as "$tmp/base.txt" "$a --workers 4 --jitter fixed:3000" \
+        run $a --workers 4 --jitter fixed:3000
 done
 
 if [ "$MPI" = 1 ]; then
