@@ -63,10 +63,13 @@ double fish_cos(double x);
 
 /* Grow a rectangle by d on every side, plus a margin that covers rounding. */
 void fish_grow(const tess_query *q, double d, tess_query *out);
+/* Shrink it by d, minus twice that margin, so that growing the result by d
+ * stays inside q; an empty rectangle when nothing is left. */
+void fish_shrink(const tess_query *q, double d, tess_query *out);
 void fish_rd(void *user, const tess_query *q, tess_query *out); /* grow by rho */
 void fish_wd(void *user, const tess_query *q, tess_query *out); /* grow by R */
-void fish_rx(void *user, const tess_query *q, tess_query *out); /* grow by rho */
-void fish_wx(void *user, const tess_query *q, tess_query *out); /* grow by R */
+void fish_rx(void *user, const tess_query *q, tess_query *out); /* shrink by rho */
+void fish_wx(void *user, const tess_query *q, tess_query *out); /* shrink by R */
 int fish_disjoint(void *user, const tess_query *a, const tess_query *b);
 
 /* PART: a quadtree over the fish positions of `snapshot` (a

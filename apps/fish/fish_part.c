@@ -1,13 +1,18 @@
 /*
  * fish_part.c — the fish school's Table-1 functions over rectangles
- * (tess_particle_rect): RD and RX grow a rectangle by the visibility rho, WD
- * and WX by the reach R = speed * dt; DISJOINT says whether two rectangles
+ * (tess_particle_rect), as the SoCC 2011 paper's Figure 2 defines them: RD
+ * grows a rectangle by the visibility rho (the fish a fish in it sees), WD
+ * by the reach R = speed * dt (the fish that can swim into it); RX shrinks
+ * it by rho (the fish in it that see only fish in it), WX by R (where only
+ * fish from it can be next tick).  DISJOINT says whether two rectangles
  * cannot share a fish; PART splits the plane into n rectangles by a
  * quadtree over the fish positions.
  *
  * Growing adds a small margin (relative to the coordinates, plus a tiny
  * absolute one) so that rounding in STEP can never move a fish, or let it
- * see, further than the grown rectangle says.
+ * see, further than the grown rectangle says; shrinking takes off twice
+ * that margin, so that growing a shrunk rectangle by the same distance
+ * stays inside the original.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,16 +22,40 @@
 
 /* ---------------------------------------------------------------- RD, WD, RX, WX, DISJOINT */
 
+static double margin(double v, double d) { return (fabs(v) + d) * 0x1p-40 + 0x1p-40; }
+
 static double grow_low(double v, double d)
 {
     if (!isfinite(v)) return v;
-    return v - d - ((fabs(v) + d) * 0x1p-40 + 0x1p-40);
+    return v - d - margin(v, d);
 }
 
 static double grow_high(double v, double d)
 {
     if (!isfinite(v)) return v;
-    return v + d + ((fabs(v) + d) * 0x1p-40 + 0x1p-40);
+    return v + d + margin(v, d);
+}
+
+static double shrink_low(double v, double d)
+{
+    if (!isfinite(v)) return v;
+    return v + d + 2 * margin(v, d);
+}
+
+static double shrink_high(double v, double d)
+{
+    if (!isfinite(v)) return v;
+    return v - d - 2 * margin(v, d);
+}
+
+/* An empty rectangle when nothing is left (rect_empty below). */
+void fish_shrink(const tess_query *q, double d, tess_query *out)
+{
+    tess_particle_rect r = tess_particle_rect_of(q);
+    tess_particle_rect s = {shrink_low(r.x0, d), shrink_high(r.x1, d), shrink_low(r.y0, d),
+                            shrink_high(r.y1, d)};
+    if (!(s.x0 < s.x1) || !(s.y0 < s.y1)) s = (tess_particle_rect){0, 0, 0, 0};
+    *out = tess_particle_query(s);
 }
 
 void fish_grow(const tess_query *q, double d, tess_query *out)
@@ -49,12 +78,12 @@ void fish_wd(void *user, const tess_query *q, tess_query *out)
 
 void fish_rx(void *user, const tess_query *q, tess_query *out)
 {
-    fish_grow(q, ((const fish_model *)user)->p.rho, out);
+    fish_shrink(q, ((const fish_model *)user)->p.rho, out);
 }
 
 void fish_wx(void *user, const tess_query *q, tess_query *out)
 {
-    fish_grow(q, ((const fish_model *)user)->reach, out);
+    fish_shrink(q, ((const fish_model *)user)->reach, out);
 }
 
 static int rect_empty(const tess_particle_rect *r) { return !(r->x0 < r->x1) || !(r->y0 < r->y1); }

@@ -74,6 +74,11 @@ static void grow1(void *user, const tess_query *q, tess_query *out)
     tess_grid_grow(&((const jacobi *)user)->fns, 1, q, out);
 }
 
+static void shrink1(void *user, const tess_query *q, tess_query *out)
+{
+    tess_grid_shrink(&((const jacobi *)user)->fns, 1, q, out);
+}
+
 static void same(void *user, const tess_query *q, tess_query *out)
 {
     (void)user;
@@ -97,7 +102,7 @@ static void jacobi_setup(jacobi *j)
                               .part = jacobi_part,
                               .rd = grow1,
                               .wd = same,
-                              .rx = grow1,
+                              .rx = shrink1,
                               .wx = same,
                               .disjoint = disjoint,
                               .part_ignores_state = 1};

@@ -196,13 +196,9 @@ static int build_in_csr(prt_app *a)
     return 0;
 }
 
-/* The hop count the run's queries reach: L_{m+1} and cones up to d+1 (with
- * margin), so labels are computed before the processes start. */
-static int label_hops(const tess_tick_options *o)
-{
-    int a = o->layers + 1, b = o->depth + o->period;
-    return (a > b ? a : b) + 1;
-}
+/* The hop count the run's queries reach, L_{m+1} (with a margin), so labels
+ * are computed before the processes start. */
+static int label_hops(const tess_tick_options *o) { return o->layers + 2; }
 
 /* Load, partition into n parts and label: on every rank, identically.
  * 0, or -1 with a one-line message in err. */

@@ -12,15 +12,22 @@
  *       STEP(S, Q)   the tuples of Q at tick t+1 from state t (state class)
  *       RD(Q)        tuples that STEP reads to compute the tuples it keeps in Q
  *       WD(Q)        tuples at tick t that may be in Q at tick t+1
- *       RX(Q)        tuples whose STEP reads a tuple of Q      (inverse of RD)
- *       WX(Q)        where the tuples of Q may be at tick t+1  (inverse of WD)
+ *       RX(Q)        the tuples of Q whose STEP reads nothing outside Q
+ *       WX(Q)        the tuples at tick t+1 fully determined by stepping Q:
+ *                    every tuple that may be in them at t+1 comes from Q
  *       DISJOINT(A, B)  1 only if no tuple can be in both
- * Every function may over-approximate (return a superset; DISJOINT may say 0
- * when unsure): the result stays exact, only more is sent or less overlapped.
+ * These are the SoCC 2011 paper's Table 1: RD and WD grow a query (the fish
+ * school: by the visibility and by the reach), RX and WX shrink it.  Safe
+ * approximations: RD and WD may return a superset, RX and WX a subset, and
+ * DISJOINT may say 0 when unsure; the result stays exact, only more is sent
+ * or less computed ahead.  The other directions (RD or WD too small, RX or
+ * WX too large) give wrong states.
  *
- * The runtime composes queries — WD∘RD(Q) (what a process must hold to step
- * Q), RX∘WX(Q) (what a late Q holds up), their powers, intersections and
- * differences — without looking inside them.  A composed query is a
+ * The runtime derives what it needs without looking inside queries: hold =
+ * RD∘WD (what a process must hold to step Q) and its powers, which give the
+ * neighbours, the replica layers and what to send; and WX∘RX (what stepping
+ * Q alone determines) and its powers on a process's own query, which give
+ * what it can compute ahead of late messages.  A composed query is a
  * tess_region: the tuples in all of `pos` and in none of `neg`; state
  * classes evaluate regions with their own membership test.
  *

@@ -24,12 +24,20 @@
  *   OWN(p)          the vertices of partition p
  *   IN_HOPS(p, h)   the vertices v with in_hops(p, v) <= h  (includes OWN(p))
  *   OUT_HOPS(p, h)  the vertices v with out_hops(p, v) <= h (includes OWN(p))
- *   ALL             every vertex
- * and the Table-1 functions the helpers below implement:
+ *   INNER(p, h)     the vertices of p that no vertex outside p reaches in h
+ *                   out-edge hops or fewer (1 <= h <= MAX_HOPS): whose value
+ *                   h ticks on depends on p's values alone
+ *   ALL             every vertex;   NONE   no vertex
+ * and the Table-1 functions (the SoCC 2011 paper's PageRank, Appendix B)
+ * the helpers below implement:
  *   RD(OWN p) = RD(IN_HOPS p,h-1) = IN_HOPS(p, h)     WD = identity
- *   RX(OWN p) = RX(OUT_HOPS p,h-1) = OUT_HOPS(p, h)   WX = identity
- *   RD and RX of anything else: ALL (a superset, as tick.h allows)
- *   DISJOINT: exact, from the labels (see tess_graph_disjoint).
+ *   RX(OWN p) = INNER(p, 1), RX(INNER p,h) = INNER(p, h+1),
+ *   RX(IN_HOPS p,h) = IN_HOPS(p, h-1), RX(OUT_HOPS p,h) = INNER(p, 1)
+ *                                                     WX = identity
+ *   RD of anything else: ALL (a superset); RX of ALL: ALL; RX of anything
+ *   else: NONE (a subset) — the directions tick.h allows.
+ *   DISJOINT: exact, from the labels, except that INNER(p, h) counts as all
+ *   of OWN(p) there (it may say 0 when unsure).
  *
  * Storage: every version (slot) of every process is a dense array of nv
  * doubles plus an nv-bit presence bitmap — simple and fast, at a cost of
@@ -50,10 +58,17 @@ extern "C" {
 /* The largest hop count a label records; RD/RX beyond it give ALL. */
 #define TESS_GRAPH_MAX_HOPS 250
 
-enum { TESS_GRAPH_OWN = 0, TESS_GRAPH_IN_HOPS = 1, TESS_GRAPH_OUT_HOPS = 2, TESS_GRAPH_ALL = 3 };
+enum {
+    TESS_GRAPH_OWN = 0,
+    TESS_GRAPH_IN_HOPS = 1,
+    TESS_GRAPH_OUT_HOPS = 2,
+    TESS_GRAPH_ALL = 3,
+    TESS_GRAPH_INNER = 4,
+    TESS_GRAPH_NONE = 5
+};
 
 /* A query: OWN uses part; IN/OUT_HOPS use part and hops (0 .. MAX_HOPS);
- * ALL uses neither (both 0). */
+ * INNER part and hops (1 .. MAX_HOPS); ALL and NONE neither (both 0). */
 typedef struct tess_graph_q {
     int32_t part, kind, hops;
 } tess_graph_q;
@@ -94,9 +109,9 @@ TESS_API void tess_graph_destroy(tess_graph *g);
 TESS_API uint32_t tess_graph_vertices(const tess_graph *g);
 TESS_API int tess_graph_parts(const tess_graph *g);
 
-/* Compute the in- and out-labels of every partition up to `hops` levels
- * (clamped to TESS_GRAPH_MAX_HOPS) now, so a run does not pay for them
- * lazily.  0 or TESS_ERR_NOMEM.  Every function taking a tess_graph is
+/* Compute the in-labels of every partition up to `hops` levels (clamped to
+ * TESS_GRAPH_MAX_HOPS) and its INNER labels now, so a run does not pay for
+ * them lazily (out-labels, which the runtime does not ask for, stay lazy).  0 or TESS_ERR_NOMEM.  Every function taking a tess_graph is
  * thread-safe: labels grow under a lock and are read without one. */
 TESS_API int tess_graph_prepare(tess_graph *g, int hops);
 
@@ -115,7 +130,8 @@ TESS_API int tess_graph_region_contains(tess_graph *g, const tess_region *r, uin
  * The Table-1 functions, for an application's tess_tick_app callbacks.
  * Results are normalised (IN_HOPS(p, 0) is written OWN(p); a hop count past
  * the last non-empty BFS level is lowered to it) so equal sets tend to be
- * equal queries.  An invalid query, or running out of memory, gives ALL.
+ * equal queries.  An invalid query, or running out of memory, gives ALL
+ * (RD) or NONE (RX): the safe side.
  */
 TESS_API void tess_graph_rd(tess_graph *g, const tess_query *q, tess_query *out);
 TESS_API void tess_graph_rx(tess_graph *g, const tess_query *q, tess_query *out);

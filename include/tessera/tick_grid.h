@@ -67,13 +67,18 @@ TESS_API int tess_grid_unpack(const void *packed, size_t len, int64_t rows, int6
                               double *out);
 
 /* Helpers for applications: the rectangle query functions of a stencil of
- * the given radius, clipped to the grid; DISJOINT of rectangles; and a block
+ * the given radius, clipped to the grid — grow (RD: the cells a rectangle's
+ * cells read) and shrink (RX: the cells of a rectangle whose stencil lies
+ * inside it; a side on the grid's edge stays, as nothing lies beyond it; an
+ * empty rectangle when nothing is left); DISJOINT of rectangles; and a block
  * PART: the interior (the grid without a fixed ring of `ring` cells) split
  * into a layout of n blocks as square as possible, the ring going to the
  * blocks beside it.  part_blocks returns TESS_ERR_INVAL with ctx's last
  * error when the interior has fewer rows or columns than the layout. */
 TESS_API void tess_grid_grow(const tess_grid_fns *g, int64_t radius, const tess_query *q,
                              tess_query *out);
+TESS_API void tess_grid_shrink(const tess_grid_fns *g, int64_t radius, const tess_query *q,
+                               tess_query *out);
 TESS_API int tess_grid_disjoint(const tess_query *a, const tess_query *b);
 TESS_API int tess_grid_part_blocks(tess_ctx *ctx, int64_t rows, int64_t cols, int64_t ring, int n,
                                    tess_query *parts);

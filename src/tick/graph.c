@@ -78,9 +78,10 @@ int tess_graph_create(uint32_t nv, const uint64_t *in_first, const uint32_t *in_
     g->in_src = in_src;
     g->part = malloc(((size_t)nv + 1) * sizeof *g->part);
     g->labels = calloc((size_t)nparts * 2, sizeof *g->labels);
+    g->inner = calloc((size_t)nparts, sizeof *g->inner);
     pthread_mutex_init(&g->grow_lock, NULL);
     pthread_mutex_init(&g->cache_lock, NULL);
-    if (g->part == NULL || g->labels == NULL || build_out_csr(g) != TESS_OK) {
+    if (g->part == NULL || g->labels == NULL || g->inner == NULL || build_out_csr(g) != TESS_OK) {
         tess_graph_destroy(g);
         return TESS_ERR_NOMEM;
     }
@@ -105,6 +106,13 @@ void tess_graph_destroy(tess_graph *g)
 {
     if (g == NULL) return;
     for (int i = 0; g->labels != NULL && i < g->nparts * 2; i++) labels_free(&g->labels[i]);
+    for (int i = 0; g->inner != NULL && i < g->nparts; i++) {
+        free(g->inner[i].key);
+        free(g->inner[i].order);
+        free(g->inner[i].level_end);
+        free(g->inner[i].touched);
+    }
+    free(g->inner);
     free(g->labels);
     free(g->part);
     free(g->out_first);
@@ -247,12 +255,87 @@ static hop_labels *labels_get(tess_graph *g, int p, int dir, int hops)
     return rc == TESS_OK ? lab : NULL;
 }
 
+/* ------------------------------------------------------------ inner labels */
+
+/* The depth of every vertex of p from outside p: a BFS along out-edges
+ * whose first level is p's vertices with an in-neighbour outside p. */
+static int inner_compute(tess_graph *g, inner_labels *in, int p)
+{
+    uint32_t nv = g->nv;
+    uint32_t *depth = malloc(((size_t)nv + 1) * sizeof *depth);
+    uint32_t *queue = malloc(((size_t)nv + 1) * sizeof *queue);
+    in->key = malloc(nv ? nv : 1);
+    in->order = malloc(((size_t)nv + 1) * sizeof *in->order);
+    in->level_end = calloc(INNER_TOP + 1, sizeof *in->level_end);
+    in->touched = calloc(g->words, sizeof *in->touched);
+    if (!depth || !queue || !in->key || !in->order || !in->level_end || !in->touched) {
+        free(depth);
+        free(queue);
+        return TESS_ERR_NOMEM;
+    }
+    uint32_t head = 0, tail = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        depth[v] = UINT32_MAX;
+        if (g->part[v] != p) continue;
+        for (uint64_t e = g->in_first[v]; e < g->in_first[v + 1]; e++)
+            if (g->part[g->in_src[e]] != p) {
+                depth[v] = 1;
+                queue[tail++] = v;
+                break;
+            }
+    }
+    while (head < tail) {
+        uint32_t u = queue[head++];
+        for (uint64_t e = g->out_first[u]; e < g->out_first[u + 1]; e++) {
+            uint32_t w = g->out_dst[e];
+            if (g->part[w] != p || depth[w] != UINT32_MAX) continue;
+            depth[w] = depth[u] + 1;
+            queue[tail++] = w;
+        }
+    }
+    /* Keys, and the vertices ordered by key (a counting sort, ascending
+     * vertex within a key); level_end counts first, then cumulates. */
+    memset(in->key, UNSEEN, nv);
+    for (uint32_t v = 0; v < nv; v++)
+        if (g->part[v] == p) {
+            uint32_t d = depth[v] < INNER_TOP ? depth[v] : INNER_TOP;
+            in->key[v] = (unsigned char)(INNER_TOP - d);
+            in->level_end[in->key[v]]++;
+        }
+    uint32_t start[INNER_TOP + 1], sum = 0;
+    for (int x = 0; x <= INNER_TOP; x++) {
+        start[x] = sum;
+        sum += in->level_end[x];
+        in->level_end[x] = sum;
+    }
+    for (uint32_t v = 0; v < nv; v++)
+        if (g->part[v] == p) in->order[start[in->key[v]]++] = v;
+    in->touched[(size_t)p / 64] |= (uint64_t)1 << (p % 64);
+    free(depth);
+    free(queue);
+    return TESS_OK;
+}
+
+static inner_labels *inner_get(tess_graph *g, int p)
+{
+    inner_labels *in = &g->inner[p];
+    if (__atomic_load_n(&in->computed, __ATOMIC_ACQUIRE)) return in;
+    pthread_mutex_lock(&g->grow_lock);
+    int rc = TESS_OK;
+    if (!in->computed) {
+        rc = inner_compute(g, in, p);
+        if (rc == TESS_OK) __atomic_store_n(&in->computed, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&g->grow_lock);
+    return rc == TESS_OK ? in : NULL;
+}
+
 int tess_graph_prepare(tess_graph *g, int hops)
 {
     if (hops < 0) hops = 0;
     for (int p = 0; p < g->nparts; p++)
-        for (int dir = DIR_IN; dir <= DIR_OUT; dir++)
-            if (labels_get(g, p, dir, hops) == NULL) return TESS_ERR_NOMEM;
+        if (labels_get(g, p, DIR_IN, hops) == NULL || inner_get(g, p) == NULL)
+            return TESS_ERR_NOMEM;
     return TESS_OK;
 }
 
@@ -271,9 +354,10 @@ int tess_graph_hops(tess_graph *g, int part, int kind, uint32_t v)
 
 static int query_valid(const tess_graph *g, const tess_graph_q *q)
 {
-    if (q->kind == TESS_GRAPH_ALL) return 1;
+    if (q->kind == TESS_GRAPH_ALL || q->kind == TESS_GRAPH_NONE) return 1;
     if (q->part < 0 || q->part >= g->nparts) return 0;
     if (q->kind == TESS_GRAPH_OWN) return 1;
+    if (q->kind == TESS_GRAPH_INNER) return q->hops >= 1 && q->hops <= TESS_GRAPH_MAX_HOPS;
     return (q->kind == TESS_GRAPH_IN_HOPS || q->kind == TESS_GRAPH_OUT_HOPS) && q->hops >= 0 &&
            q->hops <= TESS_GRAPH_MAX_HOPS;
 }
@@ -283,6 +367,8 @@ static int query_valid(const tess_graph *g, const tess_graph_q *q)
 static tess_graph_q normalise(const hop_labels *lab, tess_graph_q q)
 {
     if (q.kind == TESS_GRAPH_ALL) return (tess_graph_q){0, TESS_GRAPH_ALL, 0};
+    if (q.kind == TESS_GRAPH_NONE) return (tess_graph_q){0, TESS_GRAPH_NONE, 0};
+    if (q.kind == TESS_GRAPH_INNER) return q;
     if (q.kind == TESS_GRAPH_OWN) q.hops = 0;
     int last = lab != NULL ? __atomic_load_n(&lab->last, __ATOMIC_RELAXED) : -1;
     if (last >= 0 && q.hops > last) q.hops = last;
@@ -297,6 +383,19 @@ int tess__graph_term_make(tess_graph *g, const tess_query *query, term *t)
     memset(t, 0, sizeof *t);
     if (q.kind == TESS_GRAPH_ALL) {
         t->size = g->nv;
+        t->norm = normalise(NULL, q);
+        return TESS_OK;
+    }
+    if (q.kind == TESS_GRAPH_NONE || q.kind == TESS_GRAPH_INNER) {
+        /* NONE: a term no vertex passes (an empty INNER of partition 0). */
+        inner_labels *in = inner_get(g, q.kind == TESS_GRAPH_NONE ? 0 : q.part);
+        if (in == NULL) return TESS_ERR_NOMEM;
+        t->dist = in->key;
+        t->order = in->order;
+        t->touched = in->touched;
+        t->empty = q.kind == TESS_GRAPH_NONE;
+        t->h = t->empty ? 0 : (unsigned)(INNER_TOP - q.hops - 1);
+        t->size = t->empty ? 0 : in->level_end[t->h];
         t->norm = normalise(NULL, q);
         return TESS_OK;
     }
@@ -319,7 +418,7 @@ int64_t tess_graph_query_size(tess_graph *g, const tess_query *q)
     return rc == TESS_OK ? (int64_t)t.size : rc;
 }
 
-/* RD/RX: one hop further in direction `kind` for OWN and that kind; ALL else. */
+/* RD: one hop further in direction `kind` for OWN and that kind; ALL else. */
 static void grow_query(tess_graph *g, const tess_query *q, int kind, tess_query *out)
 {
     tess_graph_q in = tess_graph_q_of(q);
@@ -339,9 +438,28 @@ void tess_graph_rd(tess_graph *g, const tess_query *q, tess_query *out)
     grow_query(g, q, TESS_GRAPH_IN_HOPS, out);
 }
 
+/* RX: the vertices of q whose in-neighbours all lie in q, or a subset. */
 void tess_graph_rx(tess_graph *g, const tess_query *q, tess_query *out)
 {
-    grow_query(g, q, TESS_GRAPH_OUT_HOPS, out);
+    tess_graph_q in = tess_graph_q_of(q);
+    tess_graph_q r = {0, TESS_GRAPH_NONE, 0};
+    if (!query_valid(g, &in)) in.kind = TESS_GRAPH_NONE;
+    if (in.kind == TESS_GRAPH_IN_HOPS && in.hops == 0) in.kind = TESS_GRAPH_OWN;
+    switch (in.kind) {
+    case TESS_GRAPH_ALL: r = in; break;
+    case TESS_GRAPH_OWN:
+    case TESS_GRAPH_OUT_HOPS: r = (tess_graph_q){in.part, TESS_GRAPH_INNER, 1}; break;
+    case TESS_GRAPH_IN_HOPS:
+        r = (tess_graph_q){in.part, in.hops > 1 ? TESS_GRAPH_IN_HOPS : TESS_GRAPH_OWN,
+                           in.hops > 1 ? in.hops - 1 : 0};
+        break;
+    case TESS_GRAPH_INNER:
+        if (in.hops < TESS_GRAPH_MAX_HOPS)
+            r = (tess_graph_q){in.part, TESS_GRAPH_INNER, in.hops + 1};
+        break;
+    default: break;
+    }
+    *out = tess_graph_query(r.part, r.kind, r.hops);
 }
 
 void tess_graph_same(const tess_query *q, tess_query *out) { *out = *q; }
@@ -434,10 +552,19 @@ static int scan_disjoint(const term *a, const term *b)
     return 1;
 }
 
+/* INNER(p, h) counts as OWN(p) in DISJOINT: a superset, so "disjoint" stays true. */
+static tess_query disjoint_form(const tess_query *q)
+{
+    tess_graph_q x = tess_graph_q_of(q);
+    return x.kind == TESS_GRAPH_INNER ? tess_graph_query(x.part, TESS_GRAPH_OWN, 0) : *q;
+}
+
 int tess_graph_disjoint(tess_graph *g, const tess_query *qa, const tess_query *qb)
 {
     term a, b;
-    if (tess__graph_term_make(g, qa, &a) != TESS_OK || tess__graph_term_make(g, qb, &b) != TESS_OK)
+    tess_query xa = disjoint_form(qa), xb = disjoint_form(qb);
+    if (tess__graph_term_make(g, &xa, &a) != TESS_OK ||
+        tess__graph_term_make(g, &xb, &b) != TESS_OK)
         return 0;
     if (a.size == 0 || b.size == 0) return 1;
     if (a.dist == NULL || b.dist == NULL) return 0;

@@ -27,6 +27,19 @@ typedef struct hop_labels {
     uint64_t *touched;   /* level h: words of partitions within h hops */
 } hop_labels;
 
+/* INNER(p, h) as a term: key[v] = INNER_TOP - min(depth(v), INNER_TOP) for
+ * the vertices of p, depth(v) the fewest out-edge hops from a vertex outside
+ * p to v (none: infinite), UNSEEN elsewhere; so INNER(p, h) = the vertices
+ * with key <= INNER_TOP - h - 1, a prefix of `order` (deepest first). */
+#define INNER_TOP (TESS_GRAPH_MAX_HOPS + 1)
+typedef struct inner_labels {
+    int computed;        /* 1 once complete (atomic) */
+    unsigned char *key;  /* nv bytes */
+    uint32_t *order;     /* p's vertices by key */
+    uint32_t *level_end; /* INNER_TOP: order[0 .. level_end[x]) have key <= x */
+    uint64_t *touched;   /* words: p alone */
+} inner_labels;
+
 typedef struct pair_entry {
     tess_graph_q a, b;
     int used, disjoint;
@@ -41,7 +54,8 @@ struct tess_graph {
     uint64_t *out_first;      /* out-edge CSR, built at creation */
     uint32_t *out_dst;
     int32_t *part;
-    hop_labels *labels; /* nparts * 2: [p * 2 + dir] */
+    hop_labels *labels;  /* nparts * 2: [p * 2 + dir] */
+    inner_labels *inner; /* nparts */
     pthread_mutex_t grow_lock;
     pthread_mutex_t cache_lock; /* the DISJOINT cache */
     pair_entry *cache;
@@ -68,13 +82,14 @@ typedef struct term {
     const uint32_t *order;
     const uint64_t *touched;
     unsigned h;
+    int empty; /* NONE: no vertex, whatever dist says */
     uint32_t size;
     tess_graph_q norm; /* the query, normalised */
 } term;
 
 static inline int term_has(const term *t, uint32_t v)
 {
-    return t->dist == NULL || dist_load(t->dist, v) <= t->h;
+    return !t->empty && (t->dist == NULL || dist_load(t->dist, v) <= t->h);
 }
 
 /* Make query ready for membership tests (labels grown as needed). */

@@ -472,6 +472,17 @@ void tess_grid_grow(const tess_grid_fns *g, int64_t radius, const tess_query *q,
     *out = tess_grid_query(r);
 }
 
+void tess_grid_shrink(const tess_grid_fns *g, int64_t radius, const tess_query *q, tess_query *out)
+{
+    tess_grid_rect r = clip(tess_grid_rect_of(q), (tess_grid_rect){0, g->rows, 0, g->cols});
+    if (r.r0 > 0) r.r0 += radius;
+    if (r.r1 < g->rows) r.r1 -= radius;
+    if (r.c0 > 0) r.c0 += radius;
+    if (r.c1 < g->cols) r.c1 -= radius;
+    if (r.r1 <= r.r0 || r.c1 <= r.c0) r = (tess_grid_rect){0, 0, 0, 0};
+    *out = tess_grid_query(r);
+}
+
 int tess_grid_disjoint(const tess_query *a, const tess_query *b)
 {
     tess_grid_rect x = tess_grid_rect_of(a), y = tess_grid_rect_of(b);

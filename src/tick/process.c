@@ -4,18 +4,20 @@
  *
  * Notation: Q_i is this process's query, hold(X) = RD(WD(X)) the tuples at
  * tick t needed to compute the tuples of X at t+1 (the paper's WD∘RD), and
- * cone(X) = WX(RX(X)) the tuples at t+1 that tuples of X at t influence (its
- * RX∘WX).  L_s = hold^s(Q_i).
+ * inner(X) = WX(RX(X)) the tuples at t+1 that stepping X alone determines
+ * (Table 1's RX and WX shrink).  L_s = hold^s(Q_i), I_s = inner^s(Q_i).
  *
  * Every k ticks (a *round start* c) each process sends to each neighbour j
  * its own tuples of tick c that lie in L_{m+1}(Q_j); having received from all
  * of its neighbours it holds every tuple of L_{m+1}(Q_i) at tick c, from
  * which it computes tick c+s on the target region L_{m+1-s}(Q_i) for
  * s = 1 .. k-1 and Q_i at c+k (replication: k, m; k = 1, m = 0 is local
- * synchronisation).  Dependency scheduling (depth d) lets the process compute
- * up to d ticks beyond the last tick it could complete: at tick v it computes
- * its target minus cone^(v - r_j)(Q_j) for every neighbour j whose round r_j
- * < v has not arrived — exactly the tuples that late data cannot influence.
+ * synchronisation; replica layers beyond what the next round needs are
+ * computed lazily, width.c).  Dependency scheduling (depth d) lets the
+ * process compute up to d ticks beyond the last tick it could complete: at
+ * tick v it computes its target within I_(v - r), r the oldest round some
+ * neighbour has not delivered — tuples that its own tuples of tick r alone
+ * determine, which late data cannot change.
  * Each tuple of each tick is computed once by STEP from the same inputs as
  * the sequential program, so the state is bitwise the sequential state.
  *
@@ -53,7 +55,7 @@ static void hold_of(const proc *p, const tess_query *q, tess_query *out)
     p->app->rd(p->app->user, &t, out);
 }
 
-static void cone_of(const proc *p, const tess_query *q, tess_query *out)
+static void inner_of(const proc *p, const tess_query *q, tess_query *out)
 {
     tess_query t;
     p->app->rx(p->app->user, q, &t);
@@ -77,15 +79,15 @@ void proc_plan_free(proc *p)
     free(p->in_ids);
     free(p->out_ids);
     free(p->in_index);
-    free(p->cones);
+    free(p->inner);
     free(p->out_L);
     free(p->recv_round);
-    p->Lown = p->cones = p->out_L = NULL;
+    p->Lown = p->inner = p->out_L = NULL;
     p->in_ids = p->out_ids = p->in_index = NULL;
     p->recv_round = NULL;
 }
 
-/* Neighbours, replica regions and cones for the partition in p->Q. */
+/* Neighbours, replica regions and inner regions for the partition in p->Q. */
 int proc_plan_build(proc *p, int64_t first_round)
 {
     proc_plan_free(p);
@@ -95,14 +97,16 @@ int proc_plan_build(proc *p, int64_t first_round)
     p->in_ids = malloc((size_t)n * sizeof *p->in_ids);
     p->out_ids = malloc((size_t)n * sizeof *p->out_ids);
     p->in_index = malloc((size_t)n * sizeof *p->in_index);
-    p->cones = malloc((size_t)n * (size_t)(p->A + 1) * sizeof *p->cones);
+    p->inner = malloc((size_t)(p->A + 1) * sizeof *p->inner);
     p->out_L = malloc((size_t)n * sizeof *p->out_L);
     p->recv_round = malloc((size_t)n * sizeof *p->recv_round);
-    if (!p->Lown || !p->in_ids || !p->out_ids || !p->in_index || !p->cones || !p->out_L ||
+    if (!p->Lown || !p->in_ids || !p->out_ids || !p->in_index || !p->inner || !p->out_L ||
         !p->recv_round)
         return TESS_ERR_NOMEM;
     p->Lown[0] = p->Q[p->me];
     for (int s = 1; s <= m + 1; s++) hold_of(p, &p->Lown[s - 1], &p->Lown[s]);
+    p->inner[0] = p->Q[p->me];
+    for (int s = 1; s <= p->A; s++) inner_of(p, &p->inner[s - 1], &p->inner[s]);
     p->n_in = p->n_out = 0;
     for (int j = 0; j < n; j++) {
         p->in_index[j] = -1;
@@ -114,9 +118,6 @@ int proc_plan_build(proc *p, int64_t first_round)
             p->in_ids[x] = j;
             p->in_index[j] = x;
             p->recv_round[x] = first_round;
-            tess_query *c = &p->cones[(size_t)x * (size_t)(p->A + 1)];
-            c[0] = p->Q[j];
-            for (int s = 1; s <= p->A; s++) cone_of(p, &c[s - 1], &c[s]);
         }
         tess_query Lj;
         hold_pow(p, &p->Q[j], m + 1, &Lj);
@@ -133,9 +134,7 @@ int proc_plan_build(proc *p, int64_t first_round)
 void proc_version_reset(proc *p, int64_t v)
 {
     version *x = ver_of(p, v);
-    int32_t *neg = x->negpow;
-    memset(neg, 0, (size_t)p->n * sizeof *neg);
-    *x = (version){.v = v, .negpow = neg, .width = -1};
+    *x = (version){.v = v, .width = -1};
     p->app->state->clear(p->st, slot_of(p, v));
 }
 
@@ -216,42 +215,34 @@ int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
         int64_t next = (p->epoch_start / p->a->repart_every + 1) * p->a->repart_every;
         if (next < p->a->ticks && v > next) return 0;
     }
-    int nneg = 0, changed = !x->computed_any;
-    for (int j = 0; j < p->n_in; j++) {
-        int32_t pw = p->recv_round[j] < v ? (int32_t)(v - p->recv_round[j]) : 0;
-        if (pw > p->A) return 0; /* cannot happen: rounds <= done have arrived */
-        if (pw != x->negpow[j]) changed = 1;
-        if (pw > 0) p->negs[nneg++] = p->cones[(size_t)j * (size_t)(p->A + 1) + (size_t)pw];
-    }
-    if (!changed) return 0;
+    /* The oldest round r < v some neighbour has not delivered: of tick v,
+     * only what Q_i of tick r alone determines, I_(v-r), can be computed. */
+    int ahead = 0;
+    for (int j = 0; j < p->n_in; j++)
+        if (p->recv_round[j] < v && v - p->recv_round[j] > ahead)
+            ahead = (int)(v - p->recv_round[j]);
+    if (ahead > p->A) return 0; /* cannot happen: rounds <= done have arrived */
+    if (x->computed_any && ahead == x->ahead) return 0;
     /* Work ahead of late data is dependency scheduling: only with a depth,
      * and no further than d ticks past the last complete one. */
-    if (nneg > 0 && (p->a->depth == 0 || v > p->done + p->a->depth + 1)) return 0;
+    if (ahead > 0 && (p->a->depth == 0 || v > p->done + p->a->depth + 1)) return 0;
     /* Ahead of the oldest open tick, compute once what late data leave
      * computable and refine only when the tick is next: refining every
      * version on every arrival costs more CPU than it saves wall time. */
-    if (x->computed_any && v > p->done + 1 && nneg > 0) {
+    if (x->computed_any && v > p->done + 1 && ahead > 0) {
         *stale = 1; /* what it holds is older than what later ticks would assume */
         return 0;
     }
-    const tess_query *T = target_of(p, v);
-    if (!x->computed_any) {
-        *err = step_region(p, v, T, 1, nneg);
-    } else {
-        /* Only what the tuples that were subtracted last time now allow. */
-        for (int j = 0; j < p->n_in && *err == TESS_OK; j++) {
-            int32_t old = x->negpow[j];
-            int32_t pw = p->recv_round[j] < v ? (int32_t)(v - p->recv_round[j]) : 0;
-            if (old == 0 || old == pw) continue;
-            tess_query pos[2] = {*T, p->cones[(size_t)j * (size_t)(p->A + 1) + (size_t)old]};
-            *err = step_region(p, v, pos, 2, nneg);
-        }
-    }
+    /* The target within I_ahead; once computed, only what arrivals added
+     * since (I_ahead grows as the oldest missing round moves on). */
+    tess_query pos[2] = {*target_of(p, v), p->inner[ahead]};
+    int nneg = 0;
+    if (x->computed_any) p->negs[nneg++] = p->inner[x->ahead];
+    *err = step_region(p, v, pos, ahead > 0 ? 2 : 1, nneg);
     if (*err != TESS_OK) return 1;
-    for (int j = 0; j < p->n_in; j++)
-        x->negpow[j] = p->recv_round[j] < v ? (int32_t)(v - p->recv_round[j]) : 0;
+    x->ahead = ahead;
     x->computed_any = 1;
-    if (nneg == 0) {
+    if (ahead == 0) {
         x->full = 1;
         int w = tick_width_std(&p->widths, v);
         if (x->width < w) x->width = w;
@@ -388,13 +379,9 @@ static int setup(proc *p)
     p->Q = calloc((size_t)n, sizeof *p->Q);
     p->ver = calloc((size_t)p->nslots, sizeof *p->ver);
     p->repart = calloc((size_t)n, sizeof *p->repart);
-    p->negs = calloc((size_t)n, sizeof *p->negs);
+    p->negs = calloc(1, sizeof *p->negs);
     if (!p->Q || !p->ver || !p->repart || !p->negs) return TESS_ERR_NOMEM;
-    for (int s = 0; s < p->nslots; s++) {
-        p->ver[s].negpow = calloc((size_t)n, sizeof(int32_t));
-        if (p->ver[s].negpow == NULL) return TESS_ERR_NOMEM;
-        p->ver[s].v = -1;
-    }
+    for (int s = 0; s < p->nslots; s++) p->ver[s].v = -1;
     int rc = proc_part_from(p, NULL, 0, 1);
     if (rc == TESS_OK) rc = proc_plan_build(p, 0);
     if (rc == TESS_OK) rc = proc_state_create(p);
@@ -429,7 +416,6 @@ static int start_together(proc *p)
 static void teardown(proc *p)
 {
     if (p->st) p->app->state->destroy(p->st);
-    for (int s = 0; p->ver && s < p->nslots; s++) free(p->ver[s].negpow);
     for (int j = 0; p->repart && j < p->n; j++) tess_buf_free(&p->repart[j]);
     for (int i = 0; i < p->ndeferred; i++) free(p->deferred[i].mem);
     free(p->deferred);

@@ -13,8 +13,8 @@
 typedef struct version {
     int64_t v;
     int computed_any, full, sent, barred;
-    int width;       /* holds all of L_width(Q_i); -1: not even Q_i (width.c) */
-    int32_t *negpow; /* per incoming neighbour: cone power subtracted last time (0: none) */
+    int width; /* holds all of L_width(Q_i); -1: not even Q_i (width.c) */
+    int ahead; /* computed ahead of late data: within (WX∘RX)^ahead(Q_i); 0: not */
 } version;
 
 typedef struct proc {
@@ -30,7 +30,7 @@ typedef struct proc {
     tess_query *Lown; /* L_0 .. L_{m+1} */
     int n_in, n_out;
     int *in_ids, *out_ids, *in_index; /* in_index[src]: index in in_ids or -1 */
-    tess_query *cones;                /* n_in x (A+1): cone^p(Q_j) */
+    tess_query *inner;                /* A+1: (WX∘RX)^s(Q_i), what Q_i alone determines */
     tess_query *out_L;                /* n_out: L_{m+1}(Q_j) */
     int64_t *recv_round;
     uint32_t epoch;
@@ -51,7 +51,7 @@ typedef struct proc {
     tick_msg *deferred;
     int ndeferred, capdeferred;
 
-    tess_query *negs; /* scratch: n_in */
+    tess_query *negs; /* scratch: the one query a region subtracts */
     tess_buf packbuf; /* scratch: tuples of one outgoing message */
     double step_us, emu_deadline, emu_owed_us, start_us, end_us;
     int emu_busy; /* no wait for messages since the last emulated compute */

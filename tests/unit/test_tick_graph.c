@@ -181,22 +181,38 @@ static void test_small_rd_rx(void **state)
     in = out; /* level 2 is the last: IN(0, 3) is IN(0, 2) */
     tess_graph_rd(t.g, &in, &out);
     assert_query(&out, 0, TESS_GRAPH_IN_HOPS, 2);
+    /* RX shrinks (Table 1): the vertices whose in-neighbours are all inside. */
     in = Q(0, TESS_GRAPH_OWN, 0);
     tess_graph_rx(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_OUT_HOPS, 1);
-    /* Partition 2 sends nowhere else: RX(OWN 2) is OWN 2. */
+    assert_query(&out, 0, TESS_GRAPH_INNER, 1);
+    in = out;
+    tess_graph_rx(t.g, &in, &out);
+    assert_query(&out, 0, TESS_GRAPH_INNER, 2);
     in = Q(2, TESS_GRAPH_OWN, 0);
     tess_graph_rx(t.g, &in, &out);
-    assert_query(&out, 2, TESS_GRAPH_OWN, 0);
+    assert_query(&out, 2, TESS_GRAPH_INNER, 1);
+    in = Q(0, TESS_GRAPH_IN_HOPS, 2);
+    tess_graph_rx(t.g, &in, &out);
+    assert_query(&out, 0, TESS_GRAPH_IN_HOPS, 1);
+    in = out;
+    tess_graph_rx(t.g, &in, &out);
+    assert_query(&out, 0, TESS_GRAPH_OWN, 0);
+    in = Q(0, TESS_GRAPH_ALL, 0);
+    tess_graph_rx(t.g, &in, &out);
+    assert_query(&out, 0, TESS_GRAPH_ALL, 0);
+    in = Q(0, TESS_GRAPH_INNER, TESS_GRAPH_MAX_HOPS); /* no deeper INNER: nothing */
+    tess_graph_rx(t.g, &in, &out);
+    assert_query(&out, 0, TESS_GRAPH_NONE, 0);
+    in = Q(9, TESS_GRAPH_OWN, 0); /* invalid: nothing, the safe side */
+    tess_graph_rx(t.g, &in, &out);
+    assert_query(&out, 0, TESS_GRAPH_NONE, 0);
+    assert_int_equal(tess_graph_query_size(t.g, &out), 0);
     in = Q(2, TESS_GRAPH_IN_HOPS, 0); /* spelled IN(2, 0): still OWN-based */
     tess_graph_rd(t.g, &in, &out);
     assert_query(&out, 2, TESS_GRAPH_IN_HOPS, 1);
     /* Anything else: ALL. */
     in = Q(0, TESS_GRAPH_OUT_HOPS, 1);
     tess_graph_rd(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_ALL, 0);
-    in = Q(0, TESS_GRAPH_IN_HOPS, 1);
-    tess_graph_rx(t.g, &in, &out);
     assert_query(&out, 0, TESS_GRAPH_ALL, 0);
     in = Q(0, TESS_GRAPH_ALL, 0);
     tess_graph_rd(t.g, &in, &out);
@@ -551,9 +567,32 @@ static void random_case_free(random_case *rc)
     free(rc->dist);
 }
 
+/* INNER(p, h) by brute force: v in p, and every vertex with a path of at
+ * most h edges to v in p too (h rounds of "an in-neighbour outside"). */
+static int brute_inner(const random_case *rc, int p, int h, uint32_t v)
+{
+    if (rc->part[v] != p) return 0;
+    unsigned char *bad = calloc(rc->nv, 1), *next = calloc(rc->nv, 1);
+    assert_non_null(bad);
+    assert_non_null(next);
+    for (uint32_t u = 0; u < rc->nv; u++) bad[u] = rc->part[u] != p;
+    for (int r = 0; r < h; r++) { /* bad: reached from outside in <= r hops */
+        memcpy(next, bad, rc->nv);
+        for (size_t e = 0; e < rc->ne; e++)
+            if (bad[rc->edges[e][0]]) next[rc->edges[e][1]] = 1;
+        memcpy(bad, next, rc->nv);
+    }
+    int in = !bad[v];
+    free(bad);
+    free(next);
+    return in;
+}
+
 static int brute_has(const random_case *rc, tess_graph_q q, uint32_t v)
 {
     if (q.kind == TESS_GRAPH_ALL) return 1;
+    if (q.kind == TESS_GRAPH_NONE) return 0;
+    if (q.kind == TESS_GRAPH_INNER) return brute_inner(rc, q.part, q.hops, v);
     int dir = q.kind == TESS_GRAPH_OUT_HOPS;
     int h = q.kind == TESS_GRAPH_OWN ? 0 : q.hops;
     int d = rc->dist[((size_t)q.part * 2 + (size_t)dir) * rc->nv + v];
@@ -591,20 +630,35 @@ static void check_random(const random_case *rc, tess_graph *g, uint64_t seed, in
         }
         assert_int_equal(tess_graph_query_size(g, &a), size);
         assert_int_equal(tess_graph_disjoint(g, &a, &b), !meet);
-        /* RD and RX give supersets of one more hop. */
+        /* RD gives a superset of one more hop; RX a subset of the vertices
+         * of the query whose in-neighbours all lie in it. */
         tess_query rd, rx;
         tess_graph_rd(g, &a, &rd);
         tess_graph_rx(g, &a, &rx);
         tess_graph_q qrd = tess_graph_q_of(&rd), qrx = tess_graph_q_of(&rx);
         for (uint32_t v = 0; v < rc->nv; v++) {
-            int reads = 0, read_by = 0; /* v -> member, member -> v */
+            int reads = 0; /* v -> member */
             for (size_t e = 0; e < rc->ne; e++) {
                 reads |= rc->edges[e][0] == v && brute_has(rc, qa, rc->edges[e][1]);
-                read_by |= rc->edges[e][1] == v && brute_has(rc, qa, rc->edges[e][0]);
             }
             if (reads || brute_has(rc, qa, v)) assert_true(brute_has(rc, qrd, v));
-            if (read_by || brute_has(rc, qa, v)) assert_true(brute_has(rc, qrx, v));
+            if (brute_has(rc, qrx, v)) {
+                assert_true(brute_has(rc, qa, v));
+                for (size_t e = 0; e < rc->ne; e++)
+                    if (rc->edges[e][1] == v) assert_true(brute_has(rc, qa, rc->edges[e][0]));
+            }
         }
+        /* INNER against brute force, its size and its RX. */
+        int p = (int)(next_random(&seed) % (uint64_t)rc->nparts), h = 1 + (int)(seed % 4);
+        tess_query inner = Q(p, TESS_GRAPH_INNER, h);
+        int64_t n = 0;
+        for (uint32_t v = 0; v < rc->nv; v++) {
+            tess_region r = {.npos = 1, .pos = &inner};
+            int want = brute_inner(rc, p, h, v);
+            n += want;
+            assert_int_equal(tess_graph_region_contains(g, &r, v), want);
+        }
+        assert_int_equal(tess_graph_query_size(g, &inner), n);
     }
 }
 

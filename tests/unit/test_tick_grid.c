@@ -85,6 +85,24 @@ static void test_grow_disjoint(void **state)
     tess_query a = rect(0, 2, 0, 2), b = rect(2, 4, 0, 2), c = rect(1, 3, 1, 3);
     assert_true(tess_grid_disjoint(&a, &b));
     assert_false(tess_grid_disjoint(&a, &c));
+    /* RX shrinks: a side on the grid's edge stays (nothing beyond it to read). */
+    tess_query s;
+    q = rect(0, 6, 3, 8);
+    tess_grid_shrink(&fns, 1, &q, &s);
+    r = tess_grid_rect_of(&s);
+    assert_true(r.r0 == 0 && r.r1 == 5 && r.c0 == 4 && r.c1 == 7);
+    q = rect(4, 8, 0, COLS);
+    tess_grid_shrink(&fns, 2, &q, &s);
+    r = tess_grid_rect_of(&s);
+    assert_true(r.r1 <= r.r0); /* rows 6..6: nothing left */
+    q = rect(3, 9, 2, 9);
+    tess_grid_shrink(&fns, 2, &q, &s);
+    r = tess_grid_rect_of(&s);
+    assert_true(r.r0 == 5 && r.r1 == 7 && r.c0 == 4 && r.c1 == 7);
+    /* grow(shrink(Q)) stays inside Q: what RX keeps reads only Q. */
+    tess_grid_grow(&fns, 2, &s, &g);
+    r = tess_grid_rect_of(&g);
+    assert_true(r.r0 >= 3 && r.r1 <= 9 && r.c0 >= 2 && r.c1 <= 9);
 }
 
 static void test_regions_pack_merge(void **state)
