@@ -53,9 +53,16 @@ static void usage(FILE *out)
             "           --step-cost emulated compute per tick\n"
             "  scaleup  jacobi 100x100 per worker at 4 9 16 25 36 49 64 workers, local\n"
             "           and combined, emulated step cost (the paper's Figure 13)\n"
+            "  layers   repl alone: ticks/s against m = 0 1 3 5 7 9 14 for k = 1, 2, 5\n"
+            "           (m >= k-1), 4 workers, jacobi 400x400 and fish 800 per worker,\n"
+            "           under --layers-jitter (the paper's Figures 8-10); the rounds\n"
+            "           alternate over the m values\n"
+            "  depth    sched alone: ticks/s against d = 1 2 4 8 16, same sizes, under\n"
+            "           --jitter (the paper's Figures 6-7); rounds alternate over d\n"
             "\n"
             "options:\n"
-            "  --regime LIST        real, paper, scaleup or all (default all)\n"
+            "  --regime LIST        real, paper, scaleup, layers, depth or all (default\n"
+            "                       all)\n"
             "  --apps LIST          jacobi, fish (default both)\n"
             "  --techniques LIST    local, sched, repl, combined, bsp (default all)\n"
             "  --rounds R           rounds (default 3; the paper: 20)\n"
@@ -67,6 +74,8 @@ static void usage(FILE *out)
             "                       the same for the fish school (default 2, 2, 1: a fish\n"
             "                       layer is rho + s*dt = 6.2 wide, so replicas are dear)\n"
             "  --jitter SPEC        latency profile of the jitter runs (default cloud)\n"
+            "  --layers-jitter SPEC the layers regime's (default fixed:5000: every\n"
+            "                       message 5 ms late, the case of Algorithm 3)\n"
             "  --seed S             seed of round 0 (default 1)\n"
             "  --step-cost US       emulated compute per tick in paper and scaleup\n"
             "                       (default 1000)\n"
@@ -215,9 +224,9 @@ static int parse_text_option(bt_options *o, int argc, char **argv, int *i)
         const char *flag;
         const char **field;
     } paths[] = {
-        {"--jitter", &o->jitter},     {"--json", &o->json_path},
-        {"--plots", &o->plots_dir},   {"--plot-script", &o->plot_script},
-        {"--tmpdir", &o->tmp_parent},
+        {"--jitter", &o->jitter},           {"--layers-jitter", &o->layers_jitter},
+        {"--json", &o->json_path},          {"--plots", &o->plots_dir},
+        {"--plot-script", &o->plot_script}, {"--tmpdir", &o->tmp_parent},
     };
     for (size_t k = 0; k < sizeof paths / sizeof *paths; k++)
         if (bench_is_option(a, paths[k].flag))
@@ -254,8 +263,9 @@ static int check_options(const bt_options *o)
                   o->fish_period, o->fish_period - 1);
         return -1;
     }
-    if (strcmp(o->jitter, "none") == 0) {
-        app_error(BT_NAME, "option --jitter: 'none' is no latency profile to compare with none");
+    if (strcmp(o->jitter, "none") == 0 || strcmp(o->layers_jitter, "none") == 0) {
+        app_error(BT_NAME, "option --%s: 'none' is no latency profile to compare with none",
+                  strcmp(o->jitter, "none") == 0 ? "jitter" : "layers-jitter");
         return -1;
     }
     /* The library checks the latency spec now rather than every child later. */
@@ -276,7 +286,13 @@ static int check_options(const bt_options *o)
     tess_ctx *ctx = NULL;
     if (tess_init(&cfg, &ctx) != 0) return -1;
     int rc = tess_tick_options_check(ctx, &t);
-    if (rc != 0) app_error(BT_NAME, "%s", tess_last_error(ctx));
+    if (rc == 0) {
+        t.jitter = o->layers_jitter;
+        rc = tess_tick_options_check(ctx, &t);
+        if (rc != 0) app_error(BT_NAME, "option --layers-jitter: %s", tess_last_error(ctx));
+    } else {
+        app_error(BT_NAME, "%s", tess_last_error(ctx));
+    }
     tess_finalize(ctx);
     return rc != 0 ? -1 : 0;
 }
@@ -300,6 +316,7 @@ static int parse_options(bt_options *o, int argc, char **argv)
                       .step_cost_us = 1000.0,
                       .timeout_s = 600.0,
                       .jitter = "cloud",
+                      .layers_jitter = "fixed:5000",
                       .json_path = "bench-tick.jsonl",
                       .plots_dir = "docs/figures"};
     for (int i = 1; i < argc; i++) {
@@ -450,6 +467,29 @@ static void run_series(bt_state *s, const bt_series *se)
     if (!measured && !stopping(s)) printf("  (every measurement already taken)\n");
 }
 
+static int is_sweep(const bt_series *se)
+{
+    return se->regime == BT_LAYERS || se->regime == BT_DEPTH;
+}
+
+/* The sweeps (layers, depth) compare series with one another (m against m,
+ * d against d), so their rounds alternate over them: round r of every
+ * series before round r+1. */
+static void run_sweeps(bt_state *s)
+{
+    unsigned failed = 0;
+    for (long r = 0; r < s->opt.rounds && !stopping(s); r++)
+        for (int i = 0; i < s->nseries && !stopping(s); i++) {
+            const bt_series *se = &s->series[i];
+            if (!is_sweep(se)) continue;
+            char desc[400];
+            bt_series_describe(se, desc, sizeof desc);
+            printf("\n== round %ld: %s\n", r, desc);
+            fflush(stdout);
+            run_round(s, se, r, &failed);
+        }
+}
+
 /* Fail before the first measurement rather than after it. */
 static int writable(const char *path)
 {
@@ -494,9 +534,11 @@ static int report(bt_state *s)
     printf("\n==== results: ticks/s over rounds (mean ± sample sd, median), ratio of the "
            "mean to local's, efficiency = mean with jitter / mean without\n");
     for (int i = 0; i < s->nseries; i++)
-        if (s->series[i].regime != BT_SCALEUP)
+        if (s->series[i].regime != BT_SCALEUP && !is_sweep(&s->series[i]))
             bt_report_series(&s->store, &s->series[i], s->opt.rounds);
     bt_report_scaleup(&s->store, s->series, s->nseries, s->opt.rounds);
+    bt_report_layers(&s->store, s->series, s->nseries, s->opt.rounds);
+    bt_report_depth(&s->store, s->series, s->nseries, s->opt.rounds);
     bt_report_goals(&s->store, s->series, s->nseries, s->opt.rounds);
     if (s->opt.no_plots || stopping(s)) return 0;
     return bt_run_plots(&s->opt, s->exe_dir);
@@ -514,7 +556,9 @@ static int run_bench(bt_state *s)
     if (prepare_store(s) != 0) return 1;
     if (s->opt.dry_run) return dry_run(s), 0;
     if (bt_runner_tmpdir(&s->runner, s->opt.tmp_parent) != 0) return 1;
-    for (int i = 0; i < s->nseries && !stopping(s); i++) run_series(s, &s->series[i]);
+    for (int i = 0; i < s->nseries && !stopping(s); i++)
+        if (!is_sweep(&s->series[i])) run_series(s, &s->series[i]);
+    run_sweeps(s);
     int plots = report(s);
     if (bt_interrupted) {
         app_error(BT_NAME, "interrupted; run the same command again to resume");

@@ -28,7 +28,7 @@
 /* Techniques in the fixed order of a round. */
 typedef enum bt_tech { BT_LOCAL, BT_SCHED, BT_REPL, BT_COMBINED, BT_BSP, BT_NTECH } bt_tech;
 typedef enum bt_app { BT_JACOBI, BT_FISH, BT_NAPP } bt_app;
-typedef enum bt_regime { BT_REAL, BT_PAPER, BT_SCALEUP, BT_NREGIME } bt_regime;
+typedef enum bt_regime { BT_REAL, BT_PAPER, BT_SCALEUP, BT_LAYERS, BT_DEPTH, BT_NREGIME } bt_regime;
 
 extern const char *const bt_tech_names[BT_NTECH];
 extern const char *const bt_app_names[BT_NAPP];
@@ -50,6 +50,7 @@ typedef struct bt_options {
     double timeout_s; /* per child */
     int fresh, dry_run, no_plots;
     const char *jitter, *json_path, *plots_dir, *plot_script, *tmp_parent;
+    const char *layers_jitter; /* the layers regime's latency (default fixed:5000) */
 } bt_options;
 
 /* One configuration: every technique, with and without jitter, R rounds. */
@@ -132,6 +133,8 @@ int bt_append_reset(const char *path, const bt_series *s);
 /* report */
 void bt_report_series(const bt_store *st, const bt_series *s, long rounds);
 void bt_report_scaleup(const bt_store *st, const bt_series *series, int n, long rounds);
+void bt_report_layers(const bt_store *st, const bt_series *series, int n, long rounds);
+void bt_report_depth(const bt_store *st, const bt_series *series, int n, long rounds);
 void bt_report_goals(const bt_store *st, const bt_series *series, int n, long rounds);
 int bt_run_plots(const bt_options *o, const char *exe_dir);
 

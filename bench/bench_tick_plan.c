@@ -11,7 +11,13 @@
  *            2 cores, so the real compute must stay well below the emulated
  *            1 ms per tick), 1 ms of emulated compute per tick;
  *   scaleup  the paper's Figure 13: Jacobi at 4 … 64 workers, local against
- *            combined, emulated compute.
+ *            combined, emulated compute;
+ *   layers   the paper's Figures 8-10: repl alone, throughput against the
+ *            layers m for the periods k = 1, 2 and 5, at 4 workers (Jacobi
+ *            400×400, 800 fish per worker) under a fixed latency, so the
+ *            lazy replication of Algorithm 3 is what is measured;
+ *   depth    the paper's Figures 6-7: sched alone, throughput against the
+ *            depth d = 1, 2, 4, 8, 16, same sizes, under --jitter.
  * A series is one configuration; its key (every parameter that changes the
  * figures, but not the technique, round or jitter switch) names it in the
  * JSON Lines file, so a later run with the same options resumes it.
@@ -24,7 +30,13 @@
 
 const char *const bt_tech_names[BT_NTECH] = {"local", "sched", "repl", "combined", "bsp"};
 const char *const bt_app_names[BT_NAPP] = {"jacobi", "fish"};
-const char *const bt_regime_names[BT_NREGIME] = {"real", "paper", "scaleup"};
+const char *const bt_regime_names[BT_NREGIME] = {"real", "paper", "scaleup", "layers", "depth"};
+static const long depth_sweep[] = {1, 2, 4, 8, 16};
+
+/* The layers regime's sweep, for each k: m = k-1 (no layer to spare) and
+ * every larger m of the list. */
+static const long layers_periods[] = {1, 2, 5};
+static const long layers_sweep[] = {0, 1, 3, 5, 7, 9, 14};
 
 /* Per-regime defaults. */
 typedef struct bt_regime_spec {
@@ -49,6 +61,8 @@ static const bt_regime_spec regime_specs[BT_NREGIME] = {
                     1,
                     1u << BT_JACOBI,
                     (1u << BT_LOCAL) | (1u << BT_COMBINED)},
+    [BT_LAYERS] = {{4}, 1, 200, 800, 0, ALL_APPS, 1u << BT_REPL},
+    [BT_DEPTH] = {{4}, 1, 200, 800, 0, ALL_APPS, 1u << BT_SCHED},
 };
 
 /* The most square r×c = w with r <= c (a 7×7 grid for 49, 1×2 for 2). */
@@ -115,9 +129,55 @@ static void fill_series(const bt_options *o, bt_regime g, bt_app a, long w, bt_s
     make_key(s);
 }
 
+/* The layers regime: one series per (k, m) of the sweep. */
+static int add_layers_series(const bt_options *o, bt_app a, long w, long k, long m, bt_series *out,
+                             int n, int max)
+{
+    if (n == max) {
+        app_error(BT_NAME, "more than %d configurations", max);
+        return -1;
+    }
+    bt_series *s = &out[n];
+    fill_series(o, BT_LAYERS, a, w, s);
+    s->period = k;
+    s->layers = m;
+    s->jitter = o->layers_jitter;
+    if (a == BT_FISH) s->repart_every = (o->repart_every + k - 1) / k * k;
+    make_key(s);
+    return n + 1;
+}
+
+/* The depth regime: one series per d of the sweep. */
+static int plan_depth(const bt_options *o, bt_app a, long w, bt_series *out, int n, int max)
+{
+    for (size_t i = 0; i < sizeof depth_sweep / sizeof *depth_sweep; i++) {
+        if (n == max) {
+            app_error(BT_NAME, "more than %d configurations", max);
+            return -1;
+        }
+        bt_series *s = &out[n++];
+        fill_series(o, BT_DEPTH, a, w, s);
+        s->depth = depth_sweep[i];
+        make_key(s);
+    }
+    return n;
+}
+
+static int plan_layers(const bt_options *o, bt_app a, long w, bt_series *out, int n, int max)
+{
+    for (size_t i = 0; i < sizeof layers_periods / sizeof *layers_periods && n >= 0; i++) {
+        long k = layers_periods[i];
+        n = add_layers_series(o, a, w, k, k - 1, out, n, max);
+        for (size_t j = 0; j < sizeof layers_sweep / sizeof *layers_sweep && n >= 0; j++)
+            if (layers_sweep[j] > k - 1)
+                n = add_layers_series(o, a, w, k, layers_sweep[j], out, n, max);
+    }
+    return n;
+}
+
 /* Expand the selected regimes into series, in the order real, paper,
- * scaleup; apps in the order jacobi, fish; workers ascending as given.
- * Returns the count, or -1 after an error message. */
+ * scaleup, layers; apps in the order jacobi, fish; workers ascending as
+ * given.  Returns the count, or -1 after an error message. */
 int bt_plan(const bt_options *o, bt_series *out, int max)
 {
     int n = 0;
@@ -127,8 +187,10 @@ int bt_plan(const bt_options *o, bt_series *out, int max)
         const long *ws = o->nworkers ? o->workers : rs->workers;
         int nw = o->nworkers ? o->nworkers : rs->nworkers;
         if ((o->techs & rs->techs) == 0) {
-            printf("note: regime %s skipped: it runs only local and combined\n",
-                   bt_regime_names[g]);
+            printf("note: regime %s skipped: it runs only %s\n", bt_regime_names[g],
+                   g == BT_LAYERS  ? "repl"
+                   : g == BT_DEPTH ? "sched"
+                                   : "local and combined");
             continue;
         }
         for (int a = 0; a < BT_NAPP; a++) {
@@ -138,6 +200,12 @@ int bt_plan(const bt_options *o, bt_series *out, int max)
                     printf("note: %s %s with %ld workers skipped: not divisible into "
                            "%ld ranks\n",
                            bt_regime_names[g], bt_app_names[a], ws[i], o->mpirun_np);
+                    continue;
+                }
+                if (g == BT_LAYERS || g == BT_DEPTH) {
+                    n = (g == BT_LAYERS ? plan_layers : plan_depth)(o, (bt_app)a, ws[i], out, n,
+                                                                    max);
+                    if (n < 0) return -1;
                     continue;
                 }
                 if (n == max) {
@@ -166,9 +234,12 @@ void bt_series_describe(const bt_series *s, char *out, size_t len)
     if (s->step_cost_us > 0)
         snprintf(cost, sizeof cost, ", step cost %g us/tick EMULATED (workers sleep)",
                  s->step_cost_us);
-    snprintf(out, len, "%s %s: %ld workers (%ldx%ld)%s, %s, %ld ticks%s, jitter %s",
+    char km[48] = "";
+    if (s->regime == BT_LAYERS) snprintf(km, sizeof km, ", k=%ld m=%ld", s->period, s->layers);
+    if (s->regime == BT_DEPTH) snprintf(km, sizeof km, ", d=%ld", s->depth);
+    snprintf(out, len, "%s %s: %ld workers (%ldx%ld)%s, %s, %ld ticks%s, jitter %s%s",
              bt_regime_names[s->regime], bt_app_names[s->app], s->workers, r, c, ranks, size,
-             s->ticks, cost, s->jitter);
+             s->ticks, cost, s->jitter, km);
 }
 
 /* ------------------------------------------------------------ command line */

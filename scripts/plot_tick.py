@@ -11,7 +11,18 @@ Cloud" (SoCC 2011):
   tick-scaleup-<app>.png
       the scale-up curve (Figure 13): ticks/s against workers for local and
       combined, with and without jitter, for configurations that differ only
-      in the worker count (at least three counts).
+      in the worker count (at least three counts);
+  tick-rounds-<app>-w<W>-<real|emulated>.png
+      the variance plot (Figure 5), for configurations with at least five
+      rounds: the raw time of every run (its ticks, `tick_seconds`) against
+      the round, per technique, with jitter (solid) and without (dotted);
+  tick-layers-<app>.png
+      replication (Figures 8-10): ticks/s of repl against the layers m, one
+      line per period k, with and without jitter, for configurations that
+      measured repl alone and differ only in k and m (`--regime layers`);
+  tick-depth-<app>.png
+      dependency scheduling (Figures 6-7): ticks/s of sched against the depth
+      d, with and without jitter (`--regime depth`).
 
 Reading rules (the same as the bench's resume): only lines with
 "bench": "tick"; a line {"config": K, "reset": true} forgets the earlier
@@ -194,6 +205,106 @@ def plot_scaleup(plt, group, out_dir, used):
     return path
 
 
+def plot_rounds(plt, config, measurements, out_dir, used):
+    """Figure 5: the raw time of each run, round by round (None if < 5 rounds)."""
+    rounds = sorted({k[1] for k in measurements})
+    if len(rounds) < 5:
+        return None
+    first = next(iter(measurements.values()))
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    colors = dict(zip(TECHNIQUES, ["tab:blue", "tab:orange", "tab:green", "tab:red",
+                                   "tab:purple"]))
+    for t in TECHNIQUES:
+        for j, line in ((True, "-"), (False, ":")):
+            pts = sorted((r, measurements[(t, r, j)].get("tick_seconds")
+                          or measurements[(t, r, j)]["wall_seconds"])
+                         for r in rounds if (t, r, j) in measurements)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colors[t], marker=".",
+                        linestyle=line, label=f"{t}{'' if j else ', no jitter'}")
+    ax.set_xlabel("round (techniques alternate within a round)")
+    ax.set_ylabel(f"seconds for {first['ticks']} ticks")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title("raw time per run: " + describe(first), fontsize=8)
+    fig.tight_layout()
+    kind = "emulated" if first.get("step_cost_us") else "real"
+    name = unique_name(f"tick-rounds-{first['app']}-w{first['workers']}-{kind}", config, used)
+    path = os.path.join(out_dir, name + ".png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def sweep_groups(configs, technique, varying):
+    """Configurations that measured `technique` alone, equal in everything but
+    the parameters `varying` (("k", "m") or ("d",)): {group: {values: ...}}."""
+    groups = {}
+    for config, measurements in configs.items():
+        rec = next(iter(measurements.values()))
+        if {k[0] for k in measurements} != {technique}:
+            continue
+        key = (rec["app"], rec["workers"], rec.get("side"), rec.get("fish"), rec["ticks"],
+               rec.get("step_cost_us"), rec["profile"], rec.get("ranks", 1))
+        groups.setdefault(key, {})[tuple(rec[v] for v in varying)] = (rec, measurements)
+    return {k: v for k, v in groups.items() if len(v) >= 3}
+
+
+def layers_groups(configs):
+    return sweep_groups(configs, "repl", ("k", "m"))
+
+
+def plot_depth(plt, group, out_dir, used):
+    first = next(iter(group.values()))[0]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ds = sorted(group)
+    for j, color in ((True, "tab:red"), (False, "tab:blue")):
+        stats = [mean_sd(figures(group[d][1], "sched", j)) for d in ds]
+        ax.errorbar([d[0] for d in ds], [s[0] for s in stats], yerr=[s[1] for s in stats],
+                    color=color, marker="o", capsize=3,
+                    label=f"sched, {'jitter ' + first['profile'] if j else 'no jitter'}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("scheduling depth d")
+    ax.set_ylabel("ticks per second")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    ax.set_title("dependency scheduling: " + describe(first), fontsize=8)
+    fig.tight_layout()
+    name = unique_name(f"tick-depth-{first['app']}", repr(sorted(group)), used)
+    path = os.path.join(out_dir, name + ".png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_layers(plt, group, out_dir, used):
+    first = next(iter(group.values()))[0]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    colors = ["tab:red", "tab:blue", "tab:green", "tab:purple", "tab:orange"]
+    for i, k in enumerate(sorted({k for k, _ in group})):
+        ms = sorted(m for kk, m in group if kk == k)
+        for j, line in ((True, "-"), (False, ":")):
+            stats = [mean_sd(figures(group[(k, m)][1], "repl", j)) for m in ms]
+            label = f"k={k}, {'jitter ' + first['profile'] if j else 'no jitter'}"
+            ax.errorbar(ms, [s[0] for s in stats], yerr=[s[1] for s in stats],
+                        color=colors[i % len(colors)], marker="o", linestyle=line, capsize=3,
+                        label=label)
+    ax.set_xlabel("replica layers m (width m+1 at a received round)")
+    ax.set_ylabel("ticks per second")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    size = (f"{first['rows']}x{first['cols']} cells" if first["app"] == "jacobi"
+            else f"{first['fish']} fish")
+    ax.set_title(f"replication, {first['app']}: {size}, {first['workers']} workers, "
+                 f"{first['ticks']} ticks, real compute", fontsize=9)
+    fig.tight_layout()
+    name = unique_name(f"tick-layers-{first['app']}", repr(sorted(group)), used)
+    path = os.path.join(out_dir, name + ".png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", required=True, help="the bench's JSON Lines file")
@@ -218,9 +329,20 @@ def main():
         return 1
     os.makedirs(args.out, exist_ok=True)
     used = set()
-    written = [plot_config(plt, c, m, args.out, used) for c, m in sorted(configs.items())]
+    layers = layers_groups(configs)
+    depth = sweep_groups(configs, "sched", ("d",))
+    in_layers = {id(m) for g in list(layers.values()) + list(depth.values())
+                 for _, m in g.values()}
+    written = [plot_config(plt, c, m, args.out, used) for c, m in sorted(configs.items())
+               if id(m) not in in_layers]
     written += [plot_scaleup(plt, g, args.out, used)
                 for _, g in sorted(scaleup_groups(configs).items(), key=lambda kv: repr(kv[0]))]
+    written += [p for p in (plot_rounds(plt, c, m, args.out, used)
+                            for c, m in sorted(configs.items()) if id(m) not in in_layers) if p]
+    written += [plot_layers(plt, g, args.out, used)
+                for _, g in sorted(layers.items(), key=lambda kv: repr(kv[0]))]
+    written += [plot_depth(plt, g, args.out, used)
+                for _, g in sorted(depth.items(), key=lambda kv: repr(kv[0]))]
     for path in written:
         print(f"  wrote {path}")
     return 0
