@@ -64,7 +64,9 @@ static void usage(FILE *out)
             "  --regime LIST        real, paper, scaleup, layers, depth or all (default\n"
             "                       all)\n"
             "  --apps LIST          jacobi, fish (default both)\n"
-            "  --techniques LIST    local, sched, repl, combined, bsp (default all)\n"
+            "  --techniques LIST    local, sched, repl, combined, bsp, auto (default all\n"
+            "                       but auto; `all` adds auto: --alg auto, with the\n"
+            "                       goal of >= 90%% of the best technique)\n"
             "  --rounds R           rounds (default 3; the paper: 20)\n"
             "  --ticks T            ticks per run (default 100; the paper: 500)\n"
             "  --depth D            d of sched and combined, jacobi (default 8)\n"
@@ -302,7 +304,7 @@ static int parse_options(bt_options *o, int argc, char **argv)
 {
     *o = (bt_options){.regimes = (1u << BT_NREGIME) - 1,
                       .apps = (1u << BT_NAPP) - 1,
-                      .techs = (1u << BT_NTECH) - 1,
+                      .techs = ((1u << BT_NTECH) - 1) & ~(1u << BT_AUTO),
                       .rounds = 3,
                       .ticks = 100,
                       .depth = 8,

@@ -26,7 +26,16 @@
 #define BT_MAX_WORKER_COUNTS 32
 
 /* Techniques in the fixed order of a round. */
-typedef enum bt_tech { BT_LOCAL, BT_SCHED, BT_REPL, BT_COMBINED, BT_BSP, BT_NTECH } bt_tech;
+/* auto is measured only when --techniques names it (or says all). */
+typedef enum bt_tech {
+    BT_LOCAL,
+    BT_SCHED,
+    BT_REPL,
+    BT_COMBINED,
+    BT_BSP,
+    BT_AUTO,
+    BT_NTECH
+} bt_tech;
 typedef enum bt_app { BT_JACOBI, BT_FISH, BT_NAPP } bt_app;
 typedef enum bt_regime { BT_REAL, BT_PAPER, BT_SCALEUP, BT_LAYERS, BT_DEPTH, BT_NREGIME } bt_regime;
 

@@ -28,7 +28,7 @@
 #include "bench_tick.h"
 #include "common.h"
 
-const char *const bt_tech_names[BT_NTECH] = {"local", "sched", "repl", "combined", "bsp"};
+const char *const bt_tech_names[BT_NTECH] = {"local", "sched", "repl", "combined", "bsp", "auto"};
 const char *const bt_app_names[BT_NAPP] = {"jacobi", "fish"};
 const char *const bt_regime_names[BT_NREGIME] = {"real", "paper", "scaleup", "layers", "depth"};
 static const long depth_sweep[] = {1, 2, 4, 8, 16};

@@ -40,7 +40,7 @@ import math
 import os
 import sys
 
-TECHNIQUES = ["local", "sched", "repl", "combined", "bsp"]
+TECHNIQUES = ["local", "sched", "repl", "combined", "bsp", "auto"]
 NO_MATPLOTLIB = 3
 
 
@@ -213,7 +213,7 @@ def plot_rounds(plt, config, measurements, out_dir, used):
     first = next(iter(measurements.values()))
     fig, ax = plt.subplots(figsize=(8, 4.5))
     colors = dict(zip(TECHNIQUES, ["tab:blue", "tab:orange", "tab:green", "tab:red",
-                                   "tab:purple"]))
+                                   "tab:purple", "tab:brown"]))
     for t in TECHNIQUES:
         for j, line in ((True, "-"), (False, ":")):
             pts = sorted((r, measurements[(t, r, j)].get("tick_seconds")

@@ -10,7 +10,9 @@
 const char app_tick_cli_usage[] =
     "tick options:\n"
     "  --ticks T            ticks to run (required)\n"
-    "  --alg A              bsp | local | sched | repl | combined (default local)\n"
+    "  --alg A              bsp | local | sched | repl | combined | auto (default\n"
+    "                       local; auto times 20 ticks of local first, then runs\n"
+    "                       the algorithm, D, K and M its figures call for)\n"
     "  --depth D            dependency-scheduling depth for sched/combined (default 1)\n"
     "  --period K           ticks between exchanges for repl/combined (default 1)\n"
     "  --layers M           replica layers for repl/combined, K <= M+1 (default 0)\n"
@@ -67,7 +69,9 @@ static int set_value(const char *app, app_tick_cli *c, int which, const char *v)
         return 0;
     case SEEN_ALG:
         if (tess_tick_alg_parse(v, &c->opt.alg) == 0) return 0;
-        app_error(app, "option --alg: unknown algorithm '%s' (bsp, local, sched, repl, combined)",
+        app_error(app,
+                  "option --alg: unknown algorithm '%s' (bsp, local, sched, repl, combined, "
+                  "auto)",
                   v);
         return -1;
     case SEEN_DEPTH:
@@ -225,10 +229,21 @@ void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_
     app_metrics_int(m, "seed", (int64_t)c->opt.seed);
     app_metrics_bool(m, "emulated", c->opt.step_cost_us > 0);
     app_metrics_num(m, "step_cost_us", c->opt.step_cost_us);
-    app_metrics_str(m, "alg", tess_tick_alg_name(c->opt.alg));
-    app_metrics_int(m, "depth", c->opt.depth);
-    app_metrics_int(m, "period", c->opt.period);
-    app_metrics_int(m, "layers", c->opt.layers);
+    /* What ran: with --alg auto, what it chose (alg_requested says auto). */
+    app_metrics_str(m, "alg_requested", tess_tick_alg_name(c->opt.alg));
+    app_metrics_str(m, "alg", tess_tick_alg_name(res->alg));
+    app_metrics_int(m, "depth", res->depth);
+    app_metrics_int(m, "period", res->period);
+    app_metrics_int(m, "layers", res->layers);
+    if (c->opt.alg == TESS_TICK_AUTO) {
+        const tess_tick_calibration *k = &res->calibration;
+        app_metrics_int(m, "calibration_ticks", k->ticks);
+        app_metrics_num(m, "calibration_seconds", k->seconds);
+        app_metrics_num(m, "calibration_step_seconds", k->step_s);
+        app_metrics_num(m, "calibration_wait_seconds", k->wait_s);
+        app_metrics_num(m, "calibration_layer_ratio", k->layer_ratio);
+        app_metrics_num(m, "calibration_busy", k->busy);
+    }
     app_metrics_int(m, "repart_every", c->opt.repart_every);
     app_metrics_int(m, "ticks", c->opt.ticks);
     app_metrics_num(m, "tick_seconds", secs);
@@ -261,11 +276,21 @@ void app_tick_summary(const char *app, const app_tick_cli *c, const tess_tick_re
     if (c->quiet) return;
     const tess_tick_figures *t = &res->total;
     double secs = t->wall_seconds, n = res->processes > 0 ? res->processes : 1;
+    if (c->opt.alg == TESS_TICK_AUTO) {
+        const tess_tick_calibration *k = &res->calibration;
+        fprintf(stderr,
+                "tessera %s: auto: %lld ticks of local took %.3f ms of STEP and waited %.3f ms "
+                "per tick, kept %.0f%% of the cores busy, a ghost layer adds %.1f%% to a "
+                "partition: %s d=%d k=%d m=%d\n",
+                app, (long long)k->ticks, k->step_s * 1e3, k->wait_s * 1e3, k->busy * 100,
+                k->layer_ratio * 100, tess_tick_alg_name(res->alg), res->depth, res->period,
+                res->layers);
+    }
     fprintf(stderr,
             "tessera %s: %lld ticks of %lld tuples in %.3f s: %.1f ticks/s (%s, %d processes%s); "
             "per process: step %.3f s, wait %.3f s, runtime %.3f s\n",
             app, (long long)c->opt.ticks, (long long)tuples, secs,
-            secs > 0 ? (double)c->opt.ticks / secs : 0.0, tess_tick_alg_name(c->opt.alg),
+            secs > 0 ? (double)c->opt.ticks / secs : 0.0, tess_tick_alg_name(res->alg),
             res->processes, c->opt.step_cost_us > 0 ? ", emulated step cost" : "",
             t->step_seconds / n, t->wait_seconds / n, t->runtime_seconds / n);
 }

@@ -146,17 +146,21 @@ struct tess_tick_app {
 /* ---- running ---- */
 
 typedef enum tess_tick_alg {
-    TESS_TICK_BSP = 0, /* a global barrier every tick */
-    TESS_TICK_LOCAL,   /* Algorithm 1: exchange with dependency neighbours only */
-    TESS_TICK_SCHED,   /* Algorithm 2: dependency scheduling, depth d */
-    TESS_TICK_REPL,    /* Algorithm 3: every k ticks, m replica layers */
-    TESS_TICK_COMBINED /* 2 and 3 */
+    TESS_TICK_BSP = 0,  /* a global barrier every tick */
+    TESS_TICK_LOCAL,    /* Algorithm 1: exchange with dependency neighbours only */
+    TESS_TICK_SCHED,    /* Algorithm 2: dependency scheduling, depth d */
+    TESS_TICK_REPL,     /* Algorithm 3: every k ticks, m replica layers */
+    TESS_TICK_COMBINED, /* 2 and 3 */
+    TESS_TICK_AUTO      /* calibrate with local for a few ticks, then run what
+                           the measured latency, step time and layer cost call
+                           for (tess_tick_result says what; docs/ticks.md) */
 } tess_tick_alg;
 
 typedef struct tess_tick_options {
     tess_tick_alg alg;
     int64_t ticks;          /* number of ticks to run, >= 0 */
-    int depth;              /* d, for sched/combined (>= 1); 1 default */
+    int depth;              /* d, for sched/combined (>= 1); 1 default; auto chooses
+                               d, k and m itself and ignores these three */
     int period;             /* k, for repl/combined; 1 default */
     int layers;             /* m, for repl/combined; k <= m+1; 0 default */
     int64_t repart_every;   /* 0: never; else PART again every N ticks (N % k == 0) */
@@ -170,7 +174,7 @@ typedef struct tess_tick_options {
 /* Defaults: local, 0 ticks, d=1, k=1, m=0, no jitter, seed 0. */
 TESS_API void tess_tick_options_init(tess_tick_options *o);
 
-/* Parse an algorithm name ("bsp", "local", "sched", "repl", "combined"). */
+/* Parse an algorithm name ("bsp", "local", "sched", "repl", "combined", "auto"). */
 TESS_API int tess_tick_alg_parse(const char *name, tess_tick_alg *out);
 TESS_API const char *tess_tick_alg_name(tess_tick_alg alg);
 
@@ -197,11 +201,30 @@ typedef struct tess_tick_figures {
     uint64_t messages, bytes;   /* sent by this process */
     int64_t tuple_ticks;        /* tuples stepped (replicas count) */
     int64_t own_tuple_ticks;    /* tuples of its own partition stepped */
+    double layer_ratio;         /* tuples one ghost layer adds to its own at tick 0,
+                                   |L_1(Q_i)| / |Q_i| - 1 (total: the median) */
 } tess_tick_figures;
 
+/* What TESS_TICK_AUTO measured in its calibration run (local
+ * synchronisation): medians over processes, per tick. */
+typedef struct tess_tick_calibration {
+    int64_t ticks;      /* calibration ticks (not part of the result's state) */
+    double seconds;     /* its wall time */
+    double step_s;      /* STEP (or emulated step cost) per tick */
+    double wait_s;      /* waiting for messages per tick: the latency as seen */
+    double layer_ratio; /* see tess_tick_figures */
+    double busy;        /* share of the cores the processes kept busy (CPU
+                            time outside waits over wall time x cores) */
+} tess_tick_calibration;
+
 typedef struct tess_tick_result {
-    tess_tick_figures total;        /* sums over processes; wall = max */
-    tess_tick_figures *per_process; /* workers_total entries, by global worker id */
+    /* What ran: the options' algorithm and (d, k, m), or what TESS_TICK_AUTO
+     * chose (then `calibration` says from what). */
+    tess_tick_alg alg;
+    int depth, period, layers;
+    tess_tick_calibration calibration; /* zero unless auto */
+    tess_tick_figures total;           /* sums over processes; wall = max */
+    tess_tick_figures *per_process;    /* workers_total entries, by global worker id */
     int processes;
     tess_buf final_state; /* every tuple at the last tick, packed by the
                                        state class (merge() form), concatenated */

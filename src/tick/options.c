@@ -6,7 +6,7 @@
 #include <string.h>
 #include "tick/tick_internal.h"
 
-static const char *const alg_names[] = {"bsp", "local", "sched", "repl", "combined"};
+static const char *const alg_names[] = {"bsp", "local", "sched", "repl", "combined", "auto"};
 
 void tess_tick_options_init(tess_tick_options *o)
 {
@@ -42,7 +42,7 @@ const char *tess_tick_alg_name(tess_tick_alg alg)
 static int check_options(tess_ctx *ctx, const tess_tick_options *o, tess__latency_spec *jitter_out)
 {
     const long period = o->period, layers = o->layers;
-    TESS_RETURN_IF(ctx, (int)o->alg < 0 || o->alg > TESS_TICK_COMBINED, TESS_ERR_INVAL,
+    TESS_RETURN_IF(ctx, (int)o->alg < 0 || o->alg > TESS_TICK_AUTO, TESS_ERR_INVAL,
                    "alg: unknown algorithm %d", (int)o->alg);
     TESS_RETURN_IF(ctx, o->ticks < 0, TESS_ERR_INVAL, "ticks: must be >= 0, got %lld",
                    (long long)o->ticks);

@@ -324,12 +324,23 @@ static void progress_line(proc *p)
             (long long)p->a->ticks, secs > 0 ? (double)p->done / secs : 0.0);
 }
 
+/* What one ghost layer adds to the process's tuples, from tick 0 (which
+ * holds L_1(Q_i) and more once round 0 is in): TESS_TICK_AUTO weighs
+ * replication with it. */
+static void measure_layer(proc *p)
+{
+    tess_region l1 = {.npos = 1, .pos = &p->Lown[1]};
+    int64_t n = p->app->state->count(p->st, slot_of(p, 0), &l1);
+    if (n >= 0 && p->own_count > 0) p->layer_ratio = (double)n / (double)p->own_count - 1.0;
+}
+
 int proc_advance(proc *p)
 {
     int any = 0;
     while (p->done < p->a->ticks && complete(p, p->done + 1)) {
         p->done++;
         p->own_tuple_ticks += p->done > 0 ? p->own_count : 0;
+        if (p->done == 0) measure_layer(p);
         if (is_round_start(p, p->done) && p->done >= p->epoch_start) {
             /* Every neighbour's tuples of this round are in: the new base. */
             ver_of(p, p->done)->width = p->m + 1;
@@ -339,5 +350,9 @@ int proc_advance(proc *p)
         progress_line(p);
         any = 1;
     }
+    /* Nothing reads below the last complete tick, or the base round that
+     * replica layers grow from. */
+    int64_t keep = p->widths.base >= 0 && p->widths.base < p->done ? p->widths.base : p->done;
+    proc_release_below(p, keep);
     return any;
 }

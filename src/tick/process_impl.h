@@ -14,6 +14,7 @@ typedef struct version {
     int64_t v;
     int computed_any, full, sent, barred;
     int width; /* holds all of L_width(Q_i); -1: not even Q_i (width.c) */
+    int slot;  /* the state class's slot holding it, or -1 (proc_slot) */
     int ahead; /* computed ahead of late data: within (WX∘RX)^ahead(Q_i); 0: not */
 } version;
 
@@ -39,6 +40,9 @@ typedef struct proc {
     void *st;
     int nslots;
     version *ver;
+    int *free_slots; /* a stack: the slot released last is used first (warm) */
+    int nfree;
+    int64_t low; /* versions below it hold no slot */
     int64_t done;
     int64_t released;            /* bsp: last tick every process finished */
     int64_t bar_tick[BAR_SLOTS]; /* process 0: arrivals counted per tick */
@@ -55,8 +59,11 @@ typedef struct proc {
     tess_buf packbuf; /* scratch: tuples of one outgoing message */
     double step_us, emu_deadline, emu_owed_us, start_us, end_us;
     int emu_busy; /* no wait for messages since the last emulated compute */
+    int stalled;  /* nothing to do since the last grace wait (grace_wait) */
+    double stall_start_us, last_stall_us;
     double step_cpu_us, wait_cpu_us, start_cpu_us;
     int64_t tuple_ticks, own_tuple_ticks, own_count;
+    double layer_ratio; /* |L_1(Q_i)| / |Q_i| - 1 at tick 0 (tess_tick_figures) */
     int rounds_uncounted;
     int final_sent;
 
@@ -69,7 +76,11 @@ typedef struct proc {
 /* Microseconds since the run's common clock origin. */
 static inline double proc_now_us(const proc *p) { return tick_now_us() - p->a->t0_us; }
 static inline version *ver_of(proc *p, int64_t v) { return &p->ver[v % p->nslots]; }
-static inline int slot_of(const proc *p, int64_t v) { return (int)(v % p->nslots); }
+/* The state-class slot of version v, taken from the free stack on first use. */
+int proc_slot(proc *p, int64_t v);
+static inline int slot_of(proc *p, int64_t v) { return proc_slot(p, v); }
+/* Give back the slots of versions below `below` (no longer read). */
+void proc_release_below(proc *p, int64_t below);
 static inline int is_round_start(const proc *p, int64_t v) { return v % p->k == 0; }
 
 int proc_fail(proc *p, int code, const char *fmt, const char *what);

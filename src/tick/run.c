@@ -3,8 +3,10 @@
  * applications, running one (a kernel instance per worker, each a tick
  * process), and the result that process 0 gathers.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tick/tick_internal.h"
 
 #define TICK_KERNEL "tess.tick"
@@ -69,6 +71,27 @@ static int find_app(tess_ctx *ctx, const tess_tick_app *app)
     return -1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of f(process) over the processes (0 without any). */
+static double median_of(const tess_tick_result *res, double (*f)(const tess_tick_figures *))
+{
+    int n = res->processes;
+    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    if (v == NULL || n == 0) return free(v), 0.0;
+    for (int i = 0; i < n; i++) v[i] = f(&res->per_process[i]);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    free(v);
+    return m;
+}
+
+static double layer_ratio_of(const tess_tick_figures *f) { return f->layer_ratio; }
+
 static void sum_figures(tess_tick_result *res)
 {
     tess_tick_figures *t = &res->total;
@@ -88,10 +111,11 @@ static void sum_figures(tess_tick_result *res)
         t->tuple_ticks += f->tuple_ticks;
         t->own_tuple_ticks += f->own_tuple_ticks;
     }
+    t->layer_ratio = median_of(res, layer_ratio_of);
 }
 
-int tess_tick_run(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
-                  tess_tick_result *res)
+static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
+                    tess_tick_result *res)
 {
     memset(res, 0, sizeof *res);
     int idx = app ? find_app(ctx, app) : -1;
@@ -115,7 +139,62 @@ int tess_tick_run(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_optio
         return rc;
     }
     sum_figures(res);
+    res->alg = o->alg;
+    res->depth = a.depth > 0 ? a.depth : 1;
+    res->period = a.period;
+    res->layers = a.layers;
     return TESS_OK;
+}
+
+/*
+ * TESS_TICK_AUTO: a calibration run of local synchronisation over the first
+ * ticks (from the initial state, then discarded), then the whole run with
+ * what tick_auto_choose makes of its step time, wait and layer cost.  The
+ * state is the one every algorithm gives; only time differs.
+ */
+static int run_auto(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
+                    tess_tick_result *res)
+{
+    tess_tick_options c = *o;
+    c.alg = TESS_TICK_LOCAL;
+    c.ticks = o->ticks < TICK_AUTO_CALIBRATION ? o->ticks : TICK_AUTO_CALIBRATION;
+    c.repart_every = 0;
+    c.progress_every = 0;
+    tess_tick_calibration cal = {.ticks = c.ticks};
+    if (c.ticks > 0) {
+        tess_tick_result r;
+        int rc = run_once(ctx, app, &c, &r);
+        if (rc != TESS_OK) return rc;
+        double n = (double)r.processes * (double)c.ticks;
+        cal.seconds = r.total.wall_seconds;
+        cal.step_s = r.total.step_seconds / n;
+        cal.wait_s = r.total.wait_seconds / n;
+        cal.layer_ratio = r.total.layer_ratio;
+        /* Cores the processes could use: one each, at most the machine's per rank
+         * (assumed alike across ranks). */
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        double cores = online > 0 ? (double)online * ctx->nranks : (double)r.processes;
+        if (cores > r.processes) cores = r.processes;
+        double busy_cpu = r.total.cpu_seconds - r.total.wait_cpu_seconds;
+        cal.busy = cal.seconds > 0 ? busy_cpu / (cal.seconds * cores) : 0;
+        tess_tick_result_free(&r);
+    }
+    tess_tick_options run = *o;
+    tick_auto_choose(&cal, o->repart_every, &run.alg, &run.depth, &run.period, &run.layers);
+    int rc = run_once(ctx, app, &run, res);
+    if (rc == TESS_OK) res->calibration = cal;
+    return rc;
+}
+
+int tess_tick_run(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
+                  tess_tick_result *res)
+{
+    if (o != NULL && o->alg == TESS_TICK_AUTO) {
+        memset(res, 0, sizeof *res);
+        int rc = tess_tick_options_check(ctx, o);
+        return rc != TESS_OK ? rc : run_auto(ctx, app, o, res);
+    }
+    return run_once(ctx, app, o, res);
 }
 
 void tess_tick_result_free(tess_tick_result *res)

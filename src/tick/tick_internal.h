@@ -107,6 +107,13 @@ int64_t tick_width_round_at_or_after(const tick_widths *t, int64_t v);
 int tick_width_next(const tick_widths *t, int64_t goal, int (*width_of)(void *, int64_t), void *arg,
                     int64_t *v_out, int *width_out);
 
+/* ---- --alg auto (auto.c) ---- */
+#define TICK_AUTO_CALIBRATION 20 /* ticks of local synchronisation measured first */
+/* (d, k, m) and the algorithm for a run, from a calibration; k divides
+ * repart_every (when > 0). */
+void tick_auto_choose(const tess_tick_calibration *c, int64_t repart_every, tess_tick_alg *alg,
+                      int *depth, int *period, int *layers);
+
 /* ---- a process (process.c) ---- */
 int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
                      tess_tick_result *result);

@@ -33,7 +33,7 @@ ALGS=("--alg bsp" "--alg local" "--alg sched --depth 1" "--alg sched --depth 2"
       "--alg repl --period 2 --layers 3" "--alg repl --period 3 --layers 5"
       "--alg repl --period 5 --layers 9" "--alg combined --depth 2 --period 2 --layers 3"
       "--alg combined --depth 10 --period 3 --layers 5" "--alg repl --period 2 --layers 7"
-      "--alg combined --depth 3 --period 2 --layers 6")
+      "--alg combined --depth 3 --period 2 --layers 6" "--alg auto")
 # The last, fixed:3000, makes every message later than many ticks of
 # compute, so replication runs ahead of it (the lazy path of Algorithm 3);
 # the fast tier runs it once per algorithm.

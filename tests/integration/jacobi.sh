@@ -49,6 +49,7 @@ ALGS=(
     "--alg combined --depth 1 --period 1 --layers 0"
     "--alg repl --period 2 --layers 7"
     "--alg combined --depth 3 --period 2 --layers 6"
+    "--alg auto"
 )
 JITTERS=("none" "cloud --seed 1" "cloud --seed 2" "modern --seed 3"
          "lognormal:median=200,sigma=1.2,stall_rate=50,stall_mean=2000 --seed 4"
@@ -120,6 +121,7 @@ bad() {
     fi
 }
 bad "k > m+1" --rows 9 --cols 9 --ticks 3 --alg repl --period 3 --layers 1
+bad "auto chooses the layers" --rows 9 --cols 9 --ticks 3 --alg auto --layers 3
 bad "negative depth" --rows 9 --cols 9 --ticks 3 --alg sched --depth -1
 bad "zero depth" --rows 9 --cols 9 --ticks 3 --alg sched --depth 0
 bad "grid smaller than the layout" --rows 1 --cols 1 --ticks 3 --workers 2

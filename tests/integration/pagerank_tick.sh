@@ -77,6 +77,7 @@ ALGS=(
     "--alg combined --depth 2 --period 3 --layers 5"
     "--alg repl --period 2 --layers 7"
     "--alg combined --depth 3 --period 2 --layers 6"
+    "--alg auto"
 )
 WORKERS=(1 2 4)
 JITTERS=("none" "cloud --seed 1" "cloud --seed 2")
