@@ -12,13 +12,23 @@
  *     round it received, so m+1 = ahead covers the wait; lazily, layers cost
  *     compute only while the process would wait anyway, plus wider messages.
  *     A full set of layers should not outweigh the partition: m+1 at most
- *     1/rho (and at least 2).  Combined, d = ahead, and k = 2 when layers are
- *     cheap (rho <= 5%) and m+1 >= 4 (half the messages), else 1.
+ *     1/rho (and at least 2).
+ *   - Cheap layers (rho <= 5%, Jacobi): repl, k = (m+1)/2 + 1 — a message
+ *     every k ticks instead of every tick, and m+1 < 2k, so layers are not
+ *     widened past the next round start: with the cores half busy that
+ *     speculation cost more than it hid (the paper regime: k=7 m=14 at
+ *     0.63x of k=8 m=14, 18% more tuples stepped) — but k = 2 when the cores
+ *     were idle (busy < 25%: Jacobi 400x400 5 ms late, k=2 m=14 at 1.3x of
+ *     k=8 m=14) — and when the wait covers 4 ticks or more,
+ *     m+1 = 15 (within 1/rho): fewer messages and more replicated ticks paid
+ *     in every such case measured.  Scheduling is left out: computing inner regions of later ticks
+ *     in pieces cost more than it hid in every measured case (Jacobi with
+ *     combined d=8 k=8 m=14 at 0.4-0.8x of repl k=8 m=14).
+ *   - Dearer layers: combined, d = ahead, k = 1.
  *   - rho >= 1 (a layer as big as the partition: the fish school's small
  *     partitions): no replication; sched, d = ahead, which computes ahead
  *     only the process's own tuples.
- * (Measured on 4 workers: Jacobi 400x400 and 3200 fish under fixed and
- * cloud latency, docs/bench-tick.md.)
+ * (Measured on this machine: docs/bench-tick.md, "--alg auto".)
  * k must divide --repart-every: the largest such k up to the choice.
  */
 #include <math.h>
@@ -41,12 +51,21 @@ void tick_auto_choose(const tess_tick_calibration *c, int64_t repart_every, tess
         *depth = ahead;
         return;
     }
-    int width = c->layer_ratio > 0 ? (int)floor(1.0 / c->layer_ratio) : ahead;
-    if (width > ahead) width = ahead;
+    /* A long wait with cheap layers: as wide as allowed (fewer messages and
+     * more run-ahead both paid in every measured case). */
+    int cheap = c->layer_ratio <= 0.05, want = cheap && n >= 4 ? AUTO_MAX_AHEAD : ahead;
+    int width = c->layer_ratio > 0 ? (int)floor(1.0 / c->layer_ratio) : want;
+    if (width > want) width = want;
     if (width < 2) width = 2;
-    *alg = TESS_TICK_COMBINED;
-    *depth = ahead;
     *layers = width - 1;
-    *period = width >= 4 && c->layer_ratio <= 0.05 ? 2 : 1;
+    if (cheap) {
+        *alg = TESS_TICK_REPL;
+        /* Idle cores make speculative layers free: a short period keeps
+         * replica layers to spare for running ahead of a late round. */
+        *period = c->busy < 0.25 && width >= 4 ? 2 : width / 2 + 1 <= width ? width / 2 + 1 : width;
+    } else {
+        *alg = TESS_TICK_COMBINED;
+        *depth = ahead;
+    }
     while (repart_every > 0 && repart_every % *period != 0) (*period)--;
 }

@@ -1,9 +1,10 @@
 /*
  * test_tick_auto.c — what `--alg auto` chooses (auto.c) from calibrations
  * worked out by hand: latency hidden or the cores busy (local), cheap
- * layers (combined, k = 2, m+1 covering the wait), dear layers (fewer of
- * them, k = 1), layers as big as the partition (sched), the caps, and a
- * period that must divide --repart-every.
+ * layers (repl: as wide as allowed for a long wait, k = 2 on idle cores,
+ * else m+1 < 2k), dear layers (combined, fewer of them, k = 1), layers as
+ * big as the partition (sched), the caps, and a period that must divide
+ * --repart-every.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,15 +43,18 @@ static void test_choices(void **state)
     expect(choose(1e-3, 5e-5, 0.01, 0.1, 0), TESS_TICK_LOCAL, 1, 1, 0);
     expect(choose(1e-4, 3e-4, 0.01, 0.9, 0), TESS_TICK_LOCAL, 1, 1, 0);
     /* Jacobi 400x400 on 4 workers, 5 ms late: 0.13 ms of STEP, n = 39 ticks
-     * capped at 14, ahead 15; layers of 1%: m = 14, k = 2. */
-    expect(choose(1.3e-4, 5.2e-3, 0.01, 0.05, 0), TESS_TICK_COMBINED, 15, 2, 14);
+     * capped at 14; layers of 1%, idle cores: repl, m = 14, k = 2. */
+    expect(choose(1.3e-4, 5.2e-3, 0.01, 0.05, 0), TESS_TICK_REPL, 1, 2, 14);
     /* The same with a re-partitioning every 9 ticks: k = 1 divides it. */
-    expect(choose(1.3e-4, 5.2e-3, 0.01, 0.05, 9), TESS_TICK_COMBINED, 15, 1, 14);
+    expect(choose(1.3e-4, 5.2e-3, 0.01, 0.05, 9), TESS_TICK_REPL, 1, 1, 14);
+    /* The paper regime (49 emulated processes, cores half busy): n = 5, so
+     * m+1 = 15, and k = 15/2 + 1 = 8: nothing widened past the next round. */
+    expect(choose(1.6e-3, 7.9e-3, 0.04, 0.5, 0), TESS_TICK_REPL, 1, 8, 14);
     /* Fish, 3200 on 4 workers: 2.2 ms STEP, 5.7 ms wait -> n = 3, ahead 4;
      * a layer adds 30%: m+1 = floor(1/0.3) = 3, k = 1. */
     expect(choose(2.2e-3, 5.7e-3, 0.30, 0.37, 0), TESS_TICK_COMBINED, 4, 1, 2);
-    /* A wait of 1.5 ticks: ahead 3 (n = 2), cheap layers but m+1 < 4: k = 1. */
-    expect(choose(1e-3, 1.5e-3, 0.02, 0.3, 0), TESS_TICK_COMBINED, 3, 1, 2);
+    /* A wait of 1.5 ticks: ahead 3 (n = 2), cheap layers: m+1 = 3, k = 2. */
+    expect(choose(1e-3, 1.5e-3, 0.02, 0.3, 0), TESS_TICK_REPL, 1, 2, 2);
     /* Dear layers still get two (one replica layer). */
     expect(choose(1e-3, 9e-3, 0.8, 0.3, 0), TESS_TICK_COMBINED, 10, 1, 1);
     /* A layer as big as the partition (fish, 50 per worker): sched. */
