@@ -56,14 +56,15 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, c
     return rc;
 }
 
-int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, void *user_out,
+int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
+                         tess_checkpoint_accept_fn accept, void *accept_arg, void *user_out,
                          size_t len, uint64_t *epoch_out)
 {
     if (!c->restore) return 0;
     void *user = NULL;
     size_t got = 0;
     uint64_t epoch = 0;
-    int rc = tess_checkpoint_restore(ctx, &user, &got, &epoch);
+    int rc = tess_checkpoint_restore_accept(ctx, accept, accept_arg, &user, &got, &epoch);
     if (rc == TESS_ERR_NOTFOUND) {
         fprintf(stderr, "%s: no checkpoint in %s; starting afresh\n", app, c->dir);
         return 0;

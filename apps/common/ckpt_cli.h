@@ -45,9 +45,11 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, c
  * *epoch_out.  0: nothing to restore (no --restore, or no checkpoint: then
  * "APP: no checkpoint in DIR; starting afresh" on stderr).  Negative: the
  * status after a one-line error (another job's checkpoint, unreadable user
- * data, ...).
+ * data, ...).  accept (may be NULL) sees each epoch's user data first and may
+ * refuse it, so an older epoch is restored (tess_checkpoint_restore_accept).
  */
-int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, void *user_out,
+int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
+                         tess_checkpoint_accept_fn accept, void *accept_arg, void *user_out,
                          size_t len, uint64_t *epoch_out);
 
 /* Wait for the checkpoints still being written (control function, before a

@@ -276,6 +276,21 @@ typedef struct kmeans_resume {
     int64_t done; /* iterations finished */
 } kmeans_resume;
 
+/* An epoch this run can continue from: at most --iterations done. */
+static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch, char *why,
+                        size_t whylen)
+{
+    const kmeans_app *app = arg;
+    kmeans_resume r;
+    (void)epoch;
+    if (len != sizeof r) return 0; /* app_ckpt_cli_restore says what is wrong */
+    memcpy(&r, user, sizeof r);
+    if (r.done >= 1 && r.done <= app->opt.iterations) return 0;
+    snprintf(why, whylen, "after iteration %lld, beyond --iterations %ld", (long long)r.done,
+             app->opt.iterations);
+    return 1;
+}
+
 /* Take up a restored checkpoint: the iteration count and the centres. */
 static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r, uint64_t epoch)
 {
@@ -303,7 +318,8 @@ static int control_start(tess_ctx *ctx, kmeans_app *app)
 {
     kmeans_resume r;
     uint64_t epoch = 0;
-    int restored = app_ckpt_cli_restore(KM_APP, ctx, &app->opt.ckpt, &r, sizeof r, &epoch);
+    int restored =
+        app_ckpt_cli_restore(KM_APP, ctx, &app->opt.ckpt, accept_epoch, app, &r, sizeof r, &epoch);
     int rc = restored < 0 ? restored : control_alloc(ctx, app);
     if (rc == 0) rc = control_open_outputs(app);
     if (rc == 0) rc = restored == 1 ? control_resume(ctx, app, &r, epoch) : control_load(ctx, app);

@@ -175,13 +175,30 @@ static int resume(pr_app *app, const pr_resume *r, uint64_t epoch)
     return TESS_OK;
 }
 
+/* An epoch this run can continue from: at most --iterations done (a
+ * checkpoint of a longer run has older epochs that may be usable). */
+static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch, char *why,
+                        size_t whylen)
+{
+    const pr_app *app = arg;
+    pr_resume r;
+    (void)epoch;
+    if (len != sizeof r) return 0; /* app_ckpt_cli_restore says what is wrong */
+    memcpy(&r, user, sizeof r);
+    if (r.done >= 1 && r.done <= app->opt.iterations && (r.curr == 0 || r.curr == 1)) return 0;
+    snprintf(why, whylen, "after iteration %lld, beyond --iterations %ld", (long long)r.done,
+             app->opt.iterations);
+    return 1;
+}
+
 /* With --restore, the newest checkpoint; otherwise (or if there is none) the
  * graph.  Errors are reported here. */
 static int restore_or_load(tess_ctx *ctx, pr_app *app)
 {
     pr_resume r;
     uint64_t epoch = 0;
-    int rc = app_ckpt_cli_restore(APP, ctx, &app->opt.ckpt, &r, sizeof r, &epoch);
+    int rc =
+        app_ckpt_cli_restore(APP, ctx, &app->opt.ckpt, accept_epoch, app, &r, sizeof r, &epoch);
     if (rc < 0) return rc;
     if (rc == 1) return resume(app, &r, epoch);
     app->curr = 0;

@@ -105,6 +105,20 @@ TESS_API int tess_checkpoint_restore(tess_ctx *ctx, void **user_out, size_t *len
                                      uint64_t *epoch_out);
 
 /*
+ * The same, but the application sees each candidate epoch's user data first
+ * (newest first, before any table is loaded): accept returns 0 to take it,
+ * or nonzero with a one-line reason in why (why has whylen bytes), and the
+ * epoch is then passed over — reported on stderr as a corrupt one is — and
+ * the next older one tried.  For an epoch the run cannot continue from (one
+ * past its last iteration) or user data the application finds invalid.
+ */
+typedef int (*tess_checkpoint_accept_fn)(void *arg, const void *user, size_t len, uint64_t epoch,
+                                         char *why, size_t whylen);
+TESS_API int tess_checkpoint_restore_accept(tess_ctx *ctx, tess_checkpoint_accept_fn accept,
+                                            void *arg, void **user_out, size_t *len_out,
+                                            uint64_t *epoch_out);
+
+/*
  * Wait until every checkpoint started so far is committed or has failed.
  * Returns TESS_OK, or the status of the first failure since the last call
  * (message in tess_last_error).  *epoch_out (may be NULL) is the newest

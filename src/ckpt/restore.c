@@ -247,13 +247,32 @@ static int split_user(tess__ckpt_rt *rt, const uint8_t *u, size_t len, void **us
     return TESS_OK;
 }
 
-static int open_newest(tess_ctx *ctx, tess__ckpt_epoch **e_out)
+/* The application's part of an epoch's user data (split_user's first
+ * field), shown to its accept function before anything is loaded. */
+typedef struct app_accept {
+    tess_checkpoint_accept_fn fn;
+    void *arg;
+} app_accept;
+
+static int accept_app(void *arg, const tess__ckpt_epoch *e, char *why, size_t whylen)
+{
+    const app_accept *a = arg;
+    size_t len = 0, off = 0;
+    const uint8_t *u = tess__ckpt_epoch_user_data(e, &len);
+    uint32_t ulen;
+    if (!get32(u, len, &off, &ulen) || ulen > len - off)
+        return snprintf(why, whylen, "malformed user data"), 1;
+    return a->fn(a->arg, ulen ? u + off : NULL, ulen, tess__ckpt_epoch_number(e), why, whylen);
+}
+
+static int open_newest(tess_ctx *ctx, const app_accept *accept, tess__ckpt_epoch **e_out)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     char err[512] = "";
     int rc = tess__ckpt_open_rank0_store(ctx, err, sizeof err);
     if (rc == TESS_OK)
-        rc = tess__ckpt_open_latest(rt->store, report_skipped, ctx, e_out, err, sizeof err);
+        rc = tess__ckpt_open_latest(rt->store, report_skipped, ctx, accept->fn ? accept_app : NULL,
+                                    (void *)accept, e_out, err, sizeof err);
     if (rc == TESS_ERR_NOTFOUND)
         return tess__fail(ctx, rc, "no usable checkpoint in %s%s%s", rt->dir, err[0] ? ": " : "",
                           err);
@@ -263,10 +282,17 @@ static int open_newest(tess_ctx *ctx, tess__ckpt_epoch **e_out)
 
 int tess_checkpoint_restore(tess_ctx *ctx, void **user_out, size_t *len_out, uint64_t *epoch_out)
 {
+    return tess_checkpoint_restore_accept(ctx, NULL, NULL, user_out, len_out, epoch_out);
+}
+
+int tess_checkpoint_restore_accept(tess_ctx *ctx, tess_checkpoint_accept_fn accept, void *arg,
+                                   void **user_out, size_t *len_out, uint64_t *epoch_out)
+{
     if (ctx == NULL || user_out == NULL || len_out == NULL) return TESS_ERR_INVAL;
     int rc = tess__ckpt_check_control(ctx, "tess_checkpoint_restore()");
     tess__ckpt_epoch *e = NULL;
-    if (rc == TESS_OK) rc = open_newest(ctx, &e);
+    app_accept a = {accept, arg};
+    if (rc == TESS_OK) rc = open_newest(ctx, &a, &e);
     if (rc != TESS_OK) return rc;
     tess__ckpt_rt *rt = ctx->ckpt;
     uint64_t epoch = tess__ckpt_epoch_number(e);

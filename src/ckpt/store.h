@@ -123,16 +123,20 @@ int tess__ckpt_list(const tess__ckpt_store *s, uint64_t **epochs_out, size_t *n_
 /* Called once for each epoch passed over, with one line naming the file. */
 typedef void (*tess__ckpt_report_fn)(void *arg, const char *line);
 
+/* 0 to take an epoch that opened, or nonzero with a one-line reason in why. */
+typedef int (*tess__ckpt_accept_fn)(void *arg, const tess__ckpt_epoch *e, char *why, size_t whylen);
+
 /*
- * Open the newest epoch whose manifest decodes and whose every file has the
- * recorded size and checksum.  Each newer epoch that fails is reported and
- * skipped.  TESS_ERR_NOTFOUND when no epoch qualifies (err says whether any
+ * Open the newest epoch whose manifest decodes, whose every file has the
+ * recorded size and checksum, and that accept (NULL: any) takes.  Each
+ * newer epoch that fails or is refused is reported and skipped.  TESS_ERR_NOTFOUND when no epoch qualifies (err says whether any
  * was skipped); TESS_ERR_INVAL when a valid manifest carries another job's
  * fingerprint ("checkpoint written by a different job").  Also makes the
  * epoch's static files known to later writers of s.
  */
 int tess__ckpt_open_latest(tess__ckpt_store *s, tess__ckpt_report_fn report, void *report_arg,
-                           tess__ckpt_epoch **e_out, char *err, size_t errlen);
+                           tess__ckpt_accept_fn accept, void *accept_arg, tess__ckpt_epoch **e_out,
+                           char *err, size_t errlen);
 
 /* Open and verify one given epoch, the same way. */
 int tess__ckpt_open_epoch(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_epoch **e_out,

@@ -115,6 +115,21 @@ run_app_checks() {
     ok "$APP restore" "$APP" "$R/restored"
     want_restored "$APP restore" "$R/restored" "$newest" 8
 
+    step "$APP: --iterations below the newest epoch: it is refused, the previous one restored"
+    # shellcheck disable=SC2206 # JOB is a word list
+    local short=($job --iterations 7 --partitions 6 --quiet)
+    cp -a "$R/ck_pristine" "$R/ck_short"
+    app_run "$APP" "$R/ref7" "${short[@]}" --workers 2
+    [ "$rc" = 0 ] || die "$APP 7 iterations: exit $rc: $(cat "$R/ref7/err")"
+    app_run "$APP" "$R/short" "${short[@]}" --workers 2 --checkpoint-dir "$R/ck_short" --restore
+    [ "$rc" = 0 ] || die "$APP restore, 7 iterations: exit $rc: $(cat "$R/short/err")"
+    grep -q "epoch-0*$newest: refused by the application: after iteration 8, beyond --iterations 7" \
+        "$R/short/err" || die "$APP restore, 7 iterations: no refusal: $(cat "$R/short/err")"
+    grep -q "^$APP: restored checkpoint epoch $prev (iteration 6 of 7) from " "$R/short/err" ||
+        die "$APP restore, 7 iterations: epoch $prev not restored: $(cat "$R/short/err")"
+    same_output "$APP" "$R/short" "$R/ref7" > /dev/null 2>&1 ||
+        die "$APP restore, 7 iterations: output differs from a plain 7-iteration run"
+
     if [ "$MPI" = 1 ]; then
         step "$APP: written by mpirun -np 3, restored by -np 2 and embedded"
         local M="$R/ck_mpi"
