@@ -237,16 +237,20 @@ void proc_pay_step_cost(proc *p)
 /* Compute what can be computed of version v now.  1 if anything was tried;
  * *stale set when v was left behind the data that arrived since, so later
  * ticks must wait for it. */
+/* The next re-partitioning tick after the epoch's start (none: past the end). */
+static int64_t next_repart(const proc *p)
+{
+    if (p->a->repart_every <= 0) return INT64_MAX;
+    int64_t next = (p->epoch_start / p->a->repart_every + 1) * p->a->repart_every;
+    return next < p->a->ticks ? next : INT64_MAX;
+}
+
 int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
 {
     version *x = ver_of(p, v);
     if (x->full || v > p->a->ticks) return 0;
     if (p->a->alg == TESS_TICK_BSP && p->released < v - 1) return 0;
-    /* Nothing beyond a re-partitioning that has not happened yet. */
-    if (p->a->repart_every > 0) {
-        int64_t next = (p->epoch_start / p->a->repart_every + 1) * p->a->repart_every;
-        if (next < p->a->ticks && v > next) return 0;
-    }
+    if (v > next_repart(p)) return 0; /* nothing beyond a re-partitioning not yet done */
     /* The oldest round r < v some neighbour has not delivered: of tick v,
      * only what Q_i of tick r alone determines, I_(v-r), can be computed. */
     int ahead = 0;
@@ -300,10 +304,7 @@ static int extend_replicas(proc *p, int *err)
 {
     if (p->widths.W < 2 * p->k || p->widths.base < 0) return 0; /* no round start to reach */
     int64_t limit = p->done + p->A < p->a->ticks ? p->done + p->A : p->a->ticks;
-    if (p->a->repart_every > 0) {
-        int64_t next = (p->epoch_start / p->a->repart_every + 1) * p->a->repart_every;
-        if (next < limit) limit = next;
-    }
+    if (next_repart(p) < limit) limit = next_repart(p);
     int64_t goal = p->widths.base + 1;
     while (goal <= limit && ver_of(p, goal)->v == goal && ver_of(p, goal)->full) goal++;
     int64_t v;
@@ -403,9 +404,7 @@ static int grace_wait(proc *p)
     double per_tick = p->done > 0 ? p->step_us / (double)p->done : 0;
     if (p->a->step_cost_us > per_tick) per_tick = p->a->step_cost_us;
     if (p->last_stall_us > 4 * per_tick) return TESS_OK;
-    if (tess_interrupted(p->ctx)) return TESS_ERR_INTERRUPTED;
-    p->emu_busy = 0;
-    return tick_link_wait(&p->link, per_tick > 20 ? per_tick : 20);
+    return proc_wait_for_messages(p, per_tick > 20 ? per_tick : 20);
 }
 
 static int loop(proc *p)
@@ -433,7 +432,7 @@ static int loop(proc *p)
         if (rc == TESS_OK && !progressed && p->stalled) progressed = extend_replicas(p, &rc);
         if (rc == TESS_OK && !progressed) {
             proc_pay_step_cost(p);
-            rc = p->stalled ? proc_wait_for_messages(p) : grace_wait(p);
+            rc = p->stalled ? proc_wait_for_messages(p, 50000) : grace_wait(p);
         }
     }
     return rc;
@@ -476,7 +475,7 @@ static int start_together(proc *p)
     while (rc == TESS_OK && (p->me == 0 ? p->starts < p->n - 1 : !p->go)) {
         int got = proc_pump(p);
         if (got < 0) rc = got;
-        else if (got == 0) rc = proc_wait_for_messages(p);
+        else if (got == 0) rc = proc_wait_for_messages(p, 50000);
     }
     for (int j = 1; j < p->n && rc == TESS_OK && p->me == 0; j++)
         rc = tick_link_send(&p->link, j, TICK_GO, 0, 0, NULL, 0);

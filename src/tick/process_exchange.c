@@ -151,7 +151,7 @@ int proc_pump(proc *p)
     return any;
 }
 
-int proc_wait_for_messages(proc *p)
+int proc_wait_for_messages(proc *p, double max_wait_us)
 {
     if (tess_interrupted(p->ctx)) return TESS_ERR_INTERRUPTED;
     p->emu_busy = 0;
@@ -159,7 +159,7 @@ int proc_wait_for_messages(proc *p)
      * not to the runtime's own share.  Measured for real compute only. */
     int emulated = p->a->step_cost_us > 0;
     double cpu = emulated ? 0 : proc_thread_cpu_us();
-    int rc = tick_link_wait(&p->link, 50000);
+    int rc = tick_link_wait(&p->link, max_wait_us);
     if (!emulated) p->wait_cpu_us += proc_thread_cpu_us() - cpu;
     return rc;
 }
@@ -226,7 +226,7 @@ static int repartition(proc *p, int64_t v)
     while (rc == TESS_OK && p->repart_got < p->n - 1) {
         int got = proc_pump(p);
         if (got < 0) rc = got;
-        else if (got == 0) rc = proc_wait_for_messages(p);
+        else if (got == 0) rc = proc_wait_for_messages(p, 50000);
     }
     if (rc == TESS_OK) rc = proc_part_from(p, p->repart, p->n, 0);
     if (rc == TESS_OK) rc = proc_plan_build(p, v);
