@@ -25,7 +25,7 @@ static void usage(FILE *out)
                  "commands:\n"
                  "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans,\n"
                  "                           jacobi, fish, pagerank-tick, workqueue,\n"
-                 "                           blackscholes, sar, texture);\n"
+                 "                           blackscholes, sar, texture, nbody);\n"
                  "                           'tessera run APP --help' lists its options\n"
                  "  gen SPEC FILE [--cache]  write a generated graph as a SNAP edge list\n"
                  "                           (or as a binary graph cache with --cache);\n"
@@ -65,6 +65,7 @@ static const command apps[] = {
     {"blackscholes", blackscholes_main},
     {"sar", sar_main},
     {"texture", texture_main},
+    {"nbody", nbody_main},
 };
 
 static const command benches[] = {

@@ -98,5 +98,6 @@ int pagerank_tick_main(int argc, char **argv);
 int blackscholes_main(int argc, char **argv);
 int sar_main(int argc, char **argv);
 int texture_main(int argc, char **argv);
+int nbody_main(int argc, char **argv);
 
 #endif

@@ -6,7 +6,7 @@
 
 # app_run APP OUTDIR [-np N] ARGS... — `tessera run APP ARGS` (under
 # `mpirun -np N` when given) with its outputs in OUTDIR (pagerank: ranks.txt;
-# kmeans: centres.txt and assign.txt), stderr in OUTDIR/err, the exit status
+# kmeans: centres.txt and assign.txt; nbody: particles.txt), stderr in OUTDIR/err, the exit status
 # in $rc.
 app_run() {
     local app=$1 out=$2 launcher=()
@@ -18,16 +18,19 @@ app_run() {
     rm -rf "$out" && mkdir -p "$out"
     local outputs=(--output "$out/ranks.txt")
     [ "$app" = kmeans ] && outputs=(--output "$out/centres.txt" --assignments "$out/assign.txt")
+    [ "$app" = nbody ] && outputs=(--output "$out/particles.txt")
     rc=0
     timeout -k 5 120 ${launcher[@]+"${launcher[@]}"} "$TESSERA" run "$app" "$@" "${outputs[@]}" \
         > "$out/stdout" 2> "$out/err" || rc=$?
 }
 
 # same_output APP GOT_DIR REF_DIR — PageRank: ranks within 1e-12 relative;
-# k-means: centres and assignments byte for byte.  Prints what differs.
+# k-means: centres and assignments, n-body: particles, byte for byte.  Prints what differs.
 same_output() {
     if [ "$1" = pagerank ]; then
         python3 "$CMP" --tol 1e-12 "$2/ranks.txt" "$3/ranks.txt" > /dev/null
+    elif [ "$1" = nbody ]; then
+        cmp "$2/particles.txt" "$3/particles.txt"
     else
         cmp "$2/centres.txt" "$3/centres.txt" && cmp "$2/assign.txt" "$3/assign.txt"
     fi
@@ -161,6 +164,7 @@ kill_one_moment() {
     rm -rf "$out" "$D" && mkdir -p "$out"
     local outputs=(--output "$out/ranks.txt")
     [ "$app" = kmeans ] && outputs=(--output "$out/centres.txt" --assignments "$out/assign.txt")
+    [ "$app" = nbody ] && outputs=(--output "$out/particles.txt")
     timeout -k 5 $((4 * ms / 1000 + 120)) "$TESSERA" supervise --max-restarts 3 -- \
         mpirun -np 3 --oversubscribe --bind-to none \
         "$TESSERA" run "$app" "${args[@]}" "${outputs[@]}" --checkpoint-dir "$D" \
@@ -180,7 +184,7 @@ kill_one_moment() {
     wait "$sup" || rc=$?
     local restarts restored
     restarts=$(grep -c "restart [0-9]*/3 with --restore" "$out/err")
-    restored=$(grep -Eo "(restored checkpoint epoch [0-9]+ \(iteration [0-9]+ of [0-9]+\)|starting afresh)" \
+    restored=$(grep -Eo "(restored checkpoint epoch [0-9]+ \((iteration|step) [0-9]+ of [0-9]+\)|starting afresh)" \
         "$out/err" | sed 's/restored checkpoint //' | paste -sd, -)
     echo "   moment $m: $(IFS=,; echo "${what[*]}"); exit $rc, $restarts restart(s), restore: ${restored:-none}"
     [ "$rc" = 0 ] || die "$app moment $m: supervised job failed (exit $rc); stderr: $(grep -v '^\s*$' "$out/err" | head -c 1500)"
