@@ -35,6 +35,13 @@ int tess__vfail(tess_ctx *ctx, int code, const char *fmt, va_list ap)
     return code;
 }
 
+void tess__last_error_copy(tess_ctx *ctx, char *buf, size_t len)
+{
+    pthread_mutex_lock(&ctx->error_mu);
+    snprintf(buf, len, "%s", ctx->last_error);
+    pthread_mutex_unlock(&ctx->error_mu);
+}
+
 int tess__fail(tess_ctx *ctx, int code, const char *fmt, ...)
 {
     va_list ap;

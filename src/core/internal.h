@@ -136,6 +136,9 @@ struct tess_ctx {
  * A NULL ctx records nothing (a caller that only wants the code). */
 int tess__fail(tess_ctx *ctx, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int tess__vfail(tess_ctx *ctx, int code, const char *fmt, va_list ap);
+/* A copy of ctx's last error (empty if none), taken under its lock: a
+ * kernel on another worker may be writing it (tess_set_error). */
+void tess__last_error_copy(tess_ctx *ctx, char *buf, size_t len);
 void tess__log(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Always printed: "tessera[rank R]: ..." on stderr. */
 void tess__warn(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -230,8 +230,10 @@ static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel,
 {
     if (rc >= 0 || q->error != 0) return;
     q->error = rc;
+    char detail[512];
+    tess__last_error_copy(ctx, detail, sizeof detail);
     snprintf(q->error_msg, sizeof q->error_msg, "kernel %s instance %d on rank %d: %.400s", kernel,
-             instance, ctx->rank, ctx->last_error[0] ? ctx->last_error : tess_strerror(rc));
+             instance, ctx->rank, detail[0] ? detail : tess_strerror(rc));
 }
 
 /* q->mu held, released and retaken: flush this worker's buffers (`dry`: its
