@@ -160,8 +160,12 @@ TESS_API int tess_table_dense_range(const tess_table *t, int partition, uint64_t
  * Dense fixed-size tables, local partition only: the flat array of values of
  * partition p (count_out values of value_size bytes, key first+i at index i).
  * Absent keys read as the accumulator's identity.  The pointer stays valid
- * until tess_finalize(); reading it while others write the partition is a
- * data race — use it for tables that are read-only in the current epoch.
+ * while the partition stays on this rank: until tess_finalize() without work
+ * stealing; with it, a partition may leave (and its memory be freed) with a
+ * not-yet-started task, so keep the pointer only for the partition of the
+ * running kernel instance (and those grouped with it), which never moves
+ * while the instance runs.  Reading it while others write the partition is
+ * a data race — use it for tables that are read-only in the current epoch.
  */
 TESS_API void *tess_table_dense_data(tess_table *t, int partition, uint64_t *count_out);
 

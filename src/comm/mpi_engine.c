@@ -18,7 +18,8 @@
 #include "comm.h"
 
 #define TAG_BATCH 7
-#define BATCH_LIMIT (4u << 20) /* send a batch early once it holds 4 MiB */
+#define BATCH_LIMIT (4u << 20)   /* send a batch early once it holds 4 MiB */
+#define ALONE_LIMIT (256u << 10) /* a message this large is sent unpacked */
 #define MAX_SLEEP_US 1000
 #define RECV_PER_TURN 64
 
@@ -41,7 +42,7 @@ typedef struct batch {
 
 typedef struct pending_send {
     MPI_Request req;
-    uint8_t *buf;
+    void *buf; /* freed when the send completes: a batch, or an out_msg sent alone */
 } pending_send;
 
 struct tess__comm {
@@ -111,10 +112,9 @@ static int batch_append(batch *b, const out_msg *m)
     return TESS_OK;
 }
 
-static void send_batch(tess__comm *c, int dst)
+/* MPI_Isend of data[0..len) to dst; `owner` is freed once it completes. */
+static void start_send(tess__comm *c, void *owner, const uint8_t *data, size_t len, int dst)
 {
-    batch *b = &c->batches[dst];
-    if (b->len == 0) return;
     if (c->nsends == c->sends_cap) {
         int cap = c->sends_cap ? 2 * c->sends_cap : 16;
         pending_send *grown = realloc(c->sends, (size_t)cap * sizeof *grown);
@@ -123,11 +123,28 @@ static void send_batch(tess__comm *c, int dst)
         c->sends_cap = cap;
     }
     pending_send *s = &c->sends[c->nsends++];
-    s->buf = b->buf;
-    MPI_Isend(b->buf, (int)b->len, MPI_BYTE, dst, TAG_BATCH, MPI_COMM_WORLD, &s->req);
+    s->buf = owner;
+    MPI_Isend(data, (int)len, MPI_BYTE, dst, TAG_BATCH, MPI_COMM_WORLD, &s->req);
     atomic_fetch_add(&c->ctx->st_batches, 1);
+}
+
+static void send_batch(tess__comm *c, int dst)
+{
+    batch *b = &c->batches[dst];
+    if (b->len == 0) return;
+    start_send(c, b->buf, b->buf, b->len, dst);
     b->buf = NULL;
     b->len = b->cap = 0;
+}
+
+/* A large message goes out as a batch of its own, straight from the queued
+ * copy: packing it would copy it again (and again at every doubling of the
+ * batch), and into fresh memory, whose page faults can cost more than the
+ * copy itself. */
+static void send_alone(tess__comm *c, out_msg *m)
+{
+    send_batch(c, m->dst); /* what was queued before it goes first */
+    start_send(c, m, m->data, m->len, m->dst);
 }
 
 /* Pack everything queued, per destination in queue order, and send it. */
@@ -140,6 +157,11 @@ static int flush_outgoing(tess__comm *c)
     if (m == NULL) return 0;
     while (m != NULL) {
         out_msg *next = m->next;
+        if (m->len >= ALONE_LIMIT) {
+            send_alone(c, m);
+            m = next;
+            continue;
+        }
         if (batch_append(&c->batches[m->dst], m) != TESS_OK) abort();
         if (c->batches[m->dst].len >= BATCH_LIMIT) send_batch(c, m->dst);
         free(m);
