@@ -2,7 +2,7 @@
 # deps.sh — make sure the build and test dependencies are installed.
 #
 #   scripts/deps.sh          compilers, cmake, MPI, zlib, cmocka, zstd, xxhash, METIS,
-#                            OpenCL (loader, headers, PoCL)
+#                            OpenBLAS, OpenCL (loader, headers, PoCL)
 #   scripts/deps.sh fuzz     the above plus clang with libFuzzer
 #   scripts/deps.sh plot     the above plus python3-matplotlib (bench figures)
 #   scripts/deps.sh format   the above plus clang-format (make format, format-check)
@@ -58,6 +58,9 @@ elif ! header_ok "${headers[@]}" | "$cc" -E -x c - > /dev/null 2>&1; then
         header_ok "${headers[$i]}" | "$cc" -E -x c - > /dev/null 2>&1 || need "${packages[$i]}"
     done
 fi
+
+# OpenBLAS for matmul's block products, found through pkg-config.
+if ! have pkg-config || ! pkg-config --exists openblas; then need libopenblas-dev; fi
 
 # The OpenCL ICD loader to link against, and PoCL, which runs OpenCL kernels
 # on the CPU, so the tiles face's OpenCL path is built and tested on any

@@ -15,6 +15,7 @@ int bench_pagerank_main(int argc, char **argv);
 int bench_tick_main(int argc, char **argv);
 int bench_ckpt_main(int argc, char **argv);
 int bench_tile_main(int argc, char **argv);
+int bench_matmul_main(int argc, char **argv);
 int supervise_main(int argc, char **argv);
 int workqueue_main(int argc, char **argv);
 
@@ -25,7 +26,7 @@ static void usage(FILE *out)
                  "commands:\n"
                  "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans,\n"
                  "                           jacobi, fish, pagerank-tick, workqueue,\n"
-                 "                           blackscholes, sar, texture, nbody);\n"
+                 "                           blackscholes, sar, texture, nbody, matmul);\n"
                  "                           'tessera run APP --help' lists its options\n"
                  "  gen SPEC FILE [--cache]  write a generated graph as a SNAP edge list\n"
                  "                           (or as a binary graph cache with --cache);\n"
@@ -38,6 +39,7 @@ static void usage(FILE *out)
                  "  bench tick [OPTIONS]     the tick face's algorithms under jitter (--help)\n"
                  "  bench tile [OPTIONS]     the tiles face's policies, the APC+ sweep (--help)\n"
                  "  bench ckpt [OPTIONS]     checkpoint overhead and restore time (--help)\n"
+                 "  bench matmul [OPTIONS]   matmul against ScaLAPACK's pdgemm (--help)\n"
                  "  supervise [--max-restarts K] -- COMMAND ARGS...\n"
                  "                           run COMMAND; after a failure run it again\n"
                  "                           with --restore appended (at most K times)\n"
@@ -66,13 +68,12 @@ static const command apps[] = {
     {"sar", sar_main},
     {"texture", texture_main},
     {"nbody", nbody_main},
+    {"matmul", matmul_main},
 };
 
 static const command benches[] = {
-    {"pagerank", bench_pagerank_main},
-    {"tick", bench_tick_main},
-    {"tile", bench_tile_main},
-    {"ckpt", bench_ckpt_main},
+    {"pagerank", bench_pagerank_main}, {"tick", bench_tick_main},     {"tile", bench_tile_main},
+    {"ckpt", bench_ckpt_main},         {"matmul", bench_matmul_main},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))

@@ -99,5 +99,6 @@ int blackscholes_main(int argc, char **argv);
 int sar_main(int argc, char **argv);
 int texture_main(int argc, char **argv);
 int nbody_main(int argc, char **argv);
+int matmul_main(int argc, char **argv);
 
 #endif
