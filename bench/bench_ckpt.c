@@ -1,7 +1,7 @@
 /*
  * bench_ckpt.c — `tessera bench ckpt`: what checkpoints cost.
  *
- * Overhead: `tessera run pagerank` and `run kmeans` as children (this very
+ * Overhead: `tessera run pagerank`, `run kmeans` and `run nbody` as children (this very
  * binary), each round once without checkpoints and once with
  * --checkpoint-dir DIR --checkpoint-every E, alternating (plain, ckpt, plain,
  * ckpt, …) so that slow phases of a noisy machine hit both alike (DESIGN §7).
@@ -40,41 +40,43 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: tessera bench ckpt [options]\n"
-                 "\n"
-                 "What checkpoints cost (include/tessera/checkpoint.h):\n"
-                 "  overhead  tessera run pagerank / kmeans checkpointing every E iterations\n"
-                 "            against the same run without, alternating rounds (plain, ckpt,\n"
-                 "            plain, ...); time per iteration = the mean of the run's\n"
-                 "            iteration_seconds; prints the medians over rounds, their ratio\n"
-                 "            and the goal (<= 2%% per iteration, Piccolo's figure)\n"
-                 "  restore   tess_checkpoint_restore of a dense table of N random doubles,\n"
-                 "            in this process (embedded): median of R restores per N, MB/s\n"
-                 "\n"
-                 "options:\n"
-                 "  --only LIST          overhead, restore (default both)\n"
-                 "  --apps LIST          pagerank, kmeans (default both)\n"
-                 "  --rounds R           rounds of (plain, ckpt) per app (default 5)\n"
-                 "  --iterations I       iterations per run (default 20)\n"
-                 "  --every E            --checkpoint-every of the ckpt runs (default 5)\n"
-                 "  --workers W          worker threads (per rank under --mpirun; default 2)\n"
-                 "  --mpirun NP          run the children as NP MPI ranks\n"
-                 "  --pagerank-gen SPEC  PageRank graph (default web:2000000)\n"
-                 "  --kmeans-gen SPEC    k-means points N:DIM:K (default 2000000:8:32)\n"
-                 "  --sizes LIST         restore: doubles per table (default\n"
-                 "                       1000000,4000000,16000000)\n"
-                 "  --restore-reps R     restore: restores per size (default 3)\n"
-                 "  --quick              small sizes and 2 rounds: a smoke run\n"
-                 "  --timeout S          seconds a child may run (default 900)\n"
-                 "  --tmpdir DIR         parent of the temporary directory, which holds the\n"
-                 "                       checkpoints (default $TMPDIR or /tmp): put it on the\n"
-                 "                       file system you want to measure\n"
-                 "  --compare-writer     overhead: each round also runs the ckpt variant with one\n"
-                 "                       writer thread that competes with the workers\n"
-                 "                       (TESS_CKPT_WRITER=normal; by default a thread per worker\n"
-                 "                       that uses only idle cores) and reports both\n"
-                 "  --dry-run            print the child commands, run nothing\n"
-                 "  --help               this text\n");
+    fprintf(out,
+            "usage: tessera bench ckpt [options]\n"
+            "\n"
+            "What checkpoints cost (include/tessera/checkpoint.h):\n"
+            "  overhead  tessera run pagerank / kmeans / nbody checkpointing every E iterations\n"
+            "            against the same run without, alternating rounds (plain, ckpt,\n"
+            "            plain, ...); time per iteration = the mean of the run's\n"
+            "            iteration_seconds; prints the medians over rounds, their ratio\n"
+            "            and the goal (<= 2%% per iteration, Piccolo's figure)\n"
+            "  restore   tess_checkpoint_restore of a dense table of N random doubles,\n"
+            "            in this process (embedded): median of R restores per N, MB/s\n"
+            "\n"
+            "options:\n"
+            "  --only LIST          overhead, restore (default both)\n"
+            "  --apps LIST          pagerank, kmeans, nbody (default all three)\n"
+            "  --rounds R           rounds of (plain, ckpt) per app (default 5)\n"
+            "  --iterations I       iterations per run (default 20)\n"
+            "  --every E            --checkpoint-every of the ckpt runs (default 5)\n"
+            "  --workers W          worker threads (per rank under --mpirun; default 2)\n"
+            "  --mpirun NP          run the children as NP MPI ranks\n"
+            "  --pagerank-gen SPEC  PageRank graph (default web:2000000)\n"
+            "  --kmeans-gen SPEC    k-means points N:DIM:K (default 2000000:8:32)\n"
+            "  --nbody-particles N  n-body particles, cutoff 1 (default 300000)\n"
+            "  --sizes LIST         restore: doubles per table (default\n"
+            "                       1000000,4000000,16000000)\n"
+            "  --restore-reps R     restore: restores per size (default 3)\n"
+            "  --quick              small sizes and 2 rounds: a smoke run\n"
+            "  --timeout S          seconds a child may run (default 900)\n"
+            "  --tmpdir DIR         parent of the temporary directory, which holds the\n"
+            "                       checkpoints (default $TMPDIR or /tmp): put it on the\n"
+            "                       file system you want to measure\n"
+            "  --compare-writer     overhead: each round also runs the ckpt variant with one\n"
+            "                       writer thread that competes with the workers\n"
+            "                       (TESS_CKPT_WRITER=normal; by default a thread per worker\n"
+            "                       that uses only idle cores) and reports both\n"
+            "  --dry-run            print the child commands, run nothing\n"
+            "  --help               this text\n");
 }
 
 static int parse_list(const char *opt, const char *v, const char *const *names, unsigned *out)
@@ -120,6 +122,7 @@ static void set_quick(bc_options *o)
 {
     o->pagerank_gen = "web:100000";
     o->kmeans_gen = "200000:4:8";
+    o->nbody_particles = "30000";
     o->rounds = 2;
     o->iterations = 10;
     o->nsizes = 2;
@@ -130,7 +133,7 @@ static void set_quick(bc_options *o)
 static int parse_value_option(bc_options *o, const char *a, const char *v)
 {
     static const char *const what_names[] = {"overhead", "restore", NULL};
-    static const char *const app_names[] = {"pagerank", "kmeans", NULL};
+    static const char *const app_names[] = {"pagerank", "kmeans", "nbody", NULL};
     if (bench_is_option(a, "--only")) return parse_list("only", v, what_names, &o->what);
     if (bench_is_option(a, "--apps")) return parse_list("apps", v, app_names, &o->apps);
     if (bench_is_option(a, "--rounds"))
@@ -148,10 +151,11 @@ static int parse_value_option(bc_options *o, const char *a, const char *v)
     if (bench_is_option(a, "--timeout"))
         return app_parse_double(BC_NAME, "timeout", v, 1, 1e6, &o->timeout_s);
     if (bench_is_option(a, "--sizes")) return parse_sizes(o, v);
-    const char **text = bench_is_option(a, "--pagerank-gen") ? &o->pagerank_gen
-                        : bench_is_option(a, "--kmeans-gen") ? &o->kmeans_gen
-                        : bench_is_option(a, "--tmpdir")     ? &o->tmp_parent
-                                                             : NULL;
+    const char **text = bench_is_option(a, "--pagerank-gen")      ? &o->pagerank_gen
+                        : bench_is_option(a, "--kmeans-gen")      ? &o->kmeans_gen
+                        : bench_is_option(a, "--nbody-particles") ? &o->nbody_particles
+                        : bench_is_option(a, "--tmpdir")          ? &o->tmp_parent
+                                                                  : NULL;
     if (text == NULL) {
         app_error(BC_NAME, "unknown option '%s' (see tessera bench ckpt --help)", a);
         return -1;
@@ -169,7 +173,7 @@ static int parse_value_option(bc_options *o, const char *a, const char *v)
 static int parse_options(bc_options *o, int argc, char **argv)
 {
     *o = (bc_options){.what = BC_OVERHEAD | BC_RESTORE,
-                      .apps = BC_PAGERANK | BC_KMEANS,
+                      .apps = BC_PAGERANK | BC_KMEANS | BC_NBODY,
                       .rounds = 5,
                       .iterations = 20,
                       .every = 5,
@@ -178,6 +182,7 @@ static int parse_options(bc_options *o, int argc, char **argv)
                       .timeout_s = 900,
                       .pagerank_gen = "web:2000000",
                       .kmeans_gen = "2000000:8:32",
+                      .nbody_particles = "300000",
                       .nsizes = 3,
                       .sizes = {1000000, 4000000, 16000000}};
     for (int i = 1; i < argc; i++)
@@ -232,7 +237,14 @@ static void child_argv(const bc_options *o, const bc_runner *r, const bc_app_run
     }
     const char *args[] = {r->exe,  "run",       app->name, "--gen",   app->gen,    "--iterations",
                           bufs[1], "--workers", bufs[2],   "--quiet", "--metrics", metrics};
-    for (size_t i = 0; i < sizeof args / sizeof *args; i++) argv[n++] = (char *)args[i];
+    /* n-body: the particle count, a cutoff of 1 and steps for iterations */
+    const char *nbody[] = {r->exe,     "run",     "nbody",     "--particles", app->gen,
+                           "--cutoff", "1",       "--steps",   bufs[1],       "--workers",
+                           bufs[2],    "--quiet", "--metrics", metrics};
+    int is_nbody = strcmp(app->name, "nbody") == 0;
+    const char **list = is_nbody ? nbody : args;
+    size_t count = is_nbody ? sizeof nbody / sizeof *nbody : sizeof args / sizeof *args;
+    for (size_t i = 0; i < count; i++) argv[n++] = (char *)list[i];
     if (variant == BC_CKPT || variant == BC_COMPETING) {
         const char *more[] = {"--checkpoint-dir", ckdir, "--checkpoint-every", bufs[3]};
         for (size_t i = 0; i < sizeof more / sizeof *more; i++) argv[n++] = (char *)more[i];
@@ -444,10 +456,11 @@ static int overhead_app(const bc_options *o, bc_runner *r, bc_app_runs *app)
 
 static int overhead_bench(const bc_options *o, bc_runner *r)
 {
-    bc_app_runs apps[2] = {{.name = "pagerank", .gen = o->pagerank_gen},
-                           {.name = "kmeans", .gen = o->kmeans_gen}};
+    bc_app_runs apps[3] = {{.name = "pagerank", .gen = o->pagerank_gen},
+                           {.name = "kmeans", .gen = o->kmeans_gen},
+                           {.name = "nbody", .gen = o->nbody_particles}};
     int rc = 0;
-    for (int a = 0; a < 2 && rc == 0; a++) {
+    for (int a = 0; a < 3 && rc == 0; a++) {
         if (!(o->apps & (1u << a))) continue;
         int ok = 1;
         for (int v = BC_PLAIN; v < BC_VARIANTS; v++)

@@ -23,14 +23,14 @@
 #define BC_NAME "bench ckpt"
 #define BC_MAX_SIZES 16
 
-enum { BC_PAGERANK = 1u << 0, BC_KMEANS = 1u << 1 };
+enum { BC_PAGERANK = 1u << 0, BC_KMEANS = 1u << 1, BC_NBODY = 1u << 2 };
 enum { BC_OVERHEAD = 1u << 0, BC_RESTORE = 1u << 1 };
 
 typedef struct bc_options {
     unsigned what, apps;
     long rounds, iterations, every, workers, mpirun_np, restore_reps;
     double timeout_s;
-    const char *pagerank_gen, *kmeans_gen, *tmp_parent;
+    const char *pagerank_gen, *kmeans_gen, *nbody_particles, *tmp_parent;
     uint64_t sizes[BC_MAX_SIZES]; /* restore: doubles per table */
     int nsizes;
     int dry_run;

@@ -158,8 +158,11 @@ int bc_read_metrics(const char *path, int skip, bc_result *out)
 {
     char *text = bench_read_text(path);
     double sum = 0, steady = 0;
-    int n = text ? list_sum(bt_json_find(text, "iteration_seconds"), 0, &sum) : -1;
-    int ns = text ? list_sum(bt_json_find(text, "iteration_seconds"), skip, &steady) : -1;
+    /* n-body calls its iterations steps */
+    const char *key =
+        text && bt_json_find(text, "step_seconds") ? "step_seconds" : "iteration_seconds";
+    int n = text ? list_sum(bt_json_find(text, key), 0, &sum) : -1;
+    int ns = text ? list_sum(bt_json_find(text, key), skip, &steady) : -1;
     int rc = n > 0 && bt_json_number(text, "wall_seconds", &out->wall) == 0 &&
                      bt_json_number(text, "load_seconds", &out->load) == 0
                  ? 0
@@ -172,7 +175,8 @@ int bc_read_metrics(const char *path, int skip, bc_result *out)
     }
     free(text);
     if (rc != 0) {
-        app_error(BC_NAME, "%s: no iteration_seconds, wall_seconds or load_seconds", path);
+        app_error(BC_NAME, "%s: no iteration_seconds (step_seconds), wall_seconds or load_seconds",
+                  path);
         return -1;
     }
     out->iterations = n;

@@ -9,12 +9,14 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-step "--dry-run shows the three variants of both apps"
+step "--dry-run shows the three variants of the three apps"
 "$TESSERA" bench ckpt --dry-run --rounds 1 --tmpdir "$tmp" > "$tmp/dry.out" 2> "$tmp/dry.err" ||
     die "dry run: exit $?: $(cat "$tmp/dry.err")"
-for app in pagerank kmeans; do
+for app in pagerank kmeans nbody; do
+    iters=--iterations
+    [ "$app" = nbody ] && iters=--steps
     [ "$(grep -c " run $app .*--metrics" "$tmp/dry.out")" = 3 ] || die "dry run, $app: $(cat "$tmp/dry.out")"
-    grep -q " run $app .*--iterations 1 .*--metrics" "$tmp/dry.out" ||
+    grep -q " run $app .*$iters 1 .*--metrics" "$tmp/dry.out" ||
         die "dry run, $app: no load + 1 iteration variant: $(cat "$tmp/dry.out")"
     grep -q " run $app .*--checkpoint-dir [^ ]* --checkpoint-every 5" "$tmp/dry.out" ||
         die "dry run, $app: no checkpointing variant: $(cat "$tmp/dry.out")"
@@ -47,7 +49,7 @@ step "one tiny round and one tiny restore"
 "$TESSERA" bench ckpt --quick --rounds 1 --iterations 4 --every 2 --sizes 100000 \
     --restore-reps 1 --tmpdir "$tmp" > "$tmp/run.out" 2> "$tmp/run.err" ||
     die "tiny run: exit $?: $(head -c 800 "$tmp/run.err")"
-for app in pagerank kmeans; do
+for app in pagerank kmeans nbody; do
     grep -q "^$app round 1: plain [0-9.]* s/it .*ckpt [0-9.]* s/it" "$tmp/run.out" ||
         die "$app: no round line: $(cat "$tmp/run.out")"
     grep -q "^$app: goal: checkpoint overhead <= 2% per iteration: \(met\|NOT met\)" "$tmp/run.out" ||
