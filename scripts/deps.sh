@@ -5,6 +5,8 @@
 #                            OpenBLAS, OpenCL (loader, headers, PoCL)
 #   scripts/deps.sh fuzz     the above plus clang with libFuzzer
 #   scripts/deps.sh plot     the above plus python3-matplotlib (bench figures)
+#   scripts/deps.sh bench    the above plus the benches' peers: ScaLAPACK, MR-MPI,
+#                            StarPU, and matplotlib
 #   scripts/deps.sh format   the above plus clang-format (make format, format-check)
 #
 # Silent and quick when everything is present (make runs it every time).
@@ -15,13 +17,15 @@ set -euo pipefail
 want_fuzz=0
 want_plot=0
 want_format=0
+want_bench=0
 for arg in "$@"; do
     case $arg in
         fuzz) want_fuzz=1 ;;
         plot) want_plot=1 ;;
         format) want_format=1 ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-        *) echo "deps.sh: unknown argument '$arg' (expected: fuzz, plot, format)" >&2; exit 2 ;;
+        bench) want_bench=1; want_plot=1 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        *) echo "deps.sh: unknown argument '$arg' (expected: fuzz, plot, format, bench)" >&2; exit 2 ;;
     esac
 done
 
@@ -85,6 +89,12 @@ fi
 # Debian 12's clang-format is version 14, the one .clang-format is written for.
 if [ "$want_format" = 1 ]; then
     have clang-format || need clang-format
+fi
+
+if [ "$want_bench" = 1 ]; then
+    pkg-config --exists scalapack-openmpi 2> /dev/null || need libscalapack-openmpi-dev
+    [ -e /usr/include/mrmpi/mapreduce.h ] || need libmrmpi-dev
+    pkg-config --exists starpu-1.3 2> /dev/null || need libstarpu-dev
 fi
 
 if [ "$want_plot" = 1 ]; then

@@ -1,0 +1,59 @@
+#!/bin/bash
+# bench_peers.sh (fast tier) — smoke tests of `tessera bench matmul` and
+# `tessera bench mapreduce`, not benchmarks: one tiny round each, the report
+# lines, and bad options.  The peers (tessera-scalapack-mm,
+# tessera-mrmpi-pagerank, tessera-mrmpi-kmeans) are built only where
+# ScaLAPACK and MR-MPI are installed (scripts/deps.sh bench); without them
+# the benches must say so in one line.
+#
+# Environment: TESSERA, TESS_SRC, TESS_HAVE_MPI=0|1.
+set -u
+. "$(dirname "$0")/lib.sh"
+BIN=$(dirname "$TESSERA")
+
+step "bench matmul: one tiny round"
+ranks=1
+[ "$MPI" = 1 ] && ranks=1,2
+"$TESSERA" bench matmul --sizes 200 --ranks $ranks --rounds 1 --nb 64 --tmpdir "$tmp" \
+    --json "$tmp/mm.jsonl" > "$tmp/mm.out" 2> "$tmp/mm.err" ||
+    die "bench matmul: exit $?: $(head -c 600 "$tmp/mm.err")"
+grep -q "^   200   1 " "$tmp/mm.out" || die "bench matmul: no report line: $(cat "$tmp/mm.out")"
+if [ -x "$BIN/tessera-scalapack-mm" ]; then
+    grep -q "^   200   1 .*x .*\(met\|MISS\)" "$tmp/mm.out" ||
+        die "bench matmul: no ratio against pdgemm: $(cat "$tmp/mm.out")"
+    grep -q '"system":"pdgemm nb=64"' "$tmp/mm.jsonl" || die "no pdgemm record in the JSON lines"
+    echo "   against pdgemm and dgemm: report and JSON lines"
+else
+    grep -q "ScaLAPACK peer: skipped" "$tmp/mm.out" || die "bench matmul: no 'skipped' line"
+    echo "   ScaLAPACK not installed: the peer is reported as skipped"
+fi
+[ -z "$(ls -A "$tmp" | grep bench-matmul)" ] || die "bench matmul left its temporary directory"
+
+step "bench mapreduce: one tiny round"
+if [ "$MPI" = 1 ] && [ -x "$BIN/tessera-mrmpi-pagerank" ]; then
+    "$TESSERA" bench mapreduce --ranks 1,2 --rounds 1 --iterations 2 --pagerank-gen web:3000 \
+        --kmeans-gen 3000:2:4 --tmpdir "$tmp" > "$tmp/mr.out" 2> "$tmp/mr.err" ||
+        die "bench mapreduce: exit $?: $(head -c 600 "$tmp/mr.err")"
+    for app in pagerank kmeans; do
+        grep -q "^   $app  *2 .*x .*\(met\|MISSED\)" "$tmp/mr.out" ||
+            die "bench mapreduce: no $app line: $(cat "$tmp/mr.out")"
+    done
+    echo "   PageRank and k-means against MR-MPI at 1 and 2 ranks: report lines"
+else
+    rc=0
+    "$TESSERA" bench mapreduce --rounds 1 --tmpdir "$tmp" > /dev/null 2> "$tmp/mr.err" || rc=$?
+    [ "$rc" = 1 ] && [ "$(wc -l < "$tmp/mr.err")" = 1 ] ||
+        die "bench mapreduce without its peers: exit $rc, stderr: $(cat "$tmp/mr.err")"
+    echo "   MR-MPI or MPI missing: one line, exit 1 ($(cat "$tmp/mr.err"))"
+fi
+
+step "bad options"
+for cmd in "matmul --sizes 0" "matmul --ranks" "matmul --bogus" "mapreduce --apps nothing" \
+    "mapreduce --iterations 1" "mapreduce --bogus"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$TESSERA" bench $cmd --tmpdir "$tmp" > /dev/null 2> "$tmp/err" || rc=$?
+    [ "$rc" = 2 ] || die "bench $cmd: exit $rc, wanted 2"
+    [ "$(wc -l < "$tmp/err")" = 1 ] || die "bench $cmd: stderr: $(cat "$tmp/err")"
+done
+echo "ok: bench_peers"
