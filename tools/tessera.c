@@ -17,6 +17,7 @@ int bench_ckpt_main(int argc, char **argv);
 int bench_tile_main(int argc, char **argv);
 int bench_matmul_main(int argc, char **argv);
 int bench_mapreduce_main(int argc, char **argv);
+int bench_scaling_main(int argc, char **argv);
 int supervise_main(int argc, char **argv);
 int workqueue_main(int argc, char **argv);
 
@@ -42,6 +43,7 @@ static void usage(FILE *out)
                  "  bench ckpt [OPTIONS]     checkpoint overhead and restore time (--help)\n"
                  "  bench matmul [OPTIONS]   matmul against ScaLAPACK's pdgemm (--help)\n"
                  "  bench mapreduce [OPTIONS] PageRank, k-means against MR-MPI (--help)\n"
+                 "  bench scaling [OPTIONS]  the tables apps on 1-4 processes, strong and weak\n"
                  "  supervise [--max-restarts K] -- COMMAND ARGS...\n"
                  "                           run COMMAND; after a failure run it again\n"
                  "                           with --restore appended (at most K times)\n"
@@ -77,6 +79,7 @@ static const command benches[] = {
     {"pagerank", bench_pagerank_main}, {"tick", bench_tick_main},
     {"tile", bench_tile_main},         {"ckpt", bench_ckpt_main},
     {"matmul", bench_matmul_main},     {"mapreduce", bench_mapreduce_main},
+    {"scaling", bench_scaling_main},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))

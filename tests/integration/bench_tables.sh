@@ -1,7 +1,7 @@
 #!/bin/bash
-# bench_peers.sh (fast tier) — smoke tests of `tessera bench matmul` and
-# `tessera bench mapreduce`, not benchmarks: one tiny round each, the report
-# lines, and bad options.  The peers (tessera-scalapack-mm,
+# bench_tables.sh (fast tier) — smoke tests of the tables face's benches,
+# `tessera bench matmul`, `bench mapreduce` and `bench scaling`, not
+# benchmarks: one tiny round each, the report lines, and bad options.  The peers (tessera-scalapack-mm,
 # tessera-mrmpi-pagerank, tessera-mrmpi-kmeans) are built only where
 # ScaLAPACK and MR-MPI are installed (scripts/deps.sh bench); without them
 # the benches must say so in one line.
@@ -47,13 +47,27 @@ else
     echo "   MR-MPI or MPI missing: one line, exit 1 ($(cat "$tmp/mr.err"))"
 fi
 
+step "bench scaling: one tiny round"
+ranks=1
+[ "$MPI" = 1 ] && ranks=1,2
+"$TESSERA" bench scaling --ranks $ranks --rounds 1 --iterations 2 --scale 0.01 --tmpdir "$tmp" \
+    --json "$tmp/sc.jsonl" > "$tmp/sc.out" 2> "$tmp/sc.err" ||
+    die "bench scaling: exit $?: $(head -c 600 "$tmp/sc.err")"
+for app in pagerank kmeans nbody matmul; do
+    grep -q "^   $app  *strong  *1 .*1.00x" "$tmp/sc.out" && grep -q "^   $app  *weak  *1 " "$tmp/sc.out" ||
+        die "bench scaling: no $app lines: $(cat "$tmp/sc.out")"
+done
+[ "$(grep -c '"bench":"scaling"' "$tmp/sc.jsonl")" -ge 4 ] || die "bench scaling: JSON lines missing"
+echo "   four applications, strong and weak: report and JSON lines"
+
 step "bad options"
 for cmd in "matmul --sizes 0" "matmul --ranks" "matmul --bogus" "mapreduce --apps nothing" \
-    "mapreduce --iterations 1" "mapreduce --bogus"; do
+    "mapreduce --iterations 1" "mapreduce --bogus" "scaling --apps bogus" "scaling --ranks 2,4" \
+    "scaling --scale 0"; do
     rc=0
     # shellcheck disable=SC2086
     "$TESSERA" bench $cmd --tmpdir "$tmp" > /dev/null 2> "$tmp/err" || rc=$?
     [ "$rc" = 2 ] || die "bench $cmd: exit $rc, wanted 2"
     [ "$(wc -l < "$tmp/err")" = 1 ] || die "bench $cmd: stderr: $(cat "$tmp/err")"
 done
-echo "ok: bench_peers"
+echo "ok: bench_tables"
