@@ -4,6 +4,7 @@
  * errors as "tessera APP: ...", progress-like notes as "APP: ...", one line
  * each, printed by rank 0 only.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,15 +57,36 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, c
     return rc;
 }
 
+/* The application's accept, after the size of its user data. */
+typedef struct cli_accept {
+    tess_checkpoint_accept_fn fn;
+    void *arg;
+    size_t len;
+    const char *app;
+} cli_accept;
+
+static int accept_sized(void *arg, const void *user, size_t len, uint64_t epoch, char *why,
+                        size_t whylen)
+{
+    const cli_accept *a = arg;
+    if (len != a->len)
+        return snprintf(why, whylen, "holds %zu bytes of %s state, expected %zu", len, a->app,
+                        a->len),
+               1;
+    return a->fn ? a->fn(a->arg, user, len, epoch, why, whylen) : 0;
+}
+
 int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
-                         tess_checkpoint_accept_fn accept, void *accept_arg, void *user_out,
-                         size_t len, uint64_t *epoch_out)
+                         tess_checkpoint_accept_fn accept, tess_checkpoint_validate_fn validate,
+                         void *arg, void *user_out, size_t len, uint64_t *epoch_out)
 {
     if (!c->restore) return 0;
     void *user = NULL;
     size_t got = 0;
     uint64_t epoch = 0;
-    int rc = tess_checkpoint_restore_accept(ctx, accept, accept_arg, &user, &got, &epoch);
+    cli_accept a = {accept, arg, len, app};
+    int rc =
+        tess_checkpoint_restore_checked(ctx, accept_sized, &a, validate, arg, &user, &got, &epoch);
     if (rc == TESS_ERR_NOTFOUND) {
         fprintf(stderr, "%s: no checkpoint in %s; starting afresh\n", app, c->dir);
         return 0;
@@ -73,18 +95,36 @@ int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
         app_error(app, "cannot restore from %s: %s", c->dir, tess_last_error(ctx));
         return rc;
     }
-    if (got != len) {
-        app_error(app,
-                  "cannot restore from %s: epoch %llu holds %zu bytes of %s state, "
-                  "expected %zu",
-                  c->dir, (unsigned long long)epoch, got, app, len);
-        free(user);
-        return TESS_ERR_FORMAT;
-    }
     memcpy(user_out, user, len);
     free(user);
     *epoch_out = epoch;
     return 1;
+}
+
+int app_ckpt_cli_all_finite(tess_table *t, const char *name, int64_t *count_out, char *why,
+                            size_t whylen)
+{
+    int64_t count = 0;
+    int bad = 0;
+    for (int p = 0; !bad && p < tess_table_partitions(t); p++) {
+        tess_iter *it = NULL;
+        if (tess_table_iter(t, p, &it) != TESS_OK)
+            return snprintf(why, whylen, "%s: unreadable", name), 1;
+        const void *key, *value;
+        size_t vlen;
+        while (!bad && tess_iter_next(it, &key, &value, &vlen) == 1) {
+            for (size_t off = 0; !bad && off + sizeof(double) <= vlen; off += sizeof(double)) {
+                double x;
+                memcpy(&x, (const char *)value + off, sizeof x);
+                bad = !isfinite(x);
+            }
+            count++;
+        }
+        tess_iter_free(it);
+    }
+    if (bad) return snprintf(why, whylen, "%s holds a non-finite value", name), 1;
+    if (count_out) *count_out = count;
+    return 0;
 }
 
 void app_ckpt_cli_finish(const char *app, tess_ctx *ctx, const app_ckpt_cli *c)

@@ -42,15 +42,23 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, c
 /*
  * With --restore, restore the newest checkpoint (control function, first).
  * 1: restored; `len` bytes of user data copied to user_out and the epoch to
- * *epoch_out.  0: nothing to restore (no --restore, or no checkpoint: then
- * "APP: no checkpoint in DIR; starting afresh" on stderr).  Negative: the
- * status after a one-line error (another job's checkpoint, unreadable user
- * data, ...).  accept (may be NULL) sees each epoch's user data first and may
- * refuse it, so an older epoch is restored (tess_checkpoint_restore_accept).
+ * *epoch_out.  0: nothing to restore (no --restore, or no usable checkpoint:
+ * then "APP: no checkpoint in DIR; starting afresh" on stderr, the tables
+ * empty).  Negative: the status after a one-line error (another job's
+ * checkpoint, ...).  An epoch whose user data is not `len` bytes is passed
+ * over for an older one; so is one that accept (may be NULL) refuses on its
+ * user data, or validate (may be NULL) on the tables once loaded
+ * (tess_checkpoint_restore_checked); both get `arg`.
  */
 int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
-                         tess_checkpoint_accept_fn accept, void *accept_arg, void *user_out,
-                         size_t len, uint64_t *epoch_out);
+                         tess_checkpoint_accept_fn accept, tess_checkpoint_validate_fn validate,
+                         void *arg, void *user_out, size_t len, uint64_t *epoch_out);
+
+/* For validate functions: every value of every partition of t (fixed-size
+ * values of doubles) is finite, and *count_out (may be NULL) the number of
+ * keys; 0, or 1 with "TABLE holds a non-finite value" in why. */
+int app_ckpt_cli_all_finite(tess_table *t, const char *name, int64_t *count_out, char *why,
+                            size_t whylen);
 
 /* Wait for the checkpoints still being written (control function, before a
  * successful exit).  A failed checkpoint does not fail the run — the runtime

@@ -283,12 +283,32 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
     const kmeans_app *app = arg;
     kmeans_resume r;
     (void)epoch;
-    if (len != sizeof r) return 0; /* app_ckpt_cli_restore says what is wrong */
+    (void)len; /* app_ckpt_cli_restore checked it */
     memcpy(&r, user, sizeof r);
     if (r.done >= 1 && r.done <= app->opt.iterations) return 0;
     snprintf(why, whylen, "after iteration %lld, beyond --iterations %ld", (long long)r.done,
              app->opt.iterations);
     return 1;
+}
+
+/* A loaded epoch's tables: K finite centres and every point. */
+static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len, uint64_t epoch,
+                          char *why, size_t whylen)
+{
+    const kmeans_app *app = arg;
+    int64_t centres = 0;
+    (void)ctx, (void)user, (void)len, (void)epoch;
+    if (app_ckpt_cli_all_finite(app->centres, "the centres table", &centres, why, whylen)) return 1;
+    if (centres != app->k)
+        return snprintf(why, whylen, "the centres table holds %lld centres, not %d",
+                        (long long)centres, app->k),
+               1;
+    int64_t points = tess_table_size(app->points);
+    if (points != (int64_t)app->pts.n)
+        return snprintf(why, whylen, "the points table holds %lld points, not %llu",
+                        (long long)points, (unsigned long long)app->pts.n),
+               1;
+    return 0;
 }
 
 /* Take up a restored checkpoint: the iteration count and the centres. */
@@ -318,8 +338,8 @@ static int control_start(tess_ctx *ctx, kmeans_app *app)
 {
     kmeans_resume r;
     uint64_t epoch = 0;
-    int restored =
-        app_ckpt_cli_restore(KM_APP, ctx, &app->opt.ckpt, accept_epoch, app, &r, sizeof r, &epoch);
+    int restored = app_ckpt_cli_restore(KM_APP, ctx, &app->opt.ckpt, accept_epoch, validate_epoch,
+                                        app, &r, sizeof r, &epoch);
     int rc = restored < 0 ? restored : control_alloc(ctx, app);
     if (rc == 0) rc = control_open_outputs(app);
     if (rc == 0) rc = restored == 1 ? control_resume(ctx, app, &r, epoch) : control_load(ctx, app);

@@ -57,11 +57,43 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
     const nbody_app *app = arg;
     nbody_resume r;
     (void)epoch;
-    if (len != sizeof r) return 0; /* app_ckpt_cli_restore says what is wrong */
+    (void)len; /* app_ckpt_cli_restore checked it */
     memcpy(&r, user, sizeof r);
     if (r.done >= 1 && r.done <= app->opt.steps) return 0;
     snprintf(why, whylen, "after step %lld, beyond --steps %ld", (long long)r.done, app->opt.steps);
     return 1;
+}
+
+/* A loaded epoch's state: every particle once, finite, inside the box. */
+static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len, uint64_t epoch,
+                          char *why, size_t whylen)
+{
+    nbody_app *app = arg;
+    nbody_resume r;
+    (void)ctx, (void)len, (void)epoch;
+    memcpy(&r, user, sizeof r);
+    tess_table *t = app->state[r.done % 2];
+    size_t n = 0;
+    int bad = 0;
+    for (int p = 0; !bad && p < app->partitions; p++) {
+        tess_iter *it = NULL;
+        bad = tess_table_iter(t, p, &it) != TESS_OK;
+        const void *key, *value;
+        size_t vlen;
+        while (!bad && tess_iter_next(it, &key, &value, &vlen) == 1)
+            for (size_t off = 0; !bad && off + sizeof(nbody_particle) <= vlen;
+                 off += sizeof(nbody_particle), n++) {
+                nbody_particle q;
+                memcpy(&q, (const char *)value + off, sizeof q);
+                for (int k = 0; k < 3; k++)
+                    bad |= !(q.x[k] >= 0 && q.x[k] < app->prm.box) || !isfinite(q.v[k]);
+            }
+        tess_iter_free(it);
+    }
+    if (bad) return snprintf(why, whylen, "a particle is not finite or outside the box"), 1;
+    if (n != app->n)
+        return snprintf(why, whylen, "the state holds %zu particles, the job %zu", n, app->n), 1;
+    return 0;
 }
 
 static int control_open_outputs(nbody_app *app)
@@ -86,8 +118,8 @@ static int control_start(tess_ctx *ctx, nbody_app *app)
 {
     nbody_resume r;
     uint64_t epoch = 0;
-    int restored =
-        app_ckpt_cli_restore(NB_APP, ctx, &app->opt.ckpt, accept_epoch, app, &r, sizeof r, &epoch);
+    int restored = app_ckpt_cli_restore(NB_APP, ctx, &app->opt.ckpt, accept_epoch, validate_epoch,
+                                        app, &r, sizeof r, &epoch);
     int rc = restored < 0 ? restored : 0;
     app->step_seconds = calloc((size_t)app->opt.steps + 1, sizeof(double));
     if (rc == 0 && !app->step_seconds) rc = control_fail(ctx, "starting", TESS_ERR_NOMEM);

@@ -183,12 +183,28 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
     const pr_app *app = arg;
     pr_resume r;
     (void)epoch;
-    if (len != sizeof r) return 0; /* app_ckpt_cli_restore says what is wrong */
+    (void)len; /* app_ckpt_cli_restore checked it */
     memcpy(&r, user, sizeof r);
     if (r.done >= 1 && r.done <= app->opt.iterations && (r.curr == 0 || r.curr == 1)) return 0;
     snprintf(why, whylen, "after iteration %lld, beyond --iterations %ld", (long long)r.done,
              app->opt.iterations);
     return 1;
+}
+
+/* A loaded epoch's tables: the whole graph and finite, non-negative sums. */
+static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len, uint64_t epoch,
+                          char *why, size_t whylen)
+{
+    const pr_app *app = arg;
+    pr_resume r;
+    (void)ctx, (void)epoch, (void)len;
+    memcpy(&r, user, sizeof r);
+    int64_t vertices = tess_table_size(app->graph);
+    if (vertices != (int64_t)app->g.nv)
+        return snprintf(why, whylen, "the graph table holds %lld vertices, the graph %llu",
+                        (long long)vertices, (unsigned long long)app->g.nv),
+               1;
+    return app_ckpt_cli_all_finite(app->ranks[r.curr], "the sums table", NULL, why, whylen);
 }
 
 /* With --restore, the newest checkpoint; otherwise (or if there is none) the
@@ -197,8 +213,8 @@ static int restore_or_load(tess_ctx *ctx, pr_app *app)
 {
     pr_resume r;
     uint64_t epoch = 0;
-    int rc =
-        app_ckpt_cli_restore(APP, ctx, &app->opt.ckpt, accept_epoch, app, &r, sizeof r, &epoch);
+    int rc = app_ckpt_cli_restore(APP, ctx, &app->opt.ckpt, accept_epoch, validate_epoch, app, &r,
+                                  sizeof r, &epoch);
     if (rc < 0) return rc;
     if (rc == 1) return resume(app, &r, epoch);
     app->curr = 0;

@@ -119,6 +119,28 @@ TESS_API int tess_checkpoint_restore_accept(tess_ctx *ctx, tess_checkpoint_accep
                                             uint64_t *epoch_out);
 
 /*
+ * The same, and once an epoch is loaded into the tables on every rank the
+ * application checks what it got: validate (may be NULL) runs in the control
+ * function, reads the tables as it likes (no NaN rank, the graph complete,
+ * as many particles as the job has) and returns 0 to keep the epoch, or
+ * nonzero with a one-line reason in why; the tables are then emptied and the
+ * next older epoch tried, reported on stderr as a refused one is.
+ *
+ * Whatever the functions, restore passes over (the same way) an epoch whose
+ * manifest lacks a table of this job or a partition's file, names a table
+ * the job does not have, or whose partition files hold a key outside their
+ * partition's range or one the writer's partitioning puts in another
+ * partition (dense tables: checked where the writer's ranges are known —
+ * the same partition count, or ranges split evenly).
+ */
+typedef int (*tess_checkpoint_validate_fn)(tess_ctx *ctx, void *arg, const void *user, size_t len,
+                                           uint64_t epoch, char *why, size_t whylen);
+TESS_API int tess_checkpoint_restore_checked(tess_ctx *ctx, tess_checkpoint_accept_fn accept,
+                                             void *arg, tess_checkpoint_validate_fn validate,
+                                             void *varg, void **user_out, size_t *len_out,
+                                             uint64_t *epoch_out);
+
+/*
  * Wait until every checkpoint started so far is committed or has failed.
  * Returns TESS_OK, or the status of the first failure since the last call
  * (message in tess_last_error).  *epoch_out (may be NULL) is the newest

@@ -50,7 +50,9 @@ static int restore_table(tess_ctx *ctx, const tess__ckpt_epoch *e, uint32_t id, 
                      tess__ckpt_epoch_number(e), id, p);
             rc = TESS_ERR_FORMAT;
         }
-        if (rc == TESS_OK) rc = tess__table_restore_encoded(ctx->tables[id], data, len);
+        if (rc == TESS_OK)
+            rc = tess__table_restore_partition(ctx->tables[id], (int)p, (int)nparts, data, len, err,
+                                               errlen);
         if (rc == TESS_ERR_FORMAT && err[0] == '\0')
             snprintf(err, errlen, "table %" PRIu32 " partition %" PRIu32 ": malformed data", id, p);
         free(data);
@@ -254,25 +256,71 @@ typedef struct app_accept {
     void *arg;
 } app_accept;
 
-static int accept_app(void *arg, const tess__ckpt_epoch *e, char *why, size_t whylen)
+/* What rank 0 asks of an epoch before any rank loads it: the job's every
+ * table, each partition with its file (a manifest rewritten with valid
+ * checksums could leave a table or a partition out, and restore a hole),
+ * no table the job does not have, then the application's own accept. */
+typedef struct epoch_checks {
+    tess_ctx *ctx;
+    app_accept app;
+} epoch_checks;
+
+static int missing_table(const tess_ctx *ctx, const tess__ckpt_epoch *e, char *why, size_t whylen)
 {
-    const app_accept *a = arg;
+    for (uint32_t i = 0; i < tess__ckpt_epoch_table_count(e); i++)
+        if (tess__ckpt_epoch_table_id(e, i) >= (uint32_t)ctx->ntables)
+            return snprintf(why, whylen,
+                            "refused: does not match this job: records table %" PRIu32
+                            ", which the job does not have",
+                            tess__ckpt_epoch_table_id(e, i)),
+                   1;
+    for (int id = 0; id < ctx->ntables; id++) {
+        uint32_t nparts = 0;
+        const int32_t *owners;
+        int st;
+        if (tess__ckpt_epoch_table(e, (uint32_t)id, &nparts, &owners, &st) != TESS_OK ||
+            nparts == 0)
+            return snprintf(why, whylen, "refused: does not match this job: lacks table %s",
+                            ctx->tables[id]->name),
+                   1;
+        for (uint32_t p = 0; p < nparts; p++)
+            if (!tess__ckpt_epoch_has_partition(e, (uint32_t)id, p))
+                return snprintf(why, whylen, "refused: has no file for table %s partition %" PRIu32,
+                                ctx->tables[id]->name, p),
+                       1;
+    }
+    return 0;
+}
+
+static int accept_epoch(void *arg, const tess__ckpt_epoch *e, char *why, size_t whylen)
+{
+    const epoch_checks *c = arg;
+    if (missing_table(c->ctx, e, why, whylen)) return 1;
     size_t len = 0, off = 0;
     const uint8_t *u = tess__ckpt_epoch_user_data(e, &len);
     uint32_t ulen;
     if (!get32(u, len, &off, &ulen) || ulen > len - off)
-        return snprintf(why, whylen, "malformed user data"), 1;
-    return a->fn(a->arg, ulen ? u + off : NULL, ulen, tess__ckpt_epoch_number(e), why, whylen);
+        return snprintf(why, whylen, "refused: malformed user data"), 1;
+    if (c->app.fn == NULL) return 0;
+    char reason[400] = "";
+    if (c->app.fn(c->app.arg, ulen ? u + off : NULL, ulen, tess__ckpt_epoch_number(e), reason,
+                  sizeof reason) == 0)
+        return 0;
+    return snprintf(why, whylen, "refused by the application: %s",
+                    reason[0] ? reason : "no reason"),
+           1;
 }
 
-static int open_newest(tess_ctx *ctx, const app_accept *accept, tess__ckpt_epoch **e_out)
+/* The newest epoch below `below` that passes accept_epoch. */
+static int open_newest(tess_ctx *ctx, uint64_t below, const epoch_checks *checks,
+                       tess__ckpt_epoch **e_out)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     char err[512] = "";
     int rc = tess__ckpt_open_rank0_store(ctx, err, sizeof err);
     if (rc == TESS_OK)
-        rc = tess__ckpt_open_latest(rt->store, report_skipped, ctx, accept->fn ? accept_app : NULL,
-                                    (void *)accept, e_out, err, sizeof err);
+        rc = tess__ckpt_open_latest(rt->store, below, report_skipped, ctx, accept_epoch,
+                                    (void *)checks, e_out, err, sizeof err);
     if (rc == TESS_ERR_NOTFOUND)
         return tess__fail(ctx, rc, "no usable checkpoint in %s%s%s", rt->dir, err[0] ? ": " : "",
                           err);
@@ -282,38 +330,96 @@ static int open_newest(tess_ctx *ctx, const app_accept *accept, tess__ckpt_epoch
 
 int tess_checkpoint_restore(tess_ctx *ctx, void **user_out, size_t *len_out, uint64_t *epoch_out)
 {
-    return tess_checkpoint_restore_accept(ctx, NULL, NULL, user_out, len_out, epoch_out);
+    return tess_checkpoint_restore_checked(ctx, NULL, NULL, NULL, NULL, user_out, len_out,
+                                           epoch_out);
 }
 
 int tess_checkpoint_restore_accept(tess_ctx *ctx, tess_checkpoint_accept_fn accept, void *arg,
                                    void **user_out, size_t *len_out, uint64_t *epoch_out)
 {
-    if (ctx == NULL || user_out == NULL || len_out == NULL) return TESS_ERR_INVAL;
-    int rc = tess__ckpt_check_control(ctx, "tess_checkpoint_restore()");
-    tess__ckpt_epoch *e = NULL;
-    app_accept a = {accept, arg};
-    if (rc == TESS_OK) rc = open_newest(ctx, &a, &e);
-    if (rc != TESS_OK) return rc;
+    return tess_checkpoint_restore_checked(ctx, accept, arg, NULL, NULL, user_out, len_out,
+                                           epoch_out);
+}
+
+/* Empty every table on every rank: what a refused epoch loaded must not
+ * stay (if no older epoch qualifies, the job starts afresh on them). */
+static void clear_tables(tess_ctx *ctx)
+{
+    for (int i = 0; i < ctx->ntables; i++) tess_table_clear(ctx->tables[i]);
+}
+
+/* Forget the task records of an epoch that was then refused. */
+static void forget_tasks(tess__ckpt_rt *rt)
+{
+    free(rt->restored_tasks);
+    free(rt->restored_kernel);
+    rt->restored_tasks = NULL;
+    rt->restored_tasks_len = 0;
+    rt->restored_kernel = NULL;
+}
+
+/* Load epoch e everywhere and let the application check what it got.
+ * TESS_OK; a refusal (TESS_ERR_FORMAT: the epoch's content is wrong, the
+ * line in why) after which an older epoch may do; or a hard error. */
+static int try_epoch(tess_ctx *ctx, tess__ckpt_epoch *e, tess_checkpoint_validate_fn validate,
+                     void *varg, void **user, size_t *app_len, char *why, size_t whylen)
+{
     tess__ckpt_rt *rt = ctx->ckpt;
     uint64_t epoch = tess__ckpt_epoch_number(e);
     check_statics(ctx, e);
     size_t ulen = 0;
     const uint8_t *u = tess__ckpt_epoch_user_data(e, &ulen);
+    forget_tasks(rt);
+    int rc = split_user(rt, u, ulen, user, app_len);
+    if (rc != TESS_OK) return snprintf(why, whylen, "malformed user data"), TESS_ERR_FORMAT;
+    rc = load_everywhere(ctx, epoch);
+    if (rc == TESS_ERR_FORMAT) {
+        snprintf(why, whylen, "%s", rt->restore_error);
+        clear_tables(ctx);
+    } else if (rc == TESS_OK && validate != NULL &&
+               validate(ctx, varg, *user, *app_len, epoch, why, whylen) != 0) {
+        if (why[0] == '\0') snprintf(why, whylen, "no reason");
+        rc = TESS_ERR_FORMAT;
+        clear_tables(ctx);
+    }
+    if (rc != TESS_OK) {
+        free(*user);
+        *user = NULL;
+        forget_tasks(rt);
+    }
+    return rc;
+}
+
+int tess_checkpoint_restore_checked(tess_ctx *ctx, tess_checkpoint_accept_fn accept, void *arg,
+                                    tess_checkpoint_validate_fn validate, void *varg,
+                                    void **user_out, size_t *len_out, uint64_t *epoch_out)
+{
+    if (ctx == NULL || user_out == NULL || len_out == NULL) return TESS_ERR_INVAL;
+    int rc = tess__ckpt_check_control(ctx, "tess_checkpoint_restore()");
+    epoch_checks checks = {ctx, {accept, arg}};
+    uint64_t below = UINT64_MAX, epoch = 0;
     void *user = NULL;
     size_t app_len = 0;
-    rc = split_user(rt, u, ulen, &user, &app_len);
-    tess__ckpt_epoch_close(e);
-    if (rc != TESS_OK)
-        return tess__fail(ctx, rc, "%s: epoch %" PRIu64 ": malformed user data", rt->dir, epoch);
-    rc = load_everywhere(ctx, epoch);
-    if (rc != TESS_OK) {
-        free(user);
-        return rc;
+    while (rc == TESS_OK) {
+        tess__ckpt_epoch *e = NULL;
+        rc = open_newest(ctx, below, &checks, &e);
+        if (rc != TESS_OK) return rc;
+        epoch = tess__ckpt_epoch_number(e);
+        char why[512] = "";
+        rc = try_epoch(ctx, e, validate, varg, &user, &app_len, why, sizeof why);
+        tess__ckpt_epoch_close(e);
+        if (rc != TESS_ERR_FORMAT) break;
+        /* passed over like a damaged epoch: the next older one is tried */
+        tess__warn(ctx, "checkpoint skipped: %s: epoch %" PRIu64 " refused once loaded: %s",
+                   ctx->ckpt->dir, epoch, why);
+        below = epoch;
+        rc = TESS_OK;
     }
+    if (rc != TESS_OK) return rc;
     *user_out = user;
     *len_out = app_len;
     if (epoch_out) *epoch_out = epoch;
-    rt->last_committed = epoch;
+    ctx->ckpt->last_committed = epoch;
     return TESS_OK;
 }
 

@@ -123,20 +123,22 @@ int tess__ckpt_list(const tess__ckpt_store *s, uint64_t **epochs_out, size_t *n_
 /* Called once for each epoch passed over, with one line naming the file. */
 typedef void (*tess__ckpt_report_fn)(void *arg, const char *line);
 
-/* 0 to take an epoch that opened, or nonzero with a one-line reason in why. */
+/* 0 to take an epoch that opened, or nonzero with a one-line reason in why
+ * ("refused ...: what is wrong"), reported after the epoch's path. */
 typedef int (*tess__ckpt_accept_fn)(void *arg, const tess__ckpt_epoch *e, char *why, size_t whylen);
 
 /*
- * Open the newest epoch whose manifest decodes, whose every file has the
- * recorded size and checksum, and that accept (NULL: any) takes.  Each
- * newer epoch that fails or is refused is reported and skipped.  TESS_ERR_NOTFOUND when no epoch qualifies (err says whether any
+ * Open the newest epoch below `below` (UINT64_MAX: any) whose manifest
+ * decodes, whose every file has the recorded size and checksum, and that
+ * accept (NULL: any) takes.  Each newer epoch that fails or is refused is
+ * reported and skipped.  TESS_ERR_NOTFOUND when no epoch qualifies (err says whether any
  * was skipped); TESS_ERR_INVAL when a valid manifest carries another job's
  * fingerprint ("checkpoint written by a different job").  Also makes the
  * epoch's static files known to later writers of s.
  */
-int tess__ckpt_open_latest(tess__ckpt_store *s, tess__ckpt_report_fn report, void *report_arg,
-                           tess__ckpt_accept_fn accept, void *accept_arg, tess__ckpt_epoch **e_out,
-                           char *err, size_t errlen);
+int tess__ckpt_open_latest(tess__ckpt_store *s, uint64_t below, tess__ckpt_report_fn report,
+                           void *report_arg, tess__ckpt_accept_fn accept, void *accept_arg,
+                           tess__ckpt_epoch **e_out, char *err, size_t errlen);
 
 /* Open and verify one given epoch, the same way. */
 int tess__ckpt_open_epoch(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_epoch **e_out,
@@ -163,6 +165,8 @@ uint32_t tess__ckpt_epoch_table_id(const tess__ckpt_epoch *e, uint32_t i);
  * TESS_ERR_NOTFOUND if the epoch has no such table. */
 int tess__ckpt_epoch_table(const tess__ckpt_epoch *e, uint32_t table, uint32_t *nparts_out,
                            const int32_t **owners_out, int *is_static_out);
+/* 1 if the epoch records a file for partition `part` of `table`. */
+int tess__ckpt_epoch_has_partition(const tess__ckpt_epoch *e, uint32_t table, uint32_t part);
 
 /* Read, verify and decompress a partition or a log into a malloc'd buffer
  * the caller frees (NULL when *len_out is 0).  TESS_ERR_NOTFOUND when the

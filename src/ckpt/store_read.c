@@ -182,20 +182,20 @@ static int refused(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_accept_
     char why[512] = "", path[TESS__CKPT_PATH_MAX];
     if (accept == NULL || accept(accept_arg, e, why, sizeof why) == 0) return 0;
     tess__ckpt_epoch_path(s, epoch, "", path, sizeof path);
-    snprintf(line, len, "%.600s: refused by the application: %.300s", path,
-             why[0] ? why : "no reason");
+    snprintf(line, len, "%.600s: %.300s", path, why[0] ? why : "refused");
     return 1;
 }
 
 /* Newest first; stops at the first epoch that opens and is accepted, or a
  * hard error. */
-static int open_newest(tess__ckpt_store *s, const uint64_t *v, size_t n,
+static int open_newest(tess__ckpt_store *s, uint64_t below, const uint64_t *v, size_t n,
                        tess__ckpt_report_fn report, void *arg, tess__ckpt_accept_fn accept,
                        void *accept_arg, tess__ckpt_epoch **e_out, size_t *skipped, char *err,
                        size_t errlen)
 {
     char line[1024];
     for (size_t i = n; i-- > 0;) {
+        if (v[i] >= below) continue; /* already tried and refused */
         int rc = tess__ckpt_open_epoch(s, v[i], e_out, line, sizeof line);
         if (rc == TESS_OK && !refused(s, v[i], accept, accept_arg, *e_out, line, sizeof line))
             return TESS_OK;
@@ -214,16 +214,17 @@ static int open_newest(tess__ckpt_store *s, const uint64_t *v, size_t n,
     return TESS_ERR_NOTFOUND;
 }
 
-int tess__ckpt_open_latest(tess__ckpt_store *s, tess__ckpt_report_fn report, void *report_arg,
-                           tess__ckpt_accept_fn accept, void *accept_arg, tess__ckpt_epoch **e_out,
-                           char *err, size_t errlen)
+int tess__ckpt_open_latest(tess__ckpt_store *s, uint64_t below, tess__ckpt_report_fn report,
+                           void *report_arg, tess__ckpt_accept_fn accept, void *accept_arg,
+                           tess__ckpt_epoch **e_out, char *err, size_t errlen)
 {
     uint64_t *v;
     size_t n, skipped = 0;
     tess__ckpt_epoch *e = NULL;
     int rc = tess__ckpt_scan(s, "", &v, &n, err, errlen);
     if (rc != TESS_OK) return rc;
-    rc = open_newest(s, v, n, report, report_arg, accept, accept_arg, &e, &skipped, err, errlen);
+    rc = open_newest(s, below, v, n, report, report_arg, accept, accept_arg, &e, &skipped, err,
+                     errlen);
     free(v);
     if (rc == TESS_ERR_INVAL || rc == TESS_ERR_NOMEM) return rc;
     report_pending(s, e ? e->m.epoch : 0, e != NULL, report, report_arg);
@@ -261,6 +262,11 @@ int tess__ckpt_epoch_table(const tess__ckpt_epoch *e, uint32_t table, uint32_t *
     *owners_out = t->owners;
     *is_static_out = t->is_static;
     return TESS_OK;
+}
+
+int tess__ckpt_epoch_has_partition(const tess__ckpt_epoch *e, uint32_t table, uint32_t part)
+{
+    return tess__ckpt_manifest_file(&e->m, TESS__CKPT_FILE_PARTITION, table, part) != NULL;
 }
 
 /* ---------------------------------------------------------------- data */

@@ -55,6 +55,7 @@ static int set_bounds(tess_table *t, const tess_table_spec *s)
 {
     t->bounds = malloc(((size_t)t->nparts + 1) * sizeof *t->bounds);
     if (t->bounds == NULL) return TESS_ERR_NOMEM;
+    t->even_bounds = s->range_bounds == NULL;
     for (int p = 0; p <= t->nparts; p++)
         t->bounds[p] =
             s->range_bounds
@@ -241,11 +242,16 @@ int tess_table_partition_of(const tess_table *t, const void *key)
         memcpy(&k, key, sizeof k);
         return dense_partition(t, k);
     }
+    return tess__table_hash_partition(t, key, t->nparts);
+}
+
+int tess__table_hash_partition(const tess_table *t, const void *key, int nparts)
+{
     if (t->partitioner) {
-        int p = t->partitioner(key, t->key_size, t->nparts);
-        return p >= 0 && p < t->nparts ? p : -1;
+        int p = t->partitioner(key, t->key_size, nparts);
+        return p >= 0 && p < nparts ? p : -1;
     }
-    return (int)(hash_key(key, t->key_size) % (uint64_t)t->nparts);
+    return (int)(hash_key(key, t->key_size) % (uint64_t)nparts);
 }
 
 int tess_table_dense_range(const tess_table *t, int p, uint64_t *first_out, uint64_t *count_out)

@@ -8,6 +8,7 @@
  * every entry goes to the partition its key maps to today, and a rank keeps
  * the entries whose partitions it stores.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "table_internal.h"
@@ -49,6 +50,58 @@ static int put_if_local(void *arg, const void *key, const void *value, size_t le
 int tess__table_restore_encoded(tess_table *t, const uint8_t *buf, size_t len)
 {
     return tess__partition_decode(buf, len, t->key_size, put_if_local, t);
+}
+
+/* Partition p of a checkpoint being restored, and what its keys may be. */
+typedef struct restoring {
+    tess_table *t;
+    int p, nparts;
+    int ranged; /* dense, with the writer's range of p known: [lo, hi) */
+    uint64_t lo, hi;
+    char *err;
+    size_t errlen;
+} restoring;
+
+static int put_checked(void *arg, const void *key, const void *value, size_t len)
+{
+    restoring *r = arg;
+    const tess_table *t = r->t;
+    if (t->dense) {
+        uint64_t k;
+        memcpy(&k, key, sizeof k);
+        if (k >= t->key_count || (r->ranged && (k < r->lo || k >= r->hi))) {
+            snprintf(r->err, r->errlen,
+                     "table %s partition %d holds key %llu, outside its range [%llu, %llu)",
+                     t->name, r->p, (unsigned long long)k,
+                     (unsigned long long)(r->ranged ? r->lo : 0),
+                     (unsigned long long)(r->ranged ? r->hi : t->key_count));
+            return TESS_ERR_FORMAT;
+        }
+    } else {
+        int q = tess__table_hash_partition(t, key, r->nparts);
+        if (q != r->p) {
+            snprintf(r->err, r->errlen, "table %s partition %d holds a key of partition %d",
+                     t->name, r->p, q);
+            return TESS_ERR_FORMAT;
+        }
+    }
+    return put_if_local(r->t, key, value, len);
+}
+
+int tess__table_restore_partition(tess_table *t, int p, int nparts, const uint8_t *buf, size_t len,
+                                  char *err, size_t errlen)
+{
+    restoring r = {.t = t, .p = p, .nparts = nparts, .err = err, .errlen = errlen};
+    if (t->dense && nparts == t->nparts) {
+        r.ranged = 1;
+        r.lo = t->bounds[p];
+        r.hi = t->bounds[p + 1];
+    } else if (t->dense && t->even_bounds) { /* set_bounds' even split */
+        r.ranged = 1;
+        r.lo = (uint64_t)((unsigned __int128)t->key_count * (unsigned)p / (unsigned)nparts);
+        r.hi = (uint64_t)((unsigned __int128)t->key_count * (unsigned)(p + 1) / (unsigned)nparts);
+    }
+    return tess__partition_decode(buf, len, t->key_size, put_checked, &r);
 }
 
 /* The local subset of an update batch, applied as one batch. */

@@ -48,6 +48,7 @@ struct tess_table {
     int dense;
     uint64_t key_count;
     uint64_t *bounds; /* dense: nparts+1 */
+    int even_bounds;  /* dense: bounds split key_count evenly (no range_bounds given) */
     int *bucket_part; /* dense: partition of key b << bucket_shift */
     unsigned bucket_shift;
     tess_partitioner_fn partitioner;
@@ -163,6 +164,11 @@ void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint
 /* Have fn see every table message before it is applied (NULL: none). */
 void tess__table_set_intercept(tess_ctx *ctx, tess__msg_handler *fn);
 
+/* Partition of a hash table's key were the table cut into nparts (its
+ * partitioner, or the default hash); -1 if the partitioner answers out of
+ * range. */
+int tess__table_hash_partition(const tess_table *t, const void *key, int nparts);
+
 /* ---- tables as checkpoint data (table_ckpt.c) ---- */
 /* 1 for the messages that change a table: logged as channel state. */
 int tess__table_msg_is_write(uint32_t type);
@@ -170,6 +176,13 @@ int tess__table_msg_is_write(uint32_t type);
 int tess__table_encode_partition(tess_table *t, int p, uint8_t **buf_out, size_t *len_out);
 /* Put the entries of encoded bytes whose keys are stored on this rank. */
 int tess__table_restore_encoded(tess_table *t, const uint8_t *buf, size_t len);
+/* The same for partition p of a checkpoint written with nparts partitions,
+ * refusing (TESS_ERR_FORMAT, the reason in err) a key that partition could
+ * not have held: outside the table, or mapped to another partition by the
+ * writer's partitioning (dense tables: checked where the writer's ranges
+ * are known — the same partition count, or evenly split ranges). */
+int tess__table_restore_partition(tess_table *t, int p, int nparts, const uint8_t *buf, size_t len,
+                                  char *err, size_t errlen);
 /* Apply, in order, the logged table messages whose keys are stored here.
  * The log is records of u32 type, u32 length, message bytes. */
 int tess__table_replay_log(tess_ctx *ctx, const uint8_t *log, size_t len);
