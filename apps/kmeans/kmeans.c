@@ -678,7 +678,10 @@ int kmeans_main(int argc, char **argv)
     rc = prepare_points(ctx, &app);
     if (rc == 0) rc = prepare_runtime(ctx, &app);
     if (rc == 0) rc = tess_main(ctx, kmeans_control, &app);
+    /* SIGINT/SIGTERM: 130, as a shell reports a process ended by a signal */
+    int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);
     kmeans_app_free(&app);
+    if (rc != 0 && interrupted) return 130;
     return rc == 0 ? 0 : 1;
 }

@@ -299,8 +299,11 @@ int matmul_main(int argc, char **argv)
     if (tess_init(&cfg, &ctx) != 0) return 1;
     rc = prepare(ctx, &app);
     if (rc == 0) rc = tess_main(ctx, mm_control, &app);
+    /* SIGINT/SIGTERM: 130, as a shell reports a process ended by a signal */
+    int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);
     mm_bcache_free(&app.bcache, app.partitions);
     free(app.row_bounds);
+    if (rc != 0 && interrupted) return 130;
     return rc == 0 ? 0 : 1;
 }

@@ -350,8 +350,11 @@ int nbody_main(int argc, char **argv)
     rc = prepare_particles(ctx, &app);
     if (rc == 0) rc = prepare_runtime(ctx, &app);
     if (rc == 0) rc = tess_main(ctx, nbody_control, &app);
+    /* SIGINT/SIGTERM: 130, as a shell reports a process ended by a signal */
+    int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);
     free(app.initial);
     free(app.step_seconds);
+    if (rc != 0 && interrupted) return 130;
     return rc == 0 ? 0 : 1;
 }

@@ -27,7 +27,16 @@ void tess_config_init(tess_config *cfg)
     cfg->barrier_warn_seconds = 10.0;
     cfg->handle_signals = 1;
     const char *w = getenv("TESS_WORKERS");
-    if (w != NULL && atoi(w) > 0) cfg->workers = atoi(w);
+    if (w != NULL) { /* the whole value a count in [1, 4096], or ignored and said so */
+        char *end = NULL;
+        long n = strtol(w, &end, 10);
+        if (end != w && *end == '\0' && n >= 1 && n <= 4096) cfg->workers = (int)n;
+        else
+            fprintf(stderr,
+                    "tessera: TESS_WORKERS: expected a worker count in [1, 4096], got '%s' "
+                    "(ignored)\n",
+                    w);
+    }
     const char *v = getenv("TESS_VERBOSE");
     if (v != NULL && strcmp(v, "1") == 0) cfg->verbose = 1;
     cfg->steal = 1;
