@@ -7,7 +7,8 @@
  *           t(1) / t(R);
  *   weak    the input grown with R (graph, points and particles R times
  *           larger; matmul's N times cbrt(R), so the work grows R times):
- *           time per iteration relative to R = 1 (ideal 1.0).
+ *           time per iteration relative to R = 1 (ideal 1.0; R / cores when
+ *           R exceeds the cores).
  * Rounds alternate over every (app, mode, R), so a slow spell of this
  * shared machine is spread over all of them; the report gives medians.  A
  * run's time per iteration is the median of its iterations after the
@@ -296,7 +297,9 @@ static void report(bs_state *s)
                 printf("   %-8s  %-6s %2ld   %10.4f", app_names[app], mode ? "weak" : "strong",
                        s->o.ranks[r], t);
                 if (mode == 0) printf("   %6.2fx (ideal %ldx)", t1 / t, s->o.ranks[r]);
-                else printf("                          %5.2f (ideal 1.00)", t / t1);
+                else /* the work grew R times: with fewer cores than R, R/cores at best */
+                    printf("                          %5.2f (ideal %.2f)", t / t1,
+                           s->o.ranks[r] > s->cores ? (double)s->o.ranks[r] / s->cores : 1.0);
                 printf("%s\n", s->o.ranks[r] > s->cores ? "  oversubscribed" : "");
             }
         }

@@ -73,7 +73,9 @@ def plot_scaling(plt, rows, out):
                         fillstyle="none" if cores and r > cores else "full")
         rmax = max(r for _, _, r in med)
         ideal = list(range(1, rmax + 1))
-        ax.plot(ideal, ideal if mode == "strong" else [1] * len(ideal), "k:", label="ideal")
+        # weak: the work grows R times, so with fewer cores than R the best is R/cores
+        weak_ideal = [max(1.0, r / cores) if cores else 1.0 for r in ideal]
+        ax.plot(ideal, ideal if mode == "strong" else weak_ideal, "k:", label="ideal")
         if cores:
             ax.axvline(cores + 0.5, color="grey", lw=0.5)
             ax.text(cores + 0.6, ax.get_ylim()[1] * 0.95, "oversubscribed ->", fontsize=7, va="top")
