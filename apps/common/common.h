@@ -21,6 +21,11 @@ typedef struct app_outfile {
 /* Open a temporary file next to `path`.  0, or -1 after printing
  * "tessera: cannot write PATH: REASON" on stderr. */
 int app_outfile_open(app_outfile *o, const char *path);
+/* Whether `path` can be written, without creating anything: not a
+ * directory, and its directory exists and is writable.  0, or -1 after the
+ * same message as app_outfile_open.  Apps check their outputs at start and
+ * open them only to write, so a run killed meanwhile leaves no temporary. */
+int app_outfile_check(const char *path);
 /* fflush+fsync+fclose, then rename onto the final path.  0 or -1 (message printed,
  * temporary removed). */
 int app_outfile_commit(app_outfile *o);

@@ -216,7 +216,18 @@ static int control_fail(tess_ctx *ctx, const char *what, int rc)
     return rc;
 }
 
-/* Open every output up front, so a bad path fails before the computation. */
+/* Check every output up front, so a bad path fails before the computation
+ * (no file is created until the results are written). */
+static int control_check_outputs(kmeans_app *app)
+{
+    const kmeans_opts *o = &app->opt;
+    if (o->output && app_outfile_check(o->output) != 0) return TESS_ERR_IO;
+    if (o->assignments && app_outfile_check(o->assignments) != 0) return TESS_ERR_IO;
+    if (o->metrics && app_outfile_check(o->metrics) != 0) return TESS_ERR_IO;
+    return 0;
+}
+
+/* Open the outputs asked for, once there is something to write. */
 static int control_open_outputs(kmeans_app *app)
 {
     const kmeans_opts *o = &app->opt;
@@ -341,7 +352,7 @@ static int control_start(tess_ctx *ctx, kmeans_app *app)
     int restored = app_ckpt_cli_restore(KM_APP, ctx, &app->opt.ckpt, accept_epoch, validate_epoch,
                                         app, &r, sizeof r, &epoch);
     int rc = restored < 0 ? restored : control_alloc(ctx, app);
-    if (rc == 0) rc = control_open_outputs(app);
+    if (rc == 0) rc = control_check_outputs(app);
     if (rc == 0) rc = restored == 1 ? control_resume(ctx, app, &r, epoch) : control_load(ctx, app);
     return rc;
 }
@@ -512,8 +523,8 @@ static int commit_outputs(kmeans_app *app)
 
 static int control_write(tess_ctx *ctx, kmeans_app *app)
 {
-    int rc = 0;
-    if (app->out_assign.fp) rc = write_assignments(ctx, app, app->out_assign.fp);
+    int rc = control_open_outputs(app);
+    if (rc == 0 && app->out_assign.fp) rc = write_assignments(ctx, app, app->out_assign.fp);
     if (rc == 0 && app->out_metrics.fp) rc = write_metrics(ctx, app, app->out_metrics.fp);
     if (rc != 0) return rc;
     write_centres(app, app->out_centres.fp ? app->out_centres.fp : stdout);

@@ -171,6 +171,10 @@ static int control_finish(tess_ctx *ctx, mm_app *app)
     int rc = gather_c(ctx, app, &c);
     size_t n2 = (size_t)app->g.n * (size_t)app->g.n;
     for (size_t i = 0; rc == 0 && i < n2; i++) app->checksum += c[i];
+    if (rc == 0 && app->opt.output && app_outfile_open(&app->out_c, app->opt.output) != 0)
+        rc = TESS_ERR_IO;
+    if (rc == 0 && app->opt.metrics && app_outfile_open(&app->out_metrics, app->opt.metrics) != 0)
+        rc = TESS_ERR_IO;
     if (rc == 0 && app->opt.check) {
         /* One BLAS thread: OpenBLAS's own threads synchronise in ways a
          * thread sanitizer cannot see, and a check need not be fast. */
@@ -193,10 +197,9 @@ static int control_finish(tess_ctx *ctx, mm_app *app)
 static int mm_control(tess_ctx *ctx, void *arg)
 {
     mm_app *app = arg;
-    int rc = 0;
-    if (app->opt.output && app_outfile_open(&app->out_c, app->opt.output) != 0) rc = TESS_ERR_IO;
-    if (rc == 0 && app->opt.metrics && app_outfile_open(&app->out_metrics, app->opt.metrics) != 0)
-        rc = TESS_ERR_IO;
+    int rc = 0; /* a bad output path fails before the work; nothing is created yet */
+    if (app->opt.output && app_outfile_check(app->opt.output) != 0) rc = TESS_ERR_IO;
+    if (rc == 0 && app->opt.metrics && app_outfile_check(app->opt.metrics) != 0) rc = TESS_ERR_IO;
     if (rc == 0) rc = run_phase(ctx, app, "matmul_load", 0, "loading A and B", &app->load_seconds);
     if (rc == 0)
         rc = run_phase(ctx, app, "matmul_replicate", 1, "copying B to every rank",

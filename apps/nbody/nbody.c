@@ -96,6 +96,14 @@ static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len
     return 0;
 }
 
+/* A bad output path fails before the computation; nothing is created yet. */
+static int control_check_outputs(nbody_app *app)
+{
+    if (app->opt.output && app_outfile_check(app->opt.output) != 0) return TESS_ERR_IO;
+    if (app->opt.metrics && app_outfile_check(app->opt.metrics) != 0) return TESS_ERR_IO;
+    return 0;
+}
+
 static int control_open_outputs(nbody_app *app)
 {
     if (app->opt.output && app_outfile_open(&app->out_particles, app->opt.output) != 0)
@@ -123,7 +131,7 @@ static int control_start(tess_ctx *ctx, nbody_app *app)
     int rc = restored < 0 ? restored : 0;
     app->step_seconds = calloc((size_t)app->opt.steps + 1, sizeof(double));
     if (rc == 0 && !app->step_seconds) rc = control_fail(ctx, "starting", TESS_ERR_NOMEM);
-    if (rc == 0) rc = control_open_outputs(app);
+    if (rc == 0) rc = control_check_outputs(app);
     if (rc != 0 || restored != 1) return rc == 0 ? control_load(ctx, app) : rc;
     app->first_step = (long)r.done;
     app->restored_epoch = epoch;
@@ -220,6 +228,10 @@ static int control_write(tess_ctx *ctx, nbody_app *app)
 {
     nbody_particle *all = NULL;
     int rc = collect_state(ctx, app, &all);
+    if (rc == 0 && control_open_outputs(app) != 0) {
+        free(all);
+        return TESS_ERR_IO;
+    }
     if (rc != 0) return rc;
     double final[3];
     nbody_momentum(all, app->n, final);

@@ -8,7 +8,8 @@
 #   3. total momentum conserved to round-off (metrics' momentum_drift);
 #   4. checkpoints: a run restored from an older epoch, with another worker
 #      and partition count, and a run killed with SIGKILL after its first
-#      checkpoint and restored, end with the failure-free bytes;
+#      checkpoint (leaving no temporary output) and restored, end with the
+#      failure-free bytes;
 #   5. bad input: one line on stderr naming the file:line or the option, a
 #      non-zero exit, no output left behind.
 #
@@ -91,6 +92,9 @@ kill -9 $pid 2> /dev/null
 wait $pid 2> /dev/null
 killed=yes
 [ -e "$C/k.txt" ] && killed="no (it had finished)"
+# outputs are created only to write the results: a kill mid-run leaves none
+[ -z "$(ls -A "$C" | grep '^\.k\.txt\.tmp\.')" ] || [ "$killed" != yes ] ||
+    die "kill -9 left a temporary output: $(ls -A "$C")"
 nb "${big[@]}" --checkpoint-dir "$C/k" --restore --output "$C/k.txt" 2> "$C/err" ||
     die "restore after kill failed: $(cat "$C/err")"
 cmp -s "$C/k.txt" "$C/big.txt" || die "restore after kill -9 differs"
