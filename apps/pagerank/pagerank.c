@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,8 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
     (void)epoch;
     (void)len; /* app_ckpt_cli_restore checked it */
     memcpy(&r, user, sizeof r);
+    if (!isfinite(r.base) || r.base < 0)
+        return snprintf(why, whylen, "its base term %g is not a finite rank", r.base), 1;
     if (r.done >= 1 && r.done <= app->opt.iterations && (r.curr == 0 || r.curr == 1)) return 0;
     snprintf(why, whylen, "after iteration %lld, beyond --iterations %ld", (long long)r.done,
              app->opt.iterations);

@@ -167,6 +167,14 @@ nospc "gen --cache on a full disk" "$TESSERA" gen rmat:12 "$FULL/g.tgc" --cache
 nospc "jacobi --dump on a full disk" "$TESSERA" run jacobi --rows 200 --cols 200 --ticks 1 \
     --dump "$FULL/u.bin"
 
+# A device is written in place, never replaced by a renamed temporary: as
+# root, `gen SPEC /dev/full` used to turn /dev/full into a regular file.
+if [ -c /dev/full ]; then
+    expect 1 "/dev/full: write failed: No space left on device" "$TESSERA" gen rmat:8 /dev/full
+    expect 1 "/dev/full: write failed: No space left on device" "$TESSERA" gen rmat:8 /dev/full --cache
+    [ -c /dev/full ] || fail "tessera gen replaced /dev/full with a regular file"
+fi
+
 # A file-size limit is a full disk too: SIGXFSZ no longer kills the command
 # halfway (leaving temporaries); the write fails with its reason.
 expect 1 "File too large" bash -c 'ulimit -f 100; exec "$0" "$@"' "$TESSERA" gen rmat:12 "$OUT/g.txt"

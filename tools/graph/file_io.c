@@ -51,10 +51,24 @@ int tg__read_file(const char *path, char **data_out, size_t *len_out, char *err,
     return 0;
 }
 
+/* A destination that exists and is not a regular file (/dev/null, a FIFO, a
+ * device) is written in place: renaming a temporary onto it would replace
+ * the node with a file (as root, `gen SPEC /dev/full` did), and a stream has
+ * no whole file to protect.  tmp_path stays NULL. */
+static int out_open_stream(tg__outfile *o, const char *path, char *err, size_t errlen)
+{
+    o->f = fopen(path, "wb");
+    if (o->f == NULL) return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
 int tg__out_open(tg__outfile *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
     o->path = path;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return out_open_stream(o, path, err, errlen);
     size_t n = strlen(path);
     o->tmp_path = malloc(n + sizeof ".tmp.XXXXXX");
     if (o->tmp_path == NULL) return tg__err(TESS_ERR_NOMEM, err, errlen, "%s: out of memory", path);
@@ -83,10 +97,10 @@ int tg__out_commit(tg__outfile *o, char *err, size_t errlen)
 {
     int e = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
-    else if (fsync(fileno(o->f)) != 0) e = errno;
+    else if (o->tmp_path != NULL && fsync(fileno(o->f)) != 0) e = errno; /* not a device */
     if (fclose(o->f) != 0 && e == 0) e = errno;
     o->f = NULL;
-    if (e == 0 && rename(o->tmp_path, o->path) != 0) e = errno;
+    if (e == 0 && o->tmp_path != NULL && rename(o->tmp_path, o->path) != 0) e = errno;
     if (e != 0) {
         tg__out_abort(o);
         return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", o->path, strerror(e));

@@ -47,7 +47,9 @@ int tg__renumber(const uint64_t *raw_src, const uint64_t *raw_dst, uint64_t ne, 
 /* Read a whole regular file into a malloc'd buffer (*data_out, freed by caller). */
 int tg__read_file(const char *path, char **data_out, size_t *len_out, char *err, size_t errlen);
 
-/* Crash-safe output: a temp file next to `path`, renamed over it on commit. */
+/* Crash-safe output: a temp file next to `path`, renamed over it on commit;
+ * a destination that exists and is not a regular file (a device, a FIFO) is
+ * written in place (tmp_path NULL). */
 typedef struct tg__outfile {
     FILE *f;
     char *tmp_path;
