@@ -23,6 +23,7 @@
 
 #include "bench_ckpt.h"
 #include "common.h"
+#include "bench_util.h"
 #include "csr_pagerank.h"
 
 #define BC_GOAL_OVERHEAD 0.02

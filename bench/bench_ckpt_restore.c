@@ -15,6 +15,7 @@
 
 #include "bench_ckpt.h"
 #include "common.h"
+#include "bench_util.h"
 #include "csr_pagerank.h"
 #include "tessera/rng.h"
 

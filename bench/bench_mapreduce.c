@@ -62,22 +62,6 @@ static void usage(FILE *out)
             "  --json          append one JSON line per measurement to FILE\n");
 }
 
-static int parse_ranks(br_opts *o, const char *text)
-{
-    char *copy = strdup(text ? text : ""), *save = NULL;
-    int rc = copy && text ? 0 : -1;
-    o->nranks = 0;
-    for (char *t = strtok_r(copy, ",", &save); rc == 0 && t; t = strtok_r(NULL, ",", &save))
-        rc = o->nranks == BR_MAX_RANKS
-                 ? -1
-                 : app_parse_int(BR_NAME, "ranks", t, 1, 64, &o->ranks[o->nranks++]);
-    free(copy);
-    if (rc == 0 && o->nranks > 0) return 0;
-    app_error(BR_NAME, "option --ranks: expected up to %d counts separated by commas",
-              BR_MAX_RANKS);
-    return -1;
-}
-
 static int parse_apps(br_opts *o, const char *text)
 {
     o->apps = 0;
@@ -91,7 +75,8 @@ static int parse_apps(br_opts *o, const char *text)
 
 static int parse_one(br_opts *o, const char *a, const char *v)
 {
-    if (bench_is_option(a, "--ranks")) return parse_ranks(o, v);
+    if (bench_is_option(a, "--ranks"))
+        return bench_parse_longs(BR_NAME, "ranks", v, 1, 64, o->ranks, BR_MAX_RANKS, &o->nranks);
     if (bench_is_option(a, "--apps")) return parse_apps(o, v);
     if (bench_is_option(a, "--rounds"))
         return app_parse_int(BR_NAME, "rounds", v, 1, BR_MAX_ROUNDS, &o->rounds);
@@ -136,36 +121,10 @@ static int parse_options(br_opts *o, int argc, char **argv)
 
 /* ---------------------------------------------------------------- runs */
 
-static int run_logged(br_state *s, char **argv, const char *label)
-{
-    char out[PATH_MAX + 16], err[PATH_MAX + 16], line[400];
-    snprintf(out, sizeof out, "%s/out.txt", s->tmp);
-    snprintf(err, sizeof err, "%s/err.txt", s->tmp);
-    if (bench_run_logged(argv, out, err) == 0) return 0;
-    bench_first_line(err, line, sizeof line);
-    app_error(BR_NAME, "%s failed: %s", label, line[0] ? line : "(no message)");
-    return -1;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The median of a list of iteration times after the first. */
 static double steady_median(const double *v, int n)
 {
-    double tmp[BR_MAX_ITERS];
-    int m = 0;
-    for (int i = 1; i < n && m < BR_MAX_ITERS; i++) tmp[m++] = v[i];
-    return m ? median(tmp, m) : NAN;
+    return n > 1 ? bench_median(v + 1, n - 1) : NAN;
 }
 
 /* The numbers of a list after `at`: "0.1 0.2" or "[0.1,0.2]". */
@@ -219,7 +178,8 @@ static int run_one(br_state *s, int app, long ranks, int mrmpi, double *per_it)
     }
     for (int i = 0; tail[i]; i++) argv[n++] = tail[i];
     argv[n] = NULL;
-    if (run_logged(s, argv, mrmpi ? "the MR-MPI peer" : "tessera") != 0) return -1;
+    if (bench_run_reported(argv, s->tmp, BR_NAME, mrmpi ? "the MR-MPI peer" : "tessera") != 0)
+        return -1;
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/out.txt", s->tmp);
     char *text = bench_read_text(mrmpi ? path : metrics);
@@ -309,8 +269,8 @@ static void report(br_state *s)
     printf("   app       R   tessera     MR-MPI     MR-MPI/tessera  goal (Piccolo/Hadoop)\n");
     for (int app = 0; app < 2; app++)
         for (int r = 0; (s->o.apps & (1 << app)) && r < s->o.nranks; r++) {
-            double a = median(s->t[app][r][0], (int)s->o.rounds);
-            double b = median(s->t[app][r][1], (int)s->o.rounds);
+            double a = bench_median(s->t[app][r][0], (int)s->o.rounds);
+            double b = bench_median(s->t[app][r][1], (int)s->o.rounds);
             printf("   %-8s %2ld  %9.4f  %9.4f  %8.0fx          >= %.0fx %s%s\n", app_names[app],
                    s->o.ranks[r], a, b, b / a, goal[app], b / a >= goal[app] ? "met" : "MISSED",
                    s->o.ranks[r] > cores ? "  oversubscribed" : "");
@@ -323,11 +283,10 @@ static int locate(br_state *s)
     if (n <= 0) return -1;
     s->exe[n] = '\0';
     for (int app = 0; app < 2; app++) {
-        snprintf(s->peer[app], sizeof s->peer[app], "%s", s->exe);
-        char *slash = strrchr(s->peer[app], '/');
-        snprintf(slash + 1, sizeof s->peer[app] - (size_t)(slash + 1 - s->peer[app]),
-                 "tessera-mrmpi-%s", app_names[app]);
-        if ((s->o.apps & (1 << app)) && access(s->peer[app], X_OK) != 0) {
+        char name[64];
+        snprintf(name, sizeof name, "tessera-mrmpi-%s", app_names[app]);
+        if (bench_sibling(name, s->peer[app], sizeof s->peer[app]) != 0 &&
+            (s->o.apps & (1 << app))) {
             app_error(BR_NAME, "%s is not built: install libmrmpi-dev and rebuild", s->peer[app]);
             return -1;
         }
@@ -356,17 +315,7 @@ int bench_mapreduce_main(int argc, char **argv)
                s->o.rounds, s->o.iterations, s->o.pagerank_gen, s->o.kmeans_gen);
     for (int round = 0; rc == 0 && round < s->o.rounds; round++) rc = one_round(s, round);
     if (rc == 0) report(s);
-    if (s->tmp[0]) {
-        const char *names[] = {"out.txt",          "err.txt",        "m.json",
-                               "pagerank.tessera", "pagerank.mrmpi", "kmeans.tessera",
-                               "kmeans.mrmpi"};
-        char path[PATH_MAX + 32];
-        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-            snprintf(path, sizeof path, "%s/%s", s->tmp, names[i]);
-            unlink(path);
-        }
-        rmdir(s->tmp);
-    }
+    bench_remove_tmpdir(s->tmp);
     free(s);
     return rc == 0 ? 0 : 1;
 }

@@ -61,25 +61,6 @@ static void usage(FILE *out)
             "  --json   append one JSON line per measurement to FILE\n");
 }
 
-static int parse_list(const char *opt, const char *text, long *out, int *n, long min, long max)
-{
-    char *copy = strdup(text ? text : ""), *save = NULL;
-    *n = 0;
-    int rc = copy && text ? 0 : -1;
-    for (char *tok = strtok_r(copy, ",", &save); rc == 0 && tok; tok = strtok_r(NULL, ",", &save)) {
-        if (*n == BM_MAX) {
-            app_error(BM_NAME, "option --%s: at most %d values", opt, BM_MAX);
-            rc = -1;
-        } else rc = app_parse_int(BM_NAME, opt, tok, min, max, &out[(*n)++]);
-    }
-    if (rc == 0 && *n == 0) {
-        app_error(BM_NAME, "option --%s: expected a comma-separated list", opt);
-        rc = -1;
-    }
-    free(copy);
-    return rc;
-}
-
 static int parse_options(bm_opts *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
@@ -96,13 +77,14 @@ static int parse_options(bm_opts *o, int argc, char **argv)
         }
         int rc;
         if (bench_is_option(a, "--sizes"))
-            rc = parse_list("sizes", bench_option_value(argc, argv, &i), o->sizes, &o->nsizes, 1,
-                            20000);
+            rc = bench_parse_longs(BM_NAME, "sizes", bench_option_value(argc, argv, &i), 1, 20000,
+                                   o->sizes, BM_MAX, &o->nsizes);
         else if (bench_is_option(a, "--ranks"))
-            rc = parse_list("ranks", bench_option_value(argc, argv, &i), o->ranks, &o->nranks, 1,
-                            64);
+            rc = bench_parse_longs(BM_NAME, "ranks", bench_option_value(argc, argv, &i), 1, 64,
+                                   o->ranks, BM_MAX, &o->nranks);
         else if (bench_is_option(a, "--nb"))
-            rc = parse_list("nb", bench_option_value(argc, argv, &i), o->nbs, &o->nnbs, 1, 4096);
+            rc = bench_parse_longs(BM_NAME, "nb", bench_option_value(argc, argv, &i), 1, 4096,
+                                   o->nbs, BM_MAX, &o->nnbs);
         else if (bench_is_option(a, "--rounds"))
             rc = app_parse_int(BM_NAME, "rounds", bench_option_value(argc, argv, &i), 1,
                                BM_MAX_ROUNDS, &o->rounds);
@@ -130,20 +112,6 @@ static int threads_per_process(const bm_state *s, long ranks)
     return t > 0 ? (int)t : 1;
 }
 
-/* Run argv with the given environment addition; the child's stdout in
- * s->tmp/out.txt.  0, or -1 after a message with its first error line. */
-static int run_child(bm_state *s, char **argv, const char *label)
-{
-    char out[PATH_MAX + 16], err[PATH_MAX + 16];
-    snprintf(out, sizeof out, "%s/out.txt", s->tmp);
-    snprintf(err, sizeof err, "%s/err.txt", s->tmp);
-    if (bench_run_logged(argv, out, err) == 0) return 0;
-    char line[400];
-    bench_first_line(err, line, sizeof line);
-    app_error(BM_NAME, "%s failed: %s", label, line[0] ? line : "(no message)");
-    return -1;
-}
-
 /* tessera run matmul; its product_seconds and checksum. */
 static int run_tessera(bm_state *s, long n, long ranks, double *secs, double *sum)
 {
@@ -158,7 +126,8 @@ static int run_tessera(bm_state *s, long n, long ranks, double *secs, double *su
                    "none",    s->exe,      "run", "matmul",          "--n",
                    nbuf,      "--workers", wbuf,  "--quiet",         "--metrics",
                    metrics,   NULL};
-    if (run_child(s, ranks > 1 ? mpi : plain, "tessera run matmul") != 0) return -1;
+    if (bench_run_reported(ranks > 1 ? mpi : plain, s->tmp, BM_NAME, "tessera run matmul") != 0)
+        return -1;
     char *json = bench_read_text(metrics);
     int rc = json && bt_json_number(json, "product_seconds", secs) == 0 &&
                      bt_json_number(json, "checksum", sum) == 0
@@ -183,7 +152,7 @@ static int run_peer(bm_state *s, long n, long ranks, long nb, double *secs, doub
                    s->peer,     "pdgemm", nbuf,  xbuf,
                    NULL};
     char *alone[] = {s->peer, "dgemm", nbuf, xbuf, NULL};
-    int rc = run_child(s, nb ? mpi : alone, nb ? "pdgemm" : "dgemm");
+    int rc = bench_run_reported(nb ? mpi : alone, s->tmp, BM_NAME, nb ? "pdgemm" : "dgemm");
     unsetenv("OPENBLAS_NUM_THREADS");
     if (rc != 0) return rc;
     char path[PATH_MAX + 16], line[256];
@@ -258,20 +227,6 @@ static int one_round(bm_state *s, int round)
 
 /* ---------------------------------------------------------------- report */
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double tmp[BM_MAX_ROUNDS];
-    memcpy(tmp, v, (size_t)n * sizeof *tmp);
-    qsort(tmp, (size_t)n, sizeof *tmp, by_value);
-    return n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
-}
-
 static void report(const bm_state *s)
 {
     const bm_opts *o = &s->o;
@@ -281,12 +236,12 @@ static void report(const bm_state *s)
     printf(
         "   N     R  tessera s  pdgemm s (nb)   pdgemm/tessera  goal >= 1.00   tessera/dgemm-limit\n");
     for (int i = 0; i < o->nsizes; i++) {
-        double limit = s->peer[0] ? median(s->t[i][0][1 + o->nnbs], rounds) : 0;
+        double limit = s->peer[0] ? bench_median(s->t[i][0][1 + o->nnbs], rounds) : 0;
         for (int r = 0; r < o->nranks; r++) {
-            double tess = median(s->t[i][r][0], rounds), best = 0;
+            double tess = bench_median(s->t[i][r][0], rounds), best = 0;
             long best_nb = 0;
             for (int b = 0; s->peer[0] && b < o->nnbs; b++) {
-                double m = median(s->t[i][r][1 + b], rounds);
+                double m = bench_median(s->t[i][r][1 + b], rounds);
                 if (best == 0 || m < best) best = m, best_nb = o->nbs[b];
             }
             printf("   %-5ld %ld  %8.3f", o->sizes[i], o->ranks[r], tess);
@@ -309,10 +264,7 @@ static int locate(bm_state *s)
         return -1;
     }
     s->exe[n] = '\0';
-    snprintf(s->peer, sizeof s->peer, "%s", s->exe);
-    char *slash = strrchr(s->peer, '/');
-    snprintf(slash + 1, sizeof s->peer - (size_t)(slash + 1 - s->peer), "tessera-scalapack-mm");
-    if (access(s->peer, X_OK) != 0) {
+    if (bench_sibling("tessera-scalapack-mm", s->peer, sizeof s->peer) != 0) {
         printf("ScaLAPACK peer: skipped (%s not built: install libscalapack-openmpi-dev and "
                "rebuild)\n",
                s->peer);
@@ -347,15 +299,7 @@ int bench_matmul_main(int argc, char **argv)
                s->o.rounds, s->cores);
     for (int round = 0; rc == 0 && round < s->o.rounds; round++) rc = one_round(s, round);
     if (rc == 0) report(s);
-    if (s->tmp[0]) {
-        char path[PATH_MAX + 16];
-        const char *names[] = {"out.txt", "err.txt", "m.json"};
-        for (int i = 0; i < 3; i++) {
-            snprintf(path, sizeof path, "%s/%s", s->tmp, names[i]);
-            unlink(path);
-        }
-        rmdir(s->tmp);
-    }
+    bench_remove_tmpdir(s->tmp);
     free(s);
     return rc == 0 ? 0 : 1;
 }

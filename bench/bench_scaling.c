@@ -94,16 +94,10 @@ static int parse_names(const char *opt, const char *text, const char *const *nam
 
 static int parse_ranks(bs_opts *o, const char *text)
 {
-    char *copy = strdup(text ? text : ""), *save = NULL;
-    int rc = copy && text ? 0 : -1;
-    o->nranks = 0;
-    for (char *t = strtok_r(copy, ",", &save); rc == 0 && t; t = strtok_r(NULL, ",", &save))
-        rc = o->nranks == BS_MAX_R
-                 ? -1
-                 : app_parse_int(BS_NAME, "ranks", t, 1, 64, &o->ranks[o->nranks++]);
-    free(copy);
-    if (rc == 0 && o->nranks > 0 && o->ranks[0] == 1) return 0;
-    app_error(BS_NAME, "option --ranks: up to %d counts, the first 1 (the baseline)", BS_MAX_R);
+    if (bench_parse_longs(BS_NAME, "ranks", text, 1, 64, o->ranks, BS_MAX_R, &o->nranks) != 0)
+        return -1;
+    if (o->ranks[0] == 1) return 0;
+    app_error(BS_NAME, "option --ranks: the first count must be 1 (the baseline)");
     return -1;
 }
 
@@ -177,17 +171,6 @@ static void input_args(const bs_state *s, int app, int mode, long ranks, char *b
     }
 }
 
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Seconds per iteration from a run's metrics. */
 static int per_iteration(const char *json, int app, double *out)
 {
@@ -204,19 +187,16 @@ static int per_iteration(const char *json, int app, double *out)
         at = end;
     }
     if (n < 2) return -1;
-    *out = median(v + 1, n - 1);
+    *out = bench_median(v + 1, n - 1);
     return 0;
 }
 
 static int run_one(bs_state *s, int app, int mode, long ranks, double *secs)
 {
-    char np[16], iters[16], input[64], metrics[PATH_MAX + 16], out[PATH_MAX + 16],
-        err[PATH_MAX + 16];
+    char np[16], iters[16], input[64], metrics[PATH_MAX + 16], label[64];
     snprintf(np, sizeof np, "%ld", ranks);
     snprintf(iters, sizeof iters, "%ld", s->o.iterations);
     snprintf(metrics, sizeof metrics, "%s/m.json", s->tmp);
-    snprintf(out, sizeof out, "%s/out.txt", s->tmp);
-    snprintf(err, sizeof err, "%s/err.txt", s->tmp);
     char *argv[40];
     int n = 0;
     if (ranks > 1) {
@@ -232,12 +212,8 @@ static int run_one(bs_state *s, int app, int mode, long ranks, double *secs)
         argv[n++] = iters;
     }
     argv[n] = NULL;
-    if (bench_run_logged(argv, out, err) != 0) {
-        char line[400];
-        bench_first_line(err, line, sizeof line);
-        app_error(BS_NAME, "%s at R=%ld failed: %s", app_names[app], ranks, line);
-        return -1;
-    }
+    snprintf(label, sizeof label, "%s at R=%ld", app_names[app], ranks);
+    if (bench_run_reported(argv, s->tmp, BS_NAME, label) != 0) return -1;
     char *json = bench_read_text(metrics);
     int rc = json ? per_iteration(json, app, secs) : -1;
     free(json);
@@ -291,9 +267,9 @@ static void report(bs_state *s)
     for (int app = 0; app < BS_APPS; app++)
         for (int mode = 0; (s->o.apps >> app & 1) && mode < 2; mode++) {
             if (!(s->o.modes >> mode & 1)) continue;
-            double t1 = median(s->t[app][mode][0], rounds);
+            double t1 = bench_median(s->t[app][mode][0], rounds);
             for (int r = 0; r < s->o.nranks; r++) {
-                double t = median(s->t[app][mode][r], rounds);
+                double t = bench_median(s->t[app][mode][r], rounds);
                 printf("   %-8s  %-6s %2ld   %10.4f", app_names[app], mode ? "weak" : "strong",
                        s->o.ranks[r], t);
                 if (mode == 0) printf("   %6.2fx (ideal %ldx)", t1 / t, s->o.ranks[r]);
@@ -332,15 +308,7 @@ int bench_scaling_main(int argc, char **argv)
                s->o.rounds, s->o.iterations, s->o.scale, s->cores);
     for (int round = 0; rc == 0 && round < s->o.rounds; round++) rc = one_round(s, round);
     if (rc == 0) report(s);
-    if (s->tmp[0]) {
-        const char *names[] = {"out.txt", "err.txt", "m.json"};
-        char path[PATH_MAX + 16];
-        for (int i = 0; i < 3; i++) {
-            snprintf(path, sizeof path, "%s/%s", s->tmp, names[i]);
-            unlink(path);
-        }
-        rmdir(s->tmp);
-    }
+    bench_remove_tmpdir(s->tmp);
     free(s);
     return rc == 0 ? 0 : 1;
 }

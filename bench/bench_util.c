@@ -4,7 +4,9 @@
  */
 #include "bench_util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -121,4 +123,80 @@ void bench_put_stamp(app_metrics *o)
     app_metrics_str(o, "timestamp", stamp);
     app_metrics_str(o, "host", host);
     app_metrics_str(o, "version", tess_version());
+}
+
+int bench_run_reported(char **argv, const char *dir, const char *bench, const char *label)
+{
+    char out[PATH_MAX + 16], err[PATH_MAX + 16], line[400];
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    if (bench_run_logged(argv, out, err) == 0) return 0;
+    bench_first_line(err, line, sizeof line);
+    app_error(bench, "%s failed: %s", label, line[0] ? line : "(no message)");
+    return -1;
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(const double *v, int n)
+{
+    double small[64];
+    double *copy = n <= 64 ? small : malloc((size_t)n * sizeof *copy);
+    if (copy == NULL) return v[0];
+    memcpy(copy, v, (size_t)n * sizeof *copy);
+    qsort(copy, (size_t)n, sizeof *copy, by_double);
+    double m = n % 2 ? copy[n / 2] : 0.5 * (copy[n / 2 - 1] + copy[n / 2]);
+    if (copy != small) free(copy);
+    return m;
+}
+
+int bench_parse_longs(const char *bench, const char *opt, const char *text, long min, long max,
+                      long *out, int cap, int *n_out)
+{
+    char *copy = strdup(text ? text : ""), *save = NULL;
+    int n = 0, rc = copy && text ? 0 : -1;
+    for (char *t = strtok_r(copy, ",", &save); rc == 0 && t; t = strtok_r(NULL, ",", &save)) {
+        if (n == cap) {
+            app_error(bench, "option --%s: at most %d values", opt, cap);
+            rc = -2;
+        } else rc = app_parse_int(bench, opt, t, min, max, &out[n++]) == 0 ? 0 : -2;
+    }
+    free(copy);
+    if (rc == 0 && n == 0) rc = -1;
+    if (rc == -1) app_error(bench, "option --%s: expected a comma-separated list", opt);
+    if (rc == 0) *n_out = n;
+    return rc == 0 ? 0 : -1;
+}
+
+int bench_sibling(const char *name, char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(out, len, "%s", name);
+        return -1;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    snprintf(out, len, "%.*s/%s", slash ? (int)(slash - exe) : 1, slash ? exe : ".", name);
+    return access(out, X_OK) == 0 ? 0 : -1;
+}
+
+void bench_remove_tmpdir(const char *dir)
+{
+    DIR *d = dir && dir[0] ? opendir(dir) : NULL;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char path[PATH_MAX + 256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    if (d) {
+        closedir(d);
+        rmdir(dir);
+    }
 }

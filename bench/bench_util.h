@@ -33,6 +33,22 @@ char *bench_read_text(const char *path);
 /* The first line of a file (no newline) into out; empty if none. */
 void bench_first_line(const char *path, char *out, size_t len);
 
+/* argv run with its stdout in DIR/out.txt and stderr in DIR/err.txt: 0 when
+ * it exited 0, else -1 after "tessera BENCH: LABEL failed: <its first
+ * error line>" on stderr. */
+int bench_run_reported(char **argv, const char *dir, const char *bench, const char *label);
+/* Median of n >= 1 values (copied; `v` is not reordered). */
+double bench_median(const double *v, int n);
+/* "1,2,4": up to cap integers in [min, max] into out, *n_out of them; 0, or
+ * -1 after "tessera BENCH: option --OPT: ..." on stderr. */
+int bench_parse_longs(const char *bench, const char *opt, const char *text, long min, long max,
+                      long *out, int cap, int *n_out);
+/* The path of executable `name` in the directory of this executable
+ * (/proc/self/exe) into out: 0, or -1 if it is not there (out still set). */
+int bench_sibling(const char *name, char *out, size_t len);
+/* Remove the files in dir, then dir (a bench's temporary directory). */
+void bench_remove_tmpdir(const char *dir);
+
 /* The keys every bench record starts with: timestamp (UTC, ISO 8601), host
  * and tessera's version. */
 typedef struct app_metrics app_metrics;

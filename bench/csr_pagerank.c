@@ -21,6 +21,7 @@
 #define BENCH_OMP(...)
 #endif
 
+#include "bench_util.h"
 #include "csr_pagerank.h"
 #include "tessera/tessera.h"
 
@@ -29,24 +30,6 @@ static double now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double bench_median(const double *v, int n)
-{
-    double small[64];
-    double *copy = n <= 64 ? small : malloc((size_t)n * sizeof *copy);
-    if (copy == NULL) return v[0];
-    memcpy(copy, v, (size_t)n * sizeof *copy);
-    qsort(copy, (size_t)n, sizeof *copy, cmp_double);
-    double m = n % 2 ? copy[n / 2] : 0.5 * (copy[n / 2 - 1] + copy[n / 2]);
-    if (copy != small) free(copy);
-    return m;
 }
 
 void bench_csr_free(bench_csr *csr)

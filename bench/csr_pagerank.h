@@ -48,7 +48,4 @@ void bench_csr_free(bench_csr *csr);
 double bench_csr_run(const bench_csr *csr, int iterations, double damping, int threads,
                      double *ranks_out, double *iter_seconds_out);
 
-/* Median of n >= 1 values (copied; `v` is not reordered). */
-double bench_median(const double *v, int n);
-
 #endif
