@@ -48,8 +48,10 @@ done
 # header -> Debian package; one preprocessor run when all are present.
 # CL/cl.h: the tiles face's OpenCL processors (opencl-c-headers).
 # png.h: the pictures of the tiles applications (sar --image, texture --map).
-headers=(zlib.h cmocka.h zstd.h xxhash.h metis.h CL/cl.h png.h)
-packages=(zlib1g-dev libcmocka-dev libzstd-dev libxxhash-dev libmetis-dev opencl-c-headers libpng-dev)
+# curl/curl.h, libxml/HTMLparser.h, microhttpd.h: the crawler and serve-web.
+headers=(zlib.h cmocka.h zstd.h xxhash.h metis.h CL/cl.h png.h curl/curl.h microhttpd.h)
+packages=(zlib1g-dev libcmocka-dev libzstd-dev libxxhash-dev libmetis-dev opencl-c-headers libpng-dev
+          libcurl4-openssl-dev libmicrohttpd-dev)
 header_ok() {
     # cmocka.h expects these to be included first.
     printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n'
@@ -62,6 +64,9 @@ elif ! header_ok "${headers[@]}" | "$cc" -E -x c - > /dev/null 2>&1; then
         header_ok "${headers[$i]}" | "$cc" -E -x c - > /dev/null 2>&1 || need "${packages[$i]}"
     done
 fi
+
+# libxml2's headers live under /usr/include/libxml2: ask pkg-config.
+if ! have pkg-config || ! pkg-config --exists libxml-2.0; then need libxml2-dev; fi
 
 # OpenBLAS for matmul's block products, found through pkg-config.
 if ! have pkg-config || ! pkg-config --exists openblas; then need libopenblas-dev; fi

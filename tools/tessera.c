@@ -28,7 +28,8 @@ static void usage(FILE *out)
                  "commands:\n"
                  "  run APP [OPTIONS]        run an application (APP: pagerank, kmeans,\n"
                  "                           jacobi, fish, pagerank-tick, workqueue,\n"
-                 "                           blackscholes, sar, texture, nbody, matmul);\n"
+                 "                           blackscholes, sar, texture, nbody, matmul,\n"
+                 "                           crawl);\n"
                  "                           'tessera run APP --help' lists its options\n"
                  "  gen SPEC FILE [--cache]  write a generated graph as a SNAP edge list\n"
                  "                           (or as a binary graph cache with --cache);\n"
@@ -44,6 +45,7 @@ static void usage(FILE *out)
                  "  bench matmul [OPTIONS]   matmul against ScaLAPACK's pdgemm (--help)\n"
                  "  bench mapreduce [OPTIONS] PageRank, k-means against MR-MPI (--help)\n"
                  "  bench scaling [OPTIONS]  the tables apps on 1-4 processes, strong and weak\n"
+                 "  serve-web [OPTIONS]      a synthetic web on 127.0.0.1 to crawl (--help)\n"
                  "  supervise [--max-restarts K] -- COMMAND ARGS...\n"
                  "                           run COMMAND; after a failure run it again\n"
                  "                           with --restore appended (at most K times)\n"
@@ -73,6 +75,7 @@ static const command apps[] = {
     {"texture", texture_main},
     {"nbody", nbody_main},
     {"matmul", matmul_main},
+    {"crawl", crawl_main},
 };
 
 static const command benches[] = {
@@ -206,10 +209,19 @@ static int cmd_version(int argc, char **argv)
 }
 
 static const command commands[] = {
-    {"run", cmd_run},         {"gen", cmd_gen},         {"gen-points", kmeans_gen_points_main},
-    {"convert", cmd_convert}, {"bench", cmd_bench},     {"supervise", supervise_main},
-    {"info", cmd_info},       {"help", cmd_help},       {"--help", cmd_help},
-    {"-h", cmd_help},         {"version", cmd_version}, {"--version", cmd_version},
+    {"run", cmd_run},
+    {"gen", cmd_gen},
+    {"gen-points", kmeans_gen_points_main},
+    {"convert", cmd_convert},
+    {"bench", cmd_bench},
+    {"supervise", supervise_main},
+    {"serve-web", serve_web_main},
+    {"info", cmd_info},
+    {"help", cmd_help},
+    {"--help", cmd_help},
+    {"-h", cmd_help},
+    {"version", cmd_version},
+    {"--version", cmd_version},
 };
 
 int main(int argc, char **argv)

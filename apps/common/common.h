@@ -91,6 +91,20 @@ typedef struct app_int_field {
  * field's range error. */
 int app_parse_int_fields(const char *app, const char *opt, const char *format, const char *text,
                          const app_int_field *fields, int nfields, int required, long *out);
+/* A command line described by a table: "--name value", "--name=value" or,
+ * for flags, "--name".  Numbers are range-checked as app_parse_int/double
+ * do; strings must not be empty; a flag stores flag_value into an int. */
+typedef enum { APP_OPT_INT, APP_OPT_DOUBLE, APP_OPT_STRING, APP_OPT_FLAG } app_opt_kind;
+typedef struct app_opt {
+    const char *name; /* without the leading "--" */
+    app_opt_kind kind;
+    void *dest; /* long *, double *, const char **, int * */
+    double min, max;
+    int flag_value;
+} app_opt;
+/* 0; 1 after printing usage for --help/-h; -1 after a one-line error. */
+int app_parse_options(const char *app, const char *usage, int argc, char **argv,
+                      const app_opt *opts, int n);
 /* Print "tessera APP: FORMAT..." on stderr, newline added. */
 void app_error(const char *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -105,5 +119,7 @@ int sar_main(int argc, char **argv);
 int texture_main(int argc, char **argv);
 int nbody_main(int argc, char **argv);
 int matmul_main(int argc, char **argv);
+int crawl_main(int argc, char **argv);
+int serve_web_main(int argc, char **argv);
 
 #endif

@@ -89,3 +89,73 @@ int app_parse_int_fields(const char *app, const char *opt, const char *format, c
     app_error(app, "option --%s: expected %s, got '%s'", opt, format, text);
     return -1;
 }
+
+/* ---------------------------------------------------------------- tables of options */
+
+static const app_opt *find_opt(const app_opt *opts, int n, const char *name, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0) return &opts[i];
+    return NULL;
+}
+
+static int set_opt_value(const char *app, const app_opt *o, const char *value)
+{
+    switch (o->kind) {
+    case APP_OPT_INT:
+        return app_parse_int(app, o->name, value, (long)o->min, (long)o->max, (long *)o->dest);
+    case APP_OPT_DOUBLE:
+        return app_parse_double(app, o->name, value, o->min, o->max, (double *)o->dest);
+    case APP_OPT_STRING:
+        if (value[0] == '\0') {
+            app_error(app, "option --%s: empty value", o->name);
+            return -1;
+        }
+        *(const char **)o->dest = value;
+        return 0;
+    default: *(int *)o->dest = o->flag_value; return 0;
+    }
+}
+
+/* One "--name", "--name value" or "--name=value" at argv[*i]. */
+static int parse_one_opt(const char *app, const app_opt *opts, int n, int argc, char **argv, int *i)
+{
+    const char *arg = argv[*i] + 2;
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    const app_opt *o = find_opt(opts, n, arg, len);
+    if (o == NULL) {
+        app_error(app, "unknown option '%s' (see --help)", argv[*i]);
+        return -1;
+    }
+    if (o->kind == APP_OPT_FLAG) {
+        if (eq) {
+            app_error(app, "option --%s takes no value", o->name);
+            return -1;
+        }
+        return set_opt_value(app, o, NULL);
+    }
+    const char *value = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+    if (value == NULL) {
+        app_error(app, "option --%s: missing value", o->name);
+        return -1;
+    }
+    return set_opt_value(app, o, value);
+}
+
+int app_parse_options(const char *app, const char *usage, int argc, char **argv,
+                      const app_opt *opts, int n)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return 1;
+        }
+        if (strncmp(argv[i], "--", 2) != 0) {
+            app_error(app, "unexpected argument '%s' (see --help)", argv[i]);
+            return -1;
+        }
+        if (parse_one_opt(app, opts, n, argc, argv, &i) != 0) return -1;
+    }
+    return 0;
+}

@@ -183,7 +183,8 @@ TESS_API int tess_table_scan(tess_table *t, int partition, tess_scan_fn fn, void
 typedef struct tess_iter tess_iter;
 
 TESS_API int tess_table_iter(tess_table *t, int partition, tess_iter **it_out);
-/* Next entry: 1 and pointers valid until the next call, 0 at the end, <0 on error. */
+/* Next entry: 1, 0 at the end, <0 on error.  The pointers point into the
+ * iterator's snapshot: valid until tess_iter_free(). */
 TESS_API int tess_iter_next(tess_iter *it, const void **key_out, const void **value_out,
                             size_t *len_out);
 /* Accepts NULL. */

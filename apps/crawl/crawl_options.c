@@ -1,0 +1,71 @@
+/*
+ * crawl_options.c — the command line of `tessera run crawl`.
+ */
+#include <string.h>
+
+#include "crawl_app.h"
+
+static const char crawl_usage[] =
+    "usage: tessera run crawl --seeds FILE --output DIR [--max-pages N] [--per-site-rate R]\n"
+    "         [--fetchers F] [--workers W] [--partitions P] [--timeout S]\n"
+    "         [--max-page-bytes B] [--round-seconds S] [--user-agent NAME]\n"
+    "         [--checkpoint-dir DIR [--checkpoint-seconds S] [--restore]]\n"
+    "         [--metrics FILE] [--progress | --quiet] [--help]\n"
+    "  Crawl the web from the URLs of FILE (one http or https URL per line; blank\n"
+    "  lines and lines starting with '#' are skipped).  A site is an origin (scheme,\n"
+    "  host, port); its robots.txt is honoured, at most R fetches per second start on\n"
+    "  it (default 1) and one at a time; every URL is fetched once.  Each worker runs\n"
+    "  F transfers at once (default 8).  Pages with status 2xx are stored as\n"
+    "  DIR/pages/KEY.html and every URL met is listed in DIR/manifest.tsv:\n"
+    "    URL  STATE  STATUS  BYTES  FILE  NOTE\n"
+    "  STATE is done, blacklisted (robots.txt) or to-fetch (--max-pages reached).\n"
+    "  Redirects are not followed but their targets are crawled as links.  A page of\n"
+    "  more than B bytes (default 16 MiB) is recorded as too-large.  The crawl ends\n"
+    "  when nothing is left to fetch or after N pages.\n"
+    "  --checkpoint-seconds S (default 10) takes a consistent checkpoint every S\n"
+    "  seconds at the end of a round (rounds last --round-seconds, default 1);\n"
+    "  --restore continues from the newest one: pages fetched after it are fetched\n"
+    "  again (counted as refetched), none is lost.  See docs/crawl.md.\n";
+
+int crawl_opts_parse(int argc, char **argv, crawl_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->per_site_rate = 1.0;
+    o->fetchers = 8;
+    o->round_seconds = 1.0;
+    o->timeout_seconds = 30.0;
+    o->max_page_bytes = 16L << 20;
+    o->user_agent = "tessera-crawl/1.0";
+    const app_opt opts[] = {
+        {"seeds", APP_OPT_STRING, &o->seeds, 0, 0, 0},
+        {"output", APP_OPT_STRING, &o->output, 0, 0, 0},
+        {"metrics", APP_OPT_STRING, &o->metrics, 0, 0, 0},
+        {"user-agent", APP_OPT_STRING, &o->user_agent, 0, 0, 0},
+        {"max-pages", APP_OPT_INT, &o->max_pages, 1, 1e12, 0},
+        {"per-site-rate", APP_OPT_DOUBLE, &o->per_site_rate, 0.001, 1000, 0},
+        {"fetchers", APP_OPT_INT, &o->fetchers, 1, 1024, 0},
+        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0},
+        {"partitions", APP_OPT_INT, &o->partitions, 1, 1 << 16, 0},
+        {"timeout", APP_OPT_DOUBLE, &o->timeout_seconds, 0.01, 3600, 0},
+        {"max-page-bytes", APP_OPT_INT, &o->max_page_bytes, 1, 1L << 31, 0},
+        {"round-seconds", APP_OPT_DOUBLE, &o->round_seconds, 0.01, 3600, 0},
+        {"checkpoint-dir", APP_OPT_STRING, &o->ckpt.dir, 0, 0, 0},
+        {"checkpoint-seconds", APP_OPT_DOUBLE, &o->checkpoint_seconds, 0.01, 1e6, 0},
+        {"restore", APP_OPT_FLAG, &o->ckpt.restore, 0, 0, 1},
+        {"progress", APP_OPT_FLAG, &o->progress, 0, 0, APP_PROGRESS_ON},
+        {"quiet", APP_OPT_FLAG, &o->progress, 0, 0, APP_PROGRESS_OFF},
+    };
+    int rc = app_parse_options(CRAWL_APP, crawl_usage, argc, argv, opts,
+                               (int)(sizeof opts / sizeof opts[0]));
+    if (rc != 0) return rc;
+    if (o->seeds == NULL || o->output == NULL) {
+        app_error(CRAWL_APP, "option --%s is required", o->seeds ? "output" : "seeds");
+        return -1;
+    }
+    if (o->checkpoint_seconds > 0 && o->ckpt.dir == NULL) {
+        app_error(CRAWL_APP, "option --checkpoint-seconds needs --checkpoint-dir");
+        return -1;
+    }
+    if (o->checkpoint_seconds == 0) o->checkpoint_seconds = 10.0;
+    return app_ckpt_cli_check(CRAWL_APP, &o->ckpt);
+}

@@ -1,0 +1,202 @@
+/*
+ * crawl_robots.c — robots.txt as RFC 9309 defines it: groups of rules led
+ * by user-agent lines; the crawler obeys the groups naming its product token
+ * (merged), or else the "*" groups; among the rules matching a path the
+ * longest pattern wins, and allow wins a tie; "*" matches any run of
+ * characters and a final "$" anchors the end.  Anything that is not a
+ * "key: value" line (binary junk included) is ignored.
+ *
+ * The parsed rules are stored in the crawl_robots table as a blob:
+ *   u8 kind (0 rules, 1 allow all, 2 disallow all), the reason (a
+ *   NUL-terminated string), then per rule u8 allow and the pattern,
+ *   NUL-terminated.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "crawl_app.h"
+
+enum { KIND_RULES = 0, KIND_ALLOW_ALL = 1, KIND_DISALLOW_ALL = 2 };
+
+typedef struct blob {
+    unsigned char *data;
+    size_t len, cap;
+    int failed;
+} blob;
+
+static void blob_add(blob *b, const void *bytes, size_t n)
+{
+    if (b->failed) return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->len + n) cap *= 2;
+        unsigned char *d = realloc(b->data, cap);
+        if (d == NULL) {
+            b->failed = 1;
+            return;
+        }
+        b->data = d, b->cap = cap;
+    }
+    memcpy(b->data + b->len, bytes, n);
+    b->len += n;
+}
+
+static unsigned char *blob_finish(blob *b, size_t *len_out)
+{
+    if (b->failed) {
+        free(b->data);
+        return NULL;
+    }
+    *len_out = b->len;
+    return b->data;
+}
+
+unsigned char *crawl_robots_fixed(int allow_all, const char *reason, size_t *len_out)
+{
+    blob b = {0};
+    unsigned char kind = allow_all ? KIND_ALLOW_ALL : KIND_DISALLOW_ALL;
+    blob_add(&b, &kind, 1);
+    blob_add(&b, reason, strlen(reason) + 1);
+    return blob_finish(&b, len_out);
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+typedef struct line {
+    char key[32];
+    char value[1024];
+} line;
+
+static size_t trim(const char *s, size_t n, const char **start)
+{
+    while (n > 0 && isspace((unsigned char)*s)) s++, n--;
+    while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
+    *start = s;
+    return n;
+}
+
+/* Split one line (comment removed) into key and value; 0 when it has none. */
+static int split_line(const char *s, size_t n, line *out)
+{
+    const char *hash = memchr(s, '#', n);
+    if (hash) n = (size_t)(hash - s);
+    const char *colon = memchr(s, ':', n);
+    if (colon == NULL) return 0;
+    const char *k, *v;
+    size_t kn = trim(s, (size_t)(colon - s), &k);
+    size_t vn = trim(colon + 1, n - (size_t)(colon + 1 - s), &v);
+    if (kn == 0 || kn >= sizeof out->key || vn >= sizeof out->value) return 0;
+    memcpy(out->key, k, kn), out->key[kn] = '\0';
+    memcpy(out->value, v, vn), out->value[vn] = '\0';
+    return 1;
+}
+
+/* Does a user-agent line name us?  2: our token; 1: "*"; 0: another. */
+static int agent_match(const char *value, const char *agent)
+{
+    if (strcmp(value, "*") == 0) return 1;
+    size_t n = strlen(agent);
+    return strncasecmp(value, agent, n) == 0 && (value[n] == '\0' || value[n] == '/') ? 2 : 0;
+}
+
+typedef struct parse_state {
+    int group_match; /* what the current group's agents matched (max) */
+    int in_agents;   /* still reading the group's user-agent lines */
+    int best;        /* best match seen: 2 ours, 1 star, 0 none */
+    blob rules[3];   /* rules of groups matching at level 1 and 2 */
+} parse_state;
+
+static void on_line(parse_state *st, const line *l, const char *agent)
+{
+    if (strcasecmp(l->key, "user-agent") == 0) {
+        if (!st->in_agents) st->group_match = 0;
+        st->in_agents = 1;
+        int m = agent_match(l->value, agent);
+        if (m > st->group_match) st->group_match = m;
+        if (m > st->best) st->best = m;
+        return;
+    }
+    int allow = strcasecmp(l->key, "allow") == 0;
+    if (!allow && strcasecmp(l->key, "disallow") != 0) return; /* sitemap, crawl-delay, ... */
+    st->in_agents = 0;
+    if (st->group_match == 0 || l->value[0] == '\0') return; /* empty rule: no restriction */
+    unsigned char a = (unsigned char)allow;
+    blob_add(&st->rules[st->group_match], &a, 1);
+    blob_add(&st->rules[st->group_match], l->value, strlen(l->value) + 1);
+}
+
+unsigned char *crawl_robots_parse(const char *body, size_t len, const char *agent, size_t *len_out)
+{
+    parse_state st;
+    memset(&st, 0, sizeof st);
+    const char *at = body, *end = body + len;
+    while (at < end) {
+        const char *nl = at;
+        while (nl < end && *nl != '\n' && *nl != '\r') nl++;
+        line l;
+        if (split_line(at, (size_t)(nl - at), &l)) on_line(&st, &l, agent);
+        at = nl + 1;
+    }
+    blob b = {0};
+    unsigned char kind = KIND_RULES;
+    blob_add(&b, &kind, 1);
+    blob_add(&b, "", 1);
+    if (st.best > 0) blob_add(&b, st.rules[st.best].data, st.rules[st.best].len);
+    b.failed |= st.rules[1].failed | st.rules[2].failed;
+    free(st.rules[1].data), free(st.rules[2].data);
+    return blob_finish(&b, len_out);
+}
+
+/* ---------------------------------------------------------------- matching */
+
+/* Does pattern match the start of path ('*' any run, final '$' the end)? */
+static int pattern_match(const char *pat, const char *path)
+{
+    for (;; pat++, path++) {
+        if (*pat == '\0') return 1;
+        if (*pat == '$' && pat[1] == '\0') return *path == '\0';
+        if (*pat == '*') {
+            while (*pat == '*') pat++;
+            if (*pat == '\0') return 1;
+            for (; *path; path++)
+                if (pattern_match(pat, path)) return 1;
+            return pattern_match(pat, path);
+        }
+        if (*path == '\0' || *pat != *path) return 0;
+    }
+}
+
+static size_t skip_string(const unsigned char *blob, size_t at, size_t len)
+{
+    while (at < len && blob[at] != '\0') at++;
+    return at < len ? at + 1 : len;
+}
+
+int crawl_robots_allows(const unsigned char *blob, size_t len, const char *path)
+{
+    if (len == 0 || strcmp(path, "/robots.txt") == 0) return 1;
+    if (blob[0] != KIND_RULES) return blob[0] == KIND_ALLOW_ALL;
+    size_t at = skip_string(blob, 1, len), best = 0;
+    int allowed = 1;
+    while (at + 1 < len) {
+        int allow = blob[at];
+        const char *pat = (const char *)blob + at + 1;
+        size_t next = skip_string(blob, at + 1, len);
+        if (next > len || blob[next - 1] != '\0') break; /* a truncated blob: stop */
+        size_t plen = strlen(pat);
+        if (pattern_match(pat, path) && (plen > best || (plen == best && allow))) {
+            best = plen;
+            allowed = allow;
+        }
+        at = next;
+    }
+    return allowed;
+}
+
+const char *crawl_robots_reason(const unsigned char *blob, size_t len)
+{
+    if (len < 2 || memchr(blob + 1, '\0', len - 1) == NULL) return "";
+    return (const char *)blob + 1;
+}

@@ -1,0 +1,231 @@
+#!/bin/bash
+# crawl.sh (fast tier) — `tessera run crawl` against `tessera serve-web`, a
+# synthetic web on 127.0.0.1 that logs every request:
+#   1. a crawl from site 0 fetches every page of the server's own list
+#      (`serve-web --list`), each exactly once, never a path robots.txt
+#      disallows, never more than R requests in a second on a site; the
+#      traps (404, 500, redirect, 50 MB page, junk, dead site, junk
+#      robots.txt) are recorded in the manifest, not fatal;
+#   2. the same manifest for 1 and 2 workers and 2 ranks under mpirun;
+#   3. a crawl killed with SIGKILL after a checkpoint and restored misses no
+#      page; the pages fetched twice are the ones the metrics count as
+#      refetched;
+#   4. bad input: one line on stderr naming the file:line or the option, a
+#      non-zero exit, no manifest.
+#
+# Environment: TESSERA, TESS_SRC, TESS_BUILD, TESS_HAVE_MPI=0|1.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+SITES=3
+PAGES=16
+RATE=10
+SERVER_PID=""
+stop_server() {
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2> /dev/null && wait "$SERVER_PID" 2> /dev/null
+    SERVER_PID=""
+}
+trap 'stop_server; rm -rf "$tmp"' EXIT
+
+# start_server LOG ARGS... — a fresh server on a free block of ports ($PORT).
+start_server() {
+    local log=$1 tries
+    shift
+    stop_server
+    for tries in 1 2 3 4 5 6 7 8; do
+        PORT=$((20000 + (RANDOM % 2000) * 10))
+        rm -f "$log" "$tmp/server.out"
+        "$TESSERA" serve-web --port "$PORT" --log "$log" "$@" > "$tmp/server.out" 2>&1 &
+        SERVER_PID=$!
+        for _ in $(seq 50); do
+            grep -q "^serve-web:" "$tmp/server.out" 2> /dev/null && return 0
+            kill -0 "$SERVER_PID" 2> /dev/null || break
+            sleep 0.1
+        done
+        stop_server
+    done
+    die "serve-web did not start: $(cat "$tmp/server.out")"
+}
+
+web_args=(--sites "$SITES" --pages "$PAGES" --traps --junk-robots 2 --slow-site 1:20)
+crawl() { "$TESSERA" run crawl --quiet --per-site-rate "$RATE" --fetchers 4 "$@"; }
+
+# check_crawl DIR LOG — the manifest and the server's log agree with the
+# server's page list; prints the number of pages requested twice.
+check_crawl() {
+    "$TESSERA" serve-web "${web_args[@]}" --port "$PORT" --list > "$1/list.txt" || die "--list failed"
+    python3 - "$1/manifest.tsv" "$2" "$1/list.txt" "$PORT" "$RATE" "$1/m.json" <<'PY'
+import collections, json, sys
+manifest, log, listing, port, rate, metrics = sys.argv[1:7]
+port, rate = int(port), float(rate)
+rows = {}
+for line in open(manifest):
+    if line.startswith("#"):
+        continue
+    f = line.rstrip("\n").split("\t")
+    assert len(f) == 6, line
+    rows[f[0]] = f
+def fail(msg):
+    sys.exit("FAIL: " + msg)
+# completeness: every page of the model, with status 200 and its file
+for url in open(listing).read().split():
+    r = rows.get(url)
+    if r is None or r[1] != "done" or r[2] != "200" or r[4] == "-":
+        fail("%s not fetched: %s" % (url, r))
+base = "http://127.0.0.1:%d" % port
+expect = {base + "/trap/missing": "404", base + "/trap/error": "500",
+          base + "/trap/redirect": "301", base + "/r/target.html": "200",
+          base + "/trap/garbage": "200"}
+for url, status in expect.items():
+    if url not in rows or rows[url][2] != status:
+        fail("%s: expected status %s, got %s" % (url, status, rows.get(url)))
+if rows.get(base + "/trap/big", [""] * 6)[5] != "too-large":
+    fail("the 50 MB page is not recorded as too-large: %s" % rows.get(base + "/trap/big"))
+dead = rows.get("http://127.0.0.1:1/")
+if dead is None or dead[1] != "blacklisted" or "unreachable" not in dead[5]:
+    fail("the dead site is not recorded: %s" % dead)
+# robots: /private/ is disallowed on sites 0 and 1 (site 2's robots.txt is junk)
+requests = collections.defaultdict(list)
+for line in open(log):
+    t, p, path, status = line.split("\t")
+    requests[int(p)].append((float(t), path))
+for p, reqs in requests.items():
+    paths = collections.Counter(path for _, path in reqs)
+    if p != port + 2 and any(path.startswith("/private/") for path in paths):
+        fail("port %d: a path robots.txt disallows was fetched" % p)
+    times = sorted(t for t, _ in reqs)
+    window = max((sum(1 for u in times if t <= u < t + 1.0) for t in times), default=0)
+    if window > rate + 1:
+        fail("port %d: %d requests within one second (rate %g)" % (p, window, rate))
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    if gaps and min(gaps) < 0.5 / rate:
+        fail("port %d: two requests %.3f s apart (rate %g)" % (p, min(gaps), rate))
+for url, r in rows.items():
+    if "/private/" in url and not url.startswith("http://127.0.0.1:%d/" % (port + 2)):
+        if r[1] != "blacklisted":
+            fail("%s should be blacklisted: %s" % (url, r))
+twice = sum(c - 1 for reqs in requests.values()
+            for path, c in collections.Counter(p for _, p in reqs).items()
+            if c > 1 and path != "/robots.txt")
+m = json.load(open(metrics))
+done = sum(1 for r in rows.values() if r[1] == "done")
+if m["pages_fetched"] != done:
+    fail("metrics count %d pages, the manifest %d" % (m["pages_fetched"], done))
+print(twice)
+PY
+}
+
+step "a crawl of the synthetic web: complete, polite, robots-compliant, each page once"
+C="$tmp/c"
+mkdir -p "$C"
+echo "# seeds" > "$C/seeds"
+start_server "$C/log" "${web_args[@]}"
+echo "http://127.0.0.1:$PORT/" >> "$C/seeds"
+crawl --seeds "$C/seeds" --output "$C/w2" --workers 2 --metrics "$C/w2/m.json" || die "crawl failed"
+twice=$(check_crawl "$C/w2" "$C/log") || die "2 workers: $twice"
+[ "$twice" = 0 ] || die "2 workers: $twice pages requested twice"
+echo "   $(grep -c $'\tdone\t' "$C/w2/manifest.tsv") URLs done, $(grep -c $'\tblacklisted\t' "$C/w2/manifest.tsv") blacklisted"
+
+step "the same manifest for 1 worker and for 2 ranks"
+start_server "$C/log1" "${web_args[@]}"
+echo "http://127.0.0.1:$PORT/" > "$C/seeds1"
+crawl --seeds "$C/seeds1" --output "$C/w1" --workers 1 --metrics "$C/w1/m.json" || die "1 worker failed"
+twice=$(check_crawl "$C/w1" "$C/log1") || die "1 worker: $twice"
+[ "$twice" = 0 ] || die "1 worker: $twice pages requested twice"
+if [ "$MPI" = 1 ]; then
+    start_server "$C/log2" "${web_args[@]}"
+    echo "http://127.0.0.1:$PORT/" > "$C/seeds2"
+    mpi 2 "$TESSERA" run crawl --quiet --per-site-rate "$RATE" --fetchers 4 --workers 1 \
+        --seeds "$C/seeds2" --output "$C/r2" --metrics "$C/r2/m.json" || die "2 ranks failed"
+    twice=$(check_crawl "$C/r2" "$C/log2") || die "2 ranks: $twice"
+    [ "$twice" = 0 ] || die "2 ranks: $twice pages requested twice"
+    echo "   2 ranks: complete"
+fi
+others=("$C/w2/manifest.tsv")
+[ -e "$C/r2/manifest.tsv" ] && others+=("$C/r2/manifest.tsv")
+python3 - "$C/w1/manifest.tsv" "${others[@]}" <<'PY' || die "manifests differ"
+import re, sys
+def load(p):
+    out = set()
+    for line in open(p):
+        if line.startswith("#"): continue
+        f = line.split("\t")
+        url = re.sub(r"127\.0\.0\.1:(\d+)", lambda m: "S%d" % (int(m.group(1)) % 10), f[0])
+        out.add((url, f[1], f[2], f[3]))
+    return out
+a = load(sys.argv[1])
+for other in sys.argv[2:]:
+    b = load(other)
+    if a != b:
+        sys.exit("%s differs: %s" % (other, sorted(a ^ b)[:4]))
+PY
+
+step "kill -9 after a checkpoint, then --restore: no page lost"
+K="$tmp/k"
+mkdir -p "$K"
+start_server "$K/log" --sites 2 --pages 30
+echo "http://127.0.0.1:$PORT/" > "$K/seeds"
+kargs=(--seeds "$K/seeds" --output "$K/out" --per-site-rate 8 --workers 2
+    --checkpoint-dir "$K/ck" --checkpoint-seconds 0.4 --round-seconds 0.2 --metrics "$K/out/m.json")
+"$TESSERA" run crawl --quiet "${kargs[@]}" &
+pid=$!
+for _ in $(seq 100); do
+    ls "$K/ck" 2> /dev/null | grep -q . && [ "$(wc -l < "$K/log")" -gt 25 ] && break
+    sleep 0.1
+done
+kill -9 $pid 2> /dev/null
+wait $pid 2> /dev/null
+[ -e "$K/out/manifest.tsv" ] && die "a killed crawl left a manifest"
+before=$(wc -l < "$K/log")
+"$TESSERA" run crawl --quiet "${kargs[@]}" --restore 2> "$K/err" || die "restore failed: $(cat "$K/err")"
+"$TESSERA" serve-web --sites 2 --pages 30 --port "$PORT" --list > "$K/list.txt"
+python3 - "$K/out/manifest.tsv" "$K/log" "$K/list.txt" "$K/out/m.json" <<'PY' || die "restore"
+import collections, json, sys
+rows = {l.split("\t")[0]: l.split("\t") for l in open(sys.argv[1]) if not l.startswith("#")}
+for url in open(sys.argv[3]).read().split():
+    if url not in rows or rows[url][2] != "200":
+        sys.exit("after restore, %s was never fetched" % url)
+reqs = collections.Counter((l.split("\t")[1], l.split("\t")[2]) for l in open(sys.argv[2]))
+twice = sum(c - 1 for (p, path), c in reqs.items() if c > 1 and path != "/robots.txt")
+m = json.load(open(sys.argv[4]))
+if m["refetched"] != twice:
+    sys.exit("metrics count %d pages fetched again, the server saw %d" % (m["refetched"], twice))
+if m["restored_epoch"] == 0:
+    sys.exit("nothing was restored")
+print("   restored epoch %d, %d pages fetched again" % (m["restored_epoch"], twice))
+PY
+echo "   ($before requests before the kill)"
+
+step "bad input: one line, non-zero exit, no manifest"
+B="$tmp/b"
+mkdir -p "$B"
+printf 'http://127.0.0.1:1/\nftp://example.org/\n' > "$B/badseeds"
+: > "$B/empty"
+echo "http://127.0.0.1:1/" > "$B/good"
+mkdir -p "$B/used/pages" && touch "$B/used/manifest.tsv"
+touch "$B/afile"
+expect_fail() {
+    local want=$1
+    shift
+    rm -rf "$B/o"
+    "$TESSERA" run crawl --quiet "$@" > /dev/null 2> "$B/err" && die "accepted: $*"
+    [ "$(wc -l < "$B/err")" = 1 ] || die "not one line for $*: $(cat "$B/err")"
+    grep -q -- "$want" "$B/err" || die "message for $* lacks '$want': $(cat "$B/err")"
+    [ -e "$B/o/manifest.tsv" ] && die "left a manifest: $*"
+    return 0
+}
+expect_fail "badseeds:2:" --seeds "$B/badseeds" --output "$B/o"
+expect_fail "no URL" --seeds "$B/empty" --output "$B/o"
+expect_fail "cannot read" --seeds "$B/missing" --output "$B/o"
+expect_fail "per-site-rate" --seeds "$B/good" --output "$B/o" --per-site-rate 0
+expect_fail "fetchers" --seeds "$B/good" --output "$B/o" --fetchers x
+expect_fail "earlier crawl" --seeds "$B/good" --output "$B/used"
+expect_fail "afile" --seeds "$B/good" --output "$B/afile"
+expect_fail "checkpoint-dir" --seeds "$B/good" --output "$B/o" --checkpoint-seconds 1
+expect_fail "output" --seeds "$B/good"
+expect_fail "unknown option" --seeds "$B/good" --output "$B/o" --bogus
+# an unreachable seed is a result, not an error
+"$TESSERA" run crawl --quiet --seeds "$B/good" --output "$B/dead" || die "a dead seed failed the run"
+grep -q $'blacklisted\t-\t-\t-\trobots.txt unreachable' "$B/dead/manifest.tsv" ||
+    die "the dead seed is not in the manifest"
+echo "   ok"
