@@ -18,6 +18,7 @@ int bench_tile_main(int argc, char **argv);
 int bench_matmul_main(int argc, char **argv);
 int bench_mapreduce_main(int argc, char **argv);
 int bench_scaling_main(int argc, char **argv);
+int bench_crawl_main(int argc, char **argv);
 int supervise_main(int argc, char **argv);
 int workqueue_main(int argc, char **argv);
 
@@ -45,6 +46,7 @@ static void usage(FILE *out)
                  "  bench matmul [OPTIONS]   matmul against ScaLAPACK's pdgemm (--help)\n"
                  "  bench mapreduce [OPTIONS] PageRank, k-means against MR-MPI (--help)\n"
                  "  bench scaling [OPTIONS]  the tables apps on 1-4 processes, strong and weak\n"
+                 "  bench crawl [OPTIONS]    crawler throughput vs fetchers and processes\n"
                  "  serve-web [OPTIONS]      a synthetic web on 127.0.0.1 to crawl (--help)\n"
                  "  supervise [--max-restarts K] -- COMMAND ARGS...\n"
                  "                           run COMMAND; after a failure run it again\n"
@@ -82,7 +84,7 @@ static const command benches[] = {
     {"pagerank", bench_pagerank_main}, {"tick", bench_tick_main},
     {"tile", bench_tile_main},         {"ckpt", bench_ckpt_main},
     {"matmul", bench_matmul_main},     {"mapreduce", bench_mapreduce_main},
-    {"scaling", bench_scaling_main},
+    {"scaling", bench_scaling_main},   {"crawl", bench_crawl_main},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))

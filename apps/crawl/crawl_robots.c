@@ -28,7 +28,7 @@ typedef struct blob {
 
 static void blob_add(blob *b, const void *bytes, size_t n)
 {
-    if (b->failed) return;
+    if (b->failed || n == 0) return;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 256;
         while (cap < b->len + n) cap *= 2;

@@ -229,3 +229,12 @@ expect_fail "unknown option" --seeds "$B/good" --output "$B/o" --bogus
 grep -q $'blacklisted\t-\t-\t-\trobots.txt unreachable' "$B/dead/manifest.tsv" ||
     die "the dead seed is not in the manifest"
 echo "   ok"
+
+step "bench crawl (smoke: one round, tiny web)"
+stop_server
+"$TESSERA" bench crawl --rounds 1 --fetchers 1,2 --ranks 1 --sites 2 --pages 5 \
+    --port $((20000 + (RANDOM % 2000) * 10)) --json "$tmp/bench.jsonl" > "$tmp/bench.out" ||
+    die "bench crawl failed: $(tail -3 "$tmp/bench.out")"
+grep -q "Figure 14" "$tmp/bench.out" || die "bench crawl printed no report"
+[ "$(wc -l < "$tmp/bench.jsonl")" = 2 ] || die "bench crawl: expected 2 JSON lines"
+echo "   ok"

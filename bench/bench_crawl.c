@@ -1,0 +1,250 @@
+/*
+ * bench_crawl.c — `tessera bench crawl`: Piccolo's Figure 14, crawler
+ * throughput (pages/s and MB/s) against the number of fetchers per worker
+ * and of processes, crawling `tessera serve-web` on the loopback address.
+ *
+ * One server serves S sites for the whole bench; every run crawls all of
+ * them from their "/" (the seeds file lists every site) into a fresh
+ * output directory, with R processes of one worker each (embedded for
+ * R = 1, mpirun otherwise) and F transfers per worker.  Rounds alternate
+ * over every (R, F); the report gives medians and the ratio to F = 1,
+ * R = 1.  The server shares this machine's cores with the crawler, and the
+ * per-site rate caps the throughput at S * rate pages/s: both are printed,
+ * so no figure is mistaken for a crawl of the real web.
+ */
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_tick.h"
+#include "bench_util.h"
+#include "common.h"
+
+#define BC_NAME "bench crawl"
+#define BC_MAX 8
+#define BC_MAX_ROUNDS 20
+
+typedef struct bc_opts {
+    long sites, pages, port, rounds;
+    double rate;
+    const char *fetchers_text, *ranks_text, *jsonl, *tmp_parent;
+    long fetchers[BC_MAX], ranks[BC_MAX];
+    int nfetchers, nranks;
+} bc_opts;
+
+typedef struct bc_state {
+    bc_opts o;
+    char exe[PATH_MAX], mpirun[PATH_MAX], tmp[PATH_MAX];
+    pid_t server;
+    double pages[BC_MAX][BC_MAX][BC_MAX_ROUNDS], mb[BC_MAX][BC_MAX][BC_MAX_ROUNDS];
+} bc_state;
+
+static const char bc_usage[] =
+    "usage: tessera bench crawl [--sites S] [--pages P] [--rate R] [--fetchers LIST]\n"
+    "                           [--ranks LIST] [--rounds K] [--port PORT] [--json FILE]\n"
+    "                           [--tmpdir DIR]\n"
+    "  Crawler throughput against fetchers per worker and processes (one worker\n"
+    "  each), crawling `tessera serve-web` on 127.0.0.1: S sites (default 16) of P\n"
+    "  pages (default 150), R fetches per second per site (default 100), fetchers\n"
+    "  1,2,4,8,16, processes 1,2, 3 alternating rounds; medians and ratios to\n"
+    "  one fetcher on one process.  The server shares the machine with the crawler.\n";
+
+static int parse(bc_opts *o, int argc, char **argv)
+{
+    o->sites = 16, o->pages = 150, o->rounds = 3, o->port = 21000, o->rate = 100;
+    o->fetchers_text = "1,2,4,8,16", o->ranks_text = "1,2";
+    const app_opt opts[] = {
+        {"sites", APP_OPT_INT, &o->sites, 1, 500, 0},
+        {"pages", APP_OPT_INT, &o->pages, 1, 100000, 0},
+        {"rate", APP_OPT_DOUBLE, &o->rate, 0.1, 1000, 0},
+        {"rounds", APP_OPT_INT, &o->rounds, 1, BC_MAX_ROUNDS, 0},
+        {"port", APP_OPT_INT, &o->port, 1024, 60000, 0},
+        {"fetchers", APP_OPT_STRING, &o->fetchers_text, 0, 0, 0},
+        {"ranks", APP_OPT_STRING, &o->ranks_text, 0, 0, 0},
+        {"json", APP_OPT_STRING, &o->jsonl, 0, 0, 0},
+        {"tmpdir", APP_OPT_STRING, &o->tmp_parent, 0, 0, 0},
+    };
+    int rc =
+        app_parse_options(BC_NAME, bc_usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
+    if (rc != 0) return rc;
+    if (bench_parse_longs(BC_NAME, "fetchers", o->fetchers_text, 1, 1024, o->fetchers, BC_MAX,
+                          &o->nfetchers) != 0 ||
+        bench_parse_longs(BC_NAME, "ranks", o->ranks_text, 1, 64, o->ranks, BC_MAX, &o->nranks) !=
+            0)
+        return -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the server */
+
+static int start_server(bc_state *s)
+{
+    char sites[16], pages[16], port[16], out[PATH_MAX + 16], err[PATH_MAX + 16];
+    snprintf(sites, sizeof sites, "%ld", s->o.sites);
+    snprintf(pages, sizeof pages, "%ld", s->o.pages);
+    snprintf(port, sizeof port, "%ld", s->o.port);
+    snprintf(out, sizeof out, "%s/server.out", s->tmp);
+    snprintf(err, sizeof err, "%s/server.err", s->tmp);
+    char *argv[] = {s->exe, "serve-web", "--sites", sites, "--pages", pages, "--port", port, NULL};
+    if (bench_spawn_logged(argv, out, err, &s->server) != 0) return -1;
+    for (int i = 0; i < 100; i++) {
+        char line[256];
+        bench_first_line(out, line, sizeof line);
+        if (strncmp(line, "serve-web:", 10) == 0) return 0;
+        if (waitpid(s->server, NULL, WNOHANG) == s->server) break;
+        usleep(50000);
+    }
+    char line[256];
+    bench_first_line(err, line, sizeof line);
+    app_error(BC_NAME, "serve-web did not start: %s", line[0] ? line : "no message");
+    return -1;
+}
+
+static void stop_server(bc_state *s)
+{
+    if (s->server <= 0) return;
+    kill(s->server, SIGTERM);
+    waitpid(s->server, NULL, 0);
+    s->server = 0;
+}
+
+static int write_seeds(const bc_state *s)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/seeds.txt", s->tmp);
+    FILE *fp = fopen(path, "w");
+    if (fp == NULL) return -1;
+    for (long i = 0; i < s->o.sites; i++) fprintf(fp, "http://127.0.0.1:%ld/\n", s->o.port + i);
+    return fclose(fp) == 0 ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- runs */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int run_one(bc_state *s, long ranks, long fetchers, double *pages, double *mb)
+{
+    char np[16], f[16], rate[32], seeds[PATH_MAX + 16], out[PATH_MAX + 16], metrics[PATH_MAX + 16];
+    snprintf(np, sizeof np, "%ld", ranks);
+    snprintf(f, sizeof f, "%ld", fetchers);
+    snprintf(rate, sizeof rate, "%g", s->o.rate);
+    snprintf(seeds, sizeof seeds, "%s/seeds.txt", s->tmp);
+    snprintf(out, sizeof out, "%s/crawl", s->tmp);
+    snprintf(metrics, sizeof metrics, "%s/m.json", s->tmp);
+    char *argv[32];
+    int n = 0;
+    if (ranks > 1) {
+        const char *pre[] = {s->mpirun, "-np", np, "--oversubscribe", "--bind-to", "none"};
+        for (int i = 0; i < 6; i++) argv[n++] = (char *)pre[i];
+    }
+    const char *run[] = {
+        s->exe,      "run",      "crawl", "--workers",  "1", "--quiet",         "--seeds",
+        seeds,       "--output", out,     "--fetchers", f,   "--per-site-rate", rate,
+        "--metrics", metrics};
+    for (size_t i = 0; i < sizeof run / sizeof *run; i++) argv[n++] = (char *)run[i];
+    argv[n] = NULL;
+    char label[64];
+    snprintf(label, sizeof label, "crawl with R=%ld F=%ld", ranks, fetchers);
+    nftw(out, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    int rc = bench_run_reported(argv, s->tmp, BC_NAME, label);
+    char *json = rc == 0 ? bench_read_text(metrics) : NULL;
+    if (rc == 0)
+        rc = json && bt_json_number(json, "pages_per_second", pages) == 0 &&
+                     bt_json_number(json, "megabytes_per_second", mb) == 0
+                 ? 0
+                 : -1;
+    free(json);
+    nftw(out, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return rc;
+}
+
+static void record(const bc_state *s, long ranks, long fetchers, int round, double pages, double mb)
+{
+    printf("   round %d  R=%ld F=%-3ld %8.1f pages/s %7.2f MB/s\n", round + 1, ranks, fetchers,
+           pages, mb);
+    fflush(stdout);
+    if (!s->o.jsonl) return;
+    app_metrics *m = app_metrics_new();
+    bench_put_stamp(m);
+    app_metrics_str(m, "bench", "crawl");
+    app_metrics_int(m, "ranks", ranks);
+    app_metrics_int(m, "fetchers", fetchers);
+    app_metrics_int(m, "sites", s->o.sites);
+    app_metrics_int(m, "pages_per_site", s->o.pages);
+    app_metrics_num(m, "per_site_rate", s->o.rate);
+    app_metrics_int(m, "round", round + 1);
+    app_metrics_num(m, "pages_per_second", pages);
+    app_metrics_num(m, "megabytes_per_second", mb);
+    app_metrics_str(m, "web", "loopback serve-web, sharing the cores");
+    app_metrics_append_line(m, s->o.jsonl, BC_NAME);
+    app_metrics_free(m);
+}
+
+static void report(const bc_state *s)
+{
+    int k = (int)s->o.rounds;
+    double base = bench_median(s->pages[0][0], k);
+    printf("\nFigure 14 (loopback web: %ld sites x %ld pages, at most %g fetches/s per site,\n"
+           "so at most %.0f pages/s; the server shares the cores; medians of %d rounds)\n",
+           s->o.sites, s->o.pages + 1, s->o.rate, s->o.rate * (double)s->o.sites, k);
+    printf("  %-4s %-9s %10s %9s %12s\n", "R", "fetchers", "pages/s", "MB/s", "vs R=1 F=1");
+    for (int r = 0; r < s->o.nranks; r++)
+        for (int f = 0; f < s->o.nfetchers; f++) {
+            double p = bench_median(s->pages[r][f], k), mb = bench_median(s->mb[r][f], k);
+            printf("  %-4ld %-9ld %10.1f %9.2f %11.2fx\n", s->o.ranks[r], s->o.fetchers[f], p, mb,
+                   base > 0 ? p / base : 0.0);
+        }
+}
+
+static int run_all(bc_state *s)
+{
+    for (int round = 0; round < s->o.rounds; round++)
+        for (int r = 0; r < s->o.nranks; r++)
+            for (int f = 0; f < s->o.nfetchers; f++) {
+                double pages, mb;
+                if (run_one(s, s->o.ranks[r], s->o.fetchers[f], &pages, &mb) != 0) return -1;
+                s->pages[r][f][round] = pages, s->mb[r][f][round] = mb;
+                record(s, s->o.ranks[r], s->o.fetchers[f], round, pages, mb);
+            }
+    report(s);
+    return 0;
+}
+
+int bench_crawl_main(int argc, char **argv)
+{
+    bc_state *s = calloc(1, sizeof *s);
+    if (s == NULL) return 1;
+    int rc = parse(&s->o, argc, argv);
+    if (rc != 0) {
+        free(s);
+        return rc > 0 ? 0 : 2;
+    }
+    int need_mpi = 0;
+    for (int r = 0; r < s->o.nranks; r++) need_mpi |= s->o.ranks[r] > 1;
+    if (need_mpi &&
+        (!tess_have_mpi() || bench_find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0)) {
+        app_error(BC_NAME, "option --ranks: more than one process needs MPI and mpirun");
+        free(s);
+        return 2;
+    }
+    rc = bench_sibling("tessera", s->exe, sizeof s->exe) == 0 ? 0 : -1;
+    if (rc != 0) app_error(BC_NAME, "cannot find the tessera executable (%s)", s->exe);
+    if (rc == 0)
+        rc = bench_make_tmpdir(s->tmp, sizeof s->tmp, s->o.tmp_parent, "tessera-crawl", BC_NAME);
+    if (rc == 0) rc = write_seeds(s);
+    if (rc == 0) rc = start_server(s);
+    if (rc == 0) rc = run_all(s);
+    stop_server(s);
+    if (s->tmp[0]) nftw(s->tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(s);
+    return rc == 0 ? 0 : 1;
+}
