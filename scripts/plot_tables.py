@@ -12,7 +12,10 @@ In the style of the Piccolo paper's evaluation:
                               `tessera bench mapreduce`);
   tables-matmul.png           Figure 10: GFLOP/s of tessera, ScaLAPACK's
                               pdgemm (best block size) and the dgemm limit
-                              against R, one panel per N (`tessera bench matmul`).
+                              against R, one panel per N (`tessera bench matmul`);
+  tables-crawl.png            Figure 14: crawler pages/s and MB/s against
+                              fetchers per worker, one line per process count
+                              (`tessera bench crawl`, a loopback web).
 
 Every point is the median over the rounds in the file.  Rows measured with
 more processes than cores are drawn hollow and labelled oversubscribed.
@@ -152,6 +155,32 @@ def plot_matmul(plt, rows, out):
     return [path]
 
 
+def plot_crawl(plt, rows, out):
+    rows = [r for r in rows if r.get("bench") == "crawl"]
+    if not rows:
+        return []
+    pages = medians(rows, lambda r: (r["ranks"], r["fetchers"]), "pages_per_second")
+    mb = medians(rows, lambda r: (r["ranks"], r["fetchers"]), "megabytes_per_second")
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.8))
+    for ax, med, label in ((axes[0], pages, "pages/s"), (axes[1], mb, "MB/s")):
+        for ranks in sorted({r for r, _ in med}):
+            fs = sorted(f for r, f in med if r == ranks)
+            ax.plot(fs, [med[(ranks, f)] for f in fs], "o-", label="%d process%s" % (ranks, "es" if ranks > 1 else ""))
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("fetchers per worker")
+        ax.set_ylabel(label)
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=7)
+    r0 = rows[0]
+    fig.suptitle("Figure 14: crawler throughput, loopback web of %d sites at most %g fetches/s each "
+                 "(server on the same cores)" % (r0["sites"], r0["per_site_rate"]), fontsize=9)
+    path = os.path.join(out, "tables-crawl.png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+")
@@ -166,11 +195,11 @@ def main():
     rows = load(args.files)
     os.makedirs(args.out, exist_ok=True)
     made = plot_scaling(plt, rows, args.out) + plot_mapreduce(plt, rows, args.out) + \
-        plot_matmul(plt, rows, args.out)
+        plot_matmul(plt, rows, args.out) + plot_crawl(plt, rows, args.out)
     for p in made:
         print(p)
     if not made:
-        sys.exit("plot_tables.py: no scaling, mapreduce or matmul records in the input")
+        sys.exit("plot_tables.py: no scaling, mapreduce, matmul or crawl records in the input")
 
 
 if __name__ == "__main__":
