@@ -271,7 +271,7 @@ static void report(br_state *s)
         for (int r = 0; (s->o.apps & (1 << app)) && r < s->o.nranks; r++) {
             double a = bench_median(s->t[app][r][0], (int)s->o.rounds);
             double b = bench_median(s->t[app][r][1], (int)s->o.rounds);
-            printf("   %-8s %2ld  %9.4f  %9.4f  %8.0fx          >= %.0fx %s%s\n", app_names[app],
+            printf("   %-8s %2ld  %9.4f  %9.4f  %8.1fx          >= %.0fx %s%s\n", app_names[app],
                    s->o.ranks[r], a, b, b / a, goal[app], b / a >= goal[app] ? "met" : "MISSED",
                    s->o.ranks[r] > cores ? "  oversubscribed" : "");
         }

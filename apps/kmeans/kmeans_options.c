@@ -20,74 +20,6 @@ static const char kmeans_usage[] =
 
 /* ---------------------------------------------------------------- options */
 
-static int opts_set_value(kmeans_opts *o, const char *name, const char *value)
-{
-    char err[256];
-    if (strcmp(name, "points") == 0) o->points_path = value;
-    else if (strcmp(name, "gen") == 0) {
-        if (kmeans_gen_parse(value, &o->gen, err, sizeof err) != 0) {
-            app_error(KM_APP, "option --gen: %s", err);
-            return -1;
-        }
-        o->have_gen = 1;
-    } else if (strcmp(name, "k") == 0)
-        return app_parse_int(KM_APP, "k", value, 1, KMEANS_MAX_K, &o->k);
-    else if (strcmp(name, "iterations") == 0)
-        return app_parse_int(KM_APP, "iterations", value, 1, 1000000, &o->iterations);
-    else if (strcmp(name, "workers") == 0)
-        return app_parse_int(KM_APP, "workers", value, 1, 4096, &o->workers);
-    else if (strcmp(name, "partitions") == 0)
-        return app_parse_int(KM_APP, "partitions", value, 1, 1 << 20, &o->partitions);
-    else if (strcmp(name, "checkpoint-dir") == 0) o->ckpt.dir = value;
-    else if (strcmp(name, "checkpoint-every") == 0)
-        return app_ckpt_cli_parse_every(KM_APP, &o->ckpt, value);
-    else if (strcmp(name, "output") == 0) o->output = value;
-    else if (strcmp(name, "assignments") == 0) o->assignments = value;
-    else o->metrics = value;
-    return 0;
-}
-
-static int opt_takes_value(const char *name)
-{
-    static const char *const names[] = {
-        "points", "gen",         "k",       "iterations",     "workers",         "partitions",
-        "output", "assignments", "metrics", "checkpoint-dir", "checkpoint-every"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0) return 1;
-    return 0;
-}
-
-/* A flag (no value); 0, or -1 if `name` is not one. */
-static int opts_set_flag(kmeans_opts *o, const char *name)
-{
-    if (strcmp(name, "progress") == 0) o->progress = APP_PROGRESS_ON;
-    else if (strcmp(name, "quiet") == 0) o->progress = APP_PROGRESS_OFF;
-    else if (strcmp(name, "restore") == 0) o->ckpt.restore = 1;
-    else return -1;
-    return 0;
-}
-
-/* One "--name[=value]" at argv[*i]; consumes its value argument. */
-static int opts_one(kmeans_opts *o, int argc, char **argv, int *i)
-{
-    char name[32];
-    const char *arg = argv[*i] + 2;
-    const char *eq = strchr(arg, '=');
-    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), arg);
-    if (len < sizeof name && !eq && opts_set_flag(o, name) == 0) return 0;
-    if (len >= sizeof name || !opt_takes_value(name)) {
-        app_error(KM_APP, "unknown option '%s' (see --help)", argv[*i]);
-        return -1;
-    }
-    const char *value = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
-    if (!value) {
-        app_error(KM_APP, "option --%s: missing value", name);
-        return -1;
-    }
-    return opts_set_value(o, name, value);
-}
-
 static int opts_check(kmeans_opts *o)
 {
     if (!o->points_path == !o->have_gen) {
@@ -102,21 +34,44 @@ static int opts_check(kmeans_opts *o)
     return app_ckpt_cli_check(KM_APP, &o->ckpt);
 }
 
+static int opts_gen(kmeans_opts *o, const char *text)
+{
+    char err[256];
+    if (text == NULL) return 0;
+    if (kmeans_gen_parse(text, &o->gen, err, sizeof err) != 0) {
+        app_error(KM_APP, "option --gen: %s", err);
+        return -1;
+    }
+    o->have_gen = 1;
+    return 0;
+}
+
 /* 0 to run, 1 after --help, -1 after an error message. */
 int kmeans_opts_parse(int argc, char **argv, kmeans_opts *o)
 {
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(kmeans_usage, stdout);
-            fputs(app_ckpt_cli_usage, stdout);
-            return 1;
-        }
-        if (strncmp(argv[i], "--", 2) != 0) {
-            app_error(KM_APP, "unexpected argument '%s' (see --help)", argv[i]);
-            return -1;
-        }
-        if (opts_one(o, argc, argv, &i) != 0) return -1;
-    }
-    return opts_check(o);
+    const char *gen = NULL;
+    int progress = APP_PROGRESS_AUTO;
+    const app_opt opts[] = {
+        {"points", APP_OPT_STRING, &o->points_path, 0, 0, 0},
+        {"gen", APP_OPT_STRING, &gen, 0, 0, 0},
+        {"k", APP_OPT_INT, &o->k, 1, KMEANS_MAX_K, 0},
+        {"iterations", APP_OPT_INT, &o->iterations, 1, 1000000, 0},
+        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0},
+        {"partitions", APP_OPT_INT, &o->partitions, 1, 1 << 20, 0},
+        {"output", APP_OPT_STRING, &o->output, 0, 0, 0},
+        {"assignments", APP_OPT_STRING, &o->assignments, 0, 0, 0},
+        {"metrics", APP_OPT_STRING, &o->metrics, 0, 0, 0},
+        {"checkpoint-dir", APP_OPT_STRING, &o->ckpt.dir, 0, 0, 0},
+        {"checkpoint-every", APP_OPT_INT, &o->ckpt.every, 1, 1000000000, 0},
+        {"restore", APP_OPT_FLAG, &o->ckpt.restore, 0, 0, 1},
+        {"progress", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_ON},
+        {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF},
+    };
+    static char usage[sizeof kmeans_usage + 1024];
+    snprintf(usage, sizeof usage, "%s%s", kmeans_usage, app_ckpt_cli_usage);
+    int rc = app_parse_options(KM_APP, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
+    o->progress = (app_progress_mode)progress;
+    if (rc == 0) rc = opts_gen(o, gen);
+    return rc != 0 ? rc : opts_check(o);
 }

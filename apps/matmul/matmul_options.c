@@ -19,62 +19,6 @@ static const char mm_usage[] =
     "  against the rounding-error bound 2 N eps (|A||B|).  C is the same bits for every\n"
     "  worker, rank and partition count.  See docs/matmul.md.\n";
 
-static int opts_set_value(mm_opts *o, const char *name, const char *value)
-{
-    if (strcmp(name, "n") == 0) return app_parse_int(MM_APP, "n", value, 1, 100000, &o->n);
-    if (strcmp(name, "block") == 0)
-        return app_parse_int(MM_APP, "block", value, 1, 8192, &o->block);
-    if (strcmp(name, "seed") == 0)
-        return app_parse_int(MM_APP, "seed", value, 0, 1L << 62, &o->seed);
-    if (strcmp(name, "workers") == 0)
-        return app_parse_int(MM_APP, "workers", value, 1, 4096, &o->workers);
-    if (strcmp(name, "partitions") == 0)
-        return app_parse_int(MM_APP, "partitions", value, 1, 1 << 20, &o->partitions);
-    if (strcmp(name, "input-a") == 0) o->input_a = value;
-    else if (strcmp(name, "input-b") == 0) o->input_b = value;
-    else if (strcmp(name, "output") == 0) o->output = value;
-    else o->metrics = value;
-    return 0;
-}
-
-static int opt_takes_value(const char *name)
-{
-    static const char *const names[] = {"n",       "block",   "seed",   "workers", "partitions",
-                                        "input-a", "input-b", "output", "metrics"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0) return 1;
-    return 0;
-}
-
-static int opts_set_flag(mm_opts *o, const char *name)
-{
-    if (strcmp(name, "progress") == 0) o->progress = APP_PROGRESS_ON;
-    else if (strcmp(name, "quiet") == 0) o->progress = APP_PROGRESS_OFF;
-    else if (strcmp(name, "check") == 0) o->check = 1;
-    else return -1;
-    return 0;
-}
-
-static int opts_one(mm_opts *o, int argc, char **argv, int *i)
-{
-    char name[32];
-    const char *arg = argv[*i] + 2;
-    const char *eq = strchr(arg, '=');
-    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), arg);
-    if (len < sizeof name && !eq && opts_set_flag(o, name) == 0) return 0;
-    if (len >= sizeof name || !opt_takes_value(name)) {
-        app_error(MM_APP, "unknown option '%s' (see --help)", argv[*i]);
-        return -1;
-    }
-    const char *value = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
-    if (!value) {
-        app_error(MM_APP, "option --%s: missing value", name);
-        return -1;
-    }
-    return opts_set_value(o, name, value);
-}
-
 static int opts_check(mm_opts *o)
 {
     if (o->n == 0) {
@@ -98,16 +42,23 @@ int mm_opts_parse(int argc, char **argv, mm_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(mm_usage, stdout);
-            return 1;
-        }
-        if (strncmp(argv[i], "--", 2) != 0) {
-            app_error(MM_APP, "unexpected argument '%s' (see --help)", argv[i]);
-            return -1;
-        }
-        if (opts_one(o, argc, argv, &i) != 0) return -1;
-    }
-    return opts_check(o);
+    int progress = APP_PROGRESS_AUTO;
+    const app_opt opts[] = {
+        {"n", APP_OPT_INT, &o->n, 1, 100000, 0},
+        {"block", APP_OPT_INT, &o->block, 1, 8192, 0},
+        {"seed", APP_OPT_INT, &o->seed, 0, (double)(1L << 62), 0},
+        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0},
+        {"partitions", APP_OPT_INT, &o->partitions, 1, 1 << 20, 0},
+        {"input-a", APP_OPT_STRING, &o->input_a, 0, 0, 0},
+        {"input-b", APP_OPT_STRING, &o->input_b, 0, 0, 0},
+        {"output", APP_OPT_STRING, &o->output, 0, 0, 0},
+        {"metrics", APP_OPT_STRING, &o->metrics, 0, 0, 0},
+        {"check", APP_OPT_FLAG, &o->check, 0, 0, 1},
+        {"progress", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_ON},
+        {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF},
+    };
+    int rc =
+        app_parse_options(MM_APP, mm_usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
+    o->progress = (app_progress_mode)progress;
+    return rc != 0 ? rc : opts_check(o);
 }

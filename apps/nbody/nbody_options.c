@@ -23,80 +23,6 @@ static const char nbody_usage[] =
     "  The result is the same bits for every worker, rank and partition count, and\n"
     "  after a restore.  See docs/nbody.md.\n";
 
-static int opts_set_number(nbody_opts *o, const char *name, const char *value)
-{
-    if (strcmp(name, "particles") == 0)
-        return app_parse_int(NB_APP, name, value, 1, 100000000, &o->particles);
-    if (strcmp(name, "steps") == 0)
-        return app_parse_int(NB_APP, name, value, 0, 10000000, &o->steps);
-    if (strcmp(name, "seed") == 0) return app_parse_int(NB_APP, name, value, 0, 1L << 62, &o->seed);
-    if (strcmp(name, "workers") == 0)
-        return app_parse_int(NB_APP, name, value, 1, 4096, &o->workers);
-    if (strcmp(name, "partitions") == 0)
-        return app_parse_int(NB_APP, name, value, 1, NBODY_MAX_CELLS, &o->partitions);
-    if (strcmp(name, "cutoff") == 0)
-        return app_parse_double(NB_APP, name, value, 1e-9, 1e9, &o->cutoff);
-    if (strcmp(name, "box") == 0) return app_parse_double(NB_APP, name, value, 1e-9, 1e12, &o->box);
-    if (strcmp(name, "dt") == 0) return app_parse_double(NB_APP, name, value, 1e-12, 1e3, &o->dt);
-    if (strcmp(name, "softening") == 0)
-        return app_parse_double(NB_APP, name, value, 1e-9, 1e9, &o->softening);
-    return app_parse_double(NB_APP, "vmax", value, 0.0, 1e9, &o->vmax);
-}
-
-static int opts_set_value(nbody_opts *o, const char *name, const char *value)
-{
-    if (strcmp(name, "input") == 0) o->input = value;
-    else if (strcmp(name, "output") == 0) o->output = value;
-    else if (strcmp(name, "metrics") == 0) o->metrics = value;
-    else if (strcmp(name, "checkpoint-dir") == 0) o->ckpt.dir = value;
-    else if (strcmp(name, "checkpoint-every") == 0)
-        return app_ckpt_cli_parse_every(NB_APP, &o->ckpt, value);
-    else return opts_set_number(o, name, value);
-    return 0;
-}
-
-static int opt_takes_value(const char *name)
-{
-    static const char *const names[] = {
-        "particles", "steps",          "cutoff",          "box",        "seed",  "dt",
-        "softening", "vmax",           "workers",         "partitions", "input", "output",
-        "metrics",   "checkpoint-dir", "checkpoint-every"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0) return 1;
-    return 0;
-}
-
-/* A flag (no value); 0, or -1 if `name` is not one. */
-static int opts_set_flag(nbody_opts *o, const char *name)
-{
-    if (strcmp(name, "progress") == 0) o->progress = APP_PROGRESS_ON;
-    else if (strcmp(name, "quiet") == 0) o->progress = APP_PROGRESS_OFF;
-    else if (strcmp(name, "restore") == 0) o->ckpt.restore = 1;
-    else return -1;
-    return 0;
-}
-
-/* One "--name[=value]" at argv[*i]; consumes its value argument. */
-static int opts_one(nbody_opts *o, int argc, char **argv, int *i)
-{
-    char name[32];
-    const char *arg = argv[*i] + 2;
-    const char *eq = strchr(arg, '=');
-    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), arg);
-    if (len < sizeof name && !eq && opts_set_flag(o, name) == 0) return 0;
-    if (len >= sizeof name || !opt_takes_value(name)) {
-        app_error(NB_APP, "unknown option '%s' (see --help)", argv[*i]);
-        return -1;
-    }
-    const char *value = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
-    if (!value) {
-        app_error(NB_APP, "option --%s: missing value", name);
-        return -1;
-    }
-    return opts_set_value(o, name, value);
-}
-
 /* The box, given or derived: about 8 particles per R^3 and at least 2R. */
 static int opts_box(nbody_opts *o, int have_steps)
 {
@@ -140,17 +66,30 @@ static void opts_defaults(nbody_opts *o)
 int nbody_opts_parse(int argc, char **argv, nbody_opts *o)
 {
     opts_defaults(o);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(nbody_usage, stdout);
-            fputs(app_ckpt_cli_usage, stdout);
-            return 1;
-        }
-        if (strncmp(argv[i], "--", 2) != 0) {
-            app_error(NB_APP, "unexpected argument '%s' (see --help)", argv[i]);
-            return -1;
-        }
-        if (opts_one(o, argc, argv, &i) != 0) return -1;
-    }
-    return opts_check(o, o->steps >= 0);
+    int progress = APP_PROGRESS_AUTO;
+    const app_opt opts[] = {
+        {"particles", APP_OPT_INT, &o->particles, 1, 100000000, 0},
+        {"steps", APP_OPT_INT, &o->steps, 0, 10000000, 0},
+        {"seed", APP_OPT_INT, &o->seed, 0, (double)(1L << 62), 0},
+        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0},
+        {"partitions", APP_OPT_INT, &o->partitions, 1, NBODY_MAX_CELLS, 0},
+        {"cutoff", APP_OPT_DOUBLE, &o->cutoff, 1e-9, 1e9, 0},
+        {"box", APP_OPT_DOUBLE, &o->box, 1e-9, 1e12, 0},
+        {"dt", APP_OPT_DOUBLE, &o->dt, 1e-12, 1e3, 0},
+        {"softening", APP_OPT_DOUBLE, &o->softening, 1e-9, 1e9, 0},
+        {"vmax", APP_OPT_DOUBLE, &o->vmax, 0.0, 1e9, 0},
+        {"input", APP_OPT_STRING, &o->input, 0, 0, 0},
+        {"output", APP_OPT_STRING, &o->output, 0, 0, 0},
+        {"metrics", APP_OPT_STRING, &o->metrics, 0, 0, 0},
+        {"checkpoint-dir", APP_OPT_STRING, &o->ckpt.dir, 0, 0, 0},
+        {"checkpoint-every", APP_OPT_INT, &o->ckpt.every, 1, 1000000000, 0},
+        {"restore", APP_OPT_FLAG, &o->ckpt.restore, 0, 0, 1},
+        {"progress", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_ON},
+        {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF},
+    };
+    static char usage[sizeof nbody_usage + 1024];
+    snprintf(usage, sizeof usage, "%s%s", nbody_usage, app_ckpt_cli_usage);
+    int rc = app_parse_options(NB_APP, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
+    o->progress = (app_progress_mode)progress;
+    return rc != 0 ? rc : opts_check(o, o->steps >= 0);
 }
