@@ -246,9 +246,9 @@ static int gather_partition(crawl_app *app, int p, snap *s, entry **all, size_t 
         memcpy(&e->state, v, sizeof e->state);
     }
     if (rc < 0) return rc;
-    entry *part = *all + first;
+    entry *part = *all ? *all + first : NULL;
     size_t pn = *n - first;
-    qsort(part, pn, sizeof *part, entry_cmp_key);
+    if (pn > 1) qsort(part, pn, sizeof *part, entry_cmp_key);
     while (rc >= 0 && (rc = tess_iter_next(s->text, &k, &v, &len)) == 1) {
         entry *e = find_entry(part, pn, *(const crawl_key *)k);
         if (e && len > 0 && ((const char *)v)[len - 1] == '\0') e->url = v;
@@ -279,7 +279,7 @@ static int write_manifest(tess_ctx *ctx, crawl_app *app)
     snprintf(path, sizeof path, "%s/manifest.tsv", app->opt.output);
     if (rc == 0 && app_outfile_open(&app->out_manifest, path) != 0) rc = TESS_ERR_IO;
     if (rc == 0) {
-        qsort(all, n, sizeof *all, entry_cmp_url);
+        if (n > 1) qsort(all, n, sizeof *all, entry_cmp_url);
         fputs("# url\tstate\tstatus\tbytes\tfile\tnote\n", app->out_manifest.fp);
         for (size_t i = 0; i < n; i++)
             if (all[i].url) write_entry(app->out_manifest.fp, app, &all[i]);

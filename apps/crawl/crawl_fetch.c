@@ -173,7 +173,7 @@ static int collect_keys(round *r, crawl_key **keys_out, size_t *n_out)
         free(keys);
         return fail(r, rc, "reading the URL table");
     }
-    qsort(keys, n, sizeof *keys, key_cmp);
+    if (n > 1) qsort(keys, n, sizeof *keys, key_cmp);
     *keys_out = keys, *n_out = n;
     return 0;
 }
