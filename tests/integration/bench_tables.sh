@@ -50,15 +50,18 @@ fi
 step "bench scaling: one tiny round"
 ranks=1
 [ "$MPI" = 1 ] && ranks=1,2
-"$TESSERA" bench scaling --ranks $ranks --rounds 1 --iterations 2 --scale 0.01 --tmpdir "$tmp" \
-    --json "$tmp/sc.jsonl" > "$tmp/sc.out" 2> "$tmp/sc.err" ||
+# Two of the four applications, to spare the fast tier's time: the other two
+# go through the same driver code (argument lists and the metric each reports
+# are the only per-application parts).
+"$TESSERA" bench scaling --apps nbody,matmul --ranks $ranks --rounds 1 --iterations 2 \
+    --scale 0.01 --tmpdir "$tmp" --json "$tmp/sc.jsonl" > "$tmp/sc.out" 2> "$tmp/sc.err" ||
     die "bench scaling: exit $?: $(head -c 600 "$tmp/sc.err")"
-for app in pagerank kmeans nbody matmul; do
+for app in nbody matmul; do
     grep -q "^   $app  *strong  *1 .*1.00x" "$tmp/sc.out" && grep -q "^   $app  *weak  *1 " "$tmp/sc.out" ||
         die "bench scaling: no $app lines: $(cat "$tmp/sc.out")"
 done
 [ "$(grep -c '"bench":"scaling"' "$tmp/sc.jsonl")" -ge 4 ] || die "bench scaling: JSON lines missing"
-echo "   four applications, strong and weak: report and JSON lines"
+echo "   n-body and matmul, strong and weak: report and JSON lines"
 
 step "bad options"
 for cmd in "matmul --sizes 0" "matmul --ranks" "matmul --bogus" "mapreduce --apps nothing" \
