@@ -12,7 +12,6 @@
  * per-site rate caps the throughput at S * rate pages/s: both are printed,
  * so no figure is mistaken for a crawl of the real web.
  */
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -125,12 +124,6 @@ static int write_seeds(const bc_state *s)
 
 /* ---------------------------------------------------------------- runs */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int run_one(bc_state *s, long ranks, long fetchers, double *pages, double *mb)
 {
     char np[16], f[16], rate[32], seeds[PATH_MAX + 16], out[PATH_MAX + 16], metrics[PATH_MAX + 16];
@@ -154,7 +147,7 @@ static int run_one(bc_state *s, long ranks, long fetchers, double *pages, double
     argv[n] = NULL;
     char label[64];
     snprintf(label, sizeof label, "crawl with R=%ld F=%ld", ranks, fetchers);
-    nftw(out, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    bench_remove_tmpdir(out);
     int rc = bench_run_reported(argv, s->tmp, BC_NAME, label);
     char *json = rc == 0 ? bench_read_text(metrics) : NULL;
     if (rc == 0)
@@ -163,7 +156,7 @@ static int run_one(bc_state *s, long ranks, long fetchers, double *pages, double
                  ? 0
                  : -1;
     free(json);
-    nftw(out, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    bench_remove_tmpdir(out);
     return rc;
 }
 
@@ -244,7 +237,7 @@ int bench_crawl_main(int argc, char **argv)
     if (rc == 0) rc = start_server(s);
     if (rc == 0) rc = run_all(s);
     stop_server(s);
-    if (s->tmp[0]) nftw(s->tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    bench_remove_tmpdir(s->tmp);
     free(s);
     return rc == 0 ? 0 : 1;
 }

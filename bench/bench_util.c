@@ -4,10 +4,10 @@
  */
 #include "bench_util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,17 +186,14 @@ int bench_sibling(const char *name, char *out, size_t len)
     return access(out, X_OK) == 0 ? 0 : -1;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0; /* go on: remove what can be removed */
+}
+
 void bench_remove_tmpdir(const char *dir)
 {
-    DIR *d = dir && dir[0] ? opendir(dir) : NULL;
-    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        char path[PATH_MAX + 256];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    if (d) {
-        closedir(d);
-        rmdir(dir);
-    }
+    if (dir && dir[0]) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

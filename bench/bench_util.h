@@ -46,7 +46,7 @@ int bench_parse_longs(const char *bench, const char *opt, const char *text, long
 /* The path of executable `name` in the directory of this executable
  * (/proc/self/exe) into out: 0, or -1 if it is not there (out still set). */
 int bench_sibling(const char *name, char *out, size_t len);
-/* Remove the files in dir, then dir (a bench's temporary directory). */
+/* Remove dir and everything in it (a bench's temporary directory). */
 void bench_remove_tmpdir(const char *dir);
 
 /* The keys every bench record starts with: timestamp (UTC, ISO 8601), host

@@ -166,15 +166,9 @@ typedef struct snap {
     tess_iter *url, *text, *page, *robots;
 } snap;
 
-static int key_less(crawl_key a, crawl_key b)
-{
-    return a.site != b.site ? a.site < b.site : a.url < b.url;
-}
-
 static int entry_cmp_key(const void *a, const void *b)
 {
-    const entry *x = a, *y = b;
-    return key_less(x->key, y->key) ? -1 : key_less(y->key, x->key);
+    return crawl_key_cmp(&((const entry *)a)->key, &((const entry *)b)->key);
 }
 
 static int entry_cmp_url(const void *a, const void *b)
@@ -188,7 +182,7 @@ static entry *find_entry(entry *e, size_t n, crawl_key k)
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (key_less(e[mid].key, k)) lo = mid + 1;
+        if (crawl_key_cmp(&e[mid].key, &k) < 0) lo = mid + 1;
         else hi = mid;
     }
     return lo < n && e[lo].key.site == k.site && e[lo].key.url == k.url ? &e[lo] : NULL;
@@ -257,11 +251,12 @@ static int gather_partition(crawl_app *app, int p, snap *s, entry **all, size_t 
         entry *e = find_entry(part, pn, *(const crawl_key *)k);
         if (e && len == sizeof e->info) memcpy(&e->info, v, len), e->has_info = 1;
     }
-    while (rc >= 0 && (rc = tess_iter_next(s->robots, &k, &v, &len)) == 1)
+    while (rc >= 0 && (rc = tess_iter_next(s->robots, &k, &v, &len)) == 1) {
+        const char *reason = crawl_robots_reason(v, len);
         for (size_t i = 0; i < pn; i++)
             if (part[i].key.site == *(const uint64_t *)k && part[i].state == CRAWL_BLACKLISTED)
-                part[i].reason =
-                    crawl_robots_reason(v, len)[0] ? crawl_robots_reason(v, len) : "robots.txt";
+                part[i].reason = reason[0] ? reason : "robots.txt";
+    }
     return rc < 0 ? rc : 0;
 }
 

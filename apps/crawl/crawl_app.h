@@ -113,6 +113,8 @@ int crawl_round_kernel(tess_task *task, const void *args, size_t args_len);
  * 0, or -1 for anything else. */
 int crawl_url_normalize(const char *base, const char *href, char *out, size_t cap, char *origin,
                         size_t ocap);
+/* qsort order of keys: by site, then URL hash. */
+int crawl_key_cmp(const void *a, const void *b);
 /* "scheme://host:port" of a normalised URL. */
 void crawl_url_origin(const char *url, char *origin, size_t cap);
 /* The key of a normalised URL. */

@@ -136,13 +136,6 @@ static unsigned char *get_blob(tess_table *t, const void *key, size_t *len_out)
 
 /* ---------------------------------------------------------------- the snapshot */
 
-static int key_cmp(const void *a, const void *b)
-{
-    const crawl_key *x = a, *y = b;
-    if (x->site != y->site) return x->site < y->site ? -1 : 1;
-    return x->url < y->url ? -1 : x->url > y->url;
-}
-
 /* The partition's URLs to fetch (ToFetch, or Fetching left by a run that
  * was stopped), sorted by site. */
 static int collect_keys(round *r, crawl_key **keys_out, size_t *n_out)
@@ -173,7 +166,7 @@ static int collect_keys(round *r, crawl_key **keys_out, size_t *n_out)
         free(keys);
         return fail(r, rc, "reading the URL table");
     }
-    if (n > 1) qsort(keys, n, sizeof *keys, key_cmp);
+    if (n > 1) qsort(keys, n, sizeof *keys, crawl_key_cmp);
     *keys_out = keys, *n_out = n;
     return 0;
 }

@@ -108,6 +108,13 @@ crawl_key crawl_url_key(const char *url)
     return k;
 }
 
+int crawl_key_cmp(const void *a, const void *b)
+{
+    const crawl_key *x = a, *y = b;
+    if (x->site != y->site) return x->site < y->site ? -1 : 1;
+    return x->url < y->url ? -1 : x->url > y->url;
+}
+
 const char *crawl_url_path(const char *url)
 {
     const char *host = strstr(url, "://");
