@@ -95,10 +95,12 @@ static int parse(bs_opts *o, int argc, char **argv)
 static int input_count(bs_app *a, int rank)
 {
     struct stat st;
-    if (stat(a->o.input, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int found = stat(a->o.input, &st) == 0;
+    if (!found || !S_ISREG(st.st_mode)) {
+        /* errno only when stat failed: after a success it is whatever an
+         * earlier call left there */
         if (rank == 0)
-            app_error(BS_APP, "%s: %s", a->o.input,
-                      errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a regular file");
+            app_error(BS_APP, "%s: %s", a->o.input, found ? "not a regular file" : strerror(errno));
         return -1;
     }
     if (st.st_size % BS_IN_BYTES != 0 || st.st_size == 0) {
