@@ -8,8 +8,8 @@
 #      robots.txt) are recorded in the manifest, not fatal;
 #   2. the same manifest for 1 and 2 workers and 2 ranks under mpirun;
 #   3. a crawl killed with SIGKILL after a checkpoint and restored misses no
-#      page; the pages fetched twice are the ones the metrics count as
-#      refetched;
+#      page; the pages the server served twice are the metrics' refetched,
+#      plus at most the transfers the kill cut short (one per site);
 #   4. bad input: one line on stderr naming the file:line or the option, a
 #      non-zero exit, no manifest.
 #
@@ -188,7 +188,10 @@ for url in open(sys.argv[3]).read().split():
 reqs = collections.Counter((l.split("\t")[1], l.split("\t")[2]) for l in open(sys.argv[2]))
 twice = sum(c - 1 for (p, path), c in reqs.items() if c > 1 and path != "/robots.txt")
 m = json.load(open(sys.argv[4]))
-if m["refetched"] != twice:
+# refetched counts pages stored before the kill and fetched again; a transfer
+# the kill cut short (at most one per site: 2 here) was served but not
+# stored, so the server may have seen up to 2 more
+if not m["refetched"] <= twice <= m["refetched"] + 2:
     sys.exit("metrics count %d pages fetched again, the server saw %d" % (m["refetched"], twice))
 if m["restored_epoch"] == 0:
     sys.exit("nothing was restored")
