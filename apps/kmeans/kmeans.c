@@ -67,6 +67,7 @@ static int kmeans_load(tess_task *task, const void *args, size_t args_len)
 typedef struct assign_state {
     uint64_t first, count; /* the instance's range of points */
     double *centres;       /* K*DIM */
+    double *transposed;    /* DIM*K: coordinate d of every centre together */
     double *acc;           /* K*(DIM+1): per-centre coordinate sums, count */
     const double *pts;     /* count*DIM */
     const int32_t *prev;   /* count previous assignments */
@@ -131,10 +132,15 @@ static int assign_begin(const kmeans_app *app, int p, assign_state *s)
 {
     int rc = tess_table_dense_range(app->points, p, &s->first, &s->count);
     if (rc != 0) return rc;
-    s->centres = malloc((size_t)app->k * (size_t)app->dim * sizeof(double));
+    size_t kd = (size_t)app->k * (size_t)app->dim;
+    s->centres = malloc(kd * sizeof(double));
+    s->transposed = malloc(kd * sizeof(double));
     s->acc = calloc((size_t)app->k * (size_t)(app->dim + 1), sizeof(double));
-    if (!s->centres || !s->acc) return TESS_ERR_NOMEM;
+    if (!s->centres || !s->transposed || !s->acc) return TESS_ERR_NOMEM;
     rc = read_centres(app, s->centres);
+    for (size_t j = 0; rc == 0 && j < (size_t)app->k; j++)
+        for (size_t d = 0; d < (size_t)app->dim; d++)
+            s->transposed[d * (size_t)app->k + j] = s->centres[j * (size_t)app->dim + d];
     if (rc == 0)
         rc = partition_values(app->points, p, s, (size_t)app->dim * sizeof(double),
                               (const void **)&s->pts, &s->pts_owned);
@@ -147,27 +153,49 @@ static int assign_begin(const kmeans_app *app, int p, assign_state *s)
 static void assign_end(assign_state *s)
 {
     free(s->centres);
+    free(s->transposed);
     free(s->acc);
     free(s->pts_owned);
     free(s->prev_owned);
 }
 
-/* Nearest centre by squared Euclidean distance; ties go to the lowest index. */
-static int32_t nearest_centre(const double *x, const double *centres, int k, int dim)
+/*
+ * Nearest centre by squared Euclidean distance; ties go to the lowest index.
+ * Four centres at a time, their distances in registers and growing one
+ * coordinate at a time (centres transposed: ct[d*K + j], so the four are
+ * side by side and the compiler pairs them in vector registers).  Each
+ * distance is still the sum of its squared differences in coordinate order:
+ * the same bits as one centre at a time.
+ */
+static double distance(const double *restrict x, const double *restrict ct, int k, int dim, int j)
+{
+    double sum = 0.0;
+    for (int d = 0; d < dim; d++) {
+        double diff = x[d] - ct[(size_t)d * (size_t)k + (size_t)j];
+        sum += diff * diff;
+    }
+    return sum;
+}
+
+static int32_t nearest_centre(const double *restrict x, const double *restrict ct, int k, int dim)
 {
     int32_t best = 0;
     double best_dist = INFINITY;
-    for (int j = 0; j < k; j++) {
-        const double *c = centres + (size_t)j * (size_t)dim;
-        double dist = 0.0;
+    int j = 0;
+    for (; j + 4 <= k; j += 4) {
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
         for (int d = 0; d < dim; d++) {
-            double diff = x[d] - c[d];
-            dist += diff * diff;
+            const double xd = x[d], *row = ct + (size_t)d * (size_t)k + (size_t)j;
+            double e0 = xd - row[0], e1 = xd - row[1], e2 = xd - row[2], e3 = xd - row[3];
+            s0 += e0 * e0, s1 += e1 * e1, s2 += e2 * e2, s3 += e3 * e3;
         }
-        if (dist < best_dist) {
-            best_dist = dist;
-            best = j;
-        }
+        double s[4] = {s0, s1, s2, s3};
+        for (int i = 0; i < 4; i++)
+            if (s[i] < best_dist) best_dist = s[i], best = j + i;
+    }
+    for (; j < k; j++) {
+        double dist = distance(x, ct, k, dim, j);
+        if (dist < best_dist) best_dist = dist, best = j;
     }
     return best;
 }
@@ -185,7 +213,7 @@ static int assign_chunk(const kmeans_app *app, assign_state *s, uint64_t off, si
     int32_t chosen[KM_CHUNK];
     for (size_t i = 0; i < n; i++) {
         const double *x = s->pts + (off + i) * (uint64_t)app->dim;
-        chosen[i] = nearest_centre(x, s->centres, app->k, app->dim);
+        chosen[i] = nearest_centre(x, s->transposed, app->k, app->dim);
         accumulate_point(s->acc, x, chosen[i], app->dim);
         s->moved += chosen[i] != s->prev[off + i];
     }
