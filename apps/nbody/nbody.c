@@ -64,6 +64,41 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
     return 1;
 }
 
+/* Every particle of state table t, in table order, into a new array
+ * (*n_out of them); TESS_ERR_FORMAT for an entry this program did not write. */
+static int gather_particles(const nbody_app *app, tess_table *t, nbody_particle **out,
+                            size_t *n_out)
+{
+    size_t cap = app->n ? app->n : 1, m = 0;
+    nbody_particle *all = malloc(cap * sizeof *all);
+    int rc = all ? 0 : TESS_ERR_NOMEM;
+    for (int p = 0; rc == 0 && p < app->partitions; p++) {
+        tess_iter *it = NULL;
+        rc = tess_table_iter(t, p, &it);
+        const void *key, *value;
+        size_t len;
+        while (rc == 0 && (rc = tess_iter_next(it, &key, &value, &len)) == 1) {
+            size_t count = len / sizeof *all;
+            rc = len % sizeof *all == 0 ? 0 : TESS_ERR_FORMAT;
+            while (rc == 0 && m + count > cap) {
+                nbody_particle *grown = realloc(all, 2 * cap * sizeof *all);
+                if (grown == NULL) rc = TESS_ERR_NOMEM;
+                else all = grown, cap *= 2;
+            }
+            if (rc == 0) memcpy(all + m, value, len);
+            m += count;
+        }
+        tess_iter_free(it);
+    }
+    if (rc != 0) {
+        free(all);
+        return rc;
+    }
+    *out = all;
+    *n_out = m;
+    return 0;
+}
+
 /* A loaded epoch's state: every particle once, finite, inside the box. */
 static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len, uint64_t epoch,
                           char *why, size_t whylen)
@@ -72,24 +107,15 @@ static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len
     nbody_resume r;
     (void)ctx, (void)len, (void)epoch;
     memcpy(&r, user, sizeof r);
-    tess_table *t = app->state[r.done % 2];
+    nbody_particle *all = NULL;
     size_t n = 0;
+    if (gather_particles(app, app->state[r.done % 2], &all, &n) != 0)
+        return snprintf(why, whylen, "its particle table cannot be read"), 1;
     int bad = 0;
-    for (int p = 0; !bad && p < app->partitions; p++) {
-        tess_iter *it = NULL;
-        bad = tess_table_iter(t, p, &it) != TESS_OK;
-        const void *key, *value;
-        size_t vlen;
-        while (!bad && tess_iter_next(it, &key, &value, &vlen) == 1)
-            for (size_t off = 0; !bad && off + sizeof(nbody_particle) <= vlen;
-                 off += sizeof(nbody_particle), n++) {
-                nbody_particle q;
-                memcpy(&q, (const char *)value + off, sizeof q);
-                for (int k = 0; k < 3; k++)
-                    bad |= !(q.x[k] >= 0 && q.x[k] < app->prm.box) || !isfinite(q.v[k]);
-            }
-        tess_iter_free(it);
-    }
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            bad |= !(all[i].x[k] >= 0 && all[i].x[k] < app->prm.box) || !isfinite(all[i].v[k]);
+    free(all);
     if (bad) return snprintf(why, whylen, "a particle is not finite or outside the box"), 1;
     if (n != app->n)
         return snprintf(why, whylen, "the state holds %zu particles, the job %zu", n, app->n), 1;
@@ -167,28 +193,14 @@ static int control_step(tess_ctx *ctx, nbody_app *app, long t)
  * start is a runtime bug and is never published. */
 static int collect_state(tess_ctx *ctx, nbody_app *app, nbody_particle **out)
 {
-    tess_table *t = app->state[app->opt.steps % 2];
-    nbody_particle *all = malloc((app->n ? app->n : 1) * sizeof *all);
+    nbody_particle *all = NULL;
     size_t m = 0;
-    int rc = all ? 0 : TESS_ERR_NOMEM;
-    for (int p = 0; rc == 0 && p < app->partitions; p++) {
-        tess_iter *it = NULL;
-        rc = tess_table_iter(t, p, &it);
-        const void *key, *value;
-        size_t len;
-        while (rc == 0 && (rc = tess_iter_next(it, &key, &value, &len)) == 1) {
-            size_t count = len / sizeof(nbody_particle);
-            rc = m + count > app->n ? TESS_ERR_FORMAT : 0;
-            if (rc == 0) memcpy(all + m, value, count * sizeof *all);
-            m += count;
-        }
-        tess_iter_free(it);
-    }
-    if (rc == 0 && m != app->n) rc = TESS_ERR_FORMAT;
-    if (rc != 0) {
+    int rc = gather_particles(app, app->state[app->opt.steps % 2], &all, &m);
+    if (rc == 0 && m != app->n) {
         free(all);
-        return control_fail(ctx, "collecting the final state", rc);
+        rc = TESS_ERR_FORMAT;
     }
+    if (rc != 0) return control_fail(ctx, "collecting the final state", rc);
     nbody_sort_by_id(all, m);
     *out = all;
     return 0;

@@ -54,7 +54,8 @@ static int slab_planes(slab *s)
     return 0;
 }
 
-static int slab_push(slab *s, const nbody_particle *p, size_t count, uint32_t cell)
+/* Append count particles from p (bytes: no alignment needed) in cell. */
+static int slab_push(slab *s, const void *p, size_t count, uint32_t cell)
 {
     if (s->n + count > s->cap) {
         size_t cap = s->cap ? s->cap : 1024;
@@ -66,7 +67,7 @@ static int slab_push(slab *s, const nbody_particle *p, size_t count, uint32_t ce
         if (!np || !nc) return TESS_ERR_NOMEM;
         s->cap = cap;
     }
-    memcpy(s->parts + s->n, p, count * sizeof *p);
+    memcpy(s->parts + s->n, p, count * sizeof *s->parts);
     for (size_t i = 0; i < count; i++) s->cell[s->n + i] = cell;
     s->n += count;
     return 0;
@@ -91,13 +92,7 @@ static int slab_read_partition(slab *s, tess_table *t, int q)
         int slot = s->slot_of_plane[k.cx];
         if (slot < 0) continue;
         uint32_t cell = ((uint32_t)slot * s->cells + k.cy) * s->cells + k.cz;
-        /* The value may not be aligned for nbody_particle: copy through it. */
-        size_t count = len / sizeof(nbody_particle);
-        nbody_particle tmp;
-        for (size_t i = 0; rc == 0 && i < count; i++) {
-            memcpy(&tmp, (const char *)value + i * sizeof tmp, sizeof tmp);
-            rc = slab_push(s, &tmp, 1, cell);
-        }
+        rc = slab_push(s, value, len / sizeof(nbody_particle), cell);
     }
     tess_iter_free(it);
     return rc;
