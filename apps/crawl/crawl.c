@@ -200,7 +200,7 @@ static const char *error_name(const entry *e)
     }
 }
 
-static void write_entry(FILE *fp, const crawl_app *app, const entry *e)
+static void write_entry(FILE *fp, const entry *e)
 {
     const char *state = e->state == CRAWL_DONE          ? "done"
                         : e->state == CRAWL_BLACKLISTED ? "blacklisted"
@@ -210,7 +210,6 @@ static void write_entry(FILE *fp, const crawl_app *app, const entry *e)
         e->info.status >= 200 && e->info.status < 300)
         snprintf(file, sizeof file, "pages/%016llx%016llx.html", (unsigned long long)e->key.site,
                  (unsigned long long)e->key.url);
-    (void)app;
     if (e->has_info && e->state == CRAWL_DONE)
         fprintf(fp, "%s\t%s\t%d\t%lld\t%s\t%s\n", e->url, state, e->info.status,
                 (long long)e->info.bytes, file, error_name(e));
@@ -277,7 +276,7 @@ static int write_manifest(tess_ctx *ctx, crawl_app *app)
         if (n > 1) qsort(all, n, sizeof *all, entry_cmp_url);
         fputs("# url\tstate\tstatus\tbytes\tfile\tnote\n", app->out_manifest.fp);
         for (size_t i = 0; i < n; i++)
-            if (all[i].url) write_entry(app->out_manifest.fp, app, &all[i]);
+            if (all[i].url) write_entry(app->out_manifest.fp, &all[i]);
     }
     for (int p = 0; snaps && p < app->partitions; p++) {
         tess_iter_free(snaps[p].url), tess_iter_free(snaps[p].text);
@@ -444,7 +443,7 @@ static int create_tables(tess_ctx *ctx, crawl_app *app)
 }
 
 /* The job's identity for its checkpoints: the seeds. */
-static int make_job(const crawl_app *app, char *job, size_t cap)
+static void make_job(const crawl_app *app, char *job, size_t cap)
 {
     FILE *fp = fopen(app->opt.seeds, "rb");
     uint64_t h = 0;
@@ -453,7 +452,6 @@ static int make_job(const crawl_app *app, char *job, size_t cap)
     while (fp && (n = fread(buf, 1, sizeof buf, fp)) > 0) h = app_hash_bytes(h, buf, n);
     if (fp) fclose(fp);
     snprintf(job, cap, "crawl seeds=%016llx partitions=%d", (unsigned long long)h, app->partitions);
-    return 0;
 }
 
 static int prepare(tess_ctx *ctx, crawl_app *app)

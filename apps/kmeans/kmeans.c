@@ -66,7 +66,6 @@ static int kmeans_load(tess_task *task, const void *args, size_t args_len)
 /* What one assign instance works on. */
 typedef struct assign_state {
     uint64_t first, count; /* the instance's range of points */
-    double *centres;       /* K*DIM */
     double *transposed;    /* DIM*K: coordinate d of every centre together */
     double *acc;           /* K*(DIM+1): per-centre coordinate sums, count */
     const double *pts;     /* count*DIM */
@@ -133,14 +132,14 @@ static int assign_begin(const kmeans_app *app, int p, assign_state *s)
     int rc = tess_table_dense_range(app->points, p, &s->first, &s->count);
     if (rc != 0) return rc;
     size_t kd = (size_t)app->k * (size_t)app->dim;
-    s->centres = malloc(kd * sizeof(double));
+    double *centres = malloc(kd * sizeof(double)); /* as stored: K rows of DIM */
     s->transposed = malloc(kd * sizeof(double));
     s->acc = calloc((size_t)app->k * (size_t)(app->dim + 1), sizeof(double));
-    if (!s->centres || !s->transposed || !s->acc) return TESS_ERR_NOMEM;
-    rc = read_centres(app, s->centres);
+    rc = centres && s->transposed && s->acc ? read_centres(app, centres) : TESS_ERR_NOMEM;
     for (size_t j = 0; rc == 0 && j < (size_t)app->k; j++)
         for (size_t d = 0; d < (size_t)app->dim; d++)
-            s->transposed[d * (size_t)app->k + j] = s->centres[j * (size_t)app->dim + d];
+            s->transposed[d * (size_t)app->k + j] = centres[j * (size_t)app->dim + d];
+    free(centres);
     if (rc == 0)
         rc = partition_values(app->points, p, s, (size_t)app->dim * sizeof(double),
                               (const void **)&s->pts, &s->pts_owned);
@@ -152,7 +151,6 @@ static int assign_begin(const kmeans_app *app, int p, assign_state *s)
 
 static void assign_end(assign_state *s)
 {
-    free(s->centres);
     free(s->transposed);
     free(s->acc);
     free(s->pts_owned);
