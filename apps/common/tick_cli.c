@@ -24,6 +24,10 @@ const char app_tick_cli_usage[] =
     "  --seed S             seed of the latency model only (default 0)\n"
     "  --step-cost US       emulate US microseconds of compute per tick (runs are\n"
     "                       then labelled emulated)\n"
+    "  --clock C            real (default) | virtual: simulated time, moved only by\n"
+    "                       the --step-cost model and the latency model, so more\n"
+    "                       workers than cores report what one core each would\n"
+    "                       give (needs --step-cost; one process, no MPI ranks)\n"
     "  --repart-every N     call PART again every N ticks (multiple of --period)\n"
     "  --progress-every N   progress line every N ticks (default: about every second)\n"
     "  --quiet              no progress or summary lines\n"
@@ -42,12 +46,13 @@ enum {
     SEEN_REPART,
     SEEN_PROGRESS,
     SEEN_QUIET,
-    SEEN_METRICS
+    SEEN_METRICS,
+    SEEN_CLOCK
 };
 
 static const char *const names[] = {
     "ticks", "alg",       "depth",        "period",         "layers", "workers", "jitter",
-    "seed",  "step-cost", "repart-every", "progress-every", "quiet",  "metrics"};
+    "seed",  "step-cost", "repart-every", "progress-every", "quiet",  "metrics", "clock"};
 
 void app_tick_cli_init(app_tick_cli *c)
 {
@@ -107,6 +112,13 @@ static int set_value(const char *app, app_tick_cli *c, int which, const char *v)
         c->opt.progress_every = x;
         return 0;
     case SEEN_METRICS: c->metrics_path = v; return 0;
+    case SEEN_CLOCK:
+        if (strcmp(v, "real") == 0 || strcmp(v, "virtual") == 0) {
+            c->opt.clock = v[0] == 'v' ? TESS_TICK_CLOCK_VIRTUAL : TESS_TICK_CLOCK_REAL;
+            return 0;
+        }
+        app_error(app, "option --clock: unknown clock '%s' (real, virtual)", v);
+        return -1;
     default: return -1;
     }
 }
@@ -172,6 +184,7 @@ static const char *const field_flags[][2] = {{"alg", "alg"},
                                              {"progress_every", "progress-every"},
                                              {"repart_every", "repart-every"},
                                              {"step_cost_us", "step-cost"},
+                                             {"clock", "clock"},
                                              {"jitter", "jitter"}};
 
 /* "FIELD: REASON" from the library becomes "option --FLAG: REASON". */
@@ -229,6 +242,8 @@ void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_
     app_metrics_int(m, "seed", (int64_t)c->opt.seed);
     app_metrics_bool(m, "emulated", c->opt.step_cost_us > 0);
     app_metrics_num(m, "step_cost_us", c->opt.step_cost_us);
+    /* Virtual: every time below is simulated, not measured on this machine. */
+    app_metrics_str(m, "clock", c->opt.clock == TESS_TICK_CLOCK_VIRTUAL ? "virtual" : "real");
     /* What ran: with --alg auto, what it chose (alg_requested says auto). */
     app_metrics_str(m, "alg_requested", tess_tick_alg_name(c->opt.alg));
     app_metrics_str(m, "alg", tess_tick_alg_name(res->alg));
@@ -291,6 +306,9 @@ void app_tick_summary(const char *app, const app_tick_cli *c, const tess_tick_re
             "per process: step %.3f s, wait %.3f s, runtime %.3f s\n",
             app, (long long)c->opt.ticks, (long long)tuples, secs,
             secs > 0 ? (double)c->opt.ticks / secs : 0.0, tess_tick_alg_name(res->alg),
-            res->processes, c->opt.step_cost_us > 0 ? ", emulated step cost" : "",
+            res->processes,
+            c->opt.clock == TESS_TICK_CLOCK_VIRTUAL ? ", virtual clock: simulated time"
+            : c->opt.step_cost_us > 0               ? ", emulated step cost"
+                                                    : "",
             t->step_seconds / n, t->wait_seconds / n, t->runtime_seconds / n);
 }

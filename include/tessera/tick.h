@@ -156,6 +156,16 @@ typedef enum tess_tick_alg {
                            for (tess_tick_result says what; docs/ticks.md) */
 } tess_tick_alg;
 
+/* The clock a run's times are measured on. */
+typedef enum tess_tick_clock {
+    TESS_TICK_CLOCK_REAL = 0, /* CLOCK_MONOTONIC: what this machine measures */
+    TESS_TICK_CLOCK_VIRTUAL   /* simulated: each process's clock moves only by
+                                 modelled compute (step_cost_us) and by the
+                                 latency model, so many more processes than
+                                 cores report what a machine with a core each
+                                 would see (one rank only; docs/ticks.md) */
+} tess_tick_clock;
+
 typedef struct tess_tick_options {
     tess_tick_alg alg;
     int64_t ticks;          /* number of ticks to run, >= 0 */
@@ -169,9 +179,10 @@ typedef struct tess_tick_options {
     double step_cost_us;    /* > 0: emulate this much compute per tick (DESIGN §6) */
     int64_t progress_every; /* > 0: a progress line every N ticks; -1: about every
                                second; 0: none (process 0, on stderr) */
+    tess_tick_clock clock;  /* REAL default; VIRTUAL needs step_cost_us > 0 */
 } tess_tick_options;
 
-/* Defaults: local, 0 ticks, d=1, k=1, m=0, no jitter, seed 0. */
+/* Defaults: local, 0 ticks, d=1, k=1, m=0, no jitter, seed 0, real clock. */
 TESS_API void tess_tick_options_init(tess_tick_options *o);
 
 /* Parse an algorithm name ("bsp", "local", "sched", "repl", "combined", "auto"). */

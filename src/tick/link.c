@@ -25,7 +25,12 @@ double tick_now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-static double link_now(const tick_link *l) { return tick_now_us() - l->t0_us; }
+double tick_link_now(const tick_link *l)
+{
+    return l->vc != NULL ? l->vnow : tick_now_us() - l->t0_us;
+}
+
+static double link_now(const tick_link *l) { return tick_link_now(l); }
 
 int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
 {
@@ -35,6 +40,7 @@ int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
     l->n = ctx->workers_total;
     l->run_id = a->run_id;
     l->t0_us = a->t0_us;
+    if (a->virtual_clock) l->vc = ctx->tick->vclock;
     /* Spin only where it steals no core from another worker: real compute
      * (no emulated step cost, which oversubscribes on purpose) and no more
      * workers on this rank than cores. */
@@ -49,6 +55,7 @@ int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
 
 void tick_link_close(tick_link *l)
 {
+    if (l->vc != NULL) tick_vclock_leave(l->vc, l->me);
     for (int i = 0; i < l->nheld; i++) free(l->held[i].mem);
     free(l->held);
     tess__latency_free(l->model);
@@ -63,7 +70,10 @@ int tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick
     h.deliver_at = 0;
     if (timed && l->model != NULL)
         h.deliver_at = tess__latency_deliver_at(l->model, l->me, dst, link_now(l), sizeof h + len);
+    if (l->vc != NULL && h.deliver_at < l->vnow + TICK_VCLOCK_MIN_LATENCY_US)
+        h.deliver_at = l->vnow + TICK_VCLOCK_MIN_LATENCY_US; /* control messages too */
     int rc = tess__worker_send2(l->ctx, l->me, dst, &h, sizeof h, payload, len);
+    if (l->vc != NULL && rc == TESS_OK) tick_vclock_sent(l->vc, dst, h.deliver_at);
     if (timed) {
         l->messages++;
         l->bytes += sizeof h + len;
@@ -163,8 +173,33 @@ static int spin(tick_link *l, double until)
     return 0;
 }
 
+/* Virtual clock: sleep in simulated time until the first held message is
+ * due or max_wait_us passed, or a message sent meanwhile is due earlier. */
+static int virtual_wait(tick_link *l, double max_wait_us)
+{
+    int rc = drain(l, 0);
+    if (rc != TESS_OK) return rc;
+    double until = l->vnow + max_wait_us;
+    if (l->nheld > 0 && l->held[0].h.deliver_at < until) until = l->held[0].h.deliver_at;
+    double woke = tick_vclock_wait(l->vc, l->me, l->vnow, until);
+    l->wait_us += woke - l->vnow;
+    l->vnow = woke;
+    return TESS_OK;
+}
+
+void tick_link_compute_until(tick_link *l, double at_us)
+{
+    if (l->vc != NULL) {
+        if (at_us > l->vnow) l->vnow = at_us;
+        tick_vclock_advance(l->vc, l->me, l->vnow);
+    } else {
+        sleep_until(l, at_us);
+    }
+}
+
 int tick_link_wait(tick_link *l, double max_wait_us)
 {
+    if (l->vc != NULL) return virtual_wait(l, max_wait_us);
     double start = link_now(l);
     double until = start + max_wait_us;
     if (l->nheld > 0 && l->held[0].h.deliver_at < until) until = l->held[0].h.deliver_at;

@@ -63,6 +63,15 @@ static int check_options(tess_ctx *ctx, const tess_tick_options *o, tess__latenc
                    "repart_every: %lld is not a multiple of the period %ld",
                    (long long)o->repart_every, k);
     TESS_RETURN_IF(ctx, !(o->step_cost_us >= 0), TESS_ERR_INVAL, "step_cost_us: must be >= 0");
+    TESS_RETURN_IF(ctx, o->clock != TESS_TICK_CLOCK_REAL && o->clock != TESS_TICK_CLOCK_VIRTUAL,
+                   TESS_ERR_INVAL, "clock: unknown clock %d", (int)o->clock);
+    /* On the virtual clock compute takes only the time it is modelled to. */
+    TESS_RETURN_IF(ctx, o->clock == TESS_TICK_CLOCK_VIRTUAL && !(o->step_cost_us > 0),
+                   TESS_ERR_INVAL, "clock: virtual needs step_cost_us > 0 (the modelled compute)");
+    /* The processes share one clock in memory: no simulation across ranks. */
+    TESS_RETURN_IF(ctx, o->clock == TESS_TICK_CLOCK_VIRTUAL && ctx->nranks > 1, TESS_ERR_INVAL,
+                   "clock: virtual runs in one process (use --workers, not %d MPI ranks)",
+                   ctx->nranks);
     if (tess__latency_parse(o->jitter ? o->jitter : "none", jitter_out, ctx) == TESS_OK)
         return TESS_OK;
     char why[400];
@@ -95,5 +104,6 @@ int tick_args_from_options(tess_ctx *ctx, const tess_tick_options *o, tick_args 
     a->progress_every = o->progress_every;
     a->seed = o->seed;
     a->step_cost_us = o->step_cost_us;
+    a->virtual_clock = o->clock == TESS_TICK_CLOCK_VIRTUAL;
     return TESS_OK;
 }

@@ -184,17 +184,6 @@ static const tess_query *target_of(const proc *p, int64_t v)
 
 /* ---- step and its emulated cost ---- */
 
-static void sleep_until_us(const proc *p, double at)
-{
-    double abs_us = at + p->a->t0_us;
-    struct timespec ts = {.tv_sec = (time_t)(abs_us / 1e6)};
-    ts.tv_nsec = (long)((abs_us - (double)ts.tv_sec * 1e6) * 1e3);
-    if (ts.tv_nsec > 999999999L) ts.tv_nsec = 999999999L;
-    if (ts.tv_nsec < 0) ts.tv_nsec = 0;
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
-    }
-}
-
 static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int nneg)
 {
     tess_region r = {.npos = npos, .nneg = nneg, .pos = pos, .neg = p->negs};
@@ -230,7 +219,7 @@ void proc_pay_step_cost(proc *p)
     p->emu_deadline = base + p->emu_owed_us;
     p->emu_owed_us = 0;
     p->emu_busy = 1;
-    sleep_until_us(p, p->emu_deadline);
+    tick_link_compute_until(&p->link, p->emu_deadline);
     p->step_us += proc_now_us(p) - start;
 }
 

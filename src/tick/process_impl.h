@@ -73,8 +73,8 @@ typedef struct proc {
     double last_progress_us;
 } proc;
 
-/* Microseconds since the run's common clock origin. */
-static inline double proc_now_us(const proc *p) { return tick_now_us() - p->a->t0_us; }
+/* Microseconds since the run's common clock origin (or on the virtual clock). */
+static inline double proc_now_us(const proc *p) { return tick_link_now(&p->link); }
 static inline version *ver_of(proc *p, int64_t v) { return &p->ver[v % p->nslots]; }
 /* The state-class slot of version v, taken from the free stack on first use. */
 int proc_slot(proc *p, int64_t v);

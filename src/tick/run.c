@@ -127,13 +127,23 @@ static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
     a.app = idx;
     a.run_id = ++ctx->tick->runs;
     a.t0_us = tick_now_us();
+    if (a.virtual_clock) {
+        ctx->tick->vclock = tick_vclock_new(ctx->workers_total);
+        TESS_RETURN_IF(ctx, ctx->tick->vclock == NULL, TESS_ERR_NOMEM, "out of memory");
+    }
     res->processes = ctx->workers_total;
     res->per_process = calloc((size_t)res->processes, sizeof *res->per_process);
-    TESS_RETURN_IF(ctx, res->per_process == NULL, TESS_ERR_NOMEM, "out of memory");
+    if (res->per_process == NULL) {
+        tick_vclock_free(ctx->tick->vclock);
+        ctx->tick->vclock = NULL;
+        return tess__fail(ctx, TESS_ERR_NOMEM, "out of memory");
+    }
     ctx->tick->result = res;
     rc = tess_run(ctx, TICK_KERNEL, TESS_EVERY_WORKER, NULL, &a, sizeof a);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
     ctx->tick->result = NULL;
+    tick_vclock_free(ctx->tick->vclock);
+    ctx->tick->vclock = NULL;
     if (rc != TESS_OK) {
         tess_tick_result_free(res);
         return rc;

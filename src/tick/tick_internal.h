@@ -11,18 +11,22 @@
 #include "core/internal.h"
 #include "tessera/tick.h"
 
+typedef struct tick_vclock tick_vclock;
+
 /* ---- registry (run.c) ---- */
 typedef struct tess__tick_reg {
     const tess_tick_app **apps;
     int napps;
     tess_tick_result *result; /* rank 0: where process 0 leaves the result */
     uint64_t runs;            /* run ids, so stale messages of a failed run are dropped */
+    tick_vclock *vclock;      /* the run's virtual clock (--clock virtual), or NULL */
 } tess__tick_reg;
 
 /* ---- what every process receives (flat, sent as kernel args) ---- */
 typedef struct tick_args {
     int32_t app;
-    int32_t alg, depth, period, layers, pad;
+    int32_t alg, depth, period, layers;
+    int32_t virtual_clock; /* TESS_TICK_CLOCK_VIRTUAL: vclock.c, not CLOCK_MONOTONIC */
     int64_t ticks, repart_every, progress_every;
     uint64_t seed, run_id;
     double step_cost_us;
@@ -72,7 +76,9 @@ typedef struct tick_link {
     uint64_t arrivals;
     uint64_t messages, bytes;
     double wait_us;
-    double spin_us; /* poll this long before blocking (0: never) */
+    double spin_us;  /* poll this long before blocking (0: never) */
+    tick_vclock *vc; /* --clock virtual: the shared clock, else NULL */
+    double vnow;     /* --clock virtual: this process's clock, µs */
 } tick_link;
 
 int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a);
@@ -84,6 +90,26 @@ int tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick
 int tick_link_poll(tick_link *l, tick_msg *out);
 /* Block until a message may be due or max_wait_us passed; counts wait time. */
 int tick_link_wait(tick_link *l, double max_wait_us);
+/* µs since the run's origin: real, or the process's virtual clock. */
+double tick_link_now(const tick_link *l);
+/* Modelled compute until `at_us`: sleeps (real clock) or moves the virtual clock. */
+void tick_link_compute_until(tick_link *l, double at_us);
+
+/* ---- the virtual clock (vclock.c) ---- */
+/* Every message takes at least this long in virtual time, so processes tied
+ * at one time cannot see each other's messages of that time: the
+ * simulation is deterministic. */
+#define TICK_VCLOCK_MIN_LATENCY_US 1.0
+tick_vclock *tick_vclock_new(int n);
+void tick_vclock_free(tick_vclock *vc);
+/* Process me computed until t; returns when every message due by t is in. */
+void tick_vclock_advance(tick_vclock *vc, int me, double t);
+/* Process me, at `now`, waits for a message or `until`; returns the time it wakes. */
+double tick_vclock_wait(tick_vclock *vc, int me, double now, double until);
+/* A message to dst, due at deliver_at, is in dst's mailbox. */
+void tick_vclock_sent(tick_vclock *vc, int dst, double deliver_at);
+/* Process me sends nothing more in this run. */
+void tick_vclock_leave(tick_vclock *vc, int me);
 
 /* ---- options (options.c) ---- */
 /* Check o and fill a; TESS_ERR_INVAL with ctx's last error naming the field. */

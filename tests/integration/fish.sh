@@ -206,6 +206,10 @@ echo "   $runs runs bitwise equal to the baseline"
 fish_run step_cost "$tmp/step_cost" $BASE_MODEL --alg local --workers 4 --step-cost 200
 cmp -s "$tmp/base/fish.bin" "$tmp/step_cost/fish.bin" || die "--step-cost: dump differs"
 echo "   --step-cost 200: bitwise equal"
+same_as_base virtual_local --alg local --workers 16 --clock virtual --step-cost 500 --jitter cloud
+same_as_base virtual_combined --alg combined --depth 2 --period 2 --layers 3 --workers 9 \
+    --clock virtual --step-cost 500 --jitter fixed:3000 --repart-every 6
+echo "   --clock virtual (16 and 9 workers): bitwise equal"
 
 if [ $MPI = 1 ]; then
     step "mpirun"

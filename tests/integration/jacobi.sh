@@ -89,6 +89,39 @@ else
     echo "-- mpirun not available: MPI cases skipped"
 fi
 
+step "virtual clock: every algorithm x latency profiles, 16 workers, bitwise"
+i=0
+for a in "${ALGS[@]}"; do
+    j="${JITTERS[$((i % ${#JITTERS[@]}))]}"
+    w=$((i % 2 == 0 ? 16 : 3))
+    check "--clock virtual $a --jitter $j --workers $w" jac $a --jitter $j --workers $w \
+        --clock virtual --step-cost 500
+    i=$((i + 1))
+done
+
+step "virtual clock: the same figures twice, and the real clock's where both fit"
+# Simulated time depends only on the step-cost and latency models, never on
+# this machine's speed: two runs report the same times to the bit.  With
+# fewer processes than cores, a sleep-emulated run measures nearly what the
+# simulation computes (real overheads only lower it).
+vrun() { jac --workers 2 --step-cost 2000 --jitter fixed:3000 --seed 5 "$@"; }
+for a in "--alg local" "--alg repl --period 2 --layers 3"; do
+    vrun $a --clock virtual --metrics "$tmp/v1.json" || die "virtual run failed"
+    vrun $a --clock virtual --metrics "$tmp/v2.json" || die "virtual run failed"
+    vrun $a --metrics "$tmp/r.json" || die "real run failed"
+    python3 - "$tmp/v1.json" "$tmp/v2.json" "$tmp/r.json" "$a" <<'PY' || die "virtual clock figures ($a)"
+import json, sys
+v1, v2, r = (json.load(open(f)) for f in sys.argv[1:4])
+assert v1["clock"] == "virtual" and r["clock"] == "real", (v1["clock"], r["clock"])
+for k in ["tick_seconds", "wait_seconds", "step_seconds", "messages"]:
+    assert v1[k] == v2[k], (k, v1[k], v2[k])
+ratio = r["ticks_per_second"] / v1["ticks_per_second"]
+print("   %s: virtual %.1f ticks/s, real %.1f: real/virtual %.2f"
+      % (sys.argv[4], v1["ticks_per_second"], r["ticks_per_second"], ratio))
+assert 0.6 <= ratio <= 1.15, ratio
+PY
+done
+
 step "metrics: the DESIGN §6 keys, emulated when --step-cost is used"
 jac --workers 2 --step-cost 50 --metrics "$tmp/m.json" || die "metrics run failed"
 python3 - "$tmp/m.json" <<'PY' || die "metrics keys"
@@ -134,6 +167,17 @@ bad "repart not a multiple of the period" --rows 9 --cols 9 --ticks 3 --alg repl
 bad "repeated option" --rows 9 --rows 9 --cols 9 --ticks 3
 bad "bad number" --rows 9x --cols 9 --ticks 3
 bad "unwritable dump" --rows 9 --cols 9 --ticks 3 --dump /nonexistent/dir/x.bin
+bad "virtual clock without a step cost" --rows 9 --cols 9 --ticks 3 --clock virtual
+bad "unknown clock" --rows 9 --cols 9 --ticks 3 --clock wall --step-cost 10
+if [ "$MPI" = 1 ]; then
+    rm -f "$tmp/out.bin"
+    if mpi 2 "$TESSERA" run jacobi --rows 9 --cols 9 --ticks 3 --clock virtual --step-cost 10 \
+        --dump "$tmp/out.bin" > /dev/null 2> "$tmp/err" || [ -e "$tmp/out.bin" ]; then
+        echo "FAIL: virtual clock under mpirun -np 2: accepted" >&2
+        failures=$((failures + 1))
+    fi
+    grep -q "virtual runs in one process" "$tmp/err" || { echo "FAIL: virtual clock under mpirun: $(cat "$tmp/err")" >&2; failures=$((failures + 1)); }
+fi
 
 echo "jacobi: $runs runs compared bitwise, $failures failure(s)"
 [ $failures = 0 ]

@@ -111,6 +111,12 @@ for a in "${ALGS[@]}"; do
         run $a --workers 4 --jitter fixed:3000
 done
 
+step "virtual clock (simulated time): every algorithm, 8 workers, late messages"
+for a in "${ALGS[@]}"; do
+    same_as "$tmp/base.txt" "--clock virtual $a --workers 8 --jitter fixed:3000" \
+        run $a --workers 8 --jitter fixed:3000 --clock virtual --step-cost 400
+done
+
 if [ "$MPI" = 1 ]; then
     step "mpirun -np 2"
     same_as "$tmp/base.txt" "mpirun -np 2 --alg local --workers 1" \
