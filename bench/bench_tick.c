@@ -52,7 +52,8 @@ static void usage(FILE *out)
             "  paper    7x7 = 49 workers, jacobi 100x100 and fish 50 per worker,\n"
             "           --step-cost emulated compute per tick\n"
             "  scaleup  jacobi 100x100 per worker at 4 9 16 25 36 49 64 workers, local\n"
-            "           and combined, emulated step cost (the paper's Figure 13)\n"
+            "           and combined, emulated step cost (the paper's Figure 13); with\n"
+            "           --clock virtual jacobi and fish (800 per worker) at 4 .. 100\n"
             "  layers   repl alone: ticks/s against m = 0 1 3 5 7 9 14 for k = 1, 2, 5\n"
             "           (m >= k-1), 4 workers, jacobi 400x400 and fish 800 per worker,\n"
             "           under --layers-jitter (the paper's Figures 8-10); the rounds\n"
@@ -81,6 +82,10 @@ static void usage(FILE *out)
             "  --seed S             seed of round 0 (default 1)\n"
             "  --step-cost US       emulated compute per tick in paper and scaleup\n"
             "                       (default 1000)\n"
+            "  --clock C            real (default) | virtual: paper and scaleup on\n"
+            "                       simulated time (tessera run --clock virtual): results\n"
+            "                       do not depend on this machine's load, and the paper's\n"
+            "                       sizes fit (fish: 800 per worker in paper)\n"
             "  --workers LIST       worker counts instead of each regime's own\n"
             "  --jacobi-side S      jacobi cells per worker: S x S (default: real 1000,\n"
             "                       paper and scaleup 100)\n"
@@ -219,6 +224,15 @@ static int parse_text_option(bt_options *o, int argc, char **argv, int *i)
     if (bench_is_option(a, "--step-cost"))
         return app_parse_double(BT_NAME, "step-cost", bench_option_value(argc, argv, i), 0.0, 1e7,
                                 &o->step_cost_us);
+    if (bench_is_option(a, "--clock")) {
+        const char *v = bench_option_value(argc, argv, i);
+        if (v != NULL && (strcmp(v, "real") == 0 || strcmp(v, "virtual") == 0)) {
+            o->virtual_clock = v[0] == 'v';
+            return 0;
+        }
+        app_error(BT_NAME, "option --clock: '%s' is not real or virtual", v ? v : "");
+        return -1;
+    }
     if (bench_is_option(a, "--timeout"))
         return app_parse_double(BT_NAME, "timeout", bench_option_value(argc, argv, i), 0.1, 1e6,
                                 &o->timeout_s);
@@ -263,6 +277,14 @@ static int check_options(const bt_options *o)
     if (o->fish_period > o->fish_layers + 1) {
         app_error(BT_NAME, "option --fish-period: %ld needs --fish-layers >= %ld (k <= m+1)",
                   o->fish_period, o->fish_period - 1);
+        return -1;
+    }
+    if (o->virtual_clock && o->mpirun_np > 0) {
+        app_error(BT_NAME, "option --clock: virtual runs in one process, not with --mpirun");
+        return -1;
+    }
+    if (o->virtual_clock && !(o->step_cost_us > 0)) {
+        app_error(BT_NAME, "option --clock: virtual needs --step-cost > 0");
         return -1;
     }
     if (strcmp(o->jitter, "none") == 0 || strcmp(o->layers_jitter, "none") == 0) {

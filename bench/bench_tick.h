@@ -51,6 +51,7 @@ typedef struct bt_options {
     long repart_every;                         /* fish: rounded up to a multiple of k */
     long seed;                                 /* round r uses seed + r */
     double step_cost_us;                       /* paper and scaleup regimes */
+    int virtual_clock;                         /* --clock virtual: paper and scaleup */
     long jacobi_side;                          /* 0: the regime's (real 1000, paper 100) */
     long fish_per_worker;                      /* 0: the regime's */
     long workers[BT_MAX_WORKER_COUNTS];        /* override of the regimes' counts */
@@ -71,6 +72,7 @@ typedef struct bt_series {
     long fish;             /* fish: total */
     long ticks, depth, period, layers, repart_every, seed;
     double step_cost_us;
+    int virtual_clock; /* simulated time (--clock virtual), emulated regimes only */
     const char *jitter;
     unsigned techs;
     char key[BT_KEY_MAX]; /* identifies the configuration in the JSON */

@@ -276,6 +276,7 @@ static void put_params(app_metrics *o, const bt_series *s, bt_tech t, int round,
     app_metrics_num(o, "repart_every", s->app == BT_FISH ? (double)s->repart_every : NAN);
     app_metrics_num(o, "ticks", (double)s->ticks);
     app_metrics_num(o, "step_cost_us", s->step_cost_us);
+    app_metrics_str(o, "clock", s->virtual_clock ? "virtual" : "real");
     app_metrics_num(o, "d", (double)s->depth);
     app_metrics_num(o, "k", (double)s->period);
     app_metrics_num(o, "m", (double)s->layers);

@@ -12,6 +12,9 @@
  *            1 ms per tick), 1 ms of emulated compute per tick;
  *   scaleup  the paper's Figure 13: Jacobi at 4 … 64 workers, local against
  *            combined, emulated compute;
+ * With --clock virtual the two emulated regimes run on simulated time
+ * (src/tick/vclock.c), so they take the paper's sizes: 800 fish per worker
+ * in paper, and scaleup at 4 … 100 workers for Jacobi and the fish school.
  *   layers   the paper's Figures 8-10: repl alone, throughput against the
  *            layers m for the periods k = 1, 2 and 5, at 4 workers (Jacobi
  *            400×400, 800 fish per worker) under a fixed latency, so the
@@ -65,6 +68,10 @@ static const bt_regime_spec regime_specs[BT_NREGIME] = {
     [BT_DEPTH] = {{4}, 1, 200, 800, 0, ALL_APPS, 1u << BT_SCHED},
 };
 
+/* --clock virtual: the paper's sizes, which need more CPU than real time allows. */
+static const long virtual_scaleup[] = {4, 9, 16, 25, 36, 49, 64, 81, 100};
+#define VIRTUAL_FISH_PER_WORKER 800 /* partition side ~8x a fish's reach (issue 12) */
+
 /* The most square r×c = w with r <= c (a 7×7 grid for 49, 1×2 for 2). */
 static void grid_layout(long w, long *r_out, long *c_out)
 {
@@ -80,9 +87,9 @@ static void make_key(bt_series *s)
     char size[64];
     if (s->app == BT_JACOBI) snprintf(size, sizeof size, "%ldx%ld", s->rows, s->cols);
     else snprintf(size, sizeof size, "fish%ld/repart%ld", s->fish, s->repart_every);
-    snprintf(s->key, sizeof s->key, "%s/w%ld/np%ld/%s/t%ld/cost%g/j=%s/d%ld-k%ld-m%ld/seed%ld",
+    snprintf(s->key, sizeof s->key, "%s/w%ld/np%ld/%s/t%ld/cost%g/j=%s/d%ld-k%ld-m%ld/seed%ld%s",
              bt_app_names[s->app], s->workers, s->ranks, size, s->ticks, s->step_cost_us, s->jitter,
-             s->depth, s->period, s->layers, s->seed);
+             s->depth, s->period, s->layers, s->seed, s->virtual_clock ? "/vclock" : "");
 }
 
 /* Fish repartitioning must fall on a communication tick of repl (a multiple
@@ -108,6 +115,7 @@ static void fill_series(const bt_options *o, bt_regime g, bt_app a, long w, bt_s
                      .seed = o->seed,
                      .jitter = o->jitter,
                      .step_cost_us = rs->emulated ? o->step_cost_us : 0.0,
+                     .virtual_clock = rs->emulated && o->virtual_clock,
                      .techs = o->techs & rs->techs};
     if (a == BT_JACOBI) {
         long r, c;
@@ -123,7 +131,8 @@ static void fill_series(const bt_options *o, bt_regime g, bt_app a, long w, bt_s
         s->depth = o->fish_depth;
         s->period = o->fish_period;
         s->layers = o->fish_layers;
-        s->fish = (o->fish_per_worker > 0 ? o->fish_per_worker : rs->fish_per_worker) * w;
+        long per = s->virtual_clock ? VIRTUAL_FISH_PER_WORKER : rs->fish_per_worker;
+        s->fish = (o->fish_per_worker > 0 ? o->fish_per_worker : per) * w;
         s->repart_every = repart_for(o);
     }
     make_key(s);
@@ -186,6 +195,14 @@ int bt_plan(const bt_options *o, bt_series *out, int max)
         const bt_regime_spec *rs = &regime_specs[g];
         const long *ws = o->nworkers ? o->workers : rs->workers;
         int nw = o->nworkers ? o->nworkers : rs->nworkers;
+        unsigned apps = rs->apps;
+        if (g == BT_SCALEUP && o->virtual_clock) {
+            apps = ALL_APPS; /* the paper's Figure 13 is the fish school's */
+            if (!o->nworkers) {
+                ws = virtual_scaleup;
+                nw = (int)(sizeof virtual_scaleup / sizeof *virtual_scaleup);
+            }
+        }
         if ((o->techs & rs->techs) == 0) {
             printf("note: regime %s skipped: it runs only %s\n", bt_regime_names[g],
                    g == BT_LAYERS  ? "repl"
@@ -194,7 +211,7 @@ int bt_plan(const bt_options *o, bt_series *out, int max)
             continue;
         }
         for (int a = 0; a < BT_NAPP; a++) {
-            if (!(o->apps & rs->apps & (1u << a))) continue;
+            if (!(o->apps & apps & (1u << a))) continue;
             for (int i = 0; i < nw; i++) {
                 if (o->mpirun_np > 0 && ws[i] % o->mpirun_np != 0) {
                     printf("note: %s %s with %ld workers skipped: not divisible into "
@@ -232,8 +249,9 @@ void bt_series_describe(const bt_series *s, char *out, size_t len)
                  s->fish / s->workers, s->repart_every);
     if (s->ranks > 1) snprintf(ranks, sizeof ranks, " as %ld MPI ranks", s->ranks);
     if (s->step_cost_us > 0)
-        snprintf(cost, sizeof cost, ", step cost %g us/tick EMULATED (workers sleep)",
-                 s->step_cost_us);
+        snprintf(cost, sizeof cost, ", step cost %g us/tick %s", s->step_cost_us,
+                 s->virtual_clock ? "on the VIRTUAL clock (simulated time)"
+                                  : "EMULATED (workers sleep)");
     char km[48] = "";
     if (s->regime == BT_LAYERS) snprintf(km, sizeof km, ", k=%ld m=%ld", s->period, s->layers);
     if (s->regime == BT_DEPTH) snprintf(km, sizeof km, ", d=%ld", s->depth);
@@ -313,6 +331,10 @@ int bt_child_argv(const bt_series *s, bt_tech t, int round, int jittered, const 
         add(&b, "--step-cost");
         snprintf(bufs[b.nbuf], 64, "%g", s->step_cost_us);
         add(&b, bufs[b.nbuf++]);
+    }
+    if (s->virtual_clock) {
+        add(&b, "--clock");
+        add(&b, "virtual");
     }
     add(&b, "--quiet");
     add(&b, "--metrics");

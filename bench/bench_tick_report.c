@@ -120,14 +120,19 @@ void bt_report_series(const bt_store *st, const bt_series *s, long rounds)
  * combined, with and without jitter. */
 void bt_report_scaleup(const bt_store *st, const bt_series *series, int n, long rounds)
 {
-    int header = 0;
+    int header_app = -1;
     for (int i = 0; i < n; i++) {
         const bt_series *s = &series[i];
         if (s->regime != BT_SCALEUP) continue;
-        if (!header++) {
-            printf("\nscale-up (%s, %ldx%ld cells per worker, step cost %g us/tick EMULATED, "
-                   "jitter %s), ticks/s mean ± sd:\n",
-                   bt_app_names[s->app], s->side, s->side, s->step_cost_us, s->jitter);
+        if ((int)s->app != header_app) {
+            header_app = (int)s->app;
+            char per[48];
+            if (s->app == BT_JACOBI) snprintf(per, sizeof per, "%ldx%ld cells", s->side, s->side);
+            else snprintf(per, sizeof per, "%ld fish", s->fish / s->workers);
+            printf("\nscale-up (%s, %s per worker, step cost %g us/tick %s, jitter %s), ticks/s "
+                   "mean ± sd:\n",
+                   bt_app_names[s->app], per, s->step_cost_us,
+                   s->virtual_clock ? "on the VIRTUAL clock" : "EMULATED", s->jitter);
             printf("  %7s  %-17s %-17s %9s  %-17s %-17s  %9s %9s\n", "workers", "local jitter",
                    "combined jitter", "comb/loc", "local none", "combined none", "eff loc",
                    "eff comb");
@@ -221,10 +226,11 @@ static void goals_paper(const bt_store *st, const bt_series *s, long rounds)
     bt_stats cj = stats_of(st, s, BT_COMBINED, 1, rounds);
     bt_stats lj = stats_of(st, s, BT_LOCAL, 1, rounds);
     bt_stats cn = stats_of(st, s, BT_COMBINED, 0, rounds);
-    snprintf(what, sizeof what, "paper %s w%ld: combined >= %.1fx local under %s",
+    const char *clock = s->virtual_clock ? " virtual" : "";
+    snprintf(what, sizeof what, "paper%s %s w%ld: combined >= %.1fx local under %s", clock,
              bt_app_names[s->app], s->workers, need, s->jitter);
     goal_line(what, cj.mean / lj.mean, need, 1, "%.2fx", 1.0, "needs local and combined");
-    snprintf(what, sizeof what, "paper %s w%ld: combined keeps >= 70%% without jitter",
+    snprintf(what, sizeof what, "paper%s %s w%ld: combined keeps >= 70%% without jitter", clock,
              bt_app_names[s->app], s->workers);
     goal_line(what, cj.mean / cn.mean, 0.70, 1, "%.1f%%", 100.0, "needs combined");
 }

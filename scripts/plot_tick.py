@@ -4,15 +4,15 @@
 In the style of Figures 6-13 of "Making Time-stepped Applications Tick in the
 Cloud" (SoCC 2011):
 
-  tick-<app>-w<W>-<real|emulated>.png
+  tick-<app>-w<W>-<real|emulated|virtual>.png
       one per configuration: ticks/s of every technique with and without
       jitter (mean, error bars one sample standard deviation over the rounds),
       and beside it the efficiency (with jitter / without) of each technique;
-  tick-scaleup-<app>.png
+  tick-scaleup-<app>[-virtual].png
       the scale-up curve (Figure 13): ticks/s against workers for local and
       combined, with and without jitter, for configurations that differ only
       in the worker count (at least three counts);
-  tick-rounds-<app>-w<W>-<real|emulated>.png
+  tick-rounds-<app>-w<W>-<real|emulated|virtual>.png
       the variance plot (Figure 5), for configurations with at least five
       rounds: the raw time of every run (its ticks, `tick_seconds`) against
       the round, per technique, with jitter (solid) and without (dotted);
@@ -82,14 +82,28 @@ def figures(measurements, technique, with_jitter):
             if t == technique and j == with_jitter]
 
 
+def kind_of(rec):
+    """real compute, EMULATED (sleeping workers) or VIRTUAL (simulated time)."""
+    if rec.get("clock") == "virtual":
+        return "virtual"
+    return "emulated" if rec.get("step_cost_us") else "real"
+
+
+def cost_text(rec):
+    kind = kind_of(rec)
+    if kind == "real":
+        return "real compute"
+    what = "on the VIRTUAL clock (simulated time)" if kind == "virtual" else "EMULATED"
+    return f"step cost {rec['step_cost_us']:g} us/tick {what}"
+
+
 def describe(rec):
     """Title text for a configuration, from one of its records."""
     if rec["app"] == "jacobi":
         size = f"{rec['rows']}x{rec['cols']} cells ({rec['side']}x{rec['side']}/worker)"
     else:
         size = f"{rec['fish']} fish ({rec['fish'] // rec['workers']}/worker)"
-    cost = (f", EMULATED step cost {rec['step_cost_us']:g} us/tick"
-            if rec.get("step_cost_us") else ", real compute")
+    cost = ", " + cost_text(rec)
     ranks = f" in {rec['ranks']} ranks" if rec.get("ranks", 1) > 1 else ""
     return (f"{rec['app']}: {rec['workers']} workers{ranks}, {size}, {rec['ticks']} ticks"
             f"{cost}, jitter {rec['profile']}")
@@ -146,7 +160,7 @@ def plot_config(plt, config, measurements, out_dir, used):
     ax_eff.set_title("efficiency", fontsize=10)
     fig.suptitle(describe(first), fontsize=10)
     fig.tight_layout()
-    kind = "emulated" if first.get("step_cost_us") else "real"
+    kind = kind_of(first)
     ranks = f"-np{first['ranks']}" if first.get("ranks", 1) > 1 else ""
     name = unique_name(f"tick-{first['app']}-w{first['workers']}{ranks}-{kind}", config, used)
     path = os.path.join(out_dir, name + ".png")
@@ -166,7 +180,8 @@ def scaleup_groups(configs):
             continue
         per_worker = rec.get("side") if rec["app"] == "jacobi" else rec["fish"] // rec["workers"]
         key = (rec["app"], per_worker, rec["ticks"], rec.get("step_cost_us"), rec["profile"],
-               rec.get("ranks", 1), rec["d"], rec["k"], rec["m"], rec.get("repart_every"))
+               rec.get("ranks", 1), rec["d"], rec["k"], rec["m"], rec.get("repart_every"),
+               kind_of(rec))
         groups.setdefault(key, {})[rec["workers"]] = (rec, measurements)
     return {k: v for k, v in groups.items() if len(v) >= 3}
 
@@ -193,12 +208,12 @@ def plot_scaleup(plt, group, out_dir, used):
     ax.legend(fontsize=8)
     per_worker = (f"{first['side']}x{first['side']} cells" if first["app"] == "jacobi"
                   else f"{first['fish'] // first['workers']} fish")
-    cost = (f"EMULATED step cost {first['step_cost_us']:g} us/tick" if first.get("step_cost_us")
-            else "real compute")
+    cost = cost_text(first)
     ax.set_title(f"scale-up, {first['app']}: {per_worker} per worker, {first['ticks']} ticks, "
                  f"{cost}", fontsize=9)
     fig.tight_layout()
-    name = unique_name(f"tick-scaleup-{first['app']}", repr(sorted(group)), used)
+    suffix = "-virtual" if kind_of(first) == "virtual" else ""
+    name = unique_name(f"tick-scaleup-{first['app']}{suffix}", repr(sorted(group)), used)
     path = os.path.join(out_dir, name + ".png")
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -228,7 +243,7 @@ def plot_rounds(plt, config, measurements, out_dir, used):
     ax.legend(fontsize=7, ncol=2)
     ax.set_title("raw time per run: " + describe(first), fontsize=8)
     fig.tight_layout()
-    kind = "emulated" if first.get("step_cost_us") else "real"
+    kind = kind_of(first)
     name = unique_name(f"tick-rounds-{first['app']}-w{first['workers']}-{kind}", config, used)
     path = os.path.join(out_dir, name + ".png")
     fig.savefig(path, dpi=110)
