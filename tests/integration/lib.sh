@@ -3,6 +3,10 @@
 # Gives: TESS_SRC, REF/CMP (the PageRank reference and comparator), a
 # temporary directory $tmp removed on exit, die/step, and MPI=1 when mpirun
 # can be used (with OpenMPI's settings for root and containers), mpi NP CMD...
+# SANITIZED=1 under ASan or TSan (make test-asan, make test-tsan): scripts
+# then run a lighter cover — the sanitizers look for memory and thread bugs,
+# which the same code paths show at fewer sizes and pairings; the plain fast
+# tier keeps the full cover.
 # Exits 77 (skipped) when TESSERA is not an executable.
 : "${TESS_SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 if [ -z "${TESSERA:-}" ] || [ ! -x "$TESSERA" ]; then
@@ -21,6 +25,9 @@ die() {
     echo "FAIL: $*" >&2
     exit 1
 }
+
+SANITIZED=0
+[ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ] && SANITIZED=1
 
 MPI=0
 if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null 2>&1; then
