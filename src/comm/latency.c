@@ -454,9 +454,13 @@ struct tess__latency {
     tess__latency_spec spec;
     uint64_t seed;
     int endpoints;
-    latency_link *links;  /* endpoints × endpoints, row src */
-    stall_cursor *stalls; /* per endpoint */
+    int sender;           /* >= 0: a model of this sender's links only */
+    latency_link *links;  /* endpoints × endpoints, row src (one row for a sender) */
+    stall_cursor *stalls; /* per endpoint (one for a sender) */
 };
+
+/* Index of src's row and stall cursor: a sender's model holds only its own. */
+static size_t row_of(const tess__latency *m, int src) { return m->sender >= 0 ? 0 : (size_t)src; }
 
 static double stall_draw_exp(const tess__latency *m, int endpoint, uint64_t counter, double mean)
 {
@@ -483,22 +487,23 @@ static void stall_cursor_set(const tess__latency *m, int endpoint, stall_cursor 
 static double stall_release(tess__latency *m, int endpoint, double t)
 {
     if (m->spec.stall_rate_per_s <= 0 || !(t >= 0) || isinf(t)) return t;
-    stall_cursor *c = &m->stalls[endpoint];
+    stall_cursor *c = &m->stalls[row_of(m, endpoint)];
     if (t < c->run_start) stall_cursor_set(m, endpoint, c, 0, 0.0);
     while (t >= c->stall_end) stall_cursor_set(m, endpoint, c, c->index + 1, c->stall_end);
     return t >= c->stall_start ? c->stall_end : t;
 }
 
-tess__latency *tess__latency_new(const tess__latency_spec *s, uint64_t seed, int endpoints)
+static tess__latency *model_new(const tess__latency_spec *s, uint64_t seed, int endpoints,
+                                int sender)
 {
-    if (s == NULL || endpoints <= 0 ||
-        (size_t)endpoints > SIZE_MAX / sizeof(latency_link) / (size_t)endpoints)
+    size_t rows = sender >= 0 ? 1 : (size_t)endpoints;
+    if (s == NULL || endpoints <= 0 || (size_t)endpoints > SIZE_MAX / sizeof(latency_link) / rows)
         return NULL;
     tess__latency *m = calloc(1, sizeof *m);
     if (m == NULL) return NULL;
     size_t n = (size_t)endpoints;
-    m->links = malloc(n * n * sizeof *m->links);
-    m->stalls = malloc(n * sizeof *m->stalls);
+    m->links = malloc(rows * n * sizeof *m->links);
+    m->stalls = malloc(rows * sizeof *m->stalls);
     if (m->links == NULL || m->stalls == NULL) {
         tess__latency_free(m);
         return NULL;
@@ -506,10 +511,24 @@ tess__latency *tess__latency_new(const tess__latency_spec *s, uint64_t seed, int
     m->spec = *s;
     m->seed = seed;
     m->endpoints = endpoints;
-    for (size_t i = 0; i < n * n; i++) m->links[i] = (latency_link){0, -INFINITY};
+    m->sender = sender;
+    for (size_t i = 0; i < rows * n; i++) m->links[i] = (latency_link){0, -INFINITY};
     for (int e = 0; e < endpoints; e++)
-        if (s->stall_rate_per_s > 0) stall_cursor_set(m, e, &m->stalls[e], 0, 0.0);
+        if (s->stall_rate_per_s > 0 && (sender < 0 || e == sender))
+            stall_cursor_set(m, e, &m->stalls[row_of(m, e)], 0, 0.0);
     return m;
+}
+
+tess__latency *tess__latency_new(const tess__latency_spec *s, uint64_t seed, int endpoints)
+{
+    return model_new(s, seed, endpoints, -1);
+}
+
+tess__latency *tess__latency_new_sender(const tess__latency_spec *s, uint64_t seed, int endpoints,
+                                        int sender)
+{
+    if (sender < 0 || sender >= endpoints) return NULL;
+    return model_new(s, seed, endpoints, sender);
 }
 
 void tess__latency_free(tess__latency *m)
@@ -524,17 +543,18 @@ static int endpoint_ok(const tess__latency *m, int e) { return e >= 0 && e < m->
 
 double tess__latency_stall_end(tess__latency *m, int endpoint, double t)
 {
-    assert(endpoint_ok(m, endpoint));
-    if (!endpoint_ok(m, endpoint)) return NAN;
+    assert(endpoint_ok(m, endpoint) && (m->sender < 0 || endpoint == m->sender));
+    if (!endpoint_ok(m, endpoint) || (m->sender >= 0 && endpoint != m->sender)) return NAN;
     return stall_release(m, endpoint, t);
 }
 
 double tess__latency_deliver_at(tess__latency *m, int src, int dst, double send_time_us,
                                 size_t bytes)
 {
-    assert(endpoint_ok(m, src) && endpoint_ok(m, dst));
-    if (!endpoint_ok(m, src) || !endpoint_ok(m, dst)) return NAN;
-    latency_link *link = &m->links[(size_t)src * (size_t)m->endpoints + (size_t)dst];
+    assert(endpoint_ok(m, src) && endpoint_ok(m, dst) && (m->sender < 0 || src == m->sender));
+    if (!endpoint_ok(m, src) || !endpoint_ok(m, dst) || (m->sender >= 0 && src != m->sender))
+        return NAN;
+    latency_link *link = &m->links[row_of(m, src) * (size_t)m->endpoints + (size_t)dst];
     tess__latency_parts parts;
     tess__latency_sample_parts(&m->spec, m->seed, src, dst, link->seq, bytes, &parts);
     double arrival = stall_release(m, src, send_time_us) + parts.base_us + parts.spike_us;

@@ -82,6 +82,11 @@ typedef struct tess__latency tess__latency;
  * self-link src == dst is an ordinary link).  Copies *s.  NULL if endpoints
  * is not positive or on out-of-memory.  Memory grows as endpoints². */
 tess__latency *tess__latency_new(const tess__latency_spec *s, uint64_t seed, int endpoints);
+/* The same model restricted to the links from `sender` (memory grows as
+ * endpoints): its delivery times are those tess__latency_new's model gives
+ * for that sender.  Each tick process keeps one for its own sends. */
+tess__latency *tess__latency_new_sender(const tess__latency_spec *s, uint64_t seed, int endpoints,
+                                        int sender);
 
 /* Accepts NULL. */
 void tess__latency_free(tess__latency *m);

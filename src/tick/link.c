@@ -47,7 +47,7 @@ int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     l->spin_us = a->step_cost_us <= 0 && cores > 0 && ctx->workers <= cores ? 50 : 0;
     if (a->jitter.kind != TESS__LATENCY_NONE) {
-        l->model = tess__latency_new(&a->jitter, a->seed, l->n);
+        l->model = tess__latency_new_sender(&a->jitter, a->seed, l->n, me);
         if (l->model == NULL) return TESS_ERR_NOMEM;
     }
     return TESS_OK;

@@ -26,13 +26,15 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "tick/tick_internal.h"
 
 typedef struct vproc {
     double next;    /* earliest time this process may act again */
     double now;     /* its clock when it started waiting */
     double pending; /* smallest delivery time sent to it since it last waited */
-    int waiting;    /* blocked in tick_vclock_wait */
+    int waiting;    /* blocked in wait_turn */
+    int signalled;  /* woken and not yet running: no second futex wake-up */
     pthread_cond_t cv;
 } vproc;
 
@@ -40,6 +42,9 @@ struct tick_vclock {
     pthread_mutex_t mu;
     int n;
     vproc *p;
+    int running;  /* processes outside wait_turn (not yet left) */
+    int inflight; /* signalled, not yet resumed */
+    int cap;      /* running + inflight kept at most this (the cores) */
 };
 
 tick_vclock *tick_vclock_new(int n)
@@ -52,7 +57,16 @@ tick_vclock *tick_vclock_new(int n)
         return NULL;
     }
     vc->n = n;
-    pthread_mutex_init(&vc->mu, NULL);
+    vc->running = n;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    vc->cap = cores > 2 ? (int)cores : 2;
+    /* Short critical sections that every process enters several times a
+     * tick: spin a little before sleeping in the kernel. */
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+    pthread_mutex_init(&vc->mu, &attr);
+    pthread_mutexattr_destroy(&attr);
     for (int i = 0; i < n; i++) {
         vc->p[i].pending = INFINITY;
         pthread_cond_init(&vc->p[i].cv, NULL);
@@ -77,12 +91,24 @@ static double smallest_next(const tick_vclock *vc)
     return lo;
 }
 
-/* Wake every waiting process that is now among the smallest (mutex held). */
+/*
+ * Wake waiting processes that are now among the smallest (mutex held), each
+ * once, and no more than keep the cores busy: with hundreds of processes
+ * tied at one time, waking them all at once (and again on every change) had
+ * them fight over the mutex, most of a run's time in futex calls.  The
+ * others are woken as running ones wait again or leave.
+ */
 static void wake_runnable(tick_vclock *vc)
 {
     double lo = smallest_next(vc);
-    for (int i = 0; i < vc->n; i++)
-        if (vc->p[i].waiting && vc->p[i].next <= lo) pthread_cond_signal(&vc->p[i].cv);
+    for (int i = 0; i < vc->n && vc->running + vc->inflight < vc->cap; i++) {
+        vproc *x = &vc->p[i];
+        if (x->waiting && !x->signalled && x->next <= lo) {
+            x->signalled = 1;
+            vc->inflight++;
+            pthread_cond_signal(&x->cv);
+        }
+    }
 }
 
 /* Block until process me is among the smallest (mutex held). */
@@ -90,9 +116,18 @@ static void wait_turn(tick_vclock *vc, int me)
 {
     vproc *x = &vc->p[me];
     x->waiting = 1;
-    wake_runnable(vc);
-    while (x->next > smallest_next(vc)) pthread_cond_wait(&x->cv, &vc->mu);
+    vc->running--;
+    for (;;) {
+        if (x->signalled) { /* woken (or about to be): it is no longer in flight */
+            x->signalled = 0;
+            vc->inflight--;
+        }
+        if (x->next <= smallest_next(vc)) break;
+        wake_runnable(vc);
+        pthread_cond_wait(&x->cv, &vc->mu);
+    }
     x->waiting = 0;
+    vc->running++;
 }
 
 void tick_vclock_advance(tick_vclock *vc, int me, double t)
@@ -138,6 +173,7 @@ void tick_vclock_leave(tick_vclock *vc, int me)
 {
     pthread_mutex_lock(&vc->mu);
     vc->p[me].next = INFINITY;
+    vc->running--;
     wake_runnable(vc);
     pthread_mutex_unlock(&vc->mu);
 }

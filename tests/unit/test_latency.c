@@ -397,6 +397,29 @@ static void test_none_keeps_time_and_order(void **state)
     assert_null(tess__latency_new(&s, 5, 0));
 }
 
+/* A sender's model (what each tick process keeps) gives the times the
+ * whole model gives for that sender, stalls included, in memory linear in
+ * the endpoints; it refuses the other senders. */
+static void test_sender_model_matches(void **state)
+{
+    (void)state;
+    tess__latency_spec s = parse_ok("lognormal:median=200,sigma=1.2,stall_rate=50,stall_mean=2000");
+    tess__latency *all = tess__latency_new(&s, 11, 5);
+    tess__latency *one = tess__latency_new_sender(&s, 11, 5, 3);
+    assert_non_null(all);
+    assert_non_null(one);
+    for (int i = 0; i < 200; i++) {
+        double t = 37.0 * i, a = tess__latency_deliver_at(all, 3, i % 5, t, 100 * i);
+        assert_true(a == tess__latency_deliver_at(one, 3, i % 5, t, 100 * i));
+        assert_true(tess__latency_stall_end(all, 3, t) == tess__latency_stall_end(one, 3, t));
+    }
+    assert_true(isnan(tess__latency_stall_end(one, 2, 0.0)));
+    tess__latency_free(all);
+    tess__latency_free(one);
+    assert_null(tess__latency_new_sender(&s, 11, 5, 5));
+    assert_null(tess__latency_new_sender(&s, 11, 5, -1));
+}
+
 /* ------------------------------------------------------------- statistics */
 
 static int cmp_double(const void *a, const void *b)
@@ -633,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_none_keeps_time_and_order),
         cmocka_unit_test(test_cloud_statistics),
         cmocka_unit_test(test_stalls),
+        cmocka_unit_test(test_sender_model_matches),
         cmocka_unit_test(test_sources_in_parallel),
         cmocka_unit_test(test_simple_model_grid),
     };
