@@ -59,12 +59,15 @@ static void usage(FILE *out)
             "           under --layers-jitter (the paper's Figures 8-10); the rounds\n"
             "           alternate over the m values\n"
             "  depth    sched alone: ticks/s against d = 1 2 4 8 16, same sizes, under\n"
-            "           --jitter (the paper's Figures 6-7); rounds alternate over d\n"
+            "           --jitter (the paper's Figures 6-7); rounds alternate over d;\n"
+            "           also pagerank-tick on a web graph of 50000 pages per worker\n"
+            "           (Figure 7, reported in edge-ticks/s too)\n"
             "\n"
             "options:\n"
             "  --regime LIST        real, paper, scaleup, layers, depth or all (default\n"
             "                       all)\n"
-            "  --apps LIST          jacobi, fish (default both)\n"
+            "  --apps LIST          jacobi, fish, pagerank-tick (default all; pagerank-tick\n"
+            "                       runs in the depth regime only)\n"
             "  --techniques LIST    local, sched, repl, combined, bsp, auto (default all\n"
             "                       but auto; `all` adds auto: --alg auto, with the\n"
             "                       goal of >= 90%% of the best technique)\n"
@@ -90,6 +93,8 @@ static void usage(FILE *out)
             "  --jacobi-side S      jacobi cells per worker: S x S (default: real 1000,\n"
             "                       paper and scaleup 100)\n"
             "  --fish-per-worker N  fish per worker (default: real 2000, paper 50)\n"
+            "  --pages-per-worker N pagerank-tick: web-graph pages per worker (default\n"
+            "                       50000; the depth regime only)\n"
             "  --repart-every N     fish: repartition every N ticks, rounded up to a\n"
             "                       multiple of K (default 60)\n"
             "  --mpirun NP          run each child as NP MPI ranks (workers / NP each)\n"
@@ -189,6 +194,7 @@ static const int_option int_options[] = {
     INT_OPT("seed", 0, 2147483647L - 10000, seed), /* + round fits the run's --seed */
     INT_OPT("jacobi-side", 1, 100000, jacobi_side),
     INT_OPT("fish-per-worker", 1, 100000000, fish_per_worker),
+    INT_OPT("pages-per-worker", 1, 100000000, pages_per_worker),
     INT_OPT("repart-every", 1, 100000000, repart_every),
     INT_OPT("mpirun", 1, 4096, mpirun_np),
 };

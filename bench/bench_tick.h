@@ -36,7 +36,7 @@ typedef enum bt_tech {
     BT_AUTO,
     BT_NTECH
 } bt_tech;
-typedef enum bt_app { BT_JACOBI, BT_FISH, BT_NAPP } bt_app;
+typedef enum bt_app { BT_JACOBI, BT_FISH, BT_PAGERANK, BT_NAPP } bt_app;
 typedef enum bt_regime { BT_REAL, BT_PAPER, BT_SCALEUP, BT_LAYERS, BT_DEPTH, BT_NREGIME } bt_regime;
 
 extern const char *const bt_tech_names[BT_NTECH];
@@ -54,6 +54,7 @@ typedef struct bt_options {
     int virtual_clock;                         /* --clock virtual: paper and scaleup */
     long jacobi_side;                          /* 0: the regime's (real 1000, paper 100) */
     long fish_per_worker;                      /* 0: the regime's */
+    long pages_per_worker;                     /* pagerank-tick: web-graph vertices */
     long workers[BT_MAX_WORKER_COUNTS];        /* override of the regimes' counts */
     int nworkers;
     long mpirun_np;   /* 0: embedded children */
@@ -70,6 +71,7 @@ typedef struct bt_series {
     long workers, ranks;   /* total workers; ranks > 1 under mpirun */
     long rows, cols, side; /* jacobi: side × side cells per worker */
     long fish;             /* fish: total */
+    long pages;            /* pagerank-tick: vertices of the generated web graph */
     long ticks, depth, period, layers, repart_every, seed;
     double step_cost_us;
     int virtual_clock; /* simulated time (--clock virtual), emulated regimes only */
@@ -83,6 +85,7 @@ typedef struct bt_figures {
     double tps, tuple_tps, wall, step, wait, runtime, messages, bytes;
     double runtime_cpu;  /* runtime_cpu_seconds: the runtime's own CPU (NAN if absent) */
     double tick_seconds; /* the ticks alone (wall_seconds includes setup); NAN if absent */
+    double edges;        /* pagerank-tick: the graph's edges (edge-ticks/s); NAN if absent */
     long workers_total;
     int emulated;
 } bt_figures;

@@ -135,6 +135,7 @@ int bt_figures_parse(const char *obj, bt_figures *fig)
     fig->runtime_cpu = number_or_nan(obj, "runtime_cpu_seconds");
     fig->messages = number_or_nan(obj, "messages");
     fig->bytes = number_or_nan(obj, "bytes");
+    fig->edges = number_or_nan(obj, "edges");
     double w = number_or_nan(obj, "workers_total"), e = number_or_nan(obj, "emulated");
     fig->workers_total = isfinite(w) ? (long)w : 0;
     fig->emulated = e == 1.0;
@@ -274,6 +275,7 @@ static void put_params(app_metrics *o, const bt_series *s, bt_tech t, int round,
     app_metrics_num(o, "side", s->app == BT_JACOBI ? (double)s->side : NAN);
     app_metrics_num(o, "fish", s->app == BT_FISH ? (double)s->fish : NAN);
     app_metrics_num(o, "repart_every", s->app == BT_FISH ? (double)s->repart_every : NAN);
+    app_metrics_num(o, "pages", s->app == BT_PAGERANK ? (double)s->pages : NAN);
     app_metrics_num(o, "ticks", (double)s->ticks);
     app_metrics_num(o, "step_cost_us", s->step_cost_us);
     app_metrics_str(o, "clock", s->virtual_clock ? "virtual" : "real");
@@ -299,6 +301,10 @@ static void put_figures(app_metrics *o, const bt_figures *g)
     app_metrics_num(o, "runtime_cpu_seconds", g->runtime_cpu);
     app_metrics_num(o, "messages", g->messages);
     app_metrics_num(o, "bytes", g->bytes);
+    if (isfinite(g->edges)) {
+        app_metrics_num(o, "edges", g->edges);
+        app_metrics_num(o, "edge_ticks_per_second", g->edges * g->tps);
+    }
 }
 
 static int append_record(const char *path, app_metrics *o)

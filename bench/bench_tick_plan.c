@@ -32,7 +32,7 @@
 #include "common.h"
 
 const char *const bt_tech_names[BT_NTECH] = {"local", "sched", "repl", "combined", "bsp", "auto"};
-const char *const bt_app_names[BT_NAPP] = {"jacobi", "fish"};
+const char *const bt_app_names[BT_NAPP] = {"jacobi", "fish", "pagerank-tick"};
 const char *const bt_regime_names[BT_NREGIME] = {"real", "paper", "scaleup", "layers", "depth"};
 static const long depth_sweep[] = {1, 2, 4, 8, 16};
 
@@ -53,10 +53,12 @@ typedef struct bt_regime_spec {
 
 #define ALL_TECHS ((1u << BT_NTECH) - 1)
 #define ALL_APPS ((1u << BT_NAPP) - 1)
+#define GEOMETRIC_APPS ((1u << BT_JACOBI) | (1u << BT_FISH))
+#define PAGES_PER_WORKER 50000 /* pagerank-tick in depth: a web graph, METIS parts */
 
 static const bt_regime_spec regime_specs[BT_NREGIME] = {
-    [BT_REAL] = {{2, 4}, 2, 1000, 2000, 0, ALL_APPS, ALL_TECHS},
-    [BT_PAPER] = {{49}, 1, 100, 50, 1, ALL_APPS, ALL_TECHS},
+    [BT_REAL] = {{2, 4}, 2, 1000, 2000, 0, GEOMETRIC_APPS, ALL_TECHS},
+    [BT_PAPER] = {{49}, 1, 100, 50, 1, GEOMETRIC_APPS, ALL_TECHS},
     [BT_SCALEUP] = {{4, 9, 16, 25, 36, 49, 64},
                     7,
                     100,
@@ -64,7 +66,7 @@ static const bt_regime_spec regime_specs[BT_NREGIME] = {
                     1,
                     1u << BT_JACOBI,
                     (1u << BT_LOCAL) | (1u << BT_COMBINED)},
-    [BT_LAYERS] = {{4}, 1, 200, 800, 0, ALL_APPS, 1u << BT_REPL},
+    [BT_LAYERS] = {{4}, 1, 200, 800, 0, GEOMETRIC_APPS, 1u << BT_REPL},
     [BT_DEPTH] = {{4}, 1, 200, 800, 0, ALL_APPS, 1u << BT_SCHED},
 };
 
@@ -86,6 +88,7 @@ static void make_key(bt_series *s)
 {
     char size[64];
     if (s->app == BT_JACOBI) snprintf(size, sizeof size, "%ldx%ld", s->rows, s->cols);
+    else if (s->app == BT_PAGERANK) snprintf(size, sizeof size, "web%ld", s->pages);
     else snprintf(size, sizeof size, "fish%ld/repart%ld", s->fish, s->repart_every);
     snprintf(s->key, sizeof s->key, "%s/w%ld/np%ld/%s/t%ld/cost%g/j=%s/d%ld-k%ld-m%ld/seed%ld%s",
              bt_app_names[s->app], s->workers, s->ranks, size, s->ticks, s->step_cost_us, s->jitter,
@@ -125,6 +128,9 @@ static void fill_series(const bt_options *o, bt_regime g, bt_app a, long w, bt_s
          * halo is one run of contiguous cells instead of a column. */
         s->rows = c * s->side;
         s->cols = r * s->side;
+    } else if (a == BT_PAGERANK) {
+        long per = o->pages_per_worker > 0 ? o->pages_per_worker : PAGES_PER_WORKER;
+        s->pages = per * w;
     } else {
         /* Fish replicas are costly (a layer is rho + s*dt = 6.2 wide around
          * small regions), so the fish school has its own d, k, m. */
@@ -197,7 +203,7 @@ int bt_plan(const bt_options *o, bt_series *out, int max)
         int nw = o->nworkers ? o->nworkers : rs->nworkers;
         unsigned apps = rs->apps;
         if (g == BT_SCALEUP && o->virtual_clock) {
-            apps = ALL_APPS; /* the paper's Figure 13 is the fish school's */
+            apps = GEOMETRIC_APPS; /* the paper's Figure 13 is the fish school's */
             if (!o->nworkers) {
                 ws = virtual_scaleup;
                 nw = (int)(sizeof virtual_scaleup / sizeof *virtual_scaleup);
@@ -244,6 +250,9 @@ void bt_series_describe(const bt_series *s, char *out, size_t len)
     if (s->app == BT_JACOBI)
         snprintf(size, sizeof size, "%ldx%ld cells (%ldx%ld per worker)", s->rows, s->cols, s->side,
                  s->side);
+    else if (s->app == BT_PAGERANK)
+        snprintf(size, sizeof size, "web graph of %ld pages (%ld per worker, METIS parts)",
+                 s->pages, s->pages / s->workers);
     else
         snprintf(size, sizeof size, "%ld fish (%ld per worker, repartition every %ld)", s->fish,
                  s->fish / s->workers, s->repart_every);
@@ -298,6 +307,10 @@ static void add_app(argv_builder *b, const bt_series *s)
     if (s->app == BT_JACOBI) {
         add_long(b, "--rows", s->rows);
         add_long(b, "--cols", s->cols);
+    } else if (s->app == BT_PAGERANK) {
+        add(b, "--gen");
+        snprintf(b->bufs[b->nbuf], 64, "web:%ld", s->pages);
+        add(b, b->bufs[b->nbuf++]);
     } else {
         add_long(b, "--fish", s->fish);
         add(b, "--informed");

@@ -61,6 +61,16 @@ static bt_stats stats_of(const bt_store *st, const bt_series *s, bt_tech t, int 
     return x;
 }
 
+/* The edges of a pagerank-tick series' graph, as a run reported them (NAN
+ * for the other apps): its throughput in edge-ticks/s, as the paper counts it. */
+static double series_edges(const bt_store *st, const bt_series *s)
+{
+    for (int i = 0; i < st->n; i++)
+        if (strcmp(st->v[i].key, s->key) == 0 && isfinite(st->v[i].fig.edges))
+            return st->v[i].fig.edges;
+    return NAN;
+}
+
 static void tech_label(const bt_series *s, bt_tech t, char *out, size_t len)
 {
     switch (t) {
@@ -198,8 +208,12 @@ void bt_report_depth(const bt_store *st, const bt_series *series, int n, long ro
         bt_stats j = stats_of(st, s, BT_SCHED, 1, rounds), z = stats_of(st, s, BT_SCHED, 0, rounds);
         bt_stats j0 = stats_of(st, first, BT_SCHED, 1, rounds),
                  z0 = stats_of(st, first, BT_SCHED, 0, rounds);
-        printf("  %4ld  %10.1f %7.2fx  %10.1f %7.2fx  %8.3f %d+%d\n", s->depth, j.median,
+        printf("  %4ld  %10.1f %7.2fx  %10.1f %7.2fx  %8.3f %d+%d", s->depth, j.median,
                j.median / j0.median, z.median, z.median / z0.median, j.median / z.median, j.n, z.n);
+        double edges = series_edges(st, s);
+        if (isfinite(edges))
+            printf("  (%.1f|%.1f M edge-ticks/s)", j.median * edges / 1e6, z.median * edges / 1e6);
+        printf("\n");
     }
     fflush(stdout);
 }

@@ -77,9 +77,9 @@ def mean_sd(values):
     return m, math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
 
 
-def figures(measurements, technique, with_jitter):
-    return [r["ticks_per_second"] for (t, _, j), r in measurements.items()
-            if t == technique and j == with_jitter]
+def figures(measurements, technique, with_jitter, key="ticks_per_second"):
+    return [r[key] for (t, _, j), r in measurements.items()
+            if t == technique and j == with_jitter and key in r]
 
 
 def kind_of(rec):
@@ -101,6 +101,8 @@ def describe(rec):
     """Title text for a configuration, from one of its records."""
     if rec["app"] == "jacobi":
         size = f"{rec['rows']}x{rec['cols']} cells ({rec['side']}x{rec['side']}/worker)"
+    elif rec["app"] == "pagerank-tick":
+        size = f"web graph, {rec['pages']} pages, {rec.get('edges', 0):.0f} edges"
     else:
         size = f"{rec['fish']} fish ({rec['fish'] // rec['workers']}/worker)"
     cost = ", " + cost_text(rec)
@@ -259,7 +261,8 @@ def sweep_groups(configs, technique, varying):
         rec = next(iter(measurements.values()))
         if {k[0] for k in measurements} != {technique}:
             continue
-        key = (rec["app"], rec["workers"], rec.get("side"), rec.get("fish"), rec["ticks"],
+        key = (rec["app"], rec["workers"], rec.get("side"), rec.get("fish"), rec.get("pages"),
+               rec["ticks"],
                rec.get("step_cost_us"), rec["profile"], rec.get("ranks", 1))
         groups.setdefault(key, {})[tuple(rec[v] for v in varying)] = (rec, measurements)
     return {k: v for k, v in groups.items() if len(v) >= 3}
@@ -273,14 +276,17 @@ def plot_depth(plt, group, out_dir, used):
     first = next(iter(group.values()))[0]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ds = sorted(group)
+    # PageRank's throughput as the paper counts it: edges processed per second.
+    edges = first["app"] == "pagerank-tick"
+    key = "edge_ticks_per_second" if edges else "ticks_per_second"
     for j, color in ((True, "tab:red"), (False, "tab:blue")):
-        stats = [mean_sd(figures(group[d][1], "sched", j)) for d in ds]
+        stats = [mean_sd(figures(group[d][1], "sched", j, key)) for d in ds]
         ax.errorbar([d[0] for d in ds], [s[0] for s in stats], yerr=[s[1] for s in stats],
                     color=color, marker="o", capsize=3,
                     label=f"sched, {'jitter ' + first['profile'] if j else 'no jitter'}")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("scheduling depth d")
-    ax.set_ylabel("ticks per second")
+    ax.set_ylabel("edge-ticks per second" if edges else "ticks per second")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
     ax.set_title("dependency scheduling: " + describe(first), fontsize=8)

@@ -95,6 +95,23 @@ grep -q -- "run fish --fish 200 --informed 0.1 --repart-every 60 --ticks 10 --al
     die "dry run: no repl fish command without jitter"
 [ "$(calls)" = 0 ] && [ ! -e "$J" ] || die "dry run ran something or wrote $J"
 
+step "dry run: the virtual clock and pagerank-tick in the depth sweep"
+run dryv "$TESSERA" bench tick --regime paper,scaleup,depth --clock virtual --rounds 1 --ticks 10 \
+    --json "$J" --dry-run
+grep -q -- "run fish --fish 39200 --informed 0.1 --repart-every 60 --ticks 10 --alg local --workers 49 --jitter cloud --seed 1 --step-cost 1000 --clock virtual" "$tmp/dryv.out" ||
+    die "dry run: no paper-scale fish on the virtual clock"
+grep -q -- "run fish --fish 80000 .* --workers 100 .* --clock virtual" "$tmp/dryv.out" ||
+    die "dry run: no 100-worker fish scale-up on the virtual clock"
+grep -q -- "run pagerank-tick --gen web:200000 --ticks 10 --alg sched --depth 16 --workers 4" "$tmp/dryv.out" ||
+    die "dry run: no pagerank-tick in the depth sweep"
+if grep -- "--depth" "$tmp/dryv.out" | grep -q -- "--clock virtual.*sched\|pagerank-tick.*--clock"; then
+    die "dry run: the depth regime (real compute) got --clock virtual"
+fi
+"$TESSERA" bench tick --clock virtual --mpirun 2 --dry-run > /dev/null 2> "$tmp/vm.err" &&
+    die "--clock virtual with --mpirun was accepted"
+grep -q "virtual runs in one process" "$tmp/vm.err" || die "--clock virtual --mpirun: $(cat "$tmp/vm.err")"
+[ ! -e "$J" ] || die "dry run wrote $J"
+
 step "two rounds with the fake child"
 run r2 env TESS_BENCH_TICK_CHILD="$fake" "$TESSERA" "${common[@]}" --rounds 2
 [ "$(calls)" = 80 ] || die "expected 80 runs, got $(calls)"
