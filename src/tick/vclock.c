@@ -32,7 +32,7 @@
 typedef struct vproc {
     double next;    /* earliest time this process may act again */
     double now;     /* its clock when it started waiting */
-    double pending; /* smallest delivery time sent to it since it last waited */
+    double pending; /* smallest delivery time sent to it while it ran */
     int waiting;    /* blocked in wait_turn */
     int signalled;  /* woken and not yet running: no second futex wake-up */
     pthread_cond_t cv;
@@ -161,8 +161,9 @@ void tick_vclock_sent(tick_vclock *vc, int dst, double deliver_at)
 {
     pthread_mutex_lock(&vc->mu);
     vproc *x = &vc->p[dst];
-    if (deliver_at < x->pending) x->pending = deliver_at;
-    if (x->waiting && deliver_at < x->next) {
+    if (!x->waiting) { /* running: its next wait starts no later than this */
+        if (deliver_at < x->pending) x->pending = deliver_at;
+    } else if (deliver_at < x->next) { /* waiting: it wakes for this one */
         x->next = deliver_at > x->now ? deliver_at : x->now;
         wake_runnable(vc);
     }
