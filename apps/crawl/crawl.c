@@ -177,7 +177,8 @@ static int entry_cmp_url(const void *a, const void *b)
     return strcmp(x->url ? x->url : "", y->url ? y->url : "");
 }
 
-static entry *find_entry(entry *e, size_t n, crawl_key k)
+/* The first entry not below k in e[0..n), sorted by key. */
+static size_t lower_bound(const entry *e, size_t n, crawl_key k)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -185,7 +186,13 @@ static entry *find_entry(entry *e, size_t n, crawl_key k)
         if (crawl_key_cmp(&e[mid].key, &k) < 0) lo = mid + 1;
         else hi = mid;
     }
-    return lo < n && e[lo].key.site == k.site && e[lo].key.url == k.url ? &e[lo] : NULL;
+    return lo;
+}
+
+static entry *find_entry(entry *e, size_t n, crawl_key k)
+{
+    size_t i = lower_bound(e, n, k);
+    return i < n && e[i].key.site == k.site && e[i].key.url == k.url ? &e[i] : NULL;
 }
 
 static const char *error_name(const entry *e)
@@ -252,8 +259,12 @@ static int gather_partition(crawl_app *app, int p, snap *s, entry **all, size_t 
     }
     while (rc >= 0 && (rc = tess_iter_next(s->robots, &k, &v, &len)) == 1) {
         const char *reason = crawl_robots_reason(v, len);
-        for (size_t i = 0; i < pn; i++)
-            if (part[i].key.site == *(const uint64_t *)k && part[i].state == CRAWL_BLACKLISTED)
+        crawl_key first_of_site = {.site = *(const uint64_t *)k, .url = 0};
+        /* Sorted by site first: the site's URLs are one run (linear, not
+         * URLs × sites). */
+        for (size_t i = lower_bound(part, pn, first_of_site);
+             i < pn && part[i].key.site == first_of_site.site; i++)
+            if (part[i].state == CRAWL_BLACKLISTED)
                 part[i].reason = reason[0] ? reason : "robots.txt";
     }
     return rc < 0 ? rc : 0;
