@@ -186,6 +186,12 @@ static int run_auto(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
         double cores = online > 0 ? (double)online * ctx->nranks : (double)r.processes;
         if (cores > r.processes) cores = r.processes;
         double busy_cpu = r.total.cpu_seconds - r.total.wait_cpu_seconds;
+        /* On the virtual clock each process has a core of its own and is busy
+         * exactly its modelled compute; this machine's CPU time means nothing. */
+        if (o->clock == TESS_TICK_CLOCK_VIRTUAL) {
+            cores = r.processes;
+            busy_cpu = r.total.step_seconds;
+        }
         cal.busy = cal.seconds > 0 ? busy_cpu / (cal.seconds * cores) : 0;
         tess_tick_result_free(&r);
     }
