@@ -232,8 +232,9 @@ static int parse_text_option(bt_options *o, int argc, char **argv, int *i)
                                 &o->step_cost_us);
     if (bench_is_option(a, "--clock")) {
         const char *v = bench_option_value(argc, argv, i);
-        if (v != NULL && (strcmp(v, "real") == 0 || strcmp(v, "virtual") == 0)) {
-            o->virtual_clock = v[0] == 'v';
+        tess_tick_clock clock;
+        if (tess_tick_clock_parse(v, &clock) == 0) {
+            o->virtual_clock = clock == TESS_TICK_CLOCK_VIRTUAL;
             return 0;
         }
         app_error(BT_NAME, "option --clock: '%s' is not real or virtual", v ? v : "");

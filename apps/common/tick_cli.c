@@ -113,10 +113,7 @@ static int set_value(const char *app, app_tick_cli *c, int which, const char *v)
         return 0;
     case SEEN_METRICS: c->metrics_path = v; return 0;
     case SEEN_CLOCK:
-        if (strcmp(v, "real") == 0 || strcmp(v, "virtual") == 0) {
-            c->opt.clock = v[0] == 'v' ? TESS_TICK_CLOCK_VIRTUAL : TESS_TICK_CLOCK_REAL;
-            return 0;
-        }
+        if (tess_tick_clock_parse(v, &c->opt.clock) == 0) return 0;
         app_error(app, "option --clock: unknown clock '%s' (real, virtual)", v);
         return -1;
     default: return -1;
@@ -243,7 +240,7 @@ void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_
     app_metrics_bool(m, "emulated", c->opt.step_cost_us > 0);
     app_metrics_num(m, "step_cost_us", c->opt.step_cost_us);
     /* Virtual: every time below is simulated, not measured on this machine. */
-    app_metrics_str(m, "clock", c->opt.clock == TESS_TICK_CLOCK_VIRTUAL ? "virtual" : "real");
+    app_metrics_str(m, "clock", tess_tick_clock_name(c->opt.clock));
     /* What ran: with --alg auto, what it chose (alg_requested says auto). */
     app_metrics_str(m, "alg_requested", tess_tick_alg_name(c->opt.alg));
     app_metrics_str(m, "alg", tess_tick_alg_name(res->alg));

@@ -188,6 +188,9 @@ TESS_API void tess_tick_options_init(tess_tick_options *o);
 /* Parse an algorithm name ("bsp", "local", "sched", "repl", "combined", "auto"). */
 TESS_API int tess_tick_alg_parse(const char *name, tess_tick_alg *out);
 TESS_API const char *tess_tick_alg_name(tess_tick_alg alg);
+/* Parse a clock name ("real", "virtual"); 0 or TESS_ERR_INVAL. */
+TESS_API int tess_tick_clock_parse(const char *name, tess_tick_clock *out);
+TESS_API const char *tess_tick_clock_name(tess_tick_clock clock);
 
 /* Check options against each other and the latency spec; 0, or
  * TESS_ERR_INVAL with ctx's last error naming the field of

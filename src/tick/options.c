@@ -33,6 +33,24 @@ const char *tess_tick_alg_name(tess_tick_alg alg)
     return alg_names[alg];
 }
 
+static const char *const clock_names[] = {"real", "virtual"};
+
+int tess_tick_clock_parse(const char *name, tess_tick_clock *out)
+{
+    for (int i = 0; i < (int)(sizeof clock_names / sizeof *clock_names); i++)
+        if (name != NULL && strcmp(name, clock_names[i]) == 0) {
+            *out = (tess_tick_clock)i;
+            return TESS_OK;
+        }
+    return TESS_ERR_INVAL;
+}
+
+const char *tess_tick_clock_name(tess_tick_clock clock)
+{
+    if ((int)clock < 0 || (int)clock >= (int)(sizeof clock_names / sizeof *clock_names)) return "?";
+    return clock_names[clock];
+}
+
 /*
  * The options against each other, and the latency spec parsed into
  * *jitter_out.  Messages name the field of tess_tick_options and speak of
@@ -66,8 +84,9 @@ static int check_options(tess_ctx *ctx, const tess_tick_options *o, tess__latenc
     TESS_RETURN_IF(ctx, o->clock != TESS_TICK_CLOCK_REAL && o->clock != TESS_TICK_CLOCK_VIRTUAL,
                    TESS_ERR_INVAL, "clock: unknown clock %d", (int)o->clock);
     /* On the virtual clock compute takes only the time it is modelled to. */
-    TESS_RETURN_IF(ctx, o->clock == TESS_TICK_CLOCK_VIRTUAL && !(o->step_cost_us > 0),
-                   TESS_ERR_INVAL, "clock: virtual needs step_cost_us > 0 (the modelled compute)");
+    TESS_RETURN_IF(
+        ctx, o->clock == TESS_TICK_CLOCK_VIRTUAL && !(o->step_cost_us > 0), TESS_ERR_INVAL,
+        "clock: virtual needs a step cost (step_cost_us > 0): simulated compute takes only the time it models");
     /* The processes share one clock in memory: no simulation across ranks. */
     TESS_RETURN_IF(ctx, o->clock == TESS_TICK_CLOCK_VIRTUAL && ctx->nranks > 1, TESS_ERR_INVAL,
                    "clock: virtual runs in one process (use --workers, not %d MPI ranks)",
