@@ -30,6 +30,8 @@ typedef struct bt_stats {
  * state). */
 static double runtime_share(const bt_record *r, const bt_series *s)
 {
+    /* Real CPU over simulated time is no share of anything. */
+    if (s->virtual_clock) return NAN;
     long w = r->fig.workers_total > 0 ? r->fig.workers_total : s->workers;
     double wall = isfinite(r->fig.tick_seconds) ? r->fig.tick_seconds : r->fig.wall;
     double rt = isfinite(r->fig.runtime_cpu) ? r->fig.runtime_cpu : r->fig.runtime;
@@ -119,7 +121,7 @@ void bt_report_series(const bt_store *st, const bt_series *s, long rounds)
                                   : (j.n ? j.runtime_share : n.runtime_share);
         if (j.n && n.n) printf("  %10.3f", j.mean / n.mean);
         else printf("  %10s", "-");
-        if (j.n || n.n) printf("  %7.3f%%", 100.0 * share);
+        if ((j.n || n.n) && isfinite(share)) printf("  %7.3f%%", 100.0 * share);
         else printf("  %8s", "-");
         printf("  (%d+%d runs)\n", j.n, n.n);
     }

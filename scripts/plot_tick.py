@@ -39,6 +39,7 @@ import json
 import math
 import os
 import sys
+import textwrap
 
 TECHNIQUES = ["local", "sched", "repl", "combined", "bsp", "auto"]
 NO_MATPLOTLIB = 3
@@ -228,7 +229,7 @@ def plot_rounds(plt, config, measurements, out_dir, used):
     if len(rounds) < 5:
         return None
     first = next(iter(measurements.values()))
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5))
     colors = dict(zip(TECHNIQUES, ["tab:blue", "tab:orange", "tab:green", "tab:red",
                                    "tab:purple", "tab:brown"]))
     for t in TECHNIQUES:
@@ -242,8 +243,8 @@ def plot_rounds(plt, config, measurements, out_dir, used):
     ax.set_xlabel("round (techniques alternate within a round)")
     ax.set_ylabel(f"seconds for {first['ticks']} ticks")
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7, ncol=2)
-    ax.set_title("raw time per run: " + describe(first), fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(textwrap.fill("raw time per run: " + describe(first), 100), fontsize=8)
     fig.tight_layout()
     kind = kind_of(first)
     name = unique_name(f"tick-rounds-{first['app']}-w{first['workers']}-{kind}", config, used)
