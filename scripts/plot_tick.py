@@ -212,8 +212,8 @@ def plot_scaleup(plt, group, out_dir, used):
     per_worker = (f"{first['side']}x{first['side']} cells" if first["app"] == "jacobi"
                   else f"{first['fish'] // first['workers']} fish")
     cost = cost_text(first)
-    ax.set_title(f"scale-up, {first['app']}: {per_worker} per worker, {first['ticks']} ticks, "
-                 f"{cost}", fontsize=9)
+    ax.set_title(textwrap.fill(f"scale-up, {first['app']}: {per_worker} per worker, "
+                               f"{first['ticks']} ticks, {cost}", 80), fontsize=9)
     fig.tight_layout()
     suffix = "-virtual" if kind_of(first) == "virtual" else ""
     name = unique_name(f"tick-scaleup-{first['app']}{suffix}", repr(sorted(group)), used)
