@@ -9,7 +9,9 @@
  * never decrease and its messages arrive in order.  Clocks are µs on
  * CLOCK_MONOTONIC from a common origin, which is one clock for every process
  * of one machine (the experiments); across machines the origin differs and
- * the delays are only approximate.
+ * the delays are only approximate.  With --clock virtual each process has
+ * its own simulated clock instead (vclock.c): waits and modelled compute
+ * move it, and the wait for a message is a wait for its turn there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +31,6 @@ double tick_link_now(const tick_link *l)
 {
     return l->vc != NULL ? l->vnow : tick_now_us() - l->t0_us;
 }
-
-static double link_now(const tick_link *l) { return tick_link_now(l); }
 
 int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
 {
@@ -69,7 +69,8 @@ int tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick
     int timed = type != TICK_FINAL && type != TICK_ABORT && type != TICK_START && type != TICK_GO;
     h.deliver_at = 0;
     if (timed && l->model != NULL)
-        h.deliver_at = tess__latency_deliver_at(l->model, l->me, dst, link_now(l), sizeof h + len);
+        h.deliver_at =
+            tess__latency_deliver_at(l->model, l->me, dst, tick_link_now(l), sizeof h + len);
     if (l->vc != NULL && h.deliver_at < l->vnow + TICK_VCLOCK_MIN_LATENCY_US)
         h.deliver_at = l->vnow + TICK_VCLOCK_MIN_LATENCY_US; /* control messages too */
     int rc = tess__worker_send2(l->ctx, l->me, dst, &h, sizeof h, payload, len);
@@ -135,7 +136,7 @@ int tick_link_poll(tick_link *l, tick_msg *out)
 {
     int rc = drain(l, 0);
     if (rc != TESS_OK) return rc;
-    if (l->nheld == 0 || l->held[0].h.deliver_at > link_now(l)) return 0;
+    if (l->nheld == 0 || l->held[0].h.deliver_at > tick_link_now(l)) return 0;
     *out = l->held[0];
     memmove(l->held, l->held + 1, (size_t)(l->nheld - 1) * sizeof *l->held);
     l->nheld--;
@@ -163,13 +164,13 @@ static void sleep_until(const tick_link *l, double at_us)
  */
 static int spin(tick_link *l, double until)
 {
-    double stop = link_now(l) + l->spin_us;
+    double stop = tick_link_now(l) + l->spin_us;
     if (stop > until) stop = until;
     int before = l->nheld;
     do {
         if (drain(l, 0) != TESS_OK) return 0;
         if (l->nheld > before) return 1;
-    } while (link_now(l) < stop);
+    } while (tick_link_now(l) < stop);
     return 0;
 }
 
@@ -200,7 +201,7 @@ void tick_link_compute_until(tick_link *l, double at_us)
 int tick_link_wait(tick_link *l, double max_wait_us)
 {
     if (l->vc != NULL) return virtual_wait(l, max_wait_us);
-    double start = link_now(l);
+    double start = tick_link_now(l);
     double until = start + max_wait_us;
     if (l->nheld > 0 && l->held[0].h.deliver_at < until) until = l->held[0].h.deliver_at;
     int rc = TESS_OK;
@@ -213,6 +214,6 @@ int tick_link_wait(tick_link *l, double max_wait_us)
             rc = TESS_OK; /* a message came while spinning: no futex on either side */
         else rc = drain(l, (until - start) / 1e6);
     }
-    l->wait_us += link_now(l) - start;
+    l->wait_us += tick_link_now(l) - start;
     return rc;
 }
