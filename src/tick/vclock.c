@@ -17,7 +17,8 @@
  * has every message due up to then in its mailbox.  Only those run; the
  * others sleep on their own condition variable until they are the
  * smallest.  There is always a smallest, so the simulation cannot deadlock;
- * processes tied at the same time run in parallel.
+ * processes tied at the same time run in parallel, at most as many at once
+ * as there are cores (wake_runnable).
  *
  * Every operation scans the n clocks under one mutex: O(n) per event,
  * which is small next to a STEP for the up to a few thousand processes one
