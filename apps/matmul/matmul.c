@@ -3,7 +3,6 @@
  * §4.4), the control function and the setup.  The kernels and the table
  * layout are described in matmul_kernels.c.
  */
-#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -110,11 +109,9 @@ static int check_against_dgemm(mm_app *app, const double *c)
     if (rc == 0) rc = read_whole(app, 0, a);
     if (rc == 0) rc = read_whole(app, 1, b);
     if (rc == 0) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b, n, 0.0, ref,
-                    n);
+        mm_dgemm(n, n, n, 0.0, a, n, b, n, ref, n);
         for (size_t i = 0; i < n2; i++) a[i] = fabs(a[i]), b[i] = fabs(b[i]);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b, n, 0.0, bound,
-                    n);
+        mm_dgemm(n, n, n, 0.0, a, n, b, n, bound, n);
         double worst = 0.0, used = 0.0;
         size_t at = 0;
         for (size_t i = 0; i < n2; i++) {
@@ -294,7 +291,7 @@ int matmul_main(int argc, char **argv)
     mm_geom_init(&app.g, app.opt.n, app.opt.block);
     /* The workers are the parallelism: each dgemm runs on one thread, which
      * also makes every block the same bits whoever computes it. */
-    openblas_set_num_threads(1);
+    if (mm_blas_load() != 0) return 1;
     tess_config cfg;
     tess_config_init(&cfg);
     if (app.opt.workers > 0) cfg.workers = (int)app.opt.workers;

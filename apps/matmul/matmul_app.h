@@ -6,6 +6,7 @@
 #ifndef TESS_APPS_MATMUL_APP_H
 #define TESS_APPS_MATMUL_APP_H
 
+#include <cblas.h>
 #include <pthread.h>
 
 #include "../common/common.h"
@@ -53,6 +54,20 @@ typedef struct mm_app {
 
 /* Parse argv into *o: 0, 1 after --help, -1 after an error message. */
 int mm_opts_parse(int argc, char **argv, mm_opts *o);
+
+/* The OpenBLAS soname dlopen'ed by matmul_blas.c (the build may say otherwise). */
+#ifndef MM_OPENBLAS_SONAME
+#define MM_OPENBLAS_SONAME "libopenblas.so.0"
+#endif
+
+/* Load OpenBLAS with one thread per call (matmul_blas.c): 0, or -1 after a
+ * message on stderr.  Before tess_init: it sets the environment. */
+int mm_blas_load(void);
+
+/* C = A*B + beta*C, row-major, no transposes, through the loaded
+ * library's cblas_dgemm. */
+void mm_dgemm(int m, int n, int k, double beta, const double *a, int lda, const double *b, int ldb,
+              double *c, int ldc);
 
 /* The kernels (matmul_kernels.c). */
 int mm_load_kernel(tess_task *task, const void *args, size_t args_len);

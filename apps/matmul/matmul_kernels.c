@@ -14,8 +14,6 @@
  * sequence of single-threaded dgemm calls whoever computes it, so C is the
  * same bits for any worker, rank and partition count.
  */
-#include <cblas.h>
-#include <stdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,9 +201,7 @@ static int multiply_block_row(mm_app *app, int self, long bi, double *crow, doub
         if (!a) return TESS_ERR_NOTFOUND;
         for (long j = 0; rc == 0 && j < g->nb; j++) {
             const double *b = b_block(app, self, k, j, &rc);
-            if (b)
-                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, B, B, 1.0, a, B, b, B,
-                            1.0, crow + (size_t)j * bd, B);
+            if (b) mm_dgemm(B, B, B, 1.0, a, B, b, B, crow + (size_t)j * bd, B);
         }
     }
     for (long j = 0; rc == 0 && j < g->nb; j++) {
