@@ -90,8 +90,7 @@ static int bs_kernel_cl(const tess_tile_box *box, const void *in, void *out, voi
         clSetKernelArg(b->kernel, 3, sizeof(float), &p->volatility);
         clSetKernelArg(b->kernel, 4, sizeof iters, &iters);
         clSetKernelArg(b->kernel, 5, sizeof n, &n);
-        size_t global = (size_t)n;
-        err = clEnqueueNDRangeKernel(dev->queue, b->kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+        err = tess_tile_opencl_enqueue_1d(dev, b->kernel, (size_t)n);
     }
     if (err == CL_SUCCESS)
         err = clEnqueueReadBuffer(dev->queue, dout, CL_TRUE, 0, out_len, out, 0, NULL, NULL);

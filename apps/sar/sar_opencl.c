@@ -129,8 +129,7 @@ static int sar_kernel_cl(const tess_tile_box *box, const void *in, void *out, vo
     if (err == CL_SUCCESS) {
         cl_long geometry[4] = {box->lo[1], box->lo[0], tw, n};
         sar_cl_args(c->kernel, s, c, geometry, dout);
-        size_t global = (size_t)n;
-        err = clEnqueueNDRangeKernel(dev->queue, c->kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+        err = tess_tile_opencl_enqueue_1d(dev, c->kernel, (size_t)n);
     }
     if (err == CL_SUCCESS)
         err = clEnqueueReadBuffer(dev->queue, dout, CL_TRUE, 0, out_len, out, 0, NULL, NULL);

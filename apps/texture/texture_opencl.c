@@ -86,8 +86,7 @@ static int tex_kernel_cl(const tess_tile_box *box, const void *in, void *out, vo
         clSetKernelArg(c->kernel, 2, sizeof s, &s);
         for (int k = 0; k < 6; k++)
             clSetKernelArg(c->kernel, 3 + (cl_uint)k, sizeof geo[k], &geo[k]);
-        size_t global = (size_t)n;
-        err = clEnqueueNDRangeKernel(dev->queue, c->kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+        err = tess_tile_opencl_enqueue_1d(dev, c->kernel, (size_t)n);
     }
     if (err == CL_SUCCESS)
         err = clEnqueueReadBuffer(dev->queue, dout, CL_TRUE, 0, out_len, out, 0, NULL, NULL);

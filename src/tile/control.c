@@ -145,6 +145,9 @@ static void on_done(tile_ctl *c, tile_done *d)
         tile_store_done(c, d);
         return;
     }
+    if (c->trace != NULL)
+        fprintf(c->trace, "%d %d %.6f %.6f %.6f %llu\n", c->me, d->proc, d->started, d->seconds,
+                d->est, (unsigned long long)d->cells);
     recall_if_slowed(c, d);
     if (d->started >= c->rs.boot_seconds && c->booted) c->busy_after_boot[d->proc] += d->seconds;
     tile_policy_done(c, d);
@@ -374,6 +377,22 @@ static void teardown(tile_ctl *c)
     free(c->pending);
 }
 
+/*
+ * TESS_TILE_TRACE=PREFIX: each rank's controller appends a line per
+ * finished tile to PREFIX.RANK — rank, processor, started and took
+ * (seconds since the run started), the model's estimate, cells — to see
+ * what the bootstrap and the end game did.  A debugging aid
+ * (docs/tiles.md); a file that cannot be opened only loses the trace.
+ */
+static void open_trace(tile_ctl *c)
+{
+    const char *prefix = getenv("TESS_TILE_TRACE");
+    if (prefix == NULL || *prefix == '\0') return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%d", prefix, c->me);
+    c->trace = fopen(path, "a");
+}
+
 int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a)
 {
     tile_ctl *c = calloc(1, sizeof *c);
@@ -389,6 +408,7 @@ int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a
      * machines, other clocks) start theirs when their controller starts. */
     c->t0 = c->me == 0 ? a->t0 : tess_now();
     c->rng = a->seed * 0x9E3779B97F4A7C15ULL + (uint64_t)c->me + 1;
+    open_trace(c);
     int rc = setup(c);
     if (rc != TESS_OK) tile_abort_all(c, rc, tess_last_error(ctx));
     rc = hello(c);
@@ -404,6 +424,7 @@ int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a
         while (c->stats_in < c->nranks && c->status == TESS_OK && !tess_interrupted(ctx))
             receive(c, 0.05);
     rc = c->status;
+    if (c->trace != NULL) fclose(c->trace);
     teardown(c);
     free(c);
     return rc;

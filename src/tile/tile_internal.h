@@ -15,6 +15,7 @@
 #define TESS_SRC_TILE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "core/internal.h"
 #include "tessera/tile.h"
@@ -203,6 +204,7 @@ struct tile_ctl {
     uint64_t tried[TILE_MAX_PROCS][16];
     int ntried[TILE_MAX_PROCS];
     int status;
+    FILE *trace; /* TESS_TILE_TRACE: one line per finished tile, or NULL */
 };
 
 /* The controller of one rank; returns TESS_OK or the run's error. */
