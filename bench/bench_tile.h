@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 typedef struct bt_opts {
-    long options, rounds, min_size;
+    long options, rounds, min_size, confirm;
     const char *mixes, *ccrs, *out, *policies, *parts, *apps;
     char self[4096], tmp[4096], mpirun[4096];
 } bt_opts;
