@@ -516,6 +516,24 @@ static double child_on_core(bt_opts *o, int core, char **extra, int nextra, cons
     return s;
 }
 
+double bt_one_rank_seconds(bt_opts *o, bt_app app, char **extra, int nextra, char *stats,
+                           size_t cap)
+{
+    int cores[CPU_SETSIZE];
+    cpu_set_t mask;
+    int ncores = usable_cores(cores, &mask);
+    if (ncores < 2) return bt_run_child(o, app, 0, extra, nextra, stats, cap);
+    double rate = 0;
+    for (int k = 0; k < ncores; k++) {
+        if (pin_to_core(cores[k]) != 0) return -1;
+        double s = bt_run_child(o, app, 0, extra, nextra, stats, cap);
+        sched_setaffinity(0, sizeof mask, &mask);
+        if (s <= 0) return -1;
+        rate += 1 / s;
+    }
+    return ncores / rate;
+}
+
 /*
  * 2 ranks against 1.  The 1-rank rate is the mean of runs pinned to each
  * core in turn: on these VMs one vCPU can run 30% slower than the other,

@@ -33,6 +33,12 @@ long bt_app_args(bt_opts *o, bt_app app, int ranks, long ccr, char **argv, int *
  * stats_copy when given. */
 double bt_run_child(bt_opts *o, bt_app app, int np, char **extra, int nextra, char *stats_copy,
                     size_t cap);
+/* A 1-rank run once pinned to each core this process may use: the seconds
+ * at the mean of their rates (the vCPUs of these machines can differ by
+ * 30%, and an unpinned run measures whichever it drew), or -1.  stats gets
+ * the last run's statistics. */
+double bt_one_rank_seconds(bt_opts *o, bt_app app, char **extra, int nextra, char *stats,
+                           size_t cap);
 /* Append one JSON Lines record of a run to o->out. */
 void bt_record(bt_opts *o, bt_app app, const char *mix, long ccr, int ranks, const char *policy,
                long size, double secs, const char *stats);
