@@ -76,7 +76,17 @@ if [ "$MPI" = 1 ]; then
             die "mpirun -np $np failed: $(head -c 500 "$D/err")"
         cmp -s "$D/m$np.bin" "$D/c.bin" || die "mpirun -np $np: C differs from embedded"
     done
-    echo "   1, 2, 3 workers, 1, 3, 5 partitions, 2 and 3 ranks: identical"
+    # stealing is off by default (docs/matmul.md); on, with tasks and their
+    # partitions forced to move every 2 ms, C must not change (N=1000: long
+    # enough for moves to happen; the log must show one)
+    big=(run matmul --quiet --n 1000 --block 64 --seed 3)
+    "$TESSERA" "${big[@]}" --output "$D/e.bin" || die "N=1000 embedded failed"
+    TESS_VERBOSE=1 TESS_STEAL=1 TESS_STEAL_FORCE=7:2 mpi 2 -x TESS_VERBOSE -x TESS_STEAL \
+        -x TESS_STEAL_FORCE "$TESSERA" "${big[@]}" --workers 1 --output "$D/s.bin" 2> "$D/err" ||
+        die "stealing forced: $(head -c 500 "$D/err")"
+    grep -q "steal: task" "$D/err" || die "stealing forced: no task moved"
+    cmp -s "$D/s.bin" "$D/e.bin" || die "stealing forced: C differs from embedded"
+    echo "   1, 2, 3 workers, 1, 3, 5 partitions, 2 and 3 ranks, forced stealing: identical"
 else
     echo "   1, 2, 3 workers, 1, 3, 5 partitions: identical (no MPI: ranks skipped)"
 fi
