@@ -184,15 +184,23 @@ static const tess_query *target_of(const proc *p, int64_t v)
 
 /* ---- step and its emulated cost ---- */
 
-static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int nneg)
+/*
+ * STEP over a region.  The thread's CPU clock is a system call (about 1 us
+ * here), read only for real compute, where the runtime's own CPU share is
+ * the figure of interest, and only around steps that can be long: a replica
+ * piece (`piece`, one layer ring) takes a few microseconds, so two clock
+ * calls cost as much as the piece and were 2.5% of the process's samples at
+ * m=14.  A piece's CPU time is its wall time (being preempted within a few
+ * microseconds is rare enough not to bias the share).
+ */
+static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int nneg, int piece)
 {
     tess_region r = {.npos = npos, .nneg = nneg, .pos = pos, .neg = p->negs};
-    /* The thread's CPU clock is a system call: only for real compute, where
-     * the runtime's own CPU share is the figure of interest. */
-    int emulated = p->a->step_cost_us > 0;
-    double t = proc_now_us(p), cpu = emulated ? 0 : proc_thread_cpu_us();
+    int clocked = p->a->step_cost_us <= 0 && !piece;
+    double t = proc_now_us(p), cpu = clocked ? proc_thread_cpu_us() : 0;
     int64_t c = p->app->state->step(p->st, slot_of(p, v - 1), slot_of(p, v), &r, v - 1);
-    if (!emulated) p->step_cpu_us += proc_thread_cpu_us() - cpu;
+    if (clocked) p->step_cpu_us += proc_thread_cpu_us() - cpu;
+    else if (p->a->step_cost_us <= 0) p->step_cpu_us += proc_now_us(p) - t;
     if (c < 0) return (int)c;
     p->tuple_ticks += c;
     if (p->a->step_cost_us > 0 && c > 0)
@@ -263,7 +271,7 @@ int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
     tess_query pos[2] = {*target_of(p, v), p->inner[ahead]};
     int nneg = 0;
     if (x->computed_any) p->negs[nneg++] = p->inner[x->ahead];
-    *err = step_region(p, v, pos, ahead > 0 ? 2 : 1, nneg);
+    *err = step_region(p, v, pos, ahead > 0 ? 2 : 1, nneg, 0);
     if (*err != TESS_OK) return 1;
     x->ahead = ahead;
     x->computed_any = 1;
@@ -302,7 +310,7 @@ static int extend_replicas(proc *p, int *err)
     version *x = ver_of(p, v);
     int nneg = 0;
     if (x->width >= 0) p->negs[nneg++] = p->Lown[x->width]; /* only the new layers */
-    *err = step_region(p, v, &p->Lown[w], 1, nneg);
+    *err = step_region(p, v, &p->Lown[w], 1, nneg, 1);
     if (*err != TESS_OK) return 1;
     int was_full = x->full;
     x->width = w;
