@@ -242,24 +242,38 @@ typedef struct cell {
     char best_policy[16];
 } cell;
 
+/* A run of `app` on `mix` under `policy` (with its size when > 0): the
+ * arguments, and the strings they point into. */
+typedef struct run_args {
+    char *extra[16];
+    int n;
+    char pol[64], buf[4300];
+} run_args;
+
+static int policy_args(bt_opts *o, bt_app app, const char *mix, long ccr, const char *policy,
+                       long size, run_args *a)
+{
+    if (size > 0) snprintf(a->pol, sizeof a->pol, "%s:%ld", policy, size);
+    else snprintf(a->pol, sizeof a->pol, "%s", policy);
+    a->n = 0;
+    if (bt_app_args(o, app, 1, ccr, a->extra, &a->n, a->buf, sizeof a->buf) < 0) return -1;
+    a->extra[a->n++] = "--processors";
+    a->extra[a->n++] = (char *)mix;
+    a->extra[a->n++] = "--policy";
+    a->extra[a->n++] = a->pol;
+    return 0;
+}
+
 static double timed(bt_opts *o, bt_app app, const char *mix, long ccr, const char *policy,
                     long size)
 {
-    char pol[64], buf[4300];
-    if (size > 0) snprintf(pol, sizeof pol, "%s:%ld", policy, size);
-    else snprintf(pol, sizeof pol, "%s", policy);
-    char *extra[16];
-    int n = 0;
-    if (bt_app_args(o, app, 1, ccr, extra, &n, buf, sizeof buf) < 0) return -1;
-    extra[n++] = "--processors";
-    extra[n++] = (char *)mix;
-    extra[n++] = "--policy";
-    extra[n++] = pol;
+    run_args a;
+    if (policy_args(o, app, mix, ccr, policy, size, &a) != 0) return -1;
     static char stats[1 << 16];
     double rounds[64];
     int k = 0;
     for (long r = 0; r < o->rounds && r < 64; r++) {
-        double s = bt_run_child(o, app, 0, extra, n, stats, sizeof stats);
+        double s = bt_run_child(o, app, 0, a.extra, a.n, stats, sizeof stats);
         if (s < 0) return -1;
         bt_record(o, app, mix, ccr, 1, policy, size, s, stats);
         rounds[k++] = s;
@@ -272,16 +286,9 @@ static double timed(bt_opts *o, bt_app app, const char *mix, long ccr, const cha
 static double confirm_run(bt_opts *o, bt_app app, const char *mix, long ccr, const char *policy,
                           long size)
 {
-    char pol[64], buf[4300], *extra[16];
-    if (size > 0) snprintf(pol, sizeof pol, "%s:%ld", policy, size);
-    else snprintf(pol, sizeof pol, "%s", policy);
-    int n = 0;
-    if (bt_app_args(o, app, 1, ccr, extra, &n, buf, sizeof buf) < 0) return -1;
-    extra[n++] = "--processors";
-    extra[n++] = (char *)mix;
-    extra[n++] = "--policy";
-    extra[n++] = pol;
-    double s = bt_run_child(o, app, 0, extra, n, NULL, 0);
+    run_args a;
+    if (policy_args(o, app, mix, ccr, policy, size, &a) != 0) return -1;
+    double s = bt_run_child(o, app, 0, a.extra, a.n, NULL, 0);
     FILE *fp = s > 0 ? fopen(o->out, "a") : NULL;
     if (fp != NULL) {
         fprintf(fp,
@@ -508,10 +515,11 @@ static void overhead(bt_opts *o)
 /* ---------------------------------------------------------------- scaling */
 
 /* A 1-rank run pinned to one core (the mask restored after), or -1. */
-static double child_on_core(bt_opts *o, int core, char **extra, int nextra, const cpu_set_t *mask)
+static double child_on_core(bt_opts *o, bt_app app, int core, char **extra, int nextra,
+                            const cpu_set_t *mask, char *stats, size_t cap)
 {
     if (pin_to_core(core) != 0) return -1;
-    double s = bt_run_child(o, BT_BS, 0, extra, nextra, NULL, 0);
+    double s = bt_run_child(o, app, 0, extra, nextra, stats, cap);
     sched_setaffinity(0, sizeof *mask, mask);
     return s;
 }
@@ -525,9 +533,7 @@ double bt_one_rank_seconds(bt_opts *o, bt_app app, char **extra, int nextra, cha
     if (ncores < 2) return bt_run_child(o, app, 0, extra, nextra, stats, cap);
     double rate = 0;
     for (int k = 0; k < ncores; k++) {
-        if (pin_to_core(cores[k]) != 0) return -1;
-        double s = bt_run_child(o, app, 0, extra, nextra, stats, cap);
-        sched_setaffinity(0, sizeof mask, &mask);
+        double s = child_on_core(o, app, cores[k], extra, nextra, &mask, stats, cap);
         if (s <= 0) return -1;
         rate += 1 / s;
     }
@@ -555,9 +561,9 @@ static void scaling(bt_opts *o)
     cpu_set_t mask;
     int ncores = usable_cores(cores, &mask);
     for (int r = 0; r < ROUNDS && ncores >= 2; r++) {
-        double ta = child_on_core(o, cores[0], one, 6, &mask);
+        double ta = child_on_core(o, BT_BS, cores[0], one, 6, &mask, NULL, 0);
         double t2 = bt_run_child(o, BT_BS, 2, one, 6, NULL, 0);
-        double tb = child_on_core(o, cores[1], one, 6, &mask);
+        double tb = child_on_core(o, BT_BS, cores[1], one, 6, &mask, NULL, 0);
         double t0 = bt_run_child(o, BT_BS, 2, on0, 8, stats, sizeof stats);
         if (ta <= 0 || tb <= 0 || t2 <= 0 || t0 <= 0) continue;
         bt_record(o, BT_BS, "np2-on0", 75, 2, "apc", 0, t0, stats);
