@@ -55,7 +55,7 @@ typedef struct mm_app {
 /* Parse argv into *o: 0, 1 after --help, -1 after an error message. */
 int mm_opts_parse(int argc, char **argv, mm_opts *o);
 
-/* The OpenBLAS soname dlopen'ed by matmul_blas.c (the build may say otherwise). */
+/* The library matmul_blas.c loads: the soname a link with -lopenblas records. */
 #ifndef MM_OPENBLAS_SONAME
 #define MM_OPENBLAS_SONAME "libopenblas.so.0"
 #endif

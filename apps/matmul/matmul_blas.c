@@ -43,9 +43,8 @@ int mm_blas_load(void)
     return 0;
 }
 
-void mm_dgemm(int m, int n, int k, double beta_one, const double *a, int lda, const double *b,
-              int ldb, double *c, int ldc)
+void mm_dgemm(int m, int n, int k, double beta, const double *a, int lda, const double *b, int ldb,
+              double *c, int ldc)
 {
-    dgemm_fn(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb, beta_one, c,
-             ldc);
+    dgemm_fn(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
 }

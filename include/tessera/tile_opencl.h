@@ -38,8 +38,8 @@ TESS_API int tess_tile_opencl_build(tess_tile_opencl *dev, const char *source, c
                                     cl_program *program);
 
 /*
- * Enqueue `kernel` over n work-items in work-groups of one fixed size: the
- * global size is n rounded up to a multiple of it, so the kernel must
+ * Enqueue `kernel` over n work-items in work-groups of one fixed size (64,
+ * or the kernel's limit on the device if lower): the global size is n rounded up to a multiple of it, so the kernel must
  * return at once for get_global_id(0) >= n.  Use it rather than a NULL
  * local size: a driver left to choose derives the work-group size from the
  * global size, and PoCL compiles a kernel variant per work-group size, so

@@ -101,12 +101,14 @@ int tess_tile_opencl_build(tess_tile_opencl *dev, const char *source, const char
     return TESS_OK;
 }
 
-/* The work-group size: 64 work-items, or the device's limit if lower. */
-static size_t group_size(const tess_tile_opencl *dev)
+/* The work-group size: 64 work-items, or the kernel's limit on the device
+ * if lower (a kernel that needs many registers can have a limit below the
+ * device's). */
+static size_t group_size(const tess_tile_opencl *dev, cl_kernel kernel)
 {
     size_t most = 0;
-    if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof most, &most, NULL) !=
-            CL_SUCCESS ||
+    if (clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
+                                 NULL) != CL_SUCCESS ||
         most == 0)
         return 1;
     return most < 64 ? most : 64;
@@ -114,7 +116,7 @@ static size_t group_size(const tess_tile_opencl *dev)
 
 cl_int tess_tile_opencl_enqueue_1d(tess_tile_opencl *dev, cl_kernel kernel, size_t n)
 {
-    size_t local = group_size(dev);
+    size_t local = group_size(dev, kernel);
     size_t global = (n + local - 1) / local * local;
     if (global == 0) return CL_SUCCESS;
     return clEnqueueNDRangeKernel(dev->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
