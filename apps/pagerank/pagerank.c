@@ -3,17 +3,22 @@
  * control function.  Every rank loads (or generates) the whole edge list and
  * creates the same tables; each stores and computes only its partitions.
  *
- * Iteration k: kernel instance i scans its graph partition; for each vertex
- * it knows PR_k (1/N at k = 0, else base_k + d*S(v) from the sums table of
- * the previous iteration), pushes PR_k/outdeg into the other sums table and
- * adds dangling rank to the reduction table.  The control function then
- * derives base_{k+1} = (1-d)/N + d*D_k/N and swaps the two sums tables.
+ * A pull PageRank over tables (docs/guide.md, "Pull-style kernels").  The
+ * graph table holds, per vertex, its out-degree and its in-neighbours; the
+ * ranks table PR_k; the contrib table PR_k(u)/outdeg(u), replicated on every
+ * rank after each iteration (tess_table_replicate).  Iteration k+1: kernel
+ * instance i reads the replica, computes
+ *     PR_{k+1}(v) = (1-d)/N + d*(sum over u->v of contrib_k(u) + D_k/N)
+ * for the vertices of its partition, in in-edge order, and writes its
+ * partitions of ranks and contrib in one tess_table_put_range each; the
+ * rank of vertices without out-edges, D, is summed through a one-key table
+ * (a global reduction).  A vertex's sum does not depend on the partitioning,
+ * the worker or the rank count.
  *
  * With --checkpoint-dir, every --checkpoint-every iterations end with a
- * checkpoint barrier taken once the old sums and the dangling total are
- * cleared: between two iterations, when the tables hold only the graph
- * (static, saved once) and the current sums, and the rest of the state (k,
- * which sums table is current, base) fits in the checkpoint's user data.
+ * checkpoint barrier: between two iterations the tables hold the graph
+ * (static, saved once), PR_k and contrib_k, and the rest of the state (k and
+ * D_k/N) fits in the checkpoint's user data.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,33 +34,38 @@
 #define APP "pagerank"
 
 typedef struct pr_args {
-    int32_t iteration;
-    int32_t src_table; /* index into app->ranks of the sums being read */
-    double base, damping, inv_n;
+    int32_t initial; /* 1: PR_0 = 1/N, no graph read */
+    int32_t unused;
+    double teleport, spread, damping, inv_n;
 } pr_args;
 
-typedef struct scan_state {
-    tess_table *next;
+typedef struct pull_state {
     const pr_args *a;
-    const double *sums; /* sums of the previous iteration, this partition */
+    const double *contrib; /* replica: contrib_k of every vertex */
     uint64_t first;
+    double *pr, *out; /* this partition's PR_{k+1} and contrib_{k+1} */
     double dangling;
-} scan_state;
+} pull_state;
 
-static int push_vertex(const void *key, const void *value, size_t len, void *arg)
+/* A graph value: u32 out-degree, then the u32 in-neighbours. */
+static int pull_vertex(const void *key, const void *value, size_t len, void *arg)
 {
-    scan_state *s = arg;
+    pull_state *s = arg;
     uint64_t v;
     memcpy(&v, key, sizeof v);
-    double pr =
-        s->a->iteration == 0 ? s->a->inv_n : s->a->base + s->a->damping * s->sums[v - s->first];
-    size_t deg = len / sizeof(uint64_t);
-    if (deg == 0) {
-        s->dangling += pr;
-        return 0;
+    const uint32_t *w = value;
+    size_t nin = len / sizeof(uint32_t) - 1;
+    double pr = s->a->inv_n;
+    if (!s->a->initial) {
+        double sum = 0.0;
+        for (size_t k = 0; k < nin; k++) sum += s->contrib[w[1 + k]];
+        pr = s->a->teleport + s->a->damping * (sum + s->a->spread);
     }
-    double share = pr / (double)deg;
-    return tess_table_update_fanout(s->next, value, deg, &share) == TESS_OK ? 0 : -1;
+    double inv_outdeg = w[0] ? 1.0 / (double)w[0] : 0.0;
+    s->pr[v - s->first] = pr;
+    s->out[v - s->first] = pr * inv_outdeg;
+    if (w[0] == 0) s->dangling += pr;
+    return 0;
 }
 
 static int pr_step(tess_task *task, const void *args, size_t len)
@@ -65,33 +75,45 @@ static int pr_step(tess_task *task, const void *args, size_t len)
     if (len != sizeof a) return TESS_ERR_INVAL;
     memcpy(&a, args, sizeof a);
     int i = tess_task_instance(task);
-    scan_state *s = calloc(1, sizeof *s);
-    if (s == NULL) return TESS_ERR_NOMEM;
     uint64_t count = 0;
-    s->a = &a;
-    s->next = app->ranks[1 - a.src_table];
-    s->sums = tess_table_dense_data(app->ranks[a.src_table], i, &count);
-    tess_table_dense_range(app->graph, i, &s->first, &count);
-    int rc = tess_table_scan(app->graph, i, push_vertex, s);
+    pull_state s = {.a = &a, .contrib = tess_table_replica(app->contrib, NULL)};
+    tess_table_dense_range(app->graph, i, &s.first, &count);
+    if (s.contrib == NULL && !a.initial) return TESS_ERR_INVAL;
+    s.pr = malloc((count ? count : 1) * 2 * sizeof(double));
+    if (s.pr == NULL) return TESS_ERR_NOMEM;
+    s.out = s.pr + count;
+    int rc = tess_table_scan(app->graph, i, pull_vertex, &s);
+    if (rc == TESS_OK) rc = tess_table_put_range(app->ranks, s.first, count, s.pr);
+    if (rc == TESS_OK) rc = tess_table_put_range(app->contrib, s.first, count, s.out);
     uint64_t zero = 0;
-    if (rc == 0) rc = tess_table_update(app->dangling, &zero, &s->dangling, sizeof(double));
-    free(s);
+    if (rc == TESS_OK) rc = tess_table_update(app->dangling, &zero, &s.dangling, sizeof(double));
+    free(s.pr);
     return rc < 0 ? rc : 0;
 }
 
-/* Instance i puts the adjacency lists of its partition's vertices. */
+/* Instance i puts the in-lists of its partition's vertices. */
 static int pr_load(tess_task *task, const void *args, size_t len)
 {
     (void)args, (void)len;
     pr_app *app = tess_task_app(task);
     uint64_t first, count;
     tess_table_dense_range(app->graph, tess_task_instance(task), &first, &count);
-    for (uint64_t v = first; v < first + count; v++) {
-        size_t bytes = (app->out_first[v + 1] - app->out_first[v]) * sizeof(uint64_t);
-        int rc = tess_table_put(app->graph, &v, app->out_dst + app->out_first[v], bytes);
-        if (rc != TESS_OK) return rc;
+    size_t cap = 0;
+    uint32_t *val = NULL;
+    int rc = TESS_OK;
+    for (uint64_t v = first; rc == TESS_OK && v < first + count; v++) {
+        size_t nin = app->in_first[v + 1] - app->in_first[v];
+        if (nin + 1 > cap) {
+            free(val);
+            cap = 2 * (nin + 1);
+            if ((val = malloc(cap * sizeof *val)) == NULL) return TESS_ERR_NOMEM;
+        }
+        val[0] = app->outdeg[v];
+        memcpy(val + 1, app->in_src + app->in_first[v], nin * sizeof *val);
+        rc = tess_table_put(app->graph, &v, val, (nin + 1) * sizeof *val);
     }
-    return 0;
+    free(val);
+    return rc;
 }
 
 static void print_progress(pr_app *app, int k, double seconds)
@@ -102,29 +124,30 @@ static void print_progress(pr_app *app, int k, double seconds)
 }
 
 /* What a checkpoint stores besides the tables: the state between two
- * iterations, taken after the old sums and the dangling total are cleared. */
+ * iterations, after iteration `done` (0: the initial ranks). */
 typedef struct pr_resume {
-    int64_t done;   /* iterations finished */
-    int32_t curr;   /* app->curr: the sums table of the last iteration */
-    int32_t unused; /* zero */
-    double base;    /* app->base: the base term of iteration `done` */
+    int64_t done;  /* iterations finished */
+    double spread; /* app->spread: D/N of the ranks in the tables */
 } pr_resume;
 
 /* After iteration k: every --checkpoint-every iterations, a barrier that also
- * checkpoints.  It follows the clears, so the checkpoint holds one sums table
- * and nothing of the iteration that just ended needs redoing on restore. */
+ * checkpoints. */
 static int maybe_checkpoint(tess_ctx *ctx, pr_app *app, int k)
 {
     if (!app_ckpt_cli_due(&app->opt.ckpt, k + 1, app->opt.iterations)) return TESS_OK;
-    pr_resume r = {.done = k + 1, .curr = app->curr, .base = app->base};
+    pr_resume r = {.done = k + 1, .spread = app->spread};
     return tess_checkpoint_barrier(ctx, &r, sizeof r);
 }
 
-static int run_iteration(tess_ctx *ctx, pr_app *app, int k)
+/* One pass of pr_step over every partition (initial: PR_0), then D/N. */
+static int run_pass(tess_ctx *ctx, pr_app *app, int initial)
 {
     double d = app->opt.damping, n = (double)app->g.nv;
-    pr_args a = {
-        .iteration = k, .src_table = app->curr, .base = app->base, .damping = d, .inv_n = 1.0 / n};
+    pr_args a = {.initial = initial,
+                 .teleport = (1.0 - d) / n,
+                 .spread = app->spread,
+                 .damping = d,
+                 .inv_n = 1.0 / n};
     int parts = tess_table_partitions(app->graph);
     int rc = tess_run(ctx, "pr_step", parts, app->graph, &a, sizeof a);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
@@ -133,9 +156,15 @@ static int run_iteration(tess_ctx *ctx, pr_app *app, int k)
     if (rc == TESS_OK) rc = tess_table_get(app->dangling, &zero, &dangling, sizeof dangling, NULL);
     if (rc == TESS_ERR_NOTFOUND) rc = TESS_OK;
     if (rc == TESS_OK) rc = tess_table_clear(app->dangling);
-    if (rc == TESS_OK) rc = tess_table_clear(app->ranks[app->curr]);
-    app->curr = 1 - app->curr;
-    app->base = (1.0 - d) / n + d * dangling / n;
+    app->spread = dangling / n;
+    return rc;
+}
+
+/* Iteration k; the contrib replica is refreshed for the next one, if any. */
+static int run_iteration(tess_ctx *ctx, pr_app *app, int k)
+{
+    int rc = run_pass(ctx, app, 0);
+    if (rc == TESS_OK && k + 1 < app->opt.iterations) rc = tess_table_replicate(app->contrib);
     if (rc == TESS_OK) rc = maybe_checkpoint(ctx, app, k);
     return rc;
 }
@@ -145,6 +174,8 @@ static int load(tess_ctx *ctx, pr_app *app)
     double t0 = tess_now();
     int rc = tess_run(ctx, "pr_load", tess_table_partitions(app->graph), app->graph, NULL, 0);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
+    if (rc == TESS_OK) rc = run_pass(ctx, app, 1); /* PR_0 */
+    if (rc == TESS_OK) rc = tess_table_replicate(app->contrib);
     app->load_seconds += tess_now() - t0;
     if (rc != TESS_OK) return app_error(APP, "%s", tess_last_error(ctx)), rc;
     if (app->progress)
@@ -159,7 +190,7 @@ static int load(tess_ctx *ctx, pr_app *app)
 /* Take up the state of a restored checkpoint; its tables hold the graph. */
 static int resume(pr_app *app, const pr_resume *r, uint64_t epoch)
 {
-    if (r->done < 1 || r->done > app->opt.iterations || (r->curr != 0 && r->curr != 1)) {
+    if (r->done < 1 || r->done > app->opt.iterations) {
         app_error(APP,
                   "cannot restore from %s: epoch %llu is after iteration %lld, "
                   "beyond --iterations %ld",
@@ -169,8 +200,7 @@ static int resume(pr_app *app, const pr_resume *r, uint64_t epoch)
     }
     app->first_iteration = (long)r->done;
     app->restored_epoch = epoch;
-    app->curr = r->curr;
-    app->base = r->base;
+    app->spread = r->spread;
     fprintf(stderr, "pagerank: restored checkpoint epoch %llu (iteration %lld of %ld) from %s\n",
             (unsigned long long)epoch, (long long)r->done, app->opt.iterations, app->opt.ckpt.dir);
     return TESS_OK;
@@ -186,9 +216,9 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
     (void)epoch;
     (void)len; /* app_ckpt_cli_restore checked it */
     memcpy(&r, user, sizeof r);
-    if (!isfinite(r.base) || r.base < 0)
-        return snprintf(why, whylen, "its base term %g is not a finite rank", r.base), 1;
-    if (r.done >= 1 && r.done <= app->opt.iterations && (r.curr == 0 || r.curr == 1)) return 0;
+    if (!isfinite(r.spread) || r.spread < 0)
+        return snprintf(why, whylen, "its dangling term %g is not a finite rank", r.spread), 1;
+    if (r.done >= 1 && r.done <= app->opt.iterations) return 0;
     snprintf(why, whylen, "after iteration %lld, beyond --iterations %ld", (long long)r.done,
              app->opt.iterations);
     return 1;
@@ -207,7 +237,8 @@ static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len
         return snprintf(why, whylen, "the graph table holds %lld vertices, the graph %llu",
                         (long long)vertices, (unsigned long long)app->g.nv),
                1;
-    return app_ckpt_cli_all_finite(app->ranks[r.curr], "the sums table", NULL, why, whylen);
+    if (app_ckpt_cli_all_finite(app->ranks, "the ranks table", NULL, why, whylen) != 0) return 1;
+    return app_ckpt_cli_all_finite(app->contrib, "the contrib table", NULL, why, whylen);
 }
 
 /* With --restore, the newest checkpoint; otherwise (or if there is none) the
@@ -219,8 +250,12 @@ static int restore_or_load(tess_ctx *ctx, pr_app *app)
     int rc = app_ckpt_cli_restore(APP, ctx, &app->opt.ckpt, accept_epoch, validate_epoch, app, &r,
                                   sizeof r, &epoch);
     if (rc < 0) return rc;
-    if (rc == 1) return resume(app, &r, epoch);
-    app->curr = 0;
+    if (rc == 1) {
+        rc = resume(app, &r, epoch);
+        if (rc == TESS_OK && r.done < app->opt.iterations) rc = tess_table_replicate(app->contrib);
+        if (rc != TESS_OK) app_error(APP, "%s", tess_last_error(ctx));
+        return rc;
+    }
     return load(ctx, app);
 }
 
@@ -396,22 +431,26 @@ static int parse_options(pr_options *o, int argc, char **argv)
     return check_options(o);
 }
 
-/* Out-edges grouped by source (counting sort), edge order kept per source. */
-static int build_out_csr(pr_app *app)
+/* In-edges grouped by destination (counting sort, stable: a vertex's
+ * in-edges keep their input order) and out-degrees. */
+static int build_in_csr(pr_app *app)
 {
     const tg_graph *g = &app->g;
-    app->out_first = calloc(g->nv + 1, sizeof *app->out_first);
-    app->out_dst = malloc((g->ne ? g->ne : 1) * sizeof *app->out_dst); /* 64-bit table keys */
-    if (app->out_first == NULL || app->out_dst == NULL) return TESS_ERR_NOMEM;
     if (g->ne > UINT32_MAX) return TESS_ERR_INVAL;
-    for (uint64_t e = 0; e < g->ne; e++) app->out_first[g->src[e] + 1]++;
-    for (uint64_t v = 0; v < g->nv; v++) app->out_first[v + 1] += app->out_first[v];
+    app->in_first = calloc(g->nv + 1, sizeof *app->in_first);
+    app->in_src = malloc((g->ne ? g->ne : 1) * sizeof *app->in_src);
+    app->outdeg = calloc(g->nv ? g->nv : 1, sizeof *app->outdeg);
     uint32_t *fill = malloc((g->nv + 1) * sizeof *fill);
-    if (fill == NULL) return TESS_ERR_NOMEM;
-    memcpy(fill, app->out_first, (g->nv + 1) * sizeof *fill);
-    for (uint64_t e = 0; e < g->ne; e++) app->out_dst[fill[g->src[e]]++] = g->dst[e];
+    int ok = app->in_first && app->in_src && app->outdeg && fill;
+    for (uint64_t e = 0; ok && e < g->ne; e++) {
+        app->in_first[g->dst[e] + 1]++;
+        app->outdeg[g->src[e]]++;
+    }
+    for (uint64_t v = 0; ok && v < g->nv; v++) app->in_first[v + 1] += app->in_first[v];
+    if (ok) memcpy(fill, app->in_first, (g->nv + 1) * sizeof *fill);
+    for (uint64_t e = 0; ok && e < g->ne; e++) app->in_src[fill[g->dst[e]]++] = g->src[e];
     free(fill);
-    return TESS_OK;
+    return ok ? TESS_OK : TESS_ERR_NOMEM;
 }
 
 /* Partition bounds: an even split, moved to the nearest site boundary for
@@ -455,14 +494,12 @@ static int create_tables(tess_ctx *ctx, pr_app *app)
     s.range_bounds = bounds;
     s.name = "graph";
     int rc = tess_table_create(ctx, &s, &app->graph);
-    s.value_size = sizeof(double);
-    s.accum = TESS_ACC_SUM;
-    s.elem = TESS_F64;
+    s.value_size = sizeof(double); /* written by tess_table_put_range: replace */
     s.group_with = app->graph;
-    s.name = "sums_a";
-    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->ranks[0]);
-    s.name = "sums_b";
-    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->ranks[1]);
+    s.name = "ranks";
+    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->ranks);
+    s.name = "contrib";
+    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->contrib);
     free(bounds);
     tess_table_spec_init(&s);
     s.name = "dangling";
@@ -482,7 +519,7 @@ static int load_graph(tess_ctx *ctx, pr_app *app)
     double t0 = tess_now();
     int rc = app->opt.gen_spec ? tg_generate(app->opt.gen_spec, &app->g, err, sizeof err)
                                : tg_load_file(app->opt.graph_path, &app->g, err, sizeof err);
-    if (rc == TESS_OK) rc = build_out_csr(app);
+    if (rc == TESS_OK) rc = build_in_csr(app);
     else if (tess_rank(ctx) == 0) app_error(APP, "%s", err);
     if (rc == TESS_OK) rc = create_tables(ctx, app);
     if (rc == TESS_OK) rc = tess_register_kernel(ctx, "pr_load", pr_load);
@@ -500,9 +537,10 @@ static void job_string(const pr_app *app, char *job, size_t cap)
 {
     const tg_graph *g = &app->g;
     uint64_t h = app_hash_bytes(0, g->ids, g->nv * sizeof *g->ids);
-    h = app_hash_bytes(h, app->out_first, (g->nv + 1) * sizeof *app->out_first);
-    h = app_hash_bytes(h, app->out_dst, g->ne * sizeof *app->out_dst);
-    snprintf(job, cap, "pagerank/1 damping=%.17g vertices=%llu edges=%llu graph=%016llx",
+    h = app_hash_bytes(h, app->in_first, (g->nv + 1) * sizeof *app->in_first);
+    h = app_hash_bytes(h, app->in_src, g->ne * sizeof *app->in_src);
+    h = app_hash_bytes(h, app->outdeg, g->nv * sizeof *app->outdeg);
+    snprintf(job, cap, "pagerank/2 damping=%.17g vertices=%llu edges=%llu graph=%016llx",
              app->opt.damping, (unsigned long long)g->nv, (unsigned long long)g->ne,
              (unsigned long long)h);
 }
@@ -519,7 +557,7 @@ static int enable_checkpoints(tess_ctx *ctx, pr_app *app)
     return rc == TESS_OK ? app_ckpt_cli_enable(APP, ctx, &app->opt.ckpt, job) : rc;
 }
 
-/* Out-edges of each partition's vertices: the work of its kernel instance
+/* In-edges of each partition's vertices: the work of its kernel instance
  * (bench/steal.sh reports how skewed the partitions are from these). */
 static void metrics_partition_edges(app_metrics *m, pr_app *app)
 {
@@ -529,7 +567,7 @@ static void metrics_partition_edges(app_metrics *m, pr_app *app)
     for (int p = 0; p < parts; p++) {
         uint64_t first = 0, count = 0;
         tess_table_dense_range(app->graph, p, &first, &count);
-        edges[p] = (double)(app->out_first[first + count] - app->out_first[first]);
+        edges[p] = (double)(app->in_first[first + count] - app->in_first[first]);
     }
     app_metrics_list(m, "partition_edges", edges, parts);
     free(edges);
@@ -563,8 +601,9 @@ static int write_metrics(pr_app *app, tess_ctx *ctx, double wall)
 static void app_free(pr_app *app)
 {
     tg_free(&app->g);
-    free(app->out_first);
-    free(app->out_dst);
+    free(app->in_first);
+    free(app->in_src);
+    free(app->outdeg);
     free(app->iteration_seconds);
 }
 

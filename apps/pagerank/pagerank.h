@@ -1,9 +1,10 @@
 /*
- * pagerank.h — PageRank on the tables face (Piccolo §4.1): the graph, curr
- * and next tables share one partitioning; kernels push rank/outdegree along
- * out-edges into next with a sum accumulator; the rank of vertices without
- * out-edges is summed through a one-key table (a global reduction) and
- * spread over all vertices.
+ * pagerank.h — PageRank on the tables face (Piccolo §4.1), pull-style: the
+ * graph (in-lists), ranks and contrib tables share one partitioning; kernels
+ * read the previous iteration's contributions from a replica of the contrib
+ * table and write their partitions of ranks and contrib; the rank of
+ * vertices without out-edges is summed through a one-key table (a global
+ * reduction) and spread over all vertices.
  */
 #ifndef TESS_APPS_PAGERANK_H
 #define TESS_APPS_PAGERANK_H
@@ -31,11 +32,11 @@ typedef struct pr_options {
 typedef struct pr_app {
     pr_options opt;
     tg_graph g;
-    uint32_t *out_first; /* out-CSR of the graph: nv+1 offsets */
-    uint64_t *out_dst;   /* targets as table keys */
-    tess_table *graph, *ranks[2], *dangling;
-    int curr;                /* ranks[curr] holds the sums of the last iteration */
-    double base;             /* (1-d)/N + d*D/N of the iteration that follows */
+    uint32_t *in_first; /* in-CSR of the graph: nv+1 offsets */
+    uint32_t *in_src;   /* sources of the in-edges */
+    uint32_t *outdeg;   /* nv out-degrees */
+    tess_table *graph, *ranks, *contrib, *dangling;
+    double spread;           /* D/N of the ranks in the tables */
     long first_iteration;    /* 0, or the iterations a restored checkpoint had done */
     uint64_t restored_epoch; /* 0 unless restored */
     double load_seconds;

@@ -8,13 +8,13 @@
 #include <string.h>
 #include "pagerank.h"
 
-/* Final ranks: PR(v) = base + d*S(v), S gathered from every partition. */
+/* Final ranks, gathered from every partition. */
 static double *gather_ranks(pr_app *app)
 {
     uint64_t n = app->g.nv;
     double *sums = calloc(n ? n : 1, sizeof *sums);
     if (sums == NULL) return NULL;
-    tess_table *t = app->ranks[app->curr];
+    tess_table *t = app->ranks;
     for (int p = 0; p < tess_table_partitions(t); p++) {
         tess_iter *it = NULL;
         if (tess_table_iter(t, p, &it) != TESS_OK) {
@@ -30,7 +30,6 @@ static double *gather_ranks(pr_app *app)
         }
         tess_iter_free(it);
     }
-    for (uint64_t v = 0; v < n; v++) sums[v] = app->base + app->opt.damping * sums[v];
     return sums;
 }
 

@@ -170,6 +170,31 @@ TESS_API int tess_table_dense_range(const tess_table *t, int partition, uint64_t
 TESS_API void *tess_table_dense_data(tess_table *t, int partition, uint64_t *count_out);
 
 /*
+ * Dense fixed-size tables: set keys first..first+n-1 to the n values at
+ * `values` (n*value_size bytes), as n puts would.  For a partition stored
+ * here it is one lock and one copy: how a pull-style kernel instance writes
+ * its own partition.  Keys of partitions on other ranks are sent as puts.
+ */
+TESS_API int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, const void *values);
+
+/*
+ * Read-only replicas of dense fixed-size tables, for kernels that read many
+ * keys of every partition (a pull-style PageRank reads its in-neighbours).
+ * tess_table_replicate() copies every partition's values into a replica of
+ * the whole table on every rank: local partitions are copied, remote ones
+ * sent by their owners.  Control function only, between barriers; it ends
+ * with a barrier.  tess_table_replica() returns this rank's copy: key_count
+ * values, key k at index k, absent keys as the identity; NULL before the
+ * first tess_table_replicate().  The copy does not follow later writes:
+ * refresh it after each epoch of writes.  Kernels may read it concurrently;
+ * the pointer stays valid until tess_finalize().  Costs key_count *
+ * value_size bytes per rank, and per refresh that much copied, plus under
+ * MPI each rank's partitions sent to every other rank.
+ */
+TESS_API int tess_table_replicate(tess_table *t);
+TESS_API const void *tess_table_replica(const tess_table *t, uint64_t *count_out);
+
+/*
  * Visit every entry of a partition stored on the calling rank, in place (no
  * copy): fn(key, value, len, arg) per present key, ascending for dense
  * tables.  The partition is locked meanwhile, so fn must not write to it;

@@ -585,5 +585,5 @@ int tess__table_handlers_init(tess_ctx *ctx)
         rc = tess__comm_handle(ctx, table_types[i], tess__table_deliver);
     for (size_t i = 0; rc == TESS_OK && i < sizeof migrate_types / sizeof *migrate_types; i++)
         rc = tess__comm_handle(ctx, migrate_types[i], on_migrate_message);
-    return rc;
+    return rc == TESS_OK ? tess__replica_handlers_init(ctx) : rc;
 }

@@ -43,6 +43,10 @@ size_t tess__partition_value_size(const tess__partition *p); /* 0 = variable */
 
 /* Dense fixed-size only: flat value array and its length; NULL otherwise. */
 void *tess__partition_dense_data(tess__partition *p, uint64_t *count_out);
+/* Dense fixed-size: keys first..first+n-1 set to the n values, as puts. */
+int tess__partition_put_range(tess__partition *p, uint64_t first, uint64_t n, const void *vals);
+/* Dense fixed-size: all count values into out, the identity for absent keys. */
+void tess__partition_copy_dense(const tess__partition *p, void *out);
 
 /* Iteration over present keys in storage order (ascending key for dense). */
 typedef struct tess__cursor {

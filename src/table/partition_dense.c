@@ -62,3 +62,39 @@ int tess__dense_update_batch(tess__partition *p, const uint64_t *keys, const voi
     mark_present(p, keys, n);
     return TESS_OK;
 }
+
+int tess__partition_put_range(tess__partition *p, uint64_t first, uint64_t n, const void *vals)
+{
+    if (!p->dense || p->value_size == 0) return TESS_ERR_INVAL;
+    if (first < p->first || first - p->first > p->count || n > p->count - (first - p->first))
+        return TESS_ERR_INVAL;
+    uint64_t lo = first - p->first, hi = lo + n, added = 0;
+    memcpy(p->vals + lo * p->value_size, vals, n * p->value_size);
+    for (uint64_t k = lo; k < hi; k++) {
+        if ((k & 7) == 0 && k + 8 <= hi) { /* a whole byte of the bitmap */
+            added += 8 - (uint64_t)__builtin_popcount(p->present[k >> 3]);
+            p->present[k >> 3] = 0xff;
+            k += 7;
+            continue;
+        }
+        uint8_t bit = (uint8_t)(1u << (k & 7));
+        added += !(p->present[k >> 3] & bit);
+        p->present[k >> 3] |= bit;
+    }
+    p->size += added;
+    return TESS_OK;
+}
+
+void tess__partition_copy_dense(const tess__partition *p, void *out)
+{
+    size_t vs = p->value_size;
+    if (p->size == p->count) { /* every key present: one copy */
+        memcpy(out, p->vals, p->count * vs);
+        return;
+    }
+    uint8_t *o = out;
+    for (uint64_t k = 0; k < p->count; k++, o += vs) {
+        if (p->present[k >> 3] & (1u << (k & 7))) memcpy(o, p->vals + k * vs, vs);
+        else tess__accum_identity(&p->acc, o);
+    }
+}

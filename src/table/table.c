@@ -136,6 +136,7 @@ static void table_free(tess_table *t)
     free(t->owner);
     free(t->bounds);
     free(t->bucket_part);
+    free(t->replica);
     free(t->name);
     free(t);
 }

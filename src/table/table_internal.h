@@ -29,7 +29,10 @@ enum tess__table_msg_type {
     TESS_MSG_MIG_ANNOUNCE = 68, /* new owner -> other ranks: route writes to me from now */
     TESS_MSG_MIG_MARKER = 69,   /* any rank -> old owner: my last write for it was sent */
     TESS_MSG_MIG_DATA = 70,     /* old owner -> new owner: the partitions and the task */
-    TESS_MSG_MIG_FWD = 71       /* a table message passed on to the partition's owner */
+    TESS_MSG_MIG_FWD = 71,      /* a table message passed on to the partition's owner */
+    /* read-only replicas of dense tables (table_replica.c) */
+    TESS_MSG_REPLICA_REQ = 73, /* rank 0 -> all: send your partitions' values to every rank */
+    TESS_MSG_REPLICA_DATA = 74 /* owner -> all: the values of one partition */
 };
 
 /* Header of every table message (after a tess__req_hdr for requests). */
@@ -63,6 +66,8 @@ struct tess_table {
                                   (group_with, transitively; itself if none) */
     _Atomic unsigned placement_version; /* bumped whenever a partition changes owner */
     int is_static;                      /* checkpointed once per job (tess_table_set_static) */
+    uint8_t *replica; /* dense fixed-size: key_count values (table_replica.c); NULL until
+                         the first tess_table_replicate */
 };
 
 /* An internal status: the partition left this rank (or has not arrived) while
@@ -103,6 +108,9 @@ size_t tess__private_fanout_f64_sum(tess__private *d, const uint64_t *keys, size
 void tess__private_mark_all(tess_table *t, tess__private *d);
 int tess__private_merge(tess_table *t, tess__private *d, int p);
 int tess__private_merge_all(tess_table *t, tess__private *d);
+
+/* The replica messages' handlers (table_replica.c). */
+int tess__replica_handlers_init(tess_ctx *ctx);
 
 /* An empty partition p of t, as table creation makes them (migrate.c). */
 tess__partition *tess__table_new_partition(tess_table *t, int p);
