@@ -10,7 +10,7 @@
  *   C  tessera under MPI: `mpirun -np W … run pagerank … --workers 1`, when the
  *      library has MPI and mpirun is on PATH.
  *
- * The graph (rmat:SCALE:EF) is generated once and written as a binary cache
+ * The graph (rmat:SCALE:EF, or a file given with --graph) is made once and written as a binary cache
  * into a private temporary directory, removed at the end (also on SIGINT).
  * In the first round B and C also write their ranks, which are compared with
  * the reference's.  The figures are ratios, never pass/fail; only wrong ranks
@@ -47,6 +47,7 @@ typedef struct bench_options {
     double damping;
     int no_mpi;
     const char *json_path, *tmp_parent;
+    const char *graph_path; /* --graph: a graph file instead of R-MAT */
 } bench_options;
 
 /* Median seconds per iteration of one round; NAN when the variant did not run. */
@@ -56,7 +57,7 @@ typedef struct bench_round {
 
 typedef struct bench_state {
     bench_options opt;
-    char spec[64];
+    char spec[PATH_MAX];
     uint64_t nv, ne;
     uint64_t *ids; /* nv original ids, ascending (taken from the graph) */
     bench_csr csr;
@@ -88,8 +89,9 @@ static void usage(FILE *out)
                  "  A  reference, W OpenMP threads in this process\n"
                  "  B  tessera embedded: tessera run pagerank --workers W\n"
                  "  C  tessera under MPI: mpirun -np W ... --workers 1 (if available)\n"
-                 "Reports edges/s of each, tessera/reference throughput (goal >= 0.5),\n"
-                 "MPI/embedded time per iteration (goal <= 2), the ratios of every round,\n"
+                 "Reports edges/s of each, tessera/reference throughput (goal >= 0.7 on\n"
+                 "R-MAT, >= 0.5 on a --graph), MPI/embedded throughput (goal >= 0.6),\n"
+                 "the ratios of every round,\n"
                  "and the largest relative difference of tessera's ranks from the\n"
                  "reference's (must be <= 1e-9).\n"
                  "\n"
@@ -97,6 +99,8 @@ static void usage(FILE *out)
                  "  --scale S          R-MAT scale: 2^S vertices (default 20)\n"
                  "  --edge-factor E    edges per vertex (default 16)\n"
                  "  --quick            --scale 16 (a smoke run of a few seconds)\n"
+                 "  --graph FILE       this graph instead of R-MAT: a SNAP edge list (plain\n"
+                 "                     or gzip) or a binary graph cache\n"
                  "  --iterations I     PageRank iterations per run (default 10)\n"
                  "  --damping D        damping factor (default 0.85)\n"
                  "  --rounds R         rounds of A B C (default 3)\n"
@@ -142,13 +146,14 @@ static int parse_option(bench_options *o, int argc, char **argv, int *i)
         }
         return 0;
     }
-    if (bench_is_option(a, "--json") || bench_is_option(a, "--tmpdir")) {
+    if (bench_is_option(a, "--json") || bench_is_option(a, "--tmpdir") ||
+        bench_is_option(a, "--graph")) {
         const char *v = bench_option_value(argc, argv, i);
         if (v == NULL || *v == '\0') {
             app_error(BENCH, "option %.*s: missing value", (int)strcspn(a, "="), a);
             return -1;
         }
-        *(a[2] == 'j' ? &o->json_path : &o->tmp_parent) = v;
+        *(a[2] == 'j' ? &o->json_path : a[2] == 't' ? &o->tmp_parent : &o->graph_path) = v;
         return 0;
     }
     app_error(BENCH, "unknown option '%s' (see tessera bench pagerank --help)", a);
@@ -210,8 +215,10 @@ static int prepare_graph(bench_state *s)
     tg_graph g;
     char err[512] = "", cache[PATH_MAX];
     snprintf(s->spec, sizeof s->spec, "rmat:%ld:%ld", s->opt.scale, s->opt.edge_factor);
+    if (s->opt.graph_path != NULL) snprintf(s->spec, sizeof s->spec, "%s", s->opt.graph_path);
     tmp_path(s, "graph.cache", cache, sizeof cache);
-    int rc = tg_generate(s->spec, &g, err, sizeof err);
+    int rc = s->opt.graph_path ? tg_load_file(s->spec, &g, err, sizeof err)
+                               : tg_generate(s->spec, &g, err, sizeof err);
     if (rc == 0) rc = tg_write_cache(cache, &g, err, sizeof err);
     if (rc != 0) {
         app_error(BENCH, "%s", err);
@@ -486,7 +493,7 @@ static double fig_ref(const bench_round *r) { return r->ref; }
 static double fig_tess(const bench_round *r) { return r->tess; }
 static double fig_mpi(const bench_round *r) { return r->mpi; }
 static double fig_ratio(const bench_round *r) { return r->ref / r->tess; }
-static double fig_mpi_ratio(const bench_round *r) { return r->mpi / r->tess; }
+static double fig_mpi_ratio(const bench_round *r) { return r->tess / r->mpi; }
 
 /* Median of a figure over the rounds that have it; NAN if none. */
 static double median_of(const bench_state *s, round_figure fig)
@@ -512,11 +519,12 @@ static void print_report(const bench_state *s)
     print_rate("reference", ref, s->ne);
     print_rate("tessera", tess, s->ne);
     print_rate("mpi", mpi, s->ne);
-    printf("tessera/reference throughput: %.3f (goal >= 0.5)", ref / tess);
+    printf("tessera/reference throughput: %.3f (goal >= %.1f)", ref / tess,
+           s->opt.graph_path ? 0.5 : 0.7);
     print_per_round(s, fig_ratio);
     if (isnan(mpi)) printf("mpi/embedded time: not measured (%s)\n", s->mpi_note);
     else {
-        printf("mpi/embedded time: %.3f (goal <= 2)", mpi / tess);
+        printf("mpi/embedded throughput: %.3f (goal >= 0.6)", tess / mpi);
         print_per_round(s, fig_mpi_ratio);
     }
     printf("max relative error vs reference: embedded %.3g", s->err_tess);
@@ -531,7 +539,7 @@ static app_metrics *round_object(const bench_round *rd)
     app_metrics_num(o, "tessera_seconds", rd->tess);
     app_metrics_num(o, "mpi_seconds", rd->mpi);
     app_metrics_num(o, "ratio", fig_ratio(rd));
-    app_metrics_num(o, "mpi_ratio", fig_mpi_ratio(rd));
+    app_metrics_num(o, "mpi_rate_ratio", fig_mpi_ratio(rd));
     return o;
 }
 
@@ -573,7 +581,7 @@ static int append_json(const bench_state *s)
     put_params(o, s);
     put_rounds(o, s);
     app_metrics_num(o, "ratio", median_of(s, fig_ref) / median_of(s, fig_tess));
-    app_metrics_num(o, "mpi_ratio", median_of(s, fig_mpi) / median_of(s, fig_tess));
+    app_metrics_num(o, "mpi_rate_ratio", median_of(s, fig_tess) / median_of(s, fig_mpi));
     app_metrics_num(o, "max_rel_error", s->err_tess);
     app_metrics_num(o, "max_rel_error_mpi", s->err_mpi);
     app_metrics_bool(o, "ranks_ok", ranks_ok(s));

@@ -10,10 +10,12 @@
  * instance i reads the replica, computes
  *     PR_{k+1}(v) = (1-d)/N + d*(sum over u->v of contrib_k(u) + D_k/N)
  * for the vertices of its partition, in in-edge order, and writes its
- * partitions of ranks and contrib in one tess_table_put_range each; the
- * rank of vertices without out-edges, D, is summed through a one-key table
- * (a global reduction).  A vertex's sum does not depend on the partitioning,
- * the worker or the rank count.
+ * partitions of ranks and contrib in one tess_table_put_range each.  A
+ * vertex without out-edges has no share to give: its contrib entry holds its
+ * rank instead (no in-list names it), and the control function sums those
+ * from rank 0's replica into D, in vertex order.  Neither a vertex's sum nor
+ * D depends on the partitioning, the worker or the rank count, so the ranks
+ * are bitwise the same for any of them.
  *
  * With --checkpoint-dir, every --checkpoint-every iterations end with a
  * checkpoint barrier: between two iterations the tables hold the graph
@@ -44,7 +46,6 @@ typedef struct pull_state {
     const double *contrib; /* replica: contrib_k of every vertex */
     uint64_t first;
     double *pr, *out; /* this partition's PR_{k+1} and contrib_{k+1} */
-    double dangling;
 } pull_state;
 
 /* A graph value: u32 out-degree, then the u32 in-neighbours. */
@@ -61,10 +62,8 @@ static int pull_vertex(const void *key, const void *value, size_t len, void *arg
         for (size_t k = 0; k < nin; k++) sum += s->contrib[w[1 + k]];
         pr = s->a->teleport + s->a->damping * (sum + s->a->spread);
     }
-    double inv_outdeg = w[0] ? 1.0 / (double)w[0] : 0.0;
     s->pr[v - s->first] = pr;
-    s->out[v - s->first] = pr * inv_outdeg;
-    if (w[0] == 0) s->dangling += pr;
+    s->out[v - s->first] = w[0] ? pr * (1.0 / (double)w[0]) : pr;
     return 0;
 }
 
@@ -85,8 +84,6 @@ static int pr_step(tess_task *task, const void *args, size_t len)
     int rc = tess_table_scan(app->graph, i, pull_vertex, &s);
     if (rc == TESS_OK) rc = tess_table_put_range(app->ranks, s.first, count, s.pr);
     if (rc == TESS_OK) rc = tess_table_put_range(app->contrib, s.first, count, s.out);
-    uint64_t zero = 0;
-    if (rc == TESS_OK) rc = tess_table_update(app->dangling, &zero, &s.dangling, sizeof(double));
     free(s.pr);
     return rc < 0 ? rc : 0;
 }
@@ -123,11 +120,9 @@ static void print_progress(pr_app *app, int k, double seconds)
             app->opt.iterations, seconds, (double)app->g.ne / seconds / 1e6);
 }
 
-/* What a checkpoint stores besides the tables: the state between two
- * iterations, after iteration `done` (0: the initial ranks). */
+/* What a checkpoint stores besides the tables: the iterations done. */
 typedef struct pr_resume {
-    int64_t done;  /* iterations finished */
-    double spread; /* app->spread: D/N of the ranks in the tables */
+    int64_t done;
 } pr_resume;
 
 /* After iteration k: every --checkpoint-every iterations, a barrier that also
@@ -135,11 +130,24 @@ typedef struct pr_resume {
 static int maybe_checkpoint(tess_ctx *ctx, pr_app *app, int k)
 {
     if (!app_ckpt_cli_due(&app->opt.ckpt, k + 1, app->opt.iterations)) return TESS_OK;
-    pr_resume r = {.done = k + 1, .spread = app->spread};
+    pr_resume r = {.done = k + 1};
     return tess_checkpoint_barrier(ctx, &r, sizeof r);
 }
 
-/* One pass of pr_step over every partition (initial: PR_0), then D/N. */
+/* Copy contrib to every rank and sum D/N from the copy: the rank of the
+ * vertices without out-edges, in vertex order. */
+static int share_contrib(pr_app *app)
+{
+    int rc = tess_table_replicate(app->contrib);
+    const double *c = tess_table_replica(app->contrib, NULL);
+    if (rc != TESS_OK || c == NULL) return rc != TESS_OK ? rc : TESS_ERR_NOMEM;
+    double dangling = 0.0;
+    for (uint64_t i = 0; i < app->ndangling; i++) dangling += c[app->dangling[i]];
+    app->spread = dangling / (double)app->g.nv;
+    return TESS_OK;
+}
+
+/* One pass of pr_step over every partition (initial: PR_0). */
 static int run_pass(tess_ctx *ctx, pr_app *app, int initial)
 {
     double d = app->opt.damping, n = (double)app->g.nv;
@@ -150,21 +158,14 @@ static int run_pass(tess_ctx *ctx, pr_app *app, int initial)
                  .inv_n = 1.0 / n};
     int parts = tess_table_partitions(app->graph);
     int rc = tess_run(ctx, "pr_step", parts, app->graph, &a, sizeof a);
-    if (rc == TESS_OK) rc = tess_barrier(ctx);
-    double dangling = 0;
-    uint64_t zero = 0;
-    if (rc == TESS_OK) rc = tess_table_get(app->dangling, &zero, &dangling, sizeof dangling, NULL);
-    if (rc == TESS_ERR_NOTFOUND) rc = TESS_OK;
-    if (rc == TESS_OK) rc = tess_table_clear(app->dangling);
-    app->spread = dangling / n;
-    return rc;
+    return rc == TESS_OK ? tess_barrier(ctx) : rc;
 }
 
 /* Iteration k; the contrib replica is refreshed for the next one, if any. */
 static int run_iteration(tess_ctx *ctx, pr_app *app, int k)
 {
     int rc = run_pass(ctx, app, 0);
-    if (rc == TESS_OK && k + 1 < app->opt.iterations) rc = tess_table_replicate(app->contrib);
+    if (rc == TESS_OK && k + 1 < app->opt.iterations) rc = share_contrib(app);
     if (rc == TESS_OK) rc = maybe_checkpoint(ctx, app, k);
     return rc;
 }
@@ -175,7 +176,7 @@ static int load(tess_ctx *ctx, pr_app *app)
     int rc = tess_run(ctx, "pr_load", tess_table_partitions(app->graph), app->graph, NULL, 0);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
     if (rc == TESS_OK) rc = run_pass(ctx, app, 1); /* PR_0 */
-    if (rc == TESS_OK) rc = tess_table_replicate(app->contrib);
+    if (rc == TESS_OK) rc = share_contrib(app);
     app->load_seconds += tess_now() - t0;
     if (rc != TESS_OK) return app_error(APP, "%s", tess_last_error(ctx)), rc;
     if (app->progress)
@@ -200,7 +201,6 @@ static int resume(pr_app *app, const pr_resume *r, uint64_t epoch)
     }
     app->first_iteration = (long)r->done;
     app->restored_epoch = epoch;
-    app->spread = r->spread;
     fprintf(stderr, "pagerank: restored checkpoint epoch %llu (iteration %lld of %ld) from %s\n",
             (unsigned long long)epoch, (long long)r->done, app->opt.iterations, app->opt.ckpt.dir);
     return TESS_OK;
@@ -216,8 +216,6 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
     (void)epoch;
     (void)len; /* app_ckpt_cli_restore checked it */
     memcpy(&r, user, sizeof r);
-    if (!isfinite(r.spread) || r.spread < 0)
-        return snprintf(why, whylen, "its dangling term %g is not a finite rank", r.spread), 1;
     if (r.done >= 1 && r.done <= app->opt.iterations) return 0;
     snprintf(why, whylen, "after iteration %lld, beyond --iterations %ld", (long long)r.done,
              app->opt.iterations);
@@ -252,7 +250,7 @@ static int restore_or_load(tess_ctx *ctx, pr_app *app)
     if (rc < 0) return rc;
     if (rc == 1) {
         rc = resume(app, &r, epoch);
-        if (rc == TESS_OK && r.done < app->opt.iterations) rc = tess_table_replicate(app->contrib);
+        if (rc == TESS_OK && r.done < app->opt.iterations) rc = share_contrib(app);
         if (rc != TESS_OK) app_error(APP, "%s", tess_last_error(ctx));
         return rc;
     }
@@ -442,6 +440,7 @@ static int build_in_csr(pr_app *app)
     app->outdeg = calloc(g->nv ? g->nv : 1, sizeof *app->outdeg);
     uint32_t *fill = malloc((g->nv + 1) * sizeof *fill);
     int ok = app->in_first && app->in_src && app->outdeg && fill;
+    app->ndangling = 0;
     for (uint64_t e = 0; ok && e < g->ne; e++) {
         app->in_first[g->dst[e] + 1]++;
         app->outdeg[g->src[e]]++;
@@ -450,6 +449,12 @@ static int build_in_csr(pr_app *app)
     if (ok) memcpy(fill, app->in_first, (g->nv + 1) * sizeof *fill);
     for (uint64_t e = 0; ok && e < g->ne; e++) app->in_src[fill[g->dst[e]]++] = g->src[e];
     free(fill);
+    for (uint64_t v = 0; ok && v < g->nv; v++) app->ndangling += app->outdeg[v] == 0;
+    app->dangling =
+        ok ? malloc((app->ndangling ? app->ndangling : 1) * sizeof *app->dangling) : NULL;
+    ok = app->dangling != NULL;
+    for (uint64_t v = 0, i = 0; ok && v < g->nv; v++)
+        if (app->outdeg[v] == 0) app->dangling[i++] = (uint32_t)v;
     return ok ? TESS_OK : TESS_ERR_NOMEM;
 }
 
@@ -501,15 +506,6 @@ static int create_tables(tess_ctx *ctx, pr_app *app)
     s.name = "contrib";
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->contrib);
     free(bounds);
-    tess_table_spec_init(&s);
-    s.name = "dangling";
-    s.key_size = 8;
-    s.value_size = sizeof(double);
-    s.dense = 1;
-    s.key_count = 1;
-    s.accum = TESS_ACC_SUM;
-    s.elem = TESS_F64;
-    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->dangling);
     return rc;
 }
 
@@ -604,6 +600,7 @@ static void app_free(pr_app *app)
     free(app->in_first);
     free(app->in_src);
     free(app->outdeg);
+    free(app->dangling);
     free(app->iteration_seconds);
 }
 

@@ -3,8 +3,8 @@
  * graph (in-lists), ranks and contrib tables share one partitioning; kernels
  * read the previous iteration's contributions from a replica of the contrib
  * table and write their partitions of ranks and contrib; the rank of
- * vertices without out-edges is summed through a one-key table (a global
- * reduction) and spread over all vertices.
+ * vertices without out-edges is summed from that replica on rank 0 and
+ * spread over all vertices.
  */
 #ifndef TESS_APPS_PAGERANK_H
 #define TESS_APPS_PAGERANK_H
@@ -35,7 +35,9 @@ typedef struct pr_app {
     uint32_t *in_first; /* in-CSR of the graph: nv+1 offsets */
     uint32_t *in_src;   /* sources of the in-edges */
     uint32_t *outdeg;   /* nv out-degrees */
-    tess_table *graph, *ranks, *contrib, *dangling;
+    uint32_t *dangling; /* the ndangling vertices without out-edges, ascending */
+    uint64_t ndangling;
+    tess_table *graph, *ranks, *contrib;
     double spread;           /* D/N of the ranks in the tables */
     long first_iteration;    /* 0, or the iterations a restored checkpoint had done */
     uint64_t restored_epoch; /* 0 unless restored */

@@ -213,6 +213,20 @@ int tess__partition_next(const tess__partition *p, tess__cursor *c, const void *
     return 1;
 }
 
+/* Dense partitions in one inlined loop: a pull kernel's graph scan calls
+ * fn for every vertex, where the cursor's calls per key cost as much as a
+ * short in-list. */
+int tess__partition_scan(const tess__partition *p, tess__scan_visit *fn, void *arg)
+{
+    if (p->dense) return tess__dense_scan(p, fn, arg);
+    tess__cursor c = {0, 0};
+    const void *k, *v;
+    size_t len;
+    int rc = 0;
+    while (rc == 0 && tess__partition_next(p, &c, &k, &v, &len)) rc = fn(k, v, len, arg);
+    return rc;
+}
+
 size_t tess__partition_bytes(const tess__partition *p)
 {
     uint64_t slots = tess__slot_count(p);

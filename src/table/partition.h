@@ -48,6 +48,11 @@ int tess__partition_put_range(tess__partition *p, uint64_t first, uint64_t n, co
 /* Dense fixed-size: all count values into out, the identity for absent keys. */
 void tess__partition_copy_dense(const tess__partition *p, void *out);
 
+/* Visit every present key in storage order, stopping at the first non-zero
+ * return of fn (returned).  The loop behind tess_table_scan. */
+typedef int tess__scan_visit(const void *key, const void *value, size_t len, void *arg);
+int tess__partition_scan(const tess__partition *p, tess__scan_visit *fn, void *arg);
+
 /* Iteration over present keys in storage order (ascending key for dense). */
 typedef struct tess__cursor {
     uint64_t pos;     /* start at 0 */

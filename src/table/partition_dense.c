@@ -98,3 +98,19 @@ void tess__partition_copy_dense(const tess__partition *p, void *out)
         else tess__accum_identity(&p->acc, o);
     }
 }
+
+int tess__dense_scan(const tess__partition *p, tess__scan_visit *fn, void *arg)
+{
+    uint64_t key;
+    for (uint64_t s = 0; s < p->count; s++) {
+        if (!(p->present[s >> 3] & (1u << (s & 7)))) continue;
+        key = p->first + s;
+        const void *v = p->value_size  ? (const void *)(p->vals + s * p->value_size)
+                        : p->arena.buf ? (const void *)(p->arena.buf + p->var[s].off)
+                                       : (const void *)"";
+        size_t len = p->value_size ? p->value_size : p->var[s].len;
+        int rc = fn(&key, v, len, arg);
+        if (rc != 0) return rc;
+    }
+    return 0;
+}

@@ -62,12 +62,9 @@ int tess_table_scan(tess_table *t, int p, tess_scan_fn fn, void *arg)
                    "table %s: partition %d is not stored on rank %d", t->name, p, t->ctx->rank);
     int rc = tess__buffer_flush_partition(t, p);
     if (rc != TESS_OK) return rc;
-    tess__cursor c = {0, 0};
-    const void *k, *v;
-    size_t len;
     pthread_mutex_lock(&t->locks[p]);
     if (t->parts[p] == NULL) rc = TESS_ERR_INVAL; /* still on its way here */
-    while (rc == 0 && tess__partition_next(t->parts[p], &c, &k, &v, &len)) rc = fn(k, v, len, arg);
+    else rc = tess__partition_scan(t->parts[p], fn, arg);
     pthread_mutex_unlock(&t->locks[p]);
     return rc;
 }
