@@ -522,7 +522,7 @@ static void print_report(const bench_state *s)
     printf("tessera/reference throughput: %.3f (goal >= %.1f)", ref / tess,
            s->opt.graph_path ? 0.5 : 0.7);
     print_per_round(s, fig_ratio);
-    if (isnan(mpi)) printf("mpi/embedded time: not measured (%s)\n", s->mpi_note);
+    if (isnan(mpi)) printf("mpi/embedded throughput: not measured (%s)\n", s->mpi_note);
     else {
         printf("mpi/embedded throughput: %.3f (goal >= 0.6)", tess / mpi);
         print_per_round(s, fig_mpi_ratio);

@@ -48,13 +48,10 @@ typedef struct pull_state {
     double *pr, *out; /* this partition's PR_{k+1} and contrib_{k+1} */
 } pull_state;
 
-/* A graph value: u32 out-degree, then the u32 in-neighbours. */
-static int pull_vertex(const void *key, const void *value, size_t len, void *arg)
+/* One vertex: its graph value is the u32 out-degree, then the u32
+ * in-neighbours. */
+static inline void pull_vertex(pull_state *s, uint64_t i, const uint32_t *w, size_t len)
 {
-    pull_state *s = arg;
-    uint64_t v;
-    memcpy(&v, key, sizeof v);
-    const uint32_t *w = value;
     size_t nin = len / sizeof(uint32_t) - 1;
     double pr = s->a->inv_n;
     if (!s->a->initial) {
@@ -62,8 +59,18 @@ static int pull_vertex(const void *key, const void *value, size_t len, void *arg
         for (size_t k = 0; k < nin; k++) sum += s->contrib[w[1 + k]];
         pr = s->a->teleport + s->a->damping * (sum + s->a->spread);
     }
-    s->pr[v - s->first] = pr;
-    s->out[v - s->first] = w[0] ? pr * (1.0 / (double)w[0]) : pr;
+    s->pr[i] = pr;
+    s->out[i] = w[0] ? pr * (1.0 / (double)w[0]) : pr;
+}
+
+static int pull_chunk(uint64_t first, size_t n, const void *const *values, const size_t *lens,
+                      void *arg)
+{
+    pull_state *s = arg;
+    for (size_t i = 0; i < n; i++) {
+        if (values[i] == NULL) return TESS_ERR_NOTFOUND; /* every vertex has a graph value */
+        pull_vertex(s, first + i - s->first, values[i], lens[i]);
+    }
     return 0;
 }
 
@@ -81,7 +88,7 @@ static int pr_step(tess_task *task, const void *args, size_t len)
     s.pr = malloc((count ? count : 1) * 2 * sizeof(double));
     if (s.pr == NULL) return TESS_ERR_NOMEM;
     s.out = s.pr + count;
-    int rc = tess_table_scan(app->graph, i, pull_vertex, &s);
+    int rc = tess_table_scan_dense(app->graph, i, pull_chunk, &s);
     if (rc == TESS_OK) rc = tess_table_put_range(app->ranks, s.first, count, s.pr);
     if (rc == TESS_OK) rc = tess_table_put_range(app->contrib, s.first, count, s.out);
     free(s.pr);

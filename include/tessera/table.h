@@ -204,6 +204,18 @@ TESS_API const void *tess_table_replica(const tess_table *t, uint64_t *count_out
 typedef int (*tess_scan_fn)(const void *key, const void *value, size_t len, void *arg);
 TESS_API int tess_table_scan(tess_table *t, int partition, tess_scan_fn fn, void *arg);
 
+/*
+ * tess_table_scan for dense tables, a chunk of consecutive keys per call so
+ * the caller's loop over them runs inline (a call per key costs as much as a
+ * short in-list in a pull kernel): fn(first, n, values, lens, arg) with
+ * values[i], lens[i] the value of key first+i, or NULL and 0 when that key
+ * is absent; chunks ascend and cover the partition.  Same locking and
+ * return values as tess_table_scan; TESS_ERR_INVAL for a hash table.
+ */
+typedef int (*tess_scan_dense_fn)(uint64_t first, size_t n, const void *const *values,
+                                  const size_t *lens, void *arg);
+TESS_API int tess_table_scan_dense(tess_table *t, int partition, tess_scan_dense_fn fn, void *arg);
+
 /* Iterator over one partition.  Remote partitions are fetched as a snapshot. */
 typedef struct tess_iter tess_iter;
 

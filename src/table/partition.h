@@ -52,6 +52,10 @@ void tess__partition_copy_dense(const tess__partition *p, void *out);
  * return of fn (returned).  The loop behind tess_table_scan. */
 typedef int tess__scan_visit(const void *key, const void *value, size_t len, void *arg);
 int tess__partition_scan(const tess__partition *p, tess__scan_visit *fn, void *arg);
+/* Dense only: chunks of consecutive keys (tess_table_scan_dense). */
+typedef int tess__scan_chunk(uint64_t first, size_t n, const void *const *values,
+                             const size_t *lens, void *arg);
+int tess__dense_scan_chunks(const tess__partition *p, tess__scan_chunk *fn, void *arg);
 
 /* Iteration over present keys in storage order (ascending key for dense). */
 typedef struct tess__cursor {

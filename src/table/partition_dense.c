@@ -114,3 +114,27 @@ int tess__dense_scan(const tess__partition *p, tess__scan_visit *fn, void *arg)
     }
     return 0;
 }
+
+#define SCAN_CHUNK 256
+
+int tess__dense_scan_chunks(const tess__partition *p, tess__scan_chunk *fn, void *arg)
+{
+    const void *values[SCAN_CHUNK];
+    size_t lens[SCAN_CHUNK];
+    size_t vs = p->value_size;
+    for (uint64_t lo = 0; lo < p->count; lo += SCAN_CHUNK) {
+        size_t n = p->count - lo < SCAN_CHUNK ? (size_t)(p->count - lo) : SCAN_CHUNK;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t s = lo + i;
+            int here = (p->present[s >> 3] >> (s & 7)) & 1;
+            const uint8_t *v = vs             ? p->vals + s * vs
+                               : p->arena.buf ? p->arena.buf + p->var[s].off
+                                              : (const uint8_t *)"";
+            values[i] = here ? v : NULL;
+            lens[i] = here ? (vs ? vs : p->var[s].len) : 0;
+        }
+        int rc = fn(p->first + lo, n, values, lens, arg);
+        if (rc != 0) return rc;
+    }
+    return 0;
+}

@@ -68,3 +68,18 @@ int tess_table_scan(tess_table *t, int p, tess_scan_fn fn, void *arg)
     pthread_mutex_unlock(&t->locks[p]);
     return rc;
 }
+
+int tess_table_scan_dense(tess_table *t, int p, tess_scan_dense_fn fn, void *arg)
+{
+    TESS_RETURN_IF(t->ctx, !t->dense, TESS_ERR_INVAL,
+                   "table %s: tess_table_scan_dense needs a dense table", t->name);
+    TESS_RETURN_IF(t->ctx, !tess_table_is_local(t, p), TESS_ERR_INVAL,
+                   "table %s: partition %d is not stored on rank %d", t->name, p, t->ctx->rank);
+    int rc = tess__buffer_flush_partition(t, p);
+    if (rc != TESS_OK) return rc;
+    pthread_mutex_lock(&t->locks[p]);
+    if (t->parts[p] == NULL) rc = TESS_ERR_INVAL; /* still on its way here */
+    else rc = tess__dense_scan_chunks(t->parts[p], fn, arg);
+    pthread_mutex_unlock(&t->locks[p]);
+    return rc;
+}
