@@ -5,8 +5,9 @@
  *
  * A pull PageRank over tables (docs/guide.md, "Pull-style kernels").  The
  * graph table holds, per vertex, its out-degree and its in-neighbours; the
- * ranks table PR_k; the contrib table PR_k(u)/outdeg(u), replicated on every
- * rank after each iteration (tess_table_replicate).  Iteration k+1: kernel
+ * ranks table PR_k; the contrib table PR_k(u)/outdeg(u), a replicated table
+ * whose replica on every rank switches to the new values at each barrier
+ * (tess_table_replica).  Iteration k+1: kernel
  * instance i reads the replica, computes
  *     PR_{k+1}(v) = (1-d)/N + d*(sum over u->v of contrib_k(u) + D_k/N)
  * for the vertices of its partition, in in-edge order, and writes its
@@ -141,11 +142,12 @@ static int maybe_checkpoint(tess_ctx *ctx, pr_app *app, int k)
     return tess_checkpoint_barrier(ctx, &r, sizeof r);
 }
 
-/* Copy contrib to every rank and sum D/N from the copy: the rank of the
- * vertices without out-edges, in vertex order. */
-static int share_contrib(pr_app *app)
+/* D/N from the replica of contrib: the rank of the vertices without
+ * out-edges, summed in vertex order.  With refresh, the replica is first
+ * copied from the table (after a restore). */
+static int sum_dangling(pr_app *app, int refresh)
 {
-    int rc = tess_table_replicate(app->contrib);
+    int rc = refresh ? tess_table_replicate(app->contrib) : TESS_OK;
     const double *c = tess_table_replica(app->contrib, NULL);
     if (rc != TESS_OK || c == NULL) return rc != TESS_OK ? rc : TESS_ERR_NOMEM;
     double dangling = 0.0;
@@ -172,7 +174,7 @@ static int run_pass(tess_ctx *ctx, pr_app *app, int initial)
 static int run_iteration(tess_ctx *ctx, pr_app *app, int k)
 {
     int rc = run_pass(ctx, app, 0);
-    if (rc == TESS_OK && k + 1 < app->opt.iterations) rc = share_contrib(app);
+    if (rc == TESS_OK && k + 1 < app->opt.iterations) rc = sum_dangling(app, 0);
     if (rc == TESS_OK) rc = maybe_checkpoint(ctx, app, k);
     return rc;
 }
@@ -183,7 +185,7 @@ static int load(tess_ctx *ctx, pr_app *app)
     int rc = tess_run(ctx, "pr_load", tess_table_partitions(app->graph), app->graph, NULL, 0);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
     if (rc == TESS_OK) rc = run_pass(ctx, app, 1); /* PR_0 */
-    if (rc == TESS_OK) rc = share_contrib(app);
+    if (rc == TESS_OK) rc = sum_dangling(app, 0);
     app->load_seconds += tess_now() - t0;
     if (rc != TESS_OK) return app_error(APP, "%s", tess_last_error(ctx)), rc;
     if (app->progress)
@@ -257,7 +259,7 @@ static int restore_or_load(tess_ctx *ctx, pr_app *app)
     if (rc < 0) return rc;
     if (rc == 1) {
         rc = resume(app, &r, epoch);
-        if (rc == TESS_OK && r.done < app->opt.iterations) rc = share_contrib(app);
+        if (rc == TESS_OK && r.done < app->opt.iterations) rc = sum_dangling(app, 1);
         if (rc != TESS_OK) app_error(APP, "%s", tess_last_error(ctx));
         return rc;
     }
@@ -511,6 +513,7 @@ static int create_tables(tess_ctx *ctx, pr_app *app)
     s.name = "ranks";
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->ranks);
     s.name = "contrib";
+    s.replicated = 1; /* pr_step reads the previous iteration's from every partition */
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &app->contrib);
     free(bounds);
     return rc;

@@ -88,6 +88,9 @@ typedef struct tess_table_spec {
     tess_elem elem;          /* element type for built-in accumulators other than replace */
     const char *accumulator; /* registered name when accum == TESS_ACC_USER */
     tess_table *group_with;  /* partition i lives where partition i of this table does */
+    /* Dense fixed-size tables: every rank keeps a read-only replica of the
+     * whole table that follows tess_table_put_range (see tess_table_replica). */
+    int replicated;
 } tess_table_spec;
 
 /* Zero the spec and set defaults (1 partition, replace accumulator). */
@@ -180,16 +183,24 @@ TESS_API int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, con
 /*
  * Read-only replicas of dense fixed-size tables, for kernels that read many
  * keys of every partition (a pull-style PageRank reads its in-neighbours).
- * tess_table_replicate() copies every partition's values into a replica of
- * the whole table on every rank: local partitions are copied, remote ones
- * sent by their owners.  Control function only, between barriers; it ends
- * with a barrier.  tess_table_replica() returns this rank's copy: key_count
- * values, key k at index k, absent keys as the identity; NULL before the
- * first tess_table_replicate().  The copy does not follow later writes:
- * refresh it after each epoch of writes.  Kernels may read it concurrently;
- * the pointer stays valid until tess_finalize().  Costs key_count *
- * value_size bytes per rank, and per refresh that much copied, plus under
- * MPI each rank's partitions sent to every other rank.
+ * tess_table_replica() returns this rank's copy: key_count values, key k at
+ * index k, absent keys as the identity; NULL while there is none.  Kernels
+ * may read it concurrently; the pointer stays valid until the next
+ * tess_barrier() that changes it (or tess_finalize()).  Costs key_count *
+ * value_size bytes per rank (twice that for a replicated table).
+ *
+ * A table created with spec.replicated has a replica from the start, and
+ * the replica follows writes made with tess_table_put_range: each range is
+ * staged on every rank (sent to the other ranks with the run's writes) and
+ * becomes visible in every replica at the next tess_barrier(), all at once,
+ * so a kernel reads the replica of the previous epoch while the current one
+ * writes the next.  Other writes (put, update, clear) do not reach it.
+ *
+ * tess_table_replicate() copies every partition's current values into the
+ * replica on every rank (local partitions copied, remote ones sent by their
+ * owners), whatever wrote them: after a restore, or for a table without
+ * spec.replicated.  Control function only, between barriers; it ends with a
+ * barrier.
  */
 TESS_API int tess_table_replicate(tess_table *t);
 TESS_API const void *tess_table_replica(const tess_table *t, uint64_t *count_out);

@@ -31,7 +31,7 @@
  *   18-22     ckpt: snapshot protocol, restore    (ckpt/runtime.h)
  *   64-66, 72 sched: work stealing                (sched/sched.h)
  *   67-71     table: partition migration          (table/table_internal.h)
- *   73-74     table: replicas of dense tables     (table/table_internal.h)
+ *   73-75     table: replicas of dense tables     (table/table_internal.h)
  *   80-95     tile: reserved for the tiles face
  */
 enum tess__comm_msg_type {

@@ -300,5 +300,8 @@ int tess_barrier(tess_ctx *ctx)
     ctx->wait_seconds += tess_now() - start;
     if (rc == TESS_ERR_INTERRUPTED) return tess__fail(ctx, rc, "interrupted by a signal");
     if (rc != TESS_OK) return rc;
-    return collect_kernel_errors(ctx);
+    rc = collect_kernel_errors(ctx);
+    /* every write has landed: ranges staged for replicas become visible */
+    int switched = tess__replica_switch_everywhere(ctx);
+    return rc != TESS_OK ? rc : switched;
 }

@@ -26,6 +26,8 @@ static int check_spec(tess_ctx *ctx, const tess_table_spec *s)
                    TESS_ERR_INVAL, "table %s: fewer keys than partitions", n);
     TESS_RETURN_IF(ctx, s->group_with && s->group_with->nparts != s->partitions, TESS_ERR_INVAL,
                    "table %s: grouped tables need equal partition counts", n);
+    TESS_RETURN_IF(ctx, s->replicated && (!s->dense || s->value_size == 0), TESS_ERR_INVAL,
+                   "table %s: a replicated table must be dense with fixed-size values", n);
     const char *why = NULL;
     int rc = tess__accum_check(s->accum, s->elem, s->value_size, &why);
     TESS_RETURN_IF(ctx, rc != TESS_OK, rc, "table %s: %s", n, why ? why : "bad accumulator");
@@ -136,7 +138,7 @@ static void table_free(tess_table *t)
     free(t->owner);
     free(t->bounds);
     free(t->bucket_part);
-    free(t->replica);
+    tess__replica_free(t->replica);
     free(t->name);
     free(t);
 }
@@ -172,6 +174,7 @@ int tess_table_create(tess_ctx *ctx, const tess_table_spec *s, tess_table **tabl
     if (rc == TESS_OK) rc = set_accumulator(t, s);
     if (rc == TESS_OK) rc = set_partitioner(t, s);
     if (rc == TESS_OK) rc = place_partitions(t, s);
+    if (rc == TESS_OK && s->replicated) rc = tess__replica_create(t);
     if (rc == TESS_OK) rc = register_table(ctx, t);
     if (rc == TESS_OK) t->group = s->group_with ? s->group_with->group : t->index;
     if (rc != TESS_OK) {

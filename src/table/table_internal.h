@@ -31,8 +31,9 @@ enum tess__table_msg_type {
     TESS_MSG_MIG_DATA = 70,     /* old owner -> new owner: the partitions and the task */
     TESS_MSG_MIG_FWD = 71,      /* a table message passed on to the partition's owner */
     /* read-only replicas of dense tables (table_replica.c) */
-    TESS_MSG_REPLICA_REQ = 73, /* rank 0 -> all: send your partitions' values to every rank */
-    TESS_MSG_REPLICA_DATA = 74 /* owner -> all: the values of one partition */
+    TESS_MSG_REPLICA_REQ = 73,   /* rank 0 -> all: send your partitions' values to every rank */
+    TESS_MSG_REPLICA_DATA = 74,  /* owner or writer -> all: values of a key range */
+    TESS_MSG_REPLICA_SWITCH = 75 /* rank 0 -> all, after a barrier: staged ranges become visible */
 };
 
 /* Header of every table message (after a tess__req_hdr for requests). */
@@ -41,6 +42,8 @@ typedef struct tess__table_hdr {
     uint32_t arg; /* value length, partition, or "value wanted" */
     uint64_t n;   /* entries of an update batch */
 } tess__table_hdr;
+
+typedef struct tess__replica tess__replica;
 
 struct tess_table {
     tess_ctx *ctx;
@@ -66,8 +69,7 @@ struct tess_table {
                                   (group_with, transitively; itself if none) */
     _Atomic unsigned placement_version; /* bumped whenever a partition changes owner */
     int is_static;                      /* checkpointed once per job (tess_table_set_static) */
-    uint8_t *replica; /* dense fixed-size: key_count values (table_replica.c); NULL until
-                         the first tess_table_replicate */
+    tess__replica *replica;             /* table_replica.c; NULL until needed */
 };
 
 /* An internal status: the partition left this rank (or has not arrived) while
@@ -109,8 +111,13 @@ void tess__private_mark_all(tess_table *t, tess__private *d);
 int tess__private_merge(tess_table *t, tess__private *d, int p);
 int tess__private_merge_all(tess_table *t, tess__private *d);
 
-/* The replica messages' handlers (table_replica.c). */
+/* Replicas of dense tables (table_replica.c). */
 int tess__replica_handlers_init(tess_ctx *ctx);
+/* spec.replicated: the replica and its staging copy, at creation. */
+int tess__replica_create(tess_table *t);
+void tess__replica_free(tess__replica *r);
+/* Rank 0 after a barrier: staged ranges become visible on every rank. */
+int tess__replica_switch_everywhere(tess_ctx *ctx);
 
 /* An empty partition p of t, as table creation makes them (migrate.c). */
 tess__partition *tess__table_new_partition(tess_table *t, int p);

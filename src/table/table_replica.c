@@ -2,28 +2,58 @@
  * table_replica.c — dense tables written a range at a time, and read-only
  * replicas of whole dense tables on every rank.
  *
- * These two make a pull-style kernel possible: instance i reads any key of
- * the previous epoch from its rank's replica (plain array loads, no lock, no
+ * These make a pull-style kernel possible: instance i reads any key of the
+ * previous epoch from its rank's replica (plain array loads, no lock, no
  * message) and writes its own partition of the next epoch in one
- * tess_table_put_range().  The control function refreshes the replica
- * between epochs with tess_table_replicate().
+ * tess_table_put_range().
  *
- * Replication under MPI, started by rank 0's control function: rank 0 asks
- * every rank (REPLICA_REQ); each copies its own partitions into its replica
- * and sends each of them to every other rank (REPLICA_DATA), counted as
- * writes; once every rank has answered, the barrier's count of writes sent
- * and applied tells when every replica is complete.  It runs between
- * barriers, when no kernel writes and no partition moves.
+ * A replicated table (spec.replicated) keeps two arrays per rank: `front`,
+ * what tess_table_replica() returns, and `back`, where the ranges written
+ * in the current epoch are staged — by the writer on its own rank, and by
+ * REPLICA_DATA messages, counted as writes, on the others.  The barrier's
+ * count of writes sent and applied therefore also tells that every range
+ * is staged everywhere; then rank 0 switches its replicas and sends
+ * REPLICA_SWITCH to the other ranks, ahead of any later run on the same
+ * link.  A switch swaps the two arrays when the epoch's ranges cover the
+ * whole table (PageRank: no copy at all), else copies the staged ranges.
+ *
+ * tess_table_replicate() refreshes the front array of any dense table from
+ * its partitions, for writes that did not go through put_range: rank 0 asks
+ * every rank (REPLICA_REQ) to copy its partitions and send them to every
+ * other rank, then a barrier waits until all have landed.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "sched/sched.h"
 #include "table_internal.h"
 
+/* A staged key range of the current epoch. */
+typedef struct staged_range {
+    uint64_t first, count;
+} staged_range;
+
+/* A range of the next epoch that arrived before this rank's switch. */
+typedef struct held_range {
+    struct held_range *next;
+    uint64_t first, count;
+    uint8_t values[];
+} held_range;
+
+struct tess__replica {
+    uint8_t *front;      /* what readers see */
+    uint8_t *back;       /* replicated tables: ranges staged this epoch */
+    pthread_mutex_t mu;  /* guards back, the lists and the generation */
+    uint64_t generation; /* switches done on this rank */
+    staged_range *staged;
+    size_t nstaged, cap;
+    held_range *held, **held_tail;
+};
+
 /* Header of REPLICA_DATA; the values follow. */
 typedef struct replica_data_hdr {
     uint32_t table;
-    uint32_t pad;
+    uint32_t staged;     /* 1: into the back array (put_range), 0: into front (replicate) */
+    uint64_t generation; /* staged: the sender's, the epoch the range belongs to */
     uint64_t first, count;
 } replica_data_hdr;
 
@@ -34,7 +64,196 @@ static int check_dense_fixed(tess_table *t, const char *what)
     return TESS_OK;
 }
 
+/* ---------------------------------------------------------------- arrays */
+
+static uint8_t *identity_array(const tess_table *t)
+{
+    uint8_t *a = malloc(t->key_count ? t->key_count * t->value_size : 1);
+    for (uint64_t k = 0; a != NULL && k < t->key_count; k++)
+        tess__accum_identity(&t->acc, a + k * t->value_size);
+    return a;
+}
+
+static tess__replica *replica_new(const tess_table *t, int staged)
+{
+    tess__replica *r = calloc(1, sizeof *r);
+    if (r == NULL) return NULL;
+    pthread_mutex_init(&r->mu, NULL);
+    r->held_tail = &r->held;
+    r->front = identity_array(t);
+    r->back = staged ? identity_array(t) : NULL;
+    if (r->front != NULL && (!staged || r->back != NULL)) return r;
+    tess__replica_free(r);
+    return NULL;
+}
+
+void tess__replica_free(tess__replica *r)
+{
+    if (r == NULL) return;
+    pthread_mutex_destroy(&r->mu);
+    free(r->front);
+    free(r->back);
+    free(r->staged);
+    while (r->held != NULL) {
+        held_range *h = r->held;
+        r->held = h->next;
+        free(h);
+    }
+    free(r);
+}
+
+int tess__replica_create(tess_table *t)
+{
+    t->replica = replica_new(t, 1);
+    return t->replica ? TESS_OK : TESS_ERR_NOMEM;
+}
+
+/* Stage values of keys first..first+count-1 for the next switch; r->mu held. */
+static int stage_locked(tess_table *t, uint64_t first, uint64_t count, const void *values)
+{
+    tess__replica *r = t->replica;
+    if (r->nstaged == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        staged_range *grown = realloc(r->staged, cap * sizeof *grown);
+        if (grown == NULL) return TESS_ERR_NOMEM;
+        r->staged = grown;
+        r->cap = cap;
+    }
+    memcpy(r->back + first * t->value_size, values, count * t->value_size);
+    r->staged[r->nstaged++] = (staged_range){first, count};
+    return TESS_OK;
+}
+
+/* Another rank's range of the next epoch, kept until this rank switches
+ * (REPLICA_SWITCH from rank 0 and a faster rank's data race on different
+ * links); r->mu held. */
+static int hold_locked(tess_table *t, uint64_t first, uint64_t count, const void *values)
+{
+    size_t bytes = count * t->value_size;
+    held_range *h = malloc(sizeof *h + bytes);
+    if (h == NULL) return TESS_ERR_NOMEM;
+    h->next = NULL;
+    h->first = first;
+    h->count = count;
+    memcpy(h->values, values, bytes);
+    *t->replica->held_tail = h;
+    t->replica->held_tail = &h->next;
+    return TESS_OK;
+}
+
+/* Stage a range written in epoch `generation` (any thread). */
+static int stage(tess_table *t, uint64_t generation, uint64_t first, uint64_t count,
+                 const void *values)
+{
+    tess__replica *r = t->replica;
+    pthread_mutex_lock(&r->mu);
+    int rc = generation > r->generation ? hold_locked(t, first, count, values)
+                                        : stage_locked(t, first, count, values);
+    pthread_mutex_unlock(&r->mu);
+    return rc;
+}
+
+/* After a switch: what was held belongs to the epoch now current; r->mu held. */
+static void stage_held_locked(tess_table *t)
+{
+    tess__replica *r = t->replica;
+    while (r->held != NULL) {
+        held_range *h = r->held;
+        r->held = h->next;
+        if (stage_locked(t, h->first, h->count, h->values) != TESS_OK)
+            abort(); /* out of memory: dropping it would leave a replica stale */
+        free(h);
+    }
+    r->held_tail = &r->held;
+}
+
+static int by_first(const void *a, const void *b)
+{
+    const staged_range *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Do the staged ranges cover every key?  Sorts them. */
+static int staged_cover_all(tess_table *t)
+{
+    tess__replica *r = t->replica;
+    qsort(r->staged, r->nstaged, sizeof *r->staged, by_first);
+    uint64_t covered = 0; /* keys 0..covered-1 are staged */
+    for (size_t i = 0; i < r->nstaged && r->staged[i].first <= covered; i++) {
+        uint64_t end = r->staged[i].first + r->staged[i].count;
+        if (end > covered) covered = end;
+    }
+    return covered >= t->key_count;
+}
+
+/* The staged ranges become visible.  No kernel runs meanwhile. */
+static void switch_table(tess_table *t)
+{
+    tess__replica *r = t->replica;
+    pthread_mutex_lock(&r->mu);
+    if (r->nstaged > 0 && staged_cover_all(t)) {
+        uint8_t *old = r->front;
+        r->front = r->back;
+        r->back = old;
+    } else {
+        size_t vs = t->value_size;
+        for (size_t i = 0; i < r->nstaged; i++)
+            memcpy(r->front + r->staged[i].first * vs, r->back + r->staged[i].first * vs,
+                   r->staged[i].count * vs);
+    }
+    r->nstaged = 0;
+    r->generation++;
+    stage_held_locked(t);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static int has_replicated_table(const tess_ctx *ctx)
+{
+    for (int i = 0; i < ctx->ntables; i++)
+        if (ctx->tables[i]->replica != NULL && ctx->tables[i]->replica->back != NULL) return 1;
+    return 0;
+}
+
+static void switch_all(tess_ctx *ctx)
+{
+    for (int i = 0; i < ctx->ntables; i++)
+        if (ctx->tables[i]->replica != NULL && ctx->tables[i]->replica->back != NULL)
+            switch_table(ctx->tables[i]);
+}
+
+int tess__replica_switch_everywhere(tess_ctx *ctx)
+{
+    if (!has_replicated_table(ctx)) return TESS_OK;
+    switch_all(ctx);
+    int rc = TESS_OK;
+    for (int r = 0; rc == TESS_OK && r < ctx->nranks; r++)
+        if (r != ctx->rank) rc = tess__send(ctx, r, TESS_MSG_REPLICA_SWITCH, NULL, 0, NULL, 0);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- ranges */
+
+static int send_range(tess_table *t, int dst, int staged, uint64_t first, uint64_t count,
+                      const void *values)
+{
+    replica_data_hdr h = {.table = (uint32_t)t->index,
+                          .staged = (uint32_t)staged,
+                          .generation = staged ? t->replica->generation : 0,
+                          .first = first,
+                          .count = count};
+    atomic_fetch_add(&t->ctx->writes_sent, 1);
+    return tess__send(t->ctx, dst, TESS_MSG_REPLICA_DATA, &h, sizeof h, values,
+                      count * t->value_size);
+}
+
+/* A replicated table: the range staged here and on every other rank. */
+static int stage_everywhere(tess_table *t, uint64_t first, uint64_t n, const void *values)
+{
+    int rc = stage(t, t->replica->generation, first, n, values);
+    for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
+        if (r != t->ctx->rank) rc = send_range(t, r, 1, first, n, values);
+    return rc;
+}
 
 static int put_range_local(tess_table *t, int p, uint64_t first, uint64_t n, const uint8_t *vals)
 {
@@ -63,6 +282,8 @@ int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, const void *
                    "table %s: keys %llu..%llu outside [0, %llu)", t->name,
                    (unsigned long long)first, (unsigned long long)(first + n),
                    (unsigned long long)t->key_count);
+    if (t->replica != NULL && t->replica->back != NULL && n > 0)
+        rc = stage_everywhere(t, first, n, values);
     const uint8_t *v = values;
     while (rc == TESS_OK && n > 0) {
         int p = tess_table_partition_of(t, &first);
@@ -77,46 +298,36 @@ int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, const void *
     return rc;
 }
 
-/* ---------------------------------------------------------------- replicas */
+/* ---------------------------------------------------------------- refresh */
 
-/* On this rank: allocate once (values of keys no partition holds yet read
- * as the identity until their data arrives). */
 static int ensure_replica(tess_table *t)
 {
-    if (t->replica != NULL) return TESS_OK;
-    t->replica = malloc(t->key_count * t->value_size);
+    if (t->replica == NULL) t->replica = replica_new(t, 0);
     return t->replica ? TESS_OK : TESS_ERR_NOMEM;
 }
 
-/* Copy local partition p into the replica; 0 if it is not here. */
+/* Copy local partition p into the front array; 0 if it is not here. */
 static int copy_local(tess_table *t, int p)
 {
     pthread_mutex_lock(&t->locks[p]);
     int here = t->parts[p] != NULL;
-    if (here) tess__partition_copy_dense(t->parts[p], t->replica + t->bounds[p] * t->value_size);
+    if (here)
+        tess__partition_copy_dense(t->parts[p], t->replica->front + t->bounds[p] * t->value_size);
     pthread_mutex_unlock(&t->locks[p]);
     return here;
 }
 
-static int send_partition(tess_table *t, int p, int dst)
-{
-    replica_data_hdr h = {.table = (uint32_t)t->index,
-                          .first = t->bounds[p],
-                          .count = t->bounds[p + 1] - t->bounds[p]};
-    atomic_fetch_add(&t->ctx->writes_sent, 1);
-    return tess__send(t->ctx, dst, TESS_MSG_REPLICA_DATA, &h, sizeof h,
-                      t->replica + h.first * t->value_size, h.count * t->value_size);
-}
-
-/* This rank's part of a replication: its partitions into its own replica and
- * to every other rank. */
+/* This rank's part of a refresh: its partitions into its own replica and to
+ * every other rank. */
 static int share_local_partitions(tess_table *t)
 {
     int rc = ensure_replica(t);
     for (int p = 0; rc == TESS_OK && p < t->nparts; p++) {
         if (tess__owner(t, p) != t->ctx->rank || !copy_local(t, p)) continue;
+        uint64_t first = t->bounds[p], count = t->bounds[p + 1] - first;
         for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
-            if (r != t->ctx->rank) rc = send_partition(t, p, r);
+            if (r != t->ctx->rank)
+                rc = send_range(t, r, 0, first, count, t->replica->front + first * t->value_size);
     }
     return rc;
 }
@@ -137,8 +348,9 @@ int tess_table_replicate(tess_table *t)
 
 const void *tess_table_replica(const tess_table *t, uint64_t *count_out)
 {
-    if (count_out != NULL) *count_out = t->replica ? t->key_count : 0;
-    return t->replica;
+    const uint8_t *front = t->replica ? t->replica->front : NULL;
+    if (count_out != NULL) *count_out = front ? t->key_count : 0;
+    return front;
 }
 
 /* ---------------------------------------------------------------- handlers */
@@ -170,8 +382,11 @@ static void on_replica_data(tess_ctx *ctx, const uint8_t *p, size_t len)
         tess_table *t = table_of(ctx, h.table);
         int fits = t && h.first <= t->key_count && h.count <= t->key_count - h.first &&
                    len - sizeof h == h.count * t->value_size;
-        if (fits && ensure_replica(t) == TESS_OK)
-            memcpy(t->replica + h.first * t->value_size, p + sizeof h, len - sizeof h);
+        if (fits && h.staged && t->replica != NULL && t->replica->back != NULL &&
+            stage(t, h.generation, h.first, h.count, p + sizeof h) != TESS_OK)
+            abort(); /* out of memory: dropping it would leave a replica stale */
+        else if (fits && !h.staged && ensure_replica(t) == TESS_OK)
+            memcpy(t->replica->front + h.first * t->value_size, p + sizeof h, len - sizeof h);
     }
     atomic_fetch_add(&ctx->writes_applied, 1);
 }
@@ -179,11 +394,16 @@ static void on_replica_data(tess_ctx *ctx, const uint8_t *p, size_t len)
 static void on_replica_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     if (type == TESS_MSG_REPLICA_REQ) on_replica_req(ctx, src, p, len);
-    else on_replica_data(ctx, p, len);
+    else if (type == TESS_MSG_REPLICA_DATA) on_replica_data(ctx, p, len);
+    else switch_all(ctx);
 }
 
 int tess__replica_handlers_init(tess_ctx *ctx)
 {
-    int rc = tess__comm_handle(ctx, TESS_MSG_REPLICA_REQ, on_replica_message);
-    return rc == TESS_OK ? tess__comm_handle(ctx, TESS_MSG_REPLICA_DATA, on_replica_message) : rc;
+    static const uint32_t types[] = {TESS_MSG_REPLICA_REQ, TESS_MSG_REPLICA_DATA,
+                                     TESS_MSG_REPLICA_SWITCH};
+    int rc = TESS_OK;
+    for (size_t i = 0; rc == TESS_OK && i < sizeof types / sizeof *types; i++)
+        rc = tess__comm_handle(ctx, types[i], on_replica_message);
+    return rc;
 }
