@@ -296,54 +296,12 @@ static int run_child(bench_state *s, const char *label, char **argv)
 
 /* --------------------------------------------- reading what tessera wrote */
 
-static const char *skip_space(const char *p)
-{
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    return p;
-}
-
-/* The numbers of the list `"key": [n, n, …]` in a JSON text, into a new array.
- * Tolerant: any whitespace, the key anywhere (first match).  Returns the
- * count, or -1 when the key or a well-formed list of numbers is missing. */
-static int json_number_list(const char *text, const char *key, double **out)
-{
-    char quoted[128];
-    snprintf(quoted, sizeof quoted, "\"%s\"", key);
-    const char *p = strstr(text, quoted);
-    if (p == NULL) return -1;
-    p = skip_space(p + strlen(quoted));
-    if (*p++ != ':' || *(p = skip_space(p)) != '[') return -1;
-    p = skip_space(p + 1);
-    int n = 0, cap = 0;
-    double *v = NULL;
-    while (*p != ']') {
-        char *end;
-        double x = strtod(p, &end);
-        if (end == p) goto fail;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            double *bigger = realloc(v, (size_t)cap * sizeof *v);
-            if (bigger == NULL) goto fail;
-            v = bigger;
-        }
-        v[n++] = x;
-        p = skip_space(end);
-        if (*p == ',') p = skip_space(p + 1);
-        else if (*p != ']') goto fail;
-    }
-    *out = v;
-    return n;
-fail:
-    free(v);
-    return -1;
-}
-
 /* Median of the run's iteration_seconds from its metrics file; NAN on error. */
 static double metrics_median(bench_state *s, const char *label, const char *path)
 {
     char *text = bench_read_text(path);
     double *v = NULL;
-    int n = text ? json_number_list(text, "iteration_seconds", &v) : -1;
+    int n = text ? bench_json_numbers(text, "iteration_seconds", &v) : -1;
     free(text);
     if (n <= 0) {
         app_error(BENCH, "%s run: no iteration_seconds list in %s", label, path);

@@ -37,6 +37,10 @@ void bench_first_line(const char *path, char *out, size_t len);
  * it exited 0, else -1 after "tessera BENCH: LABEL failed: <its first
  * error line>" on stderr. */
 int bench_run_reported(char **argv, const char *dir, const char *bench, const char *label);
+/* The numbers of the list `"key": [n, n, ...]` in a JSON text (first match),
+ * into a new array *out; the count, or -1 when the key or a well-formed
+ * list of numbers is missing. */
+int bench_json_numbers(const char *text, const char *key, double **out);
 /* Median of n >= 1 values (copied; `v` is not reordered). */
 double bench_median(const double *v, int n);
 /* "1,2,4": up to cap integers in [min, max] into out, *n_out of them; 0, or

@@ -12,6 +12,7 @@
 
 int kmeans_gen_points_main(int argc, char **argv);
 int bench_pagerank_main(int argc, char **argv);
+int bench_kmeans_main(int argc, char **argv);
 int bench_tick_main(int argc, char **argv);
 int bench_ckpt_main(int argc, char **argv);
 int bench_tile_main(int argc, char **argv);
@@ -45,6 +46,7 @@ static void usage(FILE *out)
                  "  bench ckpt [OPTIONS]     checkpoint overhead and restore time (--help)\n"
                  "  bench matmul [OPTIONS]   matmul against ScaLAPACK's pdgemm (--help)\n"
                  "  bench mapreduce [OPTIONS] PageRank, k-means against MR-MPI (--help)\n"
+                 "  bench kmeans [OPTIONS]   k-means against a plain C loop (--help)\n"
                  "  bench scaling [OPTIONS]  the tables apps on 1-4 processes, strong and weak\n"
                  "  bench crawl [OPTIONS]    crawler throughput vs fetchers and processes\n"
                  "  serve-web [OPTIONS]      a synthetic web on 127.0.0.1 to crawl (--help)\n"
@@ -85,6 +87,7 @@ static const command benches[] = {
     {"tile", bench_tile_main},         {"ckpt", bench_ckpt_main},
     {"matmul", bench_matmul_main},     {"mapreduce", bench_mapreduce_main},
     {"scaling", bench_scaling_main},   {"crawl", bench_crawl_main},
+    {"kmeans", bench_kmeans_main},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -113,6 +116,12 @@ static int dispatch(const char *cmd, const char *what, const command *table, siz
     char names[256];
     const command *c = find_command(table, n, argc >= 2 ? argv[1] : NULL);
     if (c != NULL) return c->main(argc - 1, argv + 1);
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: tessera %s NAME [OPTIONS]; NAME: %s\n"
+               "'tessera %s NAME --help' lists its options\n",
+               cmd, names_of(table, n, names, sizeof names), cmd);
+        return 0;
+    }
     if (argc < 2)
         fprintf(stderr, "tessera %s: name an %s (%s)\n", cmd, what,
                 names_of(table, n, names, sizeof names));

@@ -175,7 +175,7 @@ static double distance(const double *restrict x, const double *restrict ct, int 
     return sum;
 }
 
-static int32_t nearest_centre(const double *restrict x, const double *restrict ct, int k, int dim)
+int32_t kmeans_nearest_centre(const double *restrict x, const double *restrict ct, int k, int dim)
 {
     int32_t best = 0;
     double best_dist = INFINITY;
@@ -211,7 +211,7 @@ static int assign_chunk(const kmeans_app *app, assign_state *s, uint64_t off, si
     int32_t chosen[KM_CHUNK];
     for (size_t i = 0; i < n; i++) {
         const double *x = s->pts + (off + i) * (uint64_t)app->dim;
-        chosen[i] = nearest_centre(x, s->transposed, app->k, app->dim);
+        chosen[i] = kmeans_nearest_centre(x, s->transposed, app->k, app->dim);
         accumulate_point(s->acc, x, chosen[i], app->dim);
         s->moved += chosen[i] != s->prev[off + i];
     }

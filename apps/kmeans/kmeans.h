@@ -54,6 +54,11 @@ void kmeans_gen_point(const kmeans_gen_spec *spec, const double *centres, uint64
 /* Accepts a zeroed struct. */
 void kmeans_points_free(kmeans_points *p);
 
+/* The index of point x's nearest centre by squared Euclidean distance, ties
+ * to the lowest index; the K centres transposed (ct[d*K + j]).  The kernel's
+ * arithmetic, shared with bench kmeans's plain loop. */
+int32_t kmeans_nearest_centre(const double *x, const double *ct, int k, int dim);
+
 /* `tessera gen-points N:DIM:K[:SEED] FILE` (argv[0] = "gen-points"). */
 int kmeans_gen_points_main(int argc, char **argv);
 
