@@ -27,6 +27,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,9 +76,20 @@ static int pull_chunk(uint64_t first, size_t n, const void *const *values, const
     return 0;
 }
 
+/* The in-lists live in the graph table once pr_load has run (there is a
+ * barrier between): the first pr_step on each rank frees this rank's copy. */
+static void release_in_src(pr_app *app)
+{
+    if (atomic_exchange(&app->in_src_released, 1) == 0) {
+        free(app->in_src);
+        app->in_src = NULL;
+    }
+}
+
 static int pr_step(tess_task *task, const void *args, size_t len)
 {
     pr_app *app = tess_task_app(task);
+    release_in_src(app);
     pr_args a;
     if (len != sizeof a) return TESS_ERR_INVAL;
     memcpy(&a, args, sizeof a);
@@ -527,6 +539,10 @@ static int load_graph(tess_ctx *ctx, pr_app *app)
                                : tg_load_file(app->opt.graph_path, &app->g, err, sizeof err);
     if (rc == TESS_OK) rc = build_in_csr(app);
     else if (tess_rank(ctx) == 0) app_error(APP, "%s", err);
+    /* the edges are in the in-CSR now: free them before the tables fill */
+    free(app->g.src);
+    free(app->g.dst);
+    app->g.src = app->g.dst = NULL;
     if (rc == TESS_OK) rc = create_tables(ctx, app);
     if (rc == TESS_OK) rc = tess_register_kernel(ctx, "pr_load", pr_load);
     if (rc == TESS_OK) rc = tess_register_kernel(ctx, "pr_step", pr_step);

@@ -33,7 +33,8 @@ typedef struct pr_app {
     pr_options opt;
     tg_graph g;
     uint32_t *in_first; /* in-CSR of the graph: nv+1 offsets */
-    uint32_t *in_src;   /* sources of the in-edges */
+    uint32_t *in_src;   /* sources of the in-edges; freed once in the graph table */
+    _Atomic int in_src_released;
     uint32_t *outdeg;   /* nv out-degrees */
     uint32_t *dangling; /* the ndangling vertices without out-edges, ascending */
     uint64_t ndangling;

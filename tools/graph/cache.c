@@ -13,8 +13,12 @@
  * decoding, and the decoded graph is validated like a freshly built one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "core/bytes.h"
@@ -95,7 +99,41 @@ static uint64_t expected_length(const cache_header *h, size_t len)
     return n;
 }
 
-static int decode_body(const unsigned char *d, const cache_header *h, tg_graph *g)
+/* What a mapped file's pages cost in resident memory once read: nothing,
+ * after this (MADV_DONTNEED on a read-only private file mapping drops the
+ * pages; a later access reads them again from the page cache).  NULL base:
+ * the data is not a mapping. */
+typedef struct cache_map {
+    const unsigned char *base;
+    size_t len;
+} cache_map;
+
+static void release_pages(const cache_map *m, size_t from, size_t to)
+{
+    if (m == NULL || m->base == NULL) return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t lo = (from + page - 1) / page * page, hi = to / page * page;
+    if (hi > lo) madvise((void *)(m->base + lo), hi - lo, MADV_DONTNEED);
+}
+
+#define CACHE_CHUNK ((size_t)16 << 20)
+
+/* n elements of `width` bytes from p into dst in chunks, releasing what was
+ * copied (offset `at` in the file). */
+static void copy_section(void *dst, const unsigned char *p, uint64_t n, int width, size_t at,
+                         const cache_map *m)
+{
+    size_t per = CACHE_CHUNK / (size_t)width;
+    for (uint64_t i = 0; i < n; i += per) {
+        size_t take = n - i < per ? (size_t)(n - i) : per;
+        if (width == 8) copy64((uint64_t *)dst + i, p + i * 8, take);
+        else copy32((uint32_t *)dst + i, p + i * 4, take);
+        release_pages(m, at + i * (size_t)width, at + (i + take) * (size_t)width);
+    }
+}
+
+static int decode_body(const unsigned char *d, const cache_header *h, const cache_map *m,
+                       tg_graph *g)
 {
     g->ids = malloc((size_t)(h->nv ? h->nv : 1) * sizeof *g->ids);
     g->src = malloc((size_t)(h->ne ? h->ne : 1) * sizeof *g->src);
@@ -106,18 +144,34 @@ static int decode_body(const unsigned char *d, const cache_header *h, tg_graph *
     g->ne = h->ne;
     g->nsites = h->nsites;
     const unsigned char *p = d + CACHE_HEADER;
-    copy64(g->ids, p, h->nv);
+    copy_section(g->ids, p, h->nv, 8, (size_t)(p - d), m);
     p += 8 * h->nv;
-    copy32(g->src, p, h->ne);
+    copy_section(g->src, p, h->ne, 4, (size_t)(p - d), m);
     p += 4 * h->ne;
-    copy32(g->dst, p, h->ne);
+    copy_section(g->dst, p, h->ne, 4, (size_t)(p - d), m);
     p += 4 * h->ne;
     if (h->nsites) copy64(g->site_first, p, h->nsites + 1);
     return 0;
 }
 
-int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, char *err,
-                   size_t errlen)
+/* XXH64 of data[0, n), releasing mapped pages as it goes. */
+static uint64_t checksum(const unsigned char *d, size_t n, const cache_map *m)
+{
+    XXH64_state_t *st = XXH64_createState();
+    if (st == NULL) return XXH64(d, n, 0);
+    XXH64_reset(st, 0);
+    for (size_t off = 0; off < n; off += CACHE_CHUNK) {
+        size_t take = n - off < CACHE_CHUNK ? n - off : CACHE_CHUNK;
+        XXH64_update(st, d + off, take);
+        release_pages(m, off, off + take);
+    }
+    uint64_t h = XXH64_digest(st);
+    XXH64_freeState(st);
+    return h;
+}
+
+static int parse_cache(const char *name, const void *data, size_t len, const cache_map *m,
+                       tg_graph *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
     const unsigned char *d = data;
@@ -137,22 +191,49 @@ int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, 
                        "%llu sites) needs %llu",
                        name, len, (unsigned long long)h.nv, (unsigned long long)h.ne,
                        (unsigned long long)h.nsites, (unsigned long long)want);
-    if (XXH64(d, len - CACHE_TRAILER, 0) != tess__get_le64(d + len - CACHE_TRAILER))
+    if (checksum(d, len - CACHE_TRAILER, m) != tess__get_le64(d + len - CACHE_TRAILER))
         return tg__err(TESS_ERR_FORMAT, err, errlen,
                        "%s: graph cache checksum mismatch (corrupt file)", name);
-    rc = decode_body(d, &h, g);
+    rc = decode_body(d, &h, m, g);
     if (rc != 0) tg__err(rc, err, errlen, "%s: out of memory", name);
     else rc = tg__validate(g, name, err, errlen);
     if (rc != 0) tg_free(g);
     return rc;
 }
 
+int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, char *err,
+                   size_t errlen)
+{
+    return parse_cache(name, data, len, NULL, g, err, errlen);
+}
+
+/* The file mapped rather than read: its pages are dropped as they are
+ * checked and decoded, so loading holds little more than the graph. */
+static int read_mapped(const char *path, tg_graph *g, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        if (fd >= 0) close(fd);
+        return 1; /* let the reader say what is wrong */
+    }
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return 1;
+    cache_map m = {p, (size_t)st.st_size};
+    int rc = parse_cache(path, p, m.len, &m, g, err, errlen);
+    munmap(p, m.len);
+    return rc;
+}
+
 int tg_read_cache(const char *path, tg_graph *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
+    int rc = read_mapped(path, g, err, errlen);
+    if (rc != 1) return rc;
     char *data;
     size_t len;
-    int rc = tg__read_file(path, &data, &len, err, errlen);
+    rc = tg__read_file(path, &data, &len, err, errlen);
     if (rc != 0) return rc;
     rc = tg_parse_cache(path, data, len, g, err, errlen);
     free(data);
