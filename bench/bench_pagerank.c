@@ -53,6 +53,7 @@ typedef struct bench_options {
 /* Median seconds per iteration of one round; NAN when the variant did not run. */
 typedef struct bench_round {
     double ref, tess, mpi;
+    double tess_rss; /* B's peak resident bytes (its metrics); NAN if unknown */
 } bench_round;
 
 typedef struct bench_state {
@@ -379,7 +380,17 @@ static int pagerank_args(bench_state *s, char **argv, int n, long workers, const
  * With check, the run also writes its ranks, compared into *err_out
  * (INFINITY when they do not match the graph: the run still counts, and
  * the benchmark fails at the end). */
-static double run_tessera(bench_state *s, int mpi, int check, double *err_out)
+/* B's peak RSS from its metrics file; NAN if absent. */
+static double metrics_rss(const char *path)
+{
+    char *text = bench_read_text(path);
+    double v = NAN;
+    if (text == NULL || bench_json_number(text, "peak_rss_bytes", &v) != 0) v = NAN;
+    free(text);
+    return v;
+}
+
+static double run_tessera(bench_state *s, int mpi, int check, double *err_out, double *rss_out)
 {
     const char *label = mpi ? "mpi" : "embedded";
     char metrics[PATH_MAX], output[PATH_MAX], np[16], bufs[4][PATH_MAX];
@@ -398,6 +409,7 @@ static double run_tessera(bench_state *s, int mpi, int check, double *err_out)
     unlink(metrics);
     if (run_child(s, label, argv) != 0) return NAN;
     double m = metrics_median(s, label, metrics);
+    if (rss_out != NULL) *rss_out = metrics_rss(metrics);
     if (check && !isnan(m)) {
         *err_out = compare_ranks(s, label, output);
         unlink(output);
@@ -424,11 +436,11 @@ static int run_round(bench_state *s, int r)
         app_error(BENCH, "reference run: %s", tess_strerror((int)rd->ref));
         return -1;
     }
-    rd->tess = run_tessera(s, 0, first, &s->err_tess);
+    rd->tess = run_tessera(s, 0, first, &s->err_tess, &rd->tess_rss);
     if (isnan(rd->tess)) return -1;
     rd->mpi = NAN;
     if (s->mpirun[0] != '\0') {
-        rd->mpi = run_tessera(s, 1, first, &s->err_mpi);
+        rd->mpi = run_tessera(s, 1, first, &s->err_mpi, NULL);
         if (isnan(rd->mpi) && !bench_interrupted) {
             /* a broken MPI setup should not lose the embedded figures */
             fprintf(stderr, "tessera %s: note: continuing without the MPI variant\n", BENCH);
@@ -452,6 +464,14 @@ static double fig_tess(const bench_round *r) { return r->tess; }
 static double fig_mpi(const bench_round *r) { return r->mpi; }
 static double fig_ratio(const bench_round *r) { return r->ref / r->tess; }
 static double fig_mpi_ratio(const bench_round *r) { return r->tess / r->mpi; }
+static double fig_rss(const bench_round *r) { return r->tess_rss; }
+
+/* What the CSR reference must hold: the graph (offsets and uint32 sources)
+ * and two rank arrays. */
+static double reference_bytes(const bench_state *s)
+{
+    return 8.0 * (double)(s->nv + 1) + 4.0 * (double)s->ne + 16.0 * (double)s->nv;
+}
 
 /* Median of a figure over the rounds that have it; NAN if none. */
 static double median_of(const bench_state *s, round_figure fig)
@@ -485,6 +505,12 @@ static void print_report(const bench_state *s)
         printf("mpi/embedded throughput: %.3f (goal >= 0.6)", tess / mpi);
         print_per_round(s, fig_mpi_ratio);
     }
+    double rss = median_of(s, fig_rss), ref_bytes = reference_bytes(s);
+    if (!isnan(rss))
+        printf("memory: tessera peak RSS %.1f MB (%.1f bytes/edge), CSR reference footprint "
+               "%.1f MB (graph + two rank arrays, %.1f bytes/edge): %.2fx (goal <= 2)\n",
+               rss / 1e6, rss / (double)s->ne, ref_bytes / 1e6, ref_bytes / (double)s->ne,
+               rss / ref_bytes);
     printf("max relative error vs reference: embedded %.3g", s->err_tess);
     if (!isnan(s->err_mpi)) printf(", mpi %.3g", s->err_mpi);
     printf(" (limit %g)\n", BENCH_MAX_ERROR);
@@ -498,6 +524,7 @@ static app_metrics *round_object(const bench_round *rd)
     app_metrics_num(o, "mpi_seconds", rd->mpi);
     app_metrics_num(o, "ratio", fig_ratio(rd));
     app_metrics_num(o, "mpi_rate_ratio", fig_mpi_ratio(rd));
+    app_metrics_num(o, "tessera_peak_rss_bytes", rd->tess_rss);
     return o;
 }
 
@@ -540,6 +567,8 @@ static int append_json(const bench_state *s)
     put_rounds(o, s);
     app_metrics_num(o, "ratio", median_of(s, fig_ref) / median_of(s, fig_tess));
     app_metrics_num(o, "mpi_rate_ratio", median_of(s, fig_tess) / median_of(s, fig_mpi));
+    app_metrics_num(o, "tessera_peak_rss_bytes", median_of(s, fig_rss));
+    app_metrics_num(o, "reference_bytes", reference_bytes(s));
     app_metrics_num(o, "max_rel_error", s->err_tess);
     app_metrics_num(o, "max_rel_error_mpi", s->err_mpi);
     app_metrics_bool(o, "ranks_ok", ranks_ok(s));

@@ -239,3 +239,18 @@ fail:
     free(v);
     return -1;
 }
+
+int bench_json_number(const char *text, const char *key, double *out)
+{
+    char quoted[128];
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    const char *p = strstr(text, quoted);
+    if (p == NULL) return -1;
+    p = skip_space(p + strlen(quoted));
+    if (*p++ != ':') return -1;
+    char *end;
+    double v = strtod(p, &end);
+    if (end == p) return -1;
+    *out = v;
+    return 0;
+}

@@ -41,6 +41,8 @@ int bench_run_reported(char **argv, const char *dir, const char *bench, const ch
  * into a new array *out; the count, or -1 when the key or a well-formed
  * list of numbers is missing. */
 int bench_json_numbers(const char *text, const char *key, double **out);
+/* The number of `"key": n` (first match) into *out: 0, or -1 if missing. */
+int bench_json_number(const char *text, const char *key, double *out);
 /* Median of n >= 1 values (copied; `v` is not reordered). */
 double bench_median(const double *v, int n);
 /* "1,2,4": up to cap integers in [min, max] into out, *n_out of them; 0, or

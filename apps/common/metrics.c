@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "common.h"
 
@@ -192,6 +193,9 @@ void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double
     app_metrics_int(m, "checkpoint_bytes_written", (int64_t)ck.bytes_written);
     app_metrics_int(m, "checkpoint_log_entries", (int64_t)ck.log_entries);
     app_metrics_num(m, "restore_seconds", ck.restore_seconds);
+    struct rusage ru; /* this process's (rank 0's) high-water mark of resident memory */
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        app_metrics_int(m, "peak_rss_bytes", (int64_t)ru.ru_maxrss * 1024);
 }
 
 static void json_string(FILE *fp, const char *s)

@@ -81,8 +81,8 @@ static int pull_chunk(uint64_t first, size_t n, const void *const *values, const
 static void release_in_src(pr_app *app)
 {
     if (atomic_exchange(&app->in_src_released, 1) == 0) {
-        free(app->in_src);
-        app->in_src = NULL;
+        free(app->csr.in_src);
+        app->csr.in_src = NULL;
     }
 }
 
@@ -119,17 +119,20 @@ static int pr_load(tess_task *task, const void *args, size_t len)
     uint32_t *val = NULL;
     int rc = TESS_OK;
     for (uint64_t v = first; rc == TESS_OK && v < first + count; v++) {
-        size_t nin = app->in_first[v + 1] - app->in_first[v];
+        size_t nin = app->csr.in_first[v + 1] - app->csr.in_first[v];
         if (nin + 1 > cap) {
             free(val);
             cap = 2 * (nin + 1);
             if ((val = malloc(cap * sizeof *val)) == NULL) return TESS_ERR_NOMEM;
         }
-        val[0] = app->outdeg[v];
-        memcpy(val + 1, app->in_src + app->in_first[v], nin * sizeof *val);
+        val[0] = app->csr.outdeg[v];
+        memcpy(val + 1, app->csr.in_src + app->csr.in_first[v], nin * sizeof *val);
         rc = tess_table_put(app->graph, &v, val, (nin + 1) * sizeof *val);
     }
     free(val);
+    /* These in-lists are in the table now: give their pages back, so the
+     * load holds the graph about once rather than twice. */
+    if (rc == TESS_OK) tg_in_csr_release(&app->csr, first, first + count);
     return rc;
 }
 
@@ -450,33 +453,17 @@ static int parse_options(pr_options *o, int argc, char **argv)
     return check_options(o);
 }
 
-/* In-edges grouped by destination (counting sort, stable: a vertex's
- * in-edges keep their input order) and out-degrees. */
-static int build_in_csr(pr_app *app)
+/* The vertices without out-edges, ascending: their rank is summed into D. */
+static int find_dangling(pr_app *app)
 {
-    const tg_graph *g = &app->g;
-    if (g->ne > UINT32_MAX) return TESS_ERR_INVAL;
-    app->in_first = calloc(g->nv + 1, sizeof *app->in_first);
-    app->in_src = malloc((g->ne ? g->ne : 1) * sizeof *app->in_src);
-    app->outdeg = calloc(g->nv ? g->nv : 1, sizeof *app->outdeg);
-    uint32_t *fill = malloc((g->nv + 1) * sizeof *fill);
-    int ok = app->in_first && app->in_src && app->outdeg && fill;
+    const uint32_t *outdeg = app->csr.outdeg;
     app->ndangling = 0;
-    for (uint64_t e = 0; ok && e < g->ne; e++) {
-        app->in_first[g->dst[e] + 1]++;
-        app->outdeg[g->src[e]]++;
-    }
-    for (uint64_t v = 0; ok && v < g->nv; v++) app->in_first[v + 1] += app->in_first[v];
-    if (ok) memcpy(fill, app->in_first, (g->nv + 1) * sizeof *fill);
-    for (uint64_t e = 0; ok && e < g->ne; e++) app->in_src[fill[g->dst[e]]++] = g->src[e];
-    free(fill);
-    for (uint64_t v = 0; ok && v < g->nv; v++) app->ndangling += app->outdeg[v] == 0;
-    app->dangling =
-        ok ? malloc((app->ndangling ? app->ndangling : 1) * sizeof *app->dangling) : NULL;
-    ok = app->dangling != NULL;
-    for (uint64_t v = 0, i = 0; ok && v < g->nv; v++)
-        if (app->outdeg[v] == 0) app->dangling[i++] = (uint32_t)v;
-    return ok ? TESS_OK : TESS_ERR_NOMEM;
+    for (uint64_t v = 0; v < app->g.nv; v++) app->ndangling += outdeg[v] == 0;
+    app->dangling = malloc((app->ndangling ? app->ndangling : 1) * sizeof *app->dangling);
+    if (app->dangling == NULL) return TESS_ERR_NOMEM;
+    for (uint64_t v = 0, i = 0; v < app->g.nv; v++)
+        if (outdeg[v] == 0) app->dangling[i++] = (uint32_t)v;
+    return TESS_OK;
 }
 
 /* Partition bounds: an even split, moved to the nearest site boundary for
@@ -535,14 +522,11 @@ static int load_graph(tess_ctx *ctx, pr_app *app)
 {
     char err[512] = "";
     double t0 = tess_now();
-    int rc = app->opt.gen_spec ? tg_generate(app->opt.gen_spec, &app->g, err, sizeof err)
-                               : tg_load_file(app->opt.graph_path, &app->g, err, sizeof err);
-    if (rc == TESS_OK) rc = build_in_csr(app);
+    /* the in-edges without the edge list: a graph cache is streamed */
+    int rc =
+        tg_load_in_csr(app->opt.graph_path, app->opt.gen_spec, &app->g, &app->csr, err, sizeof err);
+    if (rc == TESS_OK) rc = find_dangling(app);
     else if (tess_rank(ctx) == 0) app_error(APP, "%s", err);
-    /* the edges are in the in-CSR now: free them before the tables fill */
-    free(app->g.src);
-    free(app->g.dst);
-    app->g.src = app->g.dst = NULL;
     if (rc == TESS_OK) rc = create_tables(ctx, app);
     if (rc == TESS_OK) rc = tess_register_kernel(ctx, "pr_load", pr_load);
     if (rc == TESS_OK) rc = tess_register_kernel(ctx, "pr_step", pr_step);
@@ -559,9 +543,9 @@ static void job_string(const pr_app *app, char *job, size_t cap)
 {
     const tg_graph *g = &app->g;
     uint64_t h = app_hash_bytes(0, g->ids, g->nv * sizeof *g->ids);
-    h = app_hash_bytes(h, app->in_first, (g->nv + 1) * sizeof *app->in_first);
-    h = app_hash_bytes(h, app->in_src, g->ne * sizeof *app->in_src);
-    h = app_hash_bytes(h, app->outdeg, g->nv * sizeof *app->outdeg);
+    h = app_hash_bytes(h, app->csr.in_first, (g->nv + 1) * sizeof *app->csr.in_first);
+    h = app_hash_bytes(h, app->csr.in_src, g->ne * sizeof *app->csr.in_src);
+    h = app_hash_bytes(h, app->csr.outdeg, g->nv * sizeof *app->csr.outdeg);
     snprintf(job, cap, "pagerank/2 damping=%.17g vertices=%llu edges=%llu graph=%016llx",
              app->opt.damping, (unsigned long long)g->nv, (unsigned long long)g->ne,
              (unsigned long long)h);
@@ -589,7 +573,7 @@ static void metrics_partition_edges(app_metrics *m, pr_app *app)
     for (int p = 0; p < parts; p++) {
         uint64_t first = 0, count = 0;
         tess_table_dense_range(app->graph, p, &first, &count);
-        edges[p] = (double)(app->in_first[first + count] - app->in_first[first]);
+        edges[p] = (double)(app->csr.in_first[first + count] - app->csr.in_first[first]);
     }
     app_metrics_list(m, "partition_edges", edges, parts);
     free(edges);
@@ -623,9 +607,7 @@ static int write_metrics(pr_app *app, tess_ctx *ctx, double wall)
 static void app_free(pr_app *app)
 {
     tg_free(&app->g);
-    free(app->in_first);
-    free(app->in_src);
-    free(app->outdeg);
+    tg_in_csr_free(&app->csr);
     free(app->dangling);
     free(app->iteration_seconds);
 }

@@ -31,11 +31,9 @@ typedef struct pr_options {
 
 typedef struct pr_app {
     pr_options opt;
-    tg_graph g;
-    uint32_t *in_first; /* in-CSR of the graph: nv+1 offsets */
-    uint32_t *in_src;   /* sources of the in-edges; freed once in the graph table */
+    tg_graph g;    /* ids and counts; its edge list is not kept */
+    tg_in_csr csr; /* in_src freed once in the graph table */
     _Atomic int in_src_released;
-    uint32_t *outdeg;   /* nv out-degrees */
     uint32_t *dangling; /* the ndangling vertices without out-edges, ascending */
     uint64_t ndangling;
     tess_table *graph, *ranks, *contrib;

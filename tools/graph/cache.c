@@ -170,30 +170,40 @@ static uint64_t checksum(const unsigned char *d, size_t n, const cache_map *m)
     return h;
 }
 
+/* Header, length and checksum of a cache in memory (mapped pages released
+ * as they are hashed); 0 with *h, or an error with its message. */
+static int check_cache(const char *name, const unsigned char *d, size_t len, const cache_map *m,
+                       cache_header *h, char *err, size_t errlen)
+{
+    int rc = check_header(name, d, len, h, err, errlen);
+    if (rc != 0) return rc;
+    uint64_t want = expected_length(h, len);
+    if (want == 0) /* counts beyond what the file could hold: no length to name */
+        return tg__err(TESS_ERR_FORMAT, err, errlen,
+                       "%s: graph cache is %zu bytes, too short for the %llu vertices, %llu edges "
+                       "and %llu sites its header claims (truncated or corrupt)",
+                       name, len, (unsigned long long)h->nv, (unsigned long long)h->ne,
+                       (unsigned long long)h->nsites);
+    if (want != len)
+        return tg__err(TESS_ERR_FORMAT, err, errlen,
+                       "%s: graph cache is %zu bytes but its header (%llu vertices, %llu edges, "
+                       "%llu sites) needs %llu",
+                       name, len, (unsigned long long)h->nv, (unsigned long long)h->ne,
+                       (unsigned long long)h->nsites, (unsigned long long)want);
+    if (checksum(d, len - CACHE_TRAILER, m) != tess__get_le64(d + len - CACHE_TRAILER))
+        return tg__err(TESS_ERR_FORMAT, err, errlen,
+                       "%s: graph cache checksum mismatch (corrupt file)", name);
+    return 0;
+}
+
 static int parse_cache(const char *name, const void *data, size_t len, const cache_map *m,
                        tg_graph *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
     const unsigned char *d = data;
     cache_header h = {0};
-    int rc = check_header(name, d, len, &h, err, errlen);
+    int rc = check_cache(name, d, len, m, &h, err, errlen);
     if (rc != 0) return rc;
-    uint64_t want = expected_length(&h, len);
-    if (want == 0) /* counts beyond what the file could hold: no length to name */
-        return tg__err(TESS_ERR_FORMAT, err, errlen,
-                       "%s: graph cache is %zu bytes, too short for the %llu vertices, %llu edges "
-                       "and %llu sites its header claims (truncated or corrupt)",
-                       name, len, (unsigned long long)h.nv, (unsigned long long)h.ne,
-                       (unsigned long long)h.nsites);
-    if (want != len)
-        return tg__err(TESS_ERR_FORMAT, err, errlen,
-                       "%s: graph cache is %zu bytes but its header (%llu vertices, %llu edges, "
-                       "%llu sites) needs %llu",
-                       name, len, (unsigned long long)h.nv, (unsigned long long)h.ne,
-                       (unsigned long long)h.nsites, (unsigned long long)want);
-    if (checksum(d, len - CACHE_TRAILER, m) != tess__get_le64(d + len - CACHE_TRAILER))
-        return tg__err(TESS_ERR_FORMAT, err, errlen,
-                       "%s: graph cache checksum mismatch (corrupt file)", name);
     rc = decode_body(d, &h, m, g);
     if (rc != 0) tg__err(rc, err, errlen, "%s: out of memory", name);
     else rc = tg__validate(g, name, err, errlen);
@@ -207,9 +217,9 @@ int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, 
     return parse_cache(name, data, len, NULL, g, err, errlen);
 }
 
-/* The file mapped rather than read: its pages are dropped as they are
- * checked and decoded, so loading holds little more than the graph. */
-static int read_mapped(const char *path, tg_graph *g, char *err, size_t errlen)
+/* The file mapped read-only; 1 when it cannot be (not a regular file, empty,
+ * mmap refused): the caller falls back to reading it. */
+static int map_file(const char *path, cache_map *m)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
@@ -220,9 +230,54 @@ static int read_mapped(const char *path, tg_graph *g, char *err, size_t errlen)
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED) return 1;
-    cache_map m = {p, (size_t)st.st_size};
-    int rc = parse_cache(path, p, m.len, &m, g, err, errlen);
-    munmap(p, m.len);
+    *m = (cache_map){p, (size_t)st.st_size};
+    return 0;
+}
+
+int tg__cache_open(const char *path, tg__cache_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    cache_map m;
+    if (map_file(path, &m) != 0) return 1;
+    cache_header h = {0};
+    int rc = check_cache(path, m.base, m.len, &m, &h, err, errlen);
+    if (rc != 0) {
+        munmap((void *)m.base, m.len);
+        return rc;
+    }
+    v->base = m.base;
+    v->len = m.len;
+    v->nv = h.nv;
+    v->ne = h.ne;
+    v->nsites = h.nsites;
+    v->ids = m.base + CACHE_HEADER;
+    v->src = v->ids + 8 * h.nv;
+    v->dst = v->src + 4 * h.ne;
+    v->sites = h.nsites ? v->dst + 4 * h.ne : NULL;
+    return 0;
+}
+
+void tg__cache_release(const tg__cache_view *v, const void *from, const void *to)
+{
+    cache_map m = {v->base, v->len};
+    release_pages(&m, (size_t)((const unsigned char *)from - v->base),
+                  (size_t)((const unsigned char *)to - v->base));
+}
+
+void tg__cache_close(tg__cache_view *v)
+{
+    if (v->base != NULL) munmap((void *)v->base, v->len);
+    memset(v, 0, sizeof *v);
+}
+
+/* The file mapped rather than read: its pages are dropped as they are
+ * checked and decoded, so loading holds little more than the graph. */
+static int read_mapped(const char *path, tg_graph *g, char *err, size_t errlen)
+{
+    cache_map m;
+    if (map_file(path, &m) != 0) return 1;
+    int rc = parse_cache(path, m.base, m.len, &m, g, err, errlen);
+    munmap((void *)m.base, m.len);
     return rc;
 }
 

@@ -89,6 +89,12 @@ static int validate_edges(const tg_graph *g, const char *name, char *err, size_t
 
 int tg__validate(const tg_graph *g, const char *name, char *err, size_t errlen)
 {
+    int rc = tg__validate_vertices(g, name, err, errlen);
+    return rc != 0 ? rc : validate_edges(g, name, err, errlen);
+}
+
+int tg__validate_vertices(const tg_graph *g, const char *name, char *err, size_t errlen)
+{
     if (g->ne == 0) return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: no edges", name);
     if (g->nv == 0 || g->nv > UINT32_MAX)
         return tg__err(TESS_ERR_FORMAT, err, errlen, "%s: vertex count %llu not in [1, %u]", name,
@@ -98,13 +104,11 @@ int tg__validate(const tg_graph *g, const char *name, char *err, size_t errlen)
             return tg__err(TESS_ERR_FORMAT, err, errlen,
                            "%s: vertex ids not strictly ascending at index %llu", name,
                            (unsigned long long)v);
-    int rc = validate_edges(g, name, err, errlen);
-    return rc != 0 ? rc : validate_sites(g, name, err, errlen);
+    return validate_sites(g, name, err, errlen);
 }
 
-int tg_load_file(const char *path, tg_graph *g, char *err, size_t errlen)
+int tg__is_cache(const char *path, char *err, size_t errlen)
 {
-    memset(g, 0, sizeof *g);
     /* O_NONBLOCK: opening a FIFO with no writer must not wait forever.  The
      * readers look at the start of the file more than once, so a pipe or a
      * device is refused instead of half-read. */
@@ -126,7 +130,13 @@ int tg_load_file(const char *path, tg_graph *g, char *err, size_t errlen)
     int e = errno;
     close(fd);
     if (n < 0) return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(e));
-    if (n == (ssize_t)sizeof head && memcmp(head, TG__CACHE_MAGIC, sizeof head) == 0)
-        return tg_read_cache(path, g, err, errlen);
-    return tg_read_snap(path, g, err, errlen);
+    return n == (ssize_t)sizeof head && memcmp(head, TG__CACHE_MAGIC, sizeof head) == 0;
+}
+
+int tg_load_file(const char *path, tg_graph *g, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    int cache = tg__is_cache(path, err, errlen);
+    if (cache < 0) return cache;
+    return cache ? tg_read_cache(path, g, err, errlen) : tg_read_snap(path, g, err, errlen);
 }

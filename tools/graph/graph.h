@@ -56,4 +56,26 @@ int tg_load_file(const char *path, tg_graph *g, char *err, size_t errlen);
 
 void tg_free(tg_graph *g); /* accepts NULL; leaves *g zeroed */
 
+/* A graph's in-edges grouped by destination, each vertex's in the input
+ * order, and its out-degrees: what a pull kernel reads (in_csr.c). */
+typedef struct tg_in_csr {
+    uint32_t *in_first; /* nv+1 offsets into in_src */
+    uint32_t *in_src;   /* ne sources */
+    uint32_t *outdeg;   /* nv */
+} tg_in_csr;
+
+/* The in-CSR of a graph in memory (its edges kept). */
+int tg_build_in_csr(const tg_graph *g, tg_in_csr *csr, char *err, size_t errlen);
+/* A graph file or generator spec (exactly one non-NULL) loaded as *g
+ * without its edge list (src and dst NULL, ne set) and its in-CSR.  A
+ * graph cache is streamed from the mapped file, so the edge list is never
+ * held: about 4 bytes per edge at the peak instead of 12. */
+int tg_load_in_csr(const char *path, const char *spec, tg_graph *g, tg_in_csr *csr, char *err,
+                   size_t errlen);
+void tg_in_csr_free(tg_in_csr *csr); /* accepts NULL; leaves it zeroed */
+/* Give the memory of the in-lists of vertices [lo, hi) back to the system
+ * (whole pages only) once they are no longer needed: they read as zeros
+ * afterwards.  For a loader that copies the graph elsewhere piece by piece. */
+void tg_in_csr_release(tg_in_csr *csr, uint64_t lo, uint64_t hi);
+
 #endif

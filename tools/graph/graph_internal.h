@@ -62,7 +62,26 @@ int tg__out_commit(tg__outfile *o, char *err, size_t errlen);
 /* Close and remove the temp file.  Safe after a failed open or a commit. */
 void tg__out_abort(tg__outfile *o);
 
+/* A graph cache mapped and checked (header, length, checksum), its sections
+ * in place for a reader that streams them (in_csr.c).  Little-endian data. */
+typedef struct tg__cache_view {
+    const unsigned char *base;
+    size_t len;
+    uint64_t nv, ne, nsites;
+    const unsigned char *ids, *src, *dst, *sites; /* sites NULL without sites */
+} tg__cache_view;
+/* 0, an error (message in err), or 1 when the file cannot be mapped. */
+int tg__cache_open(const char *path, tg__cache_view *v, char *err, size_t errlen);
+/* Drop the mapped pages wholly inside [from, to) from memory (re-read on access). */
+void tg__cache_release(const tg__cache_view *v, const void *from, const void *to);
+void tg__cache_close(tg__cache_view *v);
+/* 1 if the file starts with the cache magic, 0 if not, negative on error. */
+int tg__is_cache(const char *path, char *err, size_t errlen);
+
 /* Check that a graph is well formed (used by the cache reader and writer). */
 int tg__validate(const tg_graph *g, const char *name, char *err, size_t errlen);
+/* The part of it that does not read the edges: ne > 0, vertex count, ids
+ * strictly ascending, site bounds. */
+int tg__validate_vertices(const tg_graph *g, const char *name, char *err, size_t errlen);
 
 #endif
