@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "common.h"
 
@@ -168,6 +167,22 @@ void app_metrics_object(app_metrics *m, const char *key, app_metrics *object)
             m->items[i].is_array = 0;
 }
 
+/* This process's (rank 0's) high-water mark of resident memory: VmHWM of
+ * /proc/self/status, which belongs to the address space.  Not getrusage's
+ * ru_maxrss, which Linux carries across exec: a run started by a large
+ * process (a bench) would report its parent's peak.  0 if unknown. */
+static int64_t peak_rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f == NULL) return 0;
+    char line[256];
+    long long kb = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "VmHWM: %lld kB", &kb) == 1) break;
+    fclose(f);
+    return (int64_t)kb * 1024;
+}
+
 void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double wall_seconds)
 {
     app_metrics_str(m, "app", app);
@@ -193,9 +208,8 @@ void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double
     app_metrics_int(m, "checkpoint_bytes_written", (int64_t)ck.bytes_written);
     app_metrics_int(m, "checkpoint_log_entries", (int64_t)ck.log_entries);
     app_metrics_num(m, "restore_seconds", ck.restore_seconds);
-    struct rusage ru; /* this process's (rank 0's) high-water mark of resident memory */
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        app_metrics_int(m, "peak_rss_bytes", (int64_t)ru.ru_maxrss * 1024);
+    int64_t hwm = peak_rss_bytes();
+    if (hwm > 0) app_metrics_int(m, "peak_rss_bytes", hwm);
 }
 
 static void json_string(FILE *fp, const char *s)

@@ -108,12 +108,13 @@ struct tess_ctx {
     /* control state, guarded by ctl_mu */
     pthread_mutex_t ctl_mu;
     pthread_cond_t ctl_cv;
-    uint64_t run_seq;       /* rank 0: runs launched; others: runs received */
-    tess__rank_view *views; /* rank 0: per rank */
-    int ready_ranks;        /* rank 0: ranks that reported READY */
-    int setup_mismatch;     /* rank 0: a rank registered differently */
-    int shutdown;           /* set on every rank when rank 0's control returned */
-    int ckpt_active;        /* rank 0: checkpoint epochs in progress (no steals while > 0) */
+    _Atomic unsigned done_events; /* bumped by every DONE report (sched/control.c) */
+    uint64_t run_seq;             /* rank 0: runs launched; others: runs received */
+    tess__rank_view *views;       /* rank 0: per rank */
+    int ready_ranks;              /* rank 0: ranks that reported READY */
+    int setup_mismatch;           /* rank 0: a rank registered differently */
+    int shutdown;                 /* set on every rank when rank 0's control returned */
+    int ckpt_active;              /* rank 0: checkpoint epochs in progress (no steals while > 0) */
     int shutdown_rc;
     char kernel_error[480];
 

@@ -8,6 +8,7 @@
  * writes sent to other ranks and the writes applied, over all ranks, until
  * the two sums agree.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ static void on_done(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payloa
     pthread_mutex_lock(&ctx->ctl_mu);
     tess__rank_view *v = &ctx->views[src];
     if (d.seq > v->done_seq) v->done_seq = d.seq;
+    atomic_fetch_add(&ctx->done_events, 1);
     if (d.error != 0 && v->error == 0) {
         v->error = d.error;
         d.msg[sizeof d.msg - 1] = '\0';
@@ -222,6 +224,18 @@ static void warn_waiting(tess_ctx *ctx, double waited)
                busy[0] ? "; on rank 0: " : "", busy);
 }
 
+/* Watch a little while for a DONE report before sleeping on ctl_cv (ctl_mu
+ * held on entry and exit): see spin_then_wait in queue.c.  1 if one came. */
+static int spin_for_done(tess_ctx *ctx)
+{
+    unsigned seen = atomic_load(&ctx->done_events);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    double until = tess_now() + 50e-6;
+    while (atomic_load(&ctx->done_events) == seen && tess_now() < until) sched_yield();
+    pthread_mutex_lock(&ctx->ctl_mu);
+    return atomic_load(&ctx->done_events) != seen;
+}
+
 /* Phase 1: every rank finished the tasks of every run launched so far. */
 static int wait_tasks_done(tess_ctx *ctx)
 {
@@ -232,7 +246,7 @@ static int wait_tasks_done(tess_ctx *ctx)
         tess__steal_balance(ctx); /* sched/steal.c: an idle rank may take work */
         pthread_mutex_lock(&ctx->ctl_mu);
         if (all_done(ctx)) break;
-        timed_wait(ctx, 0.05);
+        if (!spin_for_done(ctx)) timed_wait(ctx, 0.05);
         double waited = tess_now() - start;
         if (next_warn > 0 && waited >= next_warn) {
             warn_waiting(ctx, waited);

@@ -30,7 +30,8 @@ struct tess_task {
 struct tess__task_queue {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    tess_task *tasks; /* pending, sorted by size descending from `next` */
+    tess_task *tasks;       /* pending, sorted by size descending from `next` */
+    _Atomic unsigned added; /* bumped whenever tasks are added or stop is set */
     int ntasks, next, cap;
     int running;
     int stop;

@@ -246,12 +246,21 @@ static int send_range(tess_table *t, int dst, int staged, uint64_t first, uint64
                       count * t->value_size);
 }
 
-/* A replicated table: the range staged here and on every other rank. */
+#define STAGE_MESSAGE_BYTES ((size_t)128 << 10)
+
+/* A replicated table: the range staged here and on every other rank, in
+ * messages of at most STAGE_MESSAGE_BYTES. */
 static int stage_everywhere(tess_table *t, uint64_t first, uint64_t n, const void *values)
 {
     int rc = stage(t, t->replica->generation, first, n, values);
-    for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
-        if (r != t->ctx->rank) rc = send_range(t, r, 1, first, n, values);
+    uint64_t per = STAGE_MESSAGE_BYTES / t->value_size ? STAGE_MESSAGE_BYTES / t->value_size : 1;
+    const uint8_t *v = values;
+    for (uint64_t off = 0; rc == TESS_OK && off < n; off += per) {
+        uint64_t take = n - off < per ? n - off : per;
+        for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
+            if (r != t->ctx->rank)
+                rc = send_range(t, r, 1, first + off, take, v + off * t->value_size);
+    }
     return rc;
 }
 

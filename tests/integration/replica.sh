@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The pull-style table API (put_range, replicated tables, tess_table_replicate,
+# scan_dense) on a real runtime: 1 rank x 2 workers, 1 rank x 1 worker, and
+# mpirun -np 3 with 1 and 2 workers per rank (tests/integration/replica.c).
+set -euo pipefail
+prog="$TESS_BUILD/tests/integration/replica"
+echo "== embedded, 2 workers"; "$prog" --workers 2 | tail -n 1
+echo "== embedded, 1 worker"; "$prog" --workers 1 | tail -n 1
+if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null; then
+    for w in 1 2; do
+        echo "== mpirun -np 3, $w worker(s) per rank"
+        timeout 120 mpirun -np 3 --oversubscribe --bind-to none "$prog" --workers "$w" | tail -n 1
+    done
+else
+    echo "== mpirun not available: multi-rank cases skipped"
+fi
