@@ -487,7 +487,7 @@ static void print_per_round(const bench_state *s, round_figure fig)
 {
     printf("   per round:");
     for (long r = 0; r < s->opt.rounds; r++) printf(" %.3f", fig(&s->rounds[r]));
-    printf("\n");
+    printf(" (median %.3f)\n", median_of(s, fig));
 }
 
 static void print_report(const bench_state *s)

@@ -114,6 +114,21 @@ check_graph() { # NAME FILE — reference, then every topology
     step "$name: mpirun -np 2, --workers 2"
     pr "${name}_np2w2" "$tmp/${name}_np2w2" mpi 2 -- --graph "$file" --workers 2
     same "${name} np=2 workers=2" "$tmp/${name}_np2w2/ranks.txt" "$G/$name.ref"
+    bitwise "$name" "$tmp/${name}_w1/ranks.txt" "$tmp/${name}"_w[24]/ranks.txt \
+        "$tmp/${name}"_np*/ranks.txt
+}
+
+# Pull-style PageRank sums each vertex's in-edges in one order and the
+# dangling rank in vertex order: the ranks must be the same bits for any
+# worker, partition and rank count.
+bitwise() { # NAME FIRST OTHERS...
+    local name=$1 first=$2 f
+    shift 2
+    for f in "$@"; do
+        [ -f "$f" ] || continue
+        cmp -s "$first" "$f" || die "$name: $f differs bitwise from $first"
+    done
+    echo "   $name: bitwise equal across workers, partitions and ranks ($(($# + 1)) runs)"
 }
 
 [ $MPI = 1 ] || step "MPI runs skipped (TESS_HAVE_MPI=${TESS_HAVE_MPI:-unset} or no mpirun)"
