@@ -109,6 +109,7 @@ struct tess_ctx {
     pthread_mutex_t ctl_mu;
     pthread_cond_t ctl_cv;
     _Atomic unsigned done_events; /* bumped by every DONE report (sched/control.c) */
+    double idle_spin_seconds;     /* watch for work this long before sleeping (queue.c) */
     uint64_t run_seq;             /* rank 0: runs launched; others: runs received */
     tess__rank_view *views;       /* rank 0: per rank */
     int ready_ranks;              /* rank 0: ranks that reported READY */

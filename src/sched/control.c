@@ -230,7 +230,7 @@ static int spin_for_done(tess_ctx *ctx)
 {
     unsigned seen = atomic_load(&ctx->done_events);
     pthread_mutex_unlock(&ctx->ctl_mu);
-    double until = tess_now() + 50e-6;
+    double until = tess_now() + ctx->idle_spin_seconds;
     while (atomic_load(&ctx->done_events) == seen && tess_now() < until) sched_yield();
     pthread_mutex_lock(&ctx->ctl_mu);
     return atomic_load(&ctx->done_events) != seen;

@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "core/bytes.h"
 #include "sched/queue_impl.h"
 #include "table/table_internal.h"
@@ -258,13 +259,11 @@ static void flush_locked(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot, i
  * run's tasks reach the workers, their end reaches the control function):
  * on a 1000-vertex PageRank that was more than the iteration's work.
  */
-#define IDLE_SPIN_SECONDS 50e-6
-
-static void spin_then_wait(tess__task_queue *q)
+static void spin_then_wait(tess_ctx *ctx, tess__task_queue *q)
 {
     unsigned seen = atomic_load(&q->added);
     pthread_mutex_unlock(&q->mu);
-    double until = tess_now() + IDLE_SPIN_SECONDS;
+    double until = tess_now() + ctx->idle_spin_seconds;
     while (atomic_load(&q->added) == seen && tess_now() < until) sched_yield();
     pthread_mutex_lock(&q->mu);
     if (!q->stop && q->next == q->ntasks && !tess__queue_cut_pending_async(q))
@@ -284,7 +283,8 @@ static void idle_step(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot, int 
     }
     q->at_rest++;
     tess__queue_try_cut(ctx, q);
-    if (!q->stop && q->next == q->ntasks && !tess__queue_cut_pending_async(q)) spin_then_wait(q);
+    if (!q->stop && q->next == q->ntasks && !tess__queue_cut_pending_async(q))
+        spin_then_wait(ctx, q);
     q->at_rest--;
 }
 
@@ -359,8 +359,24 @@ const tess__sched_ckpt_hooks *tess__sched_ckpt_hooks_of(tess_ctx *ctx)
     return &ctx->queue->ckpt_hooks;
 }
 
+/* Spinning pays only while every thread that computes has a core: with
+ * more ranks' workers than cores on the machine (4 ranks on 2 cores), a
+ * spinning thread takes the time slice of another rank's worker (k-means at
+ * 4 ranks ran up to 3x slower).  The ranks on this machine: OpenMPI's or
+ * MPICH's count when launched by them, else all of them. */
+static double idle_spin_for(const tess_ctx *ctx)
+{
+    const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    if (local == NULL) local = getenv("MPI_LOCALNRANKS");
+    long ranks = local ? strtol(local, NULL, 10) : ctx->nranks;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ranks < 1) ranks = ctx->nranks;
+    return cores > 0 && ranks * (long)ctx->workers <= cores ? 50e-6 : 0.0;
+}
+
 int tess__workers_start(tess_ctx *ctx)
 {
+    ctx->idle_spin_seconds = idle_spin_for(ctx);
     ctx->threads = calloc((size_t)ctx->workers, sizeof *ctx->threads);
     TESS_RETURN_IF(ctx, ctx->threads == NULL, TESS_ERR_NOMEM, "out of memory");
     for (int w = 0; w < ctx->workers; w++) {
