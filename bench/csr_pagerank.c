@@ -35,45 +35,25 @@ static double now_seconds(void)
 void bench_csr_free(bench_csr *csr)
 {
     if (csr == NULL) return;
-    free(csr->in_first);
-    free(csr->in_src);
+    tg_in_csr_free(&csr->in);
     free(csr->inv_outdeg);
     free(csr->dangling);
     memset(csr, 0, sizeof *csr);
 }
 
-/* Out-degrees into inv_outdeg (as 1/deg) and the list of dangling vertices. */
-static int build_degrees(const tg_graph *g, bench_csr *csr)
+/* 1/outdeg into inv_outdeg and the list of dangling vertices. */
+static int build_degrees(bench_csr *csr)
 {
-    uint64_t *outdeg = calloc(csr->nv, sizeof *outdeg);
-    if (outdeg == NULL) return TESS_ERR_NOMEM;
-    for (uint64_t e = 0; e < g->ne; e++) outdeg[g->src[e]]++;
+    const uint32_t *outdeg = csr->in.outdeg;
     uint32_t ndangling = 0;
     for (uint32_t u = 0; u < csr->nv; u++) ndangling += outdeg[u] == 0;
     csr->dangling = malloc((ndangling ? ndangling : 1) * sizeof *csr->dangling);
-    if (csr->dangling == NULL) {
-        free(outdeg);
-        return TESS_ERR_NOMEM;
-    }
+    if (csr->dangling == NULL) return TESS_ERR_NOMEM;
     for (uint32_t u = 0; u < csr->nv; u++) {
         csr->inv_outdeg[u] = outdeg[u] ? 1.0 / (double)outdeg[u] : 0.0;
         if (outdeg[u] == 0) csr->dangling[csr->ndangling++] = u;
     }
-    free(outdeg);
     return TESS_OK;
-}
-
-/* Counting sort of the edges by destination; stable, so the in-edges of a
- * vertex keep their input order. */
-static void build_in_edges(const tg_graph *g, bench_csr *csr)
-{
-    uint64_t *first = csr->in_first;
-    for (uint64_t e = 0; e < g->ne; e++) first[g->dst[e] + 1]++;
-    for (uint32_t v = 0; v < csr->nv; v++) first[v + 1] += first[v];
-    for (uint64_t e = 0; e < g->ne; e++) csr->in_src[first[g->dst[e]]++] = g->src[e];
-    /* each first[v] now holds the old first[v+1]: shift back by one */
-    memmove(first + 1, first, csr->nv * sizeof *first);
-    first[0] = 0;
 }
 
 int bench_csr_build(const tg_graph *g, bench_csr *csr)
@@ -81,15 +61,13 @@ int bench_csr_build(const tg_graph *g, bench_csr *csr)
     memset(csr, 0, sizeof *csr);
     if (g->nv == 0 || g->nv > UINT32_MAX) return TESS_ERR_INVAL;
     bench_csr c = {.nv = (uint32_t)g->nv, .ne = g->ne};
-    c.in_first = calloc((size_t)c.nv + 1, sizeof *c.in_first);
-    c.in_src = malloc((c.ne ? c.ne : 1) * sizeof *c.in_src);
     c.inv_outdeg = malloc((size_t)c.nv * sizeof *c.inv_outdeg);
-    if (c.in_first == NULL || c.in_src == NULL || c.inv_outdeg == NULL ||
-        build_degrees(g, &c) != TESS_OK) {
+    /* the in-edges in input order per vertex (stable counting sort) */
+    if (c.inv_outdeg == NULL || tg_build_in_csr(g, &c.in, NULL, 0) != 0 ||
+        build_degrees(&c) != TESS_OK) {
         bench_csr_free(&c);
         return TESS_ERR_NOMEM;
     }
-    build_in_edges(g, &c);
     *csr = c;
     return TESS_OK;
 }
@@ -122,8 +100,8 @@ static void gather_next(const bench_csr *csr, const double *contrib, double *nex
     BENCH_OMP(parallel for schedule(guided, 1024) num_threads(threads))
     for (int64_t v = 0; v < nv; v++) {
         double sum = 0.0;
-        for (uint64_t k = csr->in_first[v]; k < csr->in_first[v + 1]; k++)
-            sum += contrib[csr->in_src[k]];
+        for (uint64_t k = csr->in.in_first[v]; k < csr->in.in_first[v + 1]; k++)
+            sum += contrib[csr->in.in_src[k]];
         next[v] = teleport + damping * (sum + spread);
     }
 }

@@ -21,8 +21,7 @@
 typedef struct bench_csr {
     uint32_t nv;
     uint64_t ne;
-    uint64_t *in_first; /* nv + 1 */
-    uint32_t *in_src;   /* ne */
+    tg_in_csr in;       /* in_first, in_src (tools/graph), and out-degrees */
     double *inv_outdeg; /* nv */
     uint32_t *dangling; /* ndangling */
     uint32_t ndangling;

@@ -55,9 +55,9 @@ static void prt_step(void *user, const double *prev, const uint32_t *vs, size_t 
     const double d = a->damping, base = a->base;
     for (size_t i = 0; i < n; i++) {
         double sum = 0.0;
-        for (uint64_t e = a->in_first[vs[i]]; e < a->in_first[vs[i] + 1]; e++) {
-            uint32_t u = a->in_src[e];
-            sum += prev[u] / (double)a->outdeg[u];
+        for (uint64_t e = a->csr.in_first[vs[i]]; e < a->csr.in_first[vs[i] + 1]; e++) {
+            uint32_t u = a->csr.in_src[e];
+            sum += prev[u] / (double)a->csr.outdeg[u];
         }
         out[i] = base + d * sum;
     }
@@ -172,30 +172,6 @@ static int parse(prt_app *a, int argc, char **argv)
 
 /* ---------------------------------------------------------------- the graph */
 
-/* In-edges grouped by target (a stable counting sort: edge-list order per
- * target, whatever the partition) and out-degrees. */
-static int build_in_csr(prt_app *a)
-{
-    const tg_graph *g = &a->g;
-    a->in_first = calloc(g->nv + 1, sizeof *a->in_first);
-    a->in_src = malloc((g->ne ? g->ne : 1) * sizeof *a->in_src);
-    a->outdeg = calloc(g->nv, sizeof *a->outdeg);
-    uint64_t *fill = malloc((g->nv + 1) * sizeof *fill);
-    if (!a->in_first || !a->in_src || !a->outdeg || !fill) {
-        free(fill);
-        return -1;
-    }
-    for (uint64_t e = 0; e < g->ne; e++) {
-        a->in_first[g->dst[e] + 1]++;
-        a->outdeg[g->src[e]]++;
-    }
-    for (uint64_t v = 0; v < g->nv; v++) a->in_first[v + 1] += a->in_first[v];
-    memcpy(fill, a->in_first, (g->nv + 1) * sizeof *fill);
-    for (uint64_t e = 0; e < g->ne; e++) a->in_src[fill[g->dst[e]]++] = g->src[e];
-    free(fill);
-    return 0;
-}
-
 /* The hop count the run's queries reach, L_{m+1} (with a margin), so labels
  * are computed before the processes start. */
 static int label_hops(const tess_tick_options *o) { return o->layers + 2; }
@@ -208,13 +184,14 @@ static int prepare_graph(prt_app *a, int n, char *err, size_t errlen)
     int rc = a->gen_spec ? tg_generate(a->gen_spec, &a->g, err, errlen)
                          : tg_load_file(a->graph_path, &a->g, err, errlen);
     if (rc != 0) return -1;
-    if (build_in_csr(a) != 0) return snprintf(err, errlen, "out of memory for the graph"), -1;
+    if (tg_build_in_csr(&a->g, &a->csr, err, errlen) != 0) return -1;
     a->init = 1.0 / (double)a->g.nv;
     a->base = (1.0 - a->damping) / (double)a->g.nv;
     a->load_seconds = tess_now() - t0;
     t0 = tess_now();
     if (prt_partition(a, n, err, errlen) != 0) return -1;
-    rc = tess_graph_create((uint32_t)a->g.nv, a->in_first, a->in_src, a->part, n, &a->graph);
+    rc =
+        tess_graph_create((uint32_t)a->g.nv, a->csr.in_first, a->csr.in_src, a->part, n, &a->graph);
     if (rc == 0) rc = tess_graph_prepare(a->graph, label_hops(&a->cli.opt));
     if (rc != 0) return snprintf(err, errlen, "cannot label the graph: %s", tess_strerror(rc)), -1;
     a->partition_seconds = tess_now() - t0;
@@ -292,9 +269,7 @@ static void app_free(prt_app *a)
 {
     tess_graph_destroy(a->graph);
     tg_free(&a->g);
-    free(a->in_first);
-    free(a->in_src);
-    free(a->outdeg);
+    tg_in_csr_free(&a->csr);
     free(a->part);
 }
 

@@ -21,9 +21,7 @@ typedef struct prt_app {
     app_tick_cli cli;
 
     tg_graph g;
-    uint64_t *in_first; /* in-edge CSR: nv+1 offsets ... */
-    uint32_t *in_src;   /* ... into the sources, in edge-list order per target */
-    uint32_t *outdeg;
+    tg_in_csr csr;     /* in-edges, in edge-list order per target, and out-degrees */
     int32_t *part;     /* METIS partition, one part per tick process */
     uint64_t edge_cut; /* of the symmetrised graph, as METIS reports it */
     tess_graph *graph;

@@ -59,7 +59,7 @@ void tg_free(tg_graph *g); /* accepts NULL; leaves *g zeroed */
 /* A graph's in-edges grouped by destination, each vertex's in the input
  * order, and its out-degrees: what a pull kernel reads (in_csr.c). */
 typedef struct tg_in_csr {
-    uint32_t *in_first; /* nv+1 offsets into in_src */
+    uint64_t *in_first; /* nv+1 offsets into in_src */
     uint32_t *in_src;   /* ne sources */
     uint32_t *outdeg;   /* nv */
 } tg_in_csr;

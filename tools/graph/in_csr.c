@@ -42,7 +42,6 @@ void tg_in_csr_release(tg_in_csr *csr, uint64_t lo, uint64_t hi)
 static int csr_alloc(uint64_t nv, uint64_t ne, tg_in_csr *csr)
 {
     memset(csr, 0, sizeof *csr);
-    if (ne > UINT32_MAX) return TESS_ERR_INVAL;
     csr->in_first = calloc(nv + 1, sizeof *csr->in_first);
     csr->in_src = malloc((ne ? ne : 1) * sizeof *csr->in_src);
     csr->outdeg = calloc(nv ? nv : 1, sizeof *csr->outdeg);
@@ -52,10 +51,10 @@ static int csr_alloc(uint64_t nv, uint64_t ne, tg_in_csr *csr)
 }
 
 /* in_first[v+1] holds v's in-degree: prefix sums, and a fill cursor copy. */
-static uint32_t *offsets_from_degrees(tg_in_csr *csr, uint64_t nv)
+static uint64_t *offsets_from_degrees(tg_in_csr *csr, uint64_t nv)
 {
     for (uint64_t v = 0; v < nv; v++) csr->in_first[v + 1] += csr->in_first[v];
-    uint32_t *fill = malloc((nv + 1) * sizeof *fill);
+    uint64_t *fill = malloc((nv + 1) * sizeof *fill);
     if (fill != NULL) memcpy(fill, csr->in_first, (nv + 1) * sizeof *fill);
     return fill;
 }
@@ -70,7 +69,7 @@ int tg_build_in_csr(const tg_graph *g, tg_in_csr *csr, char *err, size_t errlen)
         csr->in_first[g->dst[e] + 1]++;
         csr->outdeg[g->src[e]]++;
     }
-    uint32_t *fill = offsets_from_degrees(csr, g->nv);
+    uint64_t *fill = offsets_from_degrees(csr, g->nv);
     if (fill == NULL) {
         tg_in_csr_free(csr);
         return tg__err(TESS_ERR_NOMEM, err, errlen, "in-edges: out of memory");
@@ -99,8 +98,9 @@ static int bad_endpoint(stream *s, uint64_t e, uint32_t x)
                    (unsigned long long)e, x, (unsigned long long)s->v->nv);
 }
 
-/* Pass over one endpoint section: degrees into deg (offset by `shift`). */
-static int count_section(stream *s, const unsigned char *sec, uint32_t *deg, int shift)
+/* Pass over one endpoint section, counting each vertex: its in-degree into
+ * in_first[v+1] (the destinations) or its out-degree (the sources). */
+static int count_section(stream *s, const unsigned char *sec, int destinations)
 {
     const uint64_t nv = s->v->nv, ne = s->v->ne;
     for (uint64_t lo = 0; lo < ne; lo += STREAM_EDGES) {
@@ -108,7 +108,8 @@ static int count_section(stream *s, const unsigned char *sec, uint32_t *deg, int
         for (uint64_t e = lo; e < hi; e++) {
             uint32_t x = tess__get_le32(sec + 4 * e);
             if (x >= nv) return bad_endpoint(s, e, x);
-            deg[x + (uint32_t)shift]++;
+            if (destinations) s->csr->in_first[(uint64_t)x + 1]++;
+            else s->csr->outdeg[x]++;
             s->seen[x] = 1;
         }
         tg__cache_release(s->v, sec + 4 * lo, sec + 4 * hi);
@@ -119,7 +120,7 @@ static int count_section(stream *s, const unsigned char *sec, uint32_t *deg, int
 static int place_sources(stream *s)
 {
     const uint64_t ne = s->v->ne;
-    uint32_t *fill = offsets_from_degrees(s->csr, s->v->nv);
+    uint64_t *fill = offsets_from_degrees(s->csr, s->v->nv);
     if (fill == NULL)
         return tg__err(TESS_ERR_NOMEM, s->err, s->errlen, "%s: out of memory", s->name);
     for (uint64_t lo = 0; lo < ne; lo += STREAM_EDGES) {
@@ -157,11 +158,9 @@ static int stream_cache(stream *s)
     int rc = take_vertices(s);
     if (rc == 0) rc = csr_alloc(s->v->nv, s->v->ne, s->csr);
     if (rc == 0 && (s->seen = calloc(s->v->nv ? s->v->nv : 1, 1)) == NULL) rc = TESS_ERR_NOMEM;
-    if (rc == TESS_ERR_NOMEM || rc == TESS_ERR_INVAL)
-        return tg__err(rc, s->err, s->errlen, "%s: %s", s->name,
-                       rc == TESS_ERR_NOMEM ? "out of memory" : "more than 2^32 edges");
-    if (rc == 0) rc = count_section(s, s->v->dst, s->csr->in_first, 1);
-    if (rc == 0) rc = count_section(s, s->v->src, s->csr->outdeg, 0);
+    if (rc == TESS_ERR_NOMEM) return tg__err(rc, s->err, s->errlen, "%s: out of memory", s->name);
+    if (rc == 0) rc = count_section(s, s->v->dst, 1);
+    if (rc == 0) rc = count_section(s, s->v->src, 0);
     for (uint64_t x = 0; rc == 0 && x < s->v->nv; x++)
         if (!s->seen[x])
             rc = tg__err(TESS_ERR_FORMAT, s->err, s->errlen, "%s: vertex %llu appears in no edge",
