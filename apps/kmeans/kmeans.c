@@ -5,22 +5,27 @@
  *
  *   points      dense, key = point index, DIM doubles, P partitions
  *   assignment  dense i32, grouped with points: the centre of each point
- *   centres     dense, K keys of DIM doubles, one partition (control writes)
- *   sums        hash, one partition, key p*K + j: the DIM coordinate sums and
- *               the count of the points of partition p nearest to centre j
- *   moved       one i64 key, sum: points whose centre changed this iteration
+ *   centres     dense, replicated, K keys of DIM doubles (control writes)
+ *   partials    dense, replicated, grouped with points, key p*K + j: the DIM
+ *               coordinate sums and the count of the points of partition p
+ *               nearest to centre j
+ *   moved       one i64 key, sum: points whose centre changed, all iterations
  *
  * Each iteration the assign kernel runs where partition i of points lives,
- * reads the K centres once, assigns its points and writes its partial sums in
- * one batch of K updates, so an iteration costs few messages between ranks.
+ * reads the K centres from its rank's replica, assigns its points and writes
+ * its K partial sums with one tess_table_put_range, which every rank's
+ * replica of partials receives at the barrier: the control function reads
+ * them there and stores the new centres the same way, so an iteration costs
+ * a run, two barriers and no request to another rank.
  * Rank 0's control function adds the partial sums in partition order — not in
  * arrival order, so the centres depend only on the points and the partition
  * count, and a run restored from a checkpoint ends exactly where an
  * uninterrupted one does — and turns them into new centres.
  *
  * With --checkpoint-dir, every --checkpoint-every iterations end with a
- * checkpoint barrier between two iterations: the centres are stored, sums and
- * moved cleared, and the iteration count is the checkpoint's user data.
+ * checkpoint barrier between two iterations: the centres are stored, the
+ * partials cleared (so a checkpoint restores into another partition count),
+ * and the iteration count is the checkpoint's user data.
  */
 #include <math.h>
 #include <stdio.h>
@@ -102,9 +107,8 @@ static int partition_values(tess_table *t, int p, const assign_state *s, size_t 
     return rc;
 }
 
-/* All K centres with one snapshot of the centres table's partition: on
- * another rank that is one round trip, where a get per centre took K of
- * them (about 1 ms each under mpirun: most of an iteration's fixed cost). */
+/* All K centres from the centres table itself (after a restore, before its
+ * replica is made); kernels read the replica. */
 static int read_centres(const kmeans_app *app, double *centres)
 {
     size_t vsize = (size_t)app->dim * sizeof(double);
@@ -132,14 +136,14 @@ static int assign_begin(const kmeans_app *app, int p, assign_state *s)
     int rc = tess_table_dense_range(app->points, p, &s->first, &s->count);
     if (rc != 0) return rc;
     size_t kd = (size_t)app->k * (size_t)app->dim;
-    double *centres = malloc(kd * sizeof(double)); /* as stored: K rows of DIM */
+    uint64_t n = 0;
+    const double *centres = tess_table_replica(app->centres, &n); /* K rows of DIM */
     s->transposed = malloc(kd * sizeof(double));
     s->acc = calloc((size_t)app->k * (size_t)(app->dim + 1), sizeof(double));
-    rc = centres && s->transposed && s->acc ? read_centres(app, centres) : TESS_ERR_NOMEM;
+    rc = !s->transposed || !s->acc ? TESS_ERR_NOMEM : n == (uint64_t)app->k ? 0 : TESS_ERR_INVAL;
     for (size_t j = 0; rc == 0 && j < (size_t)app->k; j++)
         for (size_t d = 0; d < (size_t)app->dim; d++)
             s->transposed[d * (size_t)app->k + j] = centres[j * (size_t)app->dim + d];
-    free(centres);
     if (rc == 0)
         rc = partition_values(app->points, p, s, (size_t)app->dim * sizeof(double),
                               (const void **)&s->pts, &s->pts_owned);
@@ -218,15 +222,12 @@ static int assign_chunk(const kmeans_app *app, assign_state *s, uint64_t off, si
     return write_range(app->assignment, s->first + off, n, chosen, sizeof chosen[0]);
 }
 
-/* Instance p's K partial sums (keys p*K ... p*K+K-1) in one batch, and its
+/* Instance p's K partial sums (keys p*K ... p*K+K-1) in one range, and its
  * moved count. */
 static int assign_publish(const kmeans_app *app, int p, const assign_state *s)
 {
-    uint64_t *keys = malloc((size_t)app->k * sizeof *keys);
-    if (!keys) return TESS_ERR_NOMEM;
-    for (int j = 0; j < app->k; j++) keys[j] = (uint64_t)p * (uint64_t)app->k + (uint64_t)j;
-    int rc = tess_table_update_batch(app->sums, keys, s->acc, (size_t)app->k);
-    free(keys);
+    int rc = tess_table_put_range(app->partials, (uint64_t)p * (uint64_t)app->k, (uint64_t)app->k,
+                                  s->acc);
     uint64_t key0 = 0;
     if (rc == 0) rc = tess_table_update(app->moved, &key0, &s->moved, sizeof s->moved);
     return rc;
@@ -285,25 +286,20 @@ static void control_abort_outputs(kmeans_app *app)
     app_outfile_abort(&app->out_metrics);
 }
 
+/* The centres into the table and, at the barrier, into every replica. */
 static int put_centres(tess_ctx *ctx, kmeans_app *app)
 {
-    size_t vsize = (size_t)app->dim * sizeof(double);
-    int rc = 0;
-    for (uint64_t j = 0; rc == 0 && j < (uint64_t)app->k; j++)
-        rc = tess_table_put(app->centres, &j, app->centre_values + j * (uint64_t)app->dim, vsize);
-    if (rc == 0) rc = tess_table_flush(app->centres);
+    int rc = tess_table_put_range(app->centres, 0, (uint64_t)app->k, app->centre_values);
+    if (rc == 0) rc = tess_barrier(ctx);
     return rc == 0 ? 0 : control_fail(ctx, "storing centres", rc);
 }
 
 /* The control function's arrays. */
 static int control_alloc(tess_ctx *ctx, kmeans_app *app)
 {
-    size_t keys = (size_t)app->partitions * (size_t)app->k;
     app->centre_values = malloc((size_t)app->k * (size_t)app->dim * sizeof(double));
-    app->partials = malloc(keys * (size_t)(app->dim + 1) * sizeof(double));
-    app->have = malloc(keys);
     app->iteration_seconds = calloc((size_t)app->opt.iterations, sizeof(double));
-    if (!app->centre_values || !app->partials || !app->have || !app->iteration_seconds)
+    if (!app->centre_values || !app->iteration_seconds)
         return control_fail(ctx, "starting", TESS_ERR_NOMEM);
     return 0;
 }
@@ -362,6 +358,16 @@ static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len
     return 0;
 }
 
+/* Points moved, over every iteration so far (restored ones too). */
+static int64_t read_moved(const kmeans_app *app)
+{
+    uint64_t key0 = 0;
+    int64_t moved = 0;
+    size_t len = 0;
+    if (tess_table_get(app->moved, &key0, &moved, sizeof moved, &len) != 0) return 0;
+    return moved;
+}
+
 /* Take up a restored checkpoint: the iteration count and the centres. */
 static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r, uint64_t epoch)
 {
@@ -374,6 +380,8 @@ static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r
         return TESS_ERR_INVAL;
     }
     int rc = read_centres(app, app->centre_values);
+    if (rc == 0) rc = tess_table_replicate(app->centres); /* replicas are not checkpointed */
+    app->moved_before = read_moved(app);
     if (rc != 0) return control_fail(ctx, "reading the restored centres", rc);
     app->first_iteration = (long)r->done;
     app->restored_epoch = epoch;
@@ -397,42 +405,17 @@ static int control_start(tess_ctx *ctx, kmeans_app *app)
     return rc;
 }
 
-/* The sums table into app->partials, indexed by key (p*K + j). */
-static int gather_partials(kmeans_app *app)
-{
-    size_t row = (size_t)(app->dim + 1) * sizeof(double);
-    uint64_t keys = (uint64_t)app->partitions * (uint64_t)app->k;
-    memset(app->have, 0, (size_t)keys);
-    tess_iter *it = NULL;
-    int rc = tess_table_iter(app->sums, 0, &it);
-    const void *key, *value;
-    size_t len;
-    while (rc == 0 && (rc = tess_iter_next(it, &key, &value, &len)) == 1) {
-        uint64_t k;
-        memcpy(&k, key, sizeof k);
-        if (k >= keys || len != row) {
-            rc = TESS_ERR_FORMAT; /* a runtime bug: never use it */
-            break;
-        }
-        memcpy(app->partials + k * (uint64_t)(app->dim + 1), value, row);
-        app->have[k] = 1;
-        rc = 0;
-    }
-    tess_iter_free(it);
-    return rc;
-}
-
 /* New centre = coordinate sums / count, the partial sums of the partitions
  * added in partition order; an empty cluster keeps its centre. */
-static void centres_from_partials(kmeans_app *app, double *total)
+static void centres_from_partials(kmeans_app *app, const double *partials, double *total)
 {
     int dim = app->dim, k = app->k;
     for (int j = 0; j < k; j++) {
         memset(total, 0, (size_t)(dim + 1) * sizeof *total);
         for (int p = 0; p < app->partitions; p++) {
             uint64_t key = (uint64_t)p * (uint64_t)k + (uint64_t)j;
-            const double *part = app->partials + key * (uint64_t)(dim + 1);
-            for (int d = 0; app->have[key] && d <= dim; d++) total[d] += part[d];
+            const double *part = partials + key * (uint64_t)(dim + 1);
+            for (int d = 0; d <= dim; d++) total[d] += part[d];
         }
         for (int d = 0; total[dim] > 0 && d < dim; d++)
             app->centre_values[(size_t)j * (size_t)dim + d] = total[d] / total[dim];
@@ -442,30 +425,24 @@ static void centres_from_partials(kmeans_app *app, double *total)
 static int update_centres(tess_ctx *ctx, kmeans_app *app)
 {
     double *total = malloc((size_t)(app->dim + 1) * sizeof *total);
-    int rc = total ? gather_partials(app) : TESS_ERR_NOMEM;
-    if (rc == 0) centres_from_partials(app, total);
+    uint64_t n = 0;
+    const double *partials = tess_table_replica(app->partials, &n); /* this iteration's */
+    int rc = !total ? TESS_ERR_NOMEM : n == (uint64_t)app->partitions * app->k ? 0 : TESS_ERR_INVAL;
+    if (rc == 0) centres_from_partials(app, partials, total);
     free(total);
     return rc == 0 ? put_centres(ctx, app) : control_fail(ctx, "reading sums", rc);
 }
 
-static int64_t read_moved(const kmeans_app *app)
-{
-    uint64_t key0 = 0;
-    int64_t moved = 0;
-    size_t len = 0;
-    if (tess_table_get(app->moved, &key0, &moved, sizeof moved, &len) != 0) return 0;
-    return moved;
-}
-
-/* Between iterations: sums and moved emptied; every --checkpoint-every
- * iterations, a barrier that checkpoints this state. */
+/* Every --checkpoint-every iterations, a barrier that checkpoints the state
+ * between two iterations, the partials emptied: they have the shape of the
+ * partition count, which a restore may change. */
 static int control_end_iteration(tess_ctx *ctx, kmeans_app *app, int it)
 {
-    int rc = tess_table_clear(app->sums);
-    if (rc == 0) rc = tess_table_clear(app->moved);
-    if (rc == 0 && app_ckpt_cli_due(&app->opt.ckpt, it + 1, app->opt.iterations)) {
+    int rc = 0;
+    if (app_ckpt_cli_due(&app->opt.ckpt, it + 1, app->opt.iterations)) {
         kmeans_resume r = {.done = it + 1};
-        rc = tess_checkpoint_barrier(ctx, &r, sizeof r);
+        rc = tess_table_clear(app->partials);
+        if (rc == 0) rc = tess_checkpoint_barrier(ctx, &r, sizeof r);
     }
     if (rc == 0) return 0;
     char what[64];
@@ -486,7 +463,12 @@ static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
         snprintf(what, sizeof what, "iteration %d", it + 1);
         return control_fail(ctx, what, rc);
     }
-    int64_t moved = app_progress_enabled(app->opt.progress) ? read_moved(app) : 0;
+    int64_t moved = 0; /* the table counts over all iterations */
+    if (app_progress_enabled(app->opt.progress)) {
+        int64_t total = read_moved(app);
+        moved = total - app->moved_before;
+        app->moved_before = total;
+    }
     rc = update_centres(ctx, app);
     if (rc == 0) rc = control_end_iteration(ctx, app, it);
     app->iteration_seconds[it] = tess_now() - t0;
@@ -634,18 +616,20 @@ static int create_dense(tess_ctx *ctx, const char *name, uint64_t keys, size_t v
     return tess_table_create(ctx, &spec, out);
 }
 
-/* Hash keys, so that its shape does not depend on the partition count and a
- * checkpoint restores into a run with another one. */
-static int create_sums(tess_ctx *ctx, size_t value_size, tess_table **out)
+/* A dense table every rank keeps a replica of (docs/guide.md). */
+static int create_replicated(tess_ctx *ctx, const char *name, uint64_t keys, size_t value_size,
+                             int partitions, tess_table *group, tess_table **out)
 {
     tess_table_spec spec;
     tess_table_spec_init(&spec);
-    spec.name = "sums";
+    spec.name = name;
     spec.key_size = sizeof(uint64_t);
     spec.value_size = value_size;
-    spec.partitions = 1;
-    spec.accum = TESS_ACC_REPLACE;
-    spec.elem = TESS_F64;
+    spec.partitions = partitions;
+    spec.dense = 1;
+    spec.key_count = keys;
+    spec.group_with = group;
+    spec.replicated = 1;
     return tess_table_create(ctx, &spec, out);
 }
 
@@ -663,9 +647,13 @@ static int create_tables(tess_ctx *ctx, kmeans_app *app)
         rc = create_dense(ctx, "assignment", app->pts.n, sizeof(int32_t), app->partitions,
                           TESS_ACC_REPLACE, TESS_I32, app->points, &app->assignment);
     if (rc == 0)
-        rc = create_dense(ctx, "centres", (uint64_t)app->k, point_size, 1, TESS_ACC_REPLACE,
-                          TESS_F64, NULL, &app->centres);
-    if (rc == 0) rc = create_sums(ctx, point_size + sizeof(double), &app->sums);
+        rc =
+            create_replicated(ctx, "centres", (uint64_t)app->k, point_size, 1, NULL, &app->centres);
+    /* partition p holds keys p*K .. p*K+K-1 (an even split), where instance p runs */
+    if (rc == 0)
+        rc = create_replicated(ctx, "partials", (uint64_t)app->partitions * (uint64_t)app->k,
+                               point_size + sizeof(double), app->partitions, app->points,
+                               &app->partials);
     if (rc == 0)
         rc = create_dense(ctx, "moved", 1, sizeof(int64_t), 1, TESS_ACC_SUM, TESS_I64, NULL,
                           &app->moved);
@@ -709,8 +697,6 @@ static void kmeans_app_free(kmeans_app *app)
 {
     kmeans_points_free(&app->pts);
     free(app->centre_values);
-    free(app->partials);
-    free(app->have);
     free(app->iteration_seconds);
 }
 

@@ -36,11 +36,10 @@ typedef struct kmeans_app {
     int partitions;
     double start;        /* tess_now() when the command started */
     double load_seconds; /* reading or generating, plus the load kernel (rank 0) */
-    tess_table *points, *assignment, *centres, *sums, *moved;
+    tess_table *points, *assignment, *centres, *partials, *moved;
     /* control function (rank 0) only: */
     double *centre_values; /* K*DIM, the current centres */
-    double *partials;      /* P*K*(DIM+1): the sums table, in key order */
-    unsigned char *have;   /* P*K: which keys of the sums table were present */
+    int64_t moved_before;  /* the moved table's count after the previous iteration */
     long first_iteration;  /* 0, or the iterations a restored checkpoint had done */
     uint64_t restored_epoch;
     double *iteration_seconds;
