@@ -380,7 +380,9 @@ static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r
         return TESS_ERR_INVAL;
     }
     int rc = read_centres(app, app->centre_values);
-    if (rc == 0) rc = tess_table_replicate(app->centres); /* replicas are not checkpointed */
+    /* replicas are not checkpointed: copy the centres into them */
+    if (rc == 0) rc = tess_table_replicate(app->centres);
+    if (rc == 0) rc = tess_barrier(ctx);
     app->moved_before = read_moved(app);
     if (rc != 0) return control_fail(ctx, "reading the restored centres", rc);
     app->first_iteration = (long)r->done;

@@ -160,9 +160,10 @@ static int maybe_checkpoint(tess_ctx *ctx, pr_app *app, int k)
 /* D/N from the replica of contrib: the rank of the vertices without
  * out-edges, summed in vertex order.  With refresh, the replica is first
  * copied from the table (after a restore). */
-static int sum_dangling(pr_app *app, int refresh)
+static int sum_dangling(tess_ctx *ctx, pr_app *app, int refresh)
 {
     int rc = refresh ? tess_table_replicate(app->contrib) : TESS_OK;
+    if (refresh && rc == TESS_OK) rc = tess_barrier(ctx);
     const double *c = tess_table_replica(app->contrib, NULL);
     if (rc != TESS_OK || c == NULL) return rc != TESS_OK ? rc : TESS_ERR_NOMEM;
     double dangling = 0.0;
@@ -189,7 +190,7 @@ static int run_pass(tess_ctx *ctx, pr_app *app, int initial)
 static int run_iteration(tess_ctx *ctx, pr_app *app, int k)
 {
     int rc = run_pass(ctx, app, 0);
-    if (rc == TESS_OK && k + 1 < app->opt.iterations) rc = sum_dangling(app, 0);
+    if (rc == TESS_OK && k + 1 < app->opt.iterations) rc = sum_dangling(ctx, app, 0);
     if (rc == TESS_OK) rc = maybe_checkpoint(ctx, app, k);
     return rc;
 }
@@ -200,7 +201,7 @@ static int load(tess_ctx *ctx, pr_app *app)
     int rc = tess_run(ctx, "pr_load", tess_table_partitions(app->graph), app->graph, NULL, 0);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
     if (rc == TESS_OK) rc = run_pass(ctx, app, 1); /* PR_0 */
-    if (rc == TESS_OK) rc = sum_dangling(app, 0);
+    if (rc == TESS_OK) rc = sum_dangling(ctx, app, 0);
     app->load_seconds += tess_now() - t0;
     if (rc != TESS_OK) return app_error(APP, "%s", tess_last_error(ctx)), rc;
     if (app->progress)
@@ -274,7 +275,7 @@ static int restore_or_load(tess_ctx *ctx, pr_app *app)
     if (rc < 0) return rc;
     if (rc == 1) {
         rc = resume(app, &r, epoch);
-        if (rc == TESS_OK && r.done < app->opt.iterations) rc = sum_dangling(app, 1);
+        if (rc == TESS_OK && r.done < app->opt.iterations) rc = sum_dangling(ctx, app, 1);
         if (rc != TESS_OK) app_error(APP, "%s", tess_last_error(ctx));
         return rc;
     }

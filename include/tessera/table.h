@@ -196,11 +196,12 @@ TESS_API int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, con
  * so a kernel reads the replica of the previous epoch while the current one
  * writes the next.  Other writes (put, update, clear) do not reach it.
  *
- * tess_table_replicate() copies every partition's current values into the
+ * tess_table_replicate() stages every partition's current values for the
  * replica on every rank (local partitions copied, remote ones sent by their
  * owners), whatever wrote them: after a restore, or for a table without
- * spec.replicated.  Control function only, between barriers; it ends with a
- * barrier.
+ * spec.replicated (which then gets a replica).  Control function only,
+ * between barriers; like put_range's, the copy becomes visible at the next
+ * tess_barrier(), so call one before kernels read it.
  */
 TESS_API int tess_table_replicate(tess_table *t);
 TESS_API const void *tess_table_replica(const tess_table *t, uint64_t *count_out);

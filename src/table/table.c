@@ -174,6 +174,7 @@ int tess_table_create(tess_ctx *ctx, const tess_table_spec *s, tess_table **tabl
     if (rc == TESS_OK) rc = set_accumulator(t, s);
     if (rc == TESS_OK) rc = set_partitioner(t, s);
     if (rc == TESS_OK) rc = place_partitions(t, s);
+    t->replicated = s->replicated;
     if (rc == TESS_OK && s->replicated) rc = tess__replica_create(t);
     if (rc == TESS_OK) rc = register_table(ctx, t);
     if (rc == TESS_OK) t->group = s->group_with ? s->group_with->group : t->index;

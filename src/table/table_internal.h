@@ -69,6 +69,7 @@ struct tess_table {
                                   (group_with, transitively; itself if none) */
     _Atomic unsigned placement_version; /* bumped whenever a partition changes owner */
     int is_static;                      /* checkpointed once per job (tess_table_set_static) */
+    int replicated;                     /* spec.replicated: put_range also stages into replicas */
     tess__replica *replica;             /* table_replica.c; NULL until needed */
 };
 

@@ -41,7 +41,7 @@ typedef struct held_range {
 
 struct tess__replica {
     uint8_t *front;      /* what readers see */
-    uint8_t *back;       /* replicated tables: ranges staged this epoch */
+    uint8_t *back;       /* ranges staged this epoch */
     pthread_mutex_t mu;  /* guards back, the lists and the generation */
     uint64_t generation; /* switches done on this rank */
     staged_range *staged;
@@ -52,8 +52,8 @@ struct tess__replica {
 /* Header of REPLICA_DATA; the values follow. */
 typedef struct replica_data_hdr {
     uint32_t table;
-    uint32_t staged;     /* 1: into the back array (put_range), 0: into front (replicate) */
-    uint64_t generation; /* staged: the sender's, the epoch the range belongs to */
+    uint32_t pad;
+    uint64_t generation; /* the sender's: the epoch the range belongs to */
     uint64_t first, count;
 } replica_data_hdr;
 
@@ -74,15 +74,15 @@ static uint8_t *identity_array(const tess_table *t)
     return a;
 }
 
-static tess__replica *replica_new(const tess_table *t, int staged)
+static tess__replica *replica_new(const tess_table *t)
 {
     tess__replica *r = calloc(1, sizeof *r);
     if (r == NULL) return NULL;
     pthread_mutex_init(&r->mu, NULL);
     r->held_tail = &r->held;
     r->front = identity_array(t);
-    r->back = staged ? identity_array(t) : NULL;
-    if (r->front != NULL && (!staged || r->back != NULL)) return r;
+    r->back = identity_array(t);
+    if (r->front != NULL && r->back != NULL) return r;
     tess__replica_free(r);
     return NULL;
 }
@@ -104,7 +104,7 @@ void tess__replica_free(tess__replica *r)
 
 int tess__replica_create(tess_table *t)
 {
-    t->replica = replica_new(t, 1);
+    t->replica = replica_new(t);
     return t->replica ? TESS_OK : TESS_ERR_NOMEM;
 }
 
@@ -210,15 +210,14 @@ static void switch_table(tess_table *t)
 static int has_replicated_table(const tess_ctx *ctx)
 {
     for (int i = 0; i < ctx->ntables; i++)
-        if (ctx->tables[i]->replica != NULL && ctx->tables[i]->replica->back != NULL) return 1;
+        if (ctx->tables[i]->replica != NULL) return 1;
     return 0;
 }
 
 static void switch_all(tess_ctx *ctx)
 {
     for (int i = 0; i < ctx->ntables; i++)
-        if (ctx->tables[i]->replica != NULL && ctx->tables[i]->replica->back != NULL)
-            switch_table(ctx->tables[i]);
+        if (ctx->tables[i]->replica != NULL) switch_table(ctx->tables[i]);
 }
 
 int tess__replica_switch_everywhere(tess_ctx *ctx)
@@ -233,12 +232,10 @@ int tess__replica_switch_everywhere(tess_ctx *ctx)
 
 /* ---------------------------------------------------------------- ranges */
 
-static int send_range(tess_table *t, int dst, int staged, uint64_t first, uint64_t count,
-                      const void *values)
+static int send_range(tess_table *t, int dst, uint64_t first, uint64_t count, const void *values)
 {
     replica_data_hdr h = {.table = (uint32_t)t->index,
-                          .staged = (uint32_t)staged,
-                          .generation = staged ? t->replica->generation : 0,
+                          .generation = t->replica->generation,
                           .first = first,
                           .count = count};
     atomic_fetch_add(&t->ctx->writes_sent, 1);
@@ -259,7 +256,7 @@ static int stage_everywhere(tess_table *t, uint64_t first, uint64_t n, const voi
         uint64_t take = n - off < per ? n - off : per;
         for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
             if (r != t->ctx->rank)
-                rc = send_range(t, r, 1, first + off, take, v + off * t->value_size);
+                rc = send_range(t, r, first + off, take, v + off * t->value_size);
     }
     return rc;
 }
@@ -291,8 +288,7 @@ int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, const void *
                    "table %s: keys %llu..%llu outside [0, %llu)", t->name,
                    (unsigned long long)first, (unsigned long long)(first + n),
                    (unsigned long long)t->key_count);
-    if (t->replica != NULL && t->replica->back != NULL && n > 0)
-        rc = stage_everywhere(t, first, n, values);
+    if (t->replicated && n > 0) rc = stage_everywhere(t, first, n, values);
     const uint8_t *v = values;
     while (rc == TESS_OK && n > 0) {
         int p = tess_table_partition_of(t, &first);
@@ -309,35 +305,39 @@ int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, const void *
 
 /* ---------------------------------------------------------------- refresh */
 
+/* A table without spec.replicated gets its replica (and staging copy) on its
+ * first tess_table_replicate, on every rank: rank 0 before it asks the
+ * others; another rank in the progress thread, at the first REPLICA_REQ or
+ * the first range from a rank that was asked before it, whichever comes
+ * first. */
 static int ensure_replica(tess_table *t)
 {
-    if (t->replica == NULL) t->replica = replica_new(t, 0);
+    if (t->replica == NULL) t->replica = replica_new(t);
     return t->replica ? TESS_OK : TESS_ERR_NOMEM;
 }
 
-/* Copy local partition p into the front array; 0 if it is not here. */
-static int copy_local(tess_table *t, int p)
+/* Stage local partition p everywhere; TESS_OK also when it is not here. */
+static int stage_local(tess_table *t, int p)
 {
+    uint64_t first = t->bounds[p], count = t->bounds[p + 1] - first;
+    uint8_t *copy = malloc(count ? count * t->value_size : 1);
+    if (copy == NULL) return TESS_ERR_NOMEM;
     pthread_mutex_lock(&t->locks[p]);
     int here = t->parts[p] != NULL;
-    if (here)
-        tess__partition_copy_dense(t->parts[p], t->replica->front + t->bounds[p] * t->value_size);
+    if (here) tess__partition_copy_dense(t->parts[p], copy);
     pthread_mutex_unlock(&t->locks[p]);
-    return here;
+    int rc = here && count ? stage_everywhere(t, first, count, copy) : TESS_OK;
+    free(copy);
+    return rc;
 }
 
-/* This rank's part of a refresh: its partitions into its own replica and to
+/* This rank's part of a refresh: its partitions staged here and sent to
  * every other rank. */
 static int share_local_partitions(tess_table *t)
 {
     int rc = ensure_replica(t);
-    for (int p = 0; rc == TESS_OK && p < t->nparts; p++) {
-        if (tess__owner(t, p) != t->ctx->rank || !copy_local(t, p)) continue;
-        uint64_t first = t->bounds[p], count = t->bounds[p + 1] - first;
-        for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
-            if (r != t->ctx->rank)
-                rc = send_range(t, r, 0, first, count, t->replica->front + first * t->value_size);
-    }
+    for (int p = 0; rc == TESS_OK && p < t->nparts; p++)
+        if (tess__owner(t, p) == t->ctx->rank) rc = stage_local(t, p);
     return rc;
 }
 
@@ -346,13 +346,13 @@ int tess_table_replicate(tess_table *t)
     int rc = check_dense_fixed(t, "tess_table_replicate");
     if (rc == TESS_OK) rc = tess__buffer_flush_table(t);
     if (rc == TESS_OK) rc = share_local_partitions(t);
-    if (rc != TESS_OK || t->ctx->nranks == 1) return rc;
     tess__table_hdr h = {.table = (uint32_t)t->index};
+    /* once a rank answered, its ranges are on their way as counted writes,
+     * which the next barrier waits for before it switches the replicas */
     for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
         if (r != t->ctx->rank)
             rc = tess__request(t->ctx, r, TESS_MSG_REPLICA_REQ, &h, sizeof h, NULL, NULL);
-    /* every rank has sent its partitions; the barrier waits until all landed */
-    return rc == TESS_OK ? tess_barrier(t->ctx) : rc;
+    return rc;
 }
 
 const void *tess_table_replica(const tess_table *t, uint64_t *count_out)
@@ -391,11 +391,9 @@ static void on_replica_data(tess_ctx *ctx, const uint8_t *p, size_t len)
         tess_table *t = table_of(ctx, h.table);
         int fits = t && h.first <= t->key_count && h.count <= t->key_count - h.first &&
                    len - sizeof h == h.count * t->value_size;
-        if (fits && h.staged && t->replica != NULL && t->replica->back != NULL &&
-            stage(t, h.generation, h.first, h.count, p + sizeof h) != TESS_OK)
+        if (fits && (ensure_replica(t) != TESS_OK ||
+                     stage(t, h.generation, h.first, h.count, p + sizeof h) != TESS_OK))
             abort(); /* out of memory: dropping it would leave a replica stale */
-        else if (fits && !h.staged && ensure_replica(t) == TESS_OK)
-            memcpy(t->replica->front + h.first * t->value_size, p + sizeof h, len - sizeof h);
     }
     atomic_fetch_add(&ctx->writes_applied, 1);
 }

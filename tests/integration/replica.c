@@ -202,6 +202,7 @@ static void check_replicate(tess_ctx *ctx, app *a)
         if (k % 4 != 0) tess_table_update(a->plain, &k, &expect[k], sizeof expect[k]);
     }
     int rc = tess_table_replicate(a->plain);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
     const double *r = tess_table_replica(a->plain, NULL);
     check(rc == TESS_OK && r != NULL && memcmp(r, expect, sizeof expect) == 0,
           "tess_table_replicate: the replica holds every partition, absent keys as identity");
