@@ -36,20 +36,6 @@
 
 /* ---------------------------------------------------------------- kernels */
 
-/* Write `count` consecutive keys from `first` with values (value_size each). */
-static int write_range(tess_table *t, uint64_t first, uint64_t count, const void *values,
-                       size_t value_size)
-{
-    uint64_t keys[KM_CHUNK];
-    for (uint64_t off = 0; off < count; off += KM_CHUNK) {
-        size_t n = count - off < KM_CHUNK ? (size_t)(count - off) : KM_CHUNK;
-        for (size_t i = 0; i < n; i++) keys[i] = first + off + i;
-        int rc = tess_table_update_batch(t, keys, (const char *)values + off * value_size, n);
-        if (rc != 0) return rc;
-    }
-    return 0;
-}
-
 /* Instance i stores the points of partition i; assignments start at -1. */
 static int kmeans_load(tess_task *task, const void *args, size_t args_len)
 {
@@ -58,13 +44,13 @@ static int kmeans_load(tess_task *task, const void *args, size_t args_len)
     uint64_t first, count;
     int rc = tess_table_dense_range(app->points, tess_task_instance(task), &first, &count);
     if (rc == 0)
-        rc = write_range(app->points, first, count, app->pts.coords + first * (uint64_t)app->dim,
-                         (size_t)app->dim * sizeof(double));
+        rc = tess_table_put_range(app->points, first, count,
+                                  app->pts.coords + first * (uint64_t)app->dim);
     int32_t none[KM_CHUNK];
     for (int i = 0; i < KM_CHUNK; i++) none[i] = -1;
     for (uint64_t off = 0; rc == 0 && off < count; off += KM_CHUNK)
-        rc = write_range(app->assignment, first + off,
-                         count - off < KM_CHUNK ? count - off : KM_CHUNK, none, sizeof none[0]);
+        rc = tess_table_put_range(app->assignment, first + off,
+                                  count - off < KM_CHUNK ? count - off : KM_CHUNK, none);
     return rc;
 }
 
@@ -202,11 +188,13 @@ int32_t kmeans_nearest_centre(const double *restrict x, const double *restrict c
     return best;
 }
 
-static void accumulate_point(double *acc, const double *x, int32_t c, int dim)
+int32_t kmeans_assign_point(const double *x, const double *ct, int k, int dim, double *acc)
 {
+    int32_t c = kmeans_nearest_centre(x, ct, k, dim);
     double *row = acc + (size_t)c * (size_t)(dim + 1);
     for (int d = 0; d < dim; d++) row[d] += x[d];
     row[dim] += 1.0;
+    return c;
 }
 
 /* Assign points [off, off+n) of the instance's range and write them. */
@@ -215,11 +203,10 @@ static int assign_chunk(const kmeans_app *app, assign_state *s, uint64_t off, si
     int32_t chosen[KM_CHUNK];
     for (size_t i = 0; i < n; i++) {
         const double *x = s->pts + (off + i) * (uint64_t)app->dim;
-        chosen[i] = kmeans_nearest_centre(x, s->transposed, app->k, app->dim);
-        accumulate_point(s->acc, x, chosen[i], app->dim);
+        chosen[i] = kmeans_assign_point(x, s->transposed, app->k, app->dim, s->acc);
         s->moved += chosen[i] != s->prev[off + i];
     }
-    return write_range(app->assignment, s->first + off, n, chosen, sizeof chosen[0]);
+    return tess_table_put_range(app->assignment, s->first + off, n, chosen);
 }
 
 /* Instance p's K partial sums (keys p*K ... p*K+K-1) in one range, and its

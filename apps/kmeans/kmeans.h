@@ -55,9 +55,11 @@ void kmeans_gen_point(const kmeans_gen_spec *spec, const double *centres, uint64
 void kmeans_points_free(kmeans_points *p);
 
 /* The index of point x's nearest centre by squared Euclidean distance, ties
- * to the lowest index; the K centres transposed (ct[d*K + j]).  The kernel's
- * arithmetic, shared with bench kmeans's plain loop. */
+ * to the lowest index; the K centres transposed (ct[d*K + j]). */
 int32_t kmeans_nearest_centre(const double *x, const double *ct, int k, int dim);
+/* The same, and x added to row c of acc (K rows of DIM sums and a count):
+ * one point of an iteration, as the kernel and bench kmeans do it. */
+int32_t kmeans_assign_point(const double *x, const double *ct, int k, int dim, double *acc);
 
 /* `tessera gen-points N:DIM:K[:SEED] FILE` (argv[0] = "gen-points"). */
 int kmeans_gen_points_main(int argc, char **argv);
