@@ -108,6 +108,8 @@ static int pr_step(tess_task *task, const void *args, size_t len)
     return rc < 0 ? rc : 0;
 }
 
+#define LOAD_RELEASE_VERTICES 16384
+
 /* Instance i puts the in-lists of its partition's vertices. */
 static int pr_load(tess_task *task, const void *args, size_t len)
 {
@@ -118,7 +120,14 @@ static int pr_load(tess_task *task, const void *args, size_t len)
     size_t cap = 0;
     uint32_t *val = NULL;
     int rc = TESS_OK;
+    uint64_t released = first; /* in-lists before this one are in the table */
     for (uint64_t v = first; rc == TESS_OK && v < first + count; v++) {
+        /* Give the copied in-lists' pages back as the table fills, a block
+         * at a time, so the load holds the graph about once, not twice. */
+        if (v - released >= LOAD_RELEASE_VERTICES) {
+            tg_in_csr_release(&app->csr, released, v);
+            released = v;
+        }
         size_t nin = app->csr.in_first[v + 1] - app->csr.in_first[v];
         if (nin + 1 > cap) {
             free(val);
@@ -130,9 +139,7 @@ static int pr_load(tess_task *task, const void *args, size_t len)
         rc = tess_table_put(app->graph, &v, val, (nin + 1) * sizeof *val);
     }
     free(val);
-    /* These in-lists are in the table now: give their pages back, so the
-     * load holds the graph about once rather than twice. */
-    if (rc == TESS_OK) tg_in_csr_release(&app->csr, first, first + count);
+    if (rc == TESS_OK) tg_in_csr_release(&app->csr, released, first + count);
     return rc;
 }
 
