@@ -8,8 +8,7 @@
 #include <unistd.h>
 #include "internal.h"
 
-/* Cores this process may run on (its affinity mask), at least 1. */
-static int usable_cores(void)
+int tess__usable_cores(void)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) {
@@ -76,7 +75,7 @@ int tess_parse_slow_worker(const char *spec, int *rank_out, double *factor_out, 
     return TESS_OK;
 }
 
-int tess__default_workers(void) { return usable_cores(); }
+int tess__default_workers(void) { return tess__usable_cores(); }
 
 /* Launchers export their rank in the environment: OpenMPI, PMIx, Hydra/PMI, Slurm's srun. */
 int tess__launched_by_mpi(void)

@@ -17,6 +17,7 @@
 #define TESS_SRC_CORE_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -188,5 +189,18 @@ int tess__signal_pending(void);
  * messages) to slow_factor x its length, so that the whole rank runs as if
  * on a slower machine.  Any thread; does nothing on other ranks. */
 void tess__throttle(tess_ctx *ctx, double started);
+
+/* Cores this process may run on (its affinity mask), at least 1 (config.c). */
+int tess__usable_cores(void);
+
+/* Watch *counter for up to `seconds` (yielding the core between looks) while
+ * it still equals `seen`: 1 if it changed.  What a thread does before it
+ * sleeps on a condition variable, whose wake-up costs 10-30 us on a VM. */
+static inline int tess__spin_until_changed(_Atomic unsigned *counter, unsigned seen, double seconds)
+{
+    double until = tess_now() + seconds;
+    while (atomic_load(counter) == seen && tess_now() < until) sched_yield();
+    return atomic_load(counter) != seen;
+}
 
 #endif

@@ -8,7 +8,6 @@
  * writes sent to other ranks and the writes applied, over all ranks, until
  * the two sums agree.
  */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,10 +229,9 @@ static int spin_for_done(tess_ctx *ctx)
 {
     unsigned seen = atomic_load(&ctx->done_events);
     pthread_mutex_unlock(&ctx->ctl_mu);
-    double until = tess_now() + ctx->idle_spin_seconds;
-    while (atomic_load(&ctx->done_events) == seen && tess_now() < until) sched_yield();
+    int changed = tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds);
     pthread_mutex_lock(&ctx->ctl_mu);
-    return atomic_load(&ctx->done_events) != seen;
+    return changed;
 }
 
 /* Phase 1: every rank finished the tasks of every run launched so far. */

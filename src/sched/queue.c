@@ -9,10 +9,8 @@
  * sequence it has completed.
  */
 #include <stdio.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "core/bytes.h"
 #include "sched/queue_impl.h"
 #include "table/table_internal.h"
@@ -263,8 +261,7 @@ static void spin_then_wait(tess_ctx *ctx, tess__task_queue *q)
 {
     unsigned seen = atomic_load(&q->added);
     pthread_mutex_unlock(&q->mu);
-    double until = tess_now() + ctx->idle_spin_seconds;
-    while (atomic_load(&q->added) == seen && tess_now() < until) sched_yield();
+    tess__spin_until_changed(&q->added, seen, ctx->idle_spin_seconds);
     pthread_mutex_lock(&q->mu);
     if (!q->stop && q->next == q->ntasks && !tess__queue_cut_pending_async(q))
         pthread_cond_wait(&q->cv, &q->mu);
@@ -369,9 +366,8 @@ static double idle_spin_for(const tess_ctx *ctx)
     const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
     if (local == NULL) local = getenv("MPI_LOCALNRANKS");
     long ranks = local ? strtol(local, NULL, 10) : ctx->nranks;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (ranks < 1) ranks = ctx->nranks;
-    return cores > 0 && ranks * (long)ctx->workers <= cores ? 50e-6 : 0.0;
+    return ranks * (long)ctx->workers <= tess__usable_cores() ? 50e-6 : 0.0;
 }
 
 int tess__workers_start(tess_ctx *ctx)
