@@ -12,6 +12,7 @@
  *   NUL-terminated.
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -151,20 +152,36 @@ unsigned char *crawl_robots_parse(const char *body, size_t len, const char *agen
 
 /* ---------------------------------------------------------------- matching */
 
-/* Does pattern match the start of path ('*' any run, final '$' the end)? */
+/*
+ * Does pattern match the start of path ('*' any run, final '$' the end)?
+ * Matching goes left to right and, on a mismatch, lets the last '*' take one
+ * more character: a later '*' can absorb anything an earlier one would, so
+ * no other choice needs revisiting.  That bounds the work by
+ * strlen(pat) * strlen(path); trying every split recursively was exponential
+ * in the number of stars ("a*a*a*a*b" against a long run of 'a'), so one
+ * hostile robots.txt could stall a fetcher (found by fuzz_crawl).
+ */
 static int pattern_match(const char *pat, const char *path)
 {
-    for (;; pat++, path++) {
-        if (*pat == '\0') return 1;
-        if (*pat == '$' && pat[1] == '\0') return *path == '\0';
-        if (*pat == '*') {
-            while (*pat == '*') pat++;
-            if (*pat == '\0') return 1;
-            for (; *path; path++)
-                if (pattern_match(pat, path)) return 1;
-            return pattern_match(pat, path);
+    size_t plen = strlen(pat), p = 0, after_star = SIZE_MAX;
+    int anchored = plen > 0 && pat[plen - 1] == '$';
+    if (anchored) plen--;
+    const char *s = path, *star_from = NULL;
+    for (;;) {
+        if (p < plen && pat[p] == '*') {
+            after_star = ++p;
+            star_from = s;
+            continue;
         }
-        if (*path == '\0' || *pat != *path) return 0;
+        if (p == plen && (!anchored || *s == '\0')) return 1;
+        if (p < plen && *s != '\0' && pat[p] == *s) {
+            p++;
+            s++;
+            continue;
+        }
+        if (after_star == SIZE_MAX || *star_from == '\0') return 0;
+        s = ++star_from; /* the last star takes one more character */
+        p = after_star;
     }
 }
 
