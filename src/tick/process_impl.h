@@ -61,6 +61,7 @@ typedef struct proc {
     int emu_busy; /* no wait for messages since the last emulated compute */
     int stalled;  /* nothing to do since the last grace wait (grace_wait) */
     double stall_start_us, last_stall_us;
+    double grace_until_us; /* no replica layers widened before (grace_wait) */
     double step_cpu_us, wait_cpu_us, start_cpu_us;
     int64_t tuple_ticks, own_tuple_ticks, own_count;
     double layer_ratio; /* |L_1(Q_i)| / |Q_i| - 1 at tick 0 (tess_tick_figures) */
