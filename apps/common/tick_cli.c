@@ -253,6 +253,7 @@ void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_
         app_metrics_num(m, "calibration_seconds", k->seconds);
         app_metrics_num(m, "calibration_step_seconds", k->step_s);
         app_metrics_num(m, "calibration_wait_seconds", k->wait_s);
+        app_metrics_num(m, "calibration_wait_median_seconds", k->wait_median_s);
         app_metrics_num(m, "calibration_layer_ratio", k->layer_ratio);
         app_metrics_num(m, "calibration_busy", k->busy);
     }
@@ -292,11 +293,11 @@ void app_tick_summary(const char *app, const app_tick_cli *c, const tess_tick_re
         const tess_tick_calibration *k = &res->calibration;
         fprintf(stderr,
                 "tessera %s: auto: %lld ticks of local took %.3f ms of STEP and waited %.3f ms "
-                "per tick, kept %.0f%% of the cores busy, a ghost layer adds %.1f%% to a "
-                "partition: %s d=%d k=%d m=%d\n",
-                app, (long long)k->ticks, k->step_s * 1e3, k->wait_s * 1e3, k->busy * 100,
-                k->layer_ratio * 100, tess_tick_alg_name(res->alg), res->depth, res->period,
-                res->layers);
+                "per tick (median tick %.3f ms), kept %.0f%% of the cores busy, a ghost layer "
+                "adds %.1f%% to a partition: %s d=%d k=%d m=%d\n",
+                app, (long long)k->ticks, k->step_s * 1e3, k->wait_s * 1e3, k->wait_median_s * 1e3,
+                k->busy * 100, k->layer_ratio * 100, tess_tick_alg_name(res->alg), res->depth,
+                res->period, res->layers);
     }
     fprintf(stderr,
             "tessera %s: %lld ticks of %lld tuples in %.3f s: %.1f ticks/s (%s, %d processes%s); "

@@ -217,17 +217,24 @@ typedef struct tess_tick_figures {
     int64_t own_tuple_ticks;    /* tuples of its own partition stepped */
     double layer_ratio;         /* tuples one ghost layer adds to its own at tick 0,
                                    |L_1(Q_i)| / |Q_i| - 1 (total: the median) */
+    double wait_median_seconds; /* the median over its first TESS_TICK_WAIT_SAMPLES
+                                   ticks of the wait before each was complete (total:
+                                   the median); far below wait_seconds / ticks when
+                                   rare long delays make most of the wait */
 } tess_tick_figures;
+
+#define TESS_TICK_WAIT_SAMPLES 256
 
 /* What TESS_TICK_AUTO measured in its calibration run (local
  * synchronisation): medians over processes, per tick. */
 typedef struct tess_tick_calibration {
-    int64_t ticks;      /* calibration ticks (not part of the result's state) */
-    double seconds;     /* its wall time */
-    double step_s;      /* STEP (or emulated step cost) per tick */
-    double wait_s;      /* waiting for messages per tick: the latency as seen */
-    double layer_ratio; /* see tess_tick_figures */
-    double busy;        /* share of the cores the processes kept busy (CPU
+    int64_t ticks;        /* calibration ticks (not part of the result's state) */
+    double seconds;       /* its wall time */
+    double step_s;        /* STEP (or emulated step cost) per tick */
+    double wait_s;        /* waiting for messages per tick: the latency as seen */
+    double layer_ratio;   /* see tess_tick_figures */
+    double wait_median_s; /* see tess_tick_figures: the median tick's wait */
+    double busy;          /* share of the cores the processes kept busy (CPU
                             time outside waits over wall time x cores) */
 } tess_tick_calibration;
 

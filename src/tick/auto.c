@@ -19,7 +19,12 @@
  *     speculation cost more than it hid (the paper regime: k=7 m=14 at
  *     0.63x of k=8 m=14, 18% more tuples stepped) — but k = 2 when the cores
  *     were idle (busy < 25%: Jacobi 400x400 5 ms late, k=2 m=14 at 1.3x of
- *     k=8 m=14) — and when the wait covers 4 ticks or more,
+ *     k=8 m=14) — unless the waits are spikes (the median tick waits
+ *     under 60% of the mean): every message risks a spike, so a period
+ *     of a third of the width sends fewer and still keeps layers to spare
+ *     (the paper regime under `cloud`, virtual clock: k=5 m=14 at 1.21x of
+ *     k=2 m=14, 1.27x of k=8 m=14, means of seeds 1-3) — and when the wait
+ *     covers 4 ticks or more,
  *     m+1 = 15 (within 1/rho): fewer messages and more replicated ticks paid
  *     in every such case measured.  Scheduling is left out: computing inner regions of later ticks
  *     in pieces cost more than it hid in every measured case (Jacobi with
@@ -62,7 +67,9 @@ void tick_auto_choose(const tess_tick_calibration *c, int64_t repart_every, tess
         *alg = TESS_TICK_REPL;
         /* Idle cores make speculative layers free: a short period keeps
          * replica layers to spare for running ahead of a late round. */
-        *period = c->busy < 0.25 && width >= 4 ? 2 : width / 2 + 1 <= width ? width / 2 + 1 : width;
+        int spiky = c->wait_median_s < 0.6 * w;
+        if (c->busy < 0.25 && width >= 4) *period = spiky && width >= 6 ? width / 3 : 2;
+        else *period = width / 2 + 1 <= width ? width / 2 + 1 : width;
     } else {
         *alg = TESS_TICK_COMBINED;
         *depth = ahead;

@@ -321,6 +321,21 @@ static int extend_replicas(proc *p, int *err)
 
 /* ---- the loop ---- */
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_tick_wait_us(proc *p)
+{
+    int n = p->ntick_waits;
+    if (n == 0) return 0.0;
+    qsort(p->tick_wait_us, (size_t)n, sizeof *p->tick_wait_us, cmp_double);
+    return n % 2 ? p->tick_wait_us[n / 2]
+                 : (p->tick_wait_us[n / 2 - 1] + p->tick_wait_us[n / 2]) / 2;
+}
+
 static int finish(proc *p)
 {
     proc_pay_step_cost(p);
@@ -341,6 +356,7 @@ static int finish(proc *p)
     f.tuple_ticks = p->tuple_ticks;
     f.own_tuple_ticks = p->own_tuple_ticks;
     f.layer_ratio = p->layer_ratio;
+    f.wait_median_seconds = median_tick_wait_us(p) / 1e6;
     tess_buf b = {0};
     int rc = tess_buf_append(&b, &f, sizeof f);
     if (rc == TESS_OK) rc = proc_pack_own(p, p->a->ticks, &b);

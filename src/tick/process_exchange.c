@@ -340,6 +340,9 @@ int proc_advance(proc *p)
     while (p->done < p->a->ticks && complete(p, p->done + 1)) {
         p->done++;
         p->own_tuple_ticks += p->done > 0 ? p->own_count : 0;
+        if (p->done > 0 && p->ntick_waits < TESS_TICK_WAIT_SAMPLES)
+            p->tick_wait_us[p->ntick_waits++] = p->link.wait_us - p->wait_at_done_us;
+        p->wait_at_done_us = p->link.wait_us;
         if (p->done == 0) measure_layer(p);
         if (is_round_start(p, p->done) && p->done >= p->epoch_start) {
             /* Every neighbour's tuples of this round are in: the new base. */

@@ -65,6 +65,10 @@ typedef struct proc {
     double step_cpu_us, wait_cpu_us, start_cpu_us;
     int64_t tuple_ticks, own_tuple_ticks, own_count;
     double layer_ratio; /* |L_1(Q_i)| / |Q_i| - 1 at tick 0 (tess_tick_figures) */
+    /* The wait before each of the first ticks was complete, for the median
+     * (tess_tick_figures.wait_median_seconds). */
+    double tick_wait_us[TESS_TICK_WAIT_SAMPLES], wait_at_done_us;
+    int ntick_waits;
     int rounds_uncounted;
     int final_sent;
 

@@ -91,6 +91,7 @@ static double median_of(const tess_tick_result *res, double (*f)(const tess_tick
 }
 
 static double layer_ratio_of(const tess_tick_figures *f) { return f->layer_ratio; }
+static double wait_median_of(const tess_tick_figures *f) { return f->wait_median_seconds; }
 
 static void sum_figures(tess_tick_result *res)
 {
@@ -112,6 +113,7 @@ static void sum_figures(tess_tick_result *res)
         t->own_tuple_ticks += f->own_tuple_ticks;
     }
     t->layer_ratio = median_of(res, layer_ratio_of);
+    t->wait_median_seconds = median_of(res, wait_median_of);
 }
 
 static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
@@ -180,6 +182,7 @@ static int run_auto(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
         cal.step_s = r.total.step_seconds / n;
         cal.wait_s = r.total.wait_seconds / n;
         cal.layer_ratio = r.total.layer_ratio;
+        cal.wait_median_s = r.total.wait_median_seconds;
         /* Cores the processes could use: one each, at most the machine's per rank
          * (assumed alike across ranks). */
         long online = sysconf(_SC_NPROCESSORS_ONLN);

@@ -1,8 +1,9 @@
 /*
  * test_tick_auto.c — what `--alg auto` chooses (auto.c) from calibrations
  * worked out by hand: latency hidden or the cores busy (local), cheap
- * layers (repl: as wide as allowed for a long wait, k = 2 on idle cores,
- * else m+1 < 2k), dear layers (combined, fewer of them, k = 1), layers as
+ * layers (repl: as wide as allowed for a long wait, k = 2 on idle cores
+ * unless the waits are spikes (then k = a third of the width), else
+ * m+1 < 2k), dear layers (combined, fewer of them, k = 1), layers as
  * big as the partition (sched), the caps, and a period that must divide
  * --repart-every.
  */
@@ -19,13 +20,25 @@ typedef struct choice {
     int d, k, m;
 } choice;
 
-static choice choose(double step, double wait, double layer, double busy, int64_t repart)
+/* A calibration whose median tick waits `median_share` of the mean wait. */
+static choice choose_waits(double step, double wait, double median_share, double layer, double busy,
+                           int64_t repart)
 {
-    tess_tick_calibration c = {
-        .ticks = 20, .step_s = step, .wait_s = wait, .layer_ratio = layer, .busy = busy};
+    tess_tick_calibration c = {.ticks = 20,
+                               .step_s = step,
+                               .wait_s = wait,
+                               .wait_median_s = wait * median_share,
+                               .layer_ratio = layer,
+                               .busy = busy};
     choice x;
     tick_auto_choose(&c, repart, &x.alg, &x.d, &x.k, &x.m);
     return x;
+}
+
+/* Steady waits: every tick waits about the mean. */
+static choice choose(double step, double wait, double layer, double busy, int64_t repart)
+{
+    return choose_waits(step, wait, 1.0, layer, busy, repart);
 }
 
 static void expect(choice x, tess_tick_alg alg, int d, int k, int m)
@@ -45,6 +58,13 @@ static void test_choices(void **state)
     /* Jacobi 400x400 on 4 workers, 5 ms late: 0.13 ms of STEP, n = 39 ticks
      * capped at 14; layers of 1%, idle cores: repl, m = 14, k = 2. */
     expect(choose(1.3e-4, 5.2e-3, 0.01, 0.05, 0), TESS_TICK_REPL, 1, 2, 14);
+    /* The paper regime on the virtual clock under `cloud`: 1 ms STEP, a
+     * mean wait of 7.3 ms but a median tick of 2.9 ms (spikes), 11% busy:
+     * m+1 = 15 and k = 5, a third of it; just under 60% is still spikes,
+     * at 60% the waits count as steady (k = 2). */
+    expect(choose_waits(1e-3, 7.3e-3, 0.40, 0.04, 0.11, 0), TESS_TICK_REPL, 1, 5, 14);
+    expect(choose_waits(1e-3, 7.3e-3, 0.59, 0.04, 0.11, 0), TESS_TICK_REPL, 1, 5, 14);
+    expect(choose_waits(1e-3, 7.3e-3, 0.60, 0.04, 0.11, 0), TESS_TICK_REPL, 1, 2, 14);
     /* The same with a re-partitioning every 9 ticks: k = 1 divides it. */
     expect(choose(1.3e-4, 5.2e-3, 0.01, 0.05, 9), TESS_TICK_REPL, 1, 1, 14);
     /* The paper regime (49 emulated processes, cores half busy): n = 5, so
