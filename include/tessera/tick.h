@@ -127,9 +127,11 @@ struct tess_tick_app {
     void *user;                    /* identical on every rank; never sent */
     const void *class_fns;         /* NEW/STEP callbacks typed by the class */
     tess_query universe;           /* a query containing every tuple */
-    /* PART: n queries whose tuples partition the state (every tuple in
-     * exactly one).  `snapshot` is state->snapshot() of a version holding
-     * every tuple, or NULL when the state does not matter.  Deterministic.
+    /* PART: n queries that partition the universe (every tuple that can
+     * ever exist in exactly one: with --repart-every the queries computed
+     * from the state of tick N - N/2 split the state of tick N).
+     * `snapshot` is state->snapshot() of a version holding every tuple, or
+     * NULL when the state does not matter.  Deterministic.
      * 0, or a negative status with a one-line message left by
      * tess_set_error(ctx, ...).  Runs on a worker thread. */
     int (*part)(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query *parts);

@@ -471,8 +471,10 @@ static int setup(proc *p)
     p->Q = calloc((size_t)n, sizeof *p->Q);
     p->ver = calloc((size_t)p->nslots, sizeof *p->ver);
     p->repart = calloc((size_t)n, sizeof *p->repart);
+    p->moves = calloc((size_t)n, sizeof *p->moves);
     p->negs = calloc(1, sizeof *p->negs);
-    if (!p->Q || !p->ver || !p->repart || !p->negs) return TESS_ERR_NOMEM;
+    p->snapshot_for = -1;
+    if (!p->Q || !p->ver || !p->repart || !p->moves || !p->negs) return TESS_ERR_NOMEM;
     p->free_slots = malloc((size_t)p->nslots * sizeof *p->free_slots);
     if (p->free_slots == NULL) return TESS_ERR_NOMEM;
     for (int s = 0; s < p->nslots; s++) {
@@ -514,6 +516,8 @@ static void teardown(proc *p)
 {
     if (p->st) p->app->state->destroy(p->st);
     for (int j = 0; p->repart && j < p->n; j++) tess_buf_free(&p->repart[j]);
+    for (int j = 0; p->moves && j < p->n; j++) tess_buf_free(&p->moves[j]);
+    free(p->moves);
     for (int i = 0; i < p->ndeferred; i++) free(p->deferred[i].mem);
     free(p->deferred);
     tess_buf_free(&p->packbuf);

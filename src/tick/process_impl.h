@@ -48,9 +48,13 @@ typedef struct proc {
     int64_t bar_tick[BAR_SLOTS]; /* process 0: arrivals counted per tick */
     int bar_n[BAR_SLOTS];
 
-    tess_buf *repart; /* n: tuples for the pending re-partitioning */
-    int repart_got;
-    int64_t repart_tick;
+    /* Re-partitioning at tick R: every process sends its tuples of tick
+     * R - N/2 to all (a snapshot, for PART), then at R only the tuples that
+     * change owner (moves).  process_exchange.c, "partitioning". */
+    tess_buf *repart; /* n: the snapshot for the pending PART */
+    tess_buf *moves;  /* n: tuples of tick R moving here */
+    int repart_got, moves_got;
+    int64_t snapshot_for; /* the re-partitioning tick whose snapshot was sent */
 
     tick_msg *deferred;
     int ndeferred, capdeferred;

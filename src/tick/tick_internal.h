@@ -42,11 +42,12 @@ enum tick_msg_type {
     TICK_ROUND = 1, /* tuples for a round-start version */
     TICK_BAR,       /* bsp: a process finished a tick */
     TICK_REL,       /* bsp: every process finished it */
-    TICK_REPART,    /* every tuple of the sender, for re-partitioning */
+    TICK_REPART,    /* every tuple of the sender, for the next PART (a snapshot) */
     TICK_FINAL,     /* figures and final tuples, to process 0 */
     TICK_ABORT,     /* the sender failed */
     TICK_START,     /* set up, to process 0 (start together: no setup skew in timings) */
-    TICK_GO         /* from process 0: every process is set up */
+    TICK_GO,        /* from process 0: every process is set up */
+    TICK_MOVE       /* re-partitioning: the sender's tuples that the receiver now owns */
 };
 
 typedef struct tick_hdr {
