@@ -124,8 +124,6 @@ int proc_handle(proc *p, tick_msg *m)
     }
 }
 
-static int apply_deferrable(proc *p, const tick_msg *m);
-
 /* Apply deferred messages that have become applicable, in link order. */
 static int retry_deferred(proc *p, int *progressed)
 {
