@@ -501,11 +501,8 @@ static int start_together(proc *p)
 {
     int rc = TESS_OK;
     if (p->me != 0) rc = tick_link_send(&p->link, 0, TICK_START, 0, 0, NULL, 0);
-    while (rc == TESS_OK && (p->me == 0 ? p->starts < p->n - 1 : !p->go)) {
-        int got = proc_pump(p);
-        if (got < 0) rc = got;
-        else if (got == 0) rc = proc_wait_for_messages(p, 50000);
-    }
+    if (rc == TESS_OK)
+        rc = p->me == 0 ? proc_wait_until(p, &p->starts, p->n - 1) : proc_wait_until(p, &p->go, 1);
     for (int j = 1; j < p->n && rc == TESS_OK && p->me == 0; j++)
         rc = tick_link_send(&p->link, j, TICK_GO, 0, 0, NULL, 0);
     p->link.wait_us = 0;

@@ -275,7 +275,7 @@ static int send_snapshot(proc *p, int64_t v)
     return rc;
 }
 
-static int wait_for(proc *p, const int *got, int want)
+int proc_wait_until(proc *p, const int *got, int want)
 {
     int rc = TESS_OK;
     while (rc == TESS_OK && *got < want) {
@@ -340,13 +340,13 @@ static int repartition(proc *p, int64_t v)
     tess_query *old = malloc((size_t)n * sizeof *old);
     if (old == NULL) return TESS_ERR_NOMEM;
     memcpy(old, p->Q, (size_t)n * sizeof *old);
-    if (!p->app->part_ignores_state) rc = wait_for(p, &p->repart_got, n - 1);
+    if (!p->app->part_ignores_state) rc = proc_wait_until(p, &p->repart_got, n - 1);
     if (rc == TESS_OK) rc = proc_part_from(p, p->repart, n, 0);
     if (rc == TESS_OK) rc = send_moves(p, v, old, &expect);
     tess_buf *mine = &p->repart[p->me]; /* the snapshot is used: its room holds what stays */
     mine->len = 0;
     if (rc == TESS_OK) rc = pack_moving(p, v, old, p->me, mine);
-    if (rc == TESS_OK) rc = wait_for(p, &p->moves_got, expect);
+    if (rc == TESS_OK) rc = proc_wait_until(p, &p->moves_got, expect);
     if (rc == TESS_OK) rc = proc_plan_build(p, v);
     if (rc == TESS_OK) rc = proc_state_create(p);
     if (rc == TESS_OK) {

@@ -102,6 +102,9 @@ void proc_pay_step_cost(proc *p);
 int proc_try_compute(proc *p, int64_t v, int *err, int *stale);
 /* Block until a message may be due or max_wait_us passed (wait time and CPU counted). */
 int proc_wait_for_messages(proc *p, double max_wait_us);
+/* Handle messages, waiting for more, until *got (a counter the handlers
+ * raise) reaches want. */
+int proc_wait_until(proc *p, const int *got, int want);
 int proc_handle(proc *p, tick_msg *m);
 int proc_pump(proc *p);
 int proc_record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples, size_t len);
