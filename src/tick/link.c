@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "comm/comm.h"
 #include "tick/tick_internal.h"
 
@@ -44,8 +43,7 @@ int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
     /* Spin only where it steals no core from another worker: real compute
      * (no emulated step cost, which oversubscribes on purpose) and no more
      * workers on this rank than cores. */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    l->spin_us = a->step_cost_us <= 0 && cores > 0 && ctx->workers <= cores ? 50 : 0;
+    l->spin_us = a->step_cost_us <= 0 && ctx->workers <= tess__usable_cores() ? 50 : 0;
     if (a->jitter.kind != TESS__LATENCY_NONE) {
         l->model = tess__latency_new_sender(&a->jitter, a->seed, l->n, me);
         if (l->model == NULL) return TESS_ERR_NOMEM;

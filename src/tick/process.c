@@ -231,23 +231,23 @@ void proc_pay_step_cost(proc *p)
     p->step_us += proc_now_us(p) - start;
 }
 
-/* Compute what can be computed of version v now.  1 if anything was tried;
- * *stale set when v was left behind the data that arrived since, so later
- * ticks must wait for it. */
-/* The next re-partitioning tick after the epoch's start (none: past the end). */
-static int64_t next_repart(const proc *p)
+int64_t proc_next_repart(const proc *p)
 {
     if (p->a->repart_every <= 0) return INT64_MAX;
     int64_t next = (p->epoch_start / p->a->repart_every + 1) * p->a->repart_every;
     return next < p->a->ticks ? next : INT64_MAX;
 }
 
+/* Compute what can be computed of version v now.  1 if anything was tried;
+ * *stale set when v was left behind the data that arrived since, so later
+ * ticks must wait for it. */
+
 int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
 {
     version *x = ver_of(p, v);
     if (x->full || v > p->a->ticks) return 0;
     if (p->a->alg == TESS_TICK_BSP && p->released < v - 1) return 0;
-    if (v > next_repart(p)) return 0; /* nothing beyond a re-partitioning not yet done */
+    if (v > proc_next_repart(p)) return 0; /* nothing beyond a re-partitioning not yet done */
     /* The oldest round r < v some neighbour has not delivered: of tick v,
      * only what Q_i of tick r alone determines, I_(v-r), can be computed. */
     int ahead = 0;
@@ -301,7 +301,7 @@ static int extend_replicas(proc *p, int *err)
 {
     if (p->widths.W < 2 * p->k || p->widths.base < 0) return 0; /* no round start to reach */
     int64_t limit = p->done + p->A < p->a->ticks ? p->done + p->A : p->a->ticks;
-    if (next_repart(p) < limit) limit = next_repart(p);
+    if (proc_next_repart(p) < limit) limit = proc_next_repart(p);
     int64_t goal = p->widths.base + 1;
     while (goal <= limit && ver_of(p, goal)->v == goal && ver_of(p, goal)->full) goal++;
     int64_t v;
@@ -320,21 +320,6 @@ static int extend_replicas(proc *p, int *err)
 }
 
 /* ---- the loop ---- */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_tick_wait_us(proc *p)
-{
-    int n = p->ntick_waits;
-    if (n == 0) return 0.0;
-    qsort(p->tick_wait_us, (size_t)n, sizeof *p->tick_wait_us, cmp_double);
-    return n % 2 ? p->tick_wait_us[n / 2]
-                 : (p->tick_wait_us[n / 2 - 1] + p->tick_wait_us[n / 2]) / 2;
-}
 
 static int finish(proc *p)
 {
@@ -356,7 +341,7 @@ static int finish(proc *p)
     f.tuple_ticks = p->tuple_ticks;
     f.own_tuple_ticks = p->own_tuple_ticks;
     f.layer_ratio = p->layer_ratio;
-    f.wait_median_seconds = median_tick_wait_us(p) / 1e6;
+    f.wait_median_seconds = tick_median(p->tick_wait_us, p->ntick_waits) / 1e6;
     tess_buf b = {0};
     int rc = tess_buf_append(&b, &f, sizeof f);
     if (rc == TESS_OK) rc = proc_pack_own(p, p->a->ticks, &b);

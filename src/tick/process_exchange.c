@@ -259,10 +259,9 @@ static int64_t snapshot_lead(const proc *p)
 /* At the full version v: the snapshot for the next re-partitioning, if v is its tick. */
 static int send_snapshot(proc *p, int64_t v)
 {
-    int64_t every = p->a->repart_every;
-    if (every <= 0 || p->app->part_ignores_state) return TESS_OK;
-    int64_t next = (p->epoch_start / every + 1) * every;
-    if (next >= p->a->ticks || v != next - snapshot_lead(p) || p->snapshot_for == next)
+    int64_t next = proc_next_repart(p);
+    if (next == INT64_MAX || p->app->part_ignores_state || v != next - snapshot_lead(p) ||
+        p->snapshot_for == next)
         return TESS_OK;
     p->snapshot_for = next;
     proc_pay_step_cost(p); /* the data leave when their computation would have ended */

@@ -105,6 +105,8 @@ int proc_wait_for_messages(proc *p, double max_wait_us);
 /* Handle messages, waiting for more, until *got (a counter the handlers
  * raise) reaches want. */
 int proc_wait_until(proc *p, const int *got, int want);
+/* The next re-partitioning tick after the epoch's start (none: INT64_MAX). */
+int64_t proc_next_repart(const proc *p);
 int proc_handle(proc *p, tick_msg *m);
 int proc_pump(proc *p);
 int proc_record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples, size_t len);

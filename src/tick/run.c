@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "tick/tick_internal.h"
 
 #define TICK_KERNEL "tess.tick"
@@ -77,15 +76,21 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double tick_median(double *v, int n)
+{
+    if (n <= 0) return 0.0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* The median of f(process) over the processes (0 without any). */
 static double median_of(const tess_tick_result *res, double (*f)(const tess_tick_figures *))
 {
     int n = res->processes;
     double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
-    if (v == NULL || n == 0) return free(v), 0.0;
+    if (v == NULL) return 0.0;
     for (int i = 0; i < n; i++) v[i] = f(&res->per_process[i]);
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    double m = tick_median(v, n);
     free(v);
     return m;
 }
@@ -185,8 +190,7 @@ static int run_auto(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
         cal.wait_median_s = r.total.wait_median_seconds;
         /* Cores the processes could use: one each, at most the machine's per rank
          * (assumed alike across ranks). */
-        long online = sysconf(_SC_NPROCESSORS_ONLN);
-        double cores = online > 0 ? (double)online * ctx->nranks : (double)r.processes;
+        double cores = (double)tess__usable_cores() * ctx->nranks;
         if (cores > r.processes) cores = r.processes;
         double busy_cpu = r.total.cpu_seconds - r.total.wait_cpu_seconds;
         /* On the virtual clock each process has a core of its own and is busy

@@ -37,6 +37,9 @@ typedef struct tick_args {
 /* Microseconds on CLOCK_MONOTONIC. */
 double tick_now_us(void);
 
+/* The median of v[0..n) (0 when n is 0), sorting v in place (run.c). */
+double tick_median(double *v, int n);
+
 /* ---- messages between processes (link.c) ---- */
 enum tick_msg_type {
     TICK_ROUND = 1, /* tuples for a round-start version */

@@ -27,7 +27,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "tick/tick_internal.h"
 
 typedef struct vproc {
@@ -59,8 +58,8 @@ tick_vclock *tick_vclock_new(int n)
     }
     vc->n = n;
     vc->running = n;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    vc->cap = cores > 2 ? (int)cores : 2;
+    int cores = tess__usable_cores();
+    vc->cap = cores > 2 ? cores : 2;
     /* Short critical sections that every process enters several times a
      * tick: spin a little before sleeping in the kernel. */
     pthread_mutexattr_t attr;

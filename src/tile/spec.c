@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "tile/tile_internal.h"
 
 static int parse_count(const char *s, char **end, long min, long max, long *out)
@@ -76,8 +75,7 @@ static int parse_one(const char *s, const char *end, tile_proc_spec *one, long *
 
 static int default_cpus(tile_proc_spec *out, int *n)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores < 1) cores = 1;
+    long cores = tess__usable_cores();
     if (cores > TILE_MAX_PROCS) cores = TILE_MAX_PROCS;
     for (long i = 0; i < cores; i++) out[i] = (tile_proc_spec){.kind = TESS_TILE_CPU, .frac = 1.0};
     for (long i = 0; i < cores; i++) snprintf(out[i].text, sizeof out[i].text, "cpu");
