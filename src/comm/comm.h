@@ -61,14 +61,30 @@ typedef struct tess__reply_hdr {
     uint64_t req_id;
 } tess__reply_hdr;
 
+/* One piece of a message; a message is sent as its parts end to end, so a
+ * sender need not join a header and a large payload into one buffer first. */
+typedef struct tess__part {
+    const void *data;
+    size_t len;
+} tess__part;
+
+/* Where a reply's payload may land at once instead of in a malloc'd copy:
+ * its first head_len bytes in head and the rest in body, when the rest
+ * fits in body_cap (a get of a large value copies it once, not twice). */
+typedef struct tess__reply_sink {
+    void *head;
+    size_t head_len;
+    void *body;
+    size_t body_cap;
+} tess__reply_sink;
+
 /* Start the MPI progress engine: initialise MPI on its own thread, learn
  * rank and size.  TESS_ERR_UNSUPPORTED in builds without MPI. */
 int tess__comm_start(tess_ctx *ctx);
 /* Every rank's worker count: counts[rank] is set on entry, all filled on return. */
 int tess__comm_allgather_workers(tess_ctx *ctx, int *counts);
-/* Queue a message for another rank (progress engine). */
-int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen,
-                    const void *b, size_t blen);
+/* Queue a message for another rank (progress engine); its parts are copied. */
+int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *parts, int nparts);
 
 /* Drain, synchronise with the other ranks, finalise MPI, join.  Accepts NULL comm. */
 void tess__comm_stop(tess_ctx *ctx);
@@ -76,6 +92,8 @@ void tess__comm_stop(tess_ctx *ctx);
 /* Send a message made of two parts (either may be empty).  Thread-safe. */
 int tess__send(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen, const void *b,
                size_t blen);
+/* Send a message made of nparts parts.  Thread-safe. */
+int tess__sendv(tess_ctx *ctx, int dst, uint32_t type, const tess__part *parts, int nparts);
 /* Send to every rank including this one (rank order). */
 int tess__send_all(tess_ctx *ctx, uint32_t type, const void *a, size_t alen);
 
@@ -87,9 +105,17 @@ void tess__dispatch(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, siz
  * wait for the reply.  On success *reply_out is malloc'd (caller frees). */
 int tess__request(tess_ctx *ctx, int dst, uint32_t type, const void *body, size_t blen,
                   void **reply_out, size_t *reply_len_out);
+/* The same, with a payload that fits `sink` copied there: then *reply_out
+ * is NULL and *reply_len_out the payload's length.  One that does not fit
+ * comes back malloc'd, as from tess__request. */
+int tess__request_into(tess_ctx *ctx, int dst, uint32_t type, const void *body, size_t blen,
+                       const tess__reply_sink *sink, void **reply_out, size_t *reply_len_out);
 /* Answer a request received from rank src. */
 int tess__reply(tess_ctx *ctx, int src, const tess__req_hdr *req, int status, const void *payload,
                 size_t len);
+/* The same with the payload in parts (at most 7). */
+int tess__replyv(tess_ctx *ctx, int src, const tess__req_hdr *req, int status,
+                 const tess__part *parts, int nparts);
 
 /* ---- worker mailboxes (inbox.c): per-link FIFO between workers ---- */
 typedef struct tess__inbox tess__inbox;

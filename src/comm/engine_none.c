@@ -17,10 +17,9 @@ int tess__comm_allgather_workers(tess_ctx *ctx, int *counts)
     return TESS_ERR_UNSUPPORTED;
 }
 
-int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen,
-                    const void *b, size_t blen)
+int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *parts, int nparts)
 {
-    (void)dst, (void)type, (void)a, (void)alen, (void)b, (void)blen;
+    (void)dst, (void)type, (void)parts, (void)nparts;
     return tess__fail(ctx, TESS_ERR_UNSUPPORTED, "no other rank in a build without MPI");
 }
 

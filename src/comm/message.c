@@ -9,21 +9,34 @@
 #include <string.h>
 #include "comm.h"
 
+int tess__sendv(tess_ctx *ctx, int dst, uint32_t type, const tess__part *parts, int nparts)
+{
+    if (dst != ctx->rank) return tess__comm_post(ctx, dst, type, parts, nparts);
+    size_t len = 0;
+    int filled = 0, last = 0;
+    for (int i = 0; i < nparts; i++)
+        if (parts[i].len) len += parts[i].len, filled++, last = i;
+    if (filled <= 1) { /* to this rank in one piece: no copy */
+        tess__dispatch(ctx, dst, type, filled ? parts[last].data : NULL, len);
+        return TESS_OK;
+    }
+    uint8_t *joined = malloc(len);
+    if (joined == NULL) return TESS_ERR_NOMEM;
+    size_t off = 0;
+    for (int i = 0; i < nparts; i++) {
+        if (parts[i].len) memcpy(joined + off, parts[i].data, parts[i].len);
+        off += parts[i].len;
+    }
+    tess__dispatch(ctx, dst, type, joined, len);
+    free(joined);
+    return TESS_OK;
+}
+
 int tess__send(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen, const void *b,
                size_t blen)
 {
-    if (dst != ctx->rank) return tess__comm_post(ctx, dst, type, a, alen, b, blen);
-    if (blen == 0 || alen == 0) {
-        tess__dispatch(ctx, dst, type, alen ? a : b, alen ? alen : blen);
-        return TESS_OK;
-    }
-    uint8_t *joined = malloc(alen + blen);
-    if (joined == NULL) return TESS_ERR_NOMEM;
-    memcpy(joined, a, alen);
-    memcpy(joined + alen, b, blen);
-    tess__dispatch(ctx, dst, type, joined, alen + blen);
-    free(joined);
-    return TESS_OK;
+    tess__part parts[2] = {{a, alen}, {b, blen}};
+    return tess__sendv(ctx, dst, type, parts, 2);
 }
 
 int tess__send_all(tess_ctx *ctx, uint32_t type, const void *a, size_t alen)
@@ -35,6 +48,15 @@ int tess__send_all(tess_ctx *ctx, uint32_t type, const void *a, size_t alen)
     return TESS_OK;
 }
 
+/* Copy a reply's payload into the waiter's sink when it fits there. */
+static int sink_payload(const tess__reply_sink *sink, const uint8_t *p, size_t len)
+{
+    if (sink == NULL || len < sink->head_len || len - sink->head_len > sink->body_cap) return 0;
+    if (sink->head_len) memcpy(sink->head, p, sink->head_len);
+    if (len > sink->head_len) memcpy(sink->body, p + sink->head_len, len - sink->head_len);
+    return 1;
+}
+
 static void on_reply(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     (void)src, (void)type;
@@ -43,19 +65,20 @@ static void on_reply(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, si
     memcpy(&h, p, sizeof h);
     if (h.slot > (uint32_t)ctx->workers) return;
     tess__slot *s = &ctx->slots[h.slot];
-    void *copy = malloc(len - sizeof h + 1);
+    const uint8_t *payload = p + sizeof h;
+    size_t plen = len - sizeof h;
     pthread_mutex_lock(&s->mu);
     if (s->req_id == h.req_id && !s->replied) {
-        if (copy != NULL) memcpy(copy, p + sizeof h, len - sizeof h);
+        void *copy = NULL;
+        int sunk = sink_payload(s->sink, payload, plen);
+        if (!sunk && (copy = malloc(plen + 1)) != NULL) memcpy(copy, payload, plen);
         s->reply = copy;
-        s->reply_len = len - sizeof h;
-        s->reply_status = copy != NULL ? h.status : TESS_ERR_NOMEM;
+        s->reply_len = plen;
+        s->reply_status = sunk || copy != NULL ? h.status : TESS_ERR_NOMEM;
         s->replied = 1;
-        copy = NULL;
         pthread_cond_signal(&s->cv);
     }
     pthread_mutex_unlock(&s->mu);
-    free(copy);
 }
 
 int tess__comm_handle(tess_ctx *ctx, uint32_t type, tess__msg_handler *fn)
@@ -108,18 +131,21 @@ static int wait_reply(tess_ctx *ctx, tess__slot *s)
     return rc;
 }
 
-int tess__request(tess_ctx *ctx, int dst, uint32_t type, const void *body, size_t blen,
-                  void **reply_out, size_t *reply_len_out)
+int tess__request_into(tess_ctx *ctx, int dst, uint32_t type, const void *body, size_t blen,
+                       const tess__reply_sink *sink, void **reply_out, size_t *reply_len_out)
 {
     tess__slot *s = tess__current_slot(ctx);
     pthread_mutex_lock(&s->mu);
     free(s->reply);
     s->reply = NULL;
+    s->sink = sink;
     s->replied = 0;
     tess__req_hdr h = {.slot = (uint32_t)s->index, .req_id = ++s->req_id};
     pthread_mutex_unlock(&s->mu);
+    atomic_fetch_add(&ctx->requests_waiting, 1);
     int rc = tess__send(ctx, dst, type, &h, sizeof h, body, blen);
     if (rc == TESS_OK) rc = wait_reply(ctx, s);
+    atomic_fetch_sub(&ctx->requests_waiting, 1);
     pthread_mutex_lock(&s->mu);
     if (rc == TESS_OK && reply_out != NULL) {
         *reply_out = s->reply;
@@ -128,14 +154,31 @@ int tess__request(tess_ctx *ctx, int dst, uint32_t type, const void *body, size_
     }
     free(s->reply);
     s->reply = NULL;
+    s->sink = NULL;
     s->replied = 1; /* a late reply to an abandoned request is dropped */
     pthread_mutex_unlock(&s->mu);
     return rc;
 }
 
+int tess__request(tess_ctx *ctx, int dst, uint32_t type, const void *body, size_t blen,
+                  void **reply_out, size_t *reply_len_out)
+{
+    return tess__request_into(ctx, dst, type, body, blen, NULL, reply_out, reply_len_out);
+}
+
 int tess__reply(tess_ctx *ctx, int src, const tess__req_hdr *req, int status, const void *payload,
                 size_t len)
 {
+    tess__part part = {payload, len};
+    return tess__replyv(ctx, src, req, status, &part, 1);
+}
+
+int tess__replyv(tess_ctx *ctx, int src, const tess__req_hdr *req, int status,
+                 const tess__part *parts, int nparts)
+{
     tess__reply_hdr h = {.slot = req->slot, .status = status, .req_id = req->req_id};
-    return tess__send(ctx, src, TESS_MSG_REPLY, &h, sizeof h, payload, len);
+    tess__part all[8] = {{&h, sizeof h}};
+    if (nparts < 0 || nparts > 7) return TESS_ERR_INVAL;
+    for (int i = 0; i < nparts; i++) all[i + 1] = parts[i];
+    return tess__sendv(ctx, src, TESS_MSG_REPLY, all, nparts + 1);
 }

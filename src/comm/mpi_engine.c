@@ -69,21 +69,25 @@ struct tess__comm {
 
 static size_t padded(size_t n) { return (n + 7) & ~(size_t)7; }
 
-int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen,
-                    const void *b, size_t blen)
+int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *parts, int nparts)
 {
     tess__comm *c = ctx->comm;
     if (c == NULL || dst < 0 || dst >= ctx->nranks) return TESS_ERR_INVAL;
-    if (alen + blen > UINT32_MAX) return TESS_ERR_INVAL;
-    out_msg *m = malloc(sizeof *m + sizeof(msg_hdr) + alen + blen);
+    size_t len = 0;
+    for (int i = 0; i < nparts; i++) len += parts[i].len;
+    if (len > UINT32_MAX) return TESS_ERR_INVAL;
+    out_msg *m = malloc(sizeof *m + sizeof(msg_hdr) + len);
     if (m == NULL) return TESS_ERR_NOMEM;
-    msg_hdr h = {.type = type, .len = (uint32_t)(alen + blen)};
+    msg_hdr h = {.type = type, .len = (uint32_t)len};
     memcpy(m->data, &h, sizeof h);
-    if (alen) memcpy(m->data + sizeof h, a, alen);
-    if (blen) memcpy(m->data + sizeof h + alen, b, blen);
+    size_t off = sizeof h;
+    for (int i = 0; i < nparts; i++) {
+        if (parts[i].len) memcpy(m->data + off, parts[i].data, parts[i].len);
+        off += parts[i].len;
+    }
     m->next = NULL;
     m->dst = dst;
-    m->len = sizeof h + alen + blen;
+    m->len = off;
     atomic_fetch_add(&ctx->st_msgs_sent, 1);
     atomic_fetch_add(&ctx->st_bytes_sent, m->len);
     pthread_mutex_lock(&c->mu);
@@ -253,7 +257,7 @@ static void forward_signal(tess__comm *c)
     if (c->abort_sent || !tess__signal_pending()) return;
     c->abort_sent = 1;
     for (int r = 0; r < c->ctx->nranks; r++)
-        if (r != c->ctx->rank) tess__comm_post(c->ctx, r, TESS_MSG_ABORT, NULL, 0, NULL, 0);
+        if (r != c->ctx->rank) tess__comm_post(c->ctx, r, TESS_MSG_ABORT, NULL, 0);
     tess__dispatch(c->ctx, c->ctx->rank, TESS_MSG_ABORT, NULL, 0);
 }
 
@@ -267,7 +271,10 @@ static void note_cpu(tess__comm *c)
 }
 
 /*
- * Idle: yield, then sleep longer and longer.  Not while a send is pending:
+ * Idle: yield, then sleep longer and longer.  Not while a thread of this
+ * rank waits for a reply (a round trip's latency is then all its time: a
+ * matmul rank fetching B spent a fifth of the copy in these sleeps), and
+ * not while a send is pending:
  * a batch above the eager limit moves in fragments, each pushed by a
  * progress call of the sender, while the receiver waits in MPI_Recv
  * spinning inside the library.  A sender asleep here for up to 1 ms per
@@ -279,7 +286,7 @@ static void back_off(tess__comm *c)
 {
     unsigned k = ++c->idle_turns;
     if ((k & 15) == 0) note_cpu(c);
-    if (k < 32 || c->nsends > 0 || c->rx_active) {
+    if (k < 32 || c->nsends > 0 || c->rx_active || atomic_load(&c->ctx->requests_waiting) > 0) {
         sched_yield();
         return;
     }

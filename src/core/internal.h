@@ -63,6 +63,7 @@ typedef struct tess__slot {
     int reply_status;
     void *reply; /* malloc'd payload, owned by the waiter */
     size_t reply_len;
+    const struct tess__reply_sink *sink; /* where a fitting payload lands, or NULL */
 } tess__slot;
 
 /* ---- per-rank control state (rank 0 keeps the view of all ranks) ---- */
@@ -123,6 +124,10 @@ struct tess_ctx {
     /* message counting for barrier termination: writes to other ranks */
     _Atomic uint64_t writes_sent;
     _Atomic uint64_t writes_applied;
+    /* threads of this rank blocked on a reply (tess__request): while any
+     * is, the progress engine polls instead of sleeping, since a reply's
+     * latency is then all the waiting thread's time */
+    _Atomic int requests_waiting;
 
     /* statistics */
     _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;

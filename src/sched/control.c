@@ -244,7 +244,8 @@ static int wait_tasks_done(tess_ctx *ctx)
         tess__steal_balance(ctx); /* sched/steal.c: an idle rank may take work */
         pthread_mutex_lock(&ctx->ctl_mu);
         if (all_done(ctx)) break;
-        if (!spin_for_done(ctx)) timed_wait(ctx, 0.05);
+        /* forced moves (a test hook) come every few ms, not every 50 */
+        if (!spin_for_done(ctx)) timed_wait(ctx, tess__steal_sleep_seconds(ctx, 0.05));
         double waited = tess_now() - start;
         if (next_warn > 0 && waited >= next_warn) {
             warn_waiting(ctx, waited);

@@ -83,6 +83,9 @@ int tess__steal_handlers_init(tess_ctx *ctx);
 void tess__steal_destroy(tess_ctx *ctx);
 /* Rank 0, from the barrier's wait loop (ctl_mu not held): start a steal if worth it. */
 void tess__steal_balance(tess_ctx *ctx);
+/* How long the barrier may sleep before the next balance is due: `most`,
+ * or less when the forced-move test hook wants a move sooner. */
+double tess__steal_sleep_seconds(const tess_ctx *ctx, double most);
 /* Rank 0, ctl_mu held: a stolen task has not yet reached its new rank's queue. */
 int tess__steal_pending(const tess_ctx *ctx);
 /* Rank 0, ctl_mu held: partition moves started and not yet finished. */

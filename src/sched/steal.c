@@ -385,6 +385,14 @@ static void balance_forced(tess_ctx *ctx, load_rep *loads)
     take(ctx, victim, thief, UINT64_MAX);
 }
 
+double tess__steal_sleep_seconds(const tess_ctx *ctx, double most)
+{
+    const tess__steal *s = ctx->steal;
+    if (ctx->nranks < 2 || s == NULL || s->force_period <= 0) return most;
+    double until = s->next_try - tess_now();
+    return until < 0.0005 ? 0.0005 : until < most ? until : most;
+}
+
 void tess__steal_balance(tess_ctx *ctx)
 {
     tess__steal *s = ctx->steal;

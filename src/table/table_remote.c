@@ -63,9 +63,10 @@ int tess__remote_remove(tess_table *t, int dst, const void *key)
     return send_key_value(t, dst, TESS_MSG_REMOVE, key, NULL, 0);
 }
 
-/* A request about table t to dst, with an optional key; reply malloc'd. */
-static int table_request(tess_table *t, int dst, uint32_t type, uint32_t arg, const void *key,
-                         void **rep, size_t *rlen)
+/* A request about table t to dst, with an optional key; a reply that fits
+ * `sink` lands there, any other comes back malloc'd. */
+static int table_request_into(tess_table *t, int dst, uint32_t type, uint32_t arg, const void *key,
+                              const tess__reply_sink *sink, void **rep, size_t *rlen)
 {
     size_t klen = key ? t->key_size : 0;
     uint8_t *body = malloc(sizeof(tess__table_hdr) + klen);
@@ -73,9 +74,15 @@ static int table_request(tess_table *t, int dst, uint32_t type, uint32_t arg, co
     tess__table_hdr h = {.table = (uint32_t)t->index, .arg = arg};
     memcpy(body, &h, sizeof h);
     if (klen) memcpy(body + sizeof h, key, klen);
-    int rc = tess__request(t->ctx, dst, type, body, sizeof h + klen, rep, rlen);
+    int rc = tess__request_into(t->ctx, dst, type, body, sizeof h + klen, sink, rep, rlen);
     free(body);
     return rc;
+}
+
+static int table_request(tess_table *t, int dst, uint32_t type, uint32_t arg, const void *key,
+                         void **rep, size_t *rlen)
+{
+    return table_request_into(t, dst, type, arg, key, NULL, rep, rlen);
 }
 
 int tess__remote_get(tess_table *t, int dst, const void *key, void *out, size_t cap,
@@ -83,12 +90,16 @@ int tess__remote_get(tess_table *t, int dst, const void *key, void *out, size_t 
 {
     void *rep = NULL;
     size_t rlen = 0;
-    int rc = table_request(t, dst, TESS_MSG_GET_REQ, out != NULL, key, &rep, &rlen);
-    if (rc == TESS_ERR_NOTFOUND) return 0;
-    if (rc != TESS_OK) return rc;
     uint64_t len = 0;
-    if (rlen >= 8) memcpy(&len, rep, 8);
-    if (out != NULL && len <= cap && rlen >= 8 + len) memcpy(out, (uint8_t *)rep + 8, len);
+    /* the reply is the value's length, then the value: straight into out when it fits */
+    tess__reply_sink sink = {&len, 8, out, out != NULL ? cap : 0};
+    int rc = table_request_into(t, dst, TESS_MSG_GET_REQ, out != NULL, key, &sink, &rep, &rlen);
+    if (rc == TESS_ERR_NOTFOUND) {
+        free(rep);
+        return 0;
+    }
+    if (rc != TESS_OK) return rc;
+    if (rep != NULL && rlen >= 8) memcpy(&len, rep, 8); /* too large for out: length only */
     free(rep);
     if (len_out) *len_out = len;
     return 1;
@@ -152,6 +163,27 @@ static void on_put_or_remove(tess_table *t, uint32_t type, const tess__table_hdr
     atomic_fetch_add(&t->ctx->writes_applied, 1);
 }
 
+/* Answer a get from the stored bytes, under the partition's lock, when
+ * they are what the reader sees (no accumulator view in between): the
+ * reply is then copied once into the outgoing message, not first into a
+ * buffer of its own.  0 when the general path must answer. */
+static int reply_stored(tess_table *t, int p, int src, const tess__req_hdr *rq, const void *key,
+                        int with_value)
+{
+    if (t->value_size && t->acc.kind == TESS_ACC_USER) return 0;
+    const void *stored = NULL;
+    size_t len = 0;
+    pthread_mutex_lock(&t->locks[p]);
+    int found = t->parts[p] ? tess__partition_get(t->parts[p], key, &stored, &len) : TESS__MOVED;
+    if (found == 1) {
+        uint64_t l64 = len;
+        tess__part parts[2] = {{&l64, 8}, {stored, with_value ? len : 0}};
+        tess__replyv(t->ctx, src, rq, TESS_OK, parts, 2);
+    }
+    pthread_mutex_unlock(&t->locks[p]);
+    return found == 1;
+}
+
 static void on_get(tess_table *t, int src, const tess__req_hdr *rq, const tess__table_hdr *h,
                    const uint8_t *key, size_t len)
 {
@@ -160,6 +192,7 @@ static void on_get(tess_table *t, int src, const tess__req_hdr *rq, const tess__
         tess__reply(t->ctx, src, rq, TESS_ERR_INVAL, NULL, 0);
         return;
     }
+    if (reply_stored(t, p, src, rq, key, h->arg)) return;
     size_t vlen = 0;
     tess__table_get_local(t, p, key, NULL, 0, &vlen);
     uint8_t *out = malloc(8 + vlen);

@@ -173,6 +173,35 @@ static void check_hash(app *a)
           "a user accumulator combines concurrent updates");
 }
 
+/* Values above the message layer's 256 KiB "sent alone" size, on every
+ * partition (so on other ranks too): a get copies them whole into a buffer
+ * that fits, and into one a byte short copies nothing and says the length. */
+static void check_large(app *a)
+{
+    enum { BIG = 600 * 1024 };
+    unsigned char *want = malloc(BIG), *got = malloc(BIG);
+    int ok = want && got;
+    for (int i = 0; ok && i < 5; i++) {
+        char key[16] = {0};
+        snprintf(key, sizeof key, "big-%d", i);
+        for (size_t j = 0; j < BIG; j++) want[j] = (unsigned char)(j * 31 + (size_t)i);
+        size_t len = 0, n = BIG - (size_t)i * 4096; /* a length of each key's own */
+        ok &= tess_table_put(a->hash, key, want, n) == TESS_OK;
+        memset(got, 0xee, BIG);
+        ok &= tess_table_get(a->hash, key, got, BIG, &len) == TESS_OK && len == n &&
+              memcmp(got, want, n) == 0;
+        memset(got, 0xee, BIG);
+        len = 0;
+        ok &= tess_table_get(a->hash, key, got, n - 1, &len) == TESS_ERR_INVAL && len == n &&
+              got[0] == 0xee && got[n / 2] == 0xee;
+        ok &= tess_table_remove(a->hash, key) == TESS_OK;
+    }
+    check(ok,
+          "values of 600 KB across ranks: whole into a fitting buffer, nothing into a short one");
+    free(want);
+    free(got);
+}
+
 static int control(tess_ctx *ctx, void *arg)
 {
     app *a = arg;
@@ -188,6 +217,7 @@ static int control(tess_ctx *ctx, void *arg)
     tess_run(ctx, "k_hash", INSTANCES, NULL, NULL, 0);
     check(tess_barrier(ctx) == TESS_OK, "third run");
     check_hash(a);
+    check_large(a);
     tess_table_clear(a->sums);
     check(tess_table_size(a->sums) == 0, "clear empties every partition on every rank");
     tess_run(ctx, "k_fail", INSTANCES, NULL, NULL, 0);
