@@ -77,6 +77,24 @@ int tess_parse_slow_worker(const char *spec, int *rank_out, double *factor_out, 
 
 int tess__default_workers(void) { return tess__usable_cores(); }
 
+/* Ranks of this job on this node, as the launcher says; 1 outside MPI. */
+static long local_ranks(void)
+{
+    const char *v = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    if (v == NULL) v = getenv("MPI_LOCALNRANKS");
+    long n = v ? strtol(v, NULL, 10) : 1;
+    return n > 0 ? n : 1;
+}
+
+int tess__rank_cores(void)
+{
+    int usable = tess__usable_cores();
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online > 0 && usable < online) return usable; /* bound by the launcher: its own */
+    long share = usable / local_ranks();
+    return share > 0 ? (int)share : 0;
+}
+
 /* Launchers export their rank in the environment: OpenMPI, PMIx, Hydra/PMI, Slurm's srun. */
 int tess__launched_by_mpi(void)
 {

@@ -197,6 +197,11 @@ void tess__throttle(tess_ctx *ctx, double started);
 
 /* Cores this process may run on (its affinity mask), at least 1 (config.c). */
 int tess__usable_cores(void);
+/* Cores this rank's threads have to themselves: its affinity mask when the
+ * launcher bound it to fewer cores than the machine has (mpirun's default
+ * for as many ranks as cores), else the usable cores shared out among the
+ * job's ranks on this node (0 when oversubscribed) (config.c). */
+int tess__rank_cores(void);
 
 /* Watch *counter for up to `seconds` (yielding the core between looks) while
  * it still equals `seen`: 1 if it changed.  What a thread does before it
