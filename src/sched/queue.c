@@ -363,10 +363,15 @@ const tess__sched_ckpt_hooks *tess__sched_ckpt_hooks_of(tess_ctx *ctx)
  * rank that mpirun bound to its own core, whose mask shows 1 core, must
  * still spin; it did not, and every cross-rank wake-up then waited for an
  * idle vCPU to come back (an empty run and barrier on 2 bound ranks took
- * 450 us instead of 45). */
+ * 450 us instead of 45).  The window, 200 us, is a cross-rank round trip
+ * (about 25 us) plus the usual skew between ranks' ends of a step: with
+ * 50 us, PageRank on email-Eu-core under mpirun -np 2 fell into stretches
+ * where every worker had gone to sleep by the time the next run came, each
+ * wake-up then slow, at 300-370 us per iteration against 75 (mean 200 us;
+ * 65-75 us with 200). */
 static double idle_spin_for(const tess_ctx *ctx)
 {
-    return ctx->workers <= tess__rank_cores() ? 50e-6 : 0.0;
+    return ctx->workers <= tess__rank_cores() ? 200e-6 : 0.0;
 }
 
 int tess__workers_start(tess_ctx *ctx)
