@@ -128,6 +128,9 @@ struct tess_ctx {
      * is, the progress engine polls instead of sleeping, since a reply's
      * latency is then all the waiting thread's time */
     _Atomic int requests_waiting;
+    /* replica switches done on this rank (table_replica.c): where a replica
+     * made later, by tess_table_replicate, starts counting its epochs */
+    _Atomic uint64_t replica_switches;
 
     /* statistics */
     _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;
