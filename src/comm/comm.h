@@ -68,6 +68,10 @@ typedef struct tess__part {
     size_t len;
 } tess__part;
 
+/* The parts' total length, and their bytes end to end into dst. */
+size_t tess__parts_len(const tess__part *parts, int nparts);
+void tess__parts_gather(void *dst, const tess__part *parts, int nparts);
+
 /* Where a reply's payload may land at once instead of in a malloc'd copy:
  * its first head_len bytes in head and the rest in body, when the rest
  * fits in body_cap (a get of a large value copies it once, not twice). */

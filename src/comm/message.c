@@ -9,24 +9,38 @@
 #include <string.h>
 #include "comm.h"
 
+size_t tess__parts_len(const tess__part *parts, int nparts)
+{
+    size_t len = 0;
+    for (int i = 0; i < nparts; i++) len += parts[i].len;
+    return len;
+}
+
+void tess__parts_gather(void *dst, const tess__part *parts, int nparts)
+{
+    uint8_t *at = dst;
+    for (int i = 0; i < nparts; i++) {
+        if (parts[i].len) memcpy(at, parts[i].data, parts[i].len);
+        at += parts[i].len;
+    }
+}
+
 int tess__sendv(tess_ctx *ctx, int dst, uint32_t type, const tess__part *parts, int nparts)
 {
     if (dst != ctx->rank) return tess__comm_post(ctx, dst, type, parts, nparts);
-    size_t len = 0;
-    int filled = 0, last = 0;
+    size_t len = tess__parts_len(parts, nparts);
     for (int i = 0; i < nparts; i++)
-        if (parts[i].len) len += parts[i].len, filled++, last = i;
-    if (filled <= 1) { /* to this rank in one piece: no copy */
-        tess__dispatch(ctx, dst, type, filled ? parts[last].data : NULL, len);
+        if (parts[i].len == len) { /* to this rank in one piece: no copy */
+            tess__dispatch(ctx, dst, type, parts[i].data, len);
+            return TESS_OK;
+        }
+    if (len == 0) {
+        tess__dispatch(ctx, dst, type, NULL, 0);
         return TESS_OK;
     }
     uint8_t *joined = malloc(len);
     if (joined == NULL) return TESS_ERR_NOMEM;
-    size_t off = 0;
-    for (int i = 0; i < nparts; i++) {
-        if (parts[i].len) memcpy(joined + off, parts[i].data, parts[i].len);
-        off += parts[i].len;
-    }
+    tess__parts_gather(joined, parts, nparts);
     tess__dispatch(ctx, dst, type, joined, len);
     free(joined);
     return TESS_OK;

@@ -73,21 +73,16 @@ int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *par
 {
     tess__comm *c = ctx->comm;
     if (c == NULL || dst < 0 || dst >= ctx->nranks) return TESS_ERR_INVAL;
-    size_t len = 0;
-    for (int i = 0; i < nparts; i++) len += parts[i].len;
+    size_t len = tess__parts_len(parts, nparts);
     if (len > UINT32_MAX) return TESS_ERR_INVAL;
     out_msg *m = malloc(sizeof *m + sizeof(msg_hdr) + len);
     if (m == NULL) return TESS_ERR_NOMEM;
     msg_hdr h = {.type = type, .len = (uint32_t)len};
     memcpy(m->data, &h, sizeof h);
-    size_t off = sizeof h;
-    for (int i = 0; i < nparts; i++) {
-        if (parts[i].len) memcpy(m->data + off, parts[i].data, parts[i].len);
-        off += parts[i].len;
-    }
+    tess__parts_gather(m->data + sizeof h, parts, nparts);
     m->next = NULL;
     m->dst = dst;
-    m->len = off;
+    m->len = sizeof h + len;
     atomic_fetch_add(&ctx->st_msgs_sent, 1);
     atomic_fetch_add(&ctx->st_bytes_sent, m->len);
     pthread_mutex_lock(&c->mu);
