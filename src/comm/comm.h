@@ -90,6 +90,10 @@ int tess__comm_allgather_workers(tess_ctx *ctx, int *counts);
 /* Queue a message for another rank (progress engine); its parts are copied. */
 int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *parts, int nparts);
 
+/* Yield until the progress engine has taken every queued message, or for
+ * at most `seconds`: lets it send them before this rank starts computing. */
+void tess__comm_wait_sent(tess_ctx *ctx, double seconds);
+
 /* Drain, synchronise with the other ranks, finalise MPI, join.  Accepts NULL comm. */
 void tess__comm_stop(tess_ctx *ctx);
 

@@ -22,6 +22,7 @@
 #define ALONE_LIMIT (256u << 10) /* a message this large is sent unpacked */
 #define MAX_SLEEP_US 1000
 #define RECV_PER_TURN 64
+#define REST_POLL_SECONDS 0.002
 
 typedef struct out_msg {
     struct out_msg *next;
@@ -64,6 +65,7 @@ struct tess__comm {
     uint8_t *rx_buf;
     int rx_len, rx_src, rx_active;
     unsigned idle_turns;
+    int poll_at_rest; /* the rank has a core of its own for this thread */
     int abort_sent;
 };
 
@@ -277,11 +279,23 @@ static void note_cpu(tess__comm *c)
  * its worker (perf: mca_btl_vader and opal_progress under MPI_Recv) and
  * moved the batches at a few tens of MB/s.
  */
+/* Every worker of this rank went idle less than REST_POLL_SECONDS ago: the
+ * next message (the barrier's count, the next run) is what the rank waits
+ * for, and no worker of its own needs the core. */
+static int freshly_at_rest(const tess__comm *c)
+{
+    tess_ctx *ctx = c->ctx;
+    if (!c->poll_at_rest || atomic_load(&ctx->workers_resting) < ctx->workers) return 0;
+    double since = (double)atomic_load(&ctx->all_resting_since_us) * 1e-6;
+    return tess_now() - since < REST_POLL_SECONDS;
+}
+
 static void back_off(tess__comm *c)
 {
     unsigned k = ++c->idle_turns;
     if ((k & 15) == 0) note_cpu(c);
-    if (k < 32 || c->nsends > 0 || c->rx_active || atomic_load(&c->ctx->requests_waiting) > 0) {
+    if (k < 32 || c->nsends > 0 || c->rx_active || atomic_load(&c->ctx->requests_waiting) > 0 ||
+        freshly_at_rest(c)) {
         sched_yield();
         return;
     }
@@ -293,6 +307,20 @@ static void back_off(tess__comm *c)
     pthread_mutex_lock(&c->mu);
     if (c->head == NULL && !c->stop) pthread_cond_timedwait(&c->doorbell, &c->mu, &ts);
     pthread_mutex_unlock(&c->mu);
+}
+
+void tess__comm_wait_sent(tess_ctx *ctx, double seconds)
+{
+    tess__comm *c = ctx->comm;
+    if (c == NULL) return;
+    double until = tess_now() + seconds;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        int queued = c->head != NULL;
+        pthread_mutex_unlock(&c->mu);
+        if (!queued || tess_now() >= until) return;
+        sched_yield();
+    }
 }
 
 static int stop_requested(tess__comm *c)
@@ -372,6 +400,7 @@ int tess__comm_start(tess_ctx *ctx)
     tess__comm *c = calloc(1, sizeof *c);
     if (c == NULL) return TESS_ERR_NOMEM;
     c->ctx = ctx;
+    c->poll_at_rest = ctx->workers <= tess__rank_cores(); /* as the workers' idle spin */
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->doorbell, NULL);
     pthread_cond_init(&c->ready_cv, NULL);

@@ -131,6 +131,11 @@ struct tess_ctx {
     /* replica switches done on this rank (table_replica.c): where a replica
      * made later, by tess_table_replicate, starts counting its epochs */
     _Atomic uint64_t replica_switches;
+    /* workers of this rank idle at rest, and since when (tess_now(), in
+     * microseconds) all of them are: the progress engine polls for the next
+     * step's messages for a while then (mpi_engine.c) */
+    _Atomic int workers_resting;
+    _Atomic uint64_t all_resting_since_us;
 
     /* statistics */
     _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;
