@@ -267,18 +267,6 @@ static void note_cpu(tess__comm *c)
                  (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
 }
 
-/*
- * Idle: yield, then sleep longer and longer.  Not while a thread of this
- * rank waits for a reply (a round trip's latency is then all its time: a
- * matmul rank fetching B spent a fifth of the copy in these sleeps), and
- * not while a send is pending:
- * a batch above the eager limit moves in fragments, each pushed by a
- * progress call of the sender, while the receiver waits in MPI_Recv
- * spinning inside the library.  A sender asleep here for up to 1 ms per
- * fragment made the receiver's progress thread burn about as much CPU as
- * its worker (perf: mca_btl_vader and opal_progress under MPI_Recv) and
- * moved the batches at a few tens of MB/s.
- */
 /* Every worker of this rank went idle less than REST_POLL_SECONDS ago: the
  * next message (the barrier's count, the next run) is what the rank waits
  * for, and no worker of its own needs the core. */
@@ -290,6 +278,19 @@ static int freshly_at_rest(const tess__comm *c)
     return tess_now() - since < REST_POLL_SECONDS;
 }
 
+/*
+ * Idle: yield, then sleep longer and longer.  Not while a thread of this
+ * rank waits for a reply (a round trip's latency is then all its time: a
+ * matmul rank fetching B spent a fifth of the copy in these sleeps), nor
+ * for a while after its workers went idle (freshly_at_rest), and not while
+ * a send is pending:
+ * a batch above the eager limit moves in fragments, each pushed by a
+ * progress call of the sender, while the receiver waits in MPI_Recv
+ * spinning inside the library.  A sender asleep here for up to 1 ms per
+ * fragment made the receiver's progress thread burn about as much CPU as
+ * its worker (perf: mca_btl_vader and opal_progress under MPI_Recv) and
+ * moved the batches at a few tens of MB/s.
+ */
 static void back_off(tess__comm *c)
 {
     unsigned k = ++c->idle_turns;
