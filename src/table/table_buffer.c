@@ -272,6 +272,14 @@ int tess__buffer_flush_partition(tess_table *t, int p)
     return rc == TESS_OK ? mrc : rc;
 }
 
+int tess__buffer_note_sent(tess_table *t, int dst)
+{
+    tess__slot_buffers *b = my_buffers(t);
+    if (b == NULL) return TESS_ERR_NOMEM;
+    b->remote[dst].dirty = 1;
+    return TESS_OK;
+}
+
 /* Ranks this thread sent updates to since the last call (then forgotten). */
 int tess__buffer_take_dirty(tess_table *t, int *ranks_out)
 {

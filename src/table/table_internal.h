@@ -142,6 +142,12 @@ int tess__table_snapshot_local(tess_table *t, int p, uint8_t **buf_out, size_t *
 /* Per-thread buffers (table_buffer.c). */
 int tess__buffer_update(tess_table *t, const void *key, const void *val);
 int tess__buffer_flush_table(tess_table *t);
+/* This thread sent a write to rank dst outside its buffers (a put or a
+ * remove): its next tess_table_flush must prove that one landed too, with
+ * a round trip to dst.  Without it a loader's puts could still be in flight
+ * when a kernel on a third rank read their partition (nbody on 3 ranks:
+ * 1 run in 10 read a partition short and gave other bits). */
+int tess__buffer_note_sent(tess_table *t, int dst);
 /* Fast path: route a batch, applying the local part grouped by partition. */
 int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals, size_t n);
 /* The same update into n keys. */

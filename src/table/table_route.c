@@ -105,7 +105,8 @@ int tess__route_put(tess_table *t, int p, const void *key, const void *val, size
     tess__place_rdlock(t->ctx);
     int dst = tess__owner(t, p), rc = TESS__MOVED;
     if (dst == t->ctx->rank) rc = tess__table_put_local(t, p, key, val, len);
-    if (rc == TESS__MOVED) rc = tess__remote_put(t, dst, key, val, len);
+    if (rc == TESS__MOVED && (rc = tess__remote_put(t, dst, key, val, len)) == TESS_OK)
+        rc = tess__buffer_note_sent(t, dst);
     tess__place_unlock(t->ctx);
     return rc;
 }
@@ -115,7 +116,8 @@ int tess__route_remove(tess_table *t, int p, const void *key)
     tess__place_rdlock(t->ctx);
     int dst = tess__owner(t, p), rc = TESS__MOVED;
     if (dst == t->ctx->rank) rc = tess__table_remove_local(t, p, key);
-    if (rc == TESS__MOVED) rc = tess__remote_remove(t, dst, key);
+    if (rc == TESS__MOVED && (rc = tess__remote_remove(t, dst, key)) == TESS_OK)
+        rc = tess__buffer_note_sent(t, dst);
     tess__place_unlock(t->ctx);
     return rc;
 }

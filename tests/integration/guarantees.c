@@ -97,6 +97,44 @@ static int k_hash(tess_task *t, const void *args, size_t len)
     return rc;
 }
 
+#define FLUSH_ROUNDS 20
+#define FLUSH_KEYS 64
+
+/* The control thread's puts of round r, after its tess_table_flush: every
+ * instance must find each, also on a third rank whose get may overtake
+ * the puts' own link. */
+static int k_flushed(tess_task *t, const void *args, size_t len)
+{
+    int r = 0;
+    if (len == sizeof r) memcpy(&r, args, sizeof r);
+    app *a = tess_task_app(t);
+    for (int i = 0; i < FLUSH_KEYS; i++) {
+        char key[16] = {0};
+        int got = -1;
+        snprintf(key, sizeof key, "f%d-%d", r, i);
+        if (tess_table_get(a->hash, key, &got, sizeof got, NULL) != TESS_OK || got != i)
+            return tess_set_error(tess_task_ctx(t), TESS_ERR_KERNEL, "round %d: %s not there", r,
+                                  key);
+    }
+    return 0;
+}
+
+static void check_flush(tess_ctx *ctx, app *a)
+{
+    int ok = 1;
+    for (int r = 0; ok && r < FLUSH_ROUNDS; r++) {
+        for (int i = 0; ok && i < FLUSH_KEYS; i++) {
+            char key[16] = {0};
+            snprintf(key, sizeof key, "f%d-%d", r, i);
+            ok = tess_table_put(a->hash, key, &i, sizeof i) == TESS_OK;
+        }
+        ok = ok && tess_table_flush(a->hash) == TESS_OK &&
+             tess_run(ctx, "k_flushed", INSTANCES, NULL, &r, sizeof r) == TESS_OK &&
+             tess_barrier(ctx) == TESS_OK;
+    }
+    check(ok, "puts from the control thread, flushed, are there for kernels on every rank");
+}
+
 static int k_fail(tess_task *t, const void *args, size_t len)
 {
     (void)args, (void)len;
@@ -218,6 +256,7 @@ static int control(tess_ctx *ctx, void *arg)
     check(tess_barrier(ctx) == TESS_OK, "third run");
     check_hash(a);
     check_large(a);
+    check_flush(ctx, a);
     tess_table_clear(a->sums);
     check(tess_table_size(a->sums) == 0, "clear empties every partition on every rank");
     tess_run(ctx, "k_fail", INSTANCES, NULL, NULL, 0);
@@ -255,6 +294,7 @@ static int create(tess_ctx *ctx, app *a)
     if (rc == 0) rc = tess_register_kernel(ctx, "k_order", k_order);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_hash", k_hash);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_fail", k_fail);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_flushed", k_flushed);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_slow", k_slow);
     return rc;
 }
