@@ -6,8 +6,8 @@
  * concurrent updates.  Guarantees (tested in tests/):
  *   - single-key operations are atomic;
  *   - operations of one kernel instance on one key apply in issue order;
- *   - after tess_table_flush() the caller's buffered writes are visible to
- *     every later get, on any rank;
+ *   - after tess_table_flush() the caller's writes (buffered updates, puts,
+ *     removes) are visible to every later get, on any rank;
  *   - after tess_barrier() all kernels have finished and all writes applied;
  *   - a get/put/contains/remove on a key first flushes the caller's buffered
  *     updates to that key's partition.
@@ -135,8 +135,9 @@ TESS_API int tess_table_contains(tess_table *t, const void *key);
 /* Remove key; 0 also when it was absent. */
 TESS_API int tess_table_remove(tess_table *t, const void *key);
 
-/* Send the caller's buffered writes; once it returns they are visible to
- * every later get on any rank. */
+/* Send the caller's buffered writes; once it returns they, and the caller's
+ * puts and removes to other ranks, are visible to every later get on any
+ * rank (also to a kernel the caller then runs on a third rank). */
 TESS_API int tess_table_flush(tess_table *t);
 
 /* Remove every key of every partition on every rank (control function, between barriers). */
