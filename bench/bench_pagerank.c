@@ -7,7 +7,8 @@
  *   B  tessera embedded: this very binary (/proc/self/exe) as a subprocess,
  *      `run pagerank --graph CACHE --workers W`, timed by its own
  *      iteration_seconds (so process start and graph loading do not count);
- *   C  tessera under MPI: `mpirun -np W … run pagerank … --workers 1`, when the
+ *   C  tessera under MPI: `mpirun -np W --bind-to core … run pagerank …
+ *      --workers 1` (`--bind-to none` when W exceeds the cores), when the
  *      library has MPI and mpirun is on PATH.
  *
  * The graph (rmat:SCALE:EF, or a file given with --graph) is made once and written as a binary cache
@@ -89,7 +90,8 @@ static void usage(FILE *out)
                  "(the memory-bandwidth reference), in alternating rounds:\n"
                  "  A  reference, W OpenMP threads in this process\n"
                  "  B  tessera embedded: tessera run pagerank --workers W\n"
-                 "  C  tessera under MPI: mpirun -np W ... --workers 1 (if available)\n"
+                 "  C  tessera under MPI: mpirun -np W ... --workers 1, one rank bound to\n"
+                 "     each core (unbound when W exceeds the cores), if available\n"
                  "Reports edges/s of each, tessera/reference throughput (goal >= 0.7 on\n"
                  "R-MAT, >= 0.5 on a --graph), MPI/embedded throughput (goal >= 0.6),\n"
                  "the ratios of every round,\n"
