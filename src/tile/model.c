@@ -77,6 +77,20 @@ void tess__tile_boot_init(tess__tile_boot *b, uint64_t min, uint64_t max, double
     b->max = max >= b->next ? max : b->next;
     b->threshold = threshold;
     b->done = 0;
+    b->ahead = 0;
+    b->handed = 0;
+}
+
+uint64_t tess__tile_boot_ahead(const tess__tile_boot *b)
+{
+    if (b->handed < 2) return b->next;
+    return b->ahead > b->max / 2 ? b->max : 2 * b->ahead;
+}
+
+void tess__tile_boot_handed(tess__tile_boot *b, uint64_t cells)
+{
+    b->ahead = cells;
+    b->handed++;
 }
 
 int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds)

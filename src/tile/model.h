@@ -52,12 +52,20 @@ uint64_t tess__tile_model_best_from(const tess__tile_model *m, uint64_t floor, d
 typedef struct tess__tile_boot {
     uint64_t next;    /* size of the next tile to try */
     uint64_t max;     /* never larger */
+    uint64_t ahead;   /* the size last handed out (tiles go out one ahead) */
+    uint32_t handed;  /* bootstrap tiles handed out */
     double threshold; /* seconds a tile must take to end the bootstrap */
     int done;
 } tess__tile_boot;
 
 /* Start at min cells (>= 1), doubling up to max (>= min). */
 void tess__tile_boot_init(tess__tile_boot *b, uint64_t min, uint64_t max, double threshold);
+/* The size of the next bootstrap tile to hand out: the minimum twice (the
+ * first is a warm-up), then doubling.  Handed one ahead of the results, so
+ * a processor never waits for its controller between bootstrap tiles. */
+uint64_t tess__tile_boot_ahead(const tess__tile_boot *b);
+/* A bootstrap tile of `cells` was handed out. */
+void tess__tile_boot_handed(tess__tile_boot *b, uint64_t cells);
 /* A bootstrap tile of `cells` took `seconds`: the bootstrap ends when it
  * took at least the threshold or reached the maximum size, else the next
  * tile is twice as large.  Returns b->done. */

@@ -149,7 +149,7 @@ static uint64_t settled_size(const tess__tile_plan *p, int i)
 static uint64_t wanted(const tess__tile_plan *p, int i)
 {
     const tess__tile_proc *q = &p->procs[i];
-    if (!q->boot.done) return q->queued_tiles == 0 ? q->boot.next : 0; /* one at a time */
+    if (!q->boot.done) return q->queued_tiles < 2 ? tess__tile_boot_ahead(&q->boot) : 0;
     if (q->queued_s >= p->queue_s) return 0;
     /* Others still bootstrapping: the shares cannot be computed yet, and a
      * long queue handed out now could not be shared anew later. */
@@ -180,6 +180,7 @@ int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_
         uint64_t cells = tess__tile_plan_cut(p, want, box_out);
         if (cells == 0) return 0;
         double est = estimate(p, i, cells);
+        if (!p->procs[i].boot.done) tess__tile_boot_handed(&p->procs[i].boot, want);
         p->procs[i].queued_s += est;
         p->procs[i].queued_tiles++;
         p->next_rr = (i + 1) % p->nprocs;

@@ -2,7 +2,7 @@
  * test_tile_plan.c — a tiles controller's decisions (src/tile/plan.c) on a
  * simulated clock: processors of different speeds, each with a fixed cost
  * per tile, process the tiles the plan hands them in order; the plan must
- * hand out every cell exactly once, bootstrap one tile at a time with
+ * hand out every cell exactly once, bootstrap one tile ahead with
  * doubling sizes, keep no processor queued past T, and finish close to the
  * ideal time (all work at every processor's peak rate, no per-tile cost).
  */
@@ -130,7 +130,8 @@ static void test_large_tiles_shrink_at_the_end(void **state)
 }
 
 /* The bootstrap doubles from the minimum (256 cells) until a tile takes 5 ms;
- * the first tile is a warm-up, so the minimum is tried twice. */
+ * the first tile is a warm-up, so the minimum is tried twice.  Tiles go out
+ * one ahead of the results: the processor always has its next tile. */
 static void test_bootstrap_sizes(void **state)
 {
     (void)state;
@@ -143,10 +144,40 @@ static void test_bootstrap_sizes(void **state)
         assert_int_equal(sim[i].boot_sizes[1], 256);
         for (int k = 2; k < sim[i].nboot; k++)
             assert_int_equal(sim[i].boot_sizes[k], 2 * sim[i].boot_sizes[k - 1]);
-        uint64_t last = sim[i].boot_sizes[sim[i].nboot - 1];
-        assert_true(tile_seconds(&sim[i], last) >= 0.005);
-        assert_true(tile_seconds(&sim[i], last / 2) < 0.005);
+        /* the tile that ended the bootstrap, and at most one handed ahead */
+        int k = 0;
+        while (k < sim[i].nboot && tile_seconds(&sim[i], sim[i].boot_sizes[k]) < 0.005) k++;
+        assert_true(k < sim[i].nboot);
+        assert_true(k >= sim[i].nboot - 2);
     }
+}
+
+/* Before any result, each processor has two bootstrap tiles: the warm-up
+ * and the one behind it, and no third. */
+static void test_bootstrap_one_ahead(void **state)
+{
+    (void)state;
+    tess__tile_area a;
+    assert_int_equal(
+        tess__tile_area_init(&a, 1, (int64_t[]){1 << 20}, (int64_t[]){256}, (int64_t[]){1 << 24}),
+        TESS_OK);
+    tess__tile_plan p;
+    assert_int_equal(tess__tile_plan_init(&p, &a, 3, 0.1, 0.005), TESS_OK);
+    int count[3] = {0}, i;
+    tess__tile_box box;
+    uint64_t cells;
+    double est;
+    while (tess__tile_plan_next(&p, &i, &box, &cells, &est)) {
+        assert_int_equal(cells, 256);
+        count[i]++;
+    }
+    for (i = 0; i < 3; i++) assert_int_equal(count[i], 2);
+    tess__tile_plan_done(&p, 0, 256, 0.1, 0.0001); /* the warm-up: 512 goes out next */
+    assert_true(tess__tile_plan_next(&p, &i, &box, &cells, &est));
+    assert_int_equal(i, 0);
+    assert_int_equal(cells, 512);
+    assert_false(tess__tile_plan_next(&p, &i, &box, &cells, &est));
+    tess__tile_plan_free(&p);
 }
 
 /* Equal processors: the finish times of all processors agree within a tile. */
@@ -166,6 +197,7 @@ int main(void)
         cmocka_unit_test(test_heterogeneous_mix),
         cmocka_unit_test(test_large_tiles_shrink_at_the_end),
         cmocka_unit_test(test_bootstrap_sizes),
+        cmocka_unit_test(test_bootstrap_one_ahead),
         cmocka_unit_test(test_equal_finish),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
