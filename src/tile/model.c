@@ -79,10 +79,18 @@ void tess__tile_boot_init(tess__tile_boot *b, uint64_t min, uint64_t max, double
     b->done = 0;
     b->ahead = 0;
     b->handed = 0;
+    b->last_cells = 0;
+    b->last_seconds = 0.0;
 }
 
-uint64_t tess__tile_boot_ahead(const tess__tile_boot *b)
+uint64_t tess__tile_boot_want(const tess__tile_boot *b, int queued)
 {
+    if (queued >= 2) return 0;
+    if (queued == 1 && b->handed >= 2) {
+        if (b->last_cells == 0) return 0; /* how long the running tile takes is unknown */
+        double expect = b->last_seconds * (double)b->ahead / (double)b->last_cells;
+        if (expect >= b->threshold / 2) return 0;
+    }
     if (b->handed < 2) return b->next;
     return b->ahead > b->max / 2 ? b->max : 2 * b->ahead;
 }
@@ -96,6 +104,8 @@ void tess__tile_boot_handed(tess__tile_boot *b, uint64_t cells)
 int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds)
 {
     if (b->done) return 1;
+    b->last_cells = cells;
+    b->last_seconds = seconds;
     if (seconds >= b->threshold || cells >= b->max) {
         b->done = 1;
         return 1;

@@ -50,20 +50,27 @@ uint64_t tess__tile_model_best_from(const tess__tile_model *m, uint64_t floor, d
 
 /* ---- bootstrap (Algorithm 1, first phase) ---- */
 typedef struct tess__tile_boot {
-    uint64_t next;    /* size of the next tile to try */
-    uint64_t max;     /* never larger */
-    uint64_t ahead;   /* the size last handed out (tiles go out one ahead) */
-    uint32_t handed;  /* bootstrap tiles handed out */
+    uint64_t next;       /* size of the next tile to try */
+    uint64_t max;        /* never larger */
+    uint64_t ahead;      /* the size last handed out (tiles go out one ahead) */
+    uint32_t handed;     /* bootstrap tiles handed out */
+    uint64_t last_cells; /* the last result recorded: its size and seconds */
+    double last_seconds;
     double threshold; /* seconds a tile must take to end the bootstrap */
     int done;
 } tess__tile_boot;
 
 /* Start at min cells (>= 1), doubling up to max (>= min). */
 void tess__tile_boot_init(tess__tile_boot *b, uint64_t min, uint64_t max, double threshold);
-/* The size of the next bootstrap tile to hand out: the minimum twice (the
- * first is a warm-up), then doubling.  Handed one ahead of the results, so
- * a processor never waits for its controller between bootstrap tiles. */
-uint64_t tess__tile_boot_ahead(const tess__tile_boot *b);
+/* The size of the next bootstrap tile to hand out while `queued` of the
+ * processor's tiles are unfinished, or 0: the minimum twice (the first is a
+ * warm-up), then doubling.  A tile goes out one ahead while the running one
+ * should take under half the threshold (from the last result, at its rate),
+ * so the processor need not wait for its controller.  A tile that may end
+ * the bootstrap is not followed by one twice its size, which would be
+ * measured and, as the largest size near the best rate, settle the
+ * processor on tiles twice as long as the bootstrap chose. */
+uint64_t tess__tile_boot_want(const tess__tile_boot *b, int queued);
 /* A bootstrap tile of `cells` was handed out. */
 void tess__tile_boot_handed(tess__tile_boot *b, uint64_t cells);
 /* A bootstrap tile of `cells` took `seconds`: the bootstrap ends when it

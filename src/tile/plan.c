@@ -149,7 +149,7 @@ static uint64_t settled_size(const tess__tile_plan *p, int i)
 static uint64_t wanted(const tess__tile_plan *p, int i)
 {
     const tess__tile_proc *q = &p->procs[i];
-    if (!q->boot.done) return q->queued_tiles < 2 ? tess__tile_boot_ahead(&q->boot) : 0;
+    if (!q->boot.done) return tess__tile_boot_want(&q->boot, q->queued_tiles);
     if (q->queued_s >= p->queue_s) return 0;
     /* Others still bootstrapping: the shares cannot be computed yet, and a
      * long queue handed out now could not be shared anew later. */

@@ -153,7 +153,8 @@ static void test_bootstrap_sizes(void **state)
 }
 
 /* Before any result, each processor has two bootstrap tiles: the warm-up
- * and the one behind it, and no third. */
+ * and the one behind it, and no third; later a tile goes out ahead only
+ * while the running one should take under half the threshold. */
 static void test_bootstrap_one_ahead(void **state)
 {
     (void)state;
@@ -172,10 +173,21 @@ static void test_bootstrap_one_ahead(void **state)
         count[i]++;
     }
     for (i = 0; i < 3; i++) assert_int_equal(count[i], 2);
-    tess__tile_plan_done(&p, 0, 256, 0.1, 0.0001); /* the warm-up: 512 goes out next */
-    assert_true(tess__tile_plan_next(&p, &i, &box, &cells, &est));
-    assert_int_equal(i, 0);
-    assert_int_equal(cells, 512);
+    /* The warm-up teaches nothing: how long the running tile takes is not
+     * known, so nothing more goes out yet. */
+    tess__tile_plan_done(&p, 0, 256, 0.1, 0.0001);
+    assert_false(tess__tile_plan_next(&p, &i, &box, &cells, &est));
+    /* 256 cells took 0.1 ms: 512 and, since 512 should take well under half
+     * the 5 ms threshold, 1024 behind it. */
+    tess__tile_plan_done(&p, 0, 256, 0.1, 0.0001);
+    for (uint64_t want = 512; want <= 1024; want *= 2) {
+        assert_true(tess__tile_plan_next(&p, &i, &box, &cells, &est));
+        assert_int_equal(i, 0);
+        assert_int_equal(cells, want);
+    }
+    assert_false(tess__tile_plan_next(&p, &i, &box, &cells, &est));
+    /* 512 took 3 ms: 1024 may end the bootstrap, so nothing goes behind it */
+    tess__tile_plan_done(&p, 0, 512, 0.0002, 0.003);
     assert_false(tess__tile_plan_next(&p, &i, &box, &cells, &est));
     tess__tile_plan_free(&p);
 }
