@@ -277,7 +277,7 @@ static int prepare(tess_ctx *ctx, mm_app *app)
     if (rc == 0) rc = tess_register_kernel(ctx, "matmul_multiply", mm_multiply_kernel);
     if (rc == 0) rc = tess_register_kernel(ctx, "matmul_replicate", mm_replicate_kernel);
     if (rc != 0 && tess_rank(ctx) == 0) control_fail(ctx, "setting up tables", rc);
-    if (rc == 0 && tess_nranks(ctx) > 1) rc = mm_bcache_init(&app->bcache, app);
+    if (rc == 0) rc = mm_bcache_init(&app->bcache, app);
     return rc;
 }
 

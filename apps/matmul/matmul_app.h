@@ -27,12 +27,11 @@ typedef struct mm_opts {
     app_progress_mode progress;
 } mm_opts;
 
-/* This rank's copies of B's partitions, made once and shared by its kernel
- * instances (B is read-only while they run).  Only with more than one
- * rank: alone, no partition ever leaves the rank, and the instances read B
- * in place. */
+/* This rank's copies of B's partitions as row panels (block row k of B
+ * as one B x nb*B row-major matrix, what a wide dgemm reads), made once
+ * and shared by its kernel instances (B is read-only while they run). */
 typedef struct mm_bcache {
-    double **slot;          /* per partition: room for its blocks; NULL: no cache */
+    double **slot;          /* per partition: its block rows as row panels */
     unsigned char *ready;   /* per partition: slot filled */
     pthread_mutex_t *locks; /* per partition */
 } mm_bcache;
