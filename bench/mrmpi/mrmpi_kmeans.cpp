@@ -43,19 +43,12 @@ typedef struct state {
     std::vector<double> centres; /* K * DIM */
 } state;
 
-static int nearest(const double *x, const state *s)
+/* The nearest centre with tessera's own function (the same arithmetic and
+ * vector code as its kernel): the comparison is of the frameworks, not of
+ * two distance loops. */
+static int nearest(const double *x, const std::vector<double> &transposed, const state *s)
 {
-    int best = 0;
-    double best_dist = INFINITY;
-    for (int j = 0; j < s->k; j++) {
-        double dist = 0;
-        for (int d = 0; d < s->dim; d++) {
-            double diff = x[d] - s->centres[(size_t)j * s->dim + d];
-            dist += diff * diff;
-        }
-        if (dist < best_dist) best_dist = dist, best = j;
-    }
-    return best;
+    return kmeans_nearest_centre(x, transposed.data(), s->k, s->dim);
 }
 
 static void map_points(int task, KeyValue *kv, void *arg)
@@ -63,10 +56,13 @@ static void map_points(int task, KeyValue *kv, void *arg)
     state *s = static_cast<state *>(arg);
     uint64_t n = s->pts.n, lo = n * (uint64_t)task / (uint64_t)s->nranks,
              hi = n * (uint64_t)(task + 1) / (uint64_t)s->nranks;
-    std::vector<double> rec((size_t)s->dim + 1, 1.0);
+    std::vector<double> rec((size_t)s->dim + 1, 1.0), ct((size_t)s->k * (size_t)s->dim);
+    for (int j = 0; j < s->k; j++) /* centres transposed: ct[d*K + j] */
+        for (int d = 0; d < s->dim; d++)
+            ct[(size_t)d * s->k + j] = s->centres[(size_t)j * s->dim + d];
     for (uint64_t i = lo; i < hi; i++) {
         const double *x = s->pts.coords + i * (uint64_t)s->dim;
-        int32_t j = nearest(x, s);
+        int32_t j = nearest(x, ct, s);
         memcpy(rec.data(), x, (size_t)s->dim * sizeof(double));
         kv->add(reinterpret_cast<char *>(&j), sizeof j, reinterpret_cast<char *>(rec.data()),
                 (int)(rec.size() * sizeof(double)));
