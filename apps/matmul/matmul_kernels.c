@@ -4,8 +4,9 @@
  * A, B and C are dense tables keyed by block (bi * nb + bj), cut into the
  * same ranges of block rows and grouped, so partition p of all three lives
  * on one rank.  Instance p of the load kernel fills block rows p of A and
- * B.  The replicate kernel copies all of B into a per-rank cache laid out
- * as row panels: block row k of B as one B x nb*B row-major matrix.
+ * B, and copies B's into a per-rank cache laid out as row panels: block
+ * row k of B as one B x nb*B row-major matrix.  The replicate kernel
+ * copies the other ranks' partitions of B into the cache.
  * Instance p of the multiply kernel then computes each block row i of its
  * partition of C as
  *
@@ -147,8 +148,10 @@ static const double *b_panel(mm_app *app, long k, double *blk, int *rc)
 
 /* ---------------------------------------------------------------- load */
 
-/* Block row bi of matrix `which` into table t. */
-static int load_block_row(tess_task *task, mm_app *app, tess_table *t, int which, long bi)
+/* Block row bi of matrix `which` into table t; B's also into the rank's
+ * cache, as row panels of partition p (`panels`; NULL for A). */
+static int load_block_row(tess_task *task, mm_app *app, tess_table *t, int which, long bi, int p,
+                          double *panels)
 {
     const mm_geom *g = &app->g;
     long B = g->block, rows = mm_block_extent(g, bi);
@@ -168,21 +171,31 @@ static int load_block_row(tess_task *task, mm_app *app, tess_table *t, int which
                    (size_t)cols * sizeof *blk);
         uint64_t key = (uint64_t)(bi * g->nb + bj);
         rc = tess_table_put(t, &key, blk, block_doubles(app) * sizeof *blk);
+        if (rc == 0 && panels)
+            block_to_panel(app, (uint64_t)((bi - app->row_bounds[p]) * g->nb + bj), blk, panels);
     }
     free(rowbuf);
     free(blk);
     return rc;
 }
 
+/* Instance p loads block rows p of A and B, and puts B's into the rank's
+ * cache while they are at hand: the rank's own part of the copy is made
+ * with the input, like the tables (a partition moved to another rank by
+ * work stealing loads there, into that rank's cache). */
 int mm_load_kernel(tess_task *task, const void *args, size_t args_len)
 {
     (void)args, (void)args_len;
     mm_app *app = tess_task_app(task);
+    mm_bcache *bc = &app->bcache;
     int p = tess_task_instance(task), rc = 0;
     for (long bi = app->row_bounds[p]; rc == 0 && bi < app->row_bounds[p + 1]; bi++) {
-        rc = load_block_row(task, app, app->a, 0, bi);
-        if (rc == 0) rc = load_block_row(task, app, app->b, 1, bi);
+        rc = load_block_row(task, app, app->a, 0, bi, p, NULL);
+        if (rc == 0) rc = load_block_row(task, app, app->b, 1, bi, p, bc->slot[p]);
     }
+    pthread_mutex_lock(&bc->locks[p]);
+    bc->ready[p] = rc == 0;
+    pthread_mutex_unlock(&bc->locks[p]);
     return rc;
 }
 
