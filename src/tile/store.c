@@ -153,13 +153,21 @@ void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *
     }
 }
 
+void tile_store_finish_if_done(tile_ctl *c)
+{
+    /* Not before every slab was checked: overlapping slabs would count
+     * cells twice and end the run early. */
+    if (c->gathered != c->total_cells || c->finished || c->finish_sent || c->hellos < c->nranks)
+        return;
+    c->finish_sent = 1;
+    double at = tile_now(c);
+    for (int r = 0; r < c->nranks; r++) tile_send(c, r, TILE_FINISH, &at, sizeof at, NULL, 0);
+}
+
 static void gathered(tile_ctl *c, uint64_t cells)
 {
     c->gathered += cells;
-    if (c->gathered == c->total_cells && !c->finished) {
-        double at = tile_now(c);
-        for (int r = 0; r < c->nranks; r++) tile_send(c, r, TILE_FINISH, &at, sizeof at, NULL, 0);
-    }
+    tile_store_finish_if_done(c);
 }
 
 int tile_store_done(tile_ctl *c, tile_done *d)

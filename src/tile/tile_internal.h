@@ -194,6 +194,7 @@ struct tile_ctl {
     /* completion */
     uint64_t total_cells, gathered, received, completed;
     int finished;
+    int finish_sent;  /* the output rank announced the end */
     double finish_at; /* when the output rank had every output */
     int stats_in;
     double last_status, last_progress;
@@ -226,6 +227,9 @@ void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t 
 void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *it);
 /* A processor finished: handle its output (write() sink) and release chunk. */
 int tile_store_done(tile_ctl *c, tile_done *d);
+/* On the output rank: every output is in and every slab was checked, so
+ * tell all ranks the run ended (once). */
+void tile_store_finish_if_done(tile_ctl *c);
 
 /* stealing (steal.c) */
 void tile_steal_maybe(tile_ctl *c);

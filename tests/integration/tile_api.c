@@ -6,6 +6,8 @@
  *                                  reader callback, output into an array
  *   tile_api grid3d POLICY PROCS   a 3-D area, input slabs spread over the
  *                                  ranks, output through a write callback
+ *   tile_api badslab HOW           grid3d with the last rank's slab wrong
+ *                                  (overlap, gap, outside): the run must fail
  *   tile_api fail PROCS            a kernel that fails on one cell
  *   tile_api clbuild               an OpenCL kernel whose source does not build
  *
@@ -175,11 +177,17 @@ static void setup_grid2d(run *r, tess_ctx *ctx)
     r->check = 2;
 }
 
-static void setup_grid3d(run *r, tess_ctx *ctx)
+/* bad: NULL, or how the last rank's slab is wrong (overlap, gap, outside) */
+static void setup_grid3d(run *r, tess_ctx *ctx, const char *bad)
 {
     tess_tile_job *j = &r->job;
     int64_t nx = 50, ny = 20, nz = 13, rank = tess_rank(ctx), nr = tess_nranks(ctx);
     int64_t lo = nx * rank / nr, hi = nx * (rank + 1) / nr;
+    if (bad && rank == nr - 1) {
+        if (strcmp(bad, "overlap") == 0) lo -= 1;
+        if (strcmp(bad, "gap") == 0) lo += 1;
+        if (strcmp(bad, "outside") == 0) hi += 1;
+    }
     r->slab = malloc((size_t)((hi - lo) * ny * nz + 1) * sizeof(float));
     for (int64_t x = lo; x < hi; x++)
         for (int64_t y = 0; y < ny; y++)
@@ -220,7 +228,8 @@ static void setup_fail(run *r)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: tile_api grid2d|grid3d POLICY PROCS | fail PROCS | clbuild\n");
+        fprintf(stderr, "usage: tile_api grid2d|grid3d POLICY PROCS | badslab HOW | fail PROCS | "
+                        "clbuild\n");
         return 2;
     }
     tess_config cfg;
@@ -230,7 +239,8 @@ int main(int argc, char **argv)
     if (tess_init(&cfg, &ctx) != TESS_OK) return 3;
     run r = {.arg = {.ctx = ctx}};
     if (strcmp(argv[1], "grid2d") == 0 && argc == 4) setup_grid2d(&r, ctx);
-    else if (strcmp(argv[1], "grid3d") == 0 && argc == 4) setup_grid3d(&r, ctx);
+    else if (strcmp(argv[1], "grid3d") == 0 && argc == 4) setup_grid3d(&r, ctx, NULL);
+    else if (strcmp(argv[1], "badslab") == 0 && argc == 3) setup_grid3d(&r, ctx, argv[2]);
     else if (strcmp(argv[1], "fail") == 0 && argc == 3) setup_fail(&r);
 #ifdef HAVE_CL_HEADERS
     else if (strcmp(argv[1], "clbuild") == 0) {
@@ -244,7 +254,7 @@ int main(int argc, char **argv)
         return strcmp(argv[1], "clbuild") == 0 ? 77 : 2;
     }
     if (argc == 4) r.policy = argv[2], r.procs = argv[3];
-    if (argc == 3) r.procs = argv[2];
+    if (argc == 3 && strcmp(argv[1], "badslab") != 0) r.procs = argv[2];
     int rc = tess_tile_register(ctx, &r.job);
     if (rc == TESS_OK) rc = tess_main(ctx, control, &r);
     else fprintf(stderr, "tile_api: %s\n", tess_last_error(ctx));

@@ -142,6 +142,24 @@ if [ "$MPI" = 1 ]; then
     mpi 2 "$API" grid2d ws:100 cpu*2
 fi
 
+step "wrong input slabs end the run with a message naming them"
+badslab() { # ranks how expected-text
+    set +e
+    if [ "$1" = 1 ]; then "$API" badslab "$2" > /dev/null 2> "$tmp/err"
+    else timeout 60 mpirun -np "$1" --oversubscribe --bind-to none "$API" badslab "$2" > /dev/null 2> "$tmp/err"; fi
+    local rc=$?
+    set -e
+    [ $rc != 0 ] && [ $rc != 124 ] && grep -q "$3" "$tmp/err" ||
+        die "badslab $2 on $1 rank(s): exit $rc, $(cat "$tmp/err")"
+}
+badslab 1 outside "rank 0's input rows \[0, 51) are outside the area"
+badslab 1 gap "the ranks own input for 49 of the 50 rows"
+if [ "$MPI" = 1 ]; then
+    badslab 2 overlap "ranks 0 and 1 both own input rows"
+    badslab 3 gap "the ranks own input for 49 of the 50 rows"
+    badslab 2 outside "rank 1's input rows \[25, 51) are outside the area"
+fi
+
 step "a failing kernel ends the run with its message, on every rank"
 set +e
 "$API" fail cpu*2 2> "$tmp/err"
