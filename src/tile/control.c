@@ -200,11 +200,13 @@ static void estimate_end(tile_ctl *c)
     if (rate > 0) c->rs.est_end = tile_now(c) + left / rate;
 }
 
-/* Every rank's slab is known: check that they tile the area, and announce
- * the end if the output was complete before (tile_store_finish_if_done). */
+/* Every rank's slab is known: check that they tile the area, give write()
+ * the outputs held so far, and announce the end if the output was complete
+ * before (tile_store_finish_if_done). */
 static void on_all_hellos(tile_ctl *c)
 {
     int rc = check_slabs(c);
+    if (rc == TESS_OK) rc = tile_store_slabs_checked(c);
     if (rc != TESS_OK) tile_abort_all(c, rc, tess_last_error(c->ctx));
     else tile_store_finish_if_done(c);
 }
@@ -228,10 +230,10 @@ static void handle(tile_ctl *c, const tile_hdr *h, const uint8_t *p, size_t len)
         on_done(c, &d);
         break;
     }
-    case TILE_STEAL: {
-        double rate = 0;
-        if (len >= sizeof rate) memcpy(&rate, p, sizeof rate);
-        tile_steal_on_request(c, h->src, rate);
+    case TILE_STEAL: { /* the thief's rate and how long its queues last */
+        double req[2] = {0, 0};
+        memcpy(req, p, len < sizeof req ? len : sizeof req);
+        tile_steal_on_request(c, h->src, req[0], req[1]);
         break;
     }
     case TILE_GIVE: {
@@ -396,6 +398,7 @@ static void teardown(tile_ctl *c)
     free(c->peer_left);
     free(c->peer_rate);
     free(c->pending);
+    tile_store_free_held(c);
 }
 
 /*

@@ -153,6 +153,53 @@ void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *
     }
 }
 
+/*
+ * Outputs for a write() callback: the callback sees a cell only after every
+ * rank's slab was checked (a rank starts before the others' slabs are
+ * known, and overlapping slabs would hand it cells twice).  Until then they
+ * are held, in the order they came.  Takes `out` (malloc'ed).
+ */
+static int write_or_hold(tile_ctl *c, const tess__tile_box *box, void *out)
+{
+    if (c->slabs_checked) {
+        int rc = c->job->write(box, out, c->job->arg);
+        free(out);
+        return rc;
+    }
+    if (c->nheld == c->cap_held) {
+        int cap = c->cap_held ? 2 * c->cap_held : 16;
+        tile_held *h = realloc(c->held, (size_t)cap * sizeof *h);
+        if (h == NULL) {
+            free(out);
+            return tess_set_error(c->ctx, TESS_ERR_NOMEM, "tiles: out of memory for an output");
+        }
+        c->held = h;
+        c->cap_held = cap;
+    }
+    c->held[c->nheld++] = (tile_held){*box, out};
+    return TESS_OK;
+}
+
+int tile_store_slabs_checked(tile_ctl *c)
+{
+    c->slabs_checked = 1;
+    int rc = TESS_OK;
+    for (int i = 0; i < c->nheld; i++) {
+        if (rc == TESS_OK) rc = c->job->write(&c->held[i].box, c->held[i].out, c->job->arg);
+        free(c->held[i].out);
+    }
+    c->nheld = 0;
+    return rc;
+}
+
+void tile_store_free_held(tile_ctl *c)
+{
+    for (int i = 0; i < c->nheld; i++) free(c->held[i].out);
+    free(c->held);
+    c->held = NULL;
+    c->nheld = c->cap_held = 0;
+}
+
 void tile_store_finish_if_done(tile_ctl *c)
 {
     /* Not before every slab was checked: overlapping slabs would count
@@ -182,10 +229,7 @@ int tile_store_done(tile_ctl *c, tile_done *d)
         free(d->out);
         return d->status;
     }
-    if (d->out != NULL) {
-        rc = c->job->write(&d->box, d->out, c->job->arg);
-        free(d->out);
-    }
+    if (d->out != NULL) rc = write_or_hold(c, &d->box, d->out);
     if (rc == TESS_OK && c->me == c->job->output_rank) gathered(c, d->cells);
     return rc;
 }
@@ -199,7 +243,10 @@ void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t 
         return;
     }
     if (job->write) {
-        int rc = job->write(box, data, job->arg);
+        uint8_t *copy = malloc(len ? len : 1);
+        int rc = copy ? TESS_OK : TESS_ERR_NOMEM;
+        if (copy) memcpy(copy, data, len);
+        if (rc == TESS_OK) rc = write_or_hold(c, box, copy);
         if (rc != TESS_OK) {
             tile_abort_all(c, rc, tess_last_error(c->ctx));
             return;

@@ -159,6 +159,12 @@ int tile_area_contiguous(const tess__tile_area *a);
 void tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, size_t cell_bytes,
                    uint8_t *slab, int64_t base, uint8_t *buf, int to_buf);
 
+/* An output held for write() until the slabs were checked. */
+typedef struct tile_held {
+    tess__tile_box box;
+    void *out;
+} tile_held;
+
 /* ---- the controller (control.c) ---- */
 struct tile_ctl {
     tess_ctx *ctx;
@@ -179,15 +185,20 @@ struct tile_ctl {
     /* slab ownership of every rank (rows [lo, hi) of dimension 0) */
     int64_t *slab_lo, *slab_hi;
     int hellos;
+    int slabs_checked;      /* every slab known and checked: write() may run */
+    struct tile_held *held; /* outputs for write() until then */
+    int nheld, cap_held;
     /* storage layer: stolen segments waiting for their data */
     tess__tile_segment *pending;
     int npending, cap_pending;
     uint64_t fetch_bytes_out; /* requested and not yet arrived */
     /* stealing */
     uint8_t *peer_empty;
-    uint64_t *peer_left; /* per rank: cells not finished, from its last status */
-    double *peer_rate;   /* per rank: its aggregate rate, cells/s */
-    int steal_out;       /* a request is out */
+    uint64_t *peer_left;  /* per rank: cells not finished, from its last status */
+    double *peer_rate;    /* per rank: its aggregate rate, cells/s */
+    int steal_out;        /* a request is out */
+    double steal_sent_at; /* when it left */
+    double steal_rtt;     /* request to reply, a moving average (0: none yet) */
     int boots;
     uint64_t boot_agreed;
     int booted;
@@ -230,10 +241,15 @@ int tile_store_done(tile_ctl *c, tile_done *d);
 /* On the output rank: every output is in and every slab was checked, so
  * tell all ranks the run ended (once). */
 void tile_store_finish_if_done(tile_ctl *c);
+/* Every slab checked: hand the held outputs to write(), in order; later
+ * ones go straight to it.  TESS_OK or write()'s error. */
+int tile_store_slabs_checked(tile_ctl *c);
+/* Drop held outputs (a failed run) and their list. */
+void tile_store_free_held(tile_ctl *c);
 
 /* stealing (steal.c) */
 void tile_steal_maybe(tile_ctl *c);
-void tile_steal_on_request(tile_ctl *c, int src, double rate);
+void tile_steal_on_request(tile_ctl *c, int src, double rate, double queued_s);
 void tile_steal_on_give(tile_ctl *c, int src, const tile_wire_seg *segs, int n);
 double tile_rank_rate(const tile_ctl *c);
 
