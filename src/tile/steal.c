@@ -45,8 +45,9 @@ static double queued_seconds(const tile_ctl *c)
     return rate > 0 ? cells / rate : longest;
 }
 
-/* Ask when the queues last less than two steal round trips (at least a
- * millisecond): asking as soon as nothing was left to hand out, with up to
+/* Ask when the queues last less than twice the time a steal takes until
+ * its work can start (the request, the reply and, when the input moves,
+ * its first chunk; at least a millisecond): asking as soon as nothing was left to hand out, with up to
  * --tile-queue-ms of tiles still queued, took half a peer's work while this
  * rank had as much again to do (Black-Scholes K=1 on 4 ranks: one rank
  * ended with 360k options of 1M, the last to finish). */
@@ -69,6 +70,7 @@ void tile_steal_maybe(tile_ctl *c)
         if (pick-- == 0) {
             double req[2] = {tile_rank_rate(c), queued_seconds(c)};
             c->steal_out = 1;
+            c->steal_timing = 1;
             c->steal_sent_at = tile_now(c);
             tile_send(c, r, TILE_STEAL, req, sizeof req, NULL, 0);
             return;
@@ -116,12 +118,20 @@ void tile_steal_on_request(tile_ctl *c, int src, double thief_rate, double thief
     free(segs);
 }
 
+void tile_steal_timed(tile_ctl *c)
+{
+    if (!c->steal_timing) return;
+    c->steal_timing = 0;
+    double t = tile_now(c) - c->steal_sent_at;
+    c->steal_rtt = c->steal_rtt > 0 ? 0.75 * c->steal_rtt + 0.25 * t : t;
+}
+
 void tile_steal_on_give(tile_ctl *c, int src, const tile_wire_seg *segs, int n)
 {
     c->steal_out = 0;
-    double rtt = tile_now(c) - c->steal_sent_at; /* a moving average of the round trips */
-    c->steal_rtt = c->steal_rtt > 0 ? 0.75 * c->steal_rtt + 0.25 * rtt : rtt;
+    int fetches = c->npending;
     if (n == 0) {
+        tile_steal_timed(c);
         c->peer_empty[src] = 1;
         return;
     }
@@ -138,4 +148,5 @@ void tile_steal_on_give(tile_ctl *c, int src, const tile_wire_seg *segs, int n)
     c->rs.stolen_in += cells;
     c->rs.steals_in++;
     c->received += cells;
+    if (c->npending == fetches) tile_steal_timed(c); /* no input to fetch: ready now */
 }

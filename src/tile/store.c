@@ -134,6 +134,7 @@ void tile_store_on_data(tile_ctl *c, const tile_wire_seg *s, const uint8_t *data
     k->cells_left = tess__tile_segment_cells(&c->area, &seg);
     c->fetch_bytes_out = c->fetch_bytes_out > len ? c->fetch_bytes_out - len : 0;
     c->rs.bytes_in += len;
+    tile_steal_timed(c);
     if (tile_policy_add_work(c, &seg) != TESS_OK)
         tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
 }

@@ -198,7 +198,8 @@ struct tile_ctl {
     double *peer_rate;    /* per rank: its aggregate rate, cells/s */
     int steal_out;        /* a request is out */
     double steal_sent_at; /* when it left */
-    double steal_rtt;     /* request to reply, a moving average (0: none yet) */
+    int steal_timing;     /* its work is not ready yet (reply or first chunk to come) */
+    double steal_rtt;     /* request to work ready, a moving average (0: none yet) */
     int boots;
     uint64_t boot_agreed;
     int booted;
@@ -252,6 +253,9 @@ void tile_steal_maybe(tile_ctl *c);
 void tile_steal_on_request(tile_ctl *c, int src, double rate, double queued_s);
 void tile_steal_on_give(tile_ctl *c, int src, const tile_wire_seg *segs, int n);
 double tile_rank_rate(const tile_ctl *c);
+/* The stolen work is ready (its reply came, or its first chunk of input):
+ * one sample of how long a steal takes. */
+void tile_steal_timed(tile_ctl *c);
 
 /* per-policy work handling (policy.c) */
 int tile_policy_setup(tile_ctl *c);
