@@ -6,8 +6,8 @@
  * rate and how long its queues still last.  The victim gives it a share of
  * its remaining work such that both would finish at the same time, their
  * queued work counted, in segments as large as possible, taken from the
- * end of its work and only where the data has not moved yet.  A peer that had
- * nothing is not asked again.  Only descriptors move here; the storage
+ * end of its work and only where the data has not moved yet.  A peer that
+ * had nothing is not asked again.  Only descriptors move here; the storage
  * layer fetches the input later (store.c).
  */
 #include <stdlib.h>
@@ -47,10 +47,11 @@ static double queued_seconds(const tile_ctl *c)
 
 /* Ask when the queues last less than twice the time a steal takes until
  * its work can start (the request, the reply and, when the input moves,
- * its first chunk; at least a millisecond): asking as soon as nothing was left to hand out, with up to
- * --tile-queue-ms of tiles still queued, took half a peer's work while this
- * rank had as much again to do (Black-Scholes K=1 on 4 ranks: one rank
- * ended with 360k options of 1M, the last to finish). */
+ * its first chunk; at least a millisecond).  Asking as soon as nothing was
+ * left to hand out, with up to --tile-queue-ms of tiles still queued, took
+ * half a peer's work while this rank had as much again to do (Black-Scholes
+ * K=1 on 4 ranks: one rank ended with 360k options of 1M, the last to
+ * finish). */
 static int queues_run_dry(const tile_ctl *c)
 {
     double soon = 2 * c->steal_rtt > 1e-3 ? 2 * c->steal_rtt : 1e-3;
