@@ -180,8 +180,9 @@ static double distance(const double *restrict x, const double *restrict ct, int 
 /* The machine's widest vectors, chosen once at load time (GCC's function
  * multiversioning): 8 distances in one AVX-512 register, 4 in AVX2's,
  * 2 in the x86-64 baseline's SSE2.  No FMA: -ffp-contract=off holds in
- * every clone. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+ * every clone.  Not under ThreadSanitizer: its runtime is not up when the
+ * dynamic loader runs the clones' resolver, and every program crashed. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 int32_t

@@ -181,6 +181,16 @@ static int write_or_hold(tile_ctl *c, const tess__tile_box *box, void *out)
     return TESS_OK;
 }
 
+/* A message's output held until the slabs are checked: a copy of it. */
+static int hold_copy(tile_ctl *c, const tess__tile_box *box, const void *data, size_t len)
+{
+    void *copy = malloc(len ? len : 1);
+    if (copy == NULL)
+        return tess_set_error(c->ctx, TESS_ERR_NOMEM, "tiles: out of memory for an output");
+    memcpy(copy, data, len);
+    return write_or_hold(c, box, copy);
+}
+
 int tile_store_slabs_checked(tile_ctl *c)
 {
     c->slabs_checked = 1;
@@ -244,10 +254,7 @@ void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t 
         return;
     }
     if (job->write) {
-        uint8_t *copy = malloc(len ? len : 1);
-        int rc = copy ? TESS_OK : TESS_ERR_NOMEM;
-        if (copy) memcpy(copy, data, len);
-        if (rc == TESS_OK) rc = write_or_hold(c, box, copy);
+        int rc = c->slabs_checked ? job->write(box, data, job->arg) : hold_copy(c, box, data, len);
         if (rc != TESS_OK) {
             tile_abort_all(c, rc, tess_last_error(c->ctx));
             return;
