@@ -218,8 +218,10 @@ static void handle(tile_ctl *c, const tile_hdr *h, const uint8_t *p, size_t len)
         int64_t s[2];
         if (len < sizeof s) return;
         memcpy(s, p, sizeof s);
-        c->slab_lo[h->src] = s[0];
-        c->slab_hi[h->src] = s[1];
+        if (h->src != c->me) { /* this rank's own: set at setup, read by its processors */
+            c->slab_lo[h->src] = s[0];
+            c->slab_hi[h->src] = s[1];
+        }
         if (++c->hellos == c->nranks) on_all_hellos(c);
         break;
     }
