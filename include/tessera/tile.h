@@ -81,7 +81,10 @@ typedef struct tess_tile_job {
     tess_tile_read_fn read;
     /* Output, on rank output_rank: the whole area's output row-major in
      * `output`, or each tile handed to `write` (neither: it is dropped).
-     * Other ranks leave both NULL. */
+     * Other ranks leave both NULL.  Ranks start before the slabs are
+     * checked against each other: `write` sees each cell once, and none
+     * before the check passed; after a failed run `output` may hold part
+     * of the results. */
     void *output;
     tess_tile_write_fn write;
     int output_rank;
