@@ -50,7 +50,7 @@ static void usage(FILE *out)
             "                   sizes: N options; sar --gen 256:1024:512:512; texture a\n"
             "                   generated 8192x4096 slide, --block 32\n"
             "  --options N      Black-Scholes options per run (default 1000000)\n"
-            "  --mixes LIST     ';'-separated processor specs (default\n"
+            "  --mixes LIST     ';'-separated processor specs of the sweep (default\n"
             "                   'cpu*N;cpu*(N-1)+cpu@0.25;cpu+opencl' for N cores)\n"
             "  --ccr LIST       iterations per option (default 1,10,75,250)\n"
             "  --rounds R       repetitions of everything (default 1; medians reported)\n"
@@ -67,7 +67,8 @@ static void usage(FILE *out)
             "                   where there are fewer cores; the output says so).  The\n"
             "                   peers are built when their packages are there: StarPU\n"
             "                   (libstarpu-dev; dmda, best block count; every app,\n"
-            "                   Black-Scholes at K=75) and MR-MPI\n"
+            "                   Black-Scholes at K=75; on cpu*N and cpu*(N-1)+cpu@0.25,\n"
+            "                   whatever --mixes says) and MR-MPI\n"
             "                   (libmrmpi-dev; 1, 2, 4 ranks, K=1 and 75)\n"
             "  Plot with: python3 scripts/plot_tile.py FILE.jsonl DIR (scripts/deps.sh plot)\n");
 }
