@@ -213,10 +213,9 @@ void tile_store_free_held(tile_ctl *c)
 
 void tile_store_finish_if_done(tile_ctl *c)
 {
-    /* Not before every slab was checked: overlapping slabs would count
-     * cells twice and end the run early. */
-    if (c->gathered != c->total_cells || c->finished || c->finish_sent || c->hellos < c->nranks)
-        return;
+    /* Not before every slab was checked and found good: overlapping slabs
+     * would count cells twice and end the run early. */
+    if (c->gathered != c->total_cells || c->finished || c->finish_sent || !c->slabs_checked) return;
     c->finish_sent = 1;
     double at = tile_now(c);
     for (int r = 0; r < c->nranks; r++) tile_send(c, r, TILE_FINISH, &at, sizeof at, NULL, 0);
