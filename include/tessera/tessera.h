@@ -207,6 +207,10 @@ typedef struct tess_stats {
     uint64_t steals;             /* rank 0: tasks moved between ranks by work stealing */
     uint64_t migrations_in;      /* partition groups this rank received */
     uint64_t migrations_out;     /* partition groups this rank gave away */
+    uint64_t barriers;           /* rank 0: tess_barrier calls with more than one rank */
+    uint64_t barriers_asked;     /* rank 0: of those, the ones that asked every rank for its
+                                    write counts (a round trip) instead of ending on the counts
+                                    the ranks report when done (docs/guide.md) */
 } tess_stats;
 
 /* Snapshot of this rank's counters.  Any thread. */

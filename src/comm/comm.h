@@ -24,7 +24,7 @@
  * cannot silently overlap.  The numbers of table writes (7-9, 12) are also
  * stored in checkpoint replay logs (docs/checkpoint-format.md): never renumber.
  *
- *   1-3,5,17  sched: runs, barriers, shutdown     (sched/sched.h)
+ *   1-3,5,6,17 sched: runs, barriers, shutdown    (sched/sched.h)
  *   4         comm: a signal interrupts every rank (here)
  *   7-13, 16  table: updates, requests            (table/table_internal.h)
  *   14-15     comm: replies, worker mailboxes     (here)

@@ -111,6 +111,8 @@ void tess_get_stats(const tess_ctx *ctx, tess_stats *st)
     st->wait_seconds = ctx->wait_seconds;
     st->progress_cpu_seconds = 1e-9 * (double)atomic_load(&ctx->st_progress_cpu_ns);
     st->steals = atomic_load(&ctx->st_steals);
+    st->barriers = atomic_load(&ctx->st_barriers);
+    st->barriers_asked = atomic_load(&ctx->st_barriers_asked);
     st->migrations_in = atomic_load(&ctx->st_mig_in);
     st->migrations_out = atomic_load(&ctx->st_mig_out);
 }

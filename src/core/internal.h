@@ -68,9 +68,10 @@ typedef struct tess__slot {
 
 /* ---- per-rank control state (rank 0 keeps the view of all ranks) ---- */
 typedef struct tess__rank_view {
-    uint64_t done_seq;    /* last run sequence this rank finished entirely */
-    int error;            /* first kernel error reported by it */
-    uint64_t fingerprint; /* of its registrations, from READY */
+    uint64_t done_seq;                /* last run sequence this rank finished entirely */
+    uint64_t done_sent, done_applied; /* its write counters in that DONE */
+    int error;                        /* first kernel error reported by it */
+    uint64_t fingerprint;             /* of its registrations, from READY */
 } tess__rank_view;
 
 struct tess_ctx {
@@ -118,12 +119,24 @@ struct tess_ctx {
     int setup_mismatch;           /* rank 0: a rank registered differently */
     int shutdown;                 /* set on every rank when rank 0's control returned */
     int ckpt_active;              /* rank 0: checkpoint epochs in progress (no steals while > 0) */
+    /* rank 0: while run_seq equals this, the write counters in the ranks'
+     * DONE reports may be stale and a barrier asks for them
+     * (sched/control.c): a steal was ordered in this run (its tasks write
+     * after the thief's DONE, and its partitions move) or a replica
+     * refresh came after the last run (ranks send ranges at rest) */
+    uint64_t counts_stale_seq;
     int shutdown_rc;
     char kernel_error[480];
 
     /* message counting for barrier termination: writes to other ranks */
     _Atomic uint64_t writes_sent;
     _Atomic uint64_t writes_applied;
+    /* the run whose DONE this rank sent while nothing of it runs (0: some
+     * task runs): writes applied meanwhile are reported (sched/control.c) */
+    _Atomic uint64_t resting_seq;
+    /* called with the new count after writes were applied (set by sched,
+     * called by the table layer through tess__count_applied) */
+    void (*applied_hook)(tess_ctx *ctx, uint64_t applied);
     /* threads of this rank blocked on a reply (tess__request): while any
      * is, the progress engine polls instead of sleeping, since a reply's
      * latency is then all the waiting thread's time */
@@ -142,6 +155,7 @@ struct tess_ctx {
     _Atomic uint64_t st_updates_local, st_updates_remote;
     _Atomic uint64_t st_progress_cpu_ns;
     _Atomic uint64_t st_steals, st_mig_in, st_mig_out;
+    _Atomic uint64_t st_barriers, st_barriers_asked;
     double wait_seconds;
 
     _Atomic int interrupted;
@@ -214,6 +228,14 @@ int tess__rank_cores(void);
 /* Watch *counter for up to `seconds` (yielding the core between looks) while
  * it still equals `seen`: 1 if it changed.  What a thread does before it
  * sleeps on a condition variable, whose wake-up costs 10-30 us on a VM. */
+/* n write messages applied on this rank (the table layer's handlers):
+ * counted for barriers, and passed on to the scheduler's hook. */
+static inline void tess__count_applied(tess_ctx *ctx, uint64_t n)
+{
+    uint64_t applied = atomic_fetch_add(&ctx->writes_applied, n) + n;
+    if (ctx->applied_hook != NULL) ctx->applied_hook(ctx, applied);
+}
+
 static inline int tess__spin_until_changed(_Atomic unsigned *counter, unsigned seen, double seconds)
 {
     double until = tess_now() + seconds;

@@ -38,7 +38,11 @@ static void on_done(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payloa
     memcpy(&d, payload, sizeof d);
     pthread_mutex_lock(&ctx->ctl_mu);
     tess__rank_view *v = &ctx->views[src];
-    if (d.seq > v->done_seq) v->done_seq = d.seq;
+    if (d.seq >= v->done_seq) {
+        v->done_seq = d.seq;
+        v->done_sent = d.writes_sent;
+    }
+    if (d.writes_applied > v->done_applied) v->done_applied = d.writes_applied;
     atomic_fetch_add(&ctx->done_events, 1);
     if (d.error != 0 && v->error == 0) {
         v->error = d.error;
@@ -75,6 +79,34 @@ static void on_ready(tess_ctx *ctx, int src, uint32_t type, const uint8_t *paylo
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
 
+/* Rank 0: a rank at rest applied writes; its count, taken after them. */
+static void on_applied(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload, size_t len)
+{
+    (void)type;
+    uint64_t applied;
+    if (len < sizeof applied || src < 0 || src >= ctx->nranks) return;
+    memcpy(&applied, payload, sizeof applied);
+    pthread_mutex_lock(&ctx->ctl_mu);
+    /* counts only grow, and reports of one link may pass a later DONE's */
+    if (applied > ctx->views[src].done_applied) ctx->views[src].done_applied = applied;
+    atomic_fetch_add(&ctx->done_events, 1);
+    pthread_cond_broadcast(&ctx->ctl_cv);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
+/* ctx->applied_hook: writes were applied here, `applied` in all. */
+static void after_writes_applied(tess_ctx *ctx, uint64_t applied)
+{
+    if (ctx->rank == 0) { /* the barrier may be watching */
+        atomic_fetch_add(&ctx->done_events, 1);
+        return;
+    }
+    /* read after the count went up, as the DONE's snapshot is read after
+     * resting_seq was set: one of the two holds this write */
+    if (atomic_load(&ctx->resting_seq) != 0)
+        tess__send(ctx, 0, TESS_MSG_APPLIED, &applied, sizeof applied, NULL, 0);
+}
+
 static void on_count_req(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload, size_t len)
 {
     (void)type;
@@ -92,6 +124,8 @@ int tess__sched_handlers_init(tess_ctx *ctx)
     if (rc == TESS_OK) rc = tess__comm_handle(ctx, TESS_MSG_SHUTDOWN, on_shutdown);
     if (rc == TESS_OK) rc = tess__comm_handle(ctx, TESS_MSG_READY, on_ready);
     if (rc == TESS_OK) rc = tess__comm_handle(ctx, TESS_MSG_COUNT_REQ, on_count_req);
+    if (rc == TESS_OK) rc = tess__comm_handle(ctx, TESS_MSG_APPLIED, on_applied);
+    ctx->applied_hook = after_writes_applied;
     if (rc == TESS_OK) rc = tess__steal_handlers_init(ctx);
     return rc;
 }
@@ -275,9 +309,62 @@ static int sum_counts(tess_ctx *ctx, uint64_t *sent, uint64_t *applied)
     return TESS_OK;
 }
 
+/*
+ * Phase 2 from the counts the ranks report, without asking.  A rank reports
+ * its counters in DONE, after every task of the run ended and flushed, so
+ * its count of writes sent is final then, unless something sends writes
+ * after its DONE: a stolen task (its thief reported before it came; a moved
+ * partition may also pass on writes that took the old route, all before
+ * MIG_DONE, which this run's barrier waits for), or a replica refresh
+ * (ranks send ranges at rest).  Rank 0 orders both and marks the run
+ * (counts_stale_seq).  A rank at rest that applies writes reports its new
+ * count (APPLIED).  So, when the run is not marked, the sum of the reported
+ * sent counts is every write sent so far, the reported applied counts only
+ * lag, and no write is applied that was not sent: equal sums mean every
+ * write has landed, and unequal sums become equal as the reports of the
+ * writes still in flight arrive.  1 settled, 0 not yet, -1 must ask.
+ */
+static int reports_settle(tess_ctx *ctx)
+{
+    uint64_t sent = atomic_load(&ctx->writes_sent), applied = atomic_load(&ctx->writes_applied);
+    pthread_mutex_lock(&ctx->ctl_mu);
+    int usable = ctx->counts_stale_seq != ctx->run_seq;
+    for (int r = 1; usable && r < ctx->nranks; r++) {
+        sent += ctx->views[r].done_sent;
+        applied += ctx->views[r].done_applied;
+    }
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    return !usable ? -1 : sent == applied;
+}
+
+/* How long the barrier waits for reports before it asks the ranks; they
+ * come within a message's latency, so this only guards against a writer
+ * the reasoning above missed. */
+#define REPORT_WAIT_SECONDS 0.05
+
+/* This takes the count's round trip out of every iteration under MPI. */
+static int writes_applied_by_reports(tess_ctx *ctx)
+{
+    double give_up = tess_now() + REPORT_WAIT_SECONDS;
+    for (;;) {
+        unsigned seen = atomic_load(&ctx->done_events);
+        int settled = reports_settle(ctx);
+        if (settled != 0) return settled > 0;
+        if (tess_now() >= give_up || tess_interrupted(ctx)) return 0;
+        if (tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds)) continue;
+        pthread_mutex_lock(&ctx->ctl_mu);
+        /* a write applied on rank 0 wakes nobody: look again soon */
+        if (atomic_load(&ctx->done_events) == seen) timed_wait(ctx, 0.0005);
+        pthread_mutex_unlock(&ctx->ctl_mu);
+    }
+}
+
 /* Phase 2: every write sent to another rank has been applied there. */
 static int wait_writes_applied(tess_ctx *ctx)
 {
+    atomic_fetch_add(&ctx->st_barriers, 1);
+    if (writes_applied_by_reports(ctx)) return TESS_OK;
+    atomic_fetch_add(&ctx->st_barriers_asked, 1);
     for (unsigned round = 0;; round++) {
         uint64_t sent, applied;
         int rc = sum_counts(ctx, &sent, &applied);

@@ -110,6 +110,11 @@ static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
         q->error_msg[0] = '\0';
         stolen = q->stolen; /* steal.c: finished, and reported before this DONE */
         q->stolen = 0;
+        /* every task ran and flushed: what this rank's kernels sent is final;
+         * resting first, so a write applied after the snapshot is reported */
+        atomic_store(&ctx->resting_seq, q->seq);
+        d.writes_sent = atomic_load(&ctx->writes_sent);
+        d.writes_applied = atomic_load(&ctx->writes_applied);
     }
     pthread_mutex_unlock(&q->mu);
     if (stolen) tess__send(ctx, 0, TESS_MSG_STEAL_COVERED, &stolen, sizeof stolen, NULL, 0);
@@ -191,6 +196,7 @@ void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pa
     memcpy(args->data, (const uint8_t *)payload + sizeof r, len - sizeof r);
     tess__task_queue *q = ctx->queue;
     pthread_mutex_lock(&q->mu);
+    atomic_store(&ctx->resting_seq, 0); /* this run's DONE will count its writes */
     tess_task *tasks = NULL;
     int n = build_tasks(ctx, &r, args, &tasks);
     if (n < 0) abort();
@@ -619,6 +625,7 @@ uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len)
     }
     /* this rank may have reported the run done already: it will again */
     if (q->seq > 0 && q->reported_seq >= q->seq) q->reported_seq = q->seq - 1;
+    atomic_store(&ctx->resting_seq, 0);
     uint64_t seq = q->seq;
     pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->mu);

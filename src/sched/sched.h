@@ -18,6 +18,7 @@ enum tess__sched_msg_type {
     TESS_MSG_DONE = 2,          /* rank -> 0: all tasks of a run finished */
     TESS_MSG_SHUTDOWN = 3,      /* rank 0 -> all: control returned */
     TESS_MSG_COUNT_REQ = 5,     /* rank 0 -> all: report write counters (request) */
+    TESS_MSG_APPLIED = 6,       /* rank -> 0: writes applied since its DONE, counted */
     TESS_MSG_READY = 17,        /* rank -> 0: tables created, registry fingerprint */
     TESS_MSG_STEAL_QUERY = 64,  /* rank 0 -> busy rank: its queued work (request) */
     TESS_MSG_STEAL_TAKE = 65,   /* rank 0 -> victim: give a queued task to a thief (request) */
@@ -25,10 +26,13 @@ enum tess__sched_msg_type {
     TESS_MSG_STEAL_COVERED = 72 /* thief -> rank 0: stolen tasks finished, DONE follows */
 };
 
-/* The body of TESS_MSG_DONE: the run's sequence, the first error of the
- * rank's tasks and its message (sent by queue.c, read by control.c). */
+/* The body of TESS_MSG_DONE: the run's sequence, the rank's write counters
+ * when it went idle (a barrier may end on them alone: control.c), the
+ * first error of the rank's tasks and its message (sent by queue.c, read
+ * by control.c). */
 typedef struct tess__done_msg {
     uint64_t seq;
+    uint64_t writes_sent, writes_applied;
     int32_t error, pad;
     char msg[480];
 } tess__done_msg;

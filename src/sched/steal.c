@@ -294,7 +294,8 @@ static void take(tess_ctx *ctx, int victim, int thief, uint64_t max_size)
         pthread_mutex_unlock(&ctx->ctl_mu);
         return;
     }
-    s->inflight++; /* before MIG_DONE can possibly arrive */
+    s->inflight++;                        /* before MIG_DONE can possibly arrive */
+    ctx->counts_stale_seq = ctx->run_seq; /* the thief reported DONE before these tasks */
     s->asked = tess_now();
     s->uncovered += TAKE_UNKNOWN; /* until the reply says how many tasks moved */
     pthread_mutex_unlock(&ctx->ctl_mu);

@@ -280,7 +280,7 @@ static void apply_held_write(tess_ctx *ctx, tess_table *t, tess__partition *part
         tess__partition_update_batch(part, body, body + th.n * t->key_size, th.n);
     else if (h->type == TESS_MSG_PUT) tess__partition_put(part, body, body + t->key_size, th.arg);
     else tess__partition_remove(part, body);
-    atomic_fetch_add(&ctx->writes_applied, 1);
+    tess__count_applied(ctx, 1);
 }
 
 static int is_write(uint32_t type)
@@ -472,7 +472,7 @@ static void split_updates(tess_ctx *ctx, tess__migrate *m, tess_table *t, int sr
         i = j;
     }
     /* one message counted sent; each held part counts as applied when applied */
-    if (held == 0) atomic_fetch_add(&ctx->writes_applied, 1);
+    if (held == 0) tess__count_applied(ctx, 1);
     else atomic_fetch_sub(&ctx->writes_applied, (uint64_t)held - 1);
 }
 
@@ -509,7 +509,7 @@ static int intercept_locked(tess_ctx *ctx, tess__migrate *m, int src, uint32_t t
         return 0;
     }
     forward(ctx, tess__owner(t, p), src, type, msg, len, NULL, 0);
-    if (is_write(type)) atomic_fetch_add(&ctx->writes_applied, 1);
+    if (is_write(type)) tess__count_applied(ctx, 1);
     return 1;
 }
 

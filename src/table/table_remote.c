@@ -148,7 +148,7 @@ static void on_updates(tess_table *t, const tess__table_hdr *h, const uint8_t *b
 {
     size_t kb = h->n * t->key_size;
     if (len >= kb + h->n * t->value_size) tess__table_apply_local(t, body, body + kb, h->n);
-    atomic_fetch_add(&t->ctx->writes_applied, 1);
+    tess__count_applied(t->ctx, 1);
 }
 
 static void on_put_or_remove(tess_table *t, uint32_t type, const tess__table_hdr *h,
@@ -160,7 +160,7 @@ static void on_put_or_remove(tess_table *t, uint32_t type, const tess__table_hdr
             tess__table_put_local(t, p, body, body + t->key_size, h->arg);
         else if (type == TESS_MSG_REMOVE) tess__table_remove_local(t, p, body);
     }
-    atomic_fetch_add(&t->ctx->writes_applied, 1);
+    tess__count_applied(t->ctx, 1);
 }
 
 /* Answer a get from the stored bytes, under the partition's lock, when

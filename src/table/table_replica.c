@@ -356,6 +356,16 @@ static int share_local_partitions(tess_table *t)
 int tess_table_replicate(tess_table *t)
 {
     int rc = check_dense_fixed(t, "tess_table_replicate");
+    tess_ctx *ctx = t->ctx;
+    TESS_RETURN_IF(ctx,
+                   rc == TESS_OK && (ctx->rank != 0 || !ctx->started ||
+                                     tess__current_slot(ctx) != &ctx->slots[ctx->workers]),
+                   TESS_ERR_MISUSE, "tess_table_replicate() outside the control function");
+    if (rc == TESS_OK) { /* the others send their ranges at rest: a barrier must ask */
+        pthread_mutex_lock(&ctx->ctl_mu);
+        ctx->counts_stale_seq = ctx->run_seq;
+        pthread_mutex_unlock(&ctx->ctl_mu);
+    }
     if (rc == TESS_OK) rc = tess__buffer_flush_table(t);
     if (rc == TESS_OK) rc = share_local_partitions(t);
     tess__table_hdr h = {.table = (uint32_t)t->index};
@@ -407,7 +417,7 @@ static void on_replica_data(tess_ctx *ctx, const uint8_t *p, size_t len)
                      stage(t, h.generation, h.first, h.count, p + sizeof h) != TESS_OK))
             abort(); /* out of memory: dropping it would leave a replica stale */
     }
-    atomic_fetch_add(&ctx->writes_applied, 1);
+    tess__count_applied(ctx, 1);
 }
 
 static void on_replica_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)

@@ -152,11 +152,52 @@ static int k_slow(tess_task *t, const void *args, size_t len)
     return 0;
 }
 
+/* Instance 0 writes every key after the others are done: the writes reach
+ * ranks that have reported the run done already. */
+static int k_late(tess_task *t, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    app *a = tess_task_app(t);
+    if (tess_task_instance(t) != 0) return 0;
+    struct timespec ts = {0, 2000000};
+    nanosleep(&ts, NULL);
+    int64_t one = 1;
+    for (uint64_t k = 0; k < KEYS; k++)
+        if (tess_table_update(a->sums, &k, &one, sizeof one) != TESS_OK) return -1;
+    return 0;
+}
+
 static int64_t get_i64(tess_table *t, uint64_t key)
 {
     int64_t v = -1;
     tess_table_get(t, &key, &v, sizeof v, NULL);
     return v;
+}
+
+#define LATE_ROUNDS 20
+
+/* The barrier ends on the counts the ranks report when done, and on those
+ * they report when a write reaches them later; it asks the ranks only in a
+ * run with a steal.  Every late write must be there when it returns. */
+static void check_late_writes(tess_ctx *ctx, app *a)
+{
+    tess_stats before, after;
+    tess_get_stats(ctx, &before);
+    int all = 1;
+    for (int64_t round = 1; round <= LATE_ROUNDS; round++) {
+        int rc = tess_run(ctx, "k_late", INSTANCES, NULL, NULL, 0);
+        if (rc == TESS_OK) rc = tess_barrier(ctx);
+        all &= rc == TESS_OK;
+        for (uint64_t k = 0; k < KEYS; k++) all &= get_i64(a->sums, k) == round;
+    }
+    check(all, "writes that reach ranks already done are applied when the barrier returns");
+    tess_get_stats(ctx, &after);
+    uint64_t asked = after.barriers_asked - before.barriers_asked;
+    uint64_t steals = after.steals - before.steals;
+    printf("late writes: %llu of %llu barriers asked the ranks, %llu steals\n",
+           (unsigned long long)asked, (unsigned long long)(after.barriers - before.barriers),
+           (unsigned long long)steals);
+    check(asked <= steals, "a barrier asks the ranks for their counts only in a run with a steal");
 }
 
 static void check_sums(app *a)
@@ -259,6 +300,7 @@ static int control(tess_ctx *ctx, void *arg)
     check_flush(ctx, a);
     tess_table_clear(a->sums);
     check(tess_table_size(a->sums) == 0, "clear empties every partition on every rank");
+    check_late_writes(ctx, a);
     tess_run(ctx, "k_fail", INSTANCES, NULL, NULL, 0);
     rc = tess_barrier(ctx);
     check(rc == TESS_ERR_KERNEL && strstr(tess_last_error(ctx), "k_fail instance 3") != NULL,
@@ -296,6 +338,7 @@ static int create(tess_ctx *ctx, app *a)
     if (rc == 0) rc = tess_register_kernel(ctx, "k_fail", k_fail);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_flushed", k_flushed);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_slow", k_slow);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_late", k_late);
     return rc;
 }
 
