@@ -199,6 +199,9 @@ void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double
     app_metrics_int(m, "bytes_sent", (int64_t)st.bytes_sent);
     app_metrics_int(m, "updates_remote", (int64_t)st.updates_remote);
     app_metrics_num(m, "progress_cpu_seconds", st.progress_cpu_seconds);
+    app_metrics_int(m, "steals", (int64_t)st.steals);
+    app_metrics_int(m, "barriers", (int64_t)st.barriers);
+    app_metrics_int(m, "barriers_asked", (int64_t)st.barriers_asked);
     tess_checkpoint_stats ck; /* all zero when checkpoints are off */
     tess_checkpoint_get_stats(ctx, &ck);
     app_metrics_int(m, "checkpoints_committed", (int64_t)ck.committed);

@@ -79,6 +79,13 @@ static void test_choices(void **state)
     expect(choose(1e-3, 9e-3, 0.8, 0.3, 0), TESS_TICK_COMBINED, 10, 1, 1);
     /* A layer as big as the partition (fish, 50 per worker): sched. */
     expect(choose(1e-3, 2e-3, 1.6, 0.3, 0), TESS_TICK_SCHED, 3, 1, 0);
+    /* Real Jacobi, 1000x1000 per process: 15 layers add 6%.  Busy cores,
+     * a wait of a quarter STEP: repl, m+1 = 15, k = 8; the same on idle
+     * cores with spiky waits: k = 5.  A wait under a tenth of STEP: local. */
+    expect(choose(2e-3, 5e-4, 0.004, 0.9, 0), TESS_TICK_REPL, 1, 8, 14);
+    expect(choose(2e-3, 5e-4, 0.004, 0.5, 0), TESS_TICK_REPL, 1, 8, 14);
+    expect(choose_waits(2e-3, 5e-4, 0.3, 0.004, 0.1, 0), TESS_TICK_REPL, 1, 5, 14);
+    expect(choose(2e-3, 1.9e-4, 0.004, 0.9, 0), TESS_TICK_LOCAL, 1, 1, 0);
     /* No calibration (0 ticks): local. */
     tess_tick_calibration none = {0};
     choice x;
