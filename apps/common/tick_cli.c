@@ -256,6 +256,7 @@ void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_
         app_metrics_num(m, "calibration_wait_median_seconds", k->wait_median_s);
         app_metrics_num(m, "calibration_layer_ratio", k->layer_ratio);
         app_metrics_num(m, "calibration_busy", k->busy);
+        app_metrics_num(m, "calibration_step_cpu_share", k->step_cpu_share);
     }
     app_metrics_int(m, "repart_every", c->opt.repart_every);
     app_metrics_int(m, "ticks", c->opt.ticks);

@@ -230,14 +230,16 @@ typedef struct tess_tick_figures {
 /* What TESS_TICK_AUTO measured in its calibration run (local
  * synchronisation): medians over processes, per tick. */
 typedef struct tess_tick_calibration {
-    int64_t ticks;        /* calibration ticks (not part of the result's state) */
-    double seconds;       /* its wall time */
-    double step_s;        /* STEP (or emulated step cost) per tick */
-    double wait_s;        /* waiting for messages per tick: the latency as seen */
-    double layer_ratio;   /* see tess_tick_figures */
-    double wait_median_s; /* see tess_tick_figures: the median tick's wait */
-    double busy;          /* share of the cores the processes kept busy (CPU
+    int64_t ticks;         /* calibration ticks (not part of the result's state) */
+    double seconds;        /* its wall time */
+    double step_s;         /* STEP (or emulated step cost) per tick */
+    double wait_s;         /* waiting for messages per tick: the latency as seen */
+    double layer_ratio;    /* see tess_tick_figures */
+    double wait_median_s;  /* see tess_tick_figures: the median tick's wait */
+    double busy;           /* share of the cores the processes kept busy (CPU
                             time outside waits over wall time x cores) */
+    double step_cpu_share; /* STEP's CPU time over its wall time: about 1 for a
+                             computing STEP, 0 for an emulated step cost */
 } tess_tick_calibration;
 
 typedef struct tess_tick_result {

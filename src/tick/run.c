@@ -206,6 +206,11 @@ static int run_auto(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
             busy_cpu = r.total.step_seconds;
         }
         cal.busy = cal.seconds > 0 ? busy_cpu / (cal.seconds * cores) : 0;
+        /* an emulated step cost sleeps or is modelled: its core is free */
+        cal.step_cpu_share = o->step_cost_us > 0 ? 0
+                             : r.total.step_seconds > 0
+                                 ? r.total.step_cpu_seconds / r.total.step_seconds
+                                 : 1;
         tess_tick_result_free(&r);
     }
     tess_tick_options run = *o;

@@ -20,19 +20,27 @@ typedef struct choice {
     int d, k, m;
 } choice;
 
-/* A calibration whose median tick waits `median_share` of the mean wait. */
-static choice choose_waits(double step, double wait, double median_share, double layer, double busy,
-                           int64_t repart)
+/* A calibration whose median tick waits `median_share` of the mean wait,
+ * with a STEP that computes (step_cpu_share 1) or not (0). */
+static choice choose_step(double step, double step_cpu_share, double wait, double median_share,
+                          double layer, double busy, int64_t repart)
 {
     tess_tick_calibration c = {.ticks = 20,
                                .step_s = step,
                                .wait_s = wait,
                                .wait_median_s = wait * median_share,
                                .layer_ratio = layer,
-                               .busy = busy};
+                               .busy = busy,
+                               .step_cpu_share = step_cpu_share};
     choice x;
     tick_auto_choose(&c, repart, &x.alg, &x.d, &x.k, &x.m);
     return x;
+}
+
+static choice choose_waits(double step, double wait, double median_share, double layer, double busy,
+                           int64_t repart)
+{
+    return choose_step(step, 1.0, wait, median_share, layer, busy, repart);
 }
 
 /* Steady waits: every tick waits about the mean. */
@@ -86,6 +94,16 @@ static void test_choices(void **state)
     expect(choose(2e-3, 5e-4, 0.004, 0.5, 0), TESS_TICK_REPL, 1, 8, 14);
     expect(choose_waits(2e-3, 5e-4, 0.3, 0.004, 0.1, 0), TESS_TICK_REPL, 1, 5, 14);
     expect(choose(2e-3, 1.9e-4, 0.004, 0.9, 0), TESS_TICK_LOCAL, 1, 1, 0);
+    /* The paper regime on this machine's clock: emulated 1 ms steps (no
+     * CPU), layers of 4%.  Under `cloud` (spiky waits, 39% busy) and
+     * without jitter (a wait of half a STEP, 69% or 75% busy): combined,
+     * d = k = 8, m = 14.  On the virtual clock (11% busy): repl as above. */
+    expect(choose_step(1.2e-3, 0.0, 7.4e-3, 0.41, 0.04, 0.39, 0), TESS_TICK_COMBINED, 8, 8, 14);
+    expect(choose_step(1.2e-3, 0.0, 6.7e-4, 0.72, 0.04, 0.69, 0), TESS_TICK_COMBINED, 8, 8, 14);
+    expect(choose_step(1.2e-3, 0.0, 6.7e-4, 0.72, 0.04, 0.75, 0), TESS_TICK_COMBINED, 8, 8, 14);
+    expect(choose_step(1e-3, 0.0, 7.3e-3, 0.40, 0.04, 0.11, 0), TESS_TICK_REPL, 1, 5, 14);
+    /* ... but not with dear layers (fish): the busy cores rule. */
+    expect(choose_step(1e-3, 0.0, 6.7e-4, 0.72, 0.30, 0.75, 0), TESS_TICK_LOCAL, 1, 1, 0);
     /* No calibration (0 ticks): local. */
     tess_tick_calibration none = {0};
     choice x;
