@@ -417,6 +417,8 @@ static void open_trace(tile_ctl *c)
     char path[4096];
     snprintf(path, sizeof path, "%s.%d", prefix, c->me);
     c->trace = fopen(path, "a");
+    /* the clock's origin, so that ranks on one machine line up */
+    if (c->trace != NULL) fprintf(c->trace, "# start %.6f\n", c->t0);
 }
 
 int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a)
@@ -450,7 +452,10 @@ int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a
         while (c->stats_in < c->nranks && c->status == TESS_OK && !tess_interrupted(ctx))
             receive(c, 0.05);
     rc = c->status;
-    if (c->trace != NULL) fclose(c->trace);
+    if (c->trace != NULL) {
+        fprintf(c->trace, "# end %.6f\n", tile_now(c));
+        fclose(c->trace);
+    }
     teardown(c);
     free(c);
     return rc;
