@@ -225,9 +225,6 @@ int tess__usable_cores(void);
  * job's ranks on this node (0 when oversubscribed) (config.c). */
 int tess__rank_cores(void);
 
-/* Watch *counter for up to `seconds` (yielding the core between looks) while
- * it still equals `seen`: 1 if it changed.  What a thread does before it
- * sleeps on a condition variable, whose wake-up costs 10-30 us on a VM. */
 /* n write messages applied on this rank (the table layer's handlers):
  * counted for barriers, and passed on to the scheduler's hook. */
 static inline void tess__count_applied(tess_ctx *ctx, uint64_t n)
@@ -236,6 +233,9 @@ static inline void tess__count_applied(tess_ctx *ctx, uint64_t n)
     if (ctx->applied_hook != NULL) ctx->applied_hook(ctx, applied);
 }
 
+/* Watch *counter for up to `seconds` (yielding the core between looks) while
+ * it still equals `seen`: 1 if it changed.  What a thread does before it
+ * sleeps on a condition variable, whose wake-up costs 10-30 us on a VM. */
 static inline int tess__spin_until_changed(_Atomic unsigned *counter, unsigned seen, double seconds)
 {
     double until = tess_now() + seconds;

@@ -17,8 +17,9 @@
  *     d = k = 8.  Sub-steps of later ticks then cost no core, and hide
  *     what a late round leaves: the paper regime on this machine's clock
  *     (49 processes, 1 ms emulated steps) ran combined d=8 k=8 m=14 at
- *     1.16x repl k=8 m=14 under `cloud` and 1.07x without jitter, where
- *     the earlier rules chose repl and reached 87% and 85% of it.
+ *     1.16x and 1.13x repl k=8 m=14 under `cloud` in two runs (1.07x and
+ *     0.98x without jitter), where the earlier rules chose repl, or k=2
+ *     m=1 without jitter, and reached 87% and 85% of the best.
  *   - the processes kept 70% of the cores busy or more: the waits are for a
  *     core, not for messages (more processes than cores), and layers or
  *     work ahead would only add compute; local.
