@@ -294,8 +294,7 @@ static void take(tess_ctx *ctx, int victim, int thief, uint64_t max_size)
         pthread_mutex_unlock(&ctx->ctl_mu);
         return;
     }
-    s->inflight++;                        /* before MIG_DONE can possibly arrive */
-    ctx->counts_stale_seq = ctx->run_seq; /* the thief reported DONE before these tasks */
+    s->inflight++; /* before MIG_DONE can possibly arrive */
     s->asked = tess_now();
     s->uncovered += TAKE_UNKNOWN; /* until the reply says how many tasks moved */
     pthread_mutex_unlock(&ctx->ctl_mu);
@@ -308,6 +307,10 @@ static void take(tess_ctx *ctx, int victim, int thief, uint64_t max_size)
     free(rep);
     pthread_mutex_lock(&ctx->ctl_mu);
     s->uncovered -= TAKE_UNKNOWN - (rc == TESS_OK ? tk.tasks : 0);
+    /* the thief may have reported DONE before these tasks came: this run's
+     * barrier asks for the counts (control.c).  Set before this thread, the
+     * control function's, looks at the reports again. */
+    if (rc == TESS_OK && tk.tasks > 0) ctx->counts_stale_seq = ctx->run_seq;
     pthread_mutex_unlock(&ctx->ctl_mu);
     if (rc == TESS_OK) {
         atomic_fetch_add(&ctx->st_steals, 1);
