@@ -38,9 +38,10 @@ typedef struct staged_range {
     uint64_t first, count;
 } staged_range;
 
-/* A range of the next epoch that arrived before this rank's switch. */
+/* A range of a later epoch that arrived before this rank's switch to it. */
 typedef struct held_range {
     struct held_range *next;
+    uint64_t generation; /* the epoch it belongs to */
     uint64_t first, count;
     uint8_t values[];
 } held_range;
@@ -135,15 +136,19 @@ static int stage_locked(tess_table *t, uint64_t first, uint64_t count, const voi
     return TESS_OK;
 }
 
-/* Another rank's range of the next epoch, kept until this rank switches
- * (REPLICA_SWITCH from rank 0 and a faster rank's data race on different
- * links); r->mu held. */
-static int hold_locked(tess_table *t, uint64_t first, uint64_t count, const void *values)
+/* Another rank's range of a later epoch, kept until this rank switches to
+ * that epoch (REPLICA_SWITCH from rank 0 and a faster rank's data race on
+ * different links).  It may be more than one epoch ahead: two barriers with
+ * no run between them switch twice, and a barrier that needs no message
+ * lets rank 0 send both switches and the next run at once.  r->mu held. */
+static int hold_locked(tess_table *t, uint64_t generation, uint64_t first, uint64_t count,
+                       const void *values)
 {
     size_t bytes = count * t->value_size;
     held_range *h = malloc(sizeof *h + bytes);
     if (h == NULL) return TESS_ERR_NOMEM;
     h->next = NULL;
+    h->generation = generation;
     h->first = first;
     h->count = count;
     memcpy(h->values, values, bytes);
@@ -158,24 +163,30 @@ static int stage(tess_table *t, uint64_t generation, uint64_t first, uint64_t co
 {
     tess__replica *r = t->replica;
     pthread_mutex_lock(&r->mu);
-    int rc = generation > r->generation ? hold_locked(t, first, count, values)
+    int rc = generation > r->generation ? hold_locked(t, generation, first, count, values)
                                         : stage_locked(t, first, count, values);
     pthread_mutex_unlock(&r->mu);
     return rc;
 }
 
-/* After a switch: what was held belongs to the epoch now current; r->mu held. */
+/* After a switch: what was held for the epoch now current is staged, in
+ * arrival order; ranges of later epochs stay held.  r->mu held. */
 static void stage_held_locked(tess_table *t)
 {
     tess__replica *r = t->replica;
-    while (r->held != NULL) {
-        held_range *h = r->held;
-        r->held = h->next;
+    held_range **at = &r->held;
+    while (*at != NULL) {
+        held_range *h = *at;
+        if (h->generation > r->generation) {
+            at = &h->next;
+            continue;
+        }
+        *at = h->next;
         if (stage_locked(t, h->first, h->count, h->values) != TESS_OK)
             abort(); /* out of memory: dropping it would leave a replica stale */
         free(h);
     }
-    r->held_tail = &r->held;
+    r->held_tail = at;
 }
 
 static int by_first(const void *a, const void *b)
