@@ -89,6 +89,16 @@ static int k_check_plain(tess_task *task, const void *args, size_t len)
     return 0;
 }
 
+/* tess_table_replicate from a kernel: refused (its ranges would travel at
+ * rest, behind the barrier's back). */
+static int k_replicate(tess_task *task, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    app *a = tess_task_app(task);
+    if (tess_table_replicate(a->plain) != TESS_ERR_MISUSE) note_bad(a);
+    return 0;
+}
+
 /* scan_dense over a var-length table: key k holds k % 5 bytes of value k,
  * keys divisible by 3 absent. */
 typedef struct scan_seen {
@@ -238,8 +248,12 @@ static void check_scan(tess_ctx *ctx, app *a)
           "tess_table_scan_dense: chunks cover the partition, absent keys NULL, values in place");
 }
 
-static void check_misuse(app *a)
+static void check_misuse(tess_ctx *ctx, app *a)
 {
+    int64_t before = bad_count(a);
+    tess_run(ctx, "k_replicate", PARTS, NULL, NULL, 0);
+    check(tess_barrier(ctx) == TESS_OK && bad_count(a) == before,
+          "tess_table_replicate from a kernel is refused (TESS_ERR_MISUSE)");
     double v[2] = {1, 2};
     check(tess_table_put_range(a->vals, KEYS - 1, 2, v) == TESS_ERR_INVAL,
           "put_range past the last key is refused");
@@ -255,7 +269,7 @@ static int control(tess_ctx *ctx, void *arg)
     check_epochs(ctx, a);
     check_replicate(ctx, a);
     check_scan(ctx, a);
-    check_misuse(a);
+    check_misuse(ctx, a);
     printf("%d passed, %d failed\n", passed, failed);
     fflush(stdout);
     return failed ? 1 : 0;
@@ -289,6 +303,7 @@ static int create(tess_ctx *ctx, app *a)
     if (rc == 0) rc = tess_register_kernel(ctx, "k_check_plain", k_check_plain);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_fill_lists", k_fill_lists);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_scan", k_scan);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_replicate", k_replicate);
     return rc;
 }
 
