@@ -25,11 +25,7 @@ int tess__ckpt_check_control(tess_ctx *ctx, const char *what)
 {
     TESS_RETURN_IF(ctx, ctx->ckpt == NULL, TESS_ERR_MISUSE,
                    "%s: checkpoints are not enabled (tess_checkpoint_enable)", what);
-    TESS_RETURN_IF(ctx,
-                   !ctx->started || ctx->rank != 0 ||
-                       tess__current_slot(ctx) != &ctx->slots[ctx->workers],
-                   TESS_ERR_MISUSE, "%s outside the control function", what);
-    return TESS_OK;
+    return tess__check_control(ctx, what);
 }
 
 /* ---------------------------------------------------------------- enable */

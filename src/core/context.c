@@ -54,6 +54,15 @@ tess__slot *tess__current_slot(tess_ctx *ctx)
     return &ctx->slots[ctx->workers];
 }
 
+int tess__check_control(tess_ctx *ctx, const char *what)
+{
+    TESS_RETURN_IF(ctx, !ctx->started || ctx->rank != 0, TESS_ERR_MISUSE,
+                   "%s outside the control function", what);
+    TESS_RETURN_IF(ctx, tess__current_slot(ctx) != &ctx->slots[ctx->workers], TESS_ERR_MISUSE,
+                   "%s called from a kernel", what);
+    return TESS_OK;
+}
+
 tess_ctx *tess__ctx_alloc(const tess_config *cfg)
 {
     tess_ctx *ctx = calloc(1, sizeof *ctx);

@@ -193,6 +193,10 @@ void tess__registry_free(tess__registry *reg);
 /* ---- slots ---- */
 /* The slot of the calling thread in ctx: a worker's own, otherwise the main slot. */
 tess__slot *tess__current_slot(tess_ctx *ctx);
+/* TESS_OK on rank 0's control function; else TESS_ERR_MISUSE with "WHAT
+ * outside the control function" or "WHAT called from a kernel" (the
+ * functions only the control function may call). */
+int tess__check_control(tess_ctx *ctx, const char *what);
 void tess__set_current_slot(tess__slot *slot);
 void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index);
 /* Frees the slot's own parts; its table buffers are the table layer's. */

@@ -191,19 +191,10 @@ int tess_main(tess_ctx *ctx, tess_control_fn control, void *app)
     return rc;
 }
 
-static int check_control(tess_ctx *ctx, const char *what)
-{
-    TESS_RETURN_IF(ctx, !ctx->started || ctx->rank != 0, TESS_ERR_MISUSE,
-                   "%s outside the control function", what);
-    TESS_RETURN_IF(ctx, tess__current_slot(ctx) != &ctx->slots[ctx->workers], TESS_ERR_MISUSE,
-                   "%s called from a kernel", what);
-    return TESS_OK;
-}
-
 int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *locality,
              const void *args, size_t args_len)
 {
-    int rc = check_control(ctx, "tess_run()");
+    int rc = tess__check_control(ctx, "tess_run()");
     if (rc != TESS_OK) return rc;
     int k = kernel ? tess__registry_find(ctx->reg.kernels, ctx->reg.nkernels, kernel) : -1;
     TESS_RETURN_IF(ctx, k < 0, TESS_ERR_NOTFOUND, "no kernel named '%s'",
@@ -391,7 +382,7 @@ static int collect_kernel_errors(tess_ctx *ctx)
 
 int tess_barrier(tess_ctx *ctx)
 {
-    int rc = check_control(ctx, "tess_barrier()");
+    int rc = tess__check_control(ctx, "tess_barrier()");
     if (rc != TESS_OK) return rc;
     double start = tess_now();
     rc = tess__slot_flush_all(tess__current_slot(ctx));

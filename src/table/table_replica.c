@@ -368,10 +368,7 @@ int tess_table_replicate(tess_table *t)
 {
     int rc = check_dense_fixed(t, "tess_table_replicate");
     tess_ctx *ctx = t->ctx;
-    TESS_RETURN_IF(ctx,
-                   rc == TESS_OK && (ctx->rank != 0 || !ctx->started ||
-                                     tess__current_slot(ctx) != &ctx->slots[ctx->workers]),
-                   TESS_ERR_MISUSE, "tess_table_replicate() outside the control function");
+    if (rc == TESS_OK) rc = tess__check_control(ctx, "tess_table_replicate()");
     if (rc == TESS_OK) { /* the others send their ranges at rest: a barrier must ask */
         pthread_mutex_lock(&ctx->ctl_mu);
         ctx->counts_stale_seq = ctx->run_seq;
