@@ -202,6 +202,7 @@ void app_metrics_standard(app_metrics *m, tess_ctx *ctx, const char *app, double
     app_metrics_int(m, "steals", (int64_t)st.steals);
     app_metrics_int(m, "barriers", (int64_t)st.barriers);
     app_metrics_int(m, "barriers_asked", (int64_t)st.barriers_asked);
+    app_metrics_int(m, "replica_bytes_shared", (int64_t)st.replica_bytes_shared);
     tess_checkpoint_stats ck; /* all zero when checkpoints are off */
     tess_checkpoint_get_stats(ctx, &ck);
     app_metrics_int(m, "checkpoints_committed", (int64_t)ck.committed);

@@ -199,18 +199,21 @@ typedef struct tess_stats {
     uint64_t bytes_sent;
     uint64_t messages_received;
     uint64_t bytes_received;
-    uint64_t batches_sent;       /* MPI sends carrying those messages */
-    uint64_t updates_local;      /* table updates applied to partitions of this rank */
-    uint64_t updates_remote;     /* table updates sent to other ranks (after combining) */
-    double wait_seconds;         /* control/barrier time spent waiting */
-    double progress_cpu_seconds; /* CPU used by the MPI progress engine (0 embedded) */
-    uint64_t steals;             /* rank 0: tasks moved between ranks by work stealing */
-    uint64_t migrations_in;      /* partition groups this rank received */
-    uint64_t migrations_out;     /* partition groups this rank gave away */
-    uint64_t barriers;           /* rank 0: tess_barrier calls with more than one rank */
-    uint64_t barriers_asked;     /* rank 0: of those, the ones that asked every rank for its
+    uint64_t batches_sent;         /* MPI sends carrying those messages */
+    uint64_t updates_local;        /* table updates applied to partitions of this rank */
+    uint64_t updates_remote;       /* table updates sent to other ranks (after combining) */
+    double wait_seconds;           /* control/barrier time spent waiting */
+    double progress_cpu_seconds;   /* CPU used by the MPI progress engine (0 embedded) */
+    uint64_t steals;               /* rank 0: tasks moved between ranks by work stealing */
+    uint64_t migrations_in;        /* partition groups this rank received */
+    uint64_t migrations_out;       /* partition groups this rank gave away */
+    uint64_t barriers;             /* rank 0: tess_barrier calls with more than one rank */
+    uint64_t barriers_asked;       /* rank 0: of those, the ones that asked every rank for its
                                     write counts (a round trip) instead of ending on the counts
                                     the ranks report when done (docs/guide.md) */
+    uint64_t replica_bytes_shared; /* replicated tables: bytes of ranges written here that
+                                      ranks on this node copied from its shared segment
+                                      instead of receiving them as messages (per rank) */
 } tess_stats;
 
 /* Snapshot of this rank's counters.  Any thread. */

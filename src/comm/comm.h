@@ -31,7 +31,7 @@
  *   18-22     ckpt: snapshot protocol, restore    (ckpt/runtime.h)
  *   64-66, 72 sched: work stealing                (sched/sched.h)
  *   67-71     table: partition migration          (table/table_internal.h)
- *   73-75     table: replicas of dense tables     (table/table_internal.h)
+ *   73-76     table: replicas of dense tables     (table/table_internal.h)
  *   80-95     tile: reserved for the tiles face
  */
 enum tess__comm_msg_type {
@@ -93,6 +93,20 @@ int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *par
 /* Yield until the progress engine has taken every queued message, or for
  * at most `seconds`: lets it send them before this rank starts computing. */
 void tess__comm_wait_sent(tess_ctx *ctx, double seconds);
+
+/*
+ * Memory shared by the ranks of one node (an MPI-3 shared window), for data
+ * a rank would otherwise send whole to each rank beside it.  Collective:
+ * every rank calls it once at the same point, from a thread other than the
+ * progress thread, while no thread of it waits for another rank (tess_main
+ * before the workers start), offering `bytes` (0 too).  On TESS_OK,
+ * bases[r] is rank r's segment when r is on this node and offered bytes,
+ * else NULL.  TESS_ERR_UNSUPPORTED, on every rank alike, when no rank
+ * offered bytes or MPI cannot share memory here (bases all NULL).  The
+ * segments live until tess__comm_stop().  Loads and stores to them need
+ * the caller's own fences.
+ */
+int tess__comm_node_share(tess_ctx *ctx, size_t bytes, void **bases);
 
 /* Drain, synchronise with the other ranks, finalise MPI, join.  Accepts NULL comm. */
 void tess__comm_stop(tess_ctx *ctx);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "comm.h"
+#include "mpi_engine.h"
 
 #define TAG_BATCH 7
 #define BATCH_LIMIT (4u << 20)   /* send a batch early once it holds 4 MiB */
@@ -67,6 +67,11 @@ struct tess__comm {
     unsigned idle_turns;
     int poll_at_rest; /* the rank has a core of its own for this thread */
     int abort_sent;
+    /* a call another thread asked the progress thread to make (c->mu) */
+    tess__progress_fn *call_fn;
+    void *call_arg;
+    int call_rc, call_pending;
+    void *share; /* mpi_share.c */
 };
 
 static size_t padded(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -306,7 +311,8 @@ static void back_off(tess__comm *c)
     struct timespec ts;
     tess__deadline_after(&ts, (double)us * 1e-6);
     pthread_mutex_lock(&c->mu);
-    if (c->head == NULL && !c->stop) pthread_cond_timedwait(&c->doorbell, &c->mu, &ts);
+    if (c->head == NULL && !c->stop && !c->call_pending)
+        pthread_cond_timedwait(&c->doorbell, &c->mu, &ts);
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -332,6 +338,21 @@ static int stop_requested(tess__comm *c)
     return stop;
 }
 
+void tess__comm_meet(tess__comm *c)
+{
+    MPI_Request bar;
+    MPI_Ibarrier(MPI_COMM_WORLD, &bar);
+    int done = 0;
+    while (!done) {
+        MPI_Test(&bar, &done, MPI_STATUS_IGNORE);
+        int work = flush_outgoing(c);
+        work |= reap_sends(c);
+        if (!(work | poll_incoming(c))) sched_yield();
+    }
+}
+
+void **tess__comm_share_state(tess__comm *c) { return &c->share; }
+
 /* Keep receiving until every rank has reached the end, then finalise. */
 static void drain_and_finalize(tess__comm *c)
 {
@@ -339,15 +360,43 @@ static void drain_and_finalize(tess__comm *c)
         reap_sends(c);
         poll_incoming(c);
     }
-    MPI_Request bar;
-    MPI_Ibarrier(MPI_COMM_WORLD, &bar);
-    int done = 0;
-    while (!done) {
-        MPI_Test(&bar, &done, MPI_STATUS_IGNORE);
-        if (!poll_incoming(c)) sched_yield();
-    }
+    tess__comm_meet(c);
     while (c->rx_active) poll_incoming(c); /* a batch received before the barrier */
+    tess__comm_share_release(c);
     MPI_Finalize();
+}
+
+/* The call another thread is waiting for, if any. */
+static int run_call(tess__comm *c)
+{
+    pthread_mutex_lock(&c->mu);
+    tess__progress_fn *fn = c->call_pending ? c->call_fn : NULL;
+    void *arg = c->call_arg;
+    pthread_mutex_unlock(&c->mu);
+    if (fn == NULL) return 0;
+    int rc = fn(c, arg);
+    pthread_mutex_lock(&c->mu);
+    c->call_rc = rc;
+    c->call_pending = 0;
+    pthread_cond_broadcast(&c->ready_cv);
+    pthread_mutex_unlock(&c->mu);
+    return 1;
+}
+
+int tess__comm_call(tess_ctx *ctx, tess__progress_fn *fn, void *arg)
+{
+    tess__comm *c = ctx->comm;
+    if (c == NULL) return TESS_ERR_UNSUPPORTED;
+    pthread_mutex_lock(&c->mu);
+    while (c->call_pending) pthread_cond_wait(&c->ready_cv, &c->mu);
+    c->call_fn = fn;
+    c->call_arg = arg;
+    c->call_pending = 1;
+    pthread_cond_signal(&c->doorbell);
+    while (c->call_pending) pthread_cond_wait(&c->ready_cv, &c->mu);
+    int rc = c->call_rc;
+    pthread_mutex_unlock(&c->mu);
+    return rc;
 }
 
 static int init_mpi(tess__comm *c)
@@ -386,6 +435,7 @@ static void *progress_main(void *arg)
         int work = flush_outgoing(c);
         work |= reap_sends(c);
         work |= poll_incoming(c);
+        work |= run_call(c);
         forward_signal(c);
         if (work) c->idle_turns = 0;
         else if (stop_requested(c)) break;

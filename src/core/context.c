@@ -122,6 +122,7 @@ void tess_get_stats(const tess_ctx *ctx, tess_stats *st)
     st->steals = atomic_load(&ctx->st_steals);
     st->barriers = atomic_load(&ctx->st_barriers);
     st->barriers_asked = atomic_load(&ctx->st_barriers_asked);
+    st->replica_bytes_shared = atomic_load(&ctx->st_replica_shared);
     st->migrations_in = atomic_load(&ctx->st_mig_in);
     st->migrations_out = atomic_load(&ctx->st_mig_out);
 }

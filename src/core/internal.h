@@ -156,6 +156,7 @@ struct tess_ctx {
     _Atomic uint64_t st_progress_cpu_ns;
     _Atomic uint64_t st_steals, st_mig_in, st_mig_out;
     _Atomic uint64_t st_barriers, st_barriers_asked;
+    _Atomic uint64_t st_replica_shared; /* bytes: table_replica.c */
     double wait_seconds;
 
     _Atomic int interrupted;

@@ -54,6 +54,11 @@ struct tess__replica {
     staged_range *staged;
     size_t nstaged, cap;
     held_range *held, **held_tail;
+    /* node-shared segments (tess__replicas_share): peer[r] is this table's
+     * image in rank r's segment, or NULL for a rank that gets ranges as
+     * messages; peer itself NULL when nothing is shared */
+    uint8_t **peer;
+    pthread_mutex_t peer_mu; /* one writer of this rank's image at a time */
 };
 
 /* Header of REPLICA_DATA; the values follow. */
@@ -86,6 +91,7 @@ static tess__replica *replica_new(const tess_table *t)
     tess__replica *r = calloc(1, sizeof *r);
     if (r == NULL) return NULL;
     pthread_mutex_init(&r->mu, NULL);
+    pthread_mutex_init(&r->peer_mu, NULL);
     r->held_tail = &r->held;
     /* the epoch this rank is in, not 0: a replica that tess_table_replicate
      * makes on another rank must tell the ranges of the epoch before a
@@ -103,6 +109,8 @@ void tess__replica_free(tess__replica *r)
 {
     if (r == NULL) return;
     pthread_mutex_destroy(&r->mu);
+    pthread_mutex_destroy(&r->peer_mu);
+    free(r->peer);
     free(r->front);
     free(r->back);
     free(r->staged);
@@ -268,18 +276,56 @@ static int send_range(tess_table *t, int dst, uint64_t first, uint64_t count, co
 
 #define STAGE_MESSAGE_BYTES ((size_t)128 << 10)
 
-/* A replicated table: the range staged here and on every other rank, in
- * messages of at most STAGE_MESSAGE_BYTES. */
-static int stage_everywhere(tess_table *t, uint64_t first, uint64_t n, const void *values)
+/* The range to rank dst in messages of at most STAGE_MESSAGE_BYTES. */
+static int send_range_pieces(tess_table *t, int dst, uint64_t first, uint64_t n, const uint8_t *v)
 {
-    int rc = stage(t, t->replica->generation, first, n, values);
     uint64_t per = STAGE_MESSAGE_BYTES / t->value_size ? STAGE_MESSAGE_BYTES / t->value_size : 1;
-    const uint8_t *v = values;
+    int rc = TESS_OK;
     for (uint64_t off = 0; rc == TESS_OK && off < n; off += per) {
         uint64_t take = n - off < per ? n - off : per;
-        for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
-            if (r != t->ctx->rank)
-                rc = send_range(t, r, first + off, take, v + off * t->value_size);
+        rc = send_range(t, dst, first + off, take, v + off * t->value_size);
+    }
+    return rc;
+}
+
+/* The range into this rank's image in its node-shared segment, where the
+ * ranks beside it copy it from when its notice reaches them.  A later
+ * write of the same keys may overwrite it before they do; they then copy
+ * the later values twice, as the later notice follows.  Not one of the
+ * next epoch: the barrier ends only when every notice has been applied. */
+static void publish_shared(tess_table *t, uint64_t first, uint64_t n, const void *values)
+{
+    tess__replica *r = t->replica;
+    pthread_mutex_lock(&r->peer_mu);
+    memcpy(r->peer[t->ctx->rank] + first * t->value_size, values, n * t->value_size);
+    pthread_mutex_unlock(&r->peer_mu);
+    atomic_thread_fence(memory_order_release); /* the values before the notice */
+}
+
+static int send_shared_notice(tess_table *t, int dst, uint64_t first, uint64_t n)
+{
+    replica_data_hdr h = {.table = (uint32_t)t->index,
+                          .generation = t->replica->generation,
+                          .first = first,
+                          .count = n};
+    atomic_fetch_add(&t->ctx->writes_sent, 1);
+    atomic_fetch_add(&t->ctx->st_replica_shared, n * t->value_size);
+    return tess__send(t->ctx, dst, TESS_MSG_REPLICA_SHARED, &h, sizeof h, NULL, 0);
+}
+
+/* A replicated table: the range staged here and on every other rank; a
+ * rank on this node reads it from this rank's shared segment, another
+ * gets it in messages. */
+static int stage_everywhere(tess_table *t, uint64_t first, uint64_t n, const void *values)
+{
+    tess__replica *r = t->replica;
+    int rc = stage(t, r->generation, first, n, values);
+    int shared = r->peer != NULL && r->peer[t->ctx->rank] != NULL;
+    if (rc == TESS_OK && shared) publish_shared(t, first, n, values);
+    for (int dst = 0; rc == TESS_OK && dst < t->ctx->nranks; dst++) {
+        if (dst == t->ctx->rank) continue;
+        rc = shared && r->peer[dst] != NULL ? send_shared_notice(t, dst, first, n)
+                                            : send_range_pieces(t, dst, first, n, values);
     }
     return rc;
 }
@@ -428,17 +474,84 @@ static void on_replica_data(tess_ctx *ctx, const uint8_t *p, size_t len)
     tess__count_applied(ctx, 1);
 }
 
+/* Rank src wrote a range into its shared segment: copy it from there. */
+static void on_replica_shared(tess_ctx *ctx, int src, const uint8_t *p, size_t len)
+{
+    replica_data_hdr h;
+    if (len == sizeof h) {
+        memcpy(&h, p, sizeof h);
+        tess_table *t = table_of(ctx, h.table);
+        const tess__replica *r = t ? t->replica : NULL;
+        const uint8_t *image = r && r->peer && src >= 0 && src < ctx->nranks ? r->peer[src] : NULL;
+        int fits = image && h.first <= t->key_count && h.count <= t->key_count - h.first;
+        atomic_thread_fence(memory_order_acquire); /* the notice before the values */
+        if (fits &&
+            stage(t, h.generation, h.first, h.count, image + h.first * t->value_size) != TESS_OK)
+            abort(); /* out of memory: dropping it would leave a replica stale */
+    }
+    tess__count_applied(ctx, 1);
+}
+
 static void on_replica_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     if (type == TESS_MSG_REPLICA_REQ) on_replica_req(ctx, src, p, len);
     else if (type == TESS_MSG_REPLICA_DATA) on_replica_data(ctx, p, len);
+    else if (type == TESS_MSG_REPLICA_SHARED) on_replica_shared(ctx, src, p, len);
     else switch_all(ctx);
+}
+
+/* ---------------------------------------------------------------- sharing */
+
+static size_t image_bytes(const tess_table *t)
+{
+    size_t bytes = (size_t)t->key_count * t->value_size;
+    return (bytes + 63) & ~(size_t)63; /* each image on its own cache lines */
+}
+
+/* Point each replicated table at its image in every rank's segment. */
+static int attach_images(tess_ctx *ctx, void **bases)
+{
+    size_t offset = 0;
+    for (int i = 0; i < ctx->ntables; i++) {
+        tess_table *t = ctx->tables[i];
+        if (!t->replicated || t->replica == NULL) continue;
+        t->replica->peer = calloc((size_t)ctx->nranks, sizeof *t->replica->peer);
+        if (t->replica->peer == NULL) return TESS_ERR_NOMEM;
+        for (int r = 0; r < ctx->nranks; r++)
+            t->replica->peer[r] = bases[r] ? (uint8_t *)bases[r] + offset : NULL;
+        offset += image_bytes(t);
+    }
+    return TESS_OK;
+}
+
+/*
+ * One segment per rank holds an image of every replicated table, so a range
+ * written here costs one copy into it and one copy by each rank of the node,
+ * instead of the messages' copies (into the batch, through MPI's shared
+ * memory in and out, into the staging array: 4-rank PageRank spent half its
+ * iteration on them).  TESS_REPLICA_SHARED=0 keeps to messages.
+ */
+int tess__replicas_share(tess_ctx *ctx)
+{
+    if (!ctx->mpi || ctx->nranks < 2) return TESS_OK;
+    const char *env = getenv("TESS_REPLICA_SHARED");
+    size_t bytes = 0;
+    for (int i = 0; i < ctx->ntables; i++)
+        if (ctx->tables[i]->replicated && ctx->tables[i]->replica != NULL)
+            bytes += image_bytes(ctx->tables[i]);
+    if (env != NULL && strcmp(env, "0") == 0) bytes = 0;
+    void **bases = calloc((size_t)ctx->nranks, sizeof *bases);
+    if (bases == NULL) return tess__fail(ctx, TESS_ERR_NOMEM, "out of memory");
+    int rc = tess__comm_node_share(ctx, bytes, bases); /* collective: even with 0 bytes */
+    if (rc == TESS_OK) rc = attach_images(ctx, bases);
+    free(bases);
+    return rc == TESS_ERR_UNSUPPORTED ? TESS_OK : rc;
 }
 
 int tess__replica_handlers_init(tess_ctx *ctx)
 {
     static const uint32_t types[] = {TESS_MSG_REPLICA_REQ, TESS_MSG_REPLICA_DATA,
-                                     TESS_MSG_REPLICA_SWITCH};
+                                     TESS_MSG_REPLICA_SWITCH, TESS_MSG_REPLICA_SHARED};
     int rc = TESS_OK;
     for (size_t i = 0; rc == TESS_OK && i < sizeof types / sizeof *types; i++)
         rc = tess__comm_handle(ctx, types[i], on_replica_message);

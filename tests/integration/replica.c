@@ -263,6 +263,20 @@ static void check_misuse(tess_ctx *ctx, app *a)
           "tess_table_replicate of a variable-length table is refused");
 }
 
+/* Under mpirun on one machine, rank 0's ranges reach the others through its
+ * node-shared segment, unless TESS_REPLICA_SHARED=0 keeps them to messages. */
+static void check_sharing(tess_ctx *ctx)
+{
+    if (tess_nranks(ctx) < 2) return;
+    const char *env = getenv("TESS_REPLICA_SHARED");
+    int off = env != NULL && strcmp(env, "0") == 0;
+    tess_stats st;
+    tess_get_stats(ctx, &st);
+    check(off ? st.replica_bytes_shared == 0 : st.replica_bytes_shared > 0,
+          off ? "TESS_REPLICA_SHARED=0: ranges travel as messages only"
+              : "ranks of one node copy ranges from the writer's shared segment");
+}
+
 static int control(tess_ctx *ctx, void *arg)
 {
     app *a = arg;
@@ -270,6 +284,7 @@ static int control(tess_ctx *ctx, void *arg)
     check_replicate(ctx, a);
     check_scan(ctx, a);
     check_misuse(ctx, a);
+    check_sharing(ctx);
     printf("%d passed, %d failed\n", passed, failed);
     fflush(stdout);
     return failed ? 1 : 0;
