@@ -121,5 +121,6 @@ void tess_finalize(tess_ctx *ctx)
     tess__tables_free(ctx);
     tess__tick_free(ctx);
     tess__tile_free(ctx);
+    tess__comm_share_requests_free(ctx);
     tess__ctx_free(ctx);
 }

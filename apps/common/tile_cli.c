@@ -88,6 +88,7 @@ static app_metrics *rank_object(const tess_tile_rank_stats *r, int rank)
     app_metrics_int(m, "steals_out", (int64_t)r->steals_out);
     app_metrics_int(m, "bytes_in", (int64_t)r->bytes_in);
     app_metrics_int(m, "bytes_out", (int64_t)r->bytes_out);
+    app_metrics_int(m, "output_bytes_shared", (int64_t)r->output_bytes_shared);
     app_metrics_num(m, "boot_seconds", r->boot_seconds);
     app_metrics_num(m, "estimated_end", r->est_end);
     return m;

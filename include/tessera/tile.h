@@ -134,6 +134,8 @@ typedef struct tess_tile_rank_stats {
     uint64_t stolen_in, stolen_out; /* cells of work received / given by stealing */
     uint64_t steals_in, steals_out; /* successful steals as thief / victim */
     uint64_t bytes_in, bytes_out;   /* input moved by the storage layer */
+    uint64_t output_bytes_shared;   /* output rank: outputs that ranks of its node wrote into
+                                       its node-shared image instead of sending them */
     double boot_seconds;            /* when its bootstrap ended */
     double est_end;                 /* last global estimated end time it computed */
 } tess_tile_rank_stats;

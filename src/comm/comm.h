@@ -95,18 +95,28 @@ int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *par
 void tess__comm_wait_sent(tess_ctx *ctx, double seconds);
 
 /*
- * Memory shared by the ranks of one node (an MPI-3 shared window), for data
- * a rank would otherwise send whole to each rank beside it.  Collective:
- * every rank calls it once at the same point, from a thread other than the
- * progress thread, while no thread of it waits for another rank (tess_main
- * before the workers start), offering `bytes` (0 too).  On TESS_OK,
- * bases[r] is rank r's segment when r is on this node and offered bytes,
- * else NULL.  TESS_ERR_UNSUPPORTED, on every rank alike, when no rank
- * offered bytes or MPI cannot share memory here (bases all NULL).  The
- * segments live until tess__comm_stop().  Loads and stores to them need
- * the caller's own fences.
+ * Memory shared by the ranks of one node (MPI-3 shared windows), for data a
+ * rank would otherwise send whole to each rank beside it.  A layer asks for
+ * it before tess_main(), on every rank and in the same order (as tables and
+ * jobs are made), each rank for the bytes it will write (0 too).  At
+ * tess_main() every rank serves all requests in one collective; then each
+ * request's attach(ctx, ptrs, arg) runs on the main thread with ptrs[r]
+ * rank r's part for it when r is on this node and asked for bytes, else
+ * NULL — all NULL when nothing is shared (embedded mode, a rank alone,
+ * TESS_NODE_SHARE=0 on any rank, or MPI unable to share memory here).
+ * The memory lives until tess__comm_stop(); loads and stores to another
+ * rank's part need the caller's own fences and messages to say when.
  */
-int tess__comm_node_share(tess_ctx *ctx, size_t bytes, void **bases);
+typedef void tess__share_attach_fn(tess_ctx *ctx, uint8_t *const *ptrs, void *arg);
+int tess__comm_share_request(tess_ctx *ctx, size_t bytes, tess__share_attach_fn *attach, void *arg);
+/* tess_main, every rank, before the workers start (collective under MPI). */
+int tess__comm_share_serve(tess_ctx *ctx);
+/* tess_finalize: the requests' own memory. */
+void tess__comm_share_requests_free(tess_ctx *ctx);
+/* The engine's part of tess__comm_share_serve (mpi_share.c; engine_none.c
+ * has none): n requests of sizes[i] bytes here; ptrs[i * nranks + r] set
+ * as attach receives them.  TESS_ERR_UNSUPPORTED when nothing is shared. */
+int tess__comm_share_alloc(tess_ctx *ctx, int n, const size_t *sizes, uint8_t **ptrs);
 
 /* Drain, synchronise with the other ranks, finalise MPI, join.  Accepts NULL comm. */
 void tess__comm_stop(tess_ctx *ctx);

@@ -23,10 +23,9 @@ int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *par
     return tess__fail(ctx, TESS_ERR_UNSUPPORTED, "no other rank in a build without MPI");
 }
 
-int tess__comm_node_share(tess_ctx *ctx, size_t bytes, void **bases)
+int tess__comm_share_alloc(tess_ctx *ctx, int n, const size_t *sizes, uint8_t **ptrs)
 {
-    (void)ctx, (void)bytes;
-    bases[0] = NULL;
+    (void)ctx, (void)n, (void)sizes, (void)ptrs;
     return TESS_ERR_UNSUPPORTED;
 }
 

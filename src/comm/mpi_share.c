@@ -13,6 +13,7 @@
  */
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
 #include "mpi_engine.h"
 
 #define MAX_WINDOWS 8
@@ -26,8 +27,9 @@ typedef struct share_state {
 } share_state;
 
 typedef struct share_call {
-    size_t bytes;
-    void **bases;
+    int n, nranks;
+    const size_t *sizes; /* this rank's, per request */
+    uint8_t **ptrs;      /* [request * nranks + rank] */
 } share_call;
 
 /* The node's communicator, made by every rank at its first share. */
@@ -86,33 +88,81 @@ static void find_bases(share_state *s, MPI_Win win, void **bases)
     }
 }
 
-static int share_on_progress(tess__comm *c, void *arg)
+static size_t aligned(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* Do the ranks agree to share: the same number of requests everywhere, and
+ * nobody set TESS_NODE_SHARE=0? */
+static int ranks_agree(int n)
 {
-    share_call *a = arg;
-    tess__comm_meet(c);
-    unsigned long long mine = a->bytes, most = 0;
-    MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-    if (most == 0) return TESS_ERR_UNSUPPORTED;
+    const char *env = getenv("TESS_NODE_SHARE");
+    int mine[3] = {n, -n, !(env != NULL && strcmp(env, "0") == 0)}, all[3];
+    MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all[0] == -all[1] && all[0] > 0 && all[2];
+}
+
+/* ptrs[i * nranks + r]: request i's part of rank r's segment, from every
+ * rank's sizes (sizes_of[r * n + i]) laid end to end, each aligned. */
+static void place_requests(const share_call *a, int nranks, void *const *bases,
+                           const uint64_t *sizes_of)
+{
+    for (int r = 0; r < nranks; r++) {
+        size_t off = 0;
+        for (int i = 0; i < a->n; i++) {
+            size_t bytes = (size_t)sizes_of[(size_t)r * (size_t)a->n + (size_t)i];
+            uint8_t **p = &a->ptrs[(size_t)i * (size_t)nranks + (size_t)r];
+            *p = bases[r] != NULL && bytes > 0 ? (uint8_t *)bases[r] + off : NULL;
+            off += aligned(bytes);
+        }
+    }
+}
+
+/* This rank's window, with every rank's base; 0 when some rank has none. */
+static int open_everywhere(tess__comm *c, size_t bytes, void **bases)
+{
     share_state *s = state_of(c);
     MPI_Win win = MPI_WIN_NULL;
-    int ok = open_window(s, a->bytes, &win), all_ok = 0;
+    int ok = open_window(s, bytes, &win), all_ok = 0;
     /* all ranks share or none: a rank must never send a notice that the
      * receiver cannot read */
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_ok) {
         if (ok) MPI_Win_free(&win);
-        return TESS_ERR_UNSUPPORTED;
+        return 0;
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     s->wins[s->nwins++] = win;
-    find_bases(s, win, a->bases);
-    return TESS_OK;
+    find_bases(s, win, bases);
+    return 1;
 }
 
-int tess__comm_node_share(tess_ctx *ctx, size_t bytes, void **bases)
+static int share_on_progress(tess__comm *c, void *arg)
 {
-    for (int r = 0; r < ctx->nranks; r++) bases[r] = NULL;
-    share_call a = {bytes, bases};
+    share_call *a = arg;
+    tess__comm_meet(c);
+    if (!ranks_agree(a->n)) return TESS_ERR_UNSUPPORTED;
+    int nranks = a->nranks;
+    uint64_t *mine = calloc((size_t)a->n, sizeof *mine);
+    uint64_t *sizes_of = calloc((size_t)a->n * (size_t)nranks, sizeof *sizes_of);
+    void **bases = calloc((size_t)nranks, sizeof *bases);
+    if (mine == NULL || sizes_of == NULL || bases == NULL) abort(); /* mid-collective */
+    size_t total = 0, any = 0;
+    for (int i = 0; i < a->n; i++) mine[i] = a->sizes[i], total += aligned(a->sizes[i]);
+    MPI_Allgather(mine, a->n, MPI_UINT64_T, sizes_of, a->n, MPI_UINT64_T, MPI_COMM_WORLD);
+    for (size_t k = 0; k < (size_t)a->n * (size_t)nranks; k++) any += sizes_of[k] > 0;
+    int rc = TESS_ERR_UNSUPPORTED;
+    if (any > 0 && open_everywhere(c, total, bases)) {
+        place_requests(a, nranks, bases, sizes_of);
+        rc = TESS_OK;
+    }
+    free(mine);
+    free(sizes_of);
+    free(bases);
+    return rc;
+}
+
+int tess__comm_share_alloc(tess_ctx *ctx, int n, const size_t *sizes, uint8_t **ptrs)
+{
+    share_call a = {n, ctx->nranks, sizes, ptrs};
     return tess__comm_call(ctx, share_on_progress, &a);
 }
 

@@ -100,7 +100,9 @@ struct tess_ctx {
     struct tess__migrate *mig;   /* partition migration (src/table/migrate.c) */
     tess__ckpt_rt *ckpt;         /* checkpoint state (src/ckpt/snapshot.c), or NULL */
 
-    tess__comm *comm; /* NULL in embedded mode */
+    tess__comm *comm;                   /* NULL in embedded mode */
+    struct tess__share_req *share_reqs; /* node-shared memory asked for (src/comm/share.c) */
+    int nshare_reqs;
     /* handler of each message type, registered by the layers (comm/message.c) */
     tess__msg_handler *handlers[TESS__MSG_TYPES];
     /* set while checkpoints are enabled: sees each table message before it

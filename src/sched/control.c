@@ -169,7 +169,7 @@ int tess_main(tess_ctx *ctx, tess_control_fn control, void *app)
     ctx->started = 1;
     ctx->app = app;
     tess__set_current_slot(&ctx->slots[ctx->workers]);
-    int rc = tess__replicas_share(ctx); /* collective: before any rank waits for another */
+    int rc = tess__comm_share_serve(ctx); /* collective: before any rank waits for another */
     if (rc == TESS_OK) rc = tess__workers_start(ctx);
     if (rc != TESS_OK) { /* like tess_init: the program may have no other way to say why */
         tess__warn(ctx, "cannot start: %s", tess_last_error(ctx));

@@ -115,12 +115,10 @@ int tess__private_merge_all(tess_table *t, tess__private *d);
 
 /* Replicas of dense tables (table_replica.c). */
 int tess__replica_handlers_init(tess_ctx *ctx);
-/* spec.replicated: the replica and its staging copy, at creation. */
+/* spec.replicated: the replica and its staging copy, at creation, and a
+ * request for its image in the node-shared segment. */
 int tess__replica_create(tess_table *t);
 void tess__replica_free(tess__replica *r);
-/* tess_main on every rank under MPI, before the workers start: the
- * replicated tables' node-shared segments (collective). */
-int tess__replicas_share(tess_ctx *ctx);
 /* Rank 0 after a barrier: staged ranges become visible on every rank. */
 int tess__replica_switch_everywhere(tess_ctx *ctx);
 

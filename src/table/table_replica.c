@@ -122,10 +122,28 @@ void tess__replica_free(tess__replica *r)
     free(r);
 }
 
+/* The images in every rank's node-shared segment, at tess_main. */
+static void attach_images(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
+{
+    tess_table *t = arg;
+    uint8_t **peer = calloc((size_t)ctx->nranks, sizeof *peer);
+    if (peer == NULL) return; /* then messages carry every range */
+    for (int r = 0; r < ctx->nranks; r++) peer[r] = ptrs[r];
+    t->replica->peer = peer;
+}
+
+/*
+ * A replicated table asks for an image of itself in this rank's node-shared
+ * segment, so that a range written here costs one copy into it and one copy
+ * by each rank of the node, instead of the messages' copies (into the
+ * batch, through MPI's shared memory in and out, into the staging array:
+ * 4-rank PageRank spent half its iteration on them).
+ */
 int tess__replica_create(tess_table *t)
 {
     t->replica = replica_new(t);
-    return t->replica ? TESS_OK : TESS_ERR_NOMEM;
+    if (t->replica == NULL) return TESS_ERR_NOMEM;
+    return tess__comm_share_request(t->ctx, (size_t)t->key_count * t->value_size, attach_images, t);
 }
 
 /* Stage values of keys first..first+count-1 for the next switch; r->mu held. */
@@ -498,54 +516,6 @@ static void on_replica_message(tess_ctx *ctx, int src, uint32_t type, const uint
     else if (type == TESS_MSG_REPLICA_DATA) on_replica_data(ctx, p, len);
     else if (type == TESS_MSG_REPLICA_SHARED) on_replica_shared(ctx, src, p, len);
     else switch_all(ctx);
-}
-
-/* ---------------------------------------------------------------- sharing */
-
-static size_t image_bytes(const tess_table *t)
-{
-    size_t bytes = (size_t)t->key_count * t->value_size;
-    return (bytes + 63) & ~(size_t)63; /* each image on its own cache lines */
-}
-
-/* Point each replicated table at its image in every rank's segment. */
-static int attach_images(tess_ctx *ctx, void **bases)
-{
-    size_t offset = 0;
-    for (int i = 0; i < ctx->ntables; i++) {
-        tess_table *t = ctx->tables[i];
-        if (!t->replicated || t->replica == NULL) continue;
-        t->replica->peer = calloc((size_t)ctx->nranks, sizeof *t->replica->peer);
-        if (t->replica->peer == NULL) return TESS_ERR_NOMEM;
-        for (int r = 0; r < ctx->nranks; r++)
-            t->replica->peer[r] = bases[r] ? (uint8_t *)bases[r] + offset : NULL;
-        offset += image_bytes(t);
-    }
-    return TESS_OK;
-}
-
-/*
- * One segment per rank holds an image of every replicated table, so a range
- * written here costs one copy into it and one copy by each rank of the node,
- * instead of the messages' copies (into the batch, through MPI's shared
- * memory in and out, into the staging array: 4-rank PageRank spent half its
- * iteration on them).  TESS_REPLICA_SHARED=0 keeps to messages.
- */
-int tess__replicas_share(tess_ctx *ctx)
-{
-    if (!ctx->mpi || ctx->nranks < 2) return TESS_OK;
-    const char *env = getenv("TESS_REPLICA_SHARED");
-    size_t bytes = 0;
-    for (int i = 0; i < ctx->ntables; i++)
-        if (ctx->tables[i]->replicated && ctx->tables[i]->replica != NULL)
-            bytes += image_bytes(ctx->tables[i]);
-    if (env != NULL && strcmp(env, "0") == 0) bytes = 0;
-    void **bases = calloc((size_t)ctx->nranks, sizeof *bases);
-    if (bases == NULL) return tess__fail(ctx, TESS_ERR_NOMEM, "out of memory");
-    int rc = tess__comm_node_share(ctx, bytes, bases); /* collective: even with 0 bytes */
-    if (rc == TESS_OK) rc = attach_images(ctx, bases);
-    free(bases);
-    return rc == TESS_ERR_UNSUPPORTED ? TESS_OK : rc;
 }
 
 int tess__replica_handlers_init(tess_ctx *ctx)

@@ -269,6 +269,13 @@ static void handle(tile_ctl *c, const tile_hdr *h, const uint8_t *p, size_t len)
         tile_store_on_output(c, &box, p + sizeof box, len - sizeof box);
         break;
     }
+    case TILE_OUTPUT_SHARED: {
+        tess__tile_box box;
+        if (len < sizeof box) return;
+        memcpy(&box, p, sizeof box);
+        tile_store_on_shared_output(c, &box);
+        break;
+    }
     case TILE_STATUS: {
         tile_status_msg m;
         if (len < sizeof m) return;

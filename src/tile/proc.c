@@ -55,28 +55,49 @@ static int tile_input(tile_proc *p, const tile_item *it, const void **in)
 
 static int output_here(const tile_ctl *c) { return c->me == c->job->output_rank; }
 
+/* The tile's place in an array of the whole area's output, when the tile
+ * is contiguous there (else NULL). */
+static uint8_t *place_in(const tile_ctl *c, const tile_item *it, uint8_t *whole)
+{
+    if (whole == NULL || !tile_area_contiguous(&c->area)) return NULL;
+    uint64_t first =
+        (uint64_t)it->box.lo[0] * (tess__tile_area_cells(&c->area) / (uint64_t)c->area.extent[0]);
+    return whole + first * c->job->out_bytes;
+}
+
 /* Where the kernel writes: the output array itself when the tile is
- * contiguous in it, else scratch. */
-static void *tile_output(tile_proc *p, const tile_item *it, int *direct)
+ * contiguous in it (*direct 1: nothing left to do), the output rank's
+ * shared image when that is (*in_image 1), else scratch. */
+static void *tile_output(tile_proc *p, const tile_item *it, int *direct, int *in_image)
 {
     const tile_ctl *c = p->ctl;
     const tess_tile_job *job = c->job;
-    *direct = output_here(c) && job->output != NULL && tile_area_contiguous(&c->area);
-    if (*direct) {
-        uint64_t first = (uint64_t)it->box.lo[0] *
-                         (tess__tile_area_cells(&c->area) / (uint64_t)c->area.extent[0]);
-        return (uint8_t *)job->output + first * job->out_bytes;
-    }
+    uint8_t *at = place_in(c, it, output_here(c) ? job->output : NULL);
+    *direct = at != NULL;
+    if (at == NULL && !output_here(c)) at = place_in(c, it, tile_shared_output(c));
+    *in_image = !*direct && at != NULL;
+    if (at != NULL) return at;
     if (output_here(c) && job->write) return malloc(it->cells * job->out_bytes);
     return grow(&p->out_buf, &p->out_cap, it->cells * job->out_bytes);
 }
 
-/* Put a tile's scratch output where it belongs; `d->out` takes a buffer the
+/* The output in the output rank's shared image (unless the kernel wrote it
+ * there), then the box, which tells the output rank to take it. */
+static int deliver_shared(tile_ctl *c, const tile_item *it, void *out, int in_image, uint8_t *image)
+{
+    if (!in_image) tile_copy_box(&c->area, &it->box, c->job->out_bytes, image, 0, out, 0);
+    atomic_thread_fence(memory_order_release); /* the output before the notice */
+    return tile_send(c, c->job->output_rank, TILE_OUTPUT_SHARED, &it->box, sizeof it->box, NULL, 0);
+}
+
+/* Put a tile's output where it belongs; `d->out` takes a buffer the
  * controller hands to write(). */
-static int deliver(tile_proc *p, const tile_item *it, void *out, tile_done *d)
+static int deliver(tile_proc *p, const tile_item *it, void *out, int in_image, tile_done *d)
 {
     tile_ctl *c = p->ctl;
     const tess_tile_job *job = c->job;
+    uint8_t *image = tile_shared_output(c);
+    if (!output_here(c) && image != NULL) return deliver_shared(c, it, out, in_image, image);
     if (!output_here(c))
         return tile_send(c, job->output_rank, TILE_OUTPUT, &it->box, sizeof it->box, out,
                          it->cells * job->out_bytes);
@@ -102,8 +123,8 @@ static int run_tile(tile_proc *p, const tile_item *it, tile_done *d)
     double t0 = tess_now();
     d->started = t0 - c->t0;
     const void *in;
-    int direct = 0, rc = tile_input(p, it, &in);
-    void *out = rc == TESS_OK ? tile_output(p, it, &direct) : NULL;
+    int direct = 0, in_image = 0, rc = tile_input(p, it, &in);
+    void *out = rc == TESS_OK ? tile_output(p, it, &direct, &in_image) : NULL;
     if (rc == TESS_OK && out == NULL)
         rc = tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile's output");
     if (rc == TESS_OK) {
@@ -114,8 +135,8 @@ static int run_tile(tile_proc *p, const tile_item *it, tile_done *d)
     double extra = slowdown(p, d->started, t);
     sleep_s(extra);
     d->seconds = t + extra;
-    if (rc == TESS_OK && !direct) rc = deliver(p, it, out, d);
-    if (d->out == NULL && out != NULL && !direct && out != p->out_buf) free(out);
+    if (rc == TESS_OK && !direct) rc = deliver(p, it, out, in_image, d);
+    if (d->out == NULL && out != NULL && !direct && !in_image && out != p->out_buf) free(out);
     return rc;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "comm/comm.h"
 #include "tile/tile_internal.h"
 
 #define TILE_KERNEL "tess.tile"
@@ -14,6 +15,7 @@ void tess__tile_free(tess_ctx *ctx)
 {
     if (ctx->tile == NULL) return;
     free(ctx->tile->jobs);
+    free(ctx->tile->shared_out);
     free(ctx->tile);
     ctx->tile = NULL;
 }
@@ -50,6 +52,38 @@ static int check_job(tess_ctx *ctx, const tess_tile_job *job)
     return tess__tile_job_area(ctx, job, &pol, &area);
 }
 
+#define SHARED_OUTPUT_MAX ((size_t)1 << 30)
+
+/* At tess_main: where this rank writes job i's outputs for the output rank. */
+static void attach_output(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    ctx->tile->shared_out[i] = ptrs[ctx->tile->jobs[i]->output_rank];
+}
+
+/*
+ * The output rank asks for an image of the job's whole output in its
+ * node-shared segment: a rank beside it then writes each tile's output
+ * there and sends only the box, instead of the output in messages that
+ * move only when both progress threads get a core (2-rank Black-Scholes
+ * spent a quarter of its time gathering them).  The output rank copies
+ * from the image into the output array or hands it to write().  Outputs
+ * over 1 GiB keep to messages: the image doubles the output's memory.
+ */
+static int request_shared_output(tess_ctx *ctx, const tess_tile_job *job, int i)
+{
+    tess__tile_reg *r = ctx->tile;
+    uint8_t **grown = realloc(r->shared_out, (size_t)(i + 1) * sizeof *grown);
+    TESS_RETURN_IF(ctx, grown == NULL, TESS_ERR_NOMEM, "out of memory");
+    r->shared_out = grown;
+    grown[i] = NULL;
+    size_t bytes = job->out_bytes;
+    for (int d = 0; d < job->ndims; d++) bytes *= (size_t)job->extent[d];
+    int wanted =
+        ctx->rank == job->output_rank && (job->output || job->write) && bytes <= SHARED_OUTPUT_MAX;
+    return tess__comm_share_request(ctx, wanted ? bytes : 0, attach_output, (void *)(intptr_t)i);
+}
+
 int tess_tile_register(tess_ctx *ctx, const tess_tile_job *job)
 {
     TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE, "tess_tile_register() after tess_main()");
@@ -67,9 +101,10 @@ int tess_tile_register(tess_ctx *ctx, const tess_tile_job *job)
                        "tile job '%s' registered twice", job->name);
     const tess_tile_job **jobs = realloc(r->jobs, (size_t)(r->njobs + 1) * sizeof *jobs);
     TESS_RETURN_IF(ctx, jobs == NULL, TESS_ERR_NOMEM, "out of memory");
-    jobs[r->njobs++] = job;
     r->jobs = jobs;
-    return TESS_OK;
+    rc = request_shared_output(ctx, job, r->njobs);
+    if (rc == TESS_OK) jobs[r->njobs++] = job;
+    return rc;
 }
 
 int tess_tile_options_check(tess_ctx *ctx, const tess_tile_job *job, const tess_tile_options *o)

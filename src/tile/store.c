@@ -244,6 +244,47 @@ int tile_store_done(tile_ctl *c, tile_done *d)
     return rc;
 }
 
+uint8_t *tile_shared_output(const tile_ctl *c)
+{
+    const tess__tile_reg *r = c->ctx->tile;
+    return r && r->shared_out ? r->shared_out[c->args.job] : NULL;
+}
+
+static int box_in_area(const tess__tile_area *a, const tess__tile_box *box)
+{
+    if (box->ndims != a->ndims) return 0;
+    for (int d = 0; d < a->ndims; d++)
+        if (box->lo[d] < 0 || box->lo[d] >= box->hi[d] || box->hi[d] > a->extent[d]) return 0;
+    return 1;
+}
+
+void tile_store_on_shared_output(tile_ctl *c, const tess__tile_box *box)
+{
+    uint8_t *image = tile_shared_output(c);
+    uint64_t cells = tess__tile_box_cells(box);
+    size_t len = cells * c->job->out_bytes;
+    if (image == NULL || !box_in_area(&c->area, box)) {
+        tile_abort_all(c, TESS_ERR_INVAL, "tiles: a shared output names a box outside the area");
+        return;
+    }
+    atomic_thread_fence(memory_order_acquire); /* the notice before the output */
+    c->rs.output_bytes_shared += len;
+    if (tile_area_contiguous(&c->area)) {
+        uint64_t first =
+            (uint64_t)box->lo[0] * (tess__tile_area_cells(&c->area) / (uint64_t)c->area.extent[0]);
+        tile_store_on_output(c, box, image + first * c->job->out_bytes, len);
+        return;
+    }
+    uint8_t *copy = malloc(len ? len : 1);
+    if (copy == NULL) {
+        tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for an output");
+        return;
+    }
+    tile_copy_box(&c->area, box, c->job->out_bytes, image, 0, copy, 1);
+    tile_store_on_output(c, box, copy, len);
+    free(copy);
+}
+
 void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t *data, size_t len)
 {
     const tess_tile_job *job = c->job;

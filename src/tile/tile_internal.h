@@ -26,6 +26,9 @@
 typedef struct tess__tile_reg {
     const tess_tile_job **jobs;
     int njobs;
+    /* per job: the output rank's image of the whole output in its
+     * node-shared segment, when this rank can write it (run.c), else NULL */
+    uint8_t **shared_out;
     tess_tile_stats *result; /* rank 0: where the run's statistics go */
     uint32_t runs;           /* run ids: messages of an earlier run are dropped */
 } tess__tile_reg;
@@ -71,18 +74,19 @@ typedef struct tile_args {
 
 /* ---- messages between controllers and from processors ---- */
 enum tile_msg_type {
-    TILE_HELLO = 1, /* slab rows, processor count */
-    TILE_DONE,      /* processor -> its controller: a tile finished */
-    TILE_STEAL,     /* thief -> victim: its aggregate rate */
-    TILE_GIVE,      /* victim -> thief: segments (maybe none) */
-    TILE_FETCH,     /* rank -> owner: send the input of rows of a column */
-    TILE_DATA,      /* owner -> rank: that input */
-    TILE_OUTPUT,    /* rank -> output rank: a tile's output */
-    TILE_STATUS,    /* rank -> all: work received, completed, rate */
-    TILE_BOOT,      /* rank -> all: its largest bootstrap size */
-    TILE_FINISH,    /* output rank -> all: every output is gathered */
-    TILE_STATS,     /* rank -> rank 0: its statistics */
-    TILE_ABORT      /* any -> all: the run failed (message follows) */
+    TILE_HELLO = 1,    /* slab rows, processor count */
+    TILE_DONE,         /* processor -> its controller: a tile finished */
+    TILE_STEAL,        /* thief -> victim: its aggregate rate */
+    TILE_GIVE,         /* victim -> thief: segments (maybe none) */
+    TILE_FETCH,        /* rank -> owner: send the input of rows of a column */
+    TILE_DATA,         /* owner -> rank: that input */
+    TILE_OUTPUT,       /* rank -> output rank: a tile's output */
+    TILE_STATUS,       /* rank -> all: work received, completed, rate */
+    TILE_BOOT,         /* rank -> all: its largest bootstrap size */
+    TILE_FINISH,       /* output rank -> all: every output is gathered */
+    TILE_STATS,        /* rank -> rank 0: its statistics */
+    TILE_ABORT,        /* any -> all: the run failed (message follows) */
+    TILE_OUTPUT_SHARED /* rank -> output rank: a tile's output is in your shared image */
 };
 
 typedef struct tile_hdr {
@@ -234,6 +238,11 @@ void tile_store_on_data(tile_ctl *c, const tile_wire_seg *s, const uint8_t *data
 void tile_store_request(tile_ctl *c);
 int tile_store_add_pending(tile_ctl *c, const tess__tile_segment *s);
 void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t *data, size_t len);
+/* The same for a tile whose output a rank of this node wrote into the
+ * shared image (TILE_OUTPUT_SHARED). */
+void tile_store_on_shared_output(tile_ctl *c, const tess__tile_box *box);
+/* The output rank's shared image of job `job`'s output, or NULL. */
+uint8_t *tile_shared_output(const tile_ctl *c);
 /* Input of an item cut from segment s (NULL when the processor must gather
  * or read it) and its chunk. */
 void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *it);

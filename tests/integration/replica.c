@@ -264,16 +264,16 @@ static void check_misuse(tess_ctx *ctx, app *a)
 }
 
 /* Under mpirun on one machine, rank 0's ranges reach the others through its
- * node-shared segment, unless TESS_REPLICA_SHARED=0 keeps them to messages. */
+ * node-shared segment, unless TESS_NODE_SHARE=0 keeps them to messages. */
 static void check_sharing(tess_ctx *ctx)
 {
     if (tess_nranks(ctx) < 2) return;
-    const char *env = getenv("TESS_REPLICA_SHARED");
+    const char *env = getenv("TESS_NODE_SHARE");
     int off = env != NULL && strcmp(env, "0") == 0;
     tess_stats st;
     tess_get_stats(ctx, &st);
     check(off ? st.replica_bytes_shared == 0 : st.replica_bytes_shared > 0,
-          off ? "TESS_REPLICA_SHARED=0: ranges travel as messages only"
+          off ? "TESS_NODE_SHARE=0: ranges travel as messages only"
               : "ranks of one node copy ranges from the writer's shared segment");
 }
 

@@ -2,7 +2,7 @@
 # The pull-style table API (put_range, replicated tables, tess_table_replicate,
 # scan_dense) on a real runtime: 1 rank x 2 workers, 1 rank x 1 worker, and
 # mpirun -np 3 with 1 and 2 workers per rank, ranges through the node-shared
-# segments and, with TESS_REPLICA_SHARED=0, as messages (tests/integration/replica.c).
+# segments and, with TESS_NODE_SHARE=0, as messages (tests/integration/replica.c).
 set -euo pipefail
 prog="$TESS_BUILD/tests/integration/replica"
 echo "== embedded, 2 workers"; "$prog" --workers 2 | tail -n 1
@@ -13,8 +13,8 @@ if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null; then
         timeout 120 mpirun -np 3 --oversubscribe --bind-to none "$prog" --workers "$w" | tail -n 1
     done
     # ranks on other nodes get ranges as messages: the same test on that path
-    echo "== mpirun -np 3, 2 workers per rank, TESS_REPLICA_SHARED=0 (messages only)"
-    timeout 120 mpirun -np 3 --oversubscribe --bind-to none -x TESS_REPLICA_SHARED=0 \
+    echo "== mpirun -np 3, 2 workers per rank, TESS_NODE_SHARE=0 (messages only)"
+    timeout 120 mpirun -np 3 --oversubscribe --bind-to none -x TESS_NODE_SHARE=0 \
         "$prog" --workers 2 | tail -n 1
 else
     echo "== mpirun not available: multi-rank cases skipped"

@@ -74,6 +74,8 @@ if [ "$MPI" = 1 ]; then
     sar_same np2 mpi 2 "$TESSERA" run sar --quiet --processors cpu
     sar_same np3 mpi 3 "$TESSERA" run sar --quiet --processors cpu --policy ws:7
     sar_same np3_dd mpi 3 "$TESSERA" run sar --quiet --processors cpu+cpu@0.5 --policy dd:20
+    # outputs as messages (ranks on other nodes), not through rank 0's shared image
+    TESS_NODE_SHARE=0 sar_same np3_msg mpi 3 "$TESSERA" run sar --quiet --processors cpu
 fi
 
 # ------------------------------------------------------------------ texture
@@ -123,6 +125,8 @@ if [ "$MPI" = 1 ]; then
     tex_same np3_on2 mpi 3 "$TESSERA" run texture --quiet --processors cpu --data-on 2 \
         --policy ws:3
     tex_same np3_dd mpi 3 "$TESSERA" run texture --quiet --processors cpu+cpu@0.5 --policy dd:4
+    TESS_NODE_SHARE=0 tex_same np3_msg mpi 3 "$TESSERA" run texture --quiet --processors cpu \
+        --policy dd:2x3
 fi
 
 # ------------------------------------------------------------------ OpenCL

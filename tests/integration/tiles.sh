@@ -140,6 +140,8 @@ for pol in apc dd:100 ws:7x8x5 static:7x2x5; do "$API" grid3d "$pol" cpu+cpu@0.5
 if [ "$MPI" = 1 ]; then
     mpi 3 "$API" grid3d apc cpu
     mpi 2 "$API" grid2d ws:100 cpu*2
+    # outputs as messages, as from ranks on other nodes
+    TESS_NODE_SHARE=0 mpi 3 "$API" grid3d ws:7x8x5 cpu
 fi
 
 step "wrong input slabs end the run with a message naming them"
