@@ -108,6 +108,17 @@ void tess__comm_wait_sent(tess_ctx *ctx, double seconds);
  * rank's part need the caller's own fences and messages to say when.
  */
 typedef void tess__share_attach_fn(tess_ctx *ctx, uint8_t *const *ptrs, void *arg);
+
+/* The fence between writing node-shared memory and sending the message
+ * that announces it, and between receiving that message and reading.
+ * ThreadSanitizer builds have no MPI, hence no memory shared between
+ * processes (and TSan does not model fences). */
+static inline void tess__shared_fence(void)
+{
+#if !defined(__SANITIZE_THREAD__)
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
 int tess__comm_share_request(tess_ctx *ctx, size_t bytes, tess__share_attach_fn *attach, void *arg);
 /* tess_main, every rank, before the workers start (collective under MPI). */
 int tess__comm_share_serve(tess_ctx *ctx);

@@ -317,7 +317,7 @@ static void publish_shared(tess_table *t, uint64_t first, uint64_t n, const void
     pthread_mutex_lock(&r->peer_mu);
     memcpy(r->peer[t->ctx->rank] + first * t->value_size, values, n * t->value_size);
     pthread_mutex_unlock(&r->peer_mu);
-    atomic_thread_fence(memory_order_release); /* the values before the notice */
+    tess__shared_fence(); /* the values before the notice */
 }
 
 static int send_shared_notice(tess_table *t, int dst, uint64_t first, uint64_t n)
@@ -502,7 +502,7 @@ static void on_replica_shared(tess_ctx *ctx, int src, const uint8_t *p, size_t l
         const tess__replica *r = t ? t->replica : NULL;
         const uint8_t *image = r && r->peer && src >= 0 && src < ctx->nranks ? r->peer[src] : NULL;
         int fits = image && h.first <= t->key_count && h.count <= t->key_count - h.first;
-        atomic_thread_fence(memory_order_acquire); /* the notice before the values */
+        tess__shared_fence(); /* the notice before the values */
         if (fits &&
             stage(t, h.generation, h.first, h.count, image + h.first * t->value_size) != TESS_OK)
             abort(); /* out of memory: dropping it would leave a replica stale */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "comm/comm.h"
 #include "tile/tile_internal.h"
 
 int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device);
@@ -86,7 +87,7 @@ static void *tile_output(tile_proc *p, const tile_item *it, int *direct, int *in
 static int deliver_shared(tile_ctl *c, const tile_item *it, void *out, int in_image, uint8_t *image)
 {
     if (!in_image) tile_copy_box(&c->area, &it->box, c->job->out_bytes, image, 0, out, 0);
-    atomic_thread_fence(memory_order_release); /* the output before the notice */
+    tess__shared_fence(); /* the output before the notice */
     return tile_send(c, c->job->output_rank, TILE_OUTPUT_SHARED, &it->box, sizeof it->box, NULL, 0);
 }
 

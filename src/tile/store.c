@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "comm/comm.h"
 #include "tile/tile_internal.h"
 
 int tile_area_contiguous(const tess__tile_area *a) { return a->ncolumns == 1; }
@@ -267,7 +268,7 @@ void tile_store_on_shared_output(tile_ctl *c, const tess__tile_box *box)
         tile_abort_all(c, TESS_ERR_INVAL, "tiles: a shared output names a box outside the area");
         return;
     }
-    atomic_thread_fence(memory_order_acquire); /* the notice before the output */
+    tess__shared_fence(); /* the notice before the output */
     c->rs.output_bytes_shared += len;
     if (tile_area_contiguous(&c->area)) {
         uint64_t first =
