@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include "core/internal.h"
+#include "table/table_internal.h" /* the checkpoint readers under test */
 
 static tess_ctx *ctx;
 static tess_table *tables[3];
