@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include "mpi_engine.h"
 
 #define MAX_WINDOWS 8
@@ -27,6 +28,7 @@ typedef struct share_state {
 } share_state;
 
 typedef struct share_call {
+    tess_ctx *ctx;
     int n, nranks;
     const size_t *sizes; /* this rank's, per request */
     uint8_t **ptrs;      /* [request * nranks + rank] */
@@ -116,10 +118,45 @@ static void place_requests(const share_call *a, int nranks, void *const *bases,
     }
 }
 
+/* Bytes the ranks of this node ask for together. */
+static size_t node_bytes(const share_state *s, const uint64_t *sizes_of, int n)
+{
+    size_t total = 0;
+    for (int i = 0; i < s->node_size; i++)
+        for (int k = 0; k < n; k++) total += aligned(sizes_of[(size_t)s->world_of[i] * n + k]);
+    return total;
+}
+
+/*
+ * OpenMPI backs shared windows with a file in /dev/shm; a container's is
+ * often 64 MB, and a store past its end is a SIGBUS, not an error.  So the
+ * node's windows must fit in half of what is free there, else everyone keeps
+ * to messages (said once per node).
+ */
+static int shm_has_room(tess_ctx *ctx, const share_state *s, size_t need)
+{
+    struct statvfs v;
+    if (statvfs("/dev/shm", &v) != 0) return 1; /* no /dev/shm: MPI puts them elsewhere */
+    size_t room = (size_t)v.f_bavail * (size_t)v.f_frsize / 2;
+    if (need <= room) return 1;
+    int me = 0;
+    MPI_Comm_rank(s->node, &me);
+    if (me == 0)
+        tess__warn(ctx,
+                   "/dev/shm has %zu MB free; node-shared memory needs %zu MB: replicas and "
+                   "tile outputs travel as messages (slower; docs/guide.md)",
+                   2 * room >> 20, need >> 20);
+    return 0;
+}
+
 /* This rank's window, with every rank's base; 0 when some rank has none. */
-static int open_everywhere(tess__comm *c, size_t bytes, void **bases)
+static int open_everywhere(tess__comm *c, tess_ctx *ctx, size_t bytes, size_t node_need,
+                           void **bases)
 {
     share_state *s = state_of(c);
+    int room = shm_has_room(ctx, s, node_need), all_room = 0;
+    MPI_Allreduce(&room, &all_room, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_room) return 0; /* before the window: every rank of a node opens it or none */
     MPI_Win win = MPI_WIN_NULL;
     int ok = open_window(s, bytes, &win), all_ok = 0;
     /* all ranks share or none: a rank must never send a notice that the
@@ -150,7 +187,8 @@ static int share_on_progress(tess__comm *c, void *arg)
     MPI_Allgather(mine, a->n, MPI_UINT64_T, sizes_of, a->n, MPI_UINT64_T, MPI_COMM_WORLD);
     for (size_t k = 0; k < (size_t)a->n * (size_t)nranks; k++) any += sizes_of[k] > 0;
     int rc = TESS_ERR_UNSUPPORTED;
-    if (any > 0 && open_everywhere(c, total, bases)) {
+    if (any > 0 &&
+        open_everywhere(c, a->ctx, total, node_bytes(state_of(c), sizes_of, a->n), bases)) {
         place_requests(a, nranks, bases, sizes_of);
         rc = TESS_OK;
     }
@@ -162,7 +200,7 @@ static int share_on_progress(tess__comm *c, void *arg)
 
 int tess__comm_share_alloc(tess_ctx *ctx, int n, const size_t *sizes, uint8_t **ptrs)
 {
-    share_call a = {n, ctx->nranks, sizes, ptrs};
+    share_call a = {ctx, n, ctx->nranks, sizes, ptrs};
     return tess__comm_call(ctx, share_on_progress, &a);
 }
 

@@ -16,6 +16,25 @@ if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null; then
     echo "== mpirun -np 3, 2 workers per rank, TESS_NODE_SHARE=0 (messages only)"
     timeout 120 mpirun -np 3 --oversubscribe --bind-to none -x TESS_NODE_SHARE=0 \
         "$prog" --workers 2 | tail -n 1
+    # a /dev/shm too small for the images (a container's): messages, one
+    # warning, the same ranks; in a mount namespace of its own (root only)
+    if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
+        echo "== /dev/shm of 24 MB, images of 16 MB: messages and a warning"
+        tmp=$(mktemp -d)
+        trap 'rm -rf "$tmp"' EXIT
+        "$TESSERA" run pagerank --quiet --workers 1 --gen web:1000000 --iterations 3 \
+            --output "$tmp/one.out"
+        unshare -m bash -c "mount -t tmpfs -o size=24m tmpfs /dev/shm &&
+            timeout 120 mpirun -np 2 --oversubscribe --bind-to none '$TESSERA' run pagerank \
+            --quiet --workers 1 --gen web:1000000 --iterations 3 --output '$tmp/two.out' \
+            --metrics '$tmp/m.json'" 2> "$tmp/err"
+        grep -q "node-shared memory needs .* travel as messages" "$tmp/err" ||
+            { cat "$tmp/err" >&2; echo "FAIL: no warning about /dev/shm" >&2; exit 1; }
+        grep -q '"replica_bytes_shared": *0\b' "$tmp/m.json" ||
+            { echo "FAIL: ranges were shared in a /dev/shm without room" >&2; exit 1; }
+        cmp "$tmp/one.out" "$tmp/two.out" || { echo "FAIL: ranks differ" >&2; exit 1; }
+        echo "messages, one warning, the same ranks"
+    fi
 else
     echo "== mpirun not available: multi-rank cases skipped"
 fi
