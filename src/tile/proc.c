@@ -56,16 +56,6 @@ static int tile_input(tile_proc *p, const tile_item *it, const void **in)
 
 static int output_here(const tile_ctl *c) { return c->me == c->job->output_rank; }
 
-/* The tile's place in an array of the whole area's output, when the tile
- * is contiguous there (else NULL). */
-static uint8_t *place_in(const tile_ctl *c, const tile_item *it, uint8_t *whole)
-{
-    if (whole == NULL || !tile_area_contiguous(&c->area)) return NULL;
-    uint64_t first =
-        (uint64_t)it->box.lo[0] * (tess__tile_area_cells(&c->area) / (uint64_t)c->area.extent[0]);
-    return whole + first * c->job->out_bytes;
-}
-
 /* Where the kernel writes: the output array itself when the tile is
  * contiguous in it (*direct 1: nothing left to do), the output rank's
  * shared image when that is (*in_image 1), else scratch. */
@@ -73,9 +63,9 @@ static void *tile_output(tile_proc *p, const tile_item *it, int *direct, int *in
 {
     const tile_ctl *c = p->ctl;
     const tess_tile_job *job = c->job;
-    uint8_t *at = place_in(c, it, output_here(c) ? job->output : NULL);
+    uint8_t *at = tile_output_place(c, &it->box, output_here(c) ? job->output : NULL);
     *direct = at != NULL;
-    if (at == NULL && !output_here(c)) at = place_in(c, it, tile_shared_output(c));
+    if (at == NULL && !output_here(c)) at = tile_output_place(c, &it->box, tile_shared_output(c));
     *in_image = !*direct && at != NULL;
     if (at != NULL) return at;
     if (output_here(c) && job->write) return malloc(it->cells * job->out_bytes);

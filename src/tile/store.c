@@ -245,6 +245,14 @@ int tile_store_done(tile_ctl *c, tile_done *d)
     return rc;
 }
 
+uint8_t *tile_output_place(const tile_ctl *c, const tess__tile_box *box, void *whole)
+{
+    if (whole == NULL || !tile_area_contiguous(&c->area)) return NULL;
+    uint64_t first =
+        (uint64_t)box->lo[0] * (tess__tile_area_cells(&c->area) / (uint64_t)c->area.extent[0]);
+    return (uint8_t *)whole + first * c->job->out_bytes;
+}
+
 uint8_t *tile_shared_output(const tile_ctl *c)
 {
     const tess__tile_reg *r = c->ctx->tile;
@@ -270,10 +278,9 @@ void tile_store_on_shared_output(tile_ctl *c, const tess__tile_box *box)
     }
     tess__shared_fence(); /* the notice before the output */
     c->rs.output_bytes_shared += len;
-    if (tile_area_contiguous(&c->area)) {
-        uint64_t first =
-            (uint64_t)box->lo[0] * (tess__tile_area_cells(&c->area) / (uint64_t)c->area.extent[0]);
-        tile_store_on_output(c, box, image + first * c->job->out_bytes, len);
+    const uint8_t *in_place = tile_output_place(c, box, image);
+    if (in_place != NULL) {
+        tile_store_on_output(c, box, in_place, len);
         return;
     }
     uint8_t *copy = malloc(len ? len : 1);

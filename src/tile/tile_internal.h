@@ -241,8 +241,11 @@ void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t 
 /* The same for a tile whose output a rank of this node wrote into the
  * shared image (TILE_OUTPUT_SHARED). */
 void tile_store_on_shared_output(tile_ctl *c, const tess__tile_box *box);
-/* The output rank's shared image of job `job`'s output, or NULL. */
+/* The output rank's shared image of the run's job's output, or NULL. */
 uint8_t *tile_shared_output(const tile_ctl *c);
+/* Where box's output lies in `whole` (the whole area's output, row-major)
+ * when the area's tiles are contiguous there; NULL otherwise or for NULL. */
+uint8_t *tile_output_place(const tile_ctl *c, const tess__tile_box *box, void *whole);
 /* Input of an item cut from segment s (NULL when the processor must gather
  * or read it) and its chunk. */
 void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *it);
