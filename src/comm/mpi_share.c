@@ -34,6 +34,17 @@ typedef struct share_call {
     uint8_t **ptrs;      /* [request * nranks + rank] */
 } share_call;
 
+/* The ranks of this node; TESS_NODE_RANKS=K makes each K consecutive ranks
+ * a "node" instead, so that one machine tests the paths between nodes. */
+static void split_nodes(MPI_Comm *node)
+{
+    const char *env = getenv("TESS_NODE_RANKS");
+    int k = env != NULL ? atoi(env) : 0, rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (k > 0) MPI_Comm_split(MPI_COMM_WORLD, rank / k, rank, node);
+    else MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
+}
+
 /* The node's communicator, made by every rank at its first share. */
 static share_state *state_of(tess__comm *c)
 {
@@ -41,7 +52,7 @@ static share_state *state_of(tess__comm *c)
     if (*slot != NULL) return *slot;
     share_state *s = calloc(1, sizeof *s);
     if (s == NULL) abort(); /* a collective cannot be left half done */
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &s->node);
+    split_nodes(&s->node);
     MPI_Comm_set_errhandler(s->node, MPI_ERRORS_RETURN);
     MPI_Comm_size(s->node, &s->node_size);
     s->world_of = malloc((size_t)s->node_size * sizeof *s->world_of);
@@ -187,8 +198,10 @@ static int share_on_progress(tess__comm *c, void *arg)
     MPI_Allgather(mine, a->n, MPI_UINT64_T, sizes_of, a->n, MPI_UINT64_T, MPI_COMM_WORLD);
     for (size_t k = 0; k < (size_t)a->n * (size_t)nranks; k++) any += sizes_of[k] > 0;
     int rc = TESS_ERR_UNSUPPORTED;
-    if (any > 0 &&
-        open_everywhere(c, a->ctx, total, node_bytes(state_of(c), sizes_of, a->n), bases)) {
+    share_state *s = any > 0 ? state_of(c) : NULL; /* collective: every rank or none */
+    size_t need = s && s->node_size > 1 ? node_bytes(s, sizes_of, a->n) : 0;
+    if (s && s->node_size == 1) total = 0; /* alone on its node: nobody to share with */
+    if (s && open_everywhere(c, a->ctx, total, need, bases)) {
         place_requests(a, nranks, bases, sizes_of);
         rc = TESS_OK;
     }

@@ -264,12 +264,13 @@ static void check_misuse(tess_ctx *ctx, app *a)
 }
 
 /* Under mpirun on one machine, rank 0's ranges reach the others through its
- * node-shared segment, unless TESS_NODE_SHARE=0 keeps them to messages. */
+ * node-shared segment, unless TESS_NODE_SHARE=0 keeps them to messages or
+ * TESS_NODE_RANKS=1 puts every rank on a node of its own. */
 static void check_sharing(tess_ctx *ctx)
 {
     if (tess_nranks(ctx) < 2) return;
-    const char *env = getenv("TESS_NODE_SHARE");
-    int off = env != NULL && strcmp(env, "0") == 0;
+    const char *env = getenv("TESS_NODE_SHARE"), *node = getenv("TESS_NODE_RANKS");
+    int off = (env != NULL && strcmp(env, "0") == 0) || (node != NULL && strcmp(node, "1") == 0);
     tess_stats st;
     tess_get_stats(ctx, &st);
     check(off ? st.replica_bytes_shared == 0 : st.replica_bytes_shared > 0,

@@ -16,6 +16,10 @@ if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null; then
     echo "== mpirun -np 3, 2 workers per rank, TESS_NODE_SHARE=0 (messages only)"
     timeout 120 mpirun -np 3 --oversubscribe --bind-to none -x TESS_NODE_SHARE=0 \
         "$prog" --workers 2 | tail -n 1
+    # "nodes" of 2 ranks (TESS_NODE_RANKS): shared within, messages between
+    echo "== mpirun -np 4, 2 workers per rank, nodes of 2 ranks (TESS_NODE_RANKS=2)"
+    timeout 120 mpirun -np 4 --oversubscribe --bind-to none -x TESS_NODE_RANKS=2 \
+        "$prog" --workers 2 | tail -n 1
     # a /dev/shm too small for the images (a container's): messages, one
     # warning, the same ranks; in a mount namespace of its own (root only)
     if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then

@@ -155,9 +155,11 @@ static int control(tess_ctx *ctx, void *p)
                 }
     if (!bad && st.nranks > 1 && (r->check == 2 || r->check == 3)) {
         /* under mpirun on one machine the other ranks' outputs reach rank 0
-         * through its node-shared image, unless TESS_NODE_SHARE=0 */
-        const char *env = getenv("TESS_NODE_SHARE");
-        int off = env != NULL && strcmp(env, "0") == 0;
+         * through its node-shared image, unless TESS_NODE_SHARE=0 or
+         * TESS_NODE_RANKS=1 (a node per rank) */
+        const char *env = getenv("TESS_NODE_SHARE"), *node = getenv("TESS_NODE_RANKS");
+        int off =
+            (env != NULL && strcmp(env, "0") == 0) || (node != NULL && strcmp(node, "1") == 0);
         uint64_t shared = st.ranks[0].output_bytes_shared;
         bad = off ? shared != 0 : shared == 0;
         if (bad)

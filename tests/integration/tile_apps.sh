@@ -76,6 +76,7 @@ if [ "$MPI" = 1 ]; then
     sar_same np3_dd mpi 3 "$TESSERA" run sar --quiet --processors cpu+cpu@0.5 --policy dd:20
     # outputs as messages (ranks on other nodes), not through rank 0's shared image
     TESS_NODE_SHARE=0 sar_same np3_msg mpi 3 "$TESSERA" run sar --quiet --processors cpu
+    TESS_NODE_RANKS=2 sar_same np4_nodes mpi 4 "$TESSERA" run sar --quiet --processors cpu
 fi
 
 # ------------------------------------------------------------------ texture

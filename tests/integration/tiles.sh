@@ -142,6 +142,8 @@ if [ "$MPI" = 1 ]; then
     mpi 2 "$API" grid2d ws:100 cpu*2
     # outputs as messages, as from ranks on other nodes
     TESS_NODE_SHARE=0 mpi 3 "$API" grid3d ws:7x8x5 cpu
+    # "nodes" of 2 ranks: ranks 1 through rank 0's image, 2 and 3 in messages
+    TESS_NODE_RANKS=2 mpi 4 "$API" grid3d apc cpu
 fi
 
 step "wrong input slabs end the run with a message naming them"
