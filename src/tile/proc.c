@@ -33,6 +33,17 @@ static void *grow(void **buf, size_t *cap, size_t need)
     return p;
 }
 
+/* The tile's input in the rank's own slab, when the area's tiles are
+ * contiguous there (whole rows): the kernel reads it in place instead of
+ * a copy (37 MB per 8192x4096 slide for texture; no time measurable). */
+static const uint8_t *input_in_place(const tile_ctl *c, const tile_item *it)
+{
+    if (c->job->read != NULL || !tile_area_contiguous(&c->area)) return NULL;
+    uint64_t row_cells = tess__tile_area_cells(&c->area) / (uint64_t)c->area.extent[0];
+    uint64_t first = (uint64_t)(it->box.lo[0] - c->slab_lo[c->me]) * row_cells;
+    return (const uint8_t *)c->job->input + first * c->job->in_bytes;
+}
+
 /* The tile's input: given by the controller, read, or gathered from the
  * rank's own slab. */
 static int tile_input(tile_proc *p, const tile_item *it, const void **in)
@@ -41,6 +52,7 @@ static int tile_input(tile_proc *p, const tile_item *it, const void **in)
     const tess_tile_job *job = c->job;
     *in = it->in;
     if (it->in != NULL || job->in_bytes == 0) return TESS_OK;
+    if ((*in = input_in_place(c, it)) != NULL) return TESS_OK;
     uint8_t *buf = grow(&p->in_buf, &p->in_cap, it->cells * job->in_bytes);
     if (buf == NULL) return tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile");
     if (job->read) {
