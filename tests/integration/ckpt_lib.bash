@@ -215,6 +215,19 @@ wait_restart() {
     done
 }
 
+# wait_mpi_init PID — until process PID has finished MPI_Init: its progress
+# thread names itself tess-progress just after (up to 20 s; then it is
+# killed anyway).  Prints the milliseconds waited.
+wait_mpi_init() {
+    local waited=0
+    while [ $waited -lt 20000 ] && [ -d "/proc/$1" ] &&
+        ! grep -qx tess-progress /proc/"$1"/task/*/comm 2> /dev/null; do
+        sleep 0.01
+        waited=$((waited + 10))
+    done
+    echo $waited
+}
+
 # rank_young_ms PID — milliseconds until process PID is 300 ms old (0 if it
 # is, or is gone).
 rank_young_ms() {
@@ -244,16 +257,16 @@ kill_a_rank() {
         return 1
     fi
     victim=${pids[RANDOM % ${#pids[@]}]}
-    # A rank killed inside MPI_Init (its first ~0.3 s) can leave OpenMPI
-    # 4.1's mpirun hung after it reports the abort ("PMIX ERROR:
-    # UNREACHABLE"; a CI run timed out so), which no supervisor sees: kill
-    # ranks that have finished starting.
+    # A rank killed inside MPI_Init can leave OpenMPI 4.1's mpirun hung
+    # after it reports the abort ("PMIX ERROR: UNREACHABLE"; CI runs timed
+    # out so), which no supervisor sees: kill ranks that have finished
+    # starting.  Their age alone (300 ms) was not enough under ASan on a
+    # loaded machine, so also wait for the progress thread's name.
     local young waited=""
     young=$(rank_young_ms "$victim")
-    if [ "$young" -gt 0 ]; then
-        sleep "$(printf '0.%03d' "$young")"
-        waited=" (+$young ms for MPI_Init)"
-    fi
+    [ "$young" -gt 0 ] && sleep "$(printf '0.%03d' "$young")"
+    young=$((young + $(wait_mpi_init "$victim")))
+    [ "$young" -gt 0 ] && waited=" (+$young ms for MPI_Init)"
     rank=$(tr '\0' '\n' < "/proc/$victim/environ" 2> /dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
     # No environment to read: the process is exiting (a zombie cannot be
     # killed), so this kill would not count as a failure of the job.
