@@ -17,19 +17,17 @@
 #include <sys/statvfs.h>
 #include "mpi_engine.h"
 
-#define MAX_WINDOWS 8
-
+/* One window per context: tess_main serves every request at once. */
 typedef struct share_state {
     MPI_Comm node; /* the ranks of this node */
     int node_size;
     int *world_of; /* world rank of each node rank */
-    MPI_Win wins[MAX_WINDOWS];
-    int nwins;
+    MPI_Win win;   /* MPI_WIN_NULL until opened */
 } share_state;
 
 typedef struct share_call {
     tess_ctx *ctx;
-    int n, nranks;
+    int n;
     const size_t *sizes; /* this rank's, per request */
     uint8_t **ptrs;      /* [request * nranks + rank] */
 } share_call;
@@ -66,6 +64,7 @@ static share_state *state_of(tess__comm *c)
     MPI_Group_free(&node_group);
     MPI_Group_free(&world_group);
     free(node_ranks);
+    s->win = MPI_WIN_NULL;
     *slot = s;
     return s;
 }
@@ -74,7 +73,6 @@ static share_state *state_of(tess__comm *c)
  * can use (unified memory model), else 0 and no window. */
 static int open_window(share_state *s, size_t bytes, MPI_Win *win)
 {
-    if (s->nwins == MAX_WINDOWS) return 0;
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true"); /* each segment on its own pages */
@@ -178,7 +176,7 @@ static int open_everywhere(tess__comm *c, tess_ctx *ctx, size_t bytes, size_t no
         return 0;
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
-    s->wins[s->nwins++] = win;
+    s->win = win;
     find_bases(s, win, bases);
     return 1;
 }
@@ -188,7 +186,7 @@ static int share_on_progress(tess__comm *c, void *arg)
     share_call *a = arg;
     tess__comm_meet(c);
     if (!ranks_agree(a->n)) return TESS_ERR_UNSUPPORTED;
-    int nranks = a->nranks;
+    int nranks = a->ctx->nranks;
     uint64_t *mine = calloc((size_t)a->n, sizeof *mine);
     uint64_t *sizes_of = calloc((size_t)a->n * (size_t)nranks, sizeof *sizes_of);
     void **bases = calloc((size_t)nranks, sizeof *bases);
@@ -213,7 +211,7 @@ static int share_on_progress(tess__comm *c, void *arg)
 
 int tess__comm_share_alloc(tess_ctx *ctx, int n, const size_t *sizes, uint8_t **ptrs)
 {
-    share_call a = {ctx, n, ctx->nranks, sizes, ptrs};
+    share_call a = {ctx, n, sizes, ptrs};
     return tess__comm_call(ctx, share_on_progress, &a);
 }
 
@@ -222,9 +220,9 @@ void tess__comm_share_release(tess__comm *c)
     share_state **slot = (share_state **)tess__comm_share_state(c);
     share_state *s = *slot;
     if (s == NULL) return;
-    for (int i = 0; i < s->nwins; i++) {
-        MPI_Win_unlock_all(s->wins[i]);
-        MPI_Win_free(&s->wins[i]);
+    if (s->win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(s->win);
+        MPI_Win_free(&s->win);
     }
     MPI_Comm_free(&s->node);
     free(s->world_of);

@@ -54,7 +54,7 @@ struct tess__replica {
     staged_range *staged;
     size_t nstaged, cap;
     held_range *held, **held_tail;
-    /* node-shared segments (tess__replicas_share): peer[r] is this table's
+    /* node-shared segments (attach_images, at tess_main): peer[r] is this table's
      * image in rank r's segment, or NULL for a rank that gets ranges as
      * messages; peer itself NULL when nothing is shared */
     uint8_t **peer;
