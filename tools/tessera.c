@@ -58,7 +58,17 @@ static void usage(FILE *out)
                  "  --help, --version\n"
                  "\n"
                  "Launched directly tessera runs embedded (one process, worker threads);\n"
-                 "under mpirun/srun the same command runs on every rank.\n");
+                 "under mpirun/srun the same command runs on every rank.\n"
+                 "\n"
+                 "Environment (docs/guide.md, docs/tiles.md):\n"
+                 "  TESS_WORKERS=N       worker threads per rank (a command's --workers wins)\n"
+                 "  TESS_STEAL=0|1       work stealing off or on\n"
+                 "  TESS_VERBOSE=1       the runtime's log on stderr\n"
+                 "  TESS_NODE_SHARE=0    under MPI, ranks of one machine send messages\n"
+                 "                       instead of sharing memory\n"
+                 "  TESS_NODE_RANKS=K    treat each K consecutive ranks as one machine\n"
+                 "                       (tests the paths between machines on one)\n"
+                 "  TESS_TILE_TRACE=P    tiles: append each finished tile to P.RANK\n");
 }
 
 /* A subcommand: its name and its main, which gets argv from its own name on. */

@@ -11,7 +11,9 @@
  * side then orders them, without an MPI call per access (and MPI calls are
  * the progress thread's only).
  */
+#include <limits.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -37,8 +39,18 @@ typedef struct share_call {
 static void split_nodes(MPI_Comm *node)
 {
     const char *env = getenv("TESS_NODE_RANKS");
-    int k = env != NULL ? atoi(env) : 0, rank = 0;
+    int k = 0, rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (env != NULL && *env != '\0') { /* a count >= 1, or ignored and said so */
+        char *end = NULL;
+        long n = strtol(env, &end, 10);
+        if (*end == '\0' && n >= 1 && n <= INT_MAX) k = (int)n;
+        else if (rank == 0)
+            fprintf(stderr,
+                    "tessera: TESS_NODE_RANKS: expected a rank count >= 1, got '%s' (ignored: "
+                    "the ranks of each machine share)\n",
+                    env);
+    }
     if (k > 0) MPI_Comm_split(MPI_COMM_WORLD, rank / k, rank, node);
     else MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
 }
@@ -106,6 +118,10 @@ static size_t aligned(size_t n) { return (n + 63) & ~(size_t)63; }
 static int ranks_agree(int n)
 {
     const char *env = getenv("TESS_NODE_SHARE");
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (env != NULL && strcmp(env, "0") != 0 && strcmp(env, "1") != 0 && rank == 0)
+        fprintf(stderr, "tessera: TESS_NODE_SHARE: expected 0 or 1, got '%s' (ignored)\n", env);
     int mine[3] = {n, -n, !(env != NULL && strcmp(env, "0") == 0)}, all[3];
     MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     return all[0] == -all[1] && all[0] > 0 && all[2];

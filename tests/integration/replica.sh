@@ -20,6 +20,13 @@ if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null; then
     echo "== mpirun -np 4, 2 workers per rank, nodes of 2 ranks (TESS_NODE_RANKS=2)"
     timeout 120 mpirun -np 4 --oversubscribe --bind-to none -x TESS_NODE_RANKS=2 \
         "$prog" --workers 2 | tail -n 1
+    # malformed knobs: one warning each on rank 0, then the defaults
+    echo "== TESS_NODE_RANKS=2x, TESS_NODE_SHARE=yes: warnings, the defaults"
+    err=$(timeout 120 mpirun -np 2 --oversubscribe --bind-to none -x TESS_NODE_RANKS=2x \
+        -x TESS_NODE_SHARE=yes "$prog" --workers 1 2>&1 > /dev/null)
+    [ "$(grep -c "TESS_NODE_RANKS: expected a rank count >= 1, got '2x'" <<< "$err")" = 1 ] &&
+        [ "$(grep -c "TESS_NODE_SHARE: expected 0 or 1, got 'yes'" <<< "$err")" = 1 ] ||
+        { echo "$err" >&2; echo "FAIL: not one warning per malformed knob" >&2; exit 1; }
     # a /dev/shm too small for the images (a container's): messages, one
     # warning, the same ranks; in a mount namespace of its own (root only)
     if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
