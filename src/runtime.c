@@ -74,6 +74,7 @@ static int start_layers(tess_ctx *ctx)
     if (rc == TESS_OK) rc = tess__inboxes_create(ctx);
     if (rc == TESS_OK) rc = tess__migrate_create(ctx);
     if (rc == TESS_OK) rc = tess__steal_create(ctx);
+    if (rc == TESS_OK) rc = tess__sched_share_counts(ctx);
     if (rc != TESS_OK) return rc;
     if (ctx->views == NULL) ctx->views = calloc((size_t)ctx->nranks, sizeof *ctx->views);
     return ctx->views != NULL ? TESS_OK : TESS_ERR_NOMEM;

@@ -139,6 +139,11 @@ struct tess_ctx {
     /* called with the new count after writes were applied (set by sched,
      * called by the table layer through tess__count_applied) */
     void (*applied_hook)(tess_ctx *ctx, uint64_t applied);
+    /* node-shared copies of the ranks' writes_applied, where the ranks of a
+     * node share memory (sched/control.c): rank r's at applied_shared[r],
+     * NULL off this node or when nothing is shared; rank 0 reads them in a
+     * barrier instead of waiting for the APPLIED message */
+    _Atomic uint64_t **applied_shared;
     /* threads of this rank blocked on a reply (tess__request): while any
      * is, the progress engine polls instead of sleeping, since a reply's
      * latency is then all the waiting thread's time */
@@ -232,11 +237,23 @@ int tess__usable_cores(void);
  * job's ranks on this node (0 when oversubscribed) (config.c). */
 int tess__rank_cores(void);
 
+/* *slot = max(*slot, value), releasing what this thread did before: two
+ * threads that applied writes may publish their counts in either order. */
+static inline void tess__publish_max(_Atomic uint64_t *slot, uint64_t value)
+{
+    uint64_t cur = atomic_load_explicit(slot, memory_order_relaxed);
+    while (cur < value && !atomic_compare_exchange_weak_explicit(
+                              slot, &cur, value, memory_order_release, memory_order_relaxed)) {
+    }
+}
+
 /* n write messages applied on this rank (the table layer's handlers):
  * counted for barriers, and passed on to the scheduler's hook. */
 static inline void tess__count_applied(tess_ctx *ctx, uint64_t n)
 {
     uint64_t applied = atomic_fetch_add(&ctx->writes_applied, n) + n;
+    _Atomic uint64_t *shared = ctx->applied_shared ? ctx->applied_shared[ctx->rank] : NULL;
+    if (shared != NULL) tess__publish_max(shared, applied);
     if (ctx->applied_hook != NULL) ctx->applied_hook(ctx, applied);
 }
 

@@ -117,6 +117,27 @@ static void on_count_req(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p
     tess__reply(ctx, src, &h, TESS_OK, &c, sizeof c);
 }
 
+/* The ranks' node-shared writes_applied (tess__comm_share_request): a
+ * cache line each, the counts that APPLIED also carries. */
+static void attach_applied(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
+{
+    (void)arg;
+    int any = 0;
+    for (int r = 0; r < ctx->nranks; r++) any |= ptrs[r] != NULL;
+    if (!any || ptrs[ctx->rank] == NULL) return;
+    ctx->applied_shared = calloc((size_t)ctx->nranks, sizeof *ctx->applied_shared);
+    for (int r = 0; ctx->applied_shared != NULL && r < ctx->nranks; r++)
+        ctx->applied_shared[r] = (_Atomic uint64_t *)(void *)ptrs[r];
+    if (ctx->applied_shared != NULL)
+        tess__publish_max(ctx->applied_shared[ctx->rank], atomic_load(&ctx->writes_applied));
+}
+
+int tess__sched_share_counts(tess_ctx *ctx)
+{
+    if (!ctx->mpi || ctx->nranks < 2) return TESS_OK;
+    return tess__comm_share_request(ctx, 64, attach_applied, NULL);
+}
+
 int tess__sched_handlers_init(tess_ctx *ctx)
 {
     int rc = tess__comm_handle(ctx, TESS_MSG_RUN, tess__sched_on_run);
@@ -301,6 +322,20 @@ static int sum_counts(tess_ctx *ctx, uint64_t *sent, uint64_t *applied)
     return TESS_OK;
 }
 
+/* Rank r's count of writes applied as last reported, or as it stands in
+ * node-shared memory if that is ahead (the APPLIED message still on its
+ * way).  Either is a count the rank has reached, so it only lags. */
+static uint64_t reported_applied(tess_ctx *ctx, int r)
+{
+    uint64_t applied = ctx->views[r].done_applied;
+    _Atomic uint64_t *shared = ctx->applied_shared ? ctx->applied_shared[r] : NULL;
+    if (shared != NULL) {
+        uint64_t now = atomic_load_explicit(shared, memory_order_acquire);
+        if (now > applied) applied = now;
+    }
+    return applied;
+}
+
 /*
  * Phase 2 from the counts the ranks report, without asking.  A rank reports
  * its counters in DONE, after every task of the run ended and flushed, so
@@ -323,7 +358,7 @@ static int reports_settle(tess_ctx *ctx)
     int usable = ctx->counts_stale_seq != ctx->run_seq;
     for (int r = 1; usable && r < ctx->nranks; r++) {
         sent += ctx->views[r].done_sent;
-        applied += ctx->views[r].done_applied;
+        applied += reported_applied(ctx, r);
     }
     pthread_mutex_unlock(&ctx->ctl_mu);
     return !usable ? -1 : sent == applied;
@@ -334,6 +369,20 @@ static int reports_settle(tess_ctx *ctx)
  * the reasoning above missed. */
 #define REPORT_WAIT_SECONDS 0.05
 
+/* As tess__spin_until_changed, watching the counts themselves, since a
+ * count that changes in node-shared memory wakes nobody: 1 once they settle
+ * or a report came, 0 after `seconds`. */
+static int spin_until_settled(tess_ctx *ctx, double seconds)
+{
+    unsigned seen = atomic_load(&ctx->done_events);
+    double until = tess_now() + seconds;
+    while (tess_now() < until) {
+        if (atomic_load(&ctx->done_events) != seen || reports_settle(ctx) != 0) return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
 /* This takes the count's round trip out of every iteration under MPI. */
 static int writes_applied_by_reports(tess_ctx *ctx)
 {
@@ -343,7 +392,10 @@ static int writes_applied_by_reports(tess_ctx *ctx)
         int settled = reports_settle(ctx);
         if (settled != 0) return settled > 0;
         if (tess_now() >= give_up || tess_interrupted(ctx)) return 0;
-        if (tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds)) continue;
+        if (ctx->applied_shared != NULL
+                ? spin_until_settled(ctx, ctx->idle_spin_seconds)
+                : tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds))
+            continue;
         pthread_mutex_lock(&ctx->ctl_mu);
         /* a write applied on rank 0 wakes nobody: look again soon */
         if (atomic_load(&ctx->done_events) == seen) timed_wait(ctx, 0.0005);
