@@ -31,9 +31,10 @@ enum tess__table_msg_type {
     TESS_MSG_MIG_DATA = 70,     /* old owner -> new owner: the partitions and the task */
     TESS_MSG_MIG_FWD = 71,      /* a table message passed on to the partition's owner */
     /* read-only replicas of dense tables (table_replica.c) */
-    TESS_MSG_REPLICA_REQ = 73,   /* rank 0 -> all: send your partitions' values to every rank */
-    TESS_MSG_REPLICA_DATA = 74,  /* owner or writer -> all: values of a key range */
-    TESS_MSG_REPLICA_SWITCH = 75 /* rank 0 -> all, after a barrier: staged ranges become visible */
+    TESS_MSG_REPLICA_REQ = 73,    /* rank 0 -> all: send your partitions' values to every rank */
+    TESS_MSG_REPLICA_DATA = 74,   /* owner or writer -> all: values of a key range */
+    TESS_MSG_REPLICA_SWITCH = 75, /* rank 0 -> all, after a barrier: staged ranges become visible */
+    TESS_MSG_REPLICA_SHARED = 76  /* writer -> its node: a key range is in my shared segment */
 };
 
 /* Header of every table message (after a tess__req_hdr for requests). */

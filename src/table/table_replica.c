@@ -17,17 +17,6 @@
  * link.  A switch swaps the two arrays when the epoch's ranges cover the
  * whole table (PageRank: no copy at all), else copies the staged ranges.
  *
- * Ranks of one node keep both arrays of a replicated table in their
- * node-shared segment (attach_parts, at tess_main), behind a header that
- * says which array is back, which epoch the rank is in (its switches) and
- * the ranges other ranks wrote into it this epoch.  A writer puts its range
- * straight into the back array of every rank beside it that is in the same
- * epoch, and lists it there; no message goes, and none is counted: the
- * writer's DONE, after its copies, is what the barrier waits for, and the
- * switch reads the list with its own staged ranges.  A rank not yet in the
- * writer's epoch (its SWITCH still on the way; the writer waits for it a
- * moment) or a full list gets the range as messages instead.
- *
  * tess_table_replicate() refreshes the front array of any dense table from
  * its partitions, for writes that did not go through put_range: rank 0 asks
  * every rank (REPLICA_REQ) to copy its partitions and send them to every
@@ -65,25 +54,12 @@ struct tess__replica {
     staged_range *staged;
     size_t nstaged, cap;
     held_range *held, **held_tail;
-    /* node-shared segments (attach_parts, at tess_main): peer[r] is this
-     * table's part of rank r's segment, or NULL for a rank that gets ranges
-     * as messages; peer itself NULL when nothing is shared, and then front
-     * and back are this rank's own memory */
+    /* node-shared segments (attach_images, at tess_main): peer[r] is this table's
+     * image in rank r's segment, or NULL for a rank that gets ranges as
+     * messages; peer itself NULL when nothing is shared */
     uint8_t **peer;
+    pthread_mutex_t peer_mu; /* one writer of this rank's image at a time */
 };
-
-/* The head of a rank's part of its node-shared segment for a replicated
- * table; its two arrays follow (shared_array).  Written by the rank at its
- * switches, read by the ranks beside it, which append to `ranges`. */
-#define SHARED_RANGES 1024
-typedef struct shared_head {
-    _Atomic uint64_t generation; /* the rank's switches: the epoch it is in */
-    _Atomic uint32_t back;       /* which array is back: 0 or 1 */
-    uint32_t pad;
-    _Atomic uint64_t nranges; /* slots taken in ranges this epoch (may pass the end) */
-    uint64_t pad2[5];         /* ranges on their own cache lines */
-    staged_range ranges[SHARED_RANGES];
-} shared_head;
 
 /* Header of REPLICA_DATA; the values follow. */
 typedef struct replica_data_hdr {
@@ -115,6 +91,7 @@ static tess__replica *replica_new(const tess_table *t)
     tess__replica *r = calloc(1, sizeof *r);
     if (r == NULL) return NULL;
     pthread_mutex_init(&r->mu, NULL);
+    pthread_mutex_init(&r->peer_mu, NULL);
     r->held_tail = &r->held;
     /* the epoch this rank is in, not 0: a replica that tess_table_replicate
      * makes on another rank must tell the ranges of the epoch before a
@@ -132,11 +109,10 @@ void tess__replica_free(tess__replica *r)
 {
     if (r == NULL) return;
     pthread_mutex_destroy(&r->mu);
-    if (r->peer == NULL) { /* else they live in the segment */
-        free(r->front);
-        free(r->back);
-    }
+    pthread_mutex_destroy(&r->peer_mu);
     free(r->peer);
+    free(r->front);
+    free(r->back);
     free(r->staged);
     while (r->held != NULL) {
         held_range *h = r->held;
@@ -146,68 +122,34 @@ void tess__replica_free(tess__replica *r)
     free(r);
 }
 
-static size_t aligned64(size_t n) { return (n + 63) & ~(size_t)63; }
-
-static size_t array_bytes(const tess_table *t) { return aligned64(t->key_count * t->value_size); }
-
-/* Array i (0 or 1) of a rank's part of its segment. */
-static uint8_t *shared_array(uint8_t *part, const tess_table *t, uint32_t i)
-{
-    return part + aligned64(sizeof(shared_head)) + i * array_bytes(t);
-}
-
-/* This rank's part publishes its state after a switch (r->mu held). */
-static void publish_state_locked(tess_table *t)
-{
-    tess__replica *r = t->replica;
-    shared_head *h = (shared_head *)(void *)r->peer[t->ctx->rank];
-    atomic_store_explicit(&h->nranges, 0, memory_order_relaxed);
-    atomic_store_explicit(&h->back, r->back == shared_array((uint8_t *)h, t, 1),
-                          memory_order_relaxed);
-    atomic_store_explicit(&h->generation, r->generation, memory_order_release);
-}
-
-/* The parts of every rank's node-shared segment, at tess_main: this rank's
- * arrays move into its own part. */
-static void attach_parts(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
+/* The images in every rank's node-shared segment, at tess_main. */
+static void attach_images(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
 {
     tess_table *t = arg;
-    tess__replica *r = t->replica;
-    uint8_t *mine = ptrs[ctx->rank];
-    uint8_t **peer = mine ? calloc((size_t)ctx->nranks, sizeof *peer) : NULL;
+    uint8_t **peer = calloc((size_t)ctx->nranks, sizeof *peer);
     if (peer == NULL) return; /* then messages carry every range */
-    for (int k = 0; k < ctx->nranks; k++) peer[k] = ptrs[k];
-    size_t bytes = t->key_count * t->value_size;
-    memcpy(shared_array(mine, t, 0), r->front, bytes);
-    memcpy(shared_array(mine, t, 1), r->back, bytes);
-    free(r->front);
-    free(r->back);
-    r->front = shared_array(mine, t, 0);
-    r->back = shared_array(mine, t, 1);
-    r->peer = peer;
-    pthread_mutex_lock(&r->mu);
-    publish_state_locked(t);
-    pthread_mutex_unlock(&r->mu);
+    for (int r = 0; r < ctx->nranks; r++) peer[r] = ptrs[r];
+    t->replica->peer = peer;
 }
 
 /*
- * A replicated table asks for both its arrays and a head in this rank's
- * node-shared segment, so that a range written on a rank beside it costs
- * one copy, by the writer, instead of the messages' four (into the batch,
- * through MPI's shared memory in and out, into the staging array: 4-rank
- * PageRank spent half its iteration on them) and a progress thread's time.
+ * A replicated table asks for an image of itself in this rank's node-shared
+ * segment, so that a range written here costs one copy into it and one copy
+ * by each rank of the node, instead of the messages' copies (into the
+ * batch, through MPI's shared memory in and out, into the staging array:
+ * 4-rank PageRank spent half its iteration on them).
  */
 int tess__replica_create(tess_table *t)
 {
     t->replica = replica_new(t);
     if (t->replica == NULL) return TESS_ERR_NOMEM;
-    size_t bytes = t->key_count ? aligned64(sizeof(shared_head)) + 2 * array_bytes(t) : 0;
-    return tess__comm_share_request(t->ctx, bytes, attach_parts, t);
+    return tess__comm_share_request(t->ctx, (size_t)t->key_count * t->value_size, attach_images, t);
 }
 
-/* Note keys first..first+count-1 as staged in back; r->mu held. */
-static int note_staged_locked(tess__replica *r, uint64_t first, uint64_t count)
+/* Stage values of keys first..first+count-1 for the next switch; r->mu held. */
+static int stage_locked(tess_table *t, uint64_t first, uint64_t count, const void *values)
 {
+    tess__replica *r = t->replica;
     if (r->nstaged == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 16;
         staged_range *grown = realloc(r->staged, cap * sizeof *grown);
@@ -215,17 +157,9 @@ static int note_staged_locked(tess__replica *r, uint64_t first, uint64_t count)
         r->staged = grown;
         r->cap = cap;
     }
+    memcpy(r->back + first * t->value_size, values, count * t->value_size);
     r->staged[r->nstaged++] = (staged_range){first, count};
     return TESS_OK;
-}
-
-/* Stage values of keys first..first+count-1 for the next switch; r->mu held. */
-static int stage_locked(tess_table *t, uint64_t first, uint64_t count, const void *values)
-{
-    tess__replica *r = t->replica;
-    int rc = note_staged_locked(r, first, count);
-    if (rc == TESS_OK) memcpy(r->back + first * t->value_size, values, count * t->value_size);
-    return rc;
 }
 
 /* Another rank's range of a later epoch, kept until this rank switches to
@@ -300,27 +234,11 @@ static int staged_cover_all(tess_table *t)
     return covered >= t->key_count;
 }
 
-/* The ranges other ranks put into this rank's back array this epoch join
- * its staged ones.  Every writer's DONE came after its copies and before
- * the SWITCH that brought this rank here.  r->mu held. */
-static void take_direct_locked(tess_table *t)
-{
-    tess__replica *r = t->replica;
-    const shared_head *h = (const shared_head *)(void *)r->peer[t->ctx->rank];
-    tess__shared_fence(); /* the SWITCH before the lists */
-    uint64_t n = atomic_load_explicit(&h->nranges, memory_order_acquire);
-    if (n > SHARED_RANGES) n = SHARED_RANGES; /* later writers sent messages */
-    for (uint64_t i = 0; i < n; i++)
-        if (note_staged_locked(r, h->ranges[i].first, h->ranges[i].count) != TESS_OK)
-            abort(); /* out of memory: dropping it would leave a replica stale */
-}
-
 /* The staged ranges become visible.  No kernel runs meanwhile. */
 static void switch_table(tess_table *t)
 {
     tess__replica *r = t->replica;
     pthread_mutex_lock(&r->mu);
-    if (r->peer != NULL) take_direct_locked(t);
     if (r->nstaged > 0 && staged_cover_all(t)) {
         uint8_t *old = r->front;
         r->front = r->back;
@@ -334,7 +252,6 @@ static void switch_table(tess_table *t)
     r->nstaged = 0;
     r->generation++;
     stage_held_locked(t);
-    if (r->peer != NULL) publish_state_locked(t);
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -389,58 +306,44 @@ static int send_range_pieces(tess_table *t, int dst, uint64_t first, uint64_t n,
     return rc;
 }
 
-/* How long a writer waits for a rank beside it to switch to the writer's
- * epoch: that rank's SWITCH left rank 0 before the writer's RUN did, on
- * another link, so it is on its way; messages take over after this. */
-#define DIRECT_WAIT_SECONDS 0.001
-
-/* Is the rank whose head is h in epoch `generation` (waiting a little if
- * may_wait and it is still in an earlier one)? */
-static int in_epoch(const shared_head *h, uint64_t generation, int may_wait)
-{
-    uint64_t g = atomic_load_explicit(&h->generation, memory_order_acquire);
-    double until = may_wait && g < generation ? tess_now() + DIRECT_WAIT_SECONDS : 0;
-    while (g < generation && tess_now() < until) {
-        sched_yield();
-        g = atomic_load_explicit(&h->generation, memory_order_acquire);
-    }
-    return g == generation;
-}
-
-/* The range straight into rank dst's back array, listed for its switch:
- * 1 if it went, 0 if it must go as messages (dst on another node, in
- * another epoch, or its list full). */
-static int put_direct(tess_table *t, int dst, uint64_t generation, uint64_t first, uint64_t n,
-                      const void *values, int may_wait)
-{
-    uint8_t *part = t->replica->peer != NULL ? t->replica->peer[dst] : NULL;
-    if (part == NULL) return 0;
-    shared_head *h = (shared_head *)(void *)part;
-    if (!in_epoch(h, generation, may_wait)) return 0;
-    uint64_t slot = atomic_fetch_add_explicit(&h->nranges, 1, memory_order_relaxed);
-    if (slot >= SHARED_RANGES) return 0;
-    uint32_t back = atomic_load_explicit(&h->back, memory_order_relaxed);
-    memcpy(shared_array(part, t, back) + first * t->value_size, values, n * t->value_size);
-    h->ranges[slot] = (staged_range){first, n};
-    tess__shared_fence(); /* the values and the list before this rank's DONE or reply */
-    atomic_fetch_add(&t->ctx->st_replica_shared, n * t->value_size);
-    return 1;
-}
-
-/* A replicated table: the range staged here and on every other rank,
- * straight into the arrays of the ranks beside it where it can, else in
- * messages.  may_wait: not on the progress thread (tess_table_replicate's
- * ranges at rest), which must keep the messages moving. */
-static int stage_everywhere(tess_table *t, uint64_t first, uint64_t n, const void *values,
-                            int may_wait)
+/* The range into this rank's image in its node-shared segment, where the
+ * ranks beside it copy it from when its notice reaches them.  A later
+ * write of the same keys may overwrite it before they do; they then copy
+ * the later values twice, as the later notice follows.  Not one of the
+ * next epoch: the barrier ends only when every notice has been applied. */
+static void publish_shared(tess_table *t, uint64_t first, uint64_t n, const void *values)
 {
     tess__replica *r = t->replica;
-    uint64_t generation = r->generation;
-    int rc = stage(t, generation, first, n, values);
+    pthread_mutex_lock(&r->peer_mu);
+    memcpy(r->peer[t->ctx->rank] + first * t->value_size, values, n * t->value_size);
+    pthread_mutex_unlock(&r->peer_mu);
+    tess__shared_fence(); /* the values before the notice */
+}
+
+static int send_shared_notice(tess_table *t, int dst, uint64_t first, uint64_t n)
+{
+    replica_data_hdr h = {.table = (uint32_t)t->index,
+                          .generation = t->replica->generation,
+                          .first = first,
+                          .count = n};
+    atomic_fetch_add(&t->ctx->writes_sent, 1);
+    atomic_fetch_add(&t->ctx->st_replica_shared, n * t->value_size);
+    return tess__send(t->ctx, dst, TESS_MSG_REPLICA_SHARED, &h, sizeof h, NULL, 0);
+}
+
+/* A replicated table: the range staged here and on every other rank; a
+ * rank on this node reads it from this rank's shared segment, another
+ * gets it in messages. */
+static int stage_everywhere(tess_table *t, uint64_t first, uint64_t n, const void *values)
+{
+    tess__replica *r = t->replica;
+    int rc = stage(t, r->generation, first, n, values);
+    int shared = r->peer != NULL && r->peer[t->ctx->rank] != NULL;
+    if (rc == TESS_OK && shared) publish_shared(t, first, n, values);
     for (int dst = 0; rc == TESS_OK && dst < t->ctx->nranks; dst++) {
-        if (dst == t->ctx->rank || put_direct(t, dst, generation, first, n, values, may_wait))
-            continue;
-        rc = send_range_pieces(t, dst, first, n, values);
+        if (dst == t->ctx->rank) continue;
+        rc = shared && r->peer[dst] != NULL ? send_shared_notice(t, dst, first, n)
+                                            : send_range_pieces(t, dst, first, n, values);
     }
     return rc;
 }
@@ -472,7 +375,7 @@ int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, const void *
                    "table %s: keys %llu..%llu outside [0, %llu)", t->name,
                    (unsigned long long)first, (unsigned long long)(first + n),
                    (unsigned long long)t->key_count);
-    if (t->replicated && n > 0) rc = stage_everywhere(t, first, n, values, 1);
+    if (t->replicated && n > 0) rc = stage_everywhere(t, first, n, values);
     const uint8_t *v = values;
     while (rc == TESS_OK && n > 0) {
         int p = tess_table_partition_of(t, &first);
@@ -510,7 +413,7 @@ static int stage_local(tess_table *t, int p)
     int here = t->parts[p] != NULL;
     if (here) tess__partition_copy_dense(t->parts[p], copy);
     pthread_mutex_unlock(&t->locks[p]);
-    int rc = here && count ? stage_everywhere(t, first, count, copy, 0) : TESS_OK;
+    int rc = here && count ? stage_everywhere(t, first, count, copy) : TESS_OK;
     free(copy);
     return rc;
 }
@@ -589,17 +492,36 @@ static void on_replica_data(tess_ctx *ctx, const uint8_t *p, size_t len)
     tess__count_applied(ctx, 1);
 }
 
+/* Rank src wrote a range into its shared segment: copy it from there. */
+static void on_replica_shared(tess_ctx *ctx, int src, const uint8_t *p, size_t len)
+{
+    replica_data_hdr h;
+    if (len == sizeof h) {
+        memcpy(&h, p, sizeof h);
+        tess_table *t = table_of(ctx, h.table);
+        const tess__replica *r = t ? t->replica : NULL;
+        const uint8_t *image = r && r->peer && src >= 0 && src < ctx->nranks ? r->peer[src] : NULL;
+        int fits = image && h.first <= t->key_count && h.count <= t->key_count - h.first;
+        tess__shared_fence(); /* the notice before the values */
+        if (fits &&
+            stage(t, h.generation, h.first, h.count, image + h.first * t->value_size) != TESS_OK)
+            abort(); /* out of memory: dropping it would leave a replica stale */
+    }
+    tess__count_applied(ctx, 1);
+}
+
 static void on_replica_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     if (type == TESS_MSG_REPLICA_REQ) on_replica_req(ctx, src, p, len);
     else if (type == TESS_MSG_REPLICA_DATA) on_replica_data(ctx, p, len);
+    else if (type == TESS_MSG_REPLICA_SHARED) on_replica_shared(ctx, src, p, len);
     else switch_all(ctx);
 }
 
 int tess__replica_handlers_init(tess_ctx *ctx)
 {
     static const uint32_t types[] = {TESS_MSG_REPLICA_REQ, TESS_MSG_REPLICA_DATA,
-                                     TESS_MSG_REPLICA_SWITCH};
+                                     TESS_MSG_REPLICA_SWITCH, TESS_MSG_REPLICA_SHARED};
     int rc = TESS_OK;
     for (size_t i = 0; rc == TESS_OK && i < sizeof types / sizeof *types; i++)
         rc = tess__comm_handle(ctx, types[i], on_replica_message);

@@ -30,7 +30,6 @@ typedef struct app {
  * replica must hold (the sum and the key-weighted sum of its values). */
 typedef struct step_args {
     int32_t epoch, odd_too;
-    int32_t single, pad; /* single: each key its own put_range, twice */
     double sum, weighted;
 } step_args;
 
@@ -77,15 +76,7 @@ static int k_step(tess_task *task, const void *args, size_t len)
     const double *r = tess_table_replica(a->vals, NULL);
     double next[KEYS];
     for (uint64_t k = 0; k < count; k++) next[k] = r[source_of(first + k, sa.epoch)] + 1.0;
-    if (!sa.single) return tess_table_put_range(a->vals, first, count, next);
-    /* more ranges in an epoch than a node-shared list holds (1,024): the
-     * rest go as messages */
-    for (int twice = 0; twice < 2; twice++)
-        for (uint64_t k = 0; k < count; k++) {
-            int rc = tess_table_put_range(a->vals, first + k, 1, &next[k]);
-            if (rc != TESS_OK) return rc;
-        }
-    return TESS_OK;
+    return tess_table_put_range(a->vals, first, count, next);
 }
 
 static int k_check_plain(tess_task *task, const void *args, size_t len)
@@ -193,7 +184,7 @@ static void check_epochs(tess_ctx *ctx, app *a)
     int all_ok = 1, workers_ok = 1, doubled_ok = 1;
     int64_t bad_before_doubled = 0;
     for (int e = 1; e <= EPOCHS + EPOCHS_DOUBLED; e++) {
-        step_args sa = {.epoch = e, .odd_too = e % 2 == 0, .single = e == 3 || e == 4};
+        step_args sa = {.epoch = e, .odd_too = e % 2 == 0};
         sums_of(expect, &sa.sum, &sa.weighted);
         if (e == EPOCHS + 1) {
             workers_ok = bad_count(a) == 0;
@@ -238,7 +229,7 @@ static void check_replicate(tess_ctx *ctx, app *a)
     const double *r = tess_table_replica(a->plain, NULL);
     check(rc == TESS_OK && r != NULL && memcmp(r, expect, sizeof expect) == 0,
           "tess_table_replicate: the replica holds every partition, absent keys as identity");
-    step_args sa = {0};
+    step_args sa = {0, 0, 0, 0};
     sums_of(expect, &sa.sum, &sa.weighted);
     int64_t before = bad_count(a);
     tess_run(ctx, "k_check_plain", PARTS, a->plain, &sa, sizeof sa);
@@ -272,8 +263,8 @@ static void check_misuse(tess_ctx *ctx, app *a)
           "tess_table_replicate of a variable-length table is refused");
 }
 
-/* Under mpirun on one machine, rank 0 puts its ranges straight into the
- * arrays the others keep in their node-shared segments, unless TESS_NODE_SHARE=0 keeps them to messages or
+/* Under mpirun on one machine, rank 0's ranges reach the others through its
+ * node-shared segment, unless TESS_NODE_SHARE=0 keeps them to messages or
  * TESS_NODE_RANKS=1 puts every rank on a node of its own. */
 static void check_sharing(tess_ctx *ctx)
 {
@@ -284,7 +275,7 @@ static void check_sharing(tess_ctx *ctx)
     tess_get_stats(ctx, &st);
     check(off ? st.replica_bytes_shared == 0 : st.replica_bytes_shared > 0,
           off ? "TESS_NODE_SHARE=0: ranges travel as messages only"
-              : "the writer puts ranges into the shared arrays of the ranks beside it");
+              : "ranks of one node copy ranges from the writer's shared segment");
 }
 
 static int control(tess_ctx *ctx, void *arg)
