@@ -122,9 +122,7 @@ static void on_count_req(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p
 static void attach_applied(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
 {
     (void)arg;
-    int any = 0;
-    for (int r = 0; r < ctx->nranks; r++) any |= ptrs[r] != NULL;
-    if (!any || ptrs[ctx->rank] == NULL) return;
+    if (ptrs[ctx->rank] == NULL) return; /* nothing shared: APPLIED messages only */
     ctx->applied_shared = calloc((size_t)ctx->nranks, sizeof *ctx->applied_shared);
     for (int r = 0; ctx->applied_shared != NULL && r < ctx->nranks; r++)
         ctx->applied_shared[r] = (_Atomic uint64_t *)(void *)ptrs[r];
