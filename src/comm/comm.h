@@ -129,6 +129,13 @@ void tess__comm_share_requests_free(tess_ctx *ctx);
  * as attach receives them.  TESS_ERR_UNSUPPORTED when nothing is shared. */
 int tess__comm_share_alloc(tess_ctx *ctx, int n, const size_t *sizes, uint8_t **ptrs);
 
+/* Messages posted to rank dst so far, and dispatched from rank src (their
+ * handlers returned), over the link; a report sent outside it (node-shared
+ * memory) carries the first so the receiver can tell that everything sent
+ * before it has been handled.  0 without MPI. */
+uint64_t tess__comm_posted_to(tess_ctx *ctx, int dst);
+uint64_t tess__comm_dispatched_from(tess_ctx *ctx, int src);
+
 /* Drain, synchronise with the other ranks, finalise MPI, join.  Accepts NULL comm. */
 void tess__comm_stop(tess_ctx *ctx);
 

@@ -72,6 +72,10 @@ struct tess__comm {
     void *call_arg;
     int call_rc, call_pending;
     void *share; /* mpi_share.c */
+    /* messages posted to each rank, and dispatched from each (handlers
+     * returned): a report that travels outside the link (node-shared
+     * memory) says how many messages preceded it on the link */
+    _Atomic uint64_t *posted, *dispatched;
 };
 
 static size_t padded(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -96,9 +100,22 @@ int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *par
     if (c->tail) c->tail->next = m;
     else c->head = m;
     c->tail = m;
+    atomic_fetch_add_explicit(&c->posted[dst], 1, memory_order_relaxed);
     pthread_cond_signal(&c->doorbell);
     pthread_mutex_unlock(&c->mu);
     return TESS_OK;
+}
+
+uint64_t tess__comm_posted_to(tess_ctx *ctx, int dst)
+{
+    tess__comm *c = ctx->comm;
+    return c != NULL ? atomic_load(&c->posted[dst]) : 0;
+}
+
+uint64_t tess__comm_dispatched_from(tess_ctx *ctx, int src)
+{
+    tess__comm *c = ctx->comm;
+    return c != NULL ? atomic_load_explicit(&c->dispatched[src], memory_order_acquire) : 0;
 }
 
 static int batch_append(batch *b, const out_msg *m)
@@ -196,6 +213,7 @@ static int reap_sends(tess__comm *c)
 
 static void dispatch_batch(tess_ctx *ctx, int src, const uint8_t *buf, size_t len)
 {
+    _Atomic uint64_t *dispatched = &ctx->comm->dispatched[src];
     size_t off = 0;
     while (off + sizeof(msg_hdr) <= len) {
         msg_hdr h;
@@ -203,6 +221,7 @@ static void dispatch_batch(tess_ctx *ctx, int src, const uint8_t *buf, size_t le
         if (off + sizeof h + h.len > len) break;
         atomic_fetch_add(&ctx->st_msgs_recv, 1);
         tess__dispatch(ctx, src, h.type, buf + off + sizeof h, h.len);
+        atomic_fetch_add_explicit(dispatched, 1, memory_order_release);
         off += padded(sizeof h + h.len);
     }
     atomic_fetch_add(&ctx->st_bytes_recv, len);
@@ -465,6 +484,10 @@ int tess__comm_start(tess_ctx *ctx)
     while (!c->ready) pthread_cond_wait(&c->ready_cv, &c->mu);
     pthread_mutex_unlock(&c->mu);
     TESS_RETURN_IF(ctx, c->init_rc != TESS_OK, c->init_rc, "MPI initialisation failed");
+    c->posted = calloc((size_t)ctx->nranks, sizeof *c->posted);
+    c->dispatched = calloc((size_t)ctx->nranks, sizeof *c->dispatched);
+    TESS_RETURN_IF(ctx, c->posted == NULL || c->dispatched == NULL, TESS_ERR_NOMEM,
+                   "out of memory");
     return TESS_OK;
 }
 
@@ -487,6 +510,8 @@ void tess__comm_stop(tess_ctx *ctx)
     free(c->batches);
     free(c->sends);
     free(c->worker_counts);
+    free(c->posted);
+    free(c->dispatched);
     pthread_mutex_destroy(&c->mu);
     pthread_cond_destroy(&c->doorbell);
     pthread_cond_destroy(&c->ready_cv);

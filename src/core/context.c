@@ -95,7 +95,7 @@ void tess__ctx_free(tess_ctx *ctx)
     free(ctx->threads);
     free(ctx->worker_base);
     free(ctx->views);
-    free(ctx->applied_shared);
+    free(ctx->node_counts);
     pthread_mutex_destroy(&ctx->error_mu);
     pthread_mutex_destroy(&ctx->ctl_mu);
     pthread_cond_destroy(&ctx->ctl_cv);

@@ -139,11 +139,11 @@ struct tess_ctx {
     /* called with the new count after writes were applied (set by sched,
      * called by the table layer through tess__count_applied) */
     void (*applied_hook)(tess_ctx *ctx, uint64_t applied);
-    /* node-shared copies of the ranks' writes_applied, where the ranks of a
-     * node share memory (sched/control.c): rank r's at applied_shared[r],
-     * NULL off this node or when nothing is shared; rank 0 reads them in a
-     * barrier instead of waiting for the APPLIED message */
-    _Atomic uint64_t **applied_shared;
+    /* node-shared copies of the ranks' reports, where the ranks of a node
+     * share memory (sched/control.c): rank r's at node_counts[r], NULL off
+     * this node or when nothing is shared; rank 0 reads them in a barrier
+     * instead of waiting for the DONE and APPLIED messages */
+    struct tess__node_counts **node_counts;
     /* threads of this rank blocked on a reply (tess__request): while any
      * is, the progress engine polls instead of sleeping, since a reply's
      * latency is then all the waiting thread's time */
@@ -237,6 +237,14 @@ int tess__usable_cores(void);
  * job's ranks on this node (0 when oversubscribed) (config.c). */
 int tess__rank_cores(void);
 
+/* A rank's reports in node-shared memory (a cache line; sched/control.c). */
+typedef struct tess__node_counts {
+    _Atomic uint64_t applied;                 /* writes applied, as in APPLIED */
+    _Atomic uint64_t done_seq;                /* the run of the last DONE written here */
+    _Atomic uint64_t done_sent, done_applied; /* that DONE's counters */
+    _Atomic uint64_t done_after;              /* messages posted to rank 0 before it */
+} tess__node_counts;
+
 /* *slot = max(*slot, value), releasing what this thread did before: two
  * threads that applied writes may publish their counts in either order. */
 static inline void tess__publish_max(_Atomic uint64_t *slot, uint64_t value)
@@ -252,8 +260,8 @@ static inline void tess__publish_max(_Atomic uint64_t *slot, uint64_t value)
 static inline void tess__count_applied(tess_ctx *ctx, uint64_t n)
 {
     uint64_t applied = atomic_fetch_add(&ctx->writes_applied, n) + n;
-    _Atomic uint64_t *shared = ctx->applied_shared ? ctx->applied_shared[ctx->rank] : NULL;
-    if (shared != NULL) tess__publish_max(shared, applied);
+    tess__node_counts *mine = ctx->node_counts ? ctx->node_counts[ctx->rank] : NULL;
+    if (mine != NULL) tess__publish_max(&mine->applied, applied);
     if (ctx->applied_hook != NULL) ctx->applied_hook(ctx, applied);
 }
 

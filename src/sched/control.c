@@ -117,23 +117,34 @@ static void on_count_req(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p
     tess__reply(ctx, src, &h, TESS_OK, &c, sizeof c);
 }
 
-/* The ranks' node-shared writes_applied (tess__comm_share_request): a
- * cache line each, the counts that APPLIED also carries. */
-static void attach_applied(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
+/* The ranks' reports in node-shared memory (tess__comm_share_request): a
+ * cache line each, with what DONE and APPLIED also carry. */
+static void attach_counts(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
 {
     (void)arg;
-    if (ptrs[ctx->rank] == NULL) return; /* nothing shared: APPLIED messages only */
-    ctx->applied_shared = calloc((size_t)ctx->nranks, sizeof *ctx->applied_shared);
-    for (int r = 0; ctx->applied_shared != NULL && r < ctx->nranks; r++)
-        ctx->applied_shared[r] = (_Atomic uint64_t *)(void *)ptrs[r];
-    if (ctx->applied_shared != NULL)
-        tess__publish_max(ctx->applied_shared[ctx->rank], atomic_load(&ctx->writes_applied));
+    if (ptrs[ctx->rank] == NULL) return; /* nothing shared: messages only */
+    ctx->node_counts = calloc((size_t)ctx->nranks, sizeof *ctx->node_counts);
+    for (int r = 0; ctx->node_counts != NULL && r < ctx->nranks; r++)
+        ctx->node_counts[r] = (tess__node_counts *)(void *)ptrs[r];
+    if (ctx->node_counts != NULL)
+        tess__publish_max(&ctx->node_counts[ctx->rank]->applied, atomic_load(&ctx->writes_applied));
 }
 
 int tess__sched_share_counts(tess_ctx *ctx)
 {
     if (!ctx->mpi || ctx->nranks < 2) return TESS_OK;
-    return tess__comm_share_request(ctx, 64, attach_applied, NULL);
+    _Static_assert(sizeof(tess__node_counts) <= 64, "a cache line");
+    return tess__comm_share_request(ctx, 64, attach_counts, NULL);
+}
+
+void tess__sched_publish_done(tess_ctx *ctx, const tess__done_msg *d)
+{
+    tess__node_counts *mine = ctx->node_counts ? ctx->node_counts[ctx->rank] : NULL;
+    if (mine == NULL || ctx->rank == 0) return;
+    atomic_store_explicit(&mine->done_sent, d->writes_sent, memory_order_relaxed);
+    atomic_store_explicit(&mine->done_applied, d->writes_applied, memory_order_relaxed);
+    atomic_store_explicit(&mine->done_after, tess__comm_posted_to(ctx, 0), memory_order_relaxed);
+    atomic_store_explicit(&mine->done_seq, d->seq, memory_order_release);
 }
 
 int tess__sched_handlers_init(tess_ctx *ctx)
@@ -246,11 +257,36 @@ int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *local
     return rc;
 }
 
+/*
+ * Rank r's DONE as it wrote it into node-shared memory, taken as if the
+ * message had come (ctl_mu held), once every message r posted here before
+ * it has been handled: those may be writes the barrier must count, a
+ * checkpoint's cut, a partition.  A DONE with an error, or after stolen
+ * tasks, is left to the message (tess__sched_publish_done is not called).
+ */
+static void take_shared_done(tess_ctx *ctx, int r)
+{
+    tess__node_counts *nc = ctx->node_counts ? ctx->node_counts[r] : NULL;
+    if (nc == NULL) return;
+    tess__rank_view *v = &ctx->views[r];
+    uint64_t seq = atomic_load_explicit(&nc->done_seq, memory_order_acquire);
+    if (seq <= v->done_seq || seq < ctx->run_seq) return;
+    uint64_t after = atomic_load_explicit(&nc->done_after, memory_order_relaxed);
+    if (tess__comm_dispatched_from(ctx, r) < after) return;
+    uint64_t sent = atomic_load_explicit(&nc->done_sent, memory_order_relaxed),
+             applied = atomic_load_explicit(&nc->done_applied, memory_order_relaxed);
+    v->done_seq = seq;
+    v->done_sent = sent;
+    if (applied > v->done_applied) v->done_applied = applied;
+}
+
 static int all_done(tess_ctx *ctx)
 {
     if (tess__steal_pending(ctx)) return 0; /* a stolen task is on its way */
-    for (int r = 0; r < ctx->nranks; r++)
+    for (int r = 0; r < ctx->nranks; r++) {
+        if (ctx->views[r].done_seq < ctx->run_seq) take_shared_done(ctx, r);
         if (ctx->views[r].done_seq < ctx->run_seq) return 0;
+    }
     return 1;
 }
 
@@ -274,7 +310,18 @@ static int spin_for_done(tess_ctx *ctx)
 {
     unsigned seen = atomic_load(&ctx->done_events);
     pthread_mutex_unlock(&ctx->ctl_mu);
-    int changed = tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds);
+    int changed = 0;
+    if (ctx->node_counts == NULL) {
+        changed = tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds);
+    } else { /* a DONE in node-shared memory wakes nobody: look at them too */
+        double until = tess_now() + ctx->idle_spin_seconds;
+        while (!changed && tess_now() < until) {
+            pthread_mutex_lock(&ctx->ctl_mu);
+            changed = atomic_load(&ctx->done_events) != seen || all_done(ctx);
+            pthread_mutex_unlock(&ctx->ctl_mu);
+            if (!changed) sched_yield();
+        }
+    }
     pthread_mutex_lock(&ctx->ctl_mu);
     return changed;
 }
@@ -326,9 +373,9 @@ static int sum_counts(tess_ctx *ctx, uint64_t *sent, uint64_t *applied)
 static uint64_t reported_applied(tess_ctx *ctx, int r)
 {
     uint64_t applied = ctx->views[r].done_applied;
-    _Atomic uint64_t *shared = ctx->applied_shared ? ctx->applied_shared[r] : NULL;
-    if (shared != NULL) {
-        uint64_t now = atomic_load_explicit(shared, memory_order_acquire);
+    tess__node_counts *nc = ctx->node_counts ? ctx->node_counts[r] : NULL;
+    if (nc != NULL) {
+        uint64_t now = atomic_load_explicit(&nc->applied, memory_order_acquire);
         if (now > applied) applied = now;
     }
     return applied;
@@ -390,7 +437,7 @@ static int writes_applied_by_reports(tess_ctx *ctx)
         int settled = reports_settle(ctx);
         if (settled != 0) return settled > 0;
         if (tess_now() >= give_up || tess_interrupted(ctx)) return 0;
-        if (ctx->applied_shared != NULL
+        if (ctx->node_counts != NULL
                 ? spin_until_settled(ctx, ctx->idle_spin_seconds)
                 : tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds))
             continue;

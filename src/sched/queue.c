@@ -118,6 +118,7 @@ static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
     }
     pthread_mutex_unlock(&q->mu);
     if (stolen) tess__send(ctx, 0, TESS_MSG_STEAL_COVERED, &stolen, sizeof stolen, NULL, 0);
+    if (idle && !stolen && d.error == 0) tess__sched_publish_done(ctx, &d);
     if (idle) tess__send(ctx, 0, TESS_MSG_DONE, &d, sizeof d, NULL, 0);
 }
 

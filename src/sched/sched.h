@@ -55,8 +55,11 @@ int tess__queue_idle_workers(tess_ctx *ctx);
 
 /* ---- handlers of the scheduler's messages (control.c, queue.c) ---- */
 int tess__sched_handlers_init(tess_ctx *ctx);
-/* Ask for the node-shared copies of the write counts (before tess_main). */
+/* Ask for the node-shared copies of the ranks' reports (before tess_main). */
 int tess__sched_share_counts(tess_ctx *ctx);
+/* A rank's DONE, also written into its node-shared line (queue.c, when it
+ * carries no error and no stolen tasks ran). */
+void tess__sched_publish_done(tess_ctx *ctx, const tess__done_msg *d);
 void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 
 /* ---- what the checkpoint layer plugs into the scheduler ---- */

@@ -17,6 +17,12 @@
  * link.  A switch swaps the two arrays when the epoch's ranges cover the
  * whole table (PageRank: no copy at all), else copies the staged ranges.
  *
+ * Ranges bound for rank 0 from a rank beside it need no notice: the writer
+ * lists them next to its image, and rank 0 copies them from there when it
+ * switches, which it does before it sends the next run anywhere, so before
+ * the writer can overwrite its image.  The barrier then waits only for the
+ * writer's DONE (which rank 0 may read from node-shared memory too).
+ *
  * tess_table_replicate() refreshes the front array of any dense table from
  * its partitions, for writes that did not go through put_range: rank 0 asks
  * every rank (REPLICA_REQ) to copy its partitions and send them to every
@@ -60,6 +66,15 @@ struct tess__replica {
     uint8_t **peer;
     pthread_mutex_t peer_mu; /* one writer of this rank's image at a time */
 };
+
+/* After a rank's image in its segment: the ranges it wrote in its epoch
+ * `generation` for rank 0 to copy at its switch (rank 0 itself has none). */
+#define LISTED_RANGES 256
+typedef struct range_list {
+    _Atomic uint64_t generation;
+    _Atomic uint64_t n;
+    staged_range ranges[LISTED_RANGES];
+} range_list;
 
 /* Header of REPLICA_DATA; the values follow. */
 typedef struct replica_data_hdr {
@@ -139,11 +154,23 @@ static void attach_images(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
  * batch, through MPI's shared memory in and out, into the staging array:
  * 4-rank PageRank spent half its iteration on them).
  */
+static size_t image_bytes(const tess_table *t)
+{
+    return ((size_t)t->key_count * t->value_size + 63) & ~(size_t)63;
+}
+
+/* Rank r's list of ranges for rank 0, after its image. */
+static range_list *list_of(const tess_table *t, int r)
+{
+    return (range_list *)(void *)(t->replica->peer[r] + image_bytes(t));
+}
+
 int tess__replica_create(tess_table *t)
 {
     t->replica = replica_new(t);
     if (t->replica == NULL) return TESS_ERR_NOMEM;
-    return tess__comm_share_request(t->ctx, (size_t)t->key_count * t->value_size, attach_images, t);
+    size_t bytes = t->key_count ? image_bytes(t) + sizeof(range_list) : 0;
+    return tess__comm_share_request(t->ctx, bytes, attach_images, t);
 }
 
 /* Stage values of keys first..first+count-1 for the next switch; r->mu held. */
@@ -234,11 +261,31 @@ static int staged_cover_all(tess_table *t)
     return covered >= t->key_count;
 }
 
+/* Rank 0, closing its epoch: the ranges the ranks beside it listed for
+ * it, staged from their images.  Every writer's DONE (after its list) came
+ * before this.  r->mu held. */
+static void take_listed_locked(tess_table *t)
+{
+    tess__replica *r = t->replica;
+    tess__shared_fence(); /* the DONEs before the lists */
+    for (int w = 1; w < t->ctx->nranks; w++) {
+        if (r->peer[w] == NULL) continue;
+        const range_list *l = list_of(t, w);
+        if (atomic_load_explicit(&l->generation, memory_order_acquire) != r->generation) continue;
+        uint64_t n = atomic_load_explicit(&l->n, memory_order_acquire);
+        for (uint64_t i = 0; i < n && i < LISTED_RANGES; i++)
+            if (stage_locked(t, l->ranges[i].first, l->ranges[i].count,
+                             r->peer[w] + l->ranges[i].first * t->value_size) != TESS_OK)
+                abort(); /* out of memory: dropping it would leave a replica stale */
+    }
+}
+
 /* The staged ranges become visible.  No kernel runs meanwhile. */
 static void switch_table(tess_table *t)
 {
     tess__replica *r = t->replica;
     pthread_mutex_lock(&r->mu);
+    if (t->ctx->rank == 0 && r->peer != NULL) take_listed_locked(t);
     if (r->nstaged > 0 && staged_cover_all(t)) {
         uint8_t *old = r->front;
         r->front = r->back;
@@ -320,6 +367,29 @@ static void publish_shared(tess_table *t, uint64_t first, uint64_t n, const void
     tess__shared_fence(); /* the values before the notice */
 }
 
+/* The range, already in this rank's image, listed for rank 0's switch
+ * instead of a notice: 1 if listed, 0 if the list is full.  The list of
+ * an earlier epoch is emptied first; rank 0 took it when it switched, before
+ * the run that brought this write. */
+static int list_for_rank0(tess_table *t, uint64_t generation, uint64_t first, uint64_t n)
+{
+    tess__replica *r = t->replica;
+    range_list *l = list_of(t, t->ctx->rank);
+    pthread_mutex_lock(&r->peer_mu);
+    uint64_t k = atomic_load_explicit(&l->n, memory_order_relaxed);
+    if (atomic_load_explicit(&l->generation, memory_order_relaxed) != generation) k = 0;
+    int listed = k < LISTED_RANGES;
+    if (listed) {
+        l->ranges[k] = (staged_range){first, n};
+        atomic_store_explicit(&l->n, k + 1, memory_order_relaxed);
+        atomic_store_explicit(&l->generation, generation, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&r->peer_mu);
+    tess__shared_fence(); /* the list before this rank's DONE */
+    if (listed) atomic_fetch_add(&t->ctx->st_replica_shared, n * t->value_size);
+    return listed;
+}
+
 static int send_shared_notice(tess_table *t, int dst, uint64_t first, uint64_t n)
 {
     replica_data_hdr h = {.table = (uint32_t)t->index,
@@ -332,18 +402,22 @@ static int send_shared_notice(tess_table *t, int dst, uint64_t first, uint64_t n
 }
 
 /* A replicated table: the range staged here and on every other rank; a
- * rank on this node reads it from this rank's shared segment, another
+ * rank on this node reads it from this rank's shared segment (rank 0 from
+ * the list, when `in_epoch`: written by a run's task, not at rest), another
  * gets it in messages. */
-static int stage_everywhere(tess_table *t, uint64_t first, uint64_t n, const void *values)
+static int stage_everywhere(tess_table *t, uint64_t first, uint64_t n, const void *values,
+                            int in_epoch)
 {
     tess__replica *r = t->replica;
-    int rc = stage(t, r->generation, first, n, values);
+    uint64_t generation = r->generation;
+    int rc = stage(t, generation, first, n, values);
     int shared = r->peer != NULL && r->peer[t->ctx->rank] != NULL;
     if (rc == TESS_OK && shared) publish_shared(t, first, n, values);
     for (int dst = 0; rc == TESS_OK && dst < t->ctx->nranks; dst++) {
         if (dst == t->ctx->rank) continue;
-        rc = shared && r->peer[dst] != NULL ? send_shared_notice(t, dst, first, n)
-                                            : send_range_pieces(t, dst, first, n, values);
+        if (!shared || r->peer[dst] == NULL) rc = send_range_pieces(t, dst, first, n, values);
+        else if (!(dst == 0 && in_epoch && list_for_rank0(t, generation, first, n)))
+            rc = send_shared_notice(t, dst, first, n);
     }
     return rc;
 }
@@ -375,7 +449,7 @@ int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, const void *
                    "table %s: keys %llu..%llu outside [0, %llu)", t->name,
                    (unsigned long long)first, (unsigned long long)(first + n),
                    (unsigned long long)t->key_count);
-    if (t->replicated && n > 0) rc = stage_everywhere(t, first, n, values);
+    if (t->replicated && n > 0) rc = stage_everywhere(t, first, n, values, 1);
     const uint8_t *v = values;
     while (rc == TESS_OK && n > 0) {
         int p = tess_table_partition_of(t, &first);
@@ -413,7 +487,7 @@ static int stage_local(tess_table *t, int p)
     int here = t->parts[p] != NULL;
     if (here) tess__partition_copy_dense(t->parts[p], copy);
     pthread_mutex_unlock(&t->locks[p]);
-    int rc = here && count ? stage_everywhere(t, first, count, copy) : TESS_OK;
+    int rc = here && count ? stage_everywhere(t, first, count, copy, 0) : TESS_OK;
     free(copy);
     return rc;
 }
