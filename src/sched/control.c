@@ -304,24 +304,36 @@ static void warn_waiting(tess_ctx *ctx, double waited)
                busy[0] ? "; on rank 0: " : "", busy);
 }
 
-/* Watch a little while for a DONE report before sleeping on ctl_cv (ctl_mu
- * held on entry and exit): see spin_then_wait in queue.c.  1 if one came. */
+/* Watch a little while (ctx->idle_spin_seconds) before sleeping on ctl_cv:
+ * see spin_then_wait in queue.c.  1 once a report message came (done_events
+ * moved past `seen`) or, where ranks share node memory, whose reports there
+ * wake nobody, once ready(ctx) is nonzero; 0 after the while. */
+static int watch_reports(tess_ctx *ctx, unsigned seen, int (*ready)(tess_ctx *))
+{
+    if (ctx->node_counts == NULL)
+        return tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds);
+    double until = tess_now() + ctx->idle_spin_seconds;
+    while (tess_now() < until) {
+        if (atomic_load(&ctx->done_events) != seen || ready(ctx) != 0) return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
+static int all_done_now(tess_ctx *ctx)
+{
+    pthread_mutex_lock(&ctx->ctl_mu);
+    int done = all_done(ctx);
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    return done;
+}
+
+/* Watch for a DONE report (ctl_mu held on entry and exit): 1 if one came. */
 static int spin_for_done(tess_ctx *ctx)
 {
     unsigned seen = atomic_load(&ctx->done_events);
     pthread_mutex_unlock(&ctx->ctl_mu);
-    int changed = 0;
-    if (ctx->node_counts == NULL) {
-        changed = tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds);
-    } else { /* a DONE in node-shared memory wakes nobody: look at them too */
-        double until = tess_now() + ctx->idle_spin_seconds;
-        while (!changed && tess_now() < until) {
-            pthread_mutex_lock(&ctx->ctl_mu);
-            changed = atomic_load(&ctx->done_events) != seen || all_done(ctx);
-            pthread_mutex_unlock(&ctx->ctl_mu);
-            if (!changed) sched_yield();
-        }
-    }
+    int changed = watch_reports(ctx, seen, all_done_now);
     pthread_mutex_lock(&ctx->ctl_mu);
     return changed;
 }
@@ -414,20 +426,6 @@ static int reports_settle(tess_ctx *ctx)
  * the reasoning above missed. */
 #define REPORT_WAIT_SECONDS 0.05
 
-/* As tess__spin_until_changed, watching the counts themselves, since a
- * count that changes in node-shared memory wakes nobody: 1 once they settle
- * or a report came, 0 after `seconds`. */
-static int spin_until_settled(tess_ctx *ctx, double seconds)
-{
-    unsigned seen = atomic_load(&ctx->done_events);
-    double until = tess_now() + seconds;
-    while (tess_now() < until) {
-        if (atomic_load(&ctx->done_events) != seen || reports_settle(ctx) != 0) return 1;
-        sched_yield();
-    }
-    return 0;
-}
-
 /* This takes the count's round trip out of every iteration under MPI. */
 static int writes_applied_by_reports(tess_ctx *ctx)
 {
@@ -437,10 +435,7 @@ static int writes_applied_by_reports(tess_ctx *ctx)
         int settled = reports_settle(ctx);
         if (settled != 0) return settled > 0;
         if (tess_now() >= give_up || tess_interrupted(ctx)) return 0;
-        if (ctx->node_counts != NULL
-                ? spin_until_settled(ctx, ctx->idle_spin_seconds)
-                : tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds))
-            continue;
+        if (watch_reports(ctx, seen, reports_settle)) continue;
         pthread_mutex_lock(&ctx->ctl_mu);
         /* a write applied on rank 0 wakes nobody: look again soon */
         if (atomic_load(&ctx->done_events) == seen) timed_wait(ctx, 0.0005);
