@@ -71,6 +71,7 @@ tess_ctx *tess__ctx_alloc(const tess_config *cfg)
     else tess_config_init(&ctx->cfg);
     pthread_mutex_init(&ctx->error_mu, NULL);
     pthread_mutex_init(&ctx->ctl_mu, NULL);
+    pthread_mutex_init(&ctx->replica_switch_mu, NULL);
     pthread_cond_init(&ctx->ctl_cv, NULL);
     ctx->nranks = 1;
     ctx->workers = ctx->cfg.workers > 0 ? ctx->cfg.workers : tess__default_workers();
@@ -96,8 +97,10 @@ void tess__ctx_free(tess_ctx *ctx)
     free(ctx->worker_base);
     free(ctx->views);
     free(ctx->node_counts);
+    free(ctx->switch_posted_before);
     pthread_mutex_destroy(&ctx->error_mu);
     pthread_mutex_destroy(&ctx->ctl_mu);
+    pthread_mutex_destroy(&ctx->replica_switch_mu);
     pthread_cond_destroy(&ctx->ctl_cv);
     free(ctx);
 }

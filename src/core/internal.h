@@ -70,6 +70,7 @@ typedef struct tess__slot {
 typedef struct tess__rank_view {
     uint64_t done_seq;                /* last run sequence this rank finished entirely */
     uint64_t done_sent, done_applied; /* its write counters in that DONE */
+    uint64_t applied_reports;         /* its APPLIED messages handled here */
     int error;                        /* first kernel error reported by it */
     uint64_t fingerprint;             /* of its registrations, from READY */
 } tess__rank_view;
@@ -139,11 +140,16 @@ struct tess_ctx {
     /* called with the new count after writes were applied (set by sched,
      * called by the table layer through tess__count_applied) */
     void (*applied_hook)(tess_ctx *ctx, uint64_t applied);
+    /* APPLIED messages this rank posted to rank 0 (sched/control.c) */
+    _Atomic uint64_t applied_reports_posted;
     /* node-shared copies of the ranks' reports, where the ranks of a node
      * share memory (sched/control.c): rank r's at node_counts[r], NULL off
      * this node or when nothing is shared; rank 0 reads them in a barrier
      * instead of waiting for the DONE and APPLIED messages */
     struct tess__node_counts **node_counts;
+    /* rank 0's board of launches in node-shared memory, where this rank
+     * sees it (sched/board.c), else NULL */
+    struct tess__run_board *run_board;
     /* threads of this rank blocked on a reply (tess__request): while any
      * is, the progress engine polls instead of sleeping, since a reply's
      * latency is then all the waiting thread's time */
@@ -151,6 +157,11 @@ struct tess_ctx {
     /* replica switches done on this rank (table_replica.c): where a replica
      * made later, by tess_table_replicate, starts counting its epochs */
     _Atomic uint64_t replica_switches;
+    /* one switch at a time: a rank beside rank 0 may make one from rank 0's
+     * board (sched/board.c) while its progress thread handles the message */
+    pthread_mutex_t replica_switch_mu;
+    /* rank 0: per rank, the messages posted to it before the latest switch */
+    uint64_t *switch_posted_before;
     /* workers of this rank idle at rest, and since when (tess_now(), in
      * microseconds) all of them are: the progress engine polls for the next
      * step's messages for a while then (mpi_engine.c) */
@@ -242,7 +253,10 @@ typedef struct tess__node_counts {
     _Atomic uint64_t applied;                 /* writes applied, as in APPLIED */
     _Atomic uint64_t done_seq;                /* the run of the last DONE written here */
     _Atomic uint64_t done_sent, done_applied; /* that DONE's counters */
-    _Atomic uint64_t done_after;              /* messages posted to rank 0 before it */
+    _Atomic uint64_t done_after;              /* messages posted to rank 0 before it, not
+                                                 counting APPLIED reports */
+    _Atomic uint64_t switches;                /* replica switches made (table_replica.c) */
+    _Atomic uint32_t watching;                /* workers watching rank 0's board (board.c) */
 } tess__node_counts;
 
 /* *slot = max(*slot, value), releasing what this thread did before: two

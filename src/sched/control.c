@@ -89,6 +89,7 @@ static void on_applied(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pay
     pthread_mutex_lock(&ctx->ctl_mu);
     /* counts only grow, and reports of one link may pass a later DONE's */
     if (applied > ctx->views[src].done_applied) ctx->views[src].done_applied = applied;
+    ctx->views[src].applied_reports++;
     atomic_fetch_add(&ctx->done_events, 1);
     pthread_cond_broadcast(&ctx->ctl_cv);
     pthread_mutex_unlock(&ctx->ctl_mu);
@@ -103,8 +104,9 @@ static void after_writes_applied(tess_ctx *ctx, uint64_t applied)
     }
     /* read after the count went up, as the DONE's snapshot is read after
      * resting_seq was set: one of the two holds this write */
-    if (atomic_load(&ctx->resting_seq) != 0)
-        tess__send(ctx, 0, TESS_MSG_APPLIED, &applied, sizeof applied, NULL, 0);
+    if (atomic_load(&ctx->resting_seq) != 0 &&
+        tess__send(ctx, 0, TESS_MSG_APPLIED, &applied, sizeof applied, NULL, 0) == TESS_OK)
+        atomic_fetch_add(&ctx->applied_reports_posted, 1); /* after it was posted */
 }
 
 static void on_count_req(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload, size_t len)
@@ -134,7 +136,8 @@ int tess__sched_share_counts(tess_ctx *ctx)
 {
     if (!ctx->mpi || ctx->nranks < 2) return TESS_OK;
     _Static_assert(sizeof(tess__node_counts) <= 64, "a cache line");
-    return tess__comm_share_request(ctx, 64, attach_counts, NULL);
+    int rc = tess__comm_share_request(ctx, 64, attach_counts, NULL);
+    return rc == TESS_OK ? tess__board_request(ctx) : rc; /* attached after the lines */
 }
 
 void tess__sched_publish_done(tess_ctx *ctx, const tess__done_msg *d)
@@ -143,7 +146,14 @@ void tess__sched_publish_done(tess_ctx *ctx, const tess__done_msg *d)
     if (mine == NULL || ctx->rank == 0) return;
     atomic_store_explicit(&mine->done_sent, d->writes_sent, memory_order_relaxed);
     atomic_store_explicit(&mine->done_applied, d->writes_applied, memory_order_relaxed);
-    atomic_store_explicit(&mine->done_after, tess__comm_posted_to(ctx, 0), memory_order_relaxed);
+    /* Reports first: a report posted between the two loads then counts as
+     * a message to wait for, never the other way round.  Rank 0 waits for
+     * the DONE's predecessors only, and an APPLIED report, a count the line
+     * carries too, is not one: its message may sit behind rank 0's busy
+     * core. */
+    uint64_t reports = atomic_load(&ctx->applied_reports_posted);
+    atomic_store_explicit(&mine->done_after, tess__comm_posted_to(ctx, 0) - reports,
+                          memory_order_relaxed);
     atomic_store_explicit(&mine->done_seq, d->seq, memory_order_release);
 }
 
@@ -263,6 +273,9 @@ int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *local
  * it has been handled: those may be writes the barrier must count, a
  * checkpoint's cut, a partition.  A DONE with an error, or after stolen
  * tasks, is left to the message (tess__sched_publish_done is not called).
+ * r's APPLIED reports are not waited for (r's line has their counts): each
+ * handled one was counted by its handler before the message layer counted
+ * it, so dispatched_from less applied_reports never counts one too many.
  */
 static void take_shared_done(tess_ctx *ctx, int r)
 {
@@ -272,7 +285,8 @@ static void take_shared_done(tess_ctx *ctx, int r)
     uint64_t seq = atomic_load_explicit(&nc->done_seq, memory_order_acquire);
     if (seq <= v->done_seq || seq < ctx->run_seq) return;
     uint64_t after = atomic_load_explicit(&nc->done_after, memory_order_relaxed);
-    if (tess__comm_dispatched_from(ctx, r) < after) return;
+    uint64_t handled = tess__comm_dispatched_from(ctx, r); /* may lag applied_reports */
+    if (handled < v->applied_reports || handled - v->applied_reports < after) return;
     uint64_t sent = atomic_load_explicit(&nc->done_sent, memory_order_relaxed),
              applied = atomic_load_explicit(&nc->done_applied, memory_order_relaxed);
     v->done_seq = seq;

@@ -191,12 +191,16 @@ void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pa
     if (len < sizeof r) return;
     memcpy(&r, payload, sizeof r);
     if (len - sizeof r < r.restore_len) return;
+    tess__task_queue *q = ctx->queue;
+    pthread_mutex_lock(&q->mu);
+    if (r.seq <= q->seq) { /* taken from rank 0's board already (board.c) */
+        pthread_mutex_unlock(&q->mu);
+        return;
+    }
     shared_args *args = malloc(sizeof *args + len - sizeof r);
     if (args == NULL) abort();
     args->len = len - sizeof r - r.restore_len;
     memcpy(args->data, (const uint8_t *)payload + sizeof r, len - sizeof r);
-    tess__task_queue *q = ctx->queue;
-    pthread_mutex_lock(&q->mu);
     atomic_store(&ctx->resting_seq, 0); /* this run's DONE will count its writes */
     tess_task *tasks = NULL;
     int n = build_tasks(ctx, &r, args, &tasks);
@@ -204,6 +208,7 @@ void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pa
     atomic_store(&args->refs, n + 1);
     if (queue_add(q, tasks, n) != TESS_OK) abort();
     q->seq = r.seq;
+    atomic_store_explicit(&q->run_taken, r.seq, memory_order_relaxed);
     pthread_cond_broadcast(&q->cv);
     report_if_idle(ctx, q);
     free(tasks);
@@ -227,10 +232,13 @@ int tess__sched_launch(tess_ctx *ctx, uint64_t seq, int kernel, int instances, i
      * engine before this rank's workers start: once they compute, a bound
      * rank's progress thread got its core back only when they finished
      * (PageRank on Gnutella, 2 ranks: the other rank started 400-470 us
-     * late, every iteration 0.9-1.1 ms instead of 0.5). */
+     * late, every iteration 0.9-1.1 ms instead of 0.5).  Not needed when
+     * every other rank watches the board for it. */
+    int watched = tess__board_post(ctx, &r, body, len + rlen);
     for (int i = 1; i <= ctx->nranks && rc == TESS_OK; i++) {
         int rank = (ctx->rank + i) % ctx->nranks;
-        if (rank == ctx->rank && ctx->nranks > 1) tess__comm_wait_sent(ctx, LAUNCH_HANDOFF_SECONDS);
+        if (rank == ctx->rank && ctx->nranks > 1 && !watched)
+            tess__comm_wait_sent(ctx, LAUNCH_HANDOFF_SECONDS);
         rc = tess__send(ctx, rank, TESS_MSG_RUN, &r, sizeof r, body, len + rlen);
     }
     free(body);
@@ -279,7 +287,15 @@ static void spin_then_wait(tess_ctx *ctx, tess__task_queue *q)
 {
     unsigned seen = atomic_load(&q->added);
     pthread_mutex_unlock(&q->mu);
-    tess__spin_until_changed(&q->added, seen, ctx->idle_spin_seconds);
+    if (ctx->run_board == NULL || ctx->idle_spin_seconds <= 0) {
+        tess__spin_until_changed(&q->added, seen, ctx->idle_spin_seconds);
+    } else { /* a rank beside rank 0 also watches its board (board.c) */
+        tess__board_watching(ctx, +1);
+        double until = tess_now() + ctx->idle_spin_seconds;
+        while (atomic_load(&q->added) == seen && !tess__board_take(ctx) && tess_now() < until)
+            sched_yield();
+        tess__board_watching(ctx, -1);
+    }
     pthread_mutex_lock(&q->mu);
     if (!q->stop && q->next == q->ntasks && !tess__queue_cut_pending_async(q))
         pthread_cond_wait(&q->cv, &q->mu);

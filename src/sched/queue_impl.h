@@ -35,7 +35,8 @@ struct tess__task_queue {
     int ntasks, next, cap;
     int running;
     int stop;
-    uint64_t seq; /* last run received */
+    uint64_t seq;               /* last run received */
+    _Atomic uint64_t run_taken; /* the same, for a look without q->mu (board.c) */
     uint64_t reported_seq;
     int error; /* first kernel error since the last report */
     char error_msg[480];
@@ -72,6 +73,16 @@ typedef struct run_msg {
 } run_msg;
 
 enum { TASK_FINISHED = 0, TASK_AT_POSITION = 1 };
+
+/* ---- launches on rank 0's node-shared board (board.c) ---- */
+typedef struct tess__run_board tess__run_board;
+/* Rank 0: post run r (body: args then restored records) on the board, before
+ * its messages; 1 if every other rank has a worker watching it. */
+int tess__board_post(tess_ctx *ctx, const run_msg *r, const void *body, size_t blen);
+/* A watching worker: take the board's run if due here; 1 if taken. */
+int tess__board_take(tess_ctx *ctx);
+/* A worker starts (+1) or stops (-1) watching. */
+void tess__board_watching(tess_ctx *ctx, int delta);
 
 /* Kernel arguments are shared by the tasks of a run: the last one frees them. */
 void tess__args_release(shared_args *a);

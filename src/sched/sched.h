@@ -57,6 +57,8 @@ int tess__queue_idle_workers(tess_ctx *ctx);
 int tess__sched_handlers_init(tess_ctx *ctx);
 /* Ask for the node-shared copies of the ranks' reports (before tess_main). */
 int tess__sched_share_counts(tess_ctx *ctx);
+/* ... and for rank 0's board of launches (board.c). */
+int tess__board_request(tess_ctx *ctx);
 /* A rank's DONE, also written into its node-shared line (queue.c, when it
  * carries no error and no stolen tasks ran). */
 void tess__sched_publish_done(tess_ctx *ctx, const tess__done_msg *d);

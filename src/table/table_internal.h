@@ -121,6 +121,12 @@ int tess__replica_create(tess_table *t);
 void tess__replica_free(tess__replica *r);
 /* Rank 0 after a barrier: staged ranges become visible on every rank. */
 int tess__replica_switch_everywhere(tess_ctx *ctx);
+/* Rank 0: if the last of the `posted` messages to rank r is the latest
+ * switch, the number of messages before it (*before) and 1; else 0. */
+int tess__replica_switch_was_last(tess_ctx *ctx, int r, uint64_t posted, uint64_t *before);
+/* Make switch number n here unless it was made (its message came first):
+ * 1 if this rank has made n switches now, 0 if it is further behind. */
+int tess__replica_switch_to(tess_ctx *ctx, uint64_t n);
 
 /* An empty partition p of t, as table creation makes them (migrate.c). */
 tess__partition *tess__table_new_partition(tess_table *t, int p);

@@ -68,7 +68,8 @@ struct tess__replica {
 };
 
 /* After a rank's image in its segment: the ranges it wrote in its epoch
- * `generation` for rank 0 to copy at its switch (rank 0 itself has none). */
+ * `generation` for rank 0 to copy at its switch, or on rank 0, for every
+ * rank beside it to copy at theirs. */
 #define LISTED_RANGES 256
 typedef struct range_list {
     _Atomic uint64_t generation;
@@ -261,15 +262,16 @@ static int staged_cover_all(tess_table *t)
     return covered >= t->key_count;
 }
 
-/* Rank 0, closing its epoch: the ranges the ranks beside it listed for
- * it, staged from their images.  Every writer's DONE (after its list) came
- * before this.  r->mu held. */
+/* Closing this rank's epoch: the ranges listed for it, staged from their
+ * writers' images — on rank 0, by the ranks beside it (every writer's DONE,
+ * after its list, came before this), elsewhere by rank 0 (its barrier
+ * ended before the run or message that brought this switch).  r->mu held. */
 static void take_listed_locked(tess_table *t)
 {
     tess__replica *r = t->replica;
-    tess__shared_fence(); /* the DONEs before the lists */
-    for (int w = 1; w < t->ctx->nranks; w++) {
-        if (r->peer[w] == NULL) continue;
+    tess__shared_fence(); /* the DONEs, or the switch, before the lists */
+    for (int w = 0; w < t->ctx->nranks; w++) {
+        if (r->peer[w] == NULL || w == t->ctx->rank || (w != 0 && t->ctx->rank != 0)) continue;
         const range_list *l = list_of(t, w);
         if (atomic_load_explicit(&l->generation, memory_order_acquire) != r->generation) continue;
         uint64_t n = atomic_load_explicit(&l->n, memory_order_acquire);
@@ -285,7 +287,7 @@ static void switch_table(tess_table *t)
 {
     tess__replica *r = t->replica;
     pthread_mutex_lock(&r->mu);
-    if (t->ctx->rank == 0 && r->peer != NULL) take_listed_locked(t);
+    if (r->peer != NULL) take_listed_locked(t);
     if (r->nstaged > 0 && staged_cover_all(t)) {
         uint8_t *old = r->front;
         r->front = r->back;
@@ -309,21 +311,49 @@ static int has_replicated_table(const tess_ctx *ctx)
     return 0;
 }
 
+/* replica_switch_mu held */
 static void switch_all(tess_ctx *ctx)
 {
     for (int i = 0; i < ctx->ntables; i++)
         if (ctx->tables[i]->replica != NULL) switch_table(ctx->tables[i]);
-    atomic_fetch_add(&ctx->replica_switches, 1);
+    uint64_t n = atomic_fetch_add(&ctx->replica_switches, 1) + 1;
+    tess__node_counts *mine = ctx->node_counts ? ctx->node_counts[ctx->rank] : NULL;
+    if (mine != NULL) atomic_store_explicit(&mine->switches, n, memory_order_release);
 }
 
+int tess__replica_switch_to(tess_ctx *ctx, uint64_t n)
+{
+    pthread_mutex_lock(&ctx->replica_switch_mu);
+    uint64_t at = atomic_load(&ctx->replica_switches);
+    if (at + 1 == n) switch_all(ctx), at = n;
+    pthread_mutex_unlock(&ctx->replica_switch_mu);
+    return at >= n;
+}
+
+/* Each switch is numbered, so that a rank that made it from rank 0's board
+ * (sched/board.c) knows the message for a repeat. */
 int tess__replica_switch_everywhere(tess_ctx *ctx)
 {
     if (!has_replicated_table(ctx)) return TESS_OK;
-    switch_all(ctx);
+    if (ctx->switch_posted_before == NULL &&
+        (ctx->switch_posted_before = calloc((size_t)ctx->nranks, sizeof(uint64_t))) == NULL)
+        return tess__fail(ctx, TESS_ERR_NOMEM, "out of memory");
+    uint64_t n = atomic_load(&ctx->replica_switches) + 1;
+    tess__replica_switch_to(ctx, n);
     int rc = TESS_OK;
-    for (int r = 0; rc == TESS_OK && r < ctx->nranks; r++)
-        if (r != ctx->rank) rc = tess__send(ctx, r, TESS_MSG_REPLICA_SWITCH, NULL, 0, NULL, 0);
+    for (int r = 0; rc == TESS_OK && r < ctx->nranks; r++) {
+        if (r == ctx->rank) continue;
+        ctx->switch_posted_before[r] = tess__comm_posted_to(ctx, r);
+        rc = tess__send(ctx, r, TESS_MSG_REPLICA_SWITCH, &n, sizeof n, NULL, 0);
+    }
     return rc;
+}
+
+int tess__replica_switch_was_last(tess_ctx *ctx, int r, uint64_t posted, uint64_t *before)
+{
+    if (ctx->switch_posted_before == NULL || ctx->switch_posted_before[r] + 1 != posted) return 0;
+    *before = ctx->switch_posted_before[r];
+    return 1;
 }
 
 /* ---------------------------------------------------------------- ranges */
@@ -367,11 +397,13 @@ static void publish_shared(tess_table *t, uint64_t first, uint64_t n, const void
     tess__shared_fence(); /* the values before the notice */
 }
 
-/* The range, already in this rank's image, listed for rank 0's switch
- * instead of a notice: 1 if listed, 0 if the list is full.  The list of
- * an earlier epoch is emptied first; rank 0 took it when it switched, before
- * the run that brought this write. */
-static int list_for_rank0(tess_table *t, uint64_t generation, uint64_t first, uint64_t n)
+/* The range, already in this rank's image, listed for the switch of rank
+ * 0 (or on rank 0, of the ranks beside it) instead of a notice: 1 if
+ * listed, 0 if the list is full.  The list of an earlier epoch is emptied
+ * first: rank 0 took it when it switched, before the run that brought this
+ * write; the ranks beside rank 0 took it before rank 0 wrote its image
+ * (wait_peers_switched). */
+static int list_range(tess_table *t, uint64_t generation, uint64_t first, uint64_t n)
 {
     tess__replica *r = t->replica;
     range_list *l = list_of(t, t->ctx->rank);
@@ -401,22 +433,45 @@ static int send_shared_notice(tess_table *t, int dst, uint64_t first, uint64_t n
     return tess__send(t->ctx, dst, TESS_MSG_REPLICA_SHARED, &h, sizeof h, NULL, 0);
 }
 
+/* Rank 0, about to write its image in epoch `generation`: every rank
+ * beside it must have made its switch into that epoch, where it copied
+ * what rank 0 listed in the epoch before (a thread of rank 0 other than the
+ * progress thread, which sends the switches).  They do within a hop of the
+ * barrier (from rank 0's board, or its SWITCH message); 0 if some rank's
+ * switches cannot be seen (its ranges then go in notices). */
+static int wait_peers_switched(tess_table *t, uint64_t generation)
+{
+    tess_ctx *ctx = t->ctx;
+    for (int w = 1; w < ctx->nranks; w++) {
+        if (t->replica->peer[w] == NULL) continue;
+        tess__node_counts *nc = ctx->node_counts ? ctx->node_counts[w] : NULL;
+        if (nc == NULL) return 0;
+        while (atomic_load_explicit(&nc->switches, memory_order_acquire) < generation)
+            sched_yield();
+    }
+    return 1;
+}
+
 /* A replicated table: the range staged here and on every other rank; a
- * rank on this node reads it from this rank's shared segment (rank 0 from
- * the list, when `in_epoch`: written by a run's task, not at rest), another
- * gets it in messages. */
+ * rank on this node reads it from this rank's shared segment, when
+ * `in_epoch` (written by a run's task or the control function, not at
+ * rest) from the list rank 0 and its neighbours keep for each other, else
+ * on a notice; another rank gets it in messages. */
 static int stage_everywhere(tess_table *t, uint64_t first, uint64_t n, const void *values,
                             int in_epoch)
 {
     tess__replica *r = t->replica;
     uint64_t generation = r->generation;
     int rc = stage(t, generation, first, n, values);
-    int shared = r->peer != NULL && r->peer[t->ctx->rank] != NULL;
+    int shared = r->peer != NULL && r->peer[t->ctx->rank] != NULL, listed = 0;
+    /* rank 0's image may still hold what it listed in the epoch before */
+    int can_list = shared && (t->ctx->rank != 0 || wait_peers_switched(t, generation));
     if (rc == TESS_OK && shared) publish_shared(t, first, n, values);
+    if (rc == TESS_OK && can_list && in_epoch) listed = list_range(t, generation, first, n);
     for (int dst = 0; rc == TESS_OK && dst < t->ctx->nranks; dst++) {
         if (dst == t->ctx->rank) continue;
         if (!shared || r->peer[dst] == NULL) rc = send_range_pieces(t, dst, first, n, values);
-        else if (!(dst == 0 && in_epoch && list_for_rank0(t, generation, first, n)))
+        else if (!(listed && (dst == 0 || t->ctx->rank == 0)))
             rc = send_shared_notice(t, dst, first, n);
     }
     return rc;
@@ -589,7 +644,10 @@ static void on_replica_message(tess_ctx *ctx, int src, uint32_t type, const uint
     if (type == TESS_MSG_REPLICA_REQ) on_replica_req(ctx, src, p, len);
     else if (type == TESS_MSG_REPLICA_DATA) on_replica_data(ctx, p, len);
     else if (type == TESS_MSG_REPLICA_SHARED) on_replica_shared(ctx, src, p, len);
-    else switch_all(ctx);
+    else if (len == sizeof(uint64_t)) { /* SWITCH, numbered */ uint64_t n;
+        memcpy(&n, p, sizeof n);
+        tess__replica_switch_to(ctx, n);
+    }
 }
 
 int tess__replica_handlers_init(tess_ctx *ctx)
