@@ -109,6 +109,10 @@ void tess__comm_wait_sent(tess_ctx *ctx, double seconds);
  */
 typedef void tess__share_attach_fn(tess_ctx *ctx, uint8_t *const *ptrs, void *arg);
 
+/* n bytes rounded up to whole cache lines: each request's part starts on
+ * one, and what a layer puts after another in its part should too. */
+static inline size_t tess__cache_lines(size_t n) { return (n + 63) & ~(size_t)63; }
+
 /* The fence between writing node-shared memory and sending the message
  * that announces it, and between receiving that message and reading.
  * ThreadSanitizer builds have no MPI, hence no memory shared between

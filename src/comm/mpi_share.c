@@ -41,10 +41,9 @@ static void split_nodes(MPI_Comm *node)
     const char *env = getenv("TESS_NODE_RANKS");
     int k = 0, rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    long n = 0;
     if (env != NULL && *env != '\0') { /* a count >= 1, or ignored and said so */
-        char *end = NULL;
-        long n = strtol(env, &end, 10);
-        if (*end == '\0' && n >= 1 && n <= INT_MAX) k = (int)n;
+        if (tess__parse_count(env, 1, INT_MAX, &n)) k = (int)n;
         else if (rank == 0)
             fprintf(stderr,
                     "tessera: TESS_NODE_RANKS: expected a rank count >= 1, got '%s' (ignored: "
@@ -111,8 +110,6 @@ static void find_bases(share_state *s, MPI_Win win, void **bases)
     }
 }
 
-static size_t aligned(size_t n) { return (n + 63) & ~(size_t)63; }
-
 /* Do the ranks agree to share: the same number of requests everywhere, and
  * nobody set TESS_NODE_SHARE=0? */
 static int ranks_agree(int n)
@@ -138,7 +135,7 @@ static void place_requests(const share_call *a, int nranks, void *const *bases,
             size_t bytes = (size_t)sizes_of[(size_t)r * (size_t)a->n + (size_t)i];
             uint8_t **p = &a->ptrs[(size_t)i * (size_t)nranks + (size_t)r];
             *p = bases[r] != NULL && bytes > 0 ? (uint8_t *)bases[r] + off : NULL;
-            off += aligned(bytes);
+            off += tess__cache_lines(bytes);
         }
     }
 }
@@ -148,7 +145,8 @@ static size_t node_bytes(const share_state *s, const uint64_t *sizes_of, int n)
 {
     size_t total = 0;
     for (int i = 0; i < s->node_size; i++)
-        for (int k = 0; k < n; k++) total += aligned(sizes_of[(size_t)s->world_of[i] * n + k]);
+        for (int k = 0; k < n; k++)
+            total += tess__cache_lines(sizes_of[(size_t)s->world_of[i] * n + k]);
     return total;
 }
 
@@ -208,7 +206,7 @@ static int share_on_progress(tess__comm *c, void *arg)
     void **bases = calloc((size_t)nranks, sizeof *bases);
     if (mine == NULL || sizes_of == NULL || bases == NULL) abort(); /* mid-collective */
     size_t total = 0, any = 0;
-    for (int i = 0; i < a->n; i++) mine[i] = a->sizes[i], total += aligned(a->sizes[i]);
+    for (int i = 0; i < a->n; i++) mine[i] = a->sizes[i], total += tess__cache_lines(a->sizes[i]);
     MPI_Allgather(mine, a->n, MPI_UINT64_T, sizes_of, a->n, MPI_UINT64_T, MPI_COMM_WORLD);
     for (size_t k = 0; k < (size_t)a->n * (size_t)nranks; k++) any += sizes_of[k] > 0;
     int rc = TESS_ERR_UNSUPPORTED;

@@ -1,6 +1,7 @@
 /*
  * config.c — defaults, the environment, and how this process was launched.
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +27,9 @@ void tess_config_init(tess_config *cfg)
     cfg->barrier_warn_seconds = 10.0;
     cfg->handle_signals = 1;
     const char *w = getenv("TESS_WORKERS");
+    long n = 0;
     if (w != NULL) { /* the whole value a count in [1, 4096], or ignored and said so */
-        char *end = NULL;
-        long n = strtol(w, &end, 10);
-        if (end != w && *end == '\0' && n >= 1 && n <= 4096) cfg->workers = (int)n;
+        if (tess__parse_count(w, 1, 4096, &n)) cfg->workers = (int)n;
         else
             fprintf(stderr,
                     "tessera: TESS_WORKERS: expected a worker count in [1, 4096], got '%s' "
@@ -84,6 +84,16 @@ static long local_ranks(void)
     if (v == NULL) v = getenv("MPI_LOCALNRANKS");
     long n = v ? strtol(v, NULL, 10) : 1;
     return n > 0 ? n : 1;
+}
+
+int tess__parse_count(const char *s, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0 || n < lo || n > hi) return 0;
+    *out = n;
+    return 1;
 }
 
 int tess__rank_cores(void)

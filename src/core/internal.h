@@ -240,6 +240,10 @@ int tess__signal_pending(void);
  * on a slower machine.  Any thread; does nothing on other ranks. */
 void tess__throttle(tess_ctx *ctx, double started);
 
+/* s is, whole, a decimal count in [lo, hi]: 1 and *out set, else 0
+ * (config.c; for environment knobs, which warn and keep their default). */
+int tess__parse_count(const char *s, long lo, long hi, long *out);
+
 /* Cores this process may run on (its affinity mask), at least 1 (config.c). */
 int tess__usable_cores(void);
 /* Cores this rank's threads have to themselves: its affinity mask when the

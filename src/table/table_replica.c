@@ -157,7 +157,7 @@ static void attach_images(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
  */
 static size_t image_bytes(const tess_table *t)
 {
-    return ((size_t)t->key_count * t->value_size + 63) & ~(size_t)63;
+    return tess__cache_lines((size_t)t->key_count * t->value_size);
 }
 
 /* Rank r's list of ranges for rank 0, after its image. */
