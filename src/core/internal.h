@@ -260,7 +260,8 @@ typedef struct tess__node_counts {
     _Atomic uint64_t done_after;              /* messages posted to rank 0 before it, not
                                                  counting APPLIED reports */
     _Atomic uint64_t switches;                /* replica switches made (table_replica.c) */
-    _Atomic uint32_t watching;                /* workers watching rank 0's board (board.c) */
+    _Atomic uint32_t sleeping;                /* workers asleep on `bell` (board.c) */
+    _Atomic uint32_t bell;                    /* a futex word: rung when they have work */
 } tess__node_counts;
 
 /* *slot = max(*slot, value), releasing what this thread did before: two

@@ -20,8 +20,13 @@
  * sequence lock: a reader that raced a newer launch drops its copy and
  * looks again.
  */
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 #include "sched/queue_impl.h"
 #include "table/table_internal.h"
 
@@ -62,11 +67,10 @@ int tess__board_request(tess_ctx *ctx)
 }
 
 /*
- * Rank 0, before the RUN messages are posted: the run on the board.  1 if
- * every other rank will take it from there without waiting for the
- * message: it is on this node with a worker watching (a watcher that stops
- * after this look still gets the message; only the hand-off wait it saves
- * is then missed).
+ * Rank 0, before the RUN messages are posted: the run on the board, and
+ * the bells of the ranks beside it rung.  1 if every other rank is beside
+ * it: each then takes the run from here, from a worker that watches, that
+ * wakes, or that finishes what it runs, without waiting for the message.
  */
 int tess__board_post(tess_ctx *ctx, const run_msg *r, const void *body, size_t blen)
 {
@@ -87,11 +91,11 @@ int tess__board_post(tess_ctx *ctx, const run_msg *r, const void *body, size_t b
     if (blen) memcpy(payload + sizeof *r, body, blen);
     atomic_store_explicit(&b->len, sizeof *r + blen, memory_order_relaxed);
     atomic_store_explicit(&b->seq, r->seq, memory_order_relaxed);
-    atomic_store(&b->lock, lock + 2); /* seq_cst: before the loads of `watching` below */
+    atomic_store(&b->lock, lock + 2); /* seq_cst: before the bells' loads of `sleeping` */
     int all = 1;
-    for (int k = 1; k < ctx->nranks && all; k++) {
-        tess__node_counts *nc = ctx->node_counts[k];
-        all = nc != NULL && atomic_load(&nc->watching) > 0;
+    for (int k = 1; k < ctx->nranks; k++) {
+        tess__board_ring(ctx, k);
+        all &= ctx->node_counts[k] != NULL;
     }
     return all;
 }
@@ -112,7 +116,7 @@ static size_t copy_run(tess_ctx *ctx, tess__run_board *b, uint8_t *out, uint64_t
 }
 
 /*
- * A rank beside rank 0, from a watching worker: take the run on the board
+ * A rank beside rank 0, from an idle worker: take the run on the board
  * if it is newer than the last one this rank took and every message posted
  * here before it has been handled.  1 if it was taken.
  */
@@ -131,9 +135,49 @@ int tess__board_take(tess_ctx *ctx)
     return 1;
 }
 
-/* A worker of this rank starts (+1) or stops (-1) watching for tasks. */
-void tess__board_watching(tess_ctx *ctx, int delta)
+/*
+ * Workers beside rank 0 sleep on a futex word in their rank's line instead
+ * of the queue's condition variable, so that rank 0 wakes them when it
+ * posts a run: a rank whose threads outnumber its cores sleeps at once, and
+ * its run otherwise waited for its progress thread's next look, which backs
+ * off to a millisecond (4 ranks on 2 cores: the last rank got its run 1.7
+ * ms after the first).  A process-shared futex, as the line is shared.
+ */
+static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
 {
-    tess__node_counts *mine = ctx->node_counts ? ctx->node_counts[ctx->rank] : NULL;
-    if (mine != NULL && ctx->run_board != NULL) atomic_fetch_add(&mine->watching, delta);
+    return syscall(SYS_futex, (uint32_t *)word, op, val, timeout, NULL, 0);
+}
+
+static tess__node_counts *bell_line(tess_ctx *ctx, int r)
+{
+    if (ctx->run_board == NULL || r == 0 || ctx->node_counts == NULL) return NULL;
+    return ctx->node_counts[r];
+}
+
+int tess__board_sleeps(tess_ctx *ctx) { return bell_line(ctx, ctx->rank) != NULL; }
+
+void tess__board_ring(tess_ctx *ctx, int r)
+{
+    tess__node_counts *nc = bell_line(ctx, r);
+    if (nc == NULL) return;
+    atomic_fetch_add(&nc->bell, 1); /* seq_cst: before the look at `sleeping` */
+    if (atomic_load(&nc->sleeping) > 0) futex(&nc->bell, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+uint32_t tess__board_bell(tess_ctx *ctx)
+{
+    tess__node_counts *nc = bell_line(ctx, ctx->rank);
+    return nc != NULL ? atomic_load(&nc->bell) : 0;
+}
+
+/* Sleep until the bell has rung since it read `seen` (or 100 ms, or a
+ * signal), unless the board has a run for this rank. */
+void tess__board_sleep(tess_ctx *ctx, uint32_t seen)
+{
+    tess__node_counts *nc = bell_line(ctx, ctx->rank);
+    if (nc == NULL) return;
+    atomic_fetch_add(&nc->sleeping, 1); /* seq_cst: before the look at the board */
+    struct timespec timeout = {0, 100 * 1000 * 1000};
+    if (!tess__board_take(ctx)) futex(&nc->bell, FUTEX_WAIT, seen, &timeout);
+    atomic_fetch_sub(&nc->sleeping, 1);
 }

@@ -88,7 +88,7 @@ void tess__queue_try_cut(tess_ctx *ctx, tess__task_queue *q)
     q->cutting = 0;
     q->cut_done = epoch;
     if (q->cut_want <= q->cut_done) atomic_store(&q->cut_async, 0);
-    pthread_cond_broadcast(&q->cv);
+    tess__queue_wake(ctx, q);
     tess__queue_try_cut(ctx, q); /* a newer epoch may have been asked for meanwhile */
 }
 
@@ -103,7 +103,7 @@ void tess__sched_request_cut(tess_ctx *ctx, uint64_t epoch, int sync, uint64_t r
         q->cut_after_seq = run_seq;
         q->cut = cut;
         if (!sync) atomic_store(&q->cut_async, 1);
-        pthread_cond_broadcast(&q->cv);
+        tess__queue_wake(ctx, q);
         tess__queue_try_cut(ctx, q);
     }
     pthread_mutex_unlock(&q->mu);

@@ -209,7 +209,7 @@ void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pa
     if (queue_add(q, tasks, n) != TESS_OK) abort();
     q->seq = r.seq;
     atomic_store_explicit(&q->run_taken, r.seq, memory_order_relaxed);
-    pthread_cond_broadcast(&q->cv);
+    tess__queue_wake(ctx, q);
     report_if_idle(ctx, q);
     free(tasks);
     tess__args_release(args);
@@ -233,11 +233,11 @@ int tess__sched_launch(tess_ctx *ctx, uint64_t seq, int kernel, int instances, i
      * rank's progress thread got its core back only when they finished
      * (PageRank on Gnutella, 2 ranks: the other rank started 400-470 us
      * late, every iteration 0.9-1.1 ms instead of 0.5).  Not needed when
-     * every other rank watches the board for it. */
-    int watched = tess__board_post(ctx, &r, body, len + rlen);
+     * every other rank takes the run from the board (board.c). */
+    int beside = tess__board_post(ctx, &r, body, len + rlen);
     for (int i = 1; i <= ctx->nranks && rc == TESS_OK; i++) {
         int rank = (ctx->rank + i) % ctx->nranks;
-        if (rank == ctx->rank && ctx->nranks > 1 && !watched)
+        if (rank == ctx->rank && ctx->nranks > 1 && !beside)
             tess__comm_wait_sent(ctx, LAUNCH_HANDOFF_SECONDS);
         rc = tess__send(ctx, rank, TESS_MSG_RUN, &r, sizeof r, body, len + rlen);
     }
@@ -290,15 +290,26 @@ static void spin_then_wait(tess_ctx *ctx, tess__task_queue *q)
     if (ctx->run_board == NULL || ctx->idle_spin_seconds <= 0) {
         tess__spin_until_changed(&q->added, seen, ctx->idle_spin_seconds);
     } else { /* a rank beside rank 0 also watches its board (board.c) */
-        tess__board_watching(ctx, +1);
         double until = tess_now() + ctx->idle_spin_seconds;
         while (atomic_load(&q->added) == seen && !tess__board_take(ctx) && tess_now() < until)
             sched_yield();
-        tess__board_watching(ctx, -1);
     }
+    uint32_t bell = tess__board_bell(ctx); /* before the last look */
     pthread_mutex_lock(&q->mu);
-    if (!q->stop && q->next == q->ntasks && !tess__queue_cut_pending_async(q))
+    if (q->stop || q->next < q->ntasks || tess__queue_cut_pending_async(q)) return;
+    if (!tess__board_sleeps(ctx)) {
         pthread_cond_wait(&q->cv, &q->mu);
+        return;
+    }
+    pthread_mutex_unlock(&q->mu);
+    tess__board_sleep(ctx, bell);
+    pthread_mutex_lock(&q->mu);
+}
+
+void tess__queue_wake(tess_ctx *ctx, tess__task_queue *q)
+{
+    pthread_cond_broadcast(&q->cv);
+    tess__board_ring(ctx, ctx->rank);
 }
 
 /* Tell the progress engine how many workers rest (q->mu held). */
@@ -438,7 +449,7 @@ void tess__workers_stop(tess_ctx *ctx)
     if (q == NULL || ctx->threads == NULL) return;
     pthread_mutex_lock(&q->mu);
     q->stop = 1;
-    pthread_cond_broadcast(&q->cv);
+    tess__queue_wake(ctx, q);
     pthread_mutex_unlock(&q->mu);
     for (int w = 0; w < ctx->workers; w++) pthread_join(ctx->threads[w], NULL);
     free(ctx->threads);
@@ -644,7 +655,7 @@ uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len)
     if (q->seq > 0 && q->reported_seq >= q->seq) q->reported_seq = q->seq - 1;
     atomic_store(&ctx->resting_seq, 0);
     uint64_t seq = q->seq;
-    pthread_cond_broadcast(&q->cv);
+    tess__queue_wake(ctx, q);
     pthread_mutex_unlock(&q->mu);
     return seq;
 }

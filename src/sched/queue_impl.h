@@ -77,12 +77,21 @@ enum { TASK_FINISHED = 0, TASK_AT_POSITION = 1 };
 /* ---- launches on rank 0's node-shared board (board.c) ---- */
 typedef struct tess__run_board tess__run_board;
 /* Rank 0: post run r (body: args then restored records) on the board, before
- * its messages; 1 if every other rank has a worker watching it. */
+ * its messages, and ring the bells beside it; 1 if every other rank is
+ * beside it (none then needs the message to start). */
 int tess__board_post(tess_ctx *ctx, const run_msg *r, const void *body, size_t blen);
-/* A watching worker: take the board's run if due here; 1 if taken. */
+/* An idle worker: take the board's run if due here; 1 if taken. */
 int tess__board_take(tess_ctx *ctx);
-/* A worker starts (+1) or stops (-1) watching. */
-void tess__board_watching(tess_ctx *ctx, int delta);
+/* Do this rank's workers sleep on its bell (a rank beside rank 0)? */
+int tess__board_sleeps(tess_ctx *ctx);
+/* The bell's count, read before the last look at the queue; then sleep
+ * until it rings past it (or the board has a run). */
+uint32_t tess__board_bell(tess_ctx *ctx);
+void tess__board_sleep(tess_ctx *ctx, uint32_t seen);
+/* Wake rank r's sleeping workers (a rank on this node beside rank 0). */
+void tess__board_ring(tess_ctx *ctx, int r);
+/* Wake this rank's workers, wherever they sleep (q->mu held). */
+void tess__queue_wake(tess_ctx *ctx, tess__task_queue *q);
 
 /* Kernel arguments are shared by the tasks of a run: the last one frees them. */
 void tess__args_release(shared_args *a);
