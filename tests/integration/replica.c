@@ -89,6 +89,16 @@ static int k_check_plain(tess_task *task, const void *args, size_t len)
     return 0;
 }
 
+static int k_check_vals(tess_task *task, const void *args, size_t len)
+{
+    app *a = tess_task_app(task);
+    step_args sa;
+    if (len != sizeof sa) return -1;
+    memcpy(&sa, args, sizeof sa);
+    if (!replica_matches(a->vals, sa.sum, sa.weighted)) note_bad(a);
+    return 0;
+}
+
 /* tess_table_replicate from a kernel: refused (its ranges would travel at
  * rest, behind the barrier's back). */
 static int k_replicate(tess_task *task, const void *args, size_t len)
@@ -215,6 +225,34 @@ static void check_epochs(tess_ctx *ctx, app *a)
                       "the previous epoch while kernels ran");
 }
 
+/* A range the control function writes (under MPI, rank 0 lists it for the
+ * ranks beside it, who copy it at their switch) is in every rank's replica
+ * after the barrier, in two epochs running: the second write waits until
+ * every rank has switched past the first. */
+static void check_control_write(tess_ctx *ctx, app *a)
+{
+    double expect[KEYS], v[400];
+    const double *r = tess_table_replica(a->vals, NULL);
+    if (r == NULL) return;
+    memcpy(expect, r, sizeof expect);
+    int ok = 1;
+    int64_t before = bad_count(a);
+    for (int round = 1; round <= 2; round++) {
+        for (int i = 0; i < 400; i++) v[i] = 0.5 * (double)(i + round * 7);
+        memcpy(expect + 5, v, sizeof v);
+        ok &= tess_table_put_range(a->vals, 5, 400, v) == TESS_OK;
+        ok &= tess_barrier(ctx) == TESS_OK;
+        step_args sa = {0};
+        sums_of(expect, &sa.sum, &sa.weighted);
+        tess_run(ctx, "k_check_vals", PARTS, a->vals, &sa, sizeof sa);
+        ok &= tess_barrier(ctx) == TESS_OK;
+        r = tess_table_replica(a->vals, NULL);
+        ok &= r != NULL && memcmp(r, expect, sizeof expect) == 0;
+    }
+    check(ok && bad_count(a) == before,
+          "ranges the control function writes reach every rank's replica at the barrier");
+}
+
 /* A table without spec.replicated, written by update: tess_table_replicate. */
 static void check_replicate(tess_ctx *ctx, app *a)
 {
@@ -282,6 +320,7 @@ static int control(tess_ctx *ctx, void *arg)
 {
     app *a = arg;
     check_epochs(ctx, a);
+    check_control_write(ctx, a);
     check_replicate(ctx, a);
     check_scan(ctx, a);
     check_misuse(ctx, a);
@@ -317,6 +356,7 @@ static int create(tess_ctx *ctx, app *a)
     }
     if (rc == 0) rc = tess_register_kernel(ctx, "k_step", k_step);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_check_plain", k_check_plain);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_check_vals", k_check_vals);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_fill_lists", k_fill_lists);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_scan", k_scan);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_replicate", k_replicate);
