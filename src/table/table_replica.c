@@ -438,7 +438,7 @@ static int send_shared_notice(tess_table *t, int dst, uint64_t first, uint64_t n
  * what rank 0 listed in the epoch before (a thread of rank 0 other than the
  * progress thread, which sends the switches).  They do within a hop of the
  * barrier (from rank 0's board, or its SWITCH message); 0 if some rank's
- * switches cannot be seen (its ranges then go in notices). */
+ * switches cannot be seen, or on a signal (the ranges then go in notices). */
 static int wait_peers_switched(tess_table *t, uint64_t generation)
 {
     tess_ctx *ctx = t->ctx;
@@ -446,8 +446,10 @@ static int wait_peers_switched(tess_table *t, uint64_t generation)
         if (t->replica->peer[w] == NULL) continue;
         tess__node_counts *nc = ctx->node_counts ? ctx->node_counts[w] : NULL;
         if (nc == NULL) return 0;
-        while (atomic_load_explicit(&nc->switches, memory_order_acquire) < generation)
+        while (atomic_load_explicit(&nc->switches, memory_order_acquire) < generation) {
+            if (tess_interrupted(ctx)) return 0; /* the run is being given up anyway */
             sched_yield();
+        }
     }
     return 1;
 }
