@@ -6,11 +6,11 @@
  * progress thread has taken the message (queue.c: else a bound rank's
  * progress thread gets its core back only when the workers finish).  So
  * rank 0 also writes each launch on a board, and an idle worker of a rank on
- * its node, while it watches for tasks, takes the run from there.
+ * its node takes the run from there: one that watches for tasks before it
+ * sleeps, or one asleep on its rank's bell, which rank 0 rings.
  *
  * The message is still sent, and whichever copy comes second is dropped
- * (runs are numbered): a worker asleep, or a rank on another node, gets the
- * message as before.  The board says how many messages rank 0 had posted to
+ * (runs are numbered): a rank on another node gets the message as before.  The board says how many messages rank 0 had posted to
  * each rank before the run, and a rank takes it only once it has handled as
  * many from rank 0, so a run never overtakes what was sent before it
  * (writes, a checkpoint's cut, a partition) — except the replica switch
@@ -56,7 +56,7 @@ static void attach_board(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
 {
     (void)arg;
     /* rank 0's segment, where this rank sees it; readers also need their
-     * own line of reports, where they say they watch */
+     * own line of reports, which holds their bell */
     if (ctx->node_counts != NULL) ctx->run_board = (tess__run_board *)(void *)ptrs[0];
 }
 
