@@ -641,15 +641,22 @@ static void on_replica_shared(tess_ctx *ctx, int src, const uint8_t *p, size_t l
     tess__count_applied(ctx, 1);
 }
 
+/* REPLICA_SWITCH carries its number: a repeat of one made from rank 0's
+ * board does nothing. */
+static void on_replica_switch(tess_ctx *ctx, const uint8_t *p, size_t len)
+{
+    uint64_t n;
+    if (len != sizeof n) return;
+    memcpy(&n, p, sizeof n);
+    tess__replica_switch_to(ctx, n);
+}
+
 static void on_replica_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     if (type == TESS_MSG_REPLICA_REQ) on_replica_req(ctx, src, p, len);
     else if (type == TESS_MSG_REPLICA_DATA) on_replica_data(ctx, p, len);
     else if (type == TESS_MSG_REPLICA_SHARED) on_replica_shared(ctx, src, p, len);
-    else if (len == sizeof(uint64_t)) { /* SWITCH, numbered */ uint64_t n;
-        memcpy(&n, p, sizeof n);
-        tess__replica_switch_to(ctx, n);
-    }
+    else on_replica_switch(ctx, p, len);
 }
 
 int tess__replica_handlers_init(tess_ctx *ctx)
