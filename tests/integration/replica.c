@@ -99,6 +99,21 @@ static int k_check_vals(tess_task *task, const void *args, size_t len)
     return 0;
 }
 
+/* Arguments of every size reach every task whole: under mpirun the run
+ * goes on rank 0's node-shared board when it fits there (2 KiB), else as a
+ * message only.  Byte i of the arguments is (i * 31 + len) mod 251. */
+static int k_args(tess_task *task, const void *args, size_t len)
+{
+    app *a = tess_task_app(task);
+    const unsigned char *b = args;
+    for (size_t i = 0; i < len; i++)
+        if (b[i] != (unsigned char)((i * 31 + len) % 251)) {
+            note_bad(a);
+            break;
+        }
+    return 0;
+}
+
 /* tess_table_replicate from a kernel: refused (its ranges would travel at
  * rest, behind the barrier's back). */
 static int k_replicate(tess_task *task, const void *args, size_t len)
@@ -253,6 +268,24 @@ static void check_control_write(tess_ctx *ctx, app *a)
           "ranges the control function writes reach every rank's replica at the barrier");
 }
 
+static void check_args(tess_ctx *ctx, app *a)
+{
+    static const size_t sizes[] = {0, 1, 1900, 2048, 5000, 70000};
+    int ok = 1;
+    int64_t before = bad_count(a);
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        size_t len = sizes[s];
+        unsigned char *b = malloc(len ? len : 1);
+        if (b == NULL) return;
+        for (size_t i = 0; i < len; i++) b[i] = (unsigned char)((i * 31 + len) % 251);
+        ok &= tess_run(ctx, "k_args", PARTS, a->vals, len ? b : NULL, len) == TESS_OK;
+        ok &= tess_barrier(ctx) == TESS_OK;
+        free(b);
+    }
+    check(ok && bad_count(a) == before,
+          "kernel arguments of 0 B to 70 KB reach every task whole (board or message)");
+}
+
 /* A table without spec.replicated, written by update: tess_table_replicate. */
 static void check_replicate(tess_ctx *ctx, app *a)
 {
@@ -321,6 +354,7 @@ static int control(tess_ctx *ctx, void *arg)
     app *a = arg;
     check_epochs(ctx, a);
     check_control_write(ctx, a);
+    check_args(ctx, a);
     check_replicate(ctx, a);
     check_scan(ctx, a);
     check_misuse(ctx, a);
@@ -357,6 +391,7 @@ static int create(tess_ctx *ctx, app *a)
     if (rc == 0) rc = tess_register_kernel(ctx, "k_step", k_step);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_check_plain", k_check_plain);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_check_vals", k_check_vals);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_args", k_args);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_fill_lists", k_fill_lists);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_scan", k_scan);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_replicate", k_replicate);
