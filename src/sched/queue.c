@@ -286,10 +286,11 @@ static void flush_locked(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot, i
 static void spin_then_wait(tess_ctx *ctx, tess__task_queue *q)
 {
     unsigned seen = atomic_load(&q->added);
+    int beside = tess__board_sleeps(ctx); /* a rank beside rank 0 with its board */
     pthread_mutex_unlock(&q->mu);
-    if (ctx->run_board == NULL || ctx->idle_spin_seconds <= 0) {
+    if (!beside || ctx->idle_spin_seconds <= 0) {
         tess__spin_until_changed(&q->added, seen, ctx->idle_spin_seconds);
-    } else { /* a rank beside rank 0 also watches its board (board.c) */
+    } else { /* also watch rank 0's board (board.c) */
         double until = tess_now() + ctx->idle_spin_seconds;
         while (atomic_load(&q->added) == seen && !tess__board_take(ctx) && tess_now() < until)
             sched_yield();
@@ -297,7 +298,7 @@ static void spin_then_wait(tess_ctx *ctx, tess__task_queue *q)
     uint32_t bell = tess__board_bell(ctx); /* before the last look */
     pthread_mutex_lock(&q->mu);
     if (q->stop || q->next < q->ntasks || tess__queue_cut_pending_async(q)) return;
-    if (!tess__board_sleeps(ctx)) {
+    if (!beside) {
         pthread_cond_wait(&q->cv, &q->mu);
         return;
     }

@@ -82,7 +82,8 @@ typedef struct tess__run_board tess__run_board;
 int tess__board_post(tess_ctx *ctx, const run_msg *r, const void *body, size_t blen);
 /* An idle worker: take the board's run if due here; 1 if taken. */
 int tess__board_take(tess_ctx *ctx);
-/* Do this rank's workers sleep on its bell (a rank beside rank 0)? */
+/* Do this rank's workers watch rank 0's board and sleep on their bell (a
+ * rank beside rank 0 on its node)? */
 int tess__board_sleeps(tess_ctx *ctx);
 /* The bell's count, read before the last look at the queue; then sleep
  * until it rings past it (or the board has a run). */
