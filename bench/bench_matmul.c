@@ -5,9 +5,10 @@
  * Figure 10.
  *
  * For every round, N and process count R, the systems run one after the
- * other (tessera, then pdgemm with each --nb, then dgemm), so a slow spell
- * of this shared machine hits them alike; the report gives medians over the
- * rounds and ratios of medians.  Each system is timed on the product alone,
+ * other (tessera, then pdgemm with each --nb, then dgemm; the peers first in
+ * odd rounds), so a slow spell of this shared machine hits them alike; the
+ * report gives medians over the rounds, and the median of the rounds'
+ * ratios with a distribution-free confidence interval (bench_median_ci).  Each system is timed on the product alone,
  * inputs in memory: tessera's product_seconds (copying B to every rank and
  * the block products), the peer's pdgemm or dgemm call between barriers.
  * Every process gets cores/R threads (tessera workers, BLAS threads), at
@@ -43,6 +44,9 @@ typedef struct bm_state {
     char tmp[PATH_MAX];
     int cores;
     /* seconds[size][ranks][system][round]; system 0 tessera, 1.. pdgemm per nb, last dgemm */
+    /* C's checksum per size from tessera's first run: every later run of
+     * either system must match it */
+    double sum[BM_MAX];
     double t[BM_MAX][BM_MAX][BM_MAX + 2][BM_MAX_ROUNDS];
 } bm_state;
 
@@ -53,7 +57,9 @@ static void usage(FILE *out)
             "                            [--json FILE] [--tmpdir DIR]\n"
             "  tessera run matmul against ScaLAPACK's pdgemm (tessera-scalapack-mm, built\n"
             "  with libscalapack-openmpi-dev) at the same process count, and one OpenBLAS\n"
-            "  dgemm on all cores (the limit); alternating rounds, medians and ratios.\n"
+            "  dgemm on all cores (the limit); alternating rounds, medians, the median of\n"
+            "  the rounds' ratios with its confidence interval, and a verdict: met, tie\n"
+            "  (the interval holds the goal) or MISS.\n"
             "  --sizes  matrix orders N (default 2000,3000,4000)\n"
             "  --ranks  process counts (default 1,2,4; above the core count: oversubscribed)\n"
             "  --rounds rounds (default 3)\n"
@@ -196,61 +202,110 @@ static int same_product(long n, double a, double b, const char *system)
     return -1;
 }
 
+/* tessera at N = n on R ranks, into slot [i][r] of this round. */
+static int round_tessera(bm_state *s, int i, int r, int round)
+{
+    long n = s->o.sizes[i], R = s->o.ranks[r];
+    double secs, sum;
+    if (run_tessera(s, n, R, &secs, &sum) != 0) return -1;
+    if (round == 0 && r == 0) s->sum[i] = sum;
+    else if (same_product(n, s->sum[i], sum, "tessera (again)") != 0) return -1;
+    s->t[i][r][0][round] = secs;
+    record(s, n, R, "tessera", 0, round, secs, sum);
+    return 0;
+}
+
+/* pdgemm at every --nb (and dgemm, at the first rank count), each checked
+ * against tessera's checksum. */
+static int round_peers(bm_state *s, int i, int r, int round)
+{
+    const bm_opts *o = &s->o;
+    long n = o->sizes[i], R = o->ranks[r];
+    double secs, sum, tsum = s->sum[i];
+    for (int b = 0; s->peer[0] && b < o->nnbs; b++) {
+        char name[32];
+        snprintf(name, sizeof name, "pdgemm nb=%ld", o->nbs[b]);
+        if (run_peer(s, n, R, o->nbs[b], &secs, &sum) != 0 || same_product(n, tsum, sum, name) != 0)
+            return -1;
+        s->t[i][r][1 + b][round] = secs;
+        record(s, n, R, name, o->nbs[b], round, secs, sum);
+    }
+    if (s->peer[0] && r == 0) {
+        if (run_peer(s, n, 1, 0, &secs, &sum) != 0 || same_product(n, tsum, sum, "dgemm"))
+            return -1;
+        s->t[i][0][1 + o->nnbs][round] = secs;
+        record(s, n, 1, "dgemm", 0, round, secs, sum);
+    }
+    return 0;
+}
+
+/* Odd rounds run the peers first, so that neither system always runs on a
+ * machine the other has just warmed (or heated); round 0 runs tessera first
+ * for the checksum. */
 static int one_round(bm_state *s, int round)
 {
     const bm_opts *o = &s->o;
     for (int i = 0; i < o->nsizes; i++)
         for (int r = 0; r < o->nranks; r++) {
-            long n = o->sizes[i], R = o->ranks[r];
-            double secs, sum, tsum;
-            if (run_tessera(s, n, R, &secs, &tsum) != 0) return -1;
-            s->t[i][r][0][round] = secs;
-            record(s, n, R, "tessera", 0, round, secs, tsum);
-            for (int b = 0; s->peer[0] && b < o->nnbs; b++) {
-                char name[32];
-                snprintf(name, sizeof name, "pdgemm nb=%ld", o->nbs[b]);
-                if (run_peer(s, n, R, o->nbs[b], &secs, &sum) != 0 ||
-                    same_product(n, tsum, sum, name) != 0)
-                    return -1;
-                s->t[i][r][1 + b][round] = secs;
-                record(s, n, R, name, o->nbs[b], round, secs, sum);
-            }
-            if (s->peer[0] && r == 0) {
-                if (run_peer(s, n, 1, 0, &secs, &sum) != 0 || same_product(n, tsum, sum, "dgemm"))
-                    return -1;
-                s->t[i][0][1 + o->nnbs][round] = secs;
-                record(s, n, 1, "dgemm", 0, round, secs, sum);
-            }
+            int rc;
+            if (round % 2 == 0) rc = round_tessera(s, i, r, round) || round_peers(s, i, r, round);
+            else rc = round_peers(s, i, r, round) || round_tessera(s, i, r, round);
+            if (rc != 0) return -1;
         }
     return 0;
 }
 
 /* ---------------------------------------------------------------- report */
 
+/* pdgemm's best block size at [i][r] by its median: its index among the
+ * systems (0 when there is no peer) and that median. */
+static int best_peer(const bm_state *s, int i, int r, double *median)
+{
+    int best = 0, rounds = (int)s->o.rounds;
+    *median = 0;
+    for (int b = 0; s->peer[0] && b < s->o.nnbs; b++) {
+        double m = bench_median(s->t[i][r][1 + b], rounds);
+        if (best == 0 || m < *median) *median = m, best = 1 + b;
+    }
+    return best;
+}
+
+/* One line of the report: medians, then the median of the rounds' ratios
+ * pdgemm/tessera with its confidence interval and the verdict. */
+static void report_line(const bm_state *s, int i, int r, double limit)
+{
+    const bm_opts *o = &s->o;
+    int rounds = (int)o->rounds;
+    double tess = bench_median(s->t[i][r][0], rounds), peer;
+    int b = best_peer(s, i, r, &peer);
+    printf("   %-5ld %ld  %8.3f", o->sizes[i], o->ranks[r], tess);
+    if (b > 0) {
+        double ratio[BM_MAX_ROUNDS], lo, hi;
+        for (int k = 0; k < rounds; k++) ratio[k] = s->t[i][r][b][k] / s->t[i][r][0][k];
+        double m = bench_median(ratio, rounds);
+        bench_median_ci(ratio, rounds, &lo, &hi);
+        printf("  %8.3f (%4ld)   %5.3fx [%5.3f, %5.3f]  %-4s   %5.0f%%", peer, o->nbs[b - 1], m, lo,
+               hi, bench_verdict(m, lo, hi, 1.0, 0), 100.0 * limit / tess);
+    } else printf("  (no peer)");
+    printf("%s\n", o->ranks[r] > s->cores ? "   oversubscribed" : "");
+}
+
 static void report(const bm_state *s)
 {
     const bm_opts *o = &s->o;
     int rounds = (int)o->rounds;
-    printf("\nmedians over %d rounds (product only; %d cores; threads per process = cores/R)\n",
-           rounds, s->cores);
-    printf(
-        "   N     R  tessera s  pdgemm s (nb)   pdgemm/tessera  goal >= 1.00   tessera/dgemm-limit\n");
+    double coverage;
+    bench_median_ci_rank(rounds, &coverage);
+    printf("\nmedians over %d rounds (product only; %d cores; threads per process = cores/R)\n"
+           "pdgemm/tessera: the median of the rounds' ratios, [its %.0f%% confidence interval];\n"
+           "goal >= 1.00: met, tie (the interval holds 1: the rounds cannot tell them apart) or "
+           "MISS\n",
+           rounds, s->cores, 100 * coverage);
+    printf("   N     R  tessera s  pdgemm s (nb)   pdgemm/tessera          goal   "
+           "tessera/dgemm-limit\n");
     for (int i = 0; i < o->nsizes; i++) {
         double limit = s->peer[0] ? bench_median(s->t[i][0][1 + o->nnbs], rounds) : 0;
-        for (int r = 0; r < o->nranks; r++) {
-            double tess = bench_median(s->t[i][r][0], rounds), best = 0;
-            long best_nb = 0;
-            for (int b = 0; s->peer[0] && b < o->nnbs; b++) {
-                double m = bench_median(s->t[i][r][1 + b], rounds);
-                if (best == 0 || m < best) best = m, best_nb = o->nbs[b];
-            }
-            printf("   %-5ld %ld  %8.3f", o->sizes[i], o->ranks[r], tess);
-            if (best > 0)
-                printf("  %8.3f (%4ld)   %6.2fx         %-4s          %5.0f%%", best, best_nb,
-                       best / tess, best / tess >= 1.0 ? "met" : "MISS", 100.0 * limit / tess);
-            else printf("  (no peer)");
-            printf("%s\n", o->ranks[r] > s->cores ? "   oversubscribed" : "");
-        }
+        for (int r = 0; r < o->nranks; r++) report_line(s, i, r, limit);
     }
 }
 

@@ -661,11 +661,15 @@ static void starpu_peer(bt_opts *o)
                        bt_tile_app_names[app], mix[slowed]);
                 continue;
             }
+            double lo, hi, m = bench_median(ratio, got);
+            double coverage = bench_median_ci(ratio, got, &lo, &hi);
             printf("StarPU dmda vs APC, %s, %s: StarPU at its best block count (%d) %.3f s, APC "
-                   "%.3f s (medians of %d alternating rounds), APC/StarPU %.3f (median of the "
-                   "rounds' ratios; goal <= 1)\n",
+                   "%.3f s (medians of %d alternating rounds), APC/StarPU %.3f [%.3f, %.3f] "
+                   "(median of the rounds' ratios [its %.0f%% confidence interval]; goal <= 1: "
+                   "%s)\n",
                    bt_tile_app_names[app], mix[slowed], best_blocks, bench_median(peer_s, got),
-                   bench_median(apc_s, got), got, bench_median(ratio, got));
+                   bench_median(apc_s, got), got, m, lo, hi, 100 * coverage,
+                   bench_verdict(m, lo, hi, 1.0, 1));
             fflush(stdout);
         }
     }

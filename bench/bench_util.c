@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <spawn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,46 @@ double bench_median(const double *v, int n)
     double m = n % 2 ? copy[n / 2] : 0.5 * (copy[n / 2 - 1] + copy[n / 2]);
     if (copy != small) free(copy);
     return m;
+}
+
+int bench_median_ci_rank(int n, double *coverage)
+{
+    /* the interval [x(k), x(n+1-k)] misses the median with probability
+     * 2 P(Bin(n, 1/2) < k) */
+    double term = ldexp(1.0, -n), below = 0.0;
+    int k = 1;
+    *coverage = 1.0 - 2.0 * term;
+    for (int j = 1; 2 * (j + 1) <= n + 1; j++) {
+        below += term;                            /* P(X <= j - 1) */
+        term = term * (double)(n - j + 1) / j;    /* P(X = j) */
+        double next = 1.0 - 2.0 * (below + term); /* coverage of k = j + 1 */
+        if (next < 0.95) break;
+        k = j + 1, *coverage = next;
+    }
+    return k;
+}
+
+double bench_median_ci(const double *v, int n, double *lo, double *hi)
+{
+    double small[64], coverage = 0.0;
+    double *x = n <= 64 ? small : malloc((size_t)n * sizeof *x);
+    if (x == NULL || n < 1) {
+        *lo = *hi = n >= 1 ? v[0] : 0.0;
+        return 0.0;
+    }
+    memcpy(x, v, (size_t)n * sizeof *x);
+    qsort(x, (size_t)n, sizeof *x, by_double);
+    int k = bench_median_ci_rank(n, &coverage);
+    *lo = x[k - 1];
+    *hi = x[n - k];
+    if (x != small) free(x);
+    return coverage;
+}
+
+const char *bench_verdict(double median, double lo, double hi, double goal, int lower_better)
+{
+    if (lower_better ? median <= goal : median >= goal) return "met";
+    return lo <= goal && goal <= hi ? "tie" : "MISS";
 }
 
 int bench_parse_longs(const char *bench, const char *opt, const char *text, long min, long max,

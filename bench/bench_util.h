@@ -45,6 +45,18 @@ int bench_json_numbers(const char *text, const char *key, double **out);
 int bench_json_number(const char *text, const char *key, double *out);
 /* Median of n >= 1 values (copied; `v` is not reordered). */
 double bench_median(const double *v, int n);
+/* A distribution-free confidence interval of the median of n values, by
+ * order statistics: [x(k), x(n+1-k)] for the largest k whose coverage under
+ * the binomial(n, 1/2) is still >= 95% (k = 1, the whole range, when n is
+ * too small for that: n < 6 covers less than 95%).  Returns the coverage. */
+double bench_median_ci(const double *v, int n, double *lo, double *hi);
+/* That k for n values, and the interval's coverage into *coverage. */
+int bench_median_ci_rank(int n, double *coverage);
+/* The verdict on a per-round ratio whose goal is `<= goal` (lower_better)
+ * or `>= goal`: "met" when the median meets it, "tie" when it misses but
+ * the median's confidence interval [lo, hi] still contains the goal (the
+ * rounds cannot tell the two apart), "MISS" otherwise. */
+const char *bench_verdict(double median, double lo, double hi, double goal, int lower_better);
 /* "1,2,4": up to cap integers in [min, max] into out, *n_out of them; 0, or
  * -1 after "tessera BENCH: option --OPT: ..." on stderr. */
 int bench_parse_longs(const char *bench, const char *opt, const char *text, long min, long max,
