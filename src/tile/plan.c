@@ -128,6 +128,16 @@ uint64_t tess__tile_plan_best(const tess__tile_plan *p, int i, double *rate)
     return best;
 }
 
+/* The seconds of work processor i still has queued: its running tile's
+ * estimate counts only for the part not yet run.  Counting all of it made
+ * the processor that had just started a tile look as busy as one about to
+ * finish, and the last shares were off by up to a tile. */
+static double queue_left(const tess__tile_proc *q)
+{
+    double left = q->queued_s - q->running_s;
+    return left > 0 ? left : 0.0;
+}
+
 static uint64_t settled_size(const tess__tile_plan *p, int i)
 {
     double rate[64], queued[64], mine;
@@ -135,12 +145,12 @@ static uint64_t settled_size(const tess__tile_plan *p, int i)
     if (p->nprocs > 64 || !all_booted(p)) return best;
     for (int k = 0; k < p->nprocs; k++) {
         tess__tile_plan_best(p, k, &rate[k]);
-        queued[k] = p->procs[k].queued_s;
+        queued[k] = queue_left(&p->procs[k]);
     }
     double finish = tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);
     /* No queue longer than half the time left: what is queued cannot be
      * shared anew, so on a short job T alone would fix the split early. */
-    if (share[i] == 0 || p->procs[i].queued_s >= 0.5 * finish) return 0;
+    if (share[i] == 0 || queued[i] >= 0.5 * finish) return 0;
     uint64_t half = share[i] / 2 > p->min_cells ? share[i] / 2 : p->min_cells;
     return half < best ? half : best;
 }
@@ -170,8 +180,11 @@ int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_
     if (p->remaining == 0) return 0;
     int idle = 1;
     for (int k = 0; k < p->nprocs; k++) idle &= p->procs[k].queued_tiles == 0;
-    for (int k = 0; k < p->nprocs; k++) {
+    /* Round robin, idle processors first: at the end a processor waiting
+     * for work must not see the last tile go to one that is still busy. */
+    for (int k = 0; k < 2 * p->nprocs; k++) {
         int i = (p->next_rr + k) % p->nprocs;
+        if ((k < p->nprocs) != (p->procs[i].queued_tiles == 0)) continue;
         uint64_t want = wanted(p, i);
         /* Work left and nobody busy: someone must take it, whatever the
          * shares say (rates unknown or too rough for this little work). */
@@ -196,6 +209,7 @@ void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double e
 {
     tess__tile_proc *q = &p->procs[proc];
     q->queued_s = q->queued_s > est ? q->queued_s - est : 0.0;
+    q->running_s = 0.0; /* that was the running tile */
     q->queued_tiles--;
     if (q->finished++ == 0) return;
     /* Two tiles in a row far off their estimates, the same way: the

@@ -31,6 +31,10 @@ typedef struct tess__tile_proc {
     tess__tile_model model;
     tess__tile_boot boot;
     double queued_s; /* estimated seconds of the tiles given and not finished */
+    /* How much of queued_s is behind it: the seconds its running tile has
+     * run (at most that tile's estimate), set by the caller before
+     * tess__tile_plan_next; 0 when unknown or idle. */
+    double running_s;
     int queued_tiles;
     uint32_t finished; /* tiles done; the first is a warm-up, not measured */
     int last_off;      /* the last tile was far slower (1) or faster (-1) than estimated */

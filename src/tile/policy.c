@@ -173,6 +173,8 @@ static int dispatch_apc(tile_ctl *c)
     tess__tile_box box;
     uint64_t cells;
     double est;
+    for (int i = 0; i < c->nprocs; i++)
+        c->plan.procs[i].running_s = tile_proc_running(&c->procs[i]);
     while (tess__tile_plan_next(&c->plan, &proc, &box, &cells, &est)) {
         int rc = hand(c, proc, &c->plan.last, &box, cells, est, 1);
         if (rc != TESS_OK) return rc;

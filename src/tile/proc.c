@@ -148,12 +148,15 @@ static int pop(tile_proc *p, tile_item *it)
     pthread_mutex_lock(&p->mu);
     double w0 = tess_now();
     while (p->qlen == 0 && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
-    p->idle += tess_now() - w0;
+    double now = tess_now();
+    p->idle += now - w0;
     int got = p->qlen > 0;
     if (got) {
         *it = p->queue[p->qhead];
         p->qhead = (p->qhead + 1) % p->qcap;
         p->qlen--;
+        p->run_since = now;
+        p->run_est = it->est;
     }
     pthread_mutex_unlock(&p->mu);
     return got;
@@ -171,6 +174,9 @@ static void *proc_main(void *arg)
         p->busy += d.seconds;
         p->tiles++;
         p->cells += it.cells;
+        pthread_mutex_lock(&p->mu); /* before DONE: the plan must not count it twice */
+        p->run_since = 0;
+        pthread_mutex_unlock(&p->mu);
         tile_send(c, c->me, TILE_DONE, &d, sizeof d, NULL, 0);
     }
     return NULL;
@@ -232,6 +238,16 @@ int tile_proc_push(tile_proc *p, const tile_item *it)
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
     return TESS_OK;
+}
+
+double tile_proc_running(tile_proc *p)
+{
+    if (!p->started) return 0.0;
+    pthread_mutex_lock(&p->mu);
+    double run = p->run_since > 0 ? tess_now() - p->run_since : 0.0;
+    if (run > p->run_est) run = p->run_est;
+    pthread_mutex_unlock(&p->mu);
+    return run;
 }
 
 int tile_proc_recall(tile_proc *p, tile_item *out, int max)

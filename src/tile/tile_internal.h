@@ -124,6 +124,9 @@ typedef struct tile_proc {
     tile_item *queue; /* ring of capacity qcap */
     int qhead, qlen, qcap;
     int stop;
+    /* the tile running now (under mu): when it started (tess_now) and its
+     * estimate; run_since 0 while none runs */
+    double run_since, run_est;
     void *in_buf, *out_buf; /* scratch, grown as needed */
     size_t in_cap, out_cap;
     void *device; /* OpenCL device state, or NULL */
@@ -143,6 +146,9 @@ typedef struct tile_done {
 } tile_done;
 
 int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *spec);
+/* Seconds the processor's running tile has run, at most its estimate; 0
+ * when it runs none. */
+double tile_proc_running(tile_proc *p);
 /* Queue a tile (copied).  TESS_ERR_NOMEM or TESS_OK. */
 int tile_proc_push(tile_proc *p, const tile_item *it);
 /* Take back up to max tiles the processor has not started (into out);
