@@ -105,6 +105,21 @@ int tess__rank_cores(void)
     return share > 0 ? (int)share : 0;
 }
 
+int tess__rank_owns_cores(void)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return (online > 0 && tess__usable_cores() < online) || local_ranks() == 1;
+}
+
+int tess__nth_usable_cpu(int k)
+{
+    cpu_set_t set;
+    if (k < 0 || sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set) && k-- == 0) return cpu;
+    return -1;
+}
+
 /* Launchers export their rank in the environment: OpenMPI, PMIx, Hydra/PMI, Slurm's srun. */
 int tess__launched_by_mpi(void)
 {

@@ -251,6 +251,12 @@ int tess__usable_cores(void);
  * for as many ranks as cores), else the usable cores shared out among the
  * job's ranks on this node (0 when oversubscribed) (config.c). */
 int tess__rank_cores(void);
+/* Is this rank's affinity mask its own: bound there by the launcher, or the
+ * only rank of the job on its node?  (Other ranks beside it with the same
+ * whole-machine mask would pin their threads to the same cores.) */
+int tess__rank_owns_cores(void);
+/* The k-th CPU (from 0) of this process's affinity mask, or -1. */
+int tess__nth_usable_cpu(int k);
 
 /* A rank's reports in node-shared memory (a cache line; sched/control.c). */
 typedef struct tess__node_counts {

@@ -55,11 +55,27 @@ void tile_abort_all(tile_ctl *c, int status, const char *msg)
 
 /* ---- setup ---- */
 
+/* Bind CPU processors one to a core when there are cores enough and they
+ * are this rank's own (StarPU binds its workers too); TESS_TILE_PIN=0 turns
+ * it off.  Over more processors than cores, or cores shared with other
+ * ranks, the threads stay free to move. */
+static int pin_processors(const tile_ctl *c)
+{
+    const char *e = getenv("TESS_TILE_PIN");
+    if (e != NULL && strcmp(e, "0") == 0) return 0;
+    int cpus = 0;
+    for (int i = 0; i < c->nprocs; i++) cpus += c->specs[i].kind == TESS_TILE_CPU;
+    return cpus <= tess__usable_cores() && tess__rank_owns_cores();
+}
+
 static int start_processors(tile_ctl *c)
 {
     int rc = tess__tile_parse_processors(c->ctx, c->args.processors, c->specs, &c->nprocs);
-    for (int i = 0; rc == TESS_OK && i < c->nprocs; i++)
-        rc = tile_proc_start(&c->procs[i], c, i, &c->specs[i]);
+    int pin = rc == TESS_OK && pin_processors(c), k = 0;
+    for (int i = 0; rc == TESS_OK && i < c->nprocs; i++) {
+        int cpu = pin && c->specs[i].kind == TESS_TILE_CPU ? tess__nth_usable_cpu(k++) : -1;
+        rc = tile_proc_start(&c->procs[i], c, i, &c->specs[i], cpu);
+    }
     return rc;
 }
 

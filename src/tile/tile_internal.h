@@ -127,6 +127,7 @@ typedef struct tile_proc {
     /* the tile running now (under mu): when it started (tess_now) and its
      * estimate; run_since 0 while none runs */
     double run_since, run_est;
+    int pin_cpu;            /* the CPU its thread is bound to, or -1 */
     void *in_buf, *out_buf; /* scratch, grown as needed */
     size_t in_cap, out_cap;
     void *device; /* OpenCL device state, or NULL */
@@ -145,7 +146,8 @@ typedef struct tile_done {
     tess__tile_box box;
 } tile_done;
 
-int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *spec);
+/* Start processor `index` (its thread bound to CPU pin_cpu unless -1). */
+int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *spec, int pin_cpu);
 /* Seconds the processor's running tile has run, at most its estimate; 0
  * when it runs none. */
 double tile_proc_running(tile_proc *p);
