@@ -68,7 +68,9 @@ static void usage(FILE *out)
                  "                       instead of sharing memory\n"
                  "  TESS_NODE_RANKS=K    treat each K consecutive ranks as one machine\n"
                  "                       (tests the paths between machines on one)\n"
-                 "  TESS_TILE_TRACE=P    tiles: append each finished tile to P.RANK\n");
+                 "  TESS_TILE_TRACE=P    tiles: append each finished tile to P.RANK\n"
+                 "  TESS_TILE_PIN=0      tiles: leave CPU processors unbound (bound one to a\n"
+                 "                       core when the rank's cores are its own)\n");
 }
 
 /* A subcommand: its name and its main, which gets argv from its own name on. */
