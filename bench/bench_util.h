@@ -64,6 +64,14 @@ int bench_parse_longs(const char *bench, const char *opt, const char *text, long
 /* The path of executable `name` in the directory of this executable
  * (/proc/self/exe) into out: 0, or -1 if it is not there (out still set). */
 int bench_sibling(const char *name, char *out, size_t len);
+/* OpenMPI's single-copy transport between ranks of one machine (CMA:
+ * process_vm_readv) fails where the container forbids it, so the tests run
+ * with it off.  A bench uses it when this machine allows it: unless the
+ * caller set OMPI_MCA_btl_vader_single_copy_mechanism, a forked child's
+ * memory is read the way a peer rank's would be (no Yama restriction, the
+ * call permitted); on failure the variable is set to "none".  Returns the
+ * mechanism the bench's MPI runs get ("cma", "none", or the caller's). */
+const char *bench_mpi_single_copy(void);
 /* Remove dir and everything in it (a bench's temporary directory). */
 void bench_remove_tmpdir(const char *dir);
 

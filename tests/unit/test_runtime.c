@@ -4,6 +4,7 @@
  * operations and their buffering, the barrier with many small tasks, and
  * kernel errors.
  */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -386,10 +387,31 @@ static void test_slow_worker_throttle(void **state)
     }
 }
 
+/* The CPUs a tiles processor may be bound to: each k below the mask's size
+ * names a distinct CPU of the mask, and outside it there is none. */
+static void test_nth_usable_cpu(void **state)
+{
+    (void)state;
+    cpu_set_t mask;
+    assert_int_equal(sched_getaffinity(0, sizeof mask, &mask), 0);
+    int n = tess__usable_cores(), last = -1;
+    for (int k = 0; k < n; k++) {
+        int cpu = tess__nth_usable_cpu(k);
+        assert_true(cpu > last && CPU_ISSET(cpu, &mask));
+        last = cpu;
+    }
+    assert_int_equal(tess__nth_usable_cpu(n), -1);
+    assert_int_equal(tess__nth_usable_cpu(-1), -1);
+    unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    unsetenv("MPI_LOCALNRANKS");
+    assert_true(tess__rank_owns_cores()); /* alone on the node */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_nth_usable_cpu),
         cmocka_unit_test(test_topology),
         cmocka_unit_test(test_inbox_fifo),
         cmocka_unit_test(test_table_local_ops),

@@ -1,13 +1,16 @@
 /*
- * test_bench_stats.c — the statistics the benchmark drivers print their
- * verdicts from: the median's distribution-free confidence interval (its
- * order-statistic ranks and coverage against the binomial's exact values)
- * and the met / tie / MISS verdict.
+ * test_bench_util.c — helpers of the benchmark drivers: the statistics
+ * they print their verdicts from (the median's distribution-free
+ * confidence interval, its order-statistic ranks and coverage against the
+ * binomial's exact values, and the met / tie / MISS verdict), and the choice
+ * of OpenMPI's single-copy transport.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -57,12 +60,28 @@ static void verdicts(void **state)
     assert_string_equal(bench_verdict(0.95, 0.90, 0.98, 1.0, 0), "MISS");
 }
 
+/* The caller's choice wins; otherwise the probe's answer, and "none" is
+ * exported for the MPI runs to come. */
+static void single_copy_choice(void **state)
+{
+    (void)state;
+    const char *var = "OMPI_MCA_btl_vader_single_copy_mechanism";
+    setenv(var, "xpmem", 1);
+    assert_string_equal(bench_mpi_single_copy(), "xpmem");
+    unsetenv(var);
+    const char *got = bench_mpi_single_copy();
+    assert_true(strcmp(got, "cma") == 0 || strcmp(got, "none") == 0);
+    if (strcmp(got, "none") == 0) assert_string_equal(getenv(var), "none");
+    else assert_null(getenv(var)); /* OpenMPI's own default: CMA */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ranks_and_coverage),
         cmocka_unit_test(interval_of_values),
         cmocka_unit_test(verdicts),
+        cmocka_unit_test(single_copy_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
