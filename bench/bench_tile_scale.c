@@ -171,7 +171,8 @@ void bt_mrmpi_peer(bt_opts *o)
     long rounds = o->confirm > o->rounds ? o->confirm : o->rounds;
     printf("MR-MPI vs APC on Black-Scholes: %ld options spread over the ranks, 1 cpu per rank, "
            "MR-MPI at the best of 4/16/64 map tasks per rank in a first pass, then medians of %ld "
-           "alternating round(s)%s\n",
+           "alternating round(s) and the median of the rounds' ratios [its confidence "
+           "interval]%s\n",
            o->options, rounds, cores() < BT_MAX_RANKS ? " (4 ranks oversubscribed here)" : "");
     static const long ks[] = {1, 75};
     static const int ranks[] = {1, 2, 4};
@@ -203,9 +204,16 @@ void bt_mrmpi_peer(bt_opts *o)
                 apc_t[n++] = a;
             }
             if (n == 0) continue;
-            double p = bench_median(peer_t, n), a = bench_median(apc_t, n);
-            printf("  K=%-3ld %d rank(s): MR-MPI %.3f s, APC %.3f s, APC/MR-MPI %.3f (goal < 1)\n",
-                   ks[i], ranks[r], p, a, a / p);
+            double ratio[16], lo, hi;
+            for (int k = 0; k < n; k++) ratio[k] = apc_t[k] / peer_t[k];
+            double mid = bench_median(ratio, n);
+            bench_median_ci(ratio, n, &lo, &hi);
+            printf("  K=%-3ld %d rank(s): MR-MPI %.3f s, APC %.3f s, APC/MR-MPI %.3f [%.3f, %.3f] "
+                   "(goal < 1: %s)\n",
+                   ks[i], ranks[r], bench_median(peer_t, n), bench_median(apc_t, n), mid, lo, hi,
+                   mid < 1   ? "met"
+                   : lo <= 1 ? "tie"
+                             : "MISS");
             fflush(stdout);
         }
 }

@@ -186,10 +186,11 @@ static void rebalance_at_end(tile_ctl *c, int idle)
         return;
     int victim = -1;
     double latest = 0;
+    tile_policy_note_running(c);
     for (int i = 0; i < c->nprocs; i++) {
-        const tess__tile_proc *q = &c->plan.procs[i];
-        double left = q->queued_s - tile_proc_running(&c->procs[i]);
-        if (i != idle && q->queued_tiles >= 2 && left > latest) latest = left, victim = i;
+        double left = tess__tile_plan_queue_left(&c->plan, i);
+        if (i != idle && c->plan.procs[i].queued_tiles >= 2 && left > latest)
+            latest = left, victim = i;
     }
     if (victim >= 0) recall_queue(c, victim);
 }

@@ -128,12 +128,12 @@ uint64_t tess__tile_plan_best(const tess__tile_plan *p, int i, double *rate)
     return best;
 }
 
-/* The seconds of work processor i still has queued: its running tile's
- * estimate counts only for the part not yet run.  Counting all of it made
- * the processor that had just started a tile look as busy as one about to
- * finish, and the last shares were off by up to a tile. */
-static double queue_left(const tess__tile_proc *q)
+/* Counting the running tile's whole estimate made the processor that had
+ * just started a tile look as busy as one about to finish, and the last
+ * shares were off by up to a tile. */
+double tess__tile_plan_queue_left(const tess__tile_plan *p, int i)
 {
+    const tess__tile_proc *q = &p->procs[i];
     double left = q->queued_s - q->running_s;
     return left > 0 ? left : 0.0;
 }
@@ -145,7 +145,7 @@ static uint64_t settled_size(const tess__tile_plan *p, int i)
     if (p->nprocs > 64 || !all_booted(p)) return best;
     for (int k = 0; k < p->nprocs; k++) {
         tess__tile_plan_best(p, k, &rate[k]);
-        queued[k] = queue_left(&p->procs[k]);
+        queued[k] = tess__tile_plan_queue_left(p, k);
     }
     double finish = tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);
     /* No queue longer than half the time left: what is queued cannot be

@@ -87,6 +87,9 @@ int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_
  * seconds, in `seconds`.  A processor's first tile is its warm-up (thread
  * start, caches, an OpenCL program build): it teaches the model nothing
  * and does not end the bootstrap. */
+/* The seconds of work processor i still has queued: its running tile's
+ * estimate counts only for the part not yet run (running_s). */
+double tess__tile_plan_queue_left(const tess__tile_plan *p, int i);
 /* The size processor i's tiles have past its bootstrap (its best measured
  * size at or above its floor) and that size's rate. */
 uint64_t tess__tile_plan_best(const tess__tile_plan *p, int i, double *rate);

@@ -167,14 +167,19 @@ static int dispatch_dd(tile_ctl *c)
     return TESS_OK;
 }
 
+void tile_policy_note_running(tile_ctl *c)
+{
+    for (int i = 0; i < c->nprocs; i++)
+        c->plan.procs[i].running_s = tile_proc_running(&c->procs[i]);
+}
+
 static int dispatch_apc(tile_ctl *c)
 {
     int proc;
     tess__tile_box box;
     uint64_t cells;
     double est;
-    for (int i = 0; i < c->nprocs; i++)
-        c->plan.procs[i].running_s = tile_proc_running(&c->procs[i]);
+    tile_policy_note_running(c);
     while (tess__tile_plan_next(&c->plan, &proc, &box, &cells, &est)) {
         int rc = hand(c, proc, &c->plan.last, &box, cells, est, 1);
         if (rc != TESS_OK) return rc;

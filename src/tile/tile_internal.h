@@ -280,6 +280,8 @@ void tile_steal_timed(tile_ctl *c);
 /* per-policy work handling (policy.c) */
 int tile_policy_setup(tile_ctl *c);
 void tile_policy_dispatch(tile_ctl *c);
+/* Tell the plan how long each processor's running tile has run (running_s). */
+void tile_policy_note_running(tile_ctl *c);
 void tile_policy_done(tile_ctl *c, const tile_done *d);
 /* Remove up to `cells` cells of work that has not moved yet (local data or
  * not fetched), for a thief; returns the segments in out (malloc'd). */
