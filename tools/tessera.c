@@ -70,7 +70,7 @@ static void usage(FILE *out)
                  "                       (tests the paths between machines on one)\n"
                  "  TESS_TILE_TRACE=P    tiles: append each finished tile to P.RANK\n"
                  "  TESS_TILE_PIN=0      tiles: leave CPU processors unbound (bound one to a\n"
-                 "                       core when the rank's cores are its own)\n");
+                 "                       core when they take all of the rank's own cores)\n");
 }
 
 /* A subcommand: its name and its main, which gets argv from its own name on. */

@@ -55,17 +55,18 @@ void tile_abort_all(tile_ctl *c, int status, const char *msg)
 
 /* ---- setup ---- */
 
-/* Bind CPU processors one to a core when there are cores enough and they
- * are this rank's own (StarPU binds its workers too); TESS_TILE_PIN=0 turns
- * it off.  Over more processors than cores, or cores shared with other
- * ranks, the threads stay free to move. */
+/* Bind CPU processors one to a core when they take every core of the
+ * rank's mask and the cores are its own (StarPU binds its workers too);
+ * TESS_TILE_PIN=0 turns it off.  Fewer processors than cores stay free: two
+ * one-processor jobs on one machine would both be bound to its first core.
+ * More processors than cores, or cores shared with other ranks, too. */
 static int pin_processors(const tile_ctl *c)
 {
     const char *e = getenv("TESS_TILE_PIN");
     if (e != NULL && strcmp(e, "0") == 0) return 0;
     int cpus = 0;
     for (int i = 0; i < c->nprocs; i++) cpus += c->specs[i].kind == TESS_TILE_CPU;
-    return cpus <= tess__usable_cores() && tess__rank_owns_cores();
+    return cpus == tess__usable_cores() && tess__rank_owns_cores();
 }
 
 static int start_processors(tile_ctl *c)
