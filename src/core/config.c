@@ -96,20 +96,22 @@ int tess__parse_count(const char *s, long lo, long hi, long *out)
     return 1;
 }
 
+/* Did the launcher bind this process to fewer cores than the machine has? */
+static int bound_by_launcher(void)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 && tess__usable_cores() < online;
+}
+
 int tess__rank_cores(void)
 {
     int usable = tess__usable_cores();
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (online > 0 && usable < online) return usable; /* bound by the launcher: its own */
+    if (bound_by_launcher()) return usable; /* its own */
     long share = usable / local_ranks();
     return share > 0 ? (int)share : 0;
 }
 
-int tess__rank_owns_cores(void)
-{
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return (online > 0 && tess__usable_cores() < online) || local_ranks() == 1;
-}
+int tess__rank_owns_cores(void) { return bound_by_launcher() || local_ranks() == 1; }
 
 int tess__nth_usable_cpu(int k)
 {

@@ -10,9 +10,10 @@
  * sleeps, or one asleep on its rank's bell, which rank 0 rings.
  *
  * The message is still sent, and whichever copy comes second is dropped
- * (runs are numbered): a rank on another node gets the message as before.  The board says how many messages rank 0 had posted to
- * each rank before the run, and a rank takes it only once it has handled as
- * many from rank 0, so a run never overtakes what was sent before it
+ * (runs are numbered): a rank on another node gets the message as before.
+ * The board says how many messages rank 0 had posted to each rank before
+ * the run, and a rank takes it only once it has handled as many from rank
+ * 0, so a run never overtakes what was sent before it
  * (writes, a checkpoint's cut, a partition) — except the replica switch
  * rank 0 sends just before a run: the board carries its number, and the
  * rank makes it first (table_replica.c numbers the switches, so the

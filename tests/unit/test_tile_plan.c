@@ -221,6 +221,36 @@ static void test_two_equal_end_together(void **state)
     assert_true(spread < 0.001);
 }
 
+/* At the end, a processor with nothing queued gets the next tile before a
+ * busy one whose turn it is (round robin alone gave the last tile to the
+ * busy processor, and the idle one waited for it to finish). */
+static void test_idle_served_first(void **state)
+{
+    (void)state;
+    tess__tile_area a;
+    assert_int_equal(
+        tess__tile_area_init(&a, 1, (int64_t[]){4096}, (int64_t[]){256}, (int64_t[]){1 << 24}),
+        TESS_OK);
+    tess__tile_plan p;
+    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    for (int i = 0; i < 2; i++) { /* both booted at 256 cells per ms */
+        p.procs[i].boot.done = 1;
+        p.procs[i].boot.next = 256;
+        tess__tile_model_add(&p.procs[i].model, 256, 0.001);
+        tess__tile_model_add(&p.procs[i].model, 256, 0.001);
+    }
+    p.procs[0].queued_tiles = 1; /* processor 0 runs a tile with 1 ms left */
+    p.procs[0].queued_s = 0.001;
+    p.next_rr = 0;
+    int i;
+    tess__tile_box box;
+    uint64_t cells;
+    double est;
+    assert_true(tess__tile_plan_next(&p, &i, &box, &cells, &est));
+    assert_int_equal(i, 1);
+    tess__tile_plan_free(&p);
+}
+
 static void test_equal_finish(void **state)
 {
     (void)state;
@@ -240,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_bootstrap_one_ahead),
         cmocka_unit_test(test_equal_finish),
         cmocka_unit_test(test_two_equal_end_together),
+        cmocka_unit_test(test_idle_served_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
