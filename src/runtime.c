@@ -8,6 +8,7 @@
  * scripts/check_layers.py checks the object files for it.
  */
 #include <stdlib.h>
+#include <unistd.h>
 #include "ckpt/runtime.h"
 #include "comm/comm.h"
 #include "core/internal.h"
@@ -66,6 +67,7 @@ static int start_layers(tess_ctx *ctx)
     int rc = register_handlers(ctx);
     if (rc == TESS_OK) rc = choose_mode(ctx);
     if (rc == TESS_OK) rc = build_topology(ctx);
+    if (rc == TESS_OK) rc = tess__fault_init(ctx);
     if (rc == TESS_OK && ctx->cfg.slow_rank >= ctx->nranks) /* a throttle that slows nobody */
         rc = tess__fail(ctx, TESS_ERR_INVAL, "the slowed rank %d is not one of the %d rank%s",
                         ctx->cfg.slow_rank, ctx->nranks, ctx->nranks == 1 ? "" : "s");
@@ -110,7 +112,8 @@ static void free_slot_buffers(tess_ctx *ctx)
 void tess_finalize(tess_ctx *ctx)
 {
     if (ctx == NULL) return;
-    tess__ckpt_quiesce(ctx); /* the last checkpoint's writers still send */
+    if (tess__fault(ctx, "shutdown")) _exit(1); /* a rank that dies while the job ends */
+    tess__ckpt_quiesce(ctx);                    /* the last checkpoint's writers still send */
     tess__workers_stop(ctx);
     tess__comm_stop(ctx);
     tess__ckpt_free(ctx);

@@ -123,6 +123,11 @@ static int write_item_file(write_run *run, int i, char *err, size_t errlen)
     tess__ckpt_job *job = run->job;
     const write_item *it = &run->items[i];
     tess__ckpt_file *f = &run->files[i];
+    if (tess__fault(job->ctx, "checkpoint")) { /* as a full disk would */
+        snprintf(err, errlen, "rank %d: injected fault while writing a checkpoint (TESS_FAULT)",
+                 job->ctx->rank);
+        return TESS_ERR_IO;
+    }
     if (it->kind == ITEM_STATIC) return write_static_item(run, it, f, err, errlen);
     if (it->kind == ITEM_LOG) {
         *f = (tess__ckpt_file){.kind = TESS__CKPT_FILE_LOG, .a = (uint32_t)job->ctx->rank};

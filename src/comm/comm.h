@@ -143,6 +143,23 @@ uint64_t tess__comm_dispatched_from(tess_ctx *ctx, int src);
 /* Drain, synchronise with the other ranks, finalise MPI, join.  Accepts NULL comm. */
 void tess__comm_stop(tess_ctx *ctx);
 
+/* A failure on this rank that the others cannot learn of by the job's own
+ * messages (they would wait for this rank forever): under MPI with several
+ * ranks, end the job on every rank now with exit status `code` (the caller
+ * printed its one-line reason first); does not return then.  Embedded, or
+ * alone, it returns at once and the caller fails the usual way.  Any
+ * thread. */
+void tess__comm_end_job(tess_ctx *ctx, int code);
+
+/* A failure on this rank (a kernel's error) that the job normally reports
+ * itself (the barrier collects it, rank 0 ends the job): if it has not
+ * within `seconds` (another rank waits for this one's messages forever),
+ * end the job on every rank with `why` (one line).  Cleared when the job
+ * went on (a new run or the shutdown reached this rank).  No-op embedded.
+ * Any thread. */
+void tess__comm_fail_after(tess_ctx *ctx, double seconds, const char *why);
+void tess__comm_fail_clear(tess_ctx *ctx);
+
 /* Send a message made of two parts (either may be empty).  Thread-safe. */
 int tess__send(tess_ctx *ctx, int dst, uint32_t type, const void *a, size_t alen, const void *b,
                size_t blen);

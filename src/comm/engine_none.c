@@ -31,6 +31,15 @@ int tess__comm_share_alloc(tess_ctx *ctx, int n, const size_t *sizes, uint8_t **
 
 void tess__comm_stop(tess_ctx *ctx) { (void)ctx; }
 
+void tess__comm_end_job(tess_ctx *ctx, int code) { (void)ctx, (void)code; }
+
+void tess__comm_fail_after(tess_ctx *ctx, double seconds, const char *why)
+{
+    (void)ctx, (void)seconds, (void)why;
+}
+
+void tess__comm_fail_clear(tess_ctx *ctx) { (void)ctx; }
+
 void tess__comm_wait_sent(tess_ctx *ctx, double seconds) { (void)ctx, (void)seconds; }
 
 uint64_t tess__comm_posted_to(tess_ctx *ctx, int dst)

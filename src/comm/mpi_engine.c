@@ -12,9 +12,11 @@
  */
 #include <mpi.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "mpi_engine.h"
 
 #define TAG_BATCH 7
@@ -76,6 +78,12 @@ struct tess__comm {
      * returned): a report that travels outside the link (node-shared
      * memory) says how many messages preceded it on the link */
     _Atomic uint64_t *posted, *dispatched;
+    tess__watch *watch;   /* the liveness watchdog (mpi_watch.c) */
+    _Atomic int end_code; /* non-zero: end the job with it (tess__comm_end_job) */
+    /* a local failure the job has this long to report the usual way
+     * (tess__comm_fail_after); 0: none.  c->mu guards fail_why. */
+    _Atomic uint64_t fail_by_us;
+    char fail_why[480];
 };
 
 static size_t padded(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -357,20 +365,99 @@ static int stop_requested(tess__comm *c)
     return stop;
 }
 
-void tess__comm_meet(tess__comm *c)
+/* A request to end the job (tess__comm_end_job), or a local failure that
+ * the job did not report in time (tess__comm_fail_after): honoured now. */
+static void check_end_request(tess__comm *c)
 {
-    MPI_Request bar;
-    MPI_Ibarrier(MPI_COMM_WORLD, &bar);
+    int code = atomic_load(&c->end_code);
+    if (code != 0) tess__comm_abort_now(c->ctx, code);
+    uint64_t by = atomic_load(&c->fail_by_us);
+    if (by == 0 || tess_now() * 1e6 < (double)by) return;
+    pthread_mutex_lock(&c->mu);
+    tess__warn(c->ctx, "%s; the other ranks still wait for this one: ending the job on every rank",
+               c->fail_why);
+    pthread_mutex_unlock(&c->mu);
+    tess__comm_abort_now(c->ctx, 1);
+}
+
+void tess__comm_fail_after(tess_ctx *ctx, double seconds, const char *why)
+{
+    tess__comm *c = ctx->comm;
+    if (c == NULL || ctx->nranks < 2 || atomic_load(&c->fail_by_us) != 0) return;
+    pthread_mutex_lock(&c->mu);
+    snprintf(c->fail_why, sizeof c->fail_why, "%s", why);
+    pthread_mutex_unlock(&c->mu);
+    atomic_store(&c->fail_by_us, (uint64_t)((tess_now() + seconds) * 1e6));
+}
+
+void tess__comm_fail_clear(tess_ctx *ctx)
+{
+    if (ctx->comm != NULL) atomic_store(&ctx->comm->fail_by_us, 0);
+}
+
+void tess__comm_abort_now(tess_ctx *ctx, int code)
+{
+    (void)ctx;
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    _exit(code); /* MPI_Abort does not return; if it did, this rank still ends */
+}
+
+void tess__comm_end_job(tess_ctx *ctx, int code)
+{
+    tess__comm *c = ctx->comm;
+    if (c == NULL || ctx->nranks < 2) return;
+    atomic_store(&c->end_code, code != 0 ? code : 1);
+    pthread_mutex_lock(&c->mu);
+    pthread_cond_signal(&c->doorbell);
+    pthread_mutex_unlock(&c->mu);
+    if (pthread_equal(pthread_self(), c->thread)) tess__comm_abort_now(ctx, code != 0 ? code : 1);
+    for (;;) pause(); /* the progress thread ends the process */
+}
+
+/*
+ * Every rank contributes where it is; a MIN over (where, -where) gives the
+ * smallest and the largest, equal when all ranks came to the same place.
+ * Heartbeats and requests to end the job are served while waiting, so a
+ * rank that never comes is reported, and one that stopped ends the job.
+ */
+int tess__comm_meet(tess__comm *c, int where)
+{
+    tess__watch_set_phase(c->watch, where);
+    int mine[2] = {where, -where}, all[2] = {0, 0};
+    MPI_Request req;
+    MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req);
+    double since = tess_now();
     int done = 0;
     while (!done) {
-        MPI_Test(&bar, &done, MPI_STATUS_IGNORE);
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         int work = flush_outgoing(c);
         work |= reap_sends(c);
+        tess__watch_turn(c->watch);
+        tess__watch_note_wait(c->watch, where, since);
+        check_end_request(c);
         if (!(work | poll_incoming(c))) sched_yield();
     }
+    return all[0] == -all[1];
 }
 
 void **tess__comm_share_state(tess__comm *c) { return &c->share; }
+
+/*
+ * This rank is leaving while the others started the job: it failed on its
+ * own before tess_main (bad input only it read, memory, a signal), and the
+ * others wait for it in tess_main.  End the job everywhere, with its reason.
+ */
+static void leave_alone(tess__comm *c)
+{
+    tess_ctx *ctx = c->ctx;
+    tess__warn(ctx,
+               "rank %d stopped before the job started (%s) while the other ranks went on: "
+               "ending the job on every rank",
+               ctx->rank, ctx->last_error[0] ? ctx->last_error : "see its message above");
+    tess__comm_abort_now(ctx, 1);
+}
 
 /* Keep receiving until every rank has reached the end, then finalise. */
 static void drain_and_finalize(tess__comm *c)
@@ -379,9 +466,11 @@ static void drain_and_finalize(tess__comm *c)
         reap_sends(c);
         poll_incoming(c);
     }
-    tess__comm_meet(c);
+    if (!tess__comm_meet(c, TESS__PHASE_END)) leave_alone(c);
     while (c->rx_active) poll_incoming(c); /* a batch received before the barrier */
     tess__comm_share_release(c);
+    tess__watch_free(c->watch);
+    c->watch = NULL;
     MPI_Finalize();
 }
 
@@ -435,7 +524,7 @@ static int init_mpi(tess__comm *c)
         return TESS_ERR_NOMEM;
     int mine = c->ctx->workers;
     MPI_Allgather(&mine, 1, MPI_INT, c->worker_counts, 1, MPI_INT, MPI_COMM_WORLD);
-    return TESS_OK;
+    return size > 1 ? tess__watch_create(c->ctx, &c->watch) : TESS_OK;
 }
 
 static void *progress_main(void *arg)
@@ -456,6 +545,8 @@ static void *progress_main(void *arg)
         work |= poll_incoming(c);
         work |= run_call(c);
         forward_signal(c);
+        tess__watch_turn(c->watch);
+        check_end_request(c);
         if (work) c->idle_turns = 0;
         else if (stop_requested(c)) break;
         else back_off(c);

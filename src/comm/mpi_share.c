@@ -15,6 +15,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include "mpi_engine.h"
@@ -195,10 +196,23 @@ static int open_everywhere(tess__comm *c, tess_ctx *ctx, size_t bytes, size_t no
     return 1;
 }
 
+/* Some rank left (tess_finalize) instead of starting the job: it ends the
+ * job with its own message; give it a moment to say why, then end it from
+ * here too, so that the job ends even if that rank cannot. */
+static void others_left(tess__comm *c, tess_ctx *ctx)
+{
+    (void)c;
+    usleep(1000 * 1000);
+    if (ctx->rank == 0)
+        tess__warn(ctx, "a rank stopped before the job started (its message is above): ending "
+                        "the job on every rank");
+    tess__comm_abort_now(ctx, 1);
+}
+
 static int share_on_progress(tess__comm *c, void *arg)
 {
     share_call *a = arg;
-    tess__comm_meet(c);
+    if (!tess__comm_meet(c, TESS__PHASE_RUN)) others_left(c, a->ctx);
     if (!ranks_agree(a->n)) return TESS_ERR_UNSUPPORTED;
     int nranks = a->ctx->nranks;
     uint64_t *mine = calloc((size_t)a->n, sizeof *mine);

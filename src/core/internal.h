@@ -75,6 +75,13 @@ typedef struct tess__rank_view {
     uint64_t fingerprint;             /* of its registrations, from READY */
 } tess__rank_view;
 
+/* A failure point armed by TESS_FAULT (core/fault.c). */
+enum { TESS__FAULT_FAIL = 1, TESS__FAULT_STOP = 2, TESS__FAULT_EXIT = 3 };
+typedef struct tess__fault_state {
+    char point[16];
+    int rank, action, armed;
+} tess__fault_state;
+
 struct tess_ctx {
     tess_config cfg;
     int rank, nranks;
@@ -178,6 +185,12 @@ struct tess_ctx {
     double wait_seconds;
 
     _Atomic int interrupted;
+    tess__fault_state fault; /* TESS_FAULT (fault.c) */
+    /* a kernel of the current run failed on this rank: the run's other
+     * kernels that wait for each other (tick processes, tile controllers)
+     * give up instead of waiting forever (sched/queue.c sets, a new run
+     * clears) */
+    _Atomic int run_failed;
 };
 
 /* ---- errors and logging (errors.c) ---- */
@@ -231,6 +244,16 @@ void tess__ctx_free(tess_ctx *ctx);
 
 /* ---- signals (signals.c) ---- */
 void tess__signals_install(void);
+
+/* Fault injection (fault.c): parse TESS_FAULT at tess_init; tess__fault()
+ * is true once, on the armed rank, at the named point, where the caller
+ * then fails as a real failure there would ("stop" and "exit" actions act
+ * inside and return 0). */
+int tess__fault_init(tess_ctx *ctx);
+int tess__fault(tess_ctx *ctx, const char *point);
+
+/* A kernel of this rank's current run failed (ctx->run_failed). */
+static inline int tess__run_failed(tess_ctx *ctx) { return atomic_load(&ctx->run_failed); }
 int tess__signal_pending(void);
 
 /* ---- the --slow-worker throttle (throttle.c) ---- */

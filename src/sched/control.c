@@ -61,6 +61,7 @@ static void on_shutdown(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pa
     pthread_mutex_lock(&ctx->ctl_mu);
     ctx->shutdown = 1;
     ctx->shutdown_rc = rc;
+    tess__comm_fail_clear(ctx); /* rank 0 knows of any failure here: it ends the job */
     pthread_cond_broadcast(&ctx->ctl_cv);
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
@@ -206,6 +207,8 @@ int tess_main(tess_ctx *ctx, tess_control_fn control, void *app)
 {
     if (ctx == NULL || control == NULL) return TESS_ERR_INVAL;
     TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE, "tess_main() called twice");
+    if (tess__fault(ctx, "setup")) /* as a rank whose input or memory failed it */
+        return tess__fail(ctx, TESS_ERR_IO, "injected fault before tess_main (TESS_FAULT)");
     ctx->started = 1;
     ctx->app = app;
     tess__set_current_slot(&ctx->slots[ctx->workers]);
@@ -499,6 +502,7 @@ int tess_barrier(tess_ctx *ctx)
     if (rc == TESS_ERR_INTERRUPTED) return tess__fail(ctx, rc, "interrupted by a signal");
     if (rc != TESS_OK) return rc;
     rc = collect_kernel_errors(ctx);
+    tess__comm_fail_clear(ctx); /* this rank's failure, if any, is reported */
     /* every write has landed: ranges staged for replicas become visible */
     int switched = tess__replica_switch_everywhere(ctx);
     return rc != TESS_OK ? rc : switched;

@@ -17,6 +17,8 @@
 
 /* How long a launch waits for its messages to the other ranks to leave. */
 #define LAUNCH_HANDOFF_SECONDS 200e-6
+/* How long the job has to report a kernel's failure before this rank ends it. */
+#define KERNEL_FAIL_GRACE_SECONDS 2.0
 
 int tess__queue_create(tess_ctx *ctx)
 {
@@ -101,6 +103,11 @@ static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
 {
     tess__queue_try_cut(ctx, q); /* CpBarrier: the cut comes before this rank says done */
     int idle = q->next == q->ntasks && q->running == 0 && q->reported_seq < q->seq;
+    if (idle && q->error == 0 && tess__fault(ctx, "barrier")) {
+        q->error = TESS_ERR_IO;
+        snprintf(q->error_msg, sizeof q->error_msg,
+                 "rank %d: injected fault at the barrier (TESS_FAULT)", ctx->rank);
+    }
     tess__done_msg d = {.seq = q->seq, .error = q->error};
     uint32_t stolen = 0;
     if (idle) {
@@ -180,6 +187,8 @@ static int build_tasks(tess_ctx *ctx, const run_msg *r, shared_args *args, tess_
     q->assigned = assigned; /* q->mu held by the caller */
     q->nassigned = na;
     q->run_kernel = r->kernel;
+    tess__comm_fail_clear(ctx); /* the job went on past an earlier failure */
+    atomic_store(&ctx->run_failed, 0);
     *out = tasks;
     return n;
 }
@@ -249,6 +258,8 @@ static int run_task(tess_ctx *ctx, int w, tess_task *t)
 {
     tess_kernel_fn fn = (tess_kernel_fn)ctx->reg.kernels[t->kernel].fn;
     t->worker = ctx->worker_base[ctx->rank] + w;
+    if (tess__fault(ctx, "kernel"))
+        return tess__fail(ctx, TESS_ERR_IO, "injected fault (TESS_FAULT)");
     return fn(t, t->args->data, t->args->len);
 }
 
@@ -261,6 +272,10 @@ static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel,
     tess__last_error_copy(ctx, detail, sizeof detail);
     snprintf(q->error_msg, sizeof q->error_msg, "kernel %s instance %d on rank %d: %.400s", kernel,
              instance, ctx->rank, detail[0] ? detail : tess_strerror(rc));
+    /* The barrier reports it, unless other ranks' kernels wait for this
+     * one's messages (a tile or tick exchange): then the job must end. */
+    atomic_store(&ctx->run_failed, 1);
+    tess__comm_fail_after(ctx, KERNEL_FAIL_GRACE_SECONDS, q->error_msg);
 }
 
 /* q->mu held, released and retaken: flush this worker's buffers (`dry`: its

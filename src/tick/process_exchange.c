@@ -172,6 +172,9 @@ int proc_pump(proc *p)
 int proc_wait_for_messages(proc *p, double max_wait_us)
 {
     if (tess_interrupted(p->ctx)) return TESS_ERR_INTERRUPTED;
+    if (tess__run_failed(p->ctx)) return TESS_ERR_KERNEL; /* a process beside this one failed */
+    if (tess__fault(p->ctx, "tick"))
+        return proc_fail(p, TESS_ERR_IO, "tick %s: %s", "injected fault (TESS_FAULT)");
     p->emu_busy = 0;
     /* Blocking costs CPU too (the futex, the switch); it belongs to waiting,
      * not to the runtime's own share.  Measured for real compute only. */

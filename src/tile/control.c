@@ -415,6 +415,14 @@ static int main_loop(tile_ctl *c)
             tile_abort_all(c, TESS_ERR_INTERRUPTED, "interrupted by a signal");
             break;
         }
+        if (tess__fault(c->ctx, "tile")) {
+            tile_abort_all(c, TESS_ERR_IO, "injected fault in the tiles controller (TESS_FAULT)");
+            break;
+        }
+        if (tess__run_failed(c->ctx)) { /* a processor's kernel failed on this rank */
+            tile_abort_all(c, TESS_ERR_KERNEL, "a kernel of this run failed");
+            break;
+        }
         tile_policy_dispatch(c);
         check_boot(c);
         tile_store_request(c);
