@@ -64,7 +64,16 @@ int tex_parse_pnm(const uint8_t *buf, size_t len, size_t file_size, int header_o
     int channels = 1;
     long dims[3];
     size_t at = 0;
-    if (parse_header(buf, len, name, &channels, dims, &at, err, errlen) != 0) return -1;
+    /* Every rank parses the header from the same first bytes, whether it
+     * read the whole file (the data rank) or only those bytes: a header
+     * that does not fit in them is refused alike everywhere. */
+    size_t head = len < TEX_HEADER_MAX ? len : TEX_HEADER_MAX;
+    if (parse_header(buf, head, name, &channels, dims, &at, err, errlen) != 0) {
+        if (head == TEX_HEADER_MAX)
+            return app_fail(err, errlen, "%s: no complete header in the first %d bytes", name,
+                            TEX_HEADER_MAX);
+        return -1;
+    }
     uint64_t pixels = (uint64_t)dims[0] * (uint64_t)dims[1];
     uint64_t want = pixels * (uint64_t)channels, have = file_size - at;
     if (have != want)

@@ -98,6 +98,16 @@ TESS_FAULT=checkpoint@1 timeout 60 mpirun -np 2 --oversubscribe --bind-to none "
     { cat "$tmp/log" >&2; die "checkpoint@1: exit $rc"; }
 echo "ok: tables TESS_FAULT=checkpoint@1 np=2 -> exit $rc, reported"
 
+step "an input every rank parses is parsed alike: a PGM header over 64 KiB"
+python3 -c "import sys; sys.stdout.buffer.write(b'P5\\n#' + b'x' * 70000 + b'\\n4 4\\n255\\n' + bytes(16))" \
+    > "$tmp/big.pgm"
+rc=0
+timeout 60 mpirun -np 2 --oversubscribe --bind-to none "$TESSERA" run texture \
+    --image "$tmp/big.pgm" --block 2 > "$tmp/log" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "no complete header in the first 65536 bytes" "$tmp/log" ||
+    { cat "$tmp/log" >&2; die "texture, 70 KB header, 2 ranks: exit $rc"; }
+echo "ok: texture with a 70 KB header under 2 ranks -> exit $rc, one message"
+
 step "4 ranks: a middle rank fails or stops"
 for face in tables ticks tiles; do
     run_fault setup@2 "$face" 4
