@@ -21,8 +21,8 @@
 #include <unistd.h>
 #include "internal.h"
 
-static const char *const points[] = {"setup",      "kernel",   "tick", "tile", "barrier",
-                                     "checkpoint", "shutdown", NULL};
+static const char *const points[] = {"setup",   "kernel",     "tick",     "tile",
+                                     "barrier", "checkpoint", "shutdown", NULL};
 
 static int known_point(const char *name, size_t len)
 {
@@ -65,8 +65,7 @@ int tess__fault_init(tess_ctx *ctx)
 int tess__fault(tess_ctx *ctx, const char *point)
 {
     if (ctx == NULL || !__atomic_load_n(&ctx->fault.armed, __ATOMIC_ACQUIRE) ||
-        ctx->fault.rank != ctx->rank ||
-        strcmp(ctx->fault.point, point) != 0)
+        ctx->fault.rank != ctx->rank || strcmp(ctx->fault.point, point) != 0)
         return 0;
     if (!__atomic_exchange_n(&ctx->fault.armed, 0, __ATOMIC_ACQ_REL))
         return 0; /* once: a fault fires at its first passage, on one thread */
