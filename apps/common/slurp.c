@@ -2,7 +2,8 @@
  * slurp.c — read a regular file into memory, for the readers of the
  * applications' own formats (sar's TSAR scenes, texture's PGM/PPM images).
  * Opened without blocking and checked to be a regular file first, so a FIFO
- * or a device is refused at once instead of read forever.
+ * or a device is refused at once instead of read forever.  Also the
+ * stream opener and the interrupt check of the line-oriented readers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "slurp.h"
+#include "tessera/tessera.h"
 
 int app_fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -52,4 +54,31 @@ int app_slurp(const char *path, size_t max, uint8_t **buf, size_t *len, size_t *
     }
     *buf = b;
     return 0;
+}
+
+FILE *app_fopen_regular(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        app_fail(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        app_fail(err, errlen, "%s: not a regular file", path);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *fp = fdopen(fd, "r");
+    if (fp == NULL) {
+        app_fail(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return fp;
+}
+
+int app_load_interrupted(unsigned long lineno)
+{
+    return (lineno & 4095) == 0 && tess_interrupted(NULL);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kmeans.h"
+#include "slurp.h"
 #include "tessera/rng.h"
 
 void kmeans_points_free(kmeans_points *p)
@@ -152,6 +153,8 @@ static int reader_point(points_reader *r, const char *text)
 static int reader_line(points_reader *r, ssize_t len)
 {
     if ((size_t)len != strlen(r->line)) return reader_fail(r, "unexpected NUL byte");
+    if (app_load_interrupted((unsigned long)r->lineno))
+        return reader_fail(r, "interrupted while loading");
     const char *s = r->line;
     while (isspace((unsigned char)*s) && *s != '\n') s++;
     if (*s == '#') return 0;
@@ -180,9 +183,10 @@ static int reader_run(points_reader *r)
 int kmeans_points_read(const char *path, kmeans_points *out, char *err, size_t err_cap)
 {
     points_reader r = {.path = path, .err = err, .err_cap = err_cap};
-    r.fp = fopen(path, "r");
+    char why[512];
+    r.fp = app_fopen_regular(path, why, sizeof why);
     if (!r.fp) {
-        snprintf(err, err_cap, "cannot read %s: %s", path, strerror(errno));
+        snprintf(err, err_cap, "cannot read %s", why);
         return -1;
     }
     int rc = reader_run(&r);

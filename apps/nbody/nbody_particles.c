@@ -4,11 +4,13 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nbody.h"
+#include "slurp.h"
 #include "tessera/rng.h"
 
 static int by_id(const void *a, const void *b)
@@ -89,41 +91,52 @@ static long long first_duplicate(const nbody_particle *p, size_t n)
     return -1;
 }
 
+#define NBODY_LINE_MAX 1023 /* bytes of a line, its newline included */
+
+/* A line's own trouble, before it is parsed: NULL when it may be parsed. */
+static const char *line_trouble(const char *line, ssize_t len)
+{
+    if ((size_t)len != strlen(line)) return "NUL byte in the line";
+    if (len > NBODY_LINE_MAX) return "line too long";
+    for (const char *c = line; *c; c++)
+        if ((unsigned char)*c < 0x20 && *c != '\t' && *c != '\r' && *c != '\n')
+            return "control character in the line";
+    return NULL;
+}
+
 static int read_lines(FILE *fp, const char *path, double box, nbody_particle **a, size_t *n,
                       char *err, size_t errlen)
 {
-    char line[1024];
-    size_t cap = 0;
-    long lineno = 0;
-    while (fgets(line, sizeof line, fp)) {
+    char *line = NULL;
+    size_t line_cap = 0, cap = 0;
+    unsigned long lineno = 0;
+    ssize_t len;
+    int rc = 0;
+    errno = 0;
+    while (rc == 0 && (len = getline(&line, &line_cap, fp)) >= 0) {
         lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(fp)) {
-            snprintf(err, errlen, "%s:%ld: line too long", path, lineno);
-            return -1;
-        }
+        const char *why = line_trouble(line, len);
+        if (why == NULL && app_load_interrupted(lineno)) why = "interrupted while loading";
         const char *s = line + strspn(line, " \t\r\n");
-        if (*s == '\0' || *s == '#') continue;
+        if (why == NULL && (*s == '\0' || *s == '#')) continue;
         nbody_particle p;
-        const char *why = NULL;
-        if (parse_line(line, &p, &why) != 0) {
-            snprintf(err, errlen, "%s:%ld: %s", path, lineno, why);
-            return -1;
-        }
-        if (!in_box(&p, box)) {
-            snprintf(err, errlen, "%s:%ld: position outside the box [0, %g)", path, lineno, box);
-            return -1;
-        }
-        if (push(a, n, &cap, &p) != 0) {
+        if (why == NULL && parse_line(line, &p, &why) == 0 && !in_box(&p, box)) {
+            snprintf(err, errlen, "%s:%lu: position outside the box [0, %g)", path, lineno, box);
+            rc = -1;
+        } else if (why != NULL) {
+            snprintf(err, errlen, "%s:%lu: %s", path, lineno, why);
+            rc = -1;
+        } else if (push(a, n, &cap, &p) != 0) {
             snprintf(err, errlen, "%s: out of memory", path);
-            return -1;
+            rc = -1;
         }
     }
-    if (ferror(fp)) {
-        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-        return -1;
+    free(line);
+    if (rc == 0 && (ferror(fp) || errno == ENOMEM)) {
+        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno ? errno : EIO));
+        rc = -1;
     }
-    return 0;
+    return rc;
 }
 
 int nbody_read_stream(FILE *fp, const char *name, double box, nbody_particle **out, size_t *n_out,
@@ -156,11 +169,8 @@ int nbody_read_stream(FILE *fp, const char *name, double box, nbody_particle **o
 int nbody_read(const char *path, double box, nbody_particle **out, size_t *n_out, char *err,
                size_t errlen)
 {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
+    FILE *fp = app_fopen_regular(path, err, errlen);
+    if (!fp) return -1;
     int rc = nbody_read_stream(fp, path, box, out, n_out, err, errlen);
     fclose(fp);
     return rc;

@@ -344,8 +344,9 @@ static int run(wq_app *app)
     int rc = setup(ctx, app);
     if (rc == TESS_OK) rc = tess_main(ctx, control, app);
     int finished = rc == TESS_OK || rc == WQ_UNVERIFIED;
-    if (finished && tess_rank(ctx) == 0 && app->opt.metrics)
-        wq_write_metrics(app, ctx, tess_now() - t0);
+    if (finished && tess_rank(ctx) == 0 && app->opt.metrics &&
+        wq_write_metrics(app, ctx, tess_now() - t0) != 0 && rc == TESS_OK)
+        rc = TESS_ERR_IO; /* the run's result is incomplete without its metrics */
     int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);
     if (interrupted && rc != TESS_OK) return 130;

@@ -81,7 +81,7 @@ int wq_register_kernels(tess_ctx *ctx);
 int wq_verify(tess_ctx *ctx, wq_app *app);
 /* The verification report: to --output (atomically) or stdout.  0 or -1. */
 int wq_write_report(const wq_app *app);
-void wq_write_metrics(wq_app *app, tess_ctx *ctx, double wall_seconds);
+int wq_write_metrics(wq_app *app, tess_ctx *ctx, double wall_seconds); /* 0, or -1 said */
 
 /* ---- checkpoint control (workqueue_ckpt.c) ---- */
 typedef enum wq_phase { WQ_FRESH = 0, WQ_LOADED = 1, WQ_PROCESSING = 2, WQ_DONE = 3 } wq_phase;

@@ -182,10 +182,13 @@ static void checkpoint_metrics(app_metrics *m, tess_ctx *ctx, const wq_app *app)
     app_metrics_int(m, "checkpoints_started", (int64_t)st.started);
 }
 
-void wq_write_metrics(wq_app *app, tess_ctx *ctx, double wall_seconds)
+int wq_write_metrics(wq_app *app, tess_ctx *ctx, double wall_seconds)
 {
     app_metrics *m = app_metrics_new();
-    if (m == NULL) return;
+    if (m == NULL) {
+        app_error(WQ_APP, "%s: out of memory", app->opt.metrics);
+        return -1;
+    }
     app_metrics_standard(m, ctx, WQ_APP, wall_seconds);
     app_metrics_int(m, "items", app->opt.items);
     app_metrics_int(m, "item_seed", app->opt.seed);
@@ -202,6 +205,7 @@ void wq_write_metrics(wq_app *app, tess_ctx *ctx, double wall_seconds)
     app_metrics_int(m, "processed_never", (int64_t)app->verdict.missing);
     app_metrics_int(m, "processed_repeatedly", (int64_t)app->verdict.repeated);
     checkpoint_metrics(m, ctx, app);
-    app_metrics_write(m, app->opt.metrics);
+    int rc = app_metrics_write(m, app->opt.metrics);
     app_metrics_free(m);
+    return rc;
 }
