@@ -9,8 +9,8 @@ directory):
      (GitHub's anchors: lower case, punctuation dropped, spaces to hyphens);
   2. every results/NAME and figures/NAME written in docs/*.md (in a link or
      in running text) exists under docs/;
-  3. every file under docs/results and docs/figures is named in some page:
-     nothing is kept that no page cites;
+  3. every file under docs/results and docs/figures (that git tracks, in a
+     checkout) is named in some page: nothing is kept that no page cites;
   4. every page in docs/ is linked from the index, docs/README.md;
   5. every docs/NAME.md that the code, tests, scripts or build files name
      exists (comments and --help texts point readers there).
@@ -20,6 +20,7 @@ Needs nothing but python3; no build.
 """
 import os
 import re
+import subprocess
 import sys
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -92,6 +93,21 @@ def check_mentions(root, page, lines, problems, named):
                 problems.append("%s:%d: %s does not exist" % (os.path.relpath(page, root), no, rel))
 
 
+def kept_files(root):
+    """results/ and figures/ files as "results/NAME": those git tracks when the
+    tree is a checkout (a bench run just now leaves its files untracked until
+    a page cites them), else every file there."""
+    subs = ("results", "figures")
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "--", "docs/results", "docs/figures"],
+                             capture_output=True, text=True, check=True).stdout.split()
+        if out:
+            return sorted(p[len("docs/"):] for p in out)
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return sorted("%s/%s" % (sub, f) for sub in subs for f in os.listdir(os.path.join(root, "docs", sub)))
+
+
 def code_files(root):
     for name in CODE_FILES:
         if os.path.isfile(os.path.join(root, name)):
@@ -118,10 +134,9 @@ def main():
             # Commands in code blocks name results files too.
             with open(page, encoding="utf-8") as f:
                 check_mentions(root, page, f.read().split("\n"), problems, named)
-    for sub in ("results", "figures"):
-        for f in sorted(os.listdir(os.path.join(docs, sub))):
-            if "%s/%s" % (sub, f) not in named:
-                problems.append("docs/%s/%s: no page names it" % (sub, f))
+    for rel in kept_files(root):
+        if rel not in named:
+            problems.append("docs/%s: no page names it" % rel)
     for page in pages:
         if os.path.basename(page) != "README.md" and page not in linked_from_index:
             problems.append("%s: not linked from docs/README.md" % os.path.relpath(page, root))
