@@ -61,7 +61,7 @@ static void usage(FILE *out)
             "Launched directly tessera runs embedded (one process, worker threads);\n"
             "under mpirun/srun the same command runs on every rank.\n"
             "\n"
-            "Environment (docs/guide.md, docs/tiles.md):\n"
+            "Environment (docs/tables.md, docs/tiles.md):\n"
             "  TESS_WORKERS=N       worker threads per rank (a command's --workers wins)\n"
             "  TESS_STEAL=0|1       work stealing off or on\n"
             "  TESS_VERBOSE=1       the runtime's log on stderr\n"

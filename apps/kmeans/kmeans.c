@@ -617,7 +617,7 @@ static int create_dense(tess_ctx *ctx, const char *name, uint64_t keys, size_t v
     return tess_table_create(ctx, &spec, out);
 }
 
-/* A dense table every rank keeps a replica of (docs/guide.md). */
+/* A dense table every rank keeps a replica of (docs/tables.md). */
 static int create_replicated(tess_ctx *ctx, const char *name, uint64_t keys, size_t value_size,
                              int partitions, tess_table *group, tess_table **out)
 {

@@ -3,7 +3,7 @@
  * control function.  Every rank loads (or generates) the whole edge list and
  * creates the same tables; each stores and computes only its partitions.
  *
- * A pull PageRank over tables (docs/guide.md, "Pull-style kernels").  The
+ * A pull PageRank over tables (docs/tables.md, "Pull-style kernels").  The
  * graph table holds, per vertex, its out-degree and its in-neighbours; the
  * ranks table PR_k; the contrib table PR_k(u)/outdeg(u), a replicated table
  * whose replica on every rank switches to the new values at each barrier

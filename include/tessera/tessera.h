@@ -210,7 +210,7 @@ typedef struct tess_stats {
     uint64_t barriers;             /* rank 0: tess_barrier calls with more than one rank */
     uint64_t barriers_asked;       /* rank 0: of those, the ones that asked every rank for its
                                     write counts (a round trip) instead of ending on the counts
-                                    the ranks report when done (docs/guide.md) */
+                                    the ranks report when done (docs/tables.md) */
     uint64_t replica_bytes_shared; /* replicated tables: bytes of ranges written here that
                                       ranks on this node copied from its shared segment
                                       instead of receiving them as messages (per rank) */

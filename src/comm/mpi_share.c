@@ -168,7 +168,7 @@ static int shm_has_room(tess_ctx *ctx, const share_state *s, size_t need)
     if (me == 0)
         tess__warn(ctx,
                    "/dev/shm has %zu MB free; node-shared memory needs %zu MB: replicas and "
-                   "tile outputs travel as messages (slower; docs/guide.md)",
+                   "tile outputs travel as messages (slower; docs/tables.md)",
                    2 * room >> 20, need >> 20);
     return 0;
 }

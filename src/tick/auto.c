@@ -49,7 +49,7 @@
  *   - rho >= 1 (a layer as big as the partition: the fish school's small
  *     partitions): no replication; sched, d = ahead, which computes ahead
  *     only the process's own tuples.
- * (Measured on this machine: docs/bench-tick.md, "--alg auto".)
+ * (Measured on this machine: docs/benchmarks.md, "The tick face".)
  * k must divide --repart-every: the largest such k up to the choice.
  */
 #include <math.h>
