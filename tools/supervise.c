@@ -24,6 +24,12 @@
 #include <unistd.h>
 
 #define DEFAULT_MAX_RESTARTS 3
+/* Back-off between restarts: none after a run that lasted RESET_SECONDS
+ * (a crash after real work), else FIRST_DELAY doubling up to MAX_DELAY (a
+ * command that fails at once is not restarted hundreds of times a second). */
+#define RESET_SECONDS 30.0
+#define FIRST_DELAY 0.25
+#define MAX_DELAY 30.0
 #define EXIT_USAGE 2
 #define EXIT_CANNOT_RUN 127
 
@@ -191,24 +197,62 @@ static int exit_code(int status)
     return 1;
 }
 
-static void report_restart(const supervisor *s, int status, int restart)
+static void report_restart(const supervisor *s, int status, int restart, double delay)
 {
     fprintf(stderr, "tessera supervise: %s ", s->argv[0]);
     if (WIFSIGNALED(status)) fprintf(stderr, "was killed by signal %d", WTERMSIG(status));
     else fprintf(stderr, "exited with status %d", exit_code(status));
-    fprintf(stderr, "; restart %d/%d with --restore\n", restart, s->max_restarts);
+    fprintf(stderr, "; restart %d/%d with --restore", restart, s->max_restarts);
+    if (delay > 0) fprintf(stderr, " in %.2g s", delay);
+    fputc('\n', stderr);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Sleep `seconds` unless the operator's SIGINT/SIGTERM comes first (then
+ * recorded as the stop signal). */
+static void back_off(supervisor *s, double seconds)
+{
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    double until = now_seconds() + seconds;
+    for (double left = seconds; left > 0 && s->stop_signal == 0; left = until - now_seconds()) {
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        int sig = sigtimedwait(&stop, NULL, &ts);
+        if (sig > 0) s->stop_signal = sig;
+    }
+}
+
+/* The delay before the next run: none after a long run, else doubling. */
+static double next_delay(double delay, double ran_seconds)
+{
+    if (ran_seconds >= RESET_SECONDS) return 0;
+    if (delay <= 0) return FIRST_DELAY;
+    return delay * 2 < MAX_DELAY ? delay * 2 : MAX_DELAY;
 }
 
 static int supervise(supervisor *s)
 {
+    double delay = 0;
     for (int restart = 0;; restart++) {
+        double started = now_seconds();
         pid_t pid = start_child(s);
         if (pid < 0) return EXIT_CANNOT_RUN;
         int status = wait_child(s, pid);
         if (status == 0) return 0;
         take_pending_stop(s);
         if (s->stop_signal != 0 || restart == s->max_restarts) return exit_code(status);
-        report_restart(s, status, restart + 1);
+        delay = restart == 0 ? 0 : next_delay(delay, now_seconds() - started);
+        report_restart(s, status, restart + 1, delay);
+        back_off(s, delay);
+        if (s->stop_signal != 0) return exit_code(status);
         append_restore(s->argv);
     }
 }

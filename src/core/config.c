@@ -43,6 +43,9 @@ void tess_config_init(tess_config *cfg)
     cfg->slow_factor = 1.0;
     const char *s = getenv("TESS_STEAL");
     if (s != NULL && strcmp(s, "0") == 0) cfg->steal = 0;
+    else if (s != NULL && strcmp(s, "1") != 0)
+        fprintf(stderr, "tessera: TESS_STEAL: expected 0 or 1, got '%s' (ignored: stealing on)\n",
+                s);
     s = getenv("TESS_SLOW_WORKER");
     if (s != NULL &&
         tess_parse_slow_worker(s, &cfg->slow_rank, &cfg->slow_factor, &cfg->slow_sleep) != TESS_OK)

@@ -114,4 +114,17 @@ supervise --help
 [ "$rc" = 0 ] && grep -q "^usage: tessera supervise" "$tmp/out" || die "--help: exit $rc"
 "$TESSERA" --help | grep -q "supervise" || die "tessera --help does not list supervise"
 
+step "a command that fails at once is restarted with a growing back-off"
+start=$(date +%s.%N)
+"$TESSERA" supervise --max-restarts 4 -- false 2> "$tmp/err"
+took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+grep -q "restart 2/4 with --restore in 0.25 s" "$tmp/err" &&
+    grep -q "restart 4/4 with --restore in 1 s" "$tmp/err" || die "no back-off: $(cat "$tmp/err")"
+awk -v t="$took" 'BEGIN { exit !(t >= 1.7) }' || die "4 restarts of false took only $took s"
+echo "ok: 4 restarts of an instant failure took $took s (0 + 0.25 + 0.5 + 1)"
+
+step "TESS_STEAL accepts 0 or 1 only"
+TESS_STEAL=off "$TESSERA" run pagerank --gen rmat:8 --iterations 1 --workers 1 > /dev/null 2> "$tmp/err"
+grep -q "TESS_STEAL: expected 0 or 1, got 'off'" "$tmp/err" || die "TESS_STEAL=off: $(cat "$tmp/err")"
+
 echo "ok: supervise"
