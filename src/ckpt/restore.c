@@ -60,33 +60,16 @@ static int restore_table(tess_ctx *ctx, const tess__ckpt_epoch *e, uint32_t id, 
     return rc;
 }
 
-/* Ranks of the job that wrote e: one more than the highest owner. */
-static uint32_t writer_ranks(const tess__ckpt_epoch *e)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < tess__ckpt_epoch_table_count(e); i++) {
-        uint32_t nparts;
-        const int32_t *owners;
-        int st;
-        if (tess__ckpt_epoch_table(e, tess__ckpt_epoch_table_id(e, i), &nparts, &owners, &st))
-            continue;
-        for (uint32_t p = 0; p < nparts; p++)
-            if ((uint32_t)owners[p] + 1 > n) n = (uint32_t)owners[p] + 1;
-    }
-    return n;
-}
-
+/* Every replay log the manifest lists, in rank order: only those (a forged
+ * owner rank near 2^31 once made this walk two billion ranks' names). */
 static int replay_logs(tess_ctx *ctx, const tess__ckpt_epoch *e, char *err, size_t errlen)
 {
-    uint32_t ranks = writer_ranks(e);
-    for (uint32_t r = 0; r < ranks; r++) {
+    uint32_t r;
+    for (uint32_t i = 0; tess__ckpt_epoch_log_rank(e, i, &r); i++) {
+        TESS_RETURN_IF(ctx, tess_interrupted(ctx), TESS_ERR_INTERRUPTED, "restore interrupted");
         void *data = NULL;
         size_t len = 0;
         int rc = tess__ckpt_read_log(e, r, &data, &len, err, errlen);
-        if (rc == TESS_ERR_NOTFOUND) {
-            err[0] = '\0';
-            continue;
-        }
         if (rc == TESS_OK) rc = tess__table_replay_log(ctx, data, len);
         free(data);
         if (rc == TESS_ERR_FORMAT && err[0] == '\0')

@@ -173,6 +173,9 @@ int tess__ckpt_epoch_has_partition(const tess__ckpt_epoch *e, uint32_t table, ui
  * epoch recorded no such file. */
 int tess__ckpt_read_partition(const tess__ckpt_epoch *e, uint32_t table, uint32_t part,
                               void **data_out, size_t *len_out, char *err, size_t errlen);
+/* The rank of the epoch's i-th replay log (the manifest lists them in rank
+ * order): 1, or 0 when it has fewer than i + 1 logs. */
+int tess__ckpt_epoch_log_rank(const tess__ckpt_epoch *e, uint32_t i, uint32_t *rank_out);
 int tess__ckpt_read_log(const tess__ckpt_epoch *e, uint32_t rank, void **data_out, size_t *len_out,
                         char *err, size_t errlen);
 

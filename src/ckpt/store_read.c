@@ -333,3 +333,16 @@ int tess__ckpt_read_log(const tess__ckpt_epoch *e, uint32_t rank, void **data_ou
                               "%s/MANIFEST: no replay log of rank %" PRIu32, e->dir, rank);
     return read_entry(e, f, data_out, len_out, err, errlen);
 }
+
+int tess__ckpt_epoch_log_rank(const tess__ckpt_epoch *e, uint32_t i, uint32_t *rank_out)
+{
+    uint32_t seen = 0;
+    for (uint32_t k = 0; k < e->m.nfiles; k++) {
+        if (e->m.files[k].kind != TESS__CKPT_FILE_LOG) continue;
+        if (seen++ == i) {
+            *rank_out = e->m.files[k].a;
+            return 1;
+        }
+    }
+    return 0;
+}
