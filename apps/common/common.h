@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include "tessera/tessera.h"
 
-/* ---- output files: written to "DIR/.NAME.tmp.PID", renamed on commit ---- */
+/* ---- output files: written to "DIR/.NAME.tmp.PID.XXXXXX", renamed on commit ---- */
 typedef struct app_outfile {
     FILE *fp;
     char *path;     /* final path */
@@ -35,6 +35,11 @@ void app_outfile_abort(app_outfile *o);
  * given (NULL: not asked for); if rc is not 0 or a commit fails, remove them
  * all.  Returns rc, or -1 when a commit failed. */
 int app_outfiles_finish(app_outfile *const *files, const char *const *paths, int n, int rc);
+/* Create a new temporary "DIR/.BASENAME.tmp.PID.XXXXXX" next to `path`
+ * (random suffix, O_EXCL|O_NOFOLLOW: a planted file or symbolic link is
+ * never written through) and open it for writing.  The fd, with the
+ * malloc'd name in *tmp_out; or -1 with errno set. */
+int app_tmpfile_create(const char *path, char **tmp_out);
 
 /* ---- metrics JSON: one object, top-level keys, numbers as numbers ---- */
 typedef struct app_metrics app_metrics;
