@@ -19,15 +19,17 @@ typedef struct app_ckpt_cli {
     const char *dir; /* --checkpoint-dir; NULL: no checkpoints */
     long every;      /* --checkpoint-every; 0 until given (then the default) */
     int restore;     /* --restore */
+    int overwrite;   /* --checkpoint-overwrite: take a directory of another job */
 } app_ckpt_cli;
 
-/* Usage lines of the three options, for an app's --help. */
+/* Usage lines of the four options, for an app's --help. */
 extern const char app_ckpt_cli_usage[];
 
 /* Parse the value of --checkpoint-every; 0 or -1 after a one-line message. */
 int app_ckpt_cli_parse_every(const char *app, app_ckpt_cli *c, const char *text);
 
-/* After all options: --restore and --checkpoint-every need --checkpoint-dir
+/* After all options: --restore, --checkpoint-every and --checkpoint-overwrite
+ * need --checkpoint-dir
  * (0, or -1 after one line naming the option); sets the default interval. */
 int app_ckpt_cli_check(const char *app, app_ckpt_cli *c);
 
@@ -35,7 +37,8 @@ int app_ckpt_cli_check(const char *app, app_ckpt_cli *c);
  * `every` iterations, never after the last (its output is the result). */
 int app_ckpt_cli_due(const app_ckpt_cli *c, long done, long total);
 
-/* tess_checkpoint_enable(ctx, dir, job, 0) when --checkpoint-dir was given;
+/* tess_checkpoint_enable(ctx, dir, job, 0) when --checkpoint-dir was given
+ * (and tess_checkpoint_set_overwrite with --checkpoint-overwrite);
  * before tess_main on every rank.  Rank 0 reports a failure in one line. */
 int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, const char *job);
 

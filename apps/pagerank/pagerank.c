@@ -387,6 +387,7 @@ static int parse_option(pr_options *o, int c, const char *arg)
     case 'C': o->ckpt.dir = arg; return 0;
     case 'E': return app_ckpt_cli_parse_every(APP, &o->ckpt, arg);
     case 'R': o->ckpt.restore = 1; return 0;
+    case 'W': o->ckpt.overwrite = 1; return 0;
     default: return parse_steal_option(o, c, arg);
     }
 }
@@ -438,6 +439,7 @@ static int parse_options(pr_options *o, int argc, char **argv)
                                              {"checkpoint-dir", required_argument, 0, 'C'},
                                              {"checkpoint-every", required_argument, 0, 'E'},
                                              {"restore", no_argument, 0, 'R'},
+                                             {"checkpoint-overwrite", no_argument, 0, 'W'},
                                              {"help", no_argument, 0, 'h'},
                                              {"no-steal", no_argument, 0, 'N'},
                                              {"slow-worker", required_argument, 0, 'S'},
