@@ -232,7 +232,10 @@ static int outfile_close_synced(app_outfile *o)
     return err;
 }
 
-int app_outfile_commit(app_outfile *o)
+/* Phase one of a commit: everything written is on disk (a stream: flushed
+ * and closed) and the temporary is closed, still under its own name.  0, or
+ * -1 after the message with o aborted. */
+static int outfile_settle(app_outfile *o)
 {
     if (!o->fp) return -1;
     errno = 0;
@@ -241,22 +244,28 @@ int app_outfile_commit(app_outfile *o)
         if (fflush(o->fp) != 0 || ferror(o->fp)) err = errno ? errno : EIO;
         if (fclose(o->fp) != 0 && err == 0) err = errno ? errno : EIO;
         o->fp = NULL;
-        if (err != 0) outfile_report(o->path, err);
-        outfile_release(o);
-        return err ? -1 : 0;
-    }
-    err = outfile_close_synced(o);
-    if (err == 0 && rename(o->tmp_path, o->path) != 0) err = errno;
+    } else err = outfile_close_synced(o);
+    if (err == 0) return 0;
+    outfile_report(o->path, err);
+    app_outfile_abort(o);
+    return -1;
+}
+
+/* Phase two: the settled temporary onto the final path. */
+static int outfile_publish(app_outfile *o)
+{
+    int err = o->tmp_path && rename(o->tmp_path, o->path) != 0 ? errno : 0;
     if (err != 0) {
         outfile_report(o->path, err);
-        unlink(o->tmp_path);
-        outfile_release(o);
+        app_outfile_abort(o);
         return -1;
     }
-    outfile_sync_dir(o->path);
+    if (o->tmp_path) outfile_sync_dir(o->path);
     outfile_release(o);
     return 0;
 }
+
+int app_outfile_commit(app_outfile *o) { return outfile_settle(o) == 0 ? outfile_publish(o) : -1; }
 
 void app_outfile_abort(app_outfile *o)
 {
@@ -266,11 +275,57 @@ void app_outfile_abort(app_outfile *o)
     outfile_release(o);
 }
 
+/* Every output is settled before any is renamed: a write that fails (a full
+ * disk, EIO, a file-size limit) changes no output.  Only a rename failing
+ * half-way (the directory made read-only meanwhile) could leave some. */
 int app_outfiles_finish(app_outfile *const *files, const char *const *paths, int n, int rc)
 {
     for (int i = 0; i < n && rc == 0; i++)
-        if (paths[i] && app_outfile_commit(files[i]) != 0) rc = -1;
+        if (paths[i] && outfile_settle(files[i]) != 0) rc = -1;
+    for (int i = 0; i < n && rc == 0; i++)
+        if (paths[i] && outfile_publish(files[i]) != 0) rc = -1;
     if (rc != 0)
         for (int i = 0; i < n; i++) app_outfile_abort(files[i]);
+    return rc;
+}
+
+/* The file `path` would become: its directory resolved, so "x", "./x" and
+ * "d/../x" compare equal; NULL for an existing non-regular file (a stream
+ * such as /dev/null may take several outputs) or when out of memory. */
+static char *outfile_destination(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return NULL;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (real == NULL) return strdup(path);
+    size_t cap = strlen(real) + strlen(base) + 2;
+    char *out = malloc(cap);
+    if (out) snprintf(out, cap, "%s/%s", real, base);
+    free(real);
+    return out;
+}
+
+int app_outputs_distinct(const char *app, const char *const *options, const char *const *paths,
+                         int n)
+{
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        char *a = paths[i] ? outfile_destination(paths[i]) : NULL;
+        for (int j = i + 1; a && j < n && rc == 0; j++) {
+            char *b = paths[j] ? outfile_destination(paths[j]) : NULL;
+            if (b && strcmp(a, b) == 0) {
+                if (app)
+                    app_error(app, "options --%s and --%s name the same file %s", options[i],
+                              options[j], paths[j]);
+                rc = -1;
+            }
+            free(b);
+        }
+        free(a);
+    }
     return rc;
 }

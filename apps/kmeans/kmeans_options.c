@@ -32,6 +32,9 @@ static int opts_check(kmeans_opts *o)
         app_error(KM_APP, "option --%s is required", o->k == 0 ? "k" : "iterations");
         return -1;
     }
+    const char *const names[] = {"output", "assignments", "metrics"};
+    const char *const paths[] = {o->output, o->assignments, o->metrics};
+    if (app_outputs_distinct(KM_APP, names, paths, 3) != 0) return -1;
     return app_ckpt_cli_check(KM_APP, &o->ckpt);
 }
 

@@ -50,6 +50,9 @@ static int opts_check(nbody_opts *o, int have_steps)
         return -1;
     }
     if (opts_box(o, have_steps) != 0) return -1;
+    const char *const names[] = {"output", "metrics"};
+    const char *const paths[] = {o->output, o->metrics};
+    if (app_outputs_distinct(NB_APP, names, paths, 2) != 0) return -1;
     return app_ckpt_cli_check(NB_APP, &o->ckpt);
 }
 

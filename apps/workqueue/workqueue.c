@@ -256,6 +256,9 @@ static int check_options(const wq_options *o, const unsigned char *seen)
         return app_error(WQ_APP, "option %s: needs --checkpoint-dir DIR", needs_dir), -1;
     if (o->checkpoint_dir != NULL && o->checkpoint_dir[0] == '\0')
         return app_error(WQ_APP, "option --checkpoint-dir: empty path"), -1;
+    const char *const names[] = {"output", "metrics"};
+    const char *const paths[] = {o->output, o->metrics};
+    if (app_outputs_distinct(WQ_APP, names, paths, 2) != 0) return -1;
     if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics))
         return -2; /* an I/O problem rather than a usage error */
     return 0;
