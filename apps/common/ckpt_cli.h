@@ -1,10 +1,11 @@
 /*
  * ckpt_cli.h — the checkpoint options of the iterative applications
- * (--checkpoint-dir DIR, --checkpoint-every N, --restore) and the steps every
- * one of them takes with them: enable checkpoints before tess_main, restore
- * first thing in the control function, decide after which iterations to take
- * a checkpoint, and wait for the last one before a successful exit.  The
- * runtime side is include/tessera/checkpoint.h.
+ * (--checkpoint-dir DIR, --checkpoint-every N, --restore,
+ * --checkpoint-overwrite) and the steps every one of them takes with them:
+ * enable checkpoints before tess_main, restore first thing in the control
+ * function, decide after which iterations to take a checkpoint, and wait for
+ * the last one before a successful exit.  The runtime side is
+ * include/tessera/checkpoint.h.
  */
 #ifndef TESS_APPS_CKPT_CLI_H
 #define TESS_APPS_CKPT_CLI_H
@@ -29,8 +30,8 @@ extern const char app_ckpt_cli_usage[];
 int app_ckpt_cli_parse_every(const char *app, app_ckpt_cli *c, const char *text);
 
 /* After all options: --restore, --checkpoint-every and --checkpoint-overwrite
- * need --checkpoint-dir
- * (0, or -1 after one line naming the option); sets the default interval. */
+ * need --checkpoint-dir (0, or -1 after one line naming the option); sets
+ * the default interval. */
 int app_ckpt_cli_check(const char *app, app_ckpt_cli *c);
 
 /* 1 when a checkpoint follows iteration `done` (1-based) of `total`: every
