@@ -40,7 +40,10 @@ two_jobs() {
     local app=$1 R="$tmp/$1"
     # shellcheck disable=SC2206 # word lists
     local a=($2 --iterations 5 --partitions 4 --quiet) b=($3 --iterations 5 --partitions 4 --quiet)
-    [ "$app" = nbody ] && a=($2 --steps 5 --quiet) && b=($3 --steps 5 --quiet)
+    if [ "$app" = nbody ]; then
+        # shellcheck disable=SC2206 # word lists
+        a=($2 --steps 5 --quiet) b=($3 --steps 5 --quiet)
+    fi
     local D="$R/ck"
     mkdir -p "$R"
     step "$app: a second job on the first one's checkpoint directory"
@@ -144,6 +147,8 @@ sh -c 'for f in centres.txt assign.txt m.json; do ln -s "$1/victim" "$1/.$f.tmp.
     die "kmeans with links at its temporary names failed"
 [ "$(cat "$O/victim")" = precious ] || die "an output was written through a planted link"
 for f in centres.txt assign.txt m.json; do
-    [ -f "$O/$f" ] && [ ! -L "$O/$f" ] && [ -s "$O/$f" ] || die "$f is not a regular file: $(ls -l "$O")"
+    if [ ! -f "$O/$f" ] || [ -L "$O/$f" ] || [ ! -s "$O/$f" ]; then
+        die "$f is not a regular file: $(ls -l "$O")"
+    fi
 done
 echo "   PASS"
