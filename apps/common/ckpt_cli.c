@@ -18,7 +18,10 @@ const char app_ckpt_cli_usage[] =
     "  --checkpoint-every N\n"
     "                     a checkpoint after every N iterations (default 10)\n"
     "  --restore          resume from the newest checkpoint in DIR, or start afresh\n"
-    "                     if there is none (tessera supervise adds it on a restart)\n";
+    "                     if there is none (tessera supervise adds it on a restart)\n"
+    "  --checkpoint-overwrite\n"
+    "                     DIR may hold another job's checkpoints: delete them (by\n"
+    "                     default such a DIR is refused and left untouched)\n";
 
 int app_ckpt_cli_parse_every(const char *app, app_ckpt_cli *c, const char *text)
 {
@@ -29,6 +32,10 @@ int app_ckpt_cli_check(const char *app, app_ckpt_cli *c)
 {
     if (c->dir == NULL && c->restore) {
         app_error(app, "option --restore needs --checkpoint-dir DIR");
+        return -1;
+    }
+    if (c->dir == NULL && c->overwrite) {
+        app_error(app, "option --checkpoint-overwrite needs --checkpoint-dir DIR");
         return -1;
     }
     if (c->dir == NULL && c->every != 0) {
@@ -52,6 +59,7 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, c
 {
     if (c->dir == NULL) return TESS_OK;
     int rc = tess_checkpoint_enable(ctx, c->dir, job, 0);
+    if (rc == TESS_OK && c->overwrite) rc = tess_checkpoint_set_overwrite(ctx, 1);
     if (rc != TESS_OK && tess_rank(ctx) == 0)
         app_error(app, "option --checkpoint-dir: %s", tess_last_error(ctx));
     return rc;

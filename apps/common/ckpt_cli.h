@@ -1,10 +1,11 @@
 /*
  * ckpt_cli.h — the checkpoint options of the iterative applications
- * (--checkpoint-dir DIR, --checkpoint-every N, --restore) and the steps every
- * one of them takes with them: enable checkpoints before tess_main, restore
- * first thing in the control function, decide after which iterations to take
- * a checkpoint, and wait for the last one before a successful exit.  The
- * runtime side is include/tessera/checkpoint.h.
+ * (--checkpoint-dir DIR, --checkpoint-every N, --restore,
+ * --checkpoint-overwrite) and the steps every one of them takes with them:
+ * enable checkpoints before tess_main, restore first thing in the control
+ * function, decide after which iterations to take a checkpoint, and wait for
+ * the last one before a successful exit.  The runtime side is
+ * include/tessera/checkpoint.h.
  */
 #ifndef TESS_APPS_CKPT_CLI_H
 #define TESS_APPS_CKPT_CLI_H
@@ -19,23 +20,26 @@ typedef struct app_ckpt_cli {
     const char *dir; /* --checkpoint-dir; NULL: no checkpoints */
     long every;      /* --checkpoint-every; 0 until given (then the default) */
     int restore;     /* --restore */
+    int overwrite;   /* --checkpoint-overwrite: take a directory of another job */
 } app_ckpt_cli;
 
-/* Usage lines of the three options, for an app's --help. */
+/* Usage lines of the four options, for an app's --help. */
 extern const char app_ckpt_cli_usage[];
 
 /* Parse the value of --checkpoint-every; 0 or -1 after a one-line message. */
 int app_ckpt_cli_parse_every(const char *app, app_ckpt_cli *c, const char *text);
 
-/* After all options: --restore and --checkpoint-every need --checkpoint-dir
- * (0, or -1 after one line naming the option); sets the default interval. */
+/* After all options: --restore, --checkpoint-every and --checkpoint-overwrite
+ * need --checkpoint-dir (0, or -1 after one line naming the option); sets
+ * the default interval. */
 int app_ckpt_cli_check(const char *app, app_ckpt_cli *c);
 
 /* 1 when a checkpoint follows iteration `done` (1-based) of `total`: every
  * `every` iterations, never after the last (its output is the result). */
 int app_ckpt_cli_due(const app_ckpt_cli *c, long done, long total);
 
-/* tess_checkpoint_enable(ctx, dir, job, 0) when --checkpoint-dir was given;
+/* tess_checkpoint_enable(ctx, dir, job, 0) when --checkpoint-dir was given
+ * (and tess_checkpoint_set_overwrite with --checkpoint-overwrite);
  * before tess_main on every rank.  Rank 0 reports a failure in one line. */
 int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, const char *job);
 

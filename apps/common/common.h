@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include "tessera/tessera.h"
 
-/* ---- output files: written to "DIR/.NAME.tmp.PID", renamed on commit ---- */
+/* ---- output files: written to "DIR/.NAME.tmp.PID.XXXXXX", renamed on commit ---- */
 typedef struct app_outfile {
     FILE *fp;
     char *path;     /* final path */
@@ -31,10 +31,23 @@ int app_outfile_check(const char *path);
 int app_outfile_commit(app_outfile *o);
 /* Close and remove the temporary; accepts a never-opened (zeroed) struct. */
 void app_outfile_abort(app_outfile *o);
-/* A run's outputs: when rc is 0, commit files[i] in order for every paths[i]
- * given (NULL: not asked for); if rc is not 0 or a commit fails, remove them
- * all.  Returns rc, or -1 when a commit failed. */
+/* A run's outputs, all or nothing: when rc is 0, flush and fsync files[i]
+ * for every paths[i] given (NULL: not asked for), and only when every one
+ * succeeded rename them all into place; if rc is not 0 or a step fails,
+ * remove them all.  Returns rc, or -1 when a step failed (message printed). */
 int app_outfiles_finish(app_outfile *const *files, const char *const *paths, int n, int rc);
+/* Two outputs of one run must not name the same file (the later rename
+ * would replace the earlier output): options[i] names the option of
+ * paths[i] (NULL: not given).  0, or -1 after "tessera APP: options --A and
+ * --B name the same file PATH" (app NULL: silently).  Existing non-regular
+ * files (/dev/null) may be shared. */
+int app_outputs_distinct(const char *app, const char *const *options, const char *const *paths,
+                         int n);
+/* Create a new temporary "DIR/.BASENAME.tmp.PID.XXXXXX" next to `path`
+ * (random suffix, O_EXCL|O_NOFOLLOW: a planted file or symbolic link is
+ * never written through) and open it for writing.  The fd, with the
+ * malloc'd name in *tmp_out; or -1 with errno set. */
+int app_tmpfile_create(const char *path, char **tmp_out);
 
 /* ---- metrics JSON: one object, top-level keys, numbers as numbers ---- */
 typedef struct app_metrics app_metrics;

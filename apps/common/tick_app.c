@@ -17,11 +17,20 @@ static int open_outputs(tick_run *r)
     return 0;
 }
 
+/* All or nothing: a failure in either leaves neither. */
 static int commit_outputs(tick_run *r)
 {
-    if (r->spec->output_path && app_outfile_commit(&r->output) != 0) return -1;
-    if (r->spec->cli->metrics_path && app_outfile_commit(&r->metrics) != 0) return -1;
-    return 0;
+    app_outfile *const files[] = {&r->output, &r->metrics};
+    const char *const paths[] = {r->spec->output_path, r->spec->cli->metrics_path};
+    return app_outfiles_finish(files, paths, 2, 0);
+}
+
+/* Every rank decides alike; rank 0 says why. */
+static int outputs_distinct(const app_tick_spec *s, tess_ctx *ctx)
+{
+    const char *const names[] = {s->output_option ? s->output_option : "output", "metrics"};
+    const char *const paths[] = {s->output_path, s->cli->metrics_path};
+    return app_outputs_distinct(tess_rank(ctx) == 0 ? s->name : NULL, names, paths, 2);
 }
 
 static void abort_outputs(tick_run *r)
@@ -71,7 +80,8 @@ int app_tick_main(const app_tick_spec *spec)
     tess_ctx *ctx = NULL;
     if (tess_init(&cfg, &ctx) != 0) return 1;
     tick_run r = {.spec = spec};
-    if (app_tick_cli_validate(spec->name, spec->cli, ctx) != 0) {
+    if (app_tick_cli_validate(spec->name, spec->cli, ctx) != 0 ||
+        outputs_distinct(spec, ctx) != 0) {
         tess_finalize(ctx);
         return 2; /* a usage error, as those found while parsing */
     }

@@ -18,6 +18,8 @@ typedef struct app_tick_spec {
     tess_tick_app *tick;     /* what prepare fills in and the runtime runs */
     const char *output_path; /* the main output (--dump, --output), or NULL */
     double start;            /* tess_now() when main started (wall_seconds) */
+    /* output_path's option without "--" (NULL: "output"), for messages */
+    const char *output_option;
     /* Every rank, after tess_init and the option checks: fill *tick (and
      * check it, e.g. that the grid is larger than the worker layout).  0, or
      * -1 after rank 0 printed why. */

@@ -417,20 +417,19 @@ static void finish_robots(round *r, transfer *t, CURLcode res, long status)
  * restore), 0 if new, -1 on a write error. */
 static int store_page(round *r, const transfer *t)
 {
-    char path[4096], tmp[4200];
+    char path[4096], *tmp = NULL;
     crawl_page_path(r->app, t->key, path, sizeof path);
     int existed = access(path, F_OK) == 0;
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *fp = fopen(tmp, "wb");
+    int fd = app_tmpfile_create(path, &tmp); /* a fresh name: no planted link is followed */
+    FILE *fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (fd >= 0 && fp == NULL) close(fd);
     int ok = fp != NULL;
     if (ok && t->body.len) ok = fwrite(t->body.data, 1, t->body.len, fp) == t->body.len;
     if (fp && fclose(fp) != 0) ok = 0;
     if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) {
-        unlink(tmp);
-        return -1;
-    }
-    return existed;
+    if (!ok && tmp) unlink(tmp);
+    free(tmp);
+    return ok ? existed : -1;
 }
 
 static int is_html(CURL *easy)

@@ -9,7 +9,8 @@ static const char crawl_usage[] =
     "usage: tessera run crawl --seeds FILE --output DIR [--max-pages N] [--per-site-rate R]\n"
     "         [--fetchers F] [--workers W] [--partitions P] [--timeout S]\n"
     "         [--max-page-bytes B] [--round-seconds S] [--user-agent NAME]\n"
-    "         [--checkpoint-dir DIR [--checkpoint-seconds S] [--restore]]\n"
+    "         [--checkpoint-dir DIR [--checkpoint-seconds S] [--restore]\n"
+    "         [--checkpoint-overwrite]]\n"
     "         [--metrics FILE] [--progress | --quiet] [--help]\n"
     "  Crawl the web from the URLs of FILE (one http or https URL per line; blank\n"
     "  lines and lines starting with '#' are skipped).  A site is an origin (scheme,\n"
@@ -25,7 +26,9 @@ static const char crawl_usage[] =
     "  --checkpoint-seconds S (default 10) takes a consistent checkpoint every S\n"
     "  seconds at the end of a round (rounds last --round-seconds, default 1);\n"
     "  --restore continues from the newest one: pages fetched after it are fetched\n"
-    "  again (counted as refetched), none is lost.  See docs/crawl.md.\n";
+    "  again (counted as refetched), none is lost.  A DIR holding another job's\n"
+    "  checkpoints is refused unless --checkpoint-overwrite deletes them.\n"
+    "  See docs/crawl.md.\n";
 
 int crawl_opts_parse(int argc, char **argv, crawl_opts *o)
 {
@@ -52,6 +55,7 @@ int crawl_opts_parse(int argc, char **argv, crawl_opts *o)
         {"checkpoint-dir", APP_OPT_STRING, &o->ckpt.dir, 0, 0, 0},
         {"checkpoint-seconds", APP_OPT_DOUBLE, &o->checkpoint_seconds, 0.01, 1e6, 0},
         {"restore", APP_OPT_FLAG, &o->ckpt.restore, 0, 0, 1},
+        {"checkpoint-overwrite", APP_OPT_FLAG, &o->ckpt.overwrite, 0, 0, 1},
         {"progress", APP_OPT_FLAG, &o->progress, 0, 0, APP_PROGRESS_ON},
         {"quiet", APP_OPT_FLAG, &o->progress, 0, 0, APP_PROGRESS_OFF},
     };

@@ -246,6 +246,7 @@ int fish_main(int argc, char **argv)
                           .cli = &f.cli,
                           .tick = &f.tick,
                           .output_path = f.dump_path,
+                          .output_option = "dump",
                           .start = start,
                           .prepare = prepare,
                           .write_output = write_dump,

@@ -215,6 +215,7 @@ int jacobi_main(int argc, char **argv)
                           .cli = &j.cli,
                           .tick = &j.tick,
                           .output_path = j.dump_path,
+                          .output_option = "dump",
                           .start = start,
                           .prepare = prepare,
                           .write_output = write_dump,

@@ -536,12 +536,12 @@ static int write_metrics(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
     return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
 }
 
+/* All or nothing: a failure in any leaves none of them. */
 static int commit_outputs(kmeans_app *app)
 {
-    if (app->out_centres.fp && app_outfile_commit(&app->out_centres) != 0) return TESS_ERR_IO;
-    if (app->out_assign.fp && app_outfile_commit(&app->out_assign) != 0) return TESS_ERR_IO;
-    if (app->out_metrics.fp && app_outfile_commit(&app->out_metrics) != 0) return TESS_ERR_IO;
-    return 0;
+    app_outfile *const files[] = {&app->out_centres, &app->out_assign, &app->out_metrics};
+    const char *const paths[] = {app->opt.output, app->opt.assignments, app->opt.metrics};
+    return app_outfiles_finish(files, paths, 3, 0) == 0 ? 0 : TESS_ERR_IO;
 }
 
 static int control_write(tess_ctx *ctx, kmeans_app *app)

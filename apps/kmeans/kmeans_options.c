@@ -10,7 +10,8 @@
 static const char kmeans_usage[] =
     "usage: tessera run kmeans (--points FILE | --gen N:DIM:K[:SEED]) --k K --iterations I\n"
     "         [--workers W] [--partitions P] [--output FILE] [--assignments FILE]\n"
-    "         [--metrics FILE] [--checkpoint-dir DIR [--checkpoint-every N] [--restore]]\n"
+    "         [--metrics FILE] [--checkpoint-dir DIR [--checkpoint-every N] [--restore]\n"
+    "         [--checkpoint-overwrite]]\n"
     "         [--progress | --quiet] [--help]\n"
     "  Lloyd's k-means from the first K points as initial centres.  Writes K lines of\n"
     "  DIM coordinates (--output, else stdout); --assignments writes one centre index\n"
@@ -31,6 +32,9 @@ static int opts_check(kmeans_opts *o)
         app_error(KM_APP, "option --%s is required", o->k == 0 ? "k" : "iterations");
         return -1;
     }
+    const char *const names[] = {"output", "assignments", "metrics"};
+    const char *const paths[] = {o->output, o->assignments, o->metrics};
+    if (app_outputs_distinct(KM_APP, names, paths, 3) != 0) return -1;
     return app_ckpt_cli_check(KM_APP, &o->ckpt);
 }
 
@@ -65,6 +69,7 @@ int kmeans_opts_parse(int argc, char **argv, kmeans_opts *o)
         {"checkpoint-dir", APP_OPT_STRING, &o->ckpt.dir, 0, 0, 0},
         {"checkpoint-every", APP_OPT_INT, &o->ckpt.every, 1, 1000000000, 0},
         {"restore", APP_OPT_FLAG, &o->ckpt.restore, 0, 0, 1},
+        {"checkpoint-overwrite", APP_OPT_FLAG, &o->ckpt.overwrite, 0, 0, 1},
         {"progress", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_ON},
         {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF},
     };

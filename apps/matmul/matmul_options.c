@@ -35,7 +35,9 @@ static int opts_check(mm_opts *o)
         return -1;
     }
     if (o->block == 0) o->block = mm_default_block(o->n);
-    return 0;
+    const char *const names[] = {"output", "metrics"};
+    const char *const paths[] = {o->output, o->metrics};
+    return app_outputs_distinct(MM_APP, names, paths, 2);
 }
 
 int mm_opts_parse(int argc, char **argv, mm_opts *o)

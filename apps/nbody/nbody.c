@@ -252,10 +252,9 @@ static int control_write(tess_ctx *ctx, nbody_app *app)
     if (rc == 0 && nbody_write(fp, all, app->n) != 0)
         rc = control_fail(ctx, "writing particles", TESS_ERR_IO);
     free(all);
-    if (rc == 0 && app->out_particles.fp && app_outfile_commit(&app->out_particles) != 0)
-        rc = TESS_ERR_IO;
-    if (rc == 0 && app->out_metrics.fp && app_outfile_commit(&app->out_metrics) != 0)
-        rc = TESS_ERR_IO;
+    app_outfile *const files[] = {&app->out_particles, &app->out_metrics};
+    const char *const paths[] = {app->opt.output, app->opt.metrics};
+    if (rc == 0 && app_outfiles_finish(files, paths, 2, 0) != 0) rc = TESS_ERR_IO;
     if (rc == 0 && !app->out_particles.fp && fflush(stdout) != 0)
         rc = control_fail(ctx, "writing particles to stdout", TESS_ERR_IO);
     return rc;

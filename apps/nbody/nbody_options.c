@@ -11,7 +11,8 @@ static const char nbody_usage[] =
     "usage: tessera run nbody (--particles N | --input FILE --box L) --steps T --cutoff R\n"
     "         [--box L] [--seed S] [--dt DT] [--softening EPS] [--vmax V]\n"
     "         [--workers W] [--partitions P] [--output FILE] [--metrics FILE]\n"
-    "         [--checkpoint-dir DIR [--checkpoint-every K] [--restore]]\n"
+    "         [--checkpoint-dir DIR [--checkpoint-every K] [--restore]\n"
+    "         [--checkpoint-overwrite]]\n"
     "         [--progress | --quiet] [--help]\n"
     "  Short-range n-body in a periodic box [0, L)^3: unit masses, particles closer\n"
     "  than R attract with the softened force d/(|d|^2+EPS^2)^1.5, leapfrog steps of\n"
@@ -49,6 +50,9 @@ static int opts_check(nbody_opts *o, int have_steps)
         return -1;
     }
     if (opts_box(o, have_steps) != 0) return -1;
+    const char *const names[] = {"output", "metrics"};
+    const char *const paths[] = {o->output, o->metrics};
+    if (app_outputs_distinct(NB_APP, names, paths, 2) != 0) return -1;
     return app_ckpt_cli_check(NB_APP, &o->ckpt);
 }
 
@@ -84,6 +88,7 @@ int nbody_opts_parse(int argc, char **argv, nbody_opts *o)
         {"checkpoint-dir", APP_OPT_STRING, &o->ckpt.dir, 0, 0, 0},
         {"checkpoint-every", APP_OPT_INT, &o->ckpt.every, 1, 1000000000, 0},
         {"restore", APP_OPT_FLAG, &o->ckpt.restore, 0, 0, 1},
+        {"checkpoint-overwrite", APP_OPT_FLAG, &o->ckpt.overwrite, 0, 0, 1},
         {"progress", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_ON},
         {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF},
     };

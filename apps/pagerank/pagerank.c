@@ -387,6 +387,7 @@ static int parse_option(pr_options *o, int c, const char *arg)
     case 'C': o->ckpt.dir = arg; return 0;
     case 'E': return app_ckpt_cli_parse_every(APP, &o->ckpt, arg);
     case 'R': o->ckpt.restore = 1; return 0;
+    case 'W': o->ckpt.overwrite = 1; return 0;
     default: return parse_steal_option(o, c, arg);
     }
 }
@@ -416,6 +417,9 @@ static int check_options(pr_options *o)
     char err[256];
     if (o->gen_spec && tg_check_spec(o->gen_spec, err, sizeof err) != 0)
         return app_error(APP, "option --gen: %s", err), -1;
+    const char *const names[] = {"output", "metrics"};
+    const char *const paths[] = {o->output, o->metrics};
+    if (app_outputs_distinct(APP, names, paths, 2) != 0) return -1;
     if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics))
         return -2; /* an I/O problem rather than a usage error */
     return 0;
@@ -438,6 +442,7 @@ static int parse_options(pr_options *o, int argc, char **argv)
                                              {"checkpoint-dir", required_argument, 0, 'C'},
                                              {"checkpoint-every", required_argument, 0, 'E'},
                                              {"restore", no_argument, 0, 'R'},
+                                             {"checkpoint-overwrite", no_argument, 0, 'W'},
                                              {"help", no_argument, 0, 'h'},
                                              {"no-steal", no_argument, 0, 'N'},
                                              {"slow-worker", required_argument, 0, 'S'},
@@ -607,9 +612,22 @@ static int write_metrics(pr_app *app, tess_ctx *ctx, double wall)
     tess_stats st;
     tess_get_stats(ctx, &st);
     app_metrics_int(m, "steals", (int64_t)st.steals);
-    int rc = app_metrics_write(m, app->opt.metrics);
+    int rc = app_outfile_open(&app->out_metrics, app->opt.metrics);
+    if (rc == 0 && app_metrics_print(m, app->out_metrics.fp) != 0) {
+        app_error(APP, "cannot write %s: out of memory", app->opt.metrics);
+        rc = -1;
+    }
     app_metrics_free(m);
     return rc;
+}
+
+/* Rank 0: the ranks and the metrics, all or nothing. */
+static int finish_outputs(pr_app *app, int rc)
+{
+    app_outfile *const files[] = {&app->out_ranks, &app->out_metrics};
+    const char *const paths[] = {app->opt.output, app->opt.metrics};
+    if (app_outfiles_finish(files, paths, 2, rc) == 0) return TESS_OK;
+    return rc != TESS_OK ? rc : TESS_ERR_IO;
 }
 
 static void app_free(pr_app *app)
@@ -635,6 +653,7 @@ static int run(pr_app *app)
     if (rc == TESS_OK && tess_rank(ctx) == 0 && app->opt.metrics &&
         write_metrics(app, ctx, tess_now() - t0) != 0)
         rc = TESS_ERR_IO;
+    if (tess_rank(ctx) == 0) rc = finish_outputs(app, rc);
     int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);
     if (interrupted && rc != TESS_OK) return 130;

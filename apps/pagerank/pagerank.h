@@ -43,9 +43,11 @@ typedef struct pr_app {
     double load_seconds;
     double *iteration_seconds;
     int progress;
+    app_outfile out_ranks, out_metrics; /* rank 0, committed together at the end */
 } pr_app;
 
-/* Write "id<TAB>rank" for every vertex, or the top ten on stdout (rank 0). */
+/* Write "id<TAB>rank" for every vertex into app->out_ranks (committed with
+ * the metrics by the caller), or the top ten on stdout (rank 0). */
 int pr_write_results(pr_app *app, tess_ctx *ctx);
 
 #endif

@@ -139,6 +139,8 @@ static void usage(FILE *out)
                  "  --keep K                epochs kept in DIR (default 2)\n"
                  "  --restore               restore the newest checkpoint in DIR first (none:\n"
                  "                          start afresh); added by `tessera supervise`\n"
+                 "  --checkpoint-overwrite  DIR may hold another job's checkpoints: delete\n"
+                 "                          them (by default such a DIR is refused)\n"
                  "  --output FILE           write the verification report to FILE (default\n"
                  "                          stdout)\n"
                  "  --metrics FILE          write run metrics as JSON\n"
@@ -164,6 +166,7 @@ enum {
     OPT_POINT_EVERY,
     OPT_KEEP,
     OPT_RESTORE,
+    OPT_OVERWRITE,
     OPT_OUTPUT,
     OPT_METRICS,
     OPT_PROGRESS,
@@ -185,6 +188,7 @@ static const struct option wq_longopts[] = {
     {"point-every", required_argument, 0, OPT_POINT_EVERY},
     {"keep", required_argument, 0, OPT_KEEP},
     {"restore", no_argument, 0, OPT_RESTORE},
+    {"checkpoint-overwrite", no_argument, 0, OPT_OVERWRITE},
     {"output", required_argument, 0, OPT_OUTPUT},
     {"metrics", required_argument, 0, OPT_METRICS},
     {"progress", no_argument, 0, OPT_PROGRESS},
@@ -220,6 +224,7 @@ static int parse_option(wq_options *o, int c, const char *arg)
                                 &o->checkpoint_seconds);
     case OPT_CKPT_DIR: o->checkpoint_dir = arg; return 0;
     case OPT_RESTORE: o->restore = 1; return 0;
+    case OPT_OVERWRITE: o->overwrite = 1; return 0;
     case OPT_OUTPUT: o->output = arg; return 0;
     case OPT_METRICS: o->metrics = arg; return 0;
     case OPT_PROGRESS: o->progress = APP_PROGRESS_ON; return 0;
@@ -243,6 +248,7 @@ static int check_output_dir(const char *opt, const char *path)
 static int check_options(const wq_options *o, const unsigned char *seen)
 {
     const char *needs_dir = o->restore                     ? "--restore"
+                            : o->overwrite                 ? "--checkpoint-overwrite"
                             : seen[OPT_CKPT_SECONDS - 256] ? "--checkpoint-seconds"
                             : seen[OPT_KEEP - 256]         ? "--keep"
                                                            : NULL;
@@ -250,6 +256,9 @@ static int check_options(const wq_options *o, const unsigned char *seen)
         return app_error(WQ_APP, "option %s: needs --checkpoint-dir DIR", needs_dir), -1;
     if (o->checkpoint_dir != NULL && o->checkpoint_dir[0] == '\0')
         return app_error(WQ_APP, "option --checkpoint-dir: empty path"), -1;
+    const char *const names[] = {"output", "metrics"};
+    const char *const paths[] = {o->output, o->metrics};
+    if (app_outputs_distinct(WQ_APP, names, paths, 2) != 0) return -1;
     if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics))
         return -2; /* an I/O problem rather than a usage error */
     return 0;

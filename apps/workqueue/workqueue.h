@@ -31,6 +31,7 @@ typedef struct wq_options {
     double checkpoint_seconds;
     const char *checkpoint_dir, *output, *metrics;
     int restore;
+    int overwrite; /* --checkpoint-overwrite */
     app_progress_mode progress;
 } wq_options;
 

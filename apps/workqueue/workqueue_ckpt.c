@@ -53,6 +53,7 @@ int wq_checkpoint_setup(tess_ctx *ctx, wq_app *app)
     snprintf(job, sizeof job, "workqueue items=%ld seed=%ld work=%ld buckets=%ld partitions=%d",
              app->opt.items, app->opt.seed, app->opt.work, app->opt.buckets, app->partitions);
     int rc = tess_checkpoint_enable(ctx, app->opt.checkpoint_dir, job, (int)app->opt.keep);
+    if (rc == TESS_OK && app->opt.overwrite) rc = tess_checkpoint_set_overwrite(ctx, 1);
     if (rc == TESS_OK) rc = tess_table_set_static(app->items); /* written once by wq_load */
     return rc;
 }

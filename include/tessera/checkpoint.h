@@ -49,6 +49,18 @@ extern "C" {
 TESS_API int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job, int keep);
 
 /*
+ * A checkpoint directory belongs to one job (the same `job` string and table
+ * shapes; rank and partition counts may differ).  tess_main() claims it on
+ * rank 0 before the control function runs, and refuses a directory of
+ * another job: it prints one line naming the directory and returns
+ * TESS_ERR_INVAL without touching it.  With overwrite nonzero, such a
+ * directory is taken instead and the other job's checkpoints in it are
+ * deleted.  After tess_checkpoint_enable(), before tess_main(), same on
+ * every rank.
+ */
+TESS_API int tess_checkpoint_set_overwrite(tess_ctx *ctx, int overwrite);
+
+/*
  * Mark a table static: its content no longer changes once the first
  * checkpoint is taken (a graph, say).  It is saved in the first checkpoint of
  * a job only, and restored like the others.  Before tess_main().

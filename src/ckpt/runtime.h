@@ -83,6 +83,7 @@ typedef struct tess__ckpt_job {
 struct tess__ckpt_rt {
     char *dir, *job;
     int keep;
+    int overwrite;                /* claim a directory of another job (deleting its epochs) */
     uint64_t fingerprint;         /* set when tess_main starts */
     uint64_t fail_epoch;          /* TESS_CKPT_FAIL_EPOCH test hook, 0 = none */
     int writer_paced;             /* CpBarrier writers paced (TESS_CKPT_WRITER) */

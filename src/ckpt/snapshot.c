@@ -84,6 +84,28 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
     }
 }
 
+/* Rank 0, before the control function: the directory is this job's, or the
+ * job does not start (tess__ckpt_claim says why, naming the directory). */
+static int claim_dir(tess_ctx *ctx)
+{
+    char err[768] = "";
+    int rc = tess__ckpt_open_rank0_store(ctx, err, sizeof err);
+    if (rc == TESS_OK) return TESS_OK;
+    tess__warn(ctx, "%s", err);
+    return tess__fail(ctx, rc, "%s", err);
+}
+
+int tess_checkpoint_set_overwrite(tess_ctx *ctx, int overwrite)
+{
+    if (ctx == NULL) return TESS_ERR_INVAL;
+    TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE,
+                   "tess_checkpoint_set_overwrite() after tess_main() started");
+    TESS_RETURN_IF(ctx, ctx->ckpt == NULL, TESS_ERR_MISUSE,
+                   "tess_checkpoint_set_overwrite() before tess_checkpoint_enable()");
+    ctx->ckpt->overwrite = overwrite != 0;
+    return TESS_OK;
+}
+
 int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job, int keep)
 {
     if (ctx == NULL) return TESS_ERR_INVAL;
@@ -107,7 +129,7 @@ int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job, int 
     }
     ctx->ckpt = rt;
     tess__table_set_intercept(ctx, on_table_message);
-    tess__sched_ckpt_hooks hooks = {tess__ckpt_quiesce, tess__ckpt_take_restored};
+    tess__sched_ckpt_hooks hooks = {tess__ckpt_quiesce, tess__ckpt_take_restored, claim_dir};
     tess__sched_set_ckpt_hooks(ctx, &hooks);
     return TESS_OK;
 }
@@ -421,8 +443,13 @@ int tess__ckpt_open_rank0_store(tess_ctx *ctx, char *err, size_t errlen)
     tess__ckpt_rt *rt = ctx->ckpt;
     if (rt->store != NULL) return TESS_OK;
     int rc = tess__ckpt_store_open(rt->dir, tess__ckpt_fingerprint(ctx), &rt->store, err, errlen);
-    if (rc == TESS_OK && rt->next_epoch == 0)
-        rc = first_free_epoch(rt, &rt->next_epoch, err, errlen);
+    if (rc == TESS_OK) rc = tess__ckpt_claim(rt->store, rt->overwrite, err, errlen);
+    if (rc != TESS_OK) { /* a directory not claimed is never written */
+        tess__ckpt_store_close(rt->store);
+        rt->store = NULL;
+        return rc;
+    }
+    if (rt->next_epoch == 0) rc = first_free_epoch(rt, &rt->next_epoch, err, errlen);
     return rc;
 }
 

@@ -215,8 +215,10 @@ static int delete_older(const tess__ckpt_store *s, const char *suffix, uint64_t 
     uint64_t *v;
     size_t n;
     int rc = tess__ckpt_scan(s, suffix, &v, &n, err, errlen);
+    uint64_t fp;
     for (size_t i = 0; rc == TESS_OK && i < n && v[i] < oldest; i++)
-        rc = delete_epoch_dir(s, v[i], suffix, err, errlen);
+        if (!tess__ckpt_epoch_fingerprint(s, v[i], suffix, &fp) || fp == s->fingerprint)
+            rc = delete_epoch_dir(s, v[i], suffix, err, errlen);
     free(v);
     return rc;
 }

@@ -31,6 +31,15 @@ typedef struct tess__ckpt_epoch tess__ckpt_epoch;
  */
 int tess__ckpt_store_open(const char *dir, uint64_t fingerprint, tess__ckpt_store **store_out,
                           char *err, size_t errlen);
+/*
+ * Claim the directory for this job (rank 0, before any epoch is read or
+ * written): DIR/OWNER is written when the directory is free.  A directory of
+ * another job (its OWNER, or the manifests of its epochs, record another
+ * fingerprint) is refused with TESS_ERR_INVAL and left untouched, unless
+ * `overwrite`: then its epochs and static files are deleted first.  Also
+ * removes the temporaries that killed writers left in the static directories.
+ */
+int tess__ckpt_claim(tess__ckpt_store *s, int overwrite, char *err, size_t errlen);
 /* Free the handle (the files stay).  Every writer and epoch must be closed
  * first.  Accepts NULL. */
 void tess__ckpt_store_close(tess__ckpt_store *s);
@@ -184,7 +193,8 @@ int tess__ckpt_read_log(const tess__ckpt_epoch *e, uint32_t rank, void **data_ou
 /*
  * Keep the `keep` (>= 1) newest epochs whose manifest decodes with this
  * store's fingerprint; delete every epoch directory (and leftover temporary
- * one) older than the oldest kept.  Data files are not re-read: retention is
+ * one) older than the oldest kept, except one whose manifest records another
+ * job's fingerprint: retention never deletes another job's epochs.  Data files are not re-read: retention is
  * cheap enough to run after every commit.
  */
 int tess__ckpt_retain(const tess__ckpt_store *s, unsigned keep, char *err, size_t errlen);

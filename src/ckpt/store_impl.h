@@ -52,9 +52,22 @@ void tess__ckpt_file_path(const tess__ckpt_store *s, const char *epoch_dir,
 /* Parse "epoch-<digits><suffix>"; 1 on a match. */
 int tess__ckpt_parse_epoch_name(const char *name, const char *suffix, uint64_t *epoch_out);
 
-/* Create, write and fsync path (replacing it). */
+/* Create path (a new file: an existing one or a link there fails), write and
+ * fsync it. */
 int tess__ckpt_write_file(const tess__ckpt_store *s, const char *path, const void *data, size_t len,
                           char *err, size_t errlen);
+/* Between a file's name and the random suffix of its temporary. */
+#define TESS__CKPT_TMP_MARK ".tmp."
+/* Write and fsync a new "PATH.tmp.XXXXXX" (random suffix; its name into
+ * tmp[tmpcap], which must hold path and 12 bytes more). */
+int tess__ckpt_write_temp(const tess__ckpt_store *s, const char *path, const void *data, size_t len,
+                          char *tmp, size_t tmpcap, char *err, size_t errlen);
+/* Replace path atomically: write and fsync "PATH.tmp.XXXXXX" (new, random
+ * suffix), then rename it onto path.  The caller fsyncs the directory. */
+int tess__ckpt_write_replace(const tess__ckpt_store *s, const char *path, const void *data,
+                             size_t len, char *err, size_t errlen);
+/* 1 when `name` is such a temporary ("NAME.tmp.XXXXXX"). */
+int tess__ckpt_is_tmp_name(const char *name);
 int tess__ckpt_fsync_dir(const tess__ckpt_store *s, const char *path, char *err, size_t errlen);
 int tess__ckpt_rename(const tess__ckpt_store *s, const char *from, const char *to, char *err,
                       size_t errlen);
@@ -69,7 +82,12 @@ int tess__ckpt_scan(const tess__ckpt_store *s, const char *suffix, uint64_t **ep
 /* Read and decode DIR/epoch-N/MANIFEST, checking its epoch and fingerprint. */
 int tess__ckpt_load_manifest(const tess__ckpt_store *s, uint64_t epoch, tess__ckpt_manifest *m_out,
                              char *err, size_t errlen);
-/* Remove a flat directory and the files in it; 0, or -1 with errno. */
+/* The fingerprint in the header of DIR/epoch-N<suffix>/MANIFEST; 1 when it
+ * has one (the rest of the manifest unchecked), else 0. */
+int tess__ckpt_epoch_fingerprint(const tess__ckpt_store *s, uint64_t epoch, const char *suffix,
+                                 uint64_t *fp_out);
+/* Remove a flat directory and the files in it (a link at path: the link
+ * only); 0, or -1 with errno. */
 int tess__ckpt_remove_dir(const char *path);
 
 #endif /* TESS_SRC_CKPT_STORE_IMPL_H */

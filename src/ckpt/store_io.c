@@ -1,7 +1,10 @@
 /*
  * store_io.c — the checkpoint store's file operations and path names.  Each
  * write, fsync and rename first asks the store's test hook, so tests can make
- * any step fail as a full or broken disk would.
+ * any step fail as a full or broken disk would.  Files are only ever created
+ * new (O_EXCL|O_NOFOLLOW) and a file replaced goes through a temporary of a
+ * random name: the directory may be shared, and a symbolic link planted at a
+ * name we would use must never be written through or removed through.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ckpt/store_impl.h"
@@ -88,13 +93,10 @@ static int write_all(int fd, const uint8_t *p, size_t len)
     return 0;
 }
 
-int tess__ckpt_write_file(const tess__ckpt_store *s, const char *path, const void *data, size_t len,
-                          char *err, size_t errlen)
+/* Write, fsync and close fd, the file at `path`; closes fd in every case. */
+static int write_fd(const tess__ckpt_store *s, int fd, const char *path, const void *data,
+                    size_t len, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: cannot create: %s", path,
-                              strerror(errno));
     if (hook_fails(s, path) || write_all(fd, data, len) != 0) {
         int e = errno ? errno : EIO;
         close(fd);
@@ -109,6 +111,77 @@ int tess__ckpt_write_file(const tess__ckpt_store *s, const char *path, const voi
         return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: close failed: %s", path,
                               strerror(errno));
     return TESS_OK;
+}
+
+/* O_EXCL with O_CREAT also refuses a symbolic link at path, dangling or not:
+ * nothing planted in a shared directory is ever written through. */
+#define CREATE_NEW (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
+
+int tess__ckpt_write_file(const tess__ckpt_store *s, const char *path, const void *data, size_t len,
+                          char *err, size_t errlen)
+{
+    int fd = open(path, CREATE_NEW, 0644);
+    if (fd < 0)
+        return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: cannot create: %s", path,
+                              strerror(errno));
+    return write_fd(s, fd, path, data, len, err, errlen);
+}
+
+/* Unguessable, so a name cannot even be taken in advance to make us fail. */
+static void random_suffix(char out[7])
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    static _Atomic unsigned long counter;
+    uint8_t b[6];
+    if (getrandom(b, sizeof b, GRND_NONBLOCK) != (ssize_t)sizeof b) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = tess_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ ++counter);
+        memcpy(b, &x, sizeof b);
+    }
+    for (int i = 0; i < 6; i++) out[i] = alphabet[b[i] % (sizeof alphabet - 1)];
+    out[6] = '\0';
+}
+
+int tess__ckpt_write_temp(const tess__ckpt_store *s, const char *path, const void *data, size_t len,
+                          char *tmp, size_t tmpcap, char *err, size_t errlen)
+{
+    char suffix[7];
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        random_suffix(suffix);
+        snprintf(tmp, tmpcap, "%s" TESS__CKPT_TMP_MARK "%s", path, suffix);
+        fd = open(tmp, CREATE_NEW, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0)
+        return tess__ckpt_err(err, errlen, TESS_ERR_IO, "%s: cannot create: %s", tmp,
+                              strerror(errno));
+    int rc = write_fd(s, fd, tmp, data, len, err, errlen);
+    if (rc != TESS_OK) unlink(tmp);
+    return rc;
+}
+
+int tess__ckpt_write_replace(const tess__ckpt_store *s, const char *path, const void *data,
+                             size_t len, char *err, size_t errlen)
+{
+    char tmp[TESS__CKPT_PATH_MAX + 16];
+    int rc = tess__ckpt_write_temp(s, path, data, len, tmp, sizeof tmp, err, errlen);
+    if (rc != TESS_OK) return rc;
+    rc = tess__ckpt_rename(s, tmp, path, err, errlen);
+    if (rc != TESS_OK) unlink(tmp);
+    return rc;
+}
+
+int tess__ckpt_is_tmp_name(const char *name)
+{
+    const char *mark = strstr(name, TESS__CKPT_TMP_MARK);
+    if (mark == NULL || mark == name) return 0;
+    const char *suffix = mark + strlen(TESS__CKPT_TMP_MARK);
+    if (strlen(suffix) != 6) return 0;
+    for (const char *c = suffix; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))) return 0;
+    return 1;
 }
 
 int tess__ckpt_fsync_dir(const tess__ckpt_store *s, const char *path, char *err, size_t errlen)
@@ -185,17 +258,24 @@ int tess__ckpt_read_file(const char *path, uint8_t **buf_out, size_t *len_out, c
     return TESS_OK;
 }
 
+/* A link, or anything else that is not a directory, is unlinked itself:
+ * nothing is ever removed through a symbolic link. */
 int tess__ckpt_remove_dir(const char *path)
 {
-    DIR *d = opendir(path);
-    if (d == NULL) return errno == ENOENT ? 0 : -1;
-    char file[TESS__CKPT_PATH_MAX];
-    struct dirent *ent;
-    while ((ent = readdir(d)) != NULL) {
-        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0) continue;
-        snprintf(file, sizeof file, "%s/%s", path, ent->d_name);
-        unlink(file);
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) {
+        if (errno == ENOENT) return 0;
+        return errno == ELOOP || errno == ENOTDIR ? unlink(path) : -1;
     }
+    DIR *d = fdopendir(dfd);
+    if (d == NULL) {
+        close(dfd);
+        return -1;
+    }
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL)
+        if (strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0)
+            unlinkat(dfd, ent->d_name, 0);
     closedir(d);
     return rmdir(path);
 }

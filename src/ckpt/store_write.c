@@ -2,7 +2,7 @@
  * store_write.c — writing one checkpoint epoch.
  *
  * Order of durability: every data file is written and fsynced inside
- * DIR/epoch-N.tmp/, then MANIFEST (MANIFEST.tmp, fsync, rename, fsync the
+ * DIR/epoch-N.tmp/, then MANIFEST (MANIFEST.tmp.XXXXXX, fsync, rename, fsync the
  * directory), then the directory is renamed to DIR/epoch-N and DIR fsynced.
  * The reader ignores *.tmp, so a crash before that last rename leaves
  * nothing it would take as complete.  A static table's files go to
@@ -176,14 +176,11 @@ static int compress(const tess__ckpt_store *s, const void *data, size_t len, voi
 static int write_static(const tess__ckpt_store *s, unsigned generation, const char *path,
                         const void *buf, size_t len, char *err, size_t errlen)
 {
-    char dir[TESS__CKPT_PATH_MAX], tmp[TESS__CKPT_PATH_MAX + 8];
+    char dir[TESS__CKPT_PATH_MAX];
     tess__ckpt_static_dir(s, generation, dir, sizeof dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int rc = tess__ckpt_mkdir(dir, err, errlen);
-    if (rc == TESS_OK) rc = tess__ckpt_write_file(s, tmp, buf, len, err, errlen);
-    if (rc == TESS_OK) rc = tess__ckpt_rename(s, tmp, path, err, errlen);
+    if (rc == TESS_OK) rc = tess__ckpt_write_replace(s, path, buf, len, err, errlen);
     if (rc == TESS_OK) rc = tess__ckpt_fsync_dir(s, dir, err, errlen);
-    if (rc != TESS_OK) remove(tmp);
     return rc;
 }
 
@@ -338,16 +335,14 @@ static int carry_static(tess__ckpt_writer *w)
 
 static int write_manifest(tess__ckpt_writer *w, char *err, size_t errlen)
 {
-    char path[TESS__CKPT_PATH_MAX + 16], tmp[TESS__CKPT_PATH_MAX + 16];
+    char path[TESS__CKPT_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/MANIFEST", w->dir);
-    snprintf(tmp, sizeof tmp, "%s/MANIFEST.tmp", w->dir);
     uint8_t *buf;
     size_t len;
     if (tess__ckpt_manifest_encode(&w->m, &buf, &len) != TESS_OK)
         return tess__ckpt_err(err, errlen, TESS_ERR_NOMEM, "%s: out of memory", path);
-    int rc = tess__ckpt_write_file(w->s, tmp, buf, len, err, errlen);
+    int rc = tess__ckpt_write_replace(w->s, path, buf, len, err, errlen);
     free(buf);
-    if (rc == TESS_OK) rc = tess__ckpt_rename(w->s, tmp, path, err, errlen);
     if (rc == TESS_OK) rc = tess__ckpt_fsync_dir(w->s, w->dir, err, errlen);
     return rc;
 }

@@ -224,8 +224,9 @@ int tess_main(tess_ctx *ctx, tess_control_fn control, void *app)
         rc = serve_until_shutdown(ctx);
     } else {
         rc = wait_ready(ctx);
-        if (rc == TESS_OK) rc = control(ctx, app);
         const tess__sched_ckpt_hooks *hooks = tess__sched_ckpt_hooks_of(ctx);
+        if (rc == TESS_OK && hooks->start != NULL) rc = hooks->start(ctx);
+        if (rc == TESS_OK) rc = control(ctx, app);
         if (hooks->quiesce != NULL) hooks->quiesce(ctx);
         int32_t rc32 = rc;
         tess__send_all(ctx, TESS_MSG_SHUTDOWN, &rc32, sizeof rc32);

@@ -73,6 +73,9 @@ typedef struct tess__sched_ckpt_hooks {
     /* tess_run: positions of `kernel`'s instances at a restored checkpoint
      * (*recs_out malloc'd, or NULL); 1 if there were any */
     int (*take_restored)(tess_ctx *ctx, const char *kernel, uint8_t **recs_out, size_t *len_out);
+    /* rank 0, once every rank is ready, before the control function: an
+     * error ends the job without running it */
+    int (*start)(tess_ctx *ctx);
 } tess__sched_ckpt_hooks;
 void tess__sched_set_ckpt_hooks(tess_ctx *ctx, const tess__sched_ckpt_hooks *hooks);
 const tess__sched_ckpt_hooks *tess__sched_ckpt_hooks_of(tess_ctx *ctx);

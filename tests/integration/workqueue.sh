@@ -93,7 +93,7 @@ rc=0
     --checkpoint-dir "$tmp/ck1" --restore --output "$tmp/r2.txt" 2> "$tmp/err" || rc=$?
 [ "$rc" = 1 ] || die "another job's checkpoint: exit $rc, wanted 1: $(cat "$tmp/err")"
 [ ! -e "$tmp/r2.txt" ] || die "another job's checkpoint: wrote a report"
-grep -q "cannot restore from $tmp/ck1" "$tmp/err" || die "another job's checkpoint: $(cat "$tmp/err")"
+grep -q "checkpoint directory $tmp/ck1 belongs to another job" "$tmp/err" || die "another job's checkpoint: $(cat "$tmp/err")"
 
 step "TESS_CKPT_FAIL_EPOCH=2: that epoch fails and is removed, the job goes on"
 TESS_CKPT_FAIL_EPOCH=2 wq --workers 2 --item-us 50 --checkpoint-dir "$tmp/fail" --checkpoint-seconds 0.05 \

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,9 +99,11 @@ static void test_outfile_commit_creates_exactly_the_file(void **state)
     app_outfile o;
     assert_int_equal(app_outfile_open(&o, path), 0);
     fputs("hello\n", o.fp);
-    snprintf(tmp_name, sizeof tmp_name, ".out.txt.tmp.%ld", (long)getpid());
+    int n = snprintf(tmp_name, sizeof tmp_name, ".out.txt.tmp.%ld.", (long)getpid());
     assert_int_equal(list_dir(dir, names, sizeof names), 1);
-    assert_string_equal(names, tmp_name); /* nothing at the final path yet */
+    /* nothing at the final path yet; the temporary's suffix is random */
+    assert_int_equal(strncmp(names, tmp_name, (size_t)n), 0);
+    assert_int_equal(strlen(names), (size_t)n + 6);
     assert_int_equal(app_outfile_commit(&o), 0);
     assert_int_equal(list_dir(dir, names, sizeof names), 1);
     assert_string_equal(names, "out.txt");
@@ -150,6 +153,63 @@ static void test_outfile_cleans_stale_temporaries(void **state)
     assert_int_equal(access(live, F_OK), 0);
     app_outfile_abort(&o);
     unlink(live);
+    remove_dir(dir);
+}
+
+/* The sweep removes only our own regular files: a symbolic link (or a
+ * directory) with a dead PID's temporary name stays, and so does its target. */
+static void test_outfile_sweep_spares_links(void **state)
+{
+    (void)state;
+    char *dir = make_dir();
+    char path[512], link_name[600], target[600], sub[600];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    assert_true(child > 0);
+    assert_int_equal(waitpid(child, NULL, 0), child);
+    snprintf(target, sizeof target, "%s/precious", dir);
+    snprintf(link_name, sizeof link_name, "%s/.out.txt.tmp.%ld", dir, (long)child);
+    snprintf(sub, sizeof sub, "%s/.out.txt.tmp.%ld.abcdef", dir, (long)child);
+    fclose(fopen(target, "w"));
+    assert_int_equal(symlink(target, link_name), 0);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    app_outfile o;
+    assert_int_equal(app_outfile_open(&o, path), 0);
+    app_outfile_abort(&o);
+    assert_int_equal(access(target, F_OK), 0);
+    struct stat st;
+    assert_int_equal(lstat(link_name, &st), 0);
+    assert_int_equal(lstat(sub, &st), 0);
+    rmdir(sub);
+    remove_dir(dir);
+}
+
+/* A symbolic link planted at every name a temporary of ours could take
+ * today (the old "DIR/.NAME.tmp.PID") is never written through: the
+ * target keeps its bytes and the output is a regular file. */
+static void test_outfile_ignores_planted_links(void **state)
+{
+    (void)state;
+    char *dir = make_dir();
+    char path[512], planted[600], target[600];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    snprintf(target, sizeof target, "%s/victim", dir);
+    snprintf(planted, sizeof planted, "%s/.out.txt.tmp.%ld", dir, (long)getpid());
+    FILE *fp = fopen(target, "w");
+    fputs("keep me\n", fp);
+    fclose(fp);
+    assert_int_equal(symlink(target, planted), 0);
+    app_outfile o;
+    assert_int_equal(app_outfile_open(&o, path), 0);
+    fputs("output\n", o.fp);
+    assert_int_equal(app_outfile_commit(&o), 0);
+    assert_string_equal(read_all(target), "keep me\n");
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_string_equal(read_all(path), "output\n");
+    unlink(planted);
     remove_dir(dir);
 }
 
@@ -406,6 +466,8 @@ int main(void)
         cmocka_unit_test(test_outfile_abort_leaves_nothing),
         cmocka_unit_test(test_outfile_replaces_existing_file),
         cmocka_unit_test(test_outfile_cleans_stale_temporaries),
+        cmocka_unit_test(test_outfile_sweep_spares_links),
+        cmocka_unit_test(test_outfile_ignores_planted_links),
         cmocka_unit_test(test_outfile_open_failure_message),
         cmocka_unit_test(test_metrics_text),
         cmocka_unit_test(test_metrics_write_file),

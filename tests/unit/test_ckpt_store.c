@@ -542,6 +542,163 @@ static void test_writer_misuse(void **state)
     tess__ckpt_store_close(NULL);
 }
 
+/* ---------------------------------------------------------------- ownership */
+
+static void claim(tess__ckpt_store *s, int overwrite, int want, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    int rc = tess__ckpt_claim(s, overwrite, err, errlen);
+    if (rc != want) fail_msg("claim: %d, wanted %d: %s", rc, want, err);
+}
+
+static void read_text(const char *path, char *buf, size_t cap)
+{
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    size_t n = fread(buf, 1, cap - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+}
+
+/* A second job on the directory is refused and changes nothing; the first
+ * claims it again; overwriting deletes the first job's epochs. */
+static void test_claim_refuses_another_job(void **state)
+{
+    fixture *f = *state;
+    char err[768], path[256], owner[128];
+    tess__ckpt_store *a = open_store(f, FP);
+    claim(a, 0, TESS_OK, err, sizeof err);
+    write_with_static(a, 1, 1);
+    write_with_static(a, 2, 0);
+    snprintf(path, sizeof path, "%s/OWNER", f->dir);
+    read_text(path, owner, sizeof owner);
+    tess__ckpt_store *b = open_store(f, FP + 1);
+    claim(b, 0, TESS_ERR_INVAL, err, sizeof err);
+    assert_non_null(strstr(err, f->dir));
+    assert_non_null(strstr(err, "another job"));
+    assert_non_null(strstr(err, "--checkpoint-overwrite"));
+    assert_null(strchr(err, '\n'));
+    char again[128];
+    read_text(path, again, sizeof again);
+    assert_string_equal(owner, again);
+    assert_true(exists(f, "epoch-00000001") && exists(f, "epoch-00000002"));
+    claim(a, 0, TESS_OK, err, sizeof err); /* the same job again (a restart) */
+    claim(b, 1, TESS_OK, err, sizeof err);
+    assert_false(exists(f, "epoch-00000001") || exists(f, "epoch-00000002"));
+    assert_false(exists(f, "static"));
+    read_text(path, again, sizeof again);
+    assert_string_not_equal(owner, again);
+    claim(a, 0, TESS_ERR_INVAL, err, sizeof err);
+    tess__ckpt_store_close(a);
+    tess__ckpt_store_close(b);
+}
+
+/* A directory written before OWNER existed is judged by its manifests; a
+ * damaged OWNER likewise. */
+static void test_claim_without_owner_file(void **state)
+{
+    fixture *f = *state;
+    char err[768], path[256];
+    tess__ckpt_store *a = open_store(f, FP);
+    write_epoch(a, 1);
+    tess__ckpt_store *b = open_store(f, FP + 1);
+    claim(b, 0, TESS_ERR_INVAL, err, sizeof err);
+    assert_false(exists(f, "OWNER"));
+    claim(a, 0, TESS_OK, err, sizeof err);
+    assert_true(exists(f, "OWNER"));
+    snprintf(path, sizeof path, "%s/OWNER", f->dir);
+    FILE *fp = fopen(path, "w");
+    fputs("garbage\n", fp);
+    fclose(fp);
+    claim(b, 0, TESS_ERR_INVAL, err, sizeof err);
+    claim(a, 0, TESS_OK, err, sizeof err); /* rewritten */
+    claim(b, 0, TESS_ERR_INVAL, err, sizeof err);
+    tess__ckpt_store_close(a);
+    tess__ckpt_store_close(b);
+}
+
+/* Retention never deletes another job's epochs, even older ones. */
+static void test_retention_spares_another_job(void **state)
+{
+    fixture *f = *state;
+    char err[512];
+    tess__ckpt_store *a = open_store(f, FP);
+    write_epoch(a, 1);
+    write_epoch(a, 2);
+    tess__ckpt_store *b = open_store(f, FP + 1);
+    for (uint64_t e = 3; e <= 5; e++) write_epoch(b, e);
+    assert_int_equal(tess__ckpt_retain(b, 1, err, sizeof err), TESS_OK);
+    assert_true(exists(f, "epoch-00000001") && exists(f, "epoch-00000002"));
+    assert_false(exists(f, "epoch-00000003") || exists(f, "epoch-00000004"));
+    assert_true(exists(f, "epoch-00000005"));
+    tess__ckpt_store_close(a);
+    tess__ckpt_store_close(b);
+}
+
+/* Symbolic links planted at the names the store used to write through
+ * (DIR/static/NAME.tmp, DIR/epoch-N.tmp) are never followed: their targets
+ * keep their bytes and files. */
+static void test_planted_links_not_followed(void **state)
+{
+    fixture *f = *state;
+    char err[768], path[256], victim[256], vdir[256], vfile[300], text[64];
+    snprintf(victim, sizeof victim, "%s/victim", f->dir);
+    snprintf(vdir, sizeof vdir, "%s/victim-dir", f->dir);
+    snprintf(vfile, sizeof vfile, "%s/keep", vdir);
+    FILE *fp = fopen(victim, "w");
+    fputs("precious\n", fp);
+    fclose(fp);
+    assert_int_equal(mkdir(vdir, 0755), 0);
+    fclose(fopen(vfile, "w"));
+    snprintf(path, sizeof path, "%s/static", f->dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    for (int p = 0; p < 2; p++) {
+        snprintf(path, sizeof path, "%s/static/t7-p%d.zst.tmp", f->dir, p);
+        assert_int_equal(symlink(victim, path), 0);
+    }
+    snprintf(path, sizeof path, "%s/epoch-00000001.tmp", f->dir);
+    assert_int_equal(symlink(vdir, path), 0);
+    tess__ckpt_store *s = open_store(f, FP);
+    claim(s, 0, TESS_OK, err, sizeof err);
+    write_with_static(s, 1, 1);
+    write_with_static(s, 2, 1);
+    read_text(victim, text, sizeof text);
+    assert_string_equal(text, "precious\n");
+    assert_int_equal(access(vfile, F_OK), 0);
+    struct stat st;
+    snprintf(path, sizeof path, "%s/static/t7-p0.zst", f->dir);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    tess__ckpt_epoch *e = NULL;
+    assert_int_equal(tess__ckpt_open_epoch(s, 2, &e, err, sizeof err), TESS_OK);
+    assert_static_readable(e);
+    tess__ckpt_epoch_close(e);
+    tess__ckpt_store_close(s);
+}
+
+/* A killed writer's temporary in DIR/static is swept by the next claim;
+ * anything else there (a link, another name) is not. */
+static void test_claim_sweeps_static_temporaries(void **state)
+{
+    fixture *f = *state;
+    char err[768], stale[256], link_name[256], other[256];
+    tess__ckpt_store *s = open_store(f, FP);
+    claim(s, 0, TESS_OK, err, sizeof err);
+    write_with_static(s, 1, 1);
+    snprintf(stale, sizeof stale, "%s/static/t7-p0.zst.tmp.ab12cd", f->dir);
+    snprintf(link_name, sizeof link_name, "%s/static/t7-p1.zst.tmp.zz99zz", f->dir);
+    snprintf(other, sizeof other, "%s/static/notes.txt", f->dir);
+    fclose(fopen(stale, "w"));
+    fclose(fopen(other, "w"));
+    assert_int_equal(symlink(other, link_name), 0);
+    claim(s, 0, TESS_OK, err, sizeof err);
+    struct stat st;
+    assert_int_equal(lstat(stale, &st), -1);
+    assert_int_equal(lstat(link_name, &st), 0);
+    assert_int_equal(lstat(other, &st), 0);
+    tess__ckpt_store_close(s);
+}
+
 /* ---------------------------------------------------------------- retention */
 
 static void test_retention(void **state)
@@ -596,6 +753,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unwritable_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writer_misuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_claim_refuses_another_job, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_claim_without_owner_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retention_spares_another_job, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_planted_links_not_followed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_claim_sweeps_static_temporaries, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
