@@ -146,7 +146,7 @@ static int run_round(tess_ctx *ctx, crawl_app *app, double *last_ckpt, int *more
     int64_t pending = app->totals[CRAWL_C_PENDING] - before[CRAWL_C_PENDING];
     *more = pending > 0 &&
             (app->opt.max_pages == 0 || app->totals[CRAWL_C_FETCHED] < app->opt.max_pages);
-    if (app_progress_enabled(app->opt.progress))
+    if (app_progress_enabled(app->opt.run.progress))
         print_progress(app, pending, tess_now() - app->start);
     return 0;
 }
@@ -281,7 +281,7 @@ static int write_manifest(tess_ctx *ctx, crawl_app *app)
         rc = gather_partition(app, p, &snaps[p], &all, &n, &cap);
     if (rc != 0) rc = control_fail(ctx, "collecting the manifest", rc);
     char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.tsv", app->opt.output);
+    snprintf(path, sizeof path, "%s/manifest.tsv", app->opt.run.output);
     if (rc == 0 && app_outfile_open(&app->out_manifest, path) != 0) rc = TESS_ERR_IO;
     if (rc == 0) {
         if (n > 1) qsort(all, n, sizeof *all, entry_cmp_url);
@@ -348,21 +348,22 @@ static int crawl_control(tess_ctx *ctx, void *arg)
 {
     crawl_app *app = arg;
     int rc = 0;
-    if (app->opt.metrics && app_outfile_check(app->opt.metrics) != 0) rc = TESS_ERR_IO;
+    if (app->opt.run.metrics && app_outfile_check(app->opt.run.metrics) != 0) rc = TESS_ERR_IO;
     if (rc == 0) rc = start_state(ctx, app);
     double t0 = tess_now(), last_ckpt = t0;
     for (int more = 1; rc == 0 && more;) rc = run_round(ctx, app, &last_ckpt, &more);
     double seconds = tess_now() - t0;
     if (rc == 0) app_ckpt_cli_finish(CRAWL_APP, ctx, &app->opt.ckpt);
     if (rc == 0) rc = write_manifest(ctx, app);
-    if (rc == 0 && app->opt.metrics && app_outfile_open(&app->out_metrics, app->opt.metrics) != 0)
+    if (rc == 0 && app->opt.run.metrics &&
+        app_outfile_open(&app->out_metrics, app->opt.run.metrics) != 0)
         rc = TESS_ERR_IO;
     if (rc == 0 && app->out_metrics.fp) rc = write_metrics(ctx, app, seconds);
-    if (rc == 0 && app_progress_enabled(app->opt.progress)) print_progress(app, 0, seconds);
+    if (rc == 0 && app_progress_enabled(app->opt.run.progress)) print_progress(app, 0, seconds);
     app_outfile *files[] = {&app->out_manifest, &app->out_metrics};
     char manifest[4096];
-    snprintf(manifest, sizeof manifest, "%s/manifest.tsv", app->opt.output);
-    const char *paths[] = {manifest, app->opt.metrics};
+    snprintf(manifest, sizeof manifest, "%s/manifest.tsv", app->opt.run.output);
+    const char *paths[] = {manifest, app->opt.run.metrics};
     return app_outfiles_finish(files, paths, 2, rc);
 }
 
@@ -385,13 +386,13 @@ static int make_dir(const char *path, int report)
 static int prepare_output(crawl_app *app, int report)
 {
     char manifest[4096];
-    if (make_dir(app->opt.output, report) != 0) return -1;
-    size_t n = strlen(app->opt.output) + 8;
+    if (make_dir(app->opt.run.output, report) != 0) return -1;
+    size_t n = strlen(app->opt.run.output) + 8;
     app->pages_dir = malloc(n);
     if (app->pages_dir == NULL) return -1;
-    snprintf(app->pages_dir, n, "%s/pages", app->opt.output);
+    snprintf(app->pages_dir, n, "%s/pages", app->opt.run.output);
     if (make_dir(app->pages_dir, report) != 0) return -1;
-    snprintf(manifest, sizeof manifest, "%s/manifest.tsv", app->opt.output);
+    snprintf(manifest, sizeof manifest, "%s/manifest.tsv", app->opt.run.output);
     if (app->opt.ckpt.restore) return 0;
     DIR *d = opendir(app->pages_dir);
     struct dirent *de;
@@ -402,7 +403,7 @@ static int prepare_output(crawl_app *app, int report)
         app_error(CRAWL_APP,
                   "option --output: %s holds an earlier crawl; remove it, or continue that "
                   "crawl with --restore",
-                  app->opt.output);
+                  app->opt.run.output);
     return used ? -1 : 0;
 }
 
@@ -465,13 +466,15 @@ static void make_job(const crawl_app *app, char *job, size_t cap)
     snprintf(job, cap, "crawl seeds=%016llx partitions=%d", (unsigned long long)h, app->partitions);
 }
 
-static int prepare(tess_ctx *ctx, crawl_app *app)
+static int prepare(tess_ctx *ctx, void *arg)
 {
+    crawl_app *app = arg;
     int report = tess_rank(ctx) == 0;
     /* Checked on every rank alike, so a bad file stops them all. */
     if (read_seeds(app->opt.seeds, report, NULL, NULL) != 0) return TESS_ERR_INVAL;
     if (prepare_output(app, report) != 0) return TESS_ERR_IO;
-    app->partitions = app->opt.partitions ? (int)app->opt.partitions : tess_workers_total(ctx);
+    app->partitions =
+        app->opt.run.partitions ? (int)app->opt.run.partitions : tess_workers_total(ctx);
     int rc = create_tables(ctx, app);
     if (rc != 0) {
         if (report) control_fail(ctx, "setting up tables", rc);
@@ -495,18 +498,11 @@ int crawl_main(int argc, char **argv)
         return 1;
     }
     xmlInitParser();
-    tess_config cfg;
-    tess_config_init(&cfg);
-    if (app.opt.workers > 0) cfg.workers = (int)app.opt.workers;
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    rc = prepare(ctx, &app);
-    if (rc == 0) rc = tess_main(ctx, crawl_control, &app);
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
+    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = crawl_control};
+    app_config(&spec.cfg, app.opt.run.workers);
+    rc = app_tables_main(&spec);
     free(app.pages_dir);
     xmlCleanupParser();
     curl_global_cleanup();
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
+    return rc;
 }

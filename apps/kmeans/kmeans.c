@@ -261,9 +261,9 @@ static int control_fail(tess_ctx *ctx, const char *what, int rc)
 static int control_check_outputs(kmeans_app *app)
 {
     const kmeans_opts *o = &app->opt;
-    if (o->output && app_outfile_check(o->output) != 0) return TESS_ERR_IO;
+    if (o->run.output && app_outfile_check(o->run.output) != 0) return TESS_ERR_IO;
     if (o->assignments && app_outfile_check(o->assignments) != 0) return TESS_ERR_IO;
-    if (o->metrics && app_outfile_check(o->metrics) != 0) return TESS_ERR_IO;
+    if (o->run.metrics && app_outfile_check(o->run.metrics) != 0) return TESS_ERR_IO;
     return 0;
 }
 
@@ -271,10 +271,12 @@ static int control_check_outputs(kmeans_app *app)
 static int control_open_outputs(kmeans_app *app)
 {
     const kmeans_opts *o = &app->opt;
-    if (o->output && app_outfile_open(&app->out_centres, o->output) != 0) return TESS_ERR_IO;
+    if (o->run.output && app_outfile_open(&app->out_centres, o->run.output) != 0)
+        return TESS_ERR_IO;
     if (o->assignments && app_outfile_open(&app->out_assign, o->assignments) != 0)
         return TESS_ERR_IO;
-    if (o->metrics && app_outfile_open(&app->out_metrics, o->metrics) != 0) return TESS_ERR_IO;
+    if (o->run.metrics && app_outfile_open(&app->out_metrics, o->run.metrics) != 0)
+        return TESS_ERR_IO;
     return 0;
 }
 
@@ -327,14 +329,9 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
                         size_t whylen)
 {
     const kmeans_app *app = arg;
-    kmeans_resume r;
-    (void)epoch;
-    (void)len; /* app_ckpt_cli_restore checked it */
-    memcpy(&r, user, sizeof r);
-    if (r.done >= 1 && r.done <= app->opt.iterations) return 0;
-    snprintf(why, whylen, "after iteration %lld, beyond --iterations %ld", (long long)r.done,
-             app->opt.iterations);
-    return 1;
+    (void)epoch, (void)len; /* app_ckpt_cli_restore checked len */
+    return app_ckpt_cli_accept_done(user, app->opt.iterations, "iteration", "iterations", why,
+                                    whylen);
 }
 
 /* A loaded epoch's tables: K finite centres and every point. */
@@ -465,7 +462,7 @@ static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
         return control_fail(ctx, what, rc);
     }
     int64_t moved = 0; /* the table counts over all iterations */
-    if (app_progress_enabled(app->opt.progress)) {
+    if (app_progress_enabled(app->opt.run.progress)) {
         int64_t total = read_moved(app);
         moved = total - app->moved_before;
         app->moved_before = total;
@@ -473,7 +470,7 @@ static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
     rc = update_centres(ctx, app);
     if (rc == 0) rc = control_end_iteration(ctx, app, it);
     app->iteration_seconds[it] = tess_now() - t0;
-    if (rc == 0 && app_progress_enabled(app->opt.progress))
+    if (rc == 0 && app_progress_enabled(app->opt.run.progress))
         fprintf(stderr, "kmeans: iteration %d/%ld: %.3f s, moved %lld points\n", it + 1,
                 app->opt.iterations, app->iteration_seconds[it], (long long)moved);
     return rc;
@@ -599,21 +596,28 @@ static int prepare_points(tess_ctx *ctx, kmeans_app *app)
     return rc == 0 ? 0 : TESS_ERR_FORMAT;
 }
 
+/* A dense table of `keys` values of value_size bytes, keyed by uint64_t. */
+static void dense_spec(tess_table_spec *spec, const char *name, uint64_t keys, size_t value_size,
+                       int partitions, tess_table *group)
+{
+    tess_table_spec_init(spec);
+    spec->name = name;
+    spec->key_size = sizeof(uint64_t);
+    spec->value_size = value_size;
+    spec->partitions = partitions;
+    spec->dense = 1;
+    spec->key_count = keys;
+    spec->group_with = group;
+}
+
 static int create_dense(tess_ctx *ctx, const char *name, uint64_t keys, size_t value_size,
                         int partitions, tess_accum accum, tess_elem elem, tess_table *group,
                         tess_table **out)
 {
     tess_table_spec spec;
-    tess_table_spec_init(&spec);
-    spec.name = name;
-    spec.key_size = sizeof(uint64_t);
-    spec.value_size = value_size;
-    spec.partitions = partitions;
-    spec.dense = 1;
-    spec.key_count = keys;
+    dense_spec(&spec, name, keys, value_size, partitions, group);
     spec.accum = accum;
     spec.elem = elem;
-    spec.group_with = group;
     return tess_table_create(ctx, &spec, out);
 }
 
@@ -622,14 +626,7 @@ static int create_replicated(tess_ctx *ctx, const char *name, uint64_t keys, siz
                              int partitions, tess_table *group, tess_table **out)
 {
     tess_table_spec spec;
-    tess_table_spec_init(&spec);
-    spec.name = name;
-    spec.key_size = sizeof(uint64_t);
-    spec.value_size = value_size;
-    spec.partitions = partitions;
-    spec.dense = 1;
-    spec.key_count = keys;
-    spec.group_with = group;
+    dense_spec(&spec, name, keys, value_size, partitions, group);
     spec.replicated = 1;
     return tess_table_create(ctx, &spec, out);
 }
@@ -638,9 +635,9 @@ static int create_tables(tess_ctx *ctx, kmeans_app *app)
 {
     size_t point_size = (size_t)app->dim * sizeof(double);
     int workers = tess_workers_total(ctx);
-    uint64_t parts = app->opt.partitions > 0 ? (uint64_t)app->opt.partitions
-                     : workers > 0           ? 2 * (uint64_t)workers
-                                             : 2;
+    uint64_t parts = app->opt.run.partitions > 0 ? (uint64_t)app->opt.run.partitions
+                     : workers > 0               ? 2 * (uint64_t)workers
+                                                 : 2;
     app->partitions = (int)(parts < app->pts.n ? parts : app->pts.n);
     int rc = create_dense(ctx, "points", app->pts.n, point_size, app->partitions, TESS_ACC_REPLACE,
                           TESS_F64, NULL, &app->points);
@@ -694,6 +691,12 @@ static int prepare_runtime(tess_ctx *ctx, kmeans_app *app)
     return rc == 0 ? enable_checkpoints(ctx, app) : rc;
 }
 
+static int prepare(tess_ctx *ctx, void *arg)
+{
+    int rc = prepare_points(ctx, arg);
+    return rc == 0 ? prepare_runtime(ctx, arg) : rc;
+}
+
 static void kmeans_app_free(kmeans_app *app)
 {
     kmeans_points_free(&app->pts);
@@ -708,18 +711,9 @@ int kmeans_main(int argc, char **argv)
     app.start = tess_now();
     int rc = kmeans_opts_parse(argc, argv, &app.opt);
     if (rc != 0) return rc > 0 ? 0 : 2;
-    tess_config cfg;
-    tess_config_init(&cfg);
-    if (app.opt.workers > 0) cfg.workers = (int)app.opt.workers;
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    rc = prepare_points(ctx, &app);
-    if (rc == 0) rc = prepare_runtime(ctx, &app);
-    if (rc == 0) rc = tess_main(ctx, kmeans_control, &app);
-    /* SIGINT/SIGTERM: 130, as a shell reports a process ended by a signal */
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
+    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = kmeans_control};
+    app_config(&spec.cfg, app.opt.run.workers);
+    rc = app_tables_main(&spec);
     kmeans_app_free(&app);
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
+    return rc;
 }

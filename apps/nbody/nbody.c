@@ -55,13 +55,8 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
                         size_t whylen)
 {
     const nbody_app *app = arg;
-    nbody_resume r;
-    (void)epoch;
-    (void)len; /* app_ckpt_cli_restore checked it */
-    memcpy(&r, user, sizeof r);
-    if (r.done >= 1 && r.done <= app->opt.steps) return 0;
-    snprintf(why, whylen, "after step %lld, beyond --steps %ld", (long long)r.done, app->opt.steps);
-    return 1;
+    (void)epoch, (void)len; /* app_ckpt_cli_restore checked len */
+    return app_ckpt_cli_accept_done(user, app->opt.steps, "step", "steps", why, whylen);
 }
 
 /* Every particle of state table t, in table order, into a new array
@@ -125,16 +120,16 @@ static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len
 /* A bad output path fails before the computation; nothing is created yet. */
 static int control_check_outputs(nbody_app *app)
 {
-    if (app->opt.output && app_outfile_check(app->opt.output) != 0) return TESS_ERR_IO;
-    if (app->opt.metrics && app_outfile_check(app->opt.metrics) != 0) return TESS_ERR_IO;
+    if (app->opt.run.output && app_outfile_check(app->opt.run.output) != 0) return TESS_ERR_IO;
+    if (app->opt.run.metrics && app_outfile_check(app->opt.run.metrics) != 0) return TESS_ERR_IO;
     return 0;
 }
 
 static int control_open_outputs(nbody_app *app)
 {
-    if (app->opt.output && app_outfile_open(&app->out_particles, app->opt.output) != 0)
+    if (app->opt.run.output && app_outfile_open(&app->out_particles, app->opt.run.output) != 0)
         return TESS_ERR_IO;
-    if (app->opt.metrics && app_outfile_open(&app->out_metrics, app->opt.metrics) != 0)
+    if (app->opt.run.metrics && app_outfile_open(&app->out_metrics, app->opt.run.metrics) != 0)
         return TESS_ERR_IO;
     return 0;
 }
@@ -183,7 +178,7 @@ static int control_step(tess_ctx *ctx, nbody_app *app, long t)
         snprintf(what, sizeof what, "step %ld", t + 1);
         return control_fail(ctx, what, rc);
     }
-    if (app_progress_enabled(app->opt.progress))
+    if (app_progress_enabled(app->opt.run.progress))
         fprintf(stderr, "nbody: step %ld/%ld: %.3f s\n", t + 1, app->opt.steps,
                 app->step_seconds[t]);
     return 0;
@@ -315,7 +310,7 @@ static int create_state(tess_ctx *ctx, const char *name, int partitions, tess_ta
 /* Partitions: --partitions, else 4 per worker; never more than the planes. */
 static int choose_partitions(tess_ctx *ctx, nbody_app *app)
 {
-    long want = app->opt.partitions;
+    long want = app->opt.run.partitions;
     if (want > app->cells) {
         if (tess_rank(ctx) == 0)
             app_error(NB_APP, "option --partitions: %ld is more than the %d planes of cells", want,
@@ -354,6 +349,12 @@ static int prepare_runtime(tess_ctx *ctx, nbody_app *app)
     return app_ckpt_cli_enable(NB_APP, ctx, &app->opt.ckpt, job);
 }
 
+static int prepare(tess_ctx *ctx, void *arg)
+{
+    int rc = prepare_particles(ctx, arg);
+    return rc == 0 ? prepare_runtime(ctx, arg) : rc;
+}
+
 int nbody_main(int argc, char **argv)
 {
     nbody_app app;
@@ -366,19 +367,10 @@ int nbody_main(int argc, char **argv)
                              .softening = app.opt.softening,
                              .dt = app.opt.dt};
     app.cells = nbody_cells_per_side(&app.prm);
-    tess_config cfg;
-    tess_config_init(&cfg);
-    if (app.opt.workers > 0) cfg.workers = (int)app.opt.workers;
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    rc = prepare_particles(ctx, &app);
-    if (rc == 0) rc = prepare_runtime(ctx, &app);
-    if (rc == 0) rc = tess_main(ctx, nbody_control, &app);
-    /* SIGINT/SIGTERM: 130, as a shell reports a process ended by a signal */
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
+    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = nbody_control};
+    app_config(&spec.cfg, app.opt.run.workers);
+    rc = app_tables_main(&spec);
     free(app.initial);
     free(app.step_seconds);
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
+    return rc;
 }
