@@ -29,14 +29,6 @@
 #define BC_GOAL_OVERHEAD 0.02
 #define BC_ARGV_MAX 40
 
-volatile sig_atomic_t bc_interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    bc_interrupted = 1;
-}
-
 /* ---------------------------------------------------------------- options */
 
 static void usage(FILE *out)
@@ -232,10 +224,7 @@ static void child_argv(const bc_options *o, const bc_runner *r, const bc_app_run
     snprintf(bufs[1], 32, "%ld", variant == BC_BASE ? 1 : o->iterations);
     snprintf(bufs[2], 32, "%ld", o->workers);
     snprintf(bufs[3], 32, "%ld", o->every);
-    if (o->mpirun_np > 0) {
-        const char *pre[] = {r->mpirun, "-np", bufs[0], "--oversubscribe", "--bind-to", "none"};
-        for (size_t i = 0; i < sizeof pre / sizeof *pre; i++) argv[n++] = (char *)pre[i];
-    }
+    if (o->mpirun_np > 0) n += bench_mpirun_argv(argv, r->mpirun, bufs[0], "none");
     const char *args[] = {r->exe,  "run",       app->name, "--gen",   app->gen,    "--iterations",
                           bufs[1], "--workers", bufs[2],   "--quiet", "--metrics", metrics};
     /* n-body: the particle count, a cutoff of 1 and steps for iterations */
@@ -488,8 +477,9 @@ static void print_load(const char *when)
     printf("load average %s: %s (%ld cores online)\n", when, line, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-static int bench(const bc_options *o)
+static int bench(void *arg)
 {
+    const bc_options *o = arg;
     bc_runner r;
     if (bc_runner_init(&r, o) != 0) return 1;
     if (bench_make_tmpdir(r.tmpdir, sizeof r.tmpdir, o->tmp_parent, "tessera-bench-ckpt",
@@ -511,12 +501,5 @@ int bench_ckpt_main(int argc, char **argv)
     int prc = parse_options(&o, argc, argv);
     if (prc != 0) return prc > 0 ? 0 : 2;
     if (o.rounds > 1000) o.rounds = 1000;
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    int rc = bench(&o);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    return rc;
+    return bench_interruptible(bench, &o);
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_rounds.h"
 #include "bench_tick.h"
 #include "bench_util.h"
 #include "common.h"
@@ -280,12 +281,10 @@ static void report_line(const bm_state *s, int i, int r, double limit)
     int b = best_peer(s, i, r, &peer);
     printf("   %-5ld %ld  %8.3f", o->sizes[i], o->ranks[r], tess);
     if (b > 0) {
-        double ratio[BM_MAX_ROUNDS], lo, hi;
-        for (int k = 0; k < rounds; k++) ratio[k] = s->t[i][r][b][k] / s->t[i][r][0][k];
-        double m = bench_median(ratio, rounds);
-        bench_median_ci(ratio, rounds, &lo, &hi);
-        printf("  %8.3f (%4ld)   %5.3fx [%5.3f, %5.3f]  %-4s   %5.0f%%", peer, o->nbs[b - 1], m, lo,
-               hi, bench_verdict(m, lo, hi, 1.0, 0), 100.0 * limit / tess);
+        bench_ratio q = bench_median_ratio(s->t[i][r][b], s->t[i][r][0], rounds);
+        printf("  %8.3f (%4ld)   %5.3fx [%5.3f, %5.3f]  %-4s   %5.0f%%", peer, o->nbs[b - 1],
+               q.median, q.lo, q.hi, bench_verdict(q.median, q.lo, q.hi, 1.0, 0),
+               100.0 * limit / tess);
     } else printf("  (no peer)");
     printf("%s\n", o->ranks[r] > s->cores ? "   oversubscribed" : "");
 }
@@ -327,8 +326,7 @@ static int locate(bm_state *s)
     }
     long maxr = 1;
     for (int r = 0; r < s->o.nranks; r++) maxr = s->o.ranks[r] > maxr ? s->o.ranks[r] : maxr;
-    if ((maxr > 1 || s->peer[0]) &&
-        (!tess_have_mpi() || bench_find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0)) {
+    if ((maxr > 1 || s->peer[0]) && bench_find_mpirun(s->mpirun, sizeof s->mpirun, 0) != NULL) {
         app_error(BM_NAME, "needs MPI and mpirun for more than one rank and for pdgemm");
         return -1;
     }
