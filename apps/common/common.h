@@ -159,6 +159,13 @@ typedef struct app_ckpt_cli app_ckpt_cli;
 int app_run_parse(const char *app, const char *usage, app_run_opts *run, long max_partitions,
                   app_ckpt_cli *ckpt, const app_opt *own, int n, int argc, char **argv);
 
+/* A failed step of the control function in one line, "tessera APP: WHAT:
+ * DETAIL" (the runtime's last error, else the status' name); returns rc. */
+int app_control_fail(const char *app, tess_ctx *ctx, const char *what, int rc);
+/* m printed to fp (the --metrics file) and freed: 0, or the status after
+ * app_control_fail's "writing metrics" line. */
+int app_metrics_finish(const char *app, tess_ctx *ctx, app_metrics *m, FILE *fp);
+
 /* tess_config_init, then `workers` (0: the runtime's default). */
 void app_config(tess_config *cfg, long workers);
 typedef struct app_tables_spec {

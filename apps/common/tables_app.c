@@ -36,6 +36,20 @@ int app_run_parse(const char *app, const char *usage, app_run_opts *run, long ma
     return app_parse_options_with(app, text, argc, argv, own, n, shared, m);
 }
 
+int app_control_fail(const char *app, tess_ctx *ctx, const char *what, int rc)
+{
+    const char *detail = tess_last_error(ctx);
+    app_error(app, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
+    return rc;
+}
+
+int app_metrics_finish(const char *app, tess_ctx *ctx, app_metrics *m, FILE *fp)
+{
+    int rc = app_metrics_print(m, fp) == 0 ? 0 : TESS_ERR_NOMEM;
+    app_metrics_free(m);
+    return rc == 0 ? 0 : app_control_fail(app, ctx, "writing metrics", rc);
+}
+
 void app_config(tess_config *cfg, long workers)
 {
     tess_config_init(cfg);

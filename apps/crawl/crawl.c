@@ -17,13 +17,6 @@
 
 #include "crawl_app.h"
 
-static int control_fail(tess_ctx *ctx, const char *what, int rc)
-{
-    const char *detail = tess_last_error(ctx);
-    app_error(CRAWL_APP, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
-    return rc;
-}
-
 void crawl_page_path(const crawl_app *app, crawl_key k, char *out, size_t cap)
 {
     snprintf(out, cap, "%s/%016llx%016llx.html", app->pages_dir, (unsigned long long)k.site,
@@ -109,7 +102,7 @@ static int read_totals(tess_ctx *ctx, crawl_app *app)
             app->totals[key % CRAWL_NCOUNT] += value;
         }
         tess_iter_free(it);
-        if (rc < 0) return control_fail(ctx, "reading the counters", rc);
+        if (rc < 0) return app_control_fail(CRAWL_APP, ctx, "reading the counters", rc);
     }
     return 0;
 }
@@ -141,7 +134,7 @@ static int run_round(tess_ctx *ctx, crawl_app *app, double *last_ckpt, int *more
     } else if (rc == 0) {
         rc = tess_barrier(ctx);
     }
-    if (rc != 0) return control_fail(ctx, "crawling", rc);
+    if (rc != 0) return app_control_fail(CRAWL_APP, ctx, "crawling", rc);
     if ((rc = read_totals(ctx, app)) != 0) return rc;
     int64_t pending = app->totals[CRAWL_C_PENDING] - before[CRAWL_C_PENDING];
     *more = pending > 0 &&
@@ -279,7 +272,7 @@ static int write_manifest(tess_ctx *ctx, crawl_app *app)
     int rc = snaps ? 0 : TESS_ERR_NOMEM;
     for (int p = 0; rc == 0 && p < app->partitions; p++)
         rc = gather_partition(app, p, &snaps[p], &all, &n, &cap);
-    if (rc != 0) rc = control_fail(ctx, "collecting the manifest", rc);
+    if (rc != 0) rc = app_control_fail(CRAWL_APP, ctx, "collecting the manifest", rc);
     char path[4096];
     snprintf(path, sizeof path, "%s/manifest.tsv", app->opt.run.output);
     if (rc == 0 && app_outfile_open(&app->out_manifest, path) != 0) rc = TESS_ERR_IO;
@@ -321,9 +314,7 @@ static int write_metrics(tess_ctx *ctx, const crawl_app *app, double crawl_secon
     app_metrics_num(m, "megabytes_per_second",
                     crawl_seconds > 0 ? t[CRAWL_C_BYTES] / 1e6 / crawl_seconds : 0);
     app_ckpt_cli_metrics(m, ctx, &app->opt.ckpt, app->restored_epoch, (long)app->rounds);
-    int rc = app_metrics_print(m, app->out_metrics.fp) == 0 ? 0 : TESS_ERR_NOMEM;
-    app_metrics_free(m);
-    return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
+    return app_metrics_finish(CRAWL_APP, ctx, m, app->out_metrics.fp);
 }
 
 static int start_state(tess_ctx *ctx, crawl_app *app)
@@ -341,7 +332,7 @@ static int start_state(tess_ctx *ctx, crawl_app *app)
     int rc = read_seeds(app->opt.seeds, 1, put_seed, app);
     if (rc == 0) rc = tess_table_flush(app->url);
     if (rc == 0) rc = tess_table_flush(app->text);
-    return rc == 0 ? 0 : control_fail(ctx, "seeding", rc < 0 ? rc : TESS_ERR_INVAL);
+    return rc == 0 ? 0 : app_control_fail(CRAWL_APP, ctx, "seeding", rc < 0 ? rc : TESS_ERR_INVAL);
 }
 
 static int crawl_control(tess_ctx *ctx, void *arg)
@@ -477,7 +468,7 @@ static int prepare(tess_ctx *ctx, void *arg)
         app->opt.run.partitions ? (int)app->opt.run.partitions : tess_workers_total(ctx);
     int rc = create_tables(ctx, app);
     if (rc != 0) {
-        if (report) control_fail(ctx, "setting up tables", rc);
+        if (report) app_control_fail(CRAWL_APP, ctx, "setting up tables", rc);
         return rc;
     }
     char job[128];

@@ -249,12 +249,6 @@ static int kmeans_assign(tess_task *task, const void *args, size_t args_len)
 /* ---------------------------------------------------------------- control */
 
 /* Report a failed runtime call once, with the runtime's detailed message. */
-static int control_fail(tess_ctx *ctx, const char *what, int rc)
-{
-    const char *detail = tess_last_error(ctx);
-    app_error(KM_APP, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
-    return rc;
-}
 
 /* Check every output up front, so a bad path fails before the computation
  * (no file is created until the results are written). */
@@ -292,7 +286,7 @@ static int put_centres(tess_ctx *ctx, kmeans_app *app)
 {
     int rc = tess_table_put_range(app->centres, 0, (uint64_t)app->k, app->centre_values);
     if (rc == 0) rc = tess_barrier(ctx);
-    return rc == 0 ? 0 : control_fail(ctx, "storing centres", rc);
+    return rc == 0 ? 0 : app_control_fail(KM_APP, ctx, "storing centres", rc);
 }
 
 /* The control function's arrays. */
@@ -301,7 +295,7 @@ static int control_alloc(tess_ctx *ctx, kmeans_app *app)
     app->centre_values = malloc((size_t)app->k * (size_t)app->dim * sizeof(double));
     app->iteration_seconds = calloc((size_t)app->opt.iterations, sizeof(double));
     if (!app->centre_values || !app->iteration_seconds)
-        return control_fail(ctx, "starting", TESS_ERR_NOMEM);
+        return app_control_fail(KM_APP, ctx, "starting", TESS_ERR_NOMEM);
     return 0;
 }
 
@@ -311,7 +305,7 @@ static int control_load(tess_ctx *ctx, kmeans_app *app)
     double t0 = tess_now();
     int rc = tess_run(ctx, "kmeans_load", app->partitions, app->points, NULL, 0);
     if (rc == 0) rc = tess_barrier(ctx);
-    if (rc != 0) return control_fail(ctx, "loading points", rc);
+    if (rc != 0) return app_control_fail(KM_APP, ctx, "loading points", rc);
     app->load_seconds += tess_now() - t0;
     size_t n = (size_t)app->k * (size_t)app->dim;
     memcpy(app->centre_values, app->pts.coords, n * sizeof(double));
@@ -380,7 +374,7 @@ static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r
     if (rc == 0) rc = tess_table_replicate(app->centres);
     if (rc == 0) rc = tess_barrier(ctx);
     app->moved_before = read_moved(app);
-    if (rc != 0) return control_fail(ctx, "reading the restored centres", rc);
+    if (rc != 0) return app_control_fail(KM_APP, ctx, "reading the restored centres", rc);
     app->first_iteration = (long)r->done;
     app->restored_epoch = epoch;
     fprintf(stderr, "kmeans: restored checkpoint epoch %llu (iteration %lld of %ld) from %s\n",
@@ -428,7 +422,7 @@ static int update_centres(tess_ctx *ctx, kmeans_app *app)
     int rc = !total ? TESS_ERR_NOMEM : n == (uint64_t)app->partitions * app->k ? 0 : TESS_ERR_INVAL;
     if (rc == 0) centres_from_partials(app, partials, total);
     free(total);
-    return rc == 0 ? put_centres(ctx, app) : control_fail(ctx, "reading sums", rc);
+    return rc == 0 ? put_centres(ctx, app) : app_control_fail(KM_APP, ctx, "reading sums", rc);
 }
 
 /* Every --checkpoint-every iterations, a barrier that checkpoints the state
@@ -445,7 +439,7 @@ static int control_end_iteration(tess_ctx *ctx, kmeans_app *app, int it)
     if (rc == 0) return 0;
     char what[64];
     snprintf(what, sizeof what, "after iteration %d", it + 1);
-    return control_fail(ctx, what, rc);
+    return app_control_fail(KM_APP, ctx, what, rc);
 }
 
 /* One iteration: assign, new centres, and the checkpoint when one is due —
@@ -459,7 +453,7 @@ static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
     if (rc != 0) {
         char what[64];
         snprintf(what, sizeof what, "iteration %d", it + 1);
-        return control_fail(ctx, what, rc);
+        return app_control_fail(KM_APP, ctx, what, rc);
     }
     int64_t moved = 0; /* the table counts over all iterations */
     if (app_progress_enabled(app->opt.run.progress)) {
@@ -513,7 +507,7 @@ static int write_assignments(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
         else fprintf(fp, "%d\n", all[i]);
     }
     free(all);
-    return rc == 0 ? 0 : control_fail(ctx, "reading assignments", rc);
+    return rc == 0 ? 0 : app_control_fail(KM_APP, ctx, "reading assignments", rc);
 }
 
 static int write_metrics(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
@@ -528,9 +522,7 @@ static int write_metrics(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
     app_metrics_int(m, "iterations", app->opt.iterations);
     app_metrics_int(m, "partitions", app->partitions);
     app_ckpt_cli_metrics(m, ctx, &app->opt.ckpt, app->restored_epoch, app->first_iteration);
-    int rc = app_metrics_print(m, fp) == 0 ? 0 : TESS_ERR_NOMEM;
-    app_metrics_free(m);
-    return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
+    return app_metrics_finish(KM_APP, ctx, m, fp);
 }
 
 static int commit_outputs(kmeans_app *app)
@@ -550,7 +542,7 @@ static int control_write(tess_ctx *ctx, kmeans_app *app)
     write_centres(app, app->out_centres.fp ? app->out_centres.fp : stdout);
     rc = commit_outputs(app);
     if (rc == 0 && !app->out_centres.fp && fflush(stdout) != 0)
-        rc = control_fail(ctx, "writing centres to stdout", TESS_ERR_IO);
+        rc = app_control_fail(KM_APP, ctx, "writing centres to stdout", TESS_ERR_IO);
     return rc;
 }
 
@@ -676,7 +668,7 @@ static int enable_checkpoints(tess_ctx *ctx, kmeans_app *app)
     job_string(app, job, sizeof job);
     int rc = tess_table_set_static(app->points);
     if (rc != 0) {
-        if (tess_rank(ctx) == 0) control_fail(ctx, "marking the points static", rc);
+        if (tess_rank(ctx) == 0) app_control_fail(KM_APP, ctx, "marking the points static", rc);
         return rc;
     }
     return app_ckpt_cli_enable(KM_APP, ctx, &app->opt.ckpt, job);
@@ -687,7 +679,7 @@ static int prepare_runtime(tess_ctx *ctx, kmeans_app *app)
     int rc = create_tables(ctx, app);
     if (rc == 0) rc = tess_register_kernel(ctx, "kmeans_load", kmeans_load);
     if (rc == 0) rc = tess_register_kernel(ctx, "kmeans_assign", kmeans_assign);
-    if (rc != 0 && tess_rank(ctx) == 0) control_fail(ctx, "setting up tables", rc);
+    if (rc != 0 && tess_rank(ctx) == 0) app_control_fail(KM_APP, ctx, "setting up tables", rc);
     return rc == 0 ? enable_checkpoints(ctx, app) : rc;
 }
 

@@ -11,13 +11,6 @@
 
 #include "matmul_app.h"
 
-static int control_fail(tess_ctx *ctx, const char *what, int rc)
-{
-    const char *detail = tess_last_error(ctx);
-    app_error(MM_APP, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
-    return rc;
-}
-
 /* One kernel over the partitions of A (or, with every_worker, once per
  * worker), then the barrier; the time goes to *seconds. */
 static int run_phase(tess_ctx *ctx, mm_app *app, const char *kernel, int every_worker,
@@ -28,7 +21,7 @@ static int run_phase(tess_ctx *ctx, mm_app *app, const char *kernel, int every_w
                           : tess_run(ctx, kernel, app->partitions, app->a, NULL, 0);
     if (rc == 0) rc = tess_barrier(ctx);
     *seconds = tess_now() - t0;
-    if (rc != 0) return control_fail(ctx, what, rc);
+    if (rc != 0) return app_control_fail(MM_APP, ctx, what, rc);
     if (app_progress_enabled(app->opt.run.progress))
         fprintf(stderr, "matmul: %s: %.3f s\n", what, *seconds);
     return 0;
@@ -70,7 +63,7 @@ static int gather_c(tess_ctx *ctx, mm_app *app, double **out)
     for (int p = 0; rc == 0 && p < app->partitions; p++) rc = gather_partition(app, p, full);
     if (rc != 0) {
         free(full);
-        return control_fail(ctx, "collecting C", rc);
+        return app_control_fail(MM_APP, ctx, "collecting C", rc);
     }
     for (size_t i = 0; i < n2; i++)
         if (!isfinite(full[i])) {
@@ -157,9 +150,7 @@ static int write_metrics(tess_ctx *ctx, const mm_app *app, FILE *fp)
         app_metrics_num(m, "check_max_abs_error", app->check_max_error);
         app_metrics_num(m, "check_bound_fraction", app->check_tolerance_used);
     }
-    int rc = app_metrics_print(m, fp) == 0 ? 0 : TESS_ERR_NOMEM;
-    app_metrics_free(m);
-    return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
+    return app_metrics_finish(MM_APP, ctx, m, fp);
 }
 
 static int control_finish(tess_ctx *ctx, mm_app *app)
@@ -184,7 +175,7 @@ static int control_finish(tess_ctx *ctx, mm_app *app)
                     app->check_max_error, app->check_tolerance_used);
     }
     if (rc == 0 && app->out_c.fp && fwrite(c, sizeof *c, n2, app->out_c.fp) != n2)
-        rc = control_fail(ctx, "writing C", TESS_ERR_IO);
+        rc = app_control_fail(MM_APP, ctx, "writing C", TESS_ERR_IO);
     if (rc == 0 && app->out_metrics.fp) rc = write_metrics(ctx, app, app->out_metrics.fp);
     free(c);
     app_outfile *files[] = {&app->out_c, &app->out_metrics};
@@ -279,7 +270,7 @@ static int prepare(tess_ctx *ctx, void *arg)
     if (rc == 0) rc = tess_register_kernel(ctx, "matmul_load", mm_load_kernel);
     if (rc == 0) rc = tess_register_kernel(ctx, "matmul_multiply", mm_multiply_kernel);
     if (rc == 0) rc = tess_register_kernel(ctx, "matmul_replicate", mm_replicate_kernel);
-    if (rc != 0 && tess_rank(ctx) == 0) control_fail(ctx, "setting up tables", rc);
+    if (rc != 0 && tess_rank(ctx) == 0) app_control_fail(MM_APP, ctx, "setting up tables", rc);
     if (rc == 0) rc = mm_bcache_init(&app->bcache, app);
     return rc;
 }

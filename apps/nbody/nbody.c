@@ -40,13 +40,6 @@ static int nbody_step_kernel(tess_task *task, const void *args, size_t args_len)
 
 /* ---------------------------------------------------------------- control */
 
-static int control_fail(tess_ctx *ctx, const char *what, int rc)
-{
-    const char *detail = tess_last_error(ctx);
-    app_error(NB_APP, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
-    return rc;
-}
-
 typedef struct nbody_resume {
     int64_t done; /* steps finished; the state is in state[done % 2] */
 } nbody_resume;
@@ -140,7 +133,7 @@ static int control_load(tess_ctx *ctx, nbody_app *app)
     int rc = nbody_put_cells(app->state[0], &app->prm, app->cells, NB_LOADER, app->initial, app->n);
     if (rc == 0) rc = tess_table_flush(app->state[0]);
     app->load_seconds += tess_now() - t0;
-    return rc == 0 ? 0 : control_fail(ctx, "loading particles", rc);
+    return rc == 0 ? 0 : app_control_fail(NB_APP, ctx, "loading particles", rc);
 }
 
 static int control_start(tess_ctx *ctx, nbody_app *app)
@@ -151,7 +144,8 @@ static int control_start(tess_ctx *ctx, nbody_app *app)
                                         app, &r, sizeof r, &epoch);
     int rc = restored < 0 ? restored : 0;
     app->step_seconds = calloc((size_t)app->opt.steps + 1, sizeof(double));
-    if (rc == 0 && !app->step_seconds) rc = control_fail(ctx, "starting", TESS_ERR_NOMEM);
+    if (rc == 0 && !app->step_seconds)
+        rc = app_control_fail(NB_APP, ctx, "starting", TESS_ERR_NOMEM);
     if (rc == 0) rc = control_check_outputs(app);
     if (rc != 0 || restored != 1) return rc == 0 ? control_load(ctx, app) : rc;
     app->first_step = (long)r.done;
@@ -176,7 +170,7 @@ static int control_step(tess_ctx *ctx, nbody_app *app, long t)
     if (rc != 0) {
         char what[64];
         snprintf(what, sizeof what, "step %ld", t + 1);
-        return control_fail(ctx, what, rc);
+        return app_control_fail(NB_APP, ctx, what, rc);
     }
     if (app_progress_enabled(app->opt.run.progress))
         fprintf(stderr, "nbody: step %ld/%ld: %.3f s\n", t + 1, app->opt.steps,
@@ -195,7 +189,7 @@ static int collect_state(tess_ctx *ctx, nbody_app *app, nbody_particle **out)
         free(all);
         rc = TESS_ERR_FORMAT;
     }
-    if (rc != 0) return control_fail(ctx, "collecting the final state", rc);
+    if (rc != 0) return app_control_fail(NB_APP, ctx, "collecting the final state", rc);
     nbody_sort_by_id(all, m);
     *out = all;
     return 0;
@@ -226,9 +220,7 @@ static int write_metrics(tess_ctx *ctx, const nbody_app *app, const double final
     app_metrics_list(m, "momentum_final", final, 3);
     app_metrics_num(m, "momentum_drift", momentum_drift(app->momentum_initial, final));
     app_ckpt_cli_metrics(m, ctx, &app->opt.ckpt, app->restored_epoch, app->first_step);
-    int rc = app_metrics_print(m, fp) == 0 ? 0 : TESS_ERR_NOMEM;
-    app_metrics_free(m);
-    return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
+    return app_metrics_finish(NB_APP, ctx, m, fp);
 }
 
 static int control_write(tess_ctx *ctx, nbody_app *app)
@@ -245,14 +237,14 @@ static int control_write(tess_ctx *ctx, nbody_app *app)
     if (app->out_metrics.fp) rc = write_metrics(ctx, app, final, app->out_metrics.fp);
     FILE *fp = app->out_particles.fp ? app->out_particles.fp : stdout;
     if (rc == 0 && nbody_write(fp, all, app->n) != 0)
-        rc = control_fail(ctx, "writing particles", TESS_ERR_IO);
+        rc = app_control_fail(NB_APP, ctx, "writing particles", TESS_ERR_IO);
     free(all);
     if (rc == 0 && app->out_particles.fp && app_outfile_commit(&app->out_particles) != 0)
         rc = TESS_ERR_IO;
     if (rc == 0 && app->out_metrics.fp && app_outfile_commit(&app->out_metrics) != 0)
         rc = TESS_ERR_IO;
     if (rc == 0 && !app->out_particles.fp && fflush(stdout) != 0)
-        rc = control_fail(ctx, "writing particles to stdout", TESS_ERR_IO);
+        rc = app_control_fail(NB_APP, ctx, "writing particles to stdout", TESS_ERR_IO);
     return rc;
 }
 
@@ -340,7 +332,7 @@ static int prepare_runtime(tess_ctx *ctx, nbody_app *app)
     if (rc == 0) rc = create_state(ctx, "state1", app->partitions, app->state[0], &app->state[1]);
     if (rc == 0) rc = tess_register_kernel(ctx, "nbody_step", nbody_step_kernel);
     if (rc != 0) {
-        if (tess_rank(ctx) == 0) control_fail(ctx, "setting up tables", rc);
+        if (tess_rank(ctx) == 0) app_control_fail(NB_APP, ctx, "setting up tables", rc);
         return rc;
     }
     if (app->opt.ckpt.dir == NULL) return 0;
