@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bench_tick.h"
+#include "bench_rounds.h"
 #include "bench_util.h"
 #include "common.h"
 
@@ -210,8 +211,9 @@ static void record(const br_state *s, int app, long ranks, int mrmpi, int round,
     app_metrics_free(m);
 }
 
-static int one_round(br_state *s, int round)
+static int one_round(void *arg, int round)
 {
+    br_state *s = arg;
     for (int app = 0; app < 2; app++) {
         if (!(s->o.apps & (1 << app))) continue;
         for (int r = 0; r < s->o.nranks; r++)
@@ -226,8 +228,9 @@ static int one_round(br_state *s, int round)
     return 0;
 }
 
-static void report(br_state *s)
+static void report(const void *arg)
 {
+    const br_state *s = arg;
     static const double goal[2] = {11.0, 4.0}; /* Piccolo over Hadoop */
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     printf(
@@ -280,8 +283,7 @@ int bench_mapreduce_main(int argc, char **argv)
     if (rc == 0)
         printf("bench mapreduce: %ld round(s) of %ld iterations; pagerank %s, kmeans %s\n",
                s->o.rounds, s->o.iterations, s->o.pagerank_gen, s->o.kmeans_gen);
-    for (int round = 0; rc == 0 && round < s->o.rounds; round++) rc = one_round(s, round);
-    if (rc == 0) report(s);
+    if (rc == 0) rc = bench_each_round(s, s->o.rounds, one_round, report);
     bench_remove_tmpdir(s->tmp);
     free(s);
     return rc == 0 ? 0 : 1;

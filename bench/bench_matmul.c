@@ -243,8 +243,9 @@ static int round_peers(bm_state *s, int i, int r, int round)
 /* Odd rounds run the peers first, so that neither system always runs on a
  * machine the other has just warmed (or heated); round 0 runs tessera first
  * for the checksum. */
-static int one_round(bm_state *s, int round)
+static int one_round(void *arg, int round)
 {
+    bm_state *s = arg;
     const bm_opts *o = &s->o;
     for (int i = 0; i < o->nsizes; i++)
         for (int r = 0; r < o->nranks; r++) {
@@ -289,8 +290,9 @@ static void report_line(const bm_state *s, int i, int r, double limit)
     printf("%s\n", o->ranks[r] > s->cores ? "   oversubscribed" : "");
 }
 
-static void report(const bm_state *s)
+static void report(const void *arg)
 {
+    const bm_state *s = arg;
     const bm_opts *o = &s->o;
     int rounds = (int)o->rounds;
     double coverage;
@@ -350,8 +352,7 @@ int bench_matmul_main(int argc, char **argv)
     if (rc == 0)
         printf("bench matmul: %ld round(s), %d cores; tessera vs pdgemm (ScaLAPACK) vs dgemm\n",
                s->o.rounds, s->cores);
-    for (int round = 0; rc == 0 && round < s->o.rounds; round++) rc = one_round(s, round);
-    if (rc == 0) report(s);
+    if (rc == 0) rc = bench_each_round(s, s->o.rounds, one_round, report);
     bench_remove_tmpdir(s->tmp);
     free(s);
     return rc == 0 ? 0 : 1;

@@ -27,6 +27,15 @@ int bench_alternate(bench_side_fn run, void *ctx, long rounds, bench_on_failure 
     return out->n;
 }
 
+int bench_each_round(void *state, long rounds, int (*one_round)(void *, int),
+                     void (*report)(const void *))
+{
+    int rc = 0;
+    for (int round = 0; rc == 0 && round < rounds; round++) rc = one_round(state, round);
+    if (rc == 0) report(state);
+    return rc;
+}
+
 bench_ratio bench_median_ratio(const double *num, const double *den, int n)
 {
     double ratio[BENCH_MAX_RATIOS];

@@ -27,6 +27,13 @@ typedef enum { BENCH_SKIP_FAILED, BENCH_STOP_AT_FAILED } bench_on_failure;
 int bench_alternate(bench_side_fn run, void *ctx, long rounds, bench_on_failure on_failure,
                     bench_pair *out);
 
+/* The benches that time several systems in every round (bench matmul,
+ * mapreduce, scaling): one_round(state, r) for r = 0 .. rounds-1, each
+ * alternating the order of its systems by r, then report(state) when every
+ * round ran; 0, or the first failure's status. */
+int bench_each_round(void *state, long rounds, int (*one_round)(void *, int),
+                     void (*report)(const void *));
+
 /* The median of the rounds' ratios, its confidence interval [lo, hi] and
  * that interval's coverage (bench_median_ci). */
 typedef struct bench_ratio {

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bench_tick.h"
+#include "bench_rounds.h"
 #include "bench_util.h"
 #include "common.h"
 
@@ -216,8 +217,9 @@ static void record(const bs_state *s, int app, int mode, long ranks, int round, 
     app_metrics_free(m);
 }
 
-static int one_round(bs_state *s, int round)
+static int one_round(void *arg, int round)
 {
+    bs_state *s = arg;
     for (int app = 0; app < BS_APPS; app++)
         for (int mode = 0; (s->o.apps >> app & 1) && mode < 2; mode++)
             for (int r = 0; (s->o.modes >> mode & 1) && r < s->o.nranks; r++) {
@@ -233,8 +235,9 @@ static int one_round(bs_state *s, int round)
     return 0;
 }
 
-static void report(bs_state *s)
+static void report(const void *arg)
 {
+    const bs_state *s = arg;
     int rounds = (int)s->o.rounds;
     printf("\nmedians over %d rounds; R processes of one worker, %d cores\n", rounds, s->cores);
     printf("   app       mode    R   s/iteration   speedup t1/tR   weak tR/t1\n");
@@ -279,8 +282,7 @@ int bench_scaling_main(int argc, char **argv)
     if (rc == 0)
         printf("bench scaling: %ld round(s), %ld iterations per run, scale %g, %d cores\n",
                s->o.rounds, s->o.iterations, s->o.scale, s->cores);
-    for (int round = 0; rc == 0 && round < s->o.rounds; round++) rc = one_round(s, round);
-    if (rc == 0) report(s);
+    if (rc == 0) rc = bench_each_round(s, s->o.rounds, one_round, report);
     bench_remove_tmpdir(s->tmp);
     free(s);
     return rc == 0 ? 0 : 1;
