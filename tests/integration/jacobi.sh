@@ -9,8 +9,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tick_lib.bash"
-REFBIN="${TESS_BUILD:-$TESS_SRC/build}/tests/integration/jacobi_ref"
-[ -x "$REFBIN" ] || die "missing $REFBIN"
+tick_ref jacobi_ref
 
 R=26 C=19 T=24
 "$REFBIN" $R $C $T "$tmp/ref.bin" || die "reference failed"

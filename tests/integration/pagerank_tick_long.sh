@@ -11,9 +11,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tick_lib.bash"
-REFBIN="${TESS_BUILD:-$TESS_SRC/build}/tests/integration/pagerank_tick_ref"
-[ -x "$REFBIN" ] || die "missing $REFBIN"
-DATA="${SHARED_DATA:-$TESS_SRC/../shared/data}"
+tick_ref pagerank_tick_ref
 T=20
 
 

@@ -1,9 +1,18 @@
 # tick_lib.bash — what the tick-face scripts (jacobi.sh, pagerank_tick.sh,
 # pagerank_tick_long.sh) share; source it after lib.sh (not named *.sh: every
-# *.sh here is registered as a test).  Gives the counter runs, same_as,
-# close_to, and the algorithm settings every one covers.
+# *.sh here is registered as a test).  Gives the counter runs, DATA,
+# tick_ref, same_as, close_to, and the algorithm settings every one covers.
 
 runs=0
+# The shared data directory of the real graphs (may be missing).
+DATA="${SHARED_DATA:-$TESS_SRC/../shared/data}"
+
+# tick_ref NAME — REFBIN: the sequential reference program NAME of this
+# build (tests/integration/NAME.c); dies when it was not built.
+tick_ref() {
+    REFBIN="${TESS_BUILD:-$TESS_SRC/build}/tests/integration/$1"
+    [ -x "$REFBIN" ] || die "missing $REFBIN"
+}
 
 # same_as REF WHAT CMD... — CMD writes $TICK_OUT (default $tmp/out.txt),
 # which must equal REF byte for byte.
