@@ -130,12 +130,13 @@ int app_parse_path(const char *app, const app_opt *o, const char *text);
 /* APP_OPT_CUSTOM for a double in the open interval (min, max) (a damping
  * factor): "option --NAME: must be in (MIN, MAX), got 'TEXT'". */
 int app_parse_open_interval(const char *app, const app_opt *o, const char *text);
-/* The same with two tables: an application's own options and options it
- * shares with others (app_tick_cli_options, app_ckpt_cli_options), at most
- * APP_OPT_MAX in all; `shared` is searched first. */
+/* app_parse_options with two tables: an application's own options and
+ * options it shares with others (tick_cli's, app_ckpt_cli_options,
+ * app_run_options), at most APP_OPT_MAX in all; `shared` is searched first. */
 #define APP_OPT_MAX 64
 int app_parse_options_with(const char *app, const char *usage, int argc, char **argv,
                            const app_opt *own, int n, const app_opt *shared, int m);
+
 /* ---- running a tables-face application (tables_app.c) ---- */
 
 /* The options the tables-face applications take alike. */
