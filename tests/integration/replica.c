@@ -72,24 +72,26 @@ static int k_step(tess_task *task, const void *args, size_t len)
     return tess_table_put_range(a->vals, first, count, next);
 }
 
-static int k_check_plain(tess_task *task, const void *args, size_t len)
+/* This rank's replica of the vals or the plain table against the sums of
+ * the step arguments; a mismatch is counted in `bad`. */
+static int check_replica(tess_task *task, const void *args, size_t len, int vals)
 {
     app *a = tess_task_app(task);
     step_args sa;
     if (len != sizeof sa) return -1;
     memcpy(&sa, args, sizeof sa);
-    if (!replica_matches(a->plain, sa.sum, sa.weighted)) note_bad(a);
+    if (!replica_matches(vals ? a->vals : a->plain, sa.sum, sa.weighted)) note_bad(a);
     return 0;
+}
+
+static int k_check_plain(tess_task *task, const void *args, size_t len)
+{
+    return check_replica(task, args, len, 0);
 }
 
 static int k_check_vals(tess_task *task, const void *args, size_t len)
 {
-    app *a = tess_task_app(task);
-    step_args sa;
-    if (len != sizeof sa) return -1;
-    memcpy(&sa, args, sizeof sa);
-    if (!replica_matches(a->vals, sa.sum, sa.weighted)) note_bad(a);
-    return 0;
+    return check_replica(task, args, len, 1);
 }
 
 /* Arguments of every size reach every task whole: under mpirun the run
