@@ -29,56 +29,45 @@
 #define BC_GOAL_OVERHEAD 0.02
 #define BC_ARGV_MAX 40
 
-volatile sig_atomic_t bc_interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    bc_interrupted = 1;
-}
-
 /* ---------------------------------------------------------------- options */
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: tessera bench ckpt [options]\n"
-            "\n"
-            "What checkpoints cost (include/tessera/checkpoint.h):\n"
-            "  overhead  tessera run pagerank / kmeans / nbody checkpointing every E iterations\n"
-            "            against the same run without, alternating rounds (plain, ckpt,\n"
-            "            plain, ...); time per iteration = the mean of the run's\n"
-            "            iteration_seconds; prints the medians over rounds, their ratio\n"
-            "            and the goal (<= 2%% per iteration, Piccolo's figure)\n"
-            "  restore   tess_checkpoint_restore of a dense table of N random doubles,\n"
-            "            in this process (embedded): median of R restores per N, MB/s\n"
-            "\n"
-            "options:\n"
-            "  --only LIST          overhead, restore (default both)\n"
-            "  --apps LIST          pagerank, kmeans, nbody (default all three)\n"
-            "  --rounds R           rounds of (plain, ckpt) per app (default 5)\n"
-            "  --iterations I       iterations per run (default 20)\n"
-            "  --every E            --checkpoint-every of the ckpt runs (default 5)\n"
-            "  --workers W          worker threads (per rank under --mpirun; default 2)\n"
-            "  --mpirun NP          run the children as NP MPI ranks\n"
-            "  --pagerank-gen SPEC  PageRank graph (default web:2000000)\n"
-            "  --kmeans-gen SPEC    k-means points N:DIM:K (default 2000000:8:32)\n"
-            "  --nbody-particles N  n-body particles, cutoff 1 (default 300000)\n"
-            "  --sizes LIST         restore: doubles per table (default\n"
-            "                       1000000,4000000,16000000)\n"
-            "  --restore-reps R     restore: restores per size (default 3)\n"
-            "  --quick              small sizes and 2 rounds: a smoke run\n"
-            "  --timeout S          seconds a child may run (default 900)\n"
-            "  --tmpdir DIR         parent of the temporary directory, which holds the\n"
-            "                       checkpoints (default $TMPDIR or /tmp): put it on the\n"
-            "                       file system you want to measure\n"
-            "  --compare-writer     overhead: each round also runs the ckpt variant with one\n"
-            "                       writer thread that competes with the workers\n"
-            "                       (TESS_CKPT_WRITER=normal; by default a thread per worker\n"
-            "                       that uses only idle cores) and reports both\n"
-            "  --dry-run            print the child commands, run nothing\n"
-            "  --help               this text\n");
-}
+static const char usage[] =
+    "usage: tessera bench ckpt [options]\n"
+    "\n"
+    "What checkpoints cost (include/tessera/checkpoint.h):\n"
+    "  overhead  tessera run pagerank / kmeans / nbody checkpointing every E iterations\n"
+    "            against the same run without, alternating rounds (plain, ckpt,\n"
+    "            plain, ...); time per iteration = the mean of the run's\n"
+    "            iteration_seconds; prints the medians over rounds, their ratio\n"
+    "            and the goal (<= 2% per iteration, Piccolo's figure)\n"
+    "  restore   tess_checkpoint_restore of a dense table of N random doubles,\n"
+    "            in this process (embedded): median of R restores per N, MB/s\n"
+    "\n"
+    "options:\n"
+    "  --only LIST          overhead, restore (default both)\n"
+    "  --apps LIST          pagerank, kmeans, nbody (default all three)\n"
+    "  --rounds R           rounds of (plain, ckpt) per app (default 5)\n"
+    "  --iterations I       iterations per run (default 20)\n"
+    "  --every E            --checkpoint-every of the ckpt runs (default 5)\n"
+    "  --workers W          worker threads (per rank under --mpirun; default 2)\n"
+    "  --mpirun NP          run the children as NP MPI ranks\n"
+    "  --pagerank-gen SPEC  PageRank graph (default web:2000000)\n"
+    "  --kmeans-gen SPEC    k-means points N:DIM:K (default 2000000:8:32)\n"
+    "  --nbody-particles N  n-body particles, cutoff 1 (default 300000)\n"
+    "  --sizes LIST         restore: doubles per table (default\n"
+    "                       1000000,4000000,16000000)\n"
+    "  --restore-reps R     restore: restores per size (default 3)\n"
+    "  --quick              small sizes and 2 rounds: a smoke run\n"
+    "  --timeout S          seconds a child may run (default 900)\n"
+    "  --tmpdir DIR         parent of the temporary directory, which holds the\n"
+    "                       checkpoints (default $TMPDIR or /tmp): put it on the\n"
+    "                       file system you want to measure\n"
+    "  --compare-writer     overhead: each round also runs the ckpt variant with one\n"
+    "                       writer thread that competes with the workers\n"
+    "                       (TESS_CKPT_WRITER=normal; by default a thread per worker\n"
+    "                       that uses only idle cores) and reports both\n"
+    "  --dry-run            print the child commands, run nothing\n"
+    "  --help               this text\n";
 
 static int parse_list(const char *opt, const char *v, const char *const *names, unsigned *out)
 {
@@ -131,42 +120,24 @@ static void set_quick(bc_options *o)
     o->sizes[1] = 400000;
 }
 
-static int parse_value_option(bc_options *o, const char *a, const char *v)
+static int parse_only(const char *app, const app_opt *opt, const char *v)
 {
     static const char *const what_names[] = {"overhead", "restore", NULL};
+    (void)app;
+    return parse_list("only", v, what_names, opt->dest);
+}
+
+static int parse_apps(const char *app, const app_opt *opt, const char *v)
+{
     static const char *const app_names[] = {"pagerank", "kmeans", "nbody", NULL};
-    if (bench_is_option(a, "--only")) return parse_list("only", v, what_names, &o->what);
-    if (bench_is_option(a, "--apps")) return parse_list("apps", v, app_names, &o->apps);
-    if (bench_is_option(a, "--rounds"))
-        return app_parse_int(BC_NAME, "rounds", v, 1, 1000, &o->rounds);
-    if (bench_is_option(a, "--iterations"))
-        return app_parse_int(BC_NAME, "iterations", v, 2, 100000, &o->iterations);
-    if (bench_is_option(a, "--every"))
-        return app_parse_int(BC_NAME, "every", v, 1, 100000, &o->every);
-    if (bench_is_option(a, "--workers"))
-        return app_parse_int(BC_NAME, "workers", v, 1, 4096, &o->workers);
-    if (bench_is_option(a, "--mpirun"))
-        return app_parse_int(BC_NAME, "mpirun", v, 1, 4096, &o->mpirun_np);
-    if (bench_is_option(a, "--restore-reps"))
-        return app_parse_int(BC_NAME, "restore-reps", v, 1, 1000, &o->restore_reps);
-    if (bench_is_option(a, "--timeout"))
-        return app_parse_double(BC_NAME, "timeout", v, 1, 1e6, &o->timeout_s);
-    if (bench_is_option(a, "--sizes")) return parse_sizes(o, v);
-    const char **text = bench_is_option(a, "--pagerank-gen")      ? &o->pagerank_gen
-                        : bench_is_option(a, "--kmeans-gen")      ? &o->kmeans_gen
-                        : bench_is_option(a, "--nbody-particles") ? &o->nbody_particles
-                        : bench_is_option(a, "--tmpdir")          ? &o->tmp_parent
-                                                                  : NULL;
-    if (text == NULL) {
-        app_error(BC_NAME, "unknown option '%s' (see tessera bench ckpt --help)", a);
-        return -1;
-    }
-    if (v == NULL || *v == '\0') {
-        app_error(BC_NAME, "option %.*s: missing value", (int)strcspn(a, "="), a);
-        return -1;
-    }
-    *text = v;
-    return 0;
+    (void)app;
+    return parse_list("apps", v, app_names, opt->dest);
+}
+
+static int parse_sizes_option(const char *app, const app_opt *opt, const char *v)
+{
+    (void)app;
+    return parse_sizes(opt->dest, v);
 }
 
 /* 0 to run, 1 after --help, -1 after an error.  --quick applies first, so
@@ -188,21 +159,27 @@ static int parse_options(bc_options *o, int argc, char **argv)
                       .sizes = {1000000, 4000000, 16000000}};
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--quick") == 0) set_quick(o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return usage(stdout), 1;
-        if (strcmp(a, "--quick") == 0) continue;
-        if (strcmp(a, "--dry-run") == 0) {
-            o->dry_run = 1;
-            continue;
-        }
-        if (strcmp(a, "--compare-writer") == 0) {
-            o->compare_writer = 1;
-            continue;
-        }
-        if (parse_value_option(o, a, bench_option_value(argc, argv, &i)) != 0) return -1;
-    }
-    return 0;
+    int quick = 0; /* applied above */
+    const app_opt opts[] = {
+        {"only", APP_OPT_CUSTOM, &o->what, 0, 0, 0, NULL, parse_only},
+        {"apps", APP_OPT_CUSTOM, &o->apps, 0, 0, 0, NULL, parse_apps},
+        {"rounds", APP_OPT_INT, &o->rounds, 1, 1000, 0, NULL, NULL},
+        {"iterations", APP_OPT_INT, &o->iterations, 2, 100000, 0, NULL, NULL},
+        {"every", APP_OPT_INT, &o->every, 1, 100000, 0, NULL, NULL},
+        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0, NULL, NULL},
+        {"mpirun", APP_OPT_INT, &o->mpirun_np, 1, 4096, 0, NULL, NULL},
+        {"restore-reps", APP_OPT_INT, &o->restore_reps, 1, 1000, 0, NULL, NULL},
+        {"timeout", APP_OPT_DOUBLE, &o->timeout_s, 1, 1e6, 0, NULL, NULL},
+        {"sizes", APP_OPT_CUSTOM, o, 0, 0, 0, NULL, parse_sizes_option},
+        {"pagerank-gen", APP_OPT_CUSTOM, &o->pagerank_gen, 0, 0, 0, NULL, app_parse_path},
+        {"kmeans-gen", APP_OPT_CUSTOM, &o->kmeans_gen, 0, 0, 0, NULL, app_parse_path},
+        {"nbody-particles", APP_OPT_CUSTOM, &o->nbody_particles, 0, 0, 0, NULL, app_parse_path},
+        {"tmpdir", APP_OPT_CUSTOM, &o->tmp_parent, 0, 0, 0, NULL, app_parse_path},
+        {"quick", APP_OPT_FLAG, &quick, 0, 0, 1, NULL, NULL},
+        {"dry-run", APP_OPT_FLAG, &o->dry_run, 0, 0, 1, NULL, NULL},
+        {"compare-writer", APP_OPT_FLAG, &o->compare_writer, 0, 0, 1, NULL, NULL},
+    };
+    return app_parse_options(BC_NAME, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
 }
 
 /* ---------------------------------------------------------------- overhead */
@@ -232,10 +209,7 @@ static void child_argv(const bc_options *o, const bc_runner *r, const bc_app_run
     snprintf(bufs[1], 32, "%ld", variant == BC_BASE ? 1 : o->iterations);
     snprintf(bufs[2], 32, "%ld", o->workers);
     snprintf(bufs[3], 32, "%ld", o->every);
-    if (o->mpirun_np > 0) {
-        const char *pre[] = {r->mpirun, "-np", bufs[0], "--oversubscribe", "--bind-to", "none"};
-        for (size_t i = 0; i < sizeof pre / sizeof *pre; i++) argv[n++] = (char *)pre[i];
-    }
+    if (o->mpirun_np > 0) n += bench_mpirun_argv(argv, r->mpirun, bufs[0], "none");
     const char *args[] = {r->exe,  "run",       app->name, "--gen",   app->gen,    "--iterations",
                           bufs[1], "--workers", bufs[2],   "--quiet", "--metrics", metrics};
     /* n-body: the particle count, a cutoff of 1 and steps for iterations */
@@ -488,8 +462,9 @@ static void print_load(const char *when)
     printf("load average %s: %s (%ld cores online)\n", when, line, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-static int bench(const bc_options *o)
+static int bench(void *arg)
 {
+    const bc_options *o = arg;
     bc_runner r;
     if (bc_runner_init(&r, o) != 0) return 1;
     if (bench_make_tmpdir(r.tmpdir, sizeof r.tmpdir, o->tmp_parent, "tessera-bench-ckpt",
@@ -511,12 +486,5 @@ int bench_ckpt_main(int argc, char **argv)
     int prc = parse_options(&o, argc, argv);
     if (prc != 0) return prc > 0 ? 0 : 2;
     if (o.rounds > 1000) o.rounds = 1000;
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    int rc = bench(&o);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    return rc;
+    return bench_interruptible(bench, &o);
 }

@@ -37,8 +37,6 @@ typedef struct bc_options {
     int compare_writer; /* also ckpt runs with TESS_CKPT_WRITER=normal */
 } bc_options;
 
-extern volatile sig_atomic_t bc_interrupted;
-
 /* ---- one child run (bench_ckpt_child.c) ---- */
 typedef struct bc_runner {
     char exe[PATH_MAX];    /* this binary */

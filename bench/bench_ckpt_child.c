@@ -40,10 +40,7 @@ int bc_runner_init(bc_runner *r, const bc_options *o)
     }
     r->exe[n] = '\0';
     if (o->mpirun_np == 0) return 0;
-    const char *why = !tess_have_mpi() ? "this build has no MPI"
-                      : bench_find_on_path("mpirun", r->mpirun, sizeof r->mpirun) != 0
-                          ? "mpirun is not on PATH"
-                          : NULL;
+    const char *why = bench_find_mpirun(r->mpirun, sizeof r->mpirun, 0);
     if (why != NULL && !o->dry_run) {
         app_error(BC_NAME, "option --mpirun: %s", why);
         return -1;
@@ -83,8 +80,8 @@ static int wait_child(pid_t pid, double timeout_s, int *status, struct rusage *r
         if (w == pid) return *why == NULL ? 0 : -1;
         if (w < 0 && errno != EINTR) return *why = "lost the child", -1;
         double t = now_seconds();
-        if (*why == NULL && (bc_interrupted || t - start > timeout_s)) {
-            *why = bc_interrupted ? "interrupted" : "timed out";
+        if (*why == NULL && (bench_interrupted || t - start > timeout_s)) {
+            *why = bench_interrupted ? "interrupted" : "timed out";
             kill(pid, SIGTERM);
             term_at = t;
         } else if (*why != NULL && term_at > 0 && t - term_at > BC_KILL_GRACE_S) {

@@ -140,7 +140,7 @@ static int restore_size(const bc_options *o, const char *tmpdir, uint64_t n)
     double mb = (double)n * sizeof(double) / 1e6, disk = (double)bc_dir_bytes(dir) / 1e6;
     double t[1000], inner[1000];
     int reps = (int)(o->restore_reps < 1000 ? o->restore_reps : 1000), bad = 0;
-    for (int k = 0; rc == TESS_OK && k < reps && !bc_interrupted; k++) {
+    for (int k = 0; rc == TESS_OK && k < reps && !bench_interrupted; k++) {
         bc_restore_run r = {.n = n, .workers = o->workers, .dir = dir};
         rc = with_runtime(&r, restore_control);
         t[k] = r.seconds;
@@ -148,7 +148,7 @@ static int restore_size(const bc_options *o, const char *tmpdir, uint64_t n)
         bad += r.mismatches;
     }
     bc_remove_tree(dir);
-    if (rc != TESS_OK || bc_interrupted) return -1;
+    if (rc != TESS_OK || bench_interrupted) return -1;
     double med = bench_median(t, reps), min = t[0];
     for (int k = 1; k < reps; k++) min = t[k] < min ? t[k] : min;
     printf("restore %llu doubles (%.1f MB; %.1f MB on disk): checkpoint %.3f s; restore median "

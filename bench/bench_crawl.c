@@ -58,15 +58,15 @@ static int parse(bc_opts *o, int argc, char **argv)
     o->sites = 16, o->pages = 150, o->rounds = 3, o->port = 21000, o->rate = 100;
     o->fetchers_text = "1,2,4,8,16", o->ranks_text = "1,2";
     const app_opt opts[] = {
-        {"sites", APP_OPT_INT, &o->sites, 1, 500, 0},
-        {"pages", APP_OPT_INT, &o->pages, 1, 100000, 0},
-        {"rate", APP_OPT_DOUBLE, &o->rate, 0.1, 1000, 0},
-        {"rounds", APP_OPT_INT, &o->rounds, 1, BC_MAX_ROUNDS, 0},
-        {"port", APP_OPT_INT, &o->port, 1024, 60000, 0},
-        {"fetchers", APP_OPT_STRING, &o->fetchers_text, 0, 0, 0},
-        {"ranks", APP_OPT_STRING, &o->ranks_text, 0, 0, 0},
-        {"json", APP_OPT_STRING, &o->jsonl, 0, 0, 0},
-        {"tmpdir", APP_OPT_STRING, &o->tmp_parent, 0, 0, 0},
+        {"sites", APP_OPT_INT, &o->sites, 1, 500, 0, NULL, NULL},
+        {"pages", APP_OPT_INT, &o->pages, 1, 100000, 0, NULL, NULL},
+        {"rate", APP_OPT_DOUBLE, &o->rate, 0.1, 1000, 0, NULL, NULL},
+        {"rounds", APP_OPT_INT, &o->rounds, 1, BC_MAX_ROUNDS, 0, NULL, NULL},
+        {"port", APP_OPT_INT, &o->port, 1024, 60000, 0, NULL, NULL},
+        {"fetchers", APP_OPT_STRING, &o->fetchers_text, 0, 0, 0, NULL, NULL},
+        {"ranks", APP_OPT_STRING, &o->ranks_text, 0, 0, 0, NULL, NULL},
+        {"json", APP_OPT_STRING, &o->jsonl, 0, 0, 0, NULL, NULL},
+        {"tmpdir", APP_OPT_STRING, &o->tmp_parent, 0, 0, 0, NULL, NULL},
     };
     int rc =
         app_parse_options(BC_NAME, bc_usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
@@ -135,10 +135,7 @@ static int run_one(bc_state *s, long ranks, long fetchers, double *pages, double
     snprintf(metrics, sizeof metrics, "%s/m.json", s->tmp);
     char *argv[32];
     int n = 0;
-    if (ranks > 1) {
-        const char *pre[] = {s->mpirun, "-np", np, "--oversubscribe", "--bind-to", "none"};
-        for (int i = 0; i < 6; i++) argv[n++] = (char *)pre[i];
-    }
+    if (ranks > 1) n += bench_mpirun_argv(argv, s->mpirun, np, "none");
     const char *run[] = {
         s->exe,      "run",      "crawl", "--workers",  "1", "--quiet",         "--seeds",
         seeds,       "--output", out,     "--fetchers", f,   "--per-site-rate", rate,
@@ -223,8 +220,7 @@ int bench_crawl_main(int argc, char **argv)
     }
     int need_mpi = 0;
     for (int r = 0; r < s->o.nranks; r++) need_mpi |= s->o.ranks[r] > 1;
-    if (need_mpi &&
-        (!tess_have_mpi() || bench_find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0)) {
+    if (need_mpi && bench_find_mpirun(s->mpirun, sizeof s->mpirun, 0) != NULL) {
         app_error(BC_NAME, "option --ranks: more than one process needs MPI and mpirun");
         free(s);
         return 2;

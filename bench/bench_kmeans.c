@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_rounds.h"
 #include "bench_util.h"
 #include "common.h"
 #include "kmeans/kmeans.h"
@@ -61,74 +62,46 @@ typedef struct bk_state {
 
 /* ---------------------------------------------------------------- options */
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: tessera bench kmeans [options]\n"
-                 "\n"
-                 "k-means on tessera against a plain C loop with the same arithmetic\n"
-                 "(OpenMP, the same nearest-centre function), in alternating rounds:\n"
-                 "  A  the plain loop, W threads in this process\n"
-                 "  B  tessera run kmeans --gen N:DIM:K --workers W\n"
-                 "Reports seconds per iteration (median of each round, median over\n"
-                 "rounds), tessera/plain throughput (goal >= 0.7) with every round's\n"
-                 "ratio, and the largest relative difference of tessera's centres from\n"
-                 "the plain loop's (must be <= 1e-9).\n"
-                 "\n"
-                 "options:\n"
-                 "  --points N         points (default 1000000)\n"
-                 "  --dim D            dimensions (default 8)\n"
-                 "  --k K              centres (default 16)\n"
-                 "  --iterations I     iterations per run (default 10)\n"
-                 "  --rounds R         rounds of A B (default 3)\n"
-                 "  --workers W        threads for A, worker threads for B (default 2)\n"
-                 "  --json FILE        append one JSON object (one line) with the results\n"
-                 "  --tmpdir DIR       where the temporary directory goes (default $TMPDIR\n"
-                 "                     or /tmp)\n"
-                 "  --help             this text\n");
-}
-
-static int parse_long(const char *name, int argc, char **argv, int *i, long min, long max,
-                      long *out)
-{
-    return app_parse_int(BENCH, name, bench_option_value(argc, argv, i), min, max, out);
-}
-
-static int parse_option(bk_options *o, int argc, char **argv, int *i)
-{
-    const char *a = argv[*i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
-    if (bench_is_option(a, "--points"))
-        return parse_long("points", argc, argv, i, 1, 1L << 32, &o->points);
-    if (bench_is_option(a, "--dim"))
-        return parse_long("dim", argc, argv, i, 1, KMEANS_MAX_DIM, &o->dim);
-    if (bench_is_option(a, "--k")) return parse_long("k", argc, argv, i, 1, 1 << 20, &o->k);
-    if (bench_is_option(a, "--iterations"))
-        return parse_long("iterations", argc, argv, i, 1, 100000, &o->iterations);
-    if (bench_is_option(a, "--rounds"))
-        return parse_long("rounds", argc, argv, i, 1, 1000, &o->rounds);
-    if (bench_is_option(a, "--workers"))
-        return parse_long("workers", argc, argv, i, 1, 1024, &o->workers);
-    if (bench_is_option(a, "--json") || bench_is_option(a, "--tmpdir")) {
-        const char *v = bench_option_value(argc, argv, i);
-        if (v == NULL || *v == '\0') {
-            app_error(BENCH, "option %.*s: missing value", (int)strcspn(a, "="), a);
-            return -1;
-        }
-        *(a[2] == 'j' ? &o->json_path : &o->tmp_parent) = v;
-        return 0;
-    }
-    app_error(BENCH, "unknown option '%s' (see tessera bench kmeans --help)", a);
-    return -1;
-}
+static const char usage[] =
+    "usage: tessera bench kmeans [options]\n"
+    "\n"
+    "k-means on tessera against a plain C loop with the same arithmetic\n"
+    "(OpenMP, the same nearest-centre function), in alternating rounds:\n"
+    "  A  the plain loop, W threads in this process\n"
+    "  B  tessera run kmeans --gen N:DIM:K --workers W\n"
+    "Reports seconds per iteration (median of each round, median over\n"
+    "rounds), tessera/plain throughput (goal >= 0.7) with every round's\n"
+    "ratio, and the largest relative difference of tessera's centres from\n"
+    "the plain loop's (must be <= 1e-9).\n"
+    "\n"
+    "options:\n"
+    "  --points N         points (default 1000000)\n"
+    "  --dim D            dimensions (default 8)\n"
+    "  --k K              centres (default 16)\n"
+    "  --iterations I     iterations per run (default 10)\n"
+    "  --rounds R         rounds of A B (default 3)\n"
+    "  --workers W        threads for A, worker threads for B (default 2)\n"
+    "  --json FILE        append one JSON object (one line) with the results\n"
+    "  --tmpdir DIR       where the temporary directory goes (default $TMPDIR\n"
+    "                     or /tmp)\n"
+    "  --help             this text\n";
 
 static int parse_options(bk_options *o, int argc, char **argv)
 {
     *o = (bk_options){
         .points = 1000000, .dim = 8, .k = 16, .iterations = 10, .rounds = 3, .workers = 2};
-    for (int i = 1; i < argc; i++) {
-        int rc = parse_option(o, argc, argv, &i);
-        if (rc != 0) return rc;
-    }
+    const app_opt opts[] = {
+        {"points", APP_OPT_INT, &o->points, 1, 1L << 32, 0, NULL, NULL},
+        {"dim", APP_OPT_INT, &o->dim, 1, KMEANS_MAX_DIM, 0, NULL, NULL},
+        {"k", APP_OPT_INT, &o->k, 1, 1 << 20, 0, NULL, NULL},
+        {"iterations", APP_OPT_INT, &o->iterations, 1, 100000, 0, NULL, NULL},
+        {"rounds", APP_OPT_INT, &o->rounds, 1, 1000, 0, NULL, NULL},
+        {"workers", APP_OPT_INT, &o->workers, 1, 1024, 0, NULL, NULL},
+        {"json", APP_OPT_CUSTOM, &o->json_path, 0, 0, 0, NULL, app_parse_path},
+        {"tmpdir", APP_OPT_CUSTOM, &o->tmp_parent, 0, 0, 0, NULL, app_parse_path},
+    };
+    int rc = app_parse_options(BENCH, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
+    if (rc != 0) return rc;
     if (o->k > o->points) {
         app_error(BENCH, "option --k: %ld centres but only %ld points", o->k, o->points);
         return -1;
@@ -281,21 +254,17 @@ static double run_tessera(bk_state *s, int check)
 
 /* ---------------------------------------------------------------- report */
 
-static double ratio_of(const bk_state *s, long r) { return s->plain[r] / s->tess[r]; }
-
 static void print_report(const bk_state *s)
 {
     int n = (int)s->opt.rounds;
-    double ratios[1000];
-    for (int r = 0; r < n; r++) ratios[r] = ratio_of(s, r);
     double plain = bench_median(s->plain, n), tess = bench_median(s->tess, n);
     printf("median over %d rounds\n", n);
     printf("  plain loop   %8.3f ms/iteration\n", plain * 1e3);
     printf("  tessera      %8.3f ms/iteration\n", tess * 1e3);
     printf("tessera/plain throughput: %.3f (goal >= 0.7)   per round:", plain / tess);
-    for (int r = 0; r < n; r++) printf(" %.3f", ratios[r]);
+    for (int r = 0; r < n; r++) printf(" %.3f", s->plain[r] / s->tess[r]);
     printf(" (median %.3f)\nmax relative difference of the centres: %.3g (limit %g)\n",
-           bench_median(ratios, n), s->err, BK_MAX_ERROR);
+           bench_median_ratio(s->plain, s->tess, n).median, s->err, BK_MAX_ERROR);
 }
 
 static int append_json(const bk_state *s)
@@ -310,10 +279,8 @@ static int append_json(const bk_state *s)
     app_metrics_int(o, "workers", s->opt.workers);
     app_metrics_list(o, "plain_seconds", s->plain, n);
     app_metrics_list(o, "tessera_seconds", s->tess, n);
-    double ratios[1000];
-    for (int r = 0; r < n; r++) ratios[r] = ratio_of(s, r);
     app_metrics_num(o, "ratio", bench_median(s->plain, n) / bench_median(s->tess, n));
-    app_metrics_num(o, "median_round_ratio", bench_median(ratios, n));
+    app_metrics_num(o, "median_round_ratio", bench_median_ratio(s->plain, s->tess, n).median);
     app_metrics_num(o, "max_rel_error", s->err);
     int rc = app_metrics_append_line(o, s->opt.json_path, BENCH);
     app_metrics_free(o);
@@ -369,10 +336,7 @@ int bench_kmeans_main(int argc, char **argv)
     memset(&s, 0, sizeof s);
     s.err = NAN;
     int rc = parse_options(&s.opt, argc, argv);
-    if (rc != 0) {
-        if (rc > 0) usage(stdout);
-        return rc > 0 ? 0 : 2;
-    }
+    if (rc != 0) return rc > 0 ? 0 : 2;
     int status = 1;
     if (setup(&s) == 0) {
         printf("bench kmeans: %s points (N:DIM:K), %ld iterations, %ld rounds, %ld workers\n",

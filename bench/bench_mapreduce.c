@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bench_tick.h"
+#include "bench_rounds.h"
 #include "bench_util.h"
 #include "common.h"
 
@@ -44,23 +45,20 @@ typedef struct br_state {
 
 static const char *const app_names[2] = {"pagerank", "kmeans"};
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: tessera bench mapreduce [--apps LIST] [--ranks LIST] [--rounds K]\n"
-            "                               [--iterations I] [--pagerank-gen SPEC]\n"
-            "                               [--kmeans-gen N:DIM:K] [--json FILE] [--tmpdir DIR]\n"
-            "  PageRank and k-means per iteration on tessera and on MR-MPI (MapReduce over\n"
-            "  MPI; the peers tessera-mrmpi-pagerank and -kmeans are built with libmrmpi-dev),\n"
-            "  R processes of one thread each, alternating rounds, medians and ratios.\n"
-            "  --apps          pagerank,kmeans (default both)\n"
-            "  --ranks         process counts (default 1,2,4; above the cores: oversubscribed)\n"
-            "  --rounds        rounds (default 3)\n"
-            "  --iterations    iterations per run (default 5; the first is not counted)\n"
-            "  --pagerank-gen  graph (default web:200000)\n"
-            "  --kmeans-gen    points (default 1000000:8:16)\n"
-            "  --json          append one JSON line per measurement to FILE\n");
-}
+static const char usage[] =
+    "usage: tessera bench mapreduce [--apps LIST] [--ranks LIST] [--rounds K]\n"
+    "                               [--iterations I] [--pagerank-gen SPEC]\n"
+    "                               [--kmeans-gen N:DIM:K] [--json FILE] [--tmpdir DIR]\n"
+    "  PageRank and k-means per iteration on tessera and on MR-MPI (MapReduce over\n"
+    "  MPI; the peers tessera-mrmpi-pagerank and -kmeans are built with libmrmpi-dev),\n"
+    "  R processes of one thread each, alternating rounds, medians and ratios.\n"
+    "  --apps          pagerank,kmeans (default both)\n"
+    "  --ranks         process counts (default 1,2,4; above the cores: oversubscribed)\n"
+    "  --rounds        rounds (default 3)\n"
+    "  --iterations    iterations per run (default 5; the first is not counted)\n"
+    "  --pagerank-gen  graph (default web:200000)\n"
+    "  --kmeans-gen    points (default 1000000:8:16)\n"
+    "  --json          append one JSON line per measurement to FILE\n";
 
 static int parse_apps(br_opts *o, const char *text)
 {
@@ -73,30 +71,16 @@ static int parse_apps(br_opts *o, const char *text)
     return -1;
 }
 
-static int parse_one(br_opts *o, const char *a, const char *v)
+static int parse_apps_option(const char *app, const app_opt *opt, const char *text)
 {
-    if (bench_is_option(a, "--ranks"))
-        return bench_parse_longs(BR_NAME, "ranks", v, 1, 64, o->ranks, BR_MAX_RANKS, &o->nranks);
-    if (bench_is_option(a, "--apps")) return parse_apps(o, v);
-    if (bench_is_option(a, "--rounds"))
-        return app_parse_int(BR_NAME, "rounds", v, 1, BR_MAX_ROUNDS, &o->rounds);
-    if (bench_is_option(a, "--iterations"))
-        return app_parse_int(BR_NAME, "iterations", v, 2, BR_MAX_ITERS, &o->iterations);
-    const char **text = bench_is_option(a, "--pagerank-gen") ? &o->pagerank_gen
-                        : bench_is_option(a, "--kmeans-gen") ? &o->kmeans_gen
-                        : bench_is_option(a, "--json")       ? &o->jsonl
-                        : bench_is_option(a, "--tmpdir")     ? &o->tmp_parent
-                                                             : NULL;
-    if (!text) {
-        app_error(BR_NAME, "unknown option '%s' (see --help)", a);
-        return -1;
-    }
-    if (!v || !*v) {
-        app_error(BR_NAME, "option %s: missing value", a);
-        return -1;
-    }
-    *text = v;
-    return 0;
+    (void)app;
+    return parse_apps(opt->dest, text);
+}
+
+static int parse_ranks(const char *app, const app_opt *opt, const char *text)
+{
+    br_opts *o = opt->dest;
+    return bench_parse_longs(app, "ranks", text, 1, 64, o->ranks, BR_MAX_RANKS, &o->nranks);
 }
 
 static int parse_options(br_opts *o, int argc, char **argv)
@@ -108,15 +92,17 @@ static int parse_options(br_opts *o, int argc, char **argv)
                    .apps = 3,
                    .pagerank_gen = "web:200000",
                    .kmeans_gen = "1000000:8:16"};
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 1;
-        }
-        const char *a = argv[i];
-        if (parse_one(o, a, bench_option_value(argc, argv, &i)) != 0) return -1;
-    }
-    return 0;
+    const app_opt opts[] = {
+        {"ranks", APP_OPT_CUSTOM, o, 0, 0, 0, NULL, parse_ranks},
+        {"apps", APP_OPT_CUSTOM, o, 0, 0, 0, NULL, parse_apps_option},
+        {"rounds", APP_OPT_INT, &o->rounds, 1, BR_MAX_ROUNDS, 0, NULL, NULL},
+        {"iterations", APP_OPT_INT, &o->iterations, 2, BR_MAX_ITERS, 0, NULL, NULL},
+        {"pagerank-gen", APP_OPT_CUSTOM, &o->pagerank_gen, 0, 0, 0, NULL, app_parse_path},
+        {"kmeans-gen", APP_OPT_CUSTOM, &o->kmeans_gen, 0, 0, 0, NULL, app_parse_path},
+        {"json", APP_OPT_CUSTOM, &o->jsonl, 0, 0, 0, NULL, app_parse_path},
+        {"tmpdir", APP_OPT_CUSTOM, &o->tmp_parent, 0, 0, 0, NULL, app_parse_path},
+    };
+    return app_parse_options(BR_NAME, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
 }
 
 /* ---------------------------------------------------------------- runs */
@@ -125,21 +111,6 @@ static int parse_options(br_opts *o, int argc, char **argv)
 static double steady_median(const double *v, int n)
 {
     return n > 1 ? bench_median(v + 1, n - 1) : NAN;
-}
-
-/* The numbers of a list after `at`: "0.1 0.2" or "[0.1,0.2]". */
-static int number_list(const char *at, double *out, int cap)
-{
-    int n = 0;
-    while (at && n < cap) {
-        at += strspn(at, "[ ,\n\r\t");
-        char *end;
-        double x = strtod(at, &end);
-        if (end == at) break;
-        out[n++] = x;
-        at = end;
-    }
-    return n;
 }
 
 static void argv_app(const br_state *s, int app, char *tail[], char *iters, char *output)
@@ -166,10 +137,7 @@ static int run_one(br_state *s, int app, long ranks, int mrmpi, double *per_it)
     argv_app(s, app, tail, iters, output);
     char *argv[32];
     int n = 0;
-    if (ranks > 1 || mrmpi) {
-        const char *pre[] = {s->mpirun, "-np", np, "--oversubscribe", "--bind-to", "none"};
-        for (size_t i = 0; i < 6; i++) argv[n++] = (char *)pre[i];
-    }
+    if (ranks > 1 || mrmpi) n += bench_mpirun_argv(argv, s->mpirun, np, "none");
     if (mrmpi) argv[n++] = s->peer[app];
     else {
         const char *run[] = {s->exe, "run",     app_names[app], "--workers",
@@ -188,7 +156,7 @@ static int run_one(br_state *s, int app, long ranks, int mrmpi, double *per_it)
                      : mrmpi ? strstr(text, key)
                              : bt_json_find(text, "iteration_seconds");
     double v[BR_MAX_ITERS];
-    int count = number_list(at && mrmpi ? at + strlen(key) : at, v, BR_MAX_ITERS);
+    int count = bench_number_list(at && mrmpi ? at + strlen(key) : at, v, BR_MAX_ITERS);
     free(text);
     if (count < 2) {
         app_error(BR_NAME, "%s printed no iteration times", mrmpi ? "the peer" : "tessera");
@@ -243,8 +211,9 @@ static void record(const br_state *s, int app, long ranks, int mrmpi, int round,
     app_metrics_free(m);
 }
 
-static int one_round(br_state *s, int round)
+static int one_round(void *arg, int round)
 {
+    br_state *s = arg;
     for (int app = 0; app < 2; app++) {
         if (!(s->o.apps & (1 << app))) continue;
         for (int r = 0; r < s->o.nranks; r++)
@@ -259,8 +228,9 @@ static int one_round(br_state *s, int round)
     return 0;
 }
 
-static void report(br_state *s)
+static void report(const void *arg)
 {
+    const br_state *s = arg;
     static const double goal[2] = {11.0, 4.0}; /* Piccolo over Hadoop */
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     printf(
@@ -291,7 +261,7 @@ static int locate(br_state *s)
             return -1;
         }
     }
-    if (!tess_have_mpi() || bench_find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0) {
+    if (bench_find_mpirun(s->mpirun, sizeof s->mpirun, 0) != NULL) {
         app_error(BR_NAME, "needs MPI and mpirun");
         return -1;
     }
@@ -313,8 +283,7 @@ int bench_mapreduce_main(int argc, char **argv)
     if (rc == 0)
         printf("bench mapreduce: %ld round(s) of %ld iterations; pagerank %s, kmeans %s\n",
                s->o.rounds, s->o.iterations, s->o.pagerank_gen, s->o.kmeans_gen);
-    for (int round = 0; rc == 0 && round < s->o.rounds; round++) rc = one_round(s, round);
-    if (rc == 0) report(s);
+    if (rc == 0) rc = bench_each_round(s, s->o.rounds, one_round, report);
     bench_remove_tmpdir(s->tmp);
     free(s);
     return rc == 0 ? 0 : 1;

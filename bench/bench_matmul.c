@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_rounds.h"
 #include "bench_tick.h"
 #include "bench_util.h"
 #include "common.h"
@@ -242,8 +243,9 @@ static int round_peers(bm_state *s, int i, int r, int round)
 /* Odd rounds run the peers first, so that neither system always runs on a
  * machine the other has just warmed (or heated); round 0 runs tessera first
  * for the checksum. */
-static int one_round(bm_state *s, int round)
+static int one_round(void *arg, int round)
 {
+    bm_state *s = arg;
     const bm_opts *o = &s->o;
     for (int i = 0; i < o->nsizes; i++)
         for (int r = 0; r < o->nranks; r++) {
@@ -280,18 +282,17 @@ static void report_line(const bm_state *s, int i, int r, double limit)
     int b = best_peer(s, i, r, &peer);
     printf("   %-5ld %ld  %8.3f", o->sizes[i], o->ranks[r], tess);
     if (b > 0) {
-        double ratio[BM_MAX_ROUNDS], lo, hi;
-        for (int k = 0; k < rounds; k++) ratio[k] = s->t[i][r][b][k] / s->t[i][r][0][k];
-        double m = bench_median(ratio, rounds);
-        bench_median_ci(ratio, rounds, &lo, &hi);
-        printf("  %8.3f (%4ld)   %5.3fx [%5.3f, %5.3f]  %-4s   %5.0f%%", peer, o->nbs[b - 1], m, lo,
-               hi, bench_verdict(m, lo, hi, 1.0, 0), 100.0 * limit / tess);
+        bench_ratio q = bench_median_ratio(s->t[i][r][b], s->t[i][r][0], rounds);
+        printf("  %8.3f (%4ld)   %5.3fx [%5.3f, %5.3f]  %-4s   %5.0f%%", peer, o->nbs[b - 1],
+               q.median, q.lo, q.hi, bench_verdict(q.median, q.lo, q.hi, 1.0, 0),
+               100.0 * limit / tess);
     } else printf("  (no peer)");
     printf("%s\n", o->ranks[r] > s->cores ? "   oversubscribed" : "");
 }
 
-static void report(const bm_state *s)
+static void report(const void *arg)
 {
+    const bm_state *s = arg;
     const bm_opts *o = &s->o;
     int rounds = (int)o->rounds;
     double coverage;
@@ -327,8 +328,7 @@ static int locate(bm_state *s)
     }
     long maxr = 1;
     for (int r = 0; r < s->o.nranks; r++) maxr = s->o.ranks[r] > maxr ? s->o.ranks[r] : maxr;
-    if ((maxr > 1 || s->peer[0]) &&
-        (!tess_have_mpi() || bench_find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0)) {
+    if ((maxr > 1 || s->peer[0]) && bench_find_mpirun(s->mpirun, sizeof s->mpirun, 0) != NULL) {
         app_error(BM_NAME, "needs MPI and mpirun for more than one rank and for pdgemm");
         return -1;
     }
@@ -352,8 +352,7 @@ int bench_matmul_main(int argc, char **argv)
     if (rc == 0)
         printf("bench matmul: %ld round(s), %d cores; tessera vs pdgemm (ScaLAPACK) vs dgemm\n",
                s->o.rounds, s->cores);
-    for (int round = 0; rc == 0 && round < s->o.rounds; round++) rc = one_round(s, round);
-    if (rc == 0) report(s);
+    if (rc == 0) rc = bench_each_round(s, s->o.rounds, one_round, report);
     bench_remove_tmpdir(s->tmp);
     free(s);
     return rc == 0 ? 0 : 1;

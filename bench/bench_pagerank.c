@@ -72,95 +72,49 @@ typedef struct bench_state {
     double err_tess, err_mpi; /* max relative error vs the reference; NAN: not checked */
 } bench_state;
 
-static volatile sig_atomic_t bench_interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    bench_interrupted = 1;
-}
-
 /* ---------------------------------------------------------------- options */
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: tessera bench pagerank [options]\n"
-                 "\n"
-                 "PageRank on tessera against a plain C CSR pull PageRank with OpenMP\n"
-                 "(the memory-bandwidth reference), in alternating rounds:\n"
-                 "  A  reference, W OpenMP threads in this process\n"
-                 "  B  tessera embedded: tessera run pagerank --workers W\n"
-                 "  C  tessera under MPI: mpirun -np W ... --workers 1, one rank bound to\n"
-                 "     each core (unbound when W exceeds the cores), if available\n"
-                 "Reports edges/s of each, tessera/reference throughput (goal >= 0.7 on\n"
-                 "R-MAT, >= 0.5 on a --graph), MPI/embedded throughput (goal >= 0.6),\n"
-                 "the ratios of every round,\n"
-                 "and the largest relative difference of tessera's ranks from the\n"
-                 "reference's (must be <= 1e-9).\n"
-                 "\n"
-                 "options:\n"
-                 "  --scale S          R-MAT scale: 2^S vertices (default 20)\n"
-                 "  --edge-factor E    edges per vertex (default 16)\n"
-                 "  --quick            --scale 16 (a smoke run of a few seconds)\n"
-                 "  --graph FILE       this graph instead of R-MAT: a SNAP edge list (plain\n"
-                 "                     or gzip) or a binary graph cache\n"
-                 "  --iterations I     PageRank iterations per run (default 10)\n"
-                 "  --damping D        damping factor (default 0.85)\n"
-                 "  --rounds R         rounds of A B C (default 3)\n"
-                 "  --workers W        threads for A and B, ranks for C (default 2)\n"
-                 "  --no-mpi           skip C\n"
-                 "  --json FILE        append one JSON object (one line) with the results\n"
-                 "  --tmpdir DIR       where the temporary directory goes (default $TMPDIR\n"
-                 "                     or /tmp); it holds the graph cache (~8 bytes/edge)\n"
-                 "  --help             this text\n"
-                 "\n"
-                 "As root, mpirun needs OMPI_ALLOW_RUN_AS_ROOT=1 and\n"
-                 "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 in the environment; in containers\n"
-                 "OMPI_MCA_btl_vader_single_copy_mechanism=none may be needed too.\n");
-}
+static const char usage[] =
+    "usage: tessera bench pagerank [options]\n"
+    "\n"
+    "PageRank on tessera against a plain C CSR pull PageRank with OpenMP\n"
+    "(the memory-bandwidth reference), in alternating rounds:\n"
+    "  A  reference, W OpenMP threads in this process\n"
+    "  B  tessera embedded: tessera run pagerank --workers W\n"
+    "  C  tessera under MPI: mpirun -np W ... --workers 1, one rank bound to\n"
+    "     each core (unbound when W exceeds the cores), if available\n"
+    "Reports edges/s of each, tessera/reference throughput (goal >= 0.7 on\n"
+    "R-MAT, >= 0.5 on a --graph), MPI/embedded throughput (goal >= 0.6),\n"
+    "the ratios of every round,\n"
+    "and the largest relative difference of tessera's ranks from the\n"
+    "reference's (must be <= 1e-9).\n"
+    "\n"
+    "options:\n"
+    "  --scale S          R-MAT scale: 2^S vertices (default 20)\n"
+    "  --edge-factor E    edges per vertex (default 16)\n"
+    "  --quick            --scale 16 (a smoke run of a few seconds)\n"
+    "  --graph FILE       this graph instead of R-MAT: a SNAP edge list (plain\n"
+    "                     or gzip) or a binary graph cache\n"
+    "  --iterations I     PageRank iterations per run (default 10)\n"
+    "  --damping D        damping factor (default 0.85)\n"
+    "  --rounds R         rounds of A B C (default 3)\n"
+    "  --workers W        threads for A and B, ranks for C (default 2)\n"
+    "  --no-mpi           skip C\n"
+    "  --json FILE        append one JSON object (one line) with the results\n"
+    "  --tmpdir DIR       where the temporary directory goes (default $TMPDIR\n"
+    "                     or /tmp); it holds the graph cache (~8 bytes/edge)\n"
+    "  --help             this text\n"
+    "\n"
+    "As root, mpirun needs OMPI_ALLOW_RUN_AS_ROOT=1 and\n"
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 in the environment; in containers\n"
+    "OMPI_MCA_btl_vader_single_copy_mechanism=none may be needed too.\n";
 
-/* One option at argv[*i]; 0, 1 for --help, or -1 after printing an error. */
-static int parse_option(bench_options *o, int argc, char **argv, int *i)
+/* --quick: --scale 16. */
+static int set_quick(const char *app, const app_opt *o, const char *unused)
 {
-    const char *a = argv[*i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
-    if (strcmp(a, "--quick") == 0) return o->scale = 16, 0;
-    if (strcmp(a, "--no-mpi") == 0) return o->no_mpi = 1, 0;
-    if (bench_is_option(a, "--scale"))
-        return app_parse_int(BENCH, "scale", bench_option_value(argc, argv, i), 1, 31, &o->scale);
-    if (bench_is_option(a, "--edge-factor"))
-        return app_parse_int(BENCH, "edge-factor", bench_option_value(argc, argv, i), 1, 1024,
-                             &o->edge_factor);
-    if (bench_is_option(a, "--iterations"))
-        return app_parse_int(BENCH, "iterations", bench_option_value(argc, argv, i), 1, 100000,
-                             &o->iterations);
-    if (bench_is_option(a, "--rounds"))
-        return app_parse_int(BENCH, "rounds", bench_option_value(argc, argv, i), 1, 1000,
-                             &o->rounds);
-    if (bench_is_option(a, "--workers"))
-        return app_parse_int(BENCH, "workers", bench_option_value(argc, argv, i), 1, 1024,
-                             &o->workers);
-    if (bench_is_option(a, "--damping")) {
-        const char *v = bench_option_value(argc, argv, i);
-        if (app_parse_double(BENCH, "damping", v, 0.0, 1.0, &o->damping)) return -1;
-        if (o->damping <= 0.0 || o->damping >= 1.0) {
-            app_error(BENCH, "option --damping: must be in (0, 1), got '%s'", v);
-            return -1;
-        }
-        return 0;
-    }
-    if (bench_is_option(a, "--json") || bench_is_option(a, "--tmpdir") ||
-        bench_is_option(a, "--graph")) {
-        const char *v = bench_option_value(argc, argv, i);
-        if (v == NULL || *v == '\0') {
-            app_error(BENCH, "option %.*s: missing value", (int)strcspn(a, "="), a);
-            return -1;
-        }
-        *(a[2] == 'j' ? &o->json_path : a[2] == 't' ? &o->tmp_parent : &o->graph_path) = v;
-        return 0;
-    }
-    app_error(BENCH, "unknown option '%s' (see tessera bench pagerank --help)", a);
-    return -1;
+    (void)app, (void)unused;
+    *(long *)o->dest = o->flag_value;
+    return 0;
 }
 
 /* 0 to run, 1 after --help, -1 after an error. */
@@ -172,10 +126,21 @@ static int parse_options(bench_options *o, int argc, char **argv)
                          .rounds = 3,
                          .workers = 2,
                          .damping = 0.85};
-    for (int i = 1; i < argc; i++) {
-        int rc = parse_option(o, argc, argv, &i);
-        if (rc != 0) return rc;
-    }
+    const app_opt opts[] = {
+        {"quick", APP_OPT_FLAG, &o->scale, 0, 0, 16, NULL, set_quick},
+        {"no-mpi", APP_OPT_FLAG, &o->no_mpi, 0, 0, 1, NULL, NULL},
+        {"scale", APP_OPT_INT, &o->scale, 1, 31, 0, NULL, NULL},
+        {"edge-factor", APP_OPT_INT, &o->edge_factor, 1, 1024, 0, NULL, NULL},
+        {"iterations", APP_OPT_INT, &o->iterations, 1, 100000, 0, NULL, NULL},
+        {"rounds", APP_OPT_INT, &o->rounds, 1, 1000, 0, NULL, NULL},
+        {"workers", APP_OPT_INT, &o->workers, 1, 1024, 0, NULL, NULL},
+        {"damping", APP_OPT_CUSTOM, &o->damping, 0, 1, 0, NULL, app_parse_open_interval},
+        {"json", APP_OPT_CUSTOM, &o->json_path, 0, 0, 0, NULL, app_parse_path},
+        {"tmpdir", APP_OPT_CUSTOM, &o->tmp_parent, 0, 0, 0, NULL, app_parse_path},
+        {"graph", APP_OPT_CUSTOM, &o->graph_path, 0, 0, 0, NULL, app_parse_path},
+    };
+    int rc = app_parse_options(BENCH, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
+    if (rc != 0) return rc;
     if (((uint64_t)o->edge_factor << o->scale) > ((uint64_t)1 << 36)) {
         app_error(BENCH, "option --edge-factor: %ld << %ld edges is too many", o->edge_factor,
                   o->scale);
@@ -248,14 +213,7 @@ static void find_mpirun(bench_state *s)
 {
     s->mpirun[0] = '\0';
     if (s->opt.no_mpi) s->mpi_note = "--no-mpi";
-    else if (!tess_have_mpi()) s->mpi_note = "this build has no MPI";
-    else if (bench_find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0)
-        s->mpi_note = "mpirun is not on PATH";
-    else if (geteuid() == 0 && getenv("OMPI_ALLOW_RUN_AS_ROOT") == NULL) {
-        s->mpirun[0] = '\0';
-        s->mpi_note = "running as root without OMPI_ALLOW_RUN_AS_ROOT=1 "
-                      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
-    }
+    else s->mpi_note = bench_find_mpirun(s->mpirun, sizeof s->mpirun, 1);
 }
 
 /* First line of a child's stderr log, for an error message. */
@@ -407,9 +365,7 @@ static double run_tessera(bench_state *s, int mpi, int check, double *err_out, d
          * landed on 2 vCPUs as the scheduler pleased, and Gnutella's
          * iteration took 0.5 or 1.0 ms from one run to the next */
         const char *bind = s->opt.workers <= sysconf(_SC_NPROCESSORS_ONLN) ? "core" : "none";
-        const char *launcher[] = {s->mpirun, "-np", np, "--oversubscribe", "--bind-to", bind};
-        for (size_t k = 0; k < sizeof launcher / sizeof *launcher; k++)
-            argv[n++] = (char *)launcher[k];
+        n += bench_mpirun_argv(argv + n, s->mpirun, np, bind);
     }
     argv[n++] = s->exe;
     pagerank_args(s, argv, n, mpi ? 1 : s->opt.workers, metrics, check ? output : NULL, bufs);
@@ -609,8 +565,9 @@ static int setup(bench_state *s)
     return 0;
 }
 
-static int run_bench(bench_state *s)
+static int run_bench(void *arg)
 {
+    bench_state *s = arg;
     if (setup(s) != 0) return 1;
     printf("bench pagerank: %s, %llu vertices, %llu edges, %ld iterations, %ld rounds, "
            "%ld workers%s%s\n",
@@ -636,18 +593,9 @@ int bench_pagerank_main(int argc, char **argv)
     memset(&s, 0, sizeof s);
     s.err_tess = s.err_mpi = NAN;
     int rc = parse_options(&s.opt, argc, argv);
-    if (rc != 0) {
-        if (rc > 0) usage(stdout);
-        return rc > 0 ? 0 : 2;
-    }
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    rc = run_bench(&s);
+    if (rc != 0) return rc > 0 ? 0 : 2;
+    rc = bench_interruptible(run_bench, &s);
     remove_tmpdir(&s);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     free(s.rounds);
     free(s.ref_ranks);
     free(s.ids);

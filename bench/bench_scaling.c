@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bench_tick.h"
+#include "bench_rounds.h"
 #include "bench_util.h"
 #include "common.h"
 
@@ -53,25 +54,21 @@ static const char *const app_names[BS_APPS] = {"pagerank", "kmeans", "nbody", "m
 /* Base sizes (R = 1, --scale 1): web pages, points, particles, matrix order. */
 static const double base_size[BS_APPS] = {1000000, 2000000, 200000, 2000};
 
-static void usage(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: tessera bench scaling [--apps LIST] [--modes strong,weak] [--ranks LIST]\n"
-        "                             [--rounds K] [--iterations I] [--scale F]\n"
-        "                             [--json FILE] [--tmpdir DIR]\n"
-        "  Time per iteration of the tables face's applications on R processes of one\n"
-        "  worker each: the same input for every R (strong: speedup t1/tR) and the input\n"
-        "  grown with R (weak: tR/t1, ideal 1.0); alternating rounds, medians.\n"
-        "  --apps        pagerank,kmeans,nbody,matmul (default all)\n"
-        "  --modes       strong, weak or both (default both)\n"
-        "  --ranks       process counts (default 1,2,3,4; above the cores: oversubscribed)\n"
-        "  --rounds      rounds (default 3)\n"
-        "  --iterations  iterations (n-body: steps) per run (default 6; the first not counted)\n"
-        "  --scale       multiply the base inputs (web:1000000, 2000000:8:16 points,\n"
-        "                200000 particles, N=2000) by F (default 1)\n"
-        "  --json        append one JSON line per measurement to FILE\n");
-}
+static const char usage[] =
+    "usage: tessera bench scaling [--apps LIST] [--modes strong,weak] [--ranks LIST]\n"
+    "                             [--rounds K] [--iterations I] [--scale F]\n"
+    "                             [--json FILE] [--tmpdir DIR]\n"
+    "  Time per iteration of the tables face's applications on R processes of one\n"
+    "  worker each: the same input for every R (strong: speedup t1/tR) and the input\n"
+    "  grown with R (weak: tR/t1, ideal 1.0); alternating rounds, medians.\n"
+    "  --apps        pagerank,kmeans,nbody,matmul (default all)\n"
+    "  --modes       strong, weak or both (default both)\n"
+    "  --ranks       process counts (default 1,2,3,4; above the cores: oversubscribed)\n"
+    "  --rounds      rounds (default 3)\n"
+    "  --iterations  iterations (n-body: steps) per run (default 6; the first not counted)\n"
+    "  --scale       multiply the base inputs (web:1000000, 2000000:8:16 points,\n"
+    "                200000 particles, N=2000) by F (default 1)\n"
+    "  --json        append one JSON line per measurement to FILE\n";
 
 static int parse_names(const char *opt, const char *text, const char *const *names, int n,
                        int *mask)
@@ -92,40 +89,27 @@ static int parse_names(const char *opt, const char *text, const char *const *nam
     return rc;
 }
 
-static int parse_ranks(bs_opts *o, const char *text)
+static int parse_ranks(const char *app, const app_opt *opt, const char *text)
 {
-    if (bench_parse_longs(BS_NAME, "ranks", text, 1, 64, o->ranks, BS_MAX_R, &o->nranks) != 0)
+    bs_opts *o = opt->dest;
+    if (bench_parse_longs(app, "ranks", text, 1, 64, o->ranks, BS_MAX_R, &o->nranks) != 0)
         return -1;
     if (o->ranks[0] == 1) return 0;
-    app_error(BS_NAME, "option --ranks: the first count must be 1 (the baseline)");
+    app_error(app, "option --ranks: the first count must be 1 (the baseline)");
     return -1;
 }
 
-static int parse_one(bs_opts *o, const char *a, const char *v)
+static int parse_apps(const char *app, const app_opt *opt, const char *text)
+{
+    (void)app;
+    return parse_names("apps", text, app_names, BS_APPS, opt->dest);
+}
+
+static int parse_modes(const char *app, const app_opt *opt, const char *text)
 {
     static const char *const modes[] = {"strong", "weak"};
-    if (bench_is_option(a, "--apps")) return parse_names("apps", v, app_names, BS_APPS, &o->apps);
-    if (bench_is_option(a, "--modes")) return parse_names("modes", v, modes, 2, &o->modes);
-    if (bench_is_option(a, "--ranks")) return parse_ranks(o, v);
-    if (bench_is_option(a, "--rounds"))
-        return app_parse_int(BS_NAME, "rounds", v, 1, BS_MAX_ROUNDS, &o->rounds);
-    if (bench_is_option(a, "--iterations"))
-        return app_parse_int(BS_NAME, "iterations", v, 2, BS_MAX_ITERS, &o->iterations);
-    if (bench_is_option(a, "--scale"))
-        return app_parse_double(BS_NAME, "scale", v, 1e-4, 1e3, &o->scale);
-    const char **text = bench_is_option(a, "--json")     ? &o->jsonl
-                        : bench_is_option(a, "--tmpdir") ? &o->tmp_parent
-                                                         : NULL;
-    if (!text) {
-        app_error(BS_NAME, "unknown option '%s' (see --help)", a);
-        return -1;
-    }
-    if (!v || !*v) {
-        app_error(BS_NAME, "option %s: missing value", a);
-        return -1;
-    }
-    *text = v;
-    return 0;
+    (void)app;
+    return parse_names("modes", text, modes, 2, opt->dest);
 }
 
 static int parse_options(bs_opts *o, int argc, char **argv)
@@ -137,15 +121,17 @@ static int parse_options(bs_opts *o, int argc, char **argv)
                    .apps = (1 << BS_APPS) - 1,
                    .modes = 3,
                    .scale = 1.0};
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 1;
-        }
-        const char *a = argv[i];
-        if (parse_one(o, a, bench_option_value(argc, argv, &i)) != 0) return -1;
-    }
-    return 0;
+    const app_opt opts[] = {
+        {"apps", APP_OPT_CUSTOM, &o->apps, 0, 0, 0, NULL, parse_apps},
+        {"modes", APP_OPT_CUSTOM, &o->modes, 0, 0, 0, NULL, parse_modes},
+        {"ranks", APP_OPT_CUSTOM, o, 0, 0, 0, NULL, parse_ranks},
+        {"rounds", APP_OPT_INT, &o->rounds, 1, BS_MAX_ROUNDS, 0, NULL, NULL},
+        {"iterations", APP_OPT_INT, &o->iterations, 2, BS_MAX_ITERS, 0, NULL, NULL},
+        {"scale", APP_OPT_DOUBLE, &o->scale, 1e-4, 1e3, 0, NULL, NULL},
+        {"json", APP_OPT_CUSTOM, &o->jsonl, 0, 0, 0, NULL, app_parse_path},
+        {"tmpdir", APP_OPT_CUSTOM, &o->tmp_parent, 0, 0, 0, NULL, app_parse_path},
+    };
+    return app_parse_options(BS_NAME, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
 }
 
 /* ---------------------------------------------------------------- runs */
@@ -177,15 +163,7 @@ static int per_iteration(const char *json, int app, double *out)
     if (app == 3) return bt_json_number(json, "product_seconds", out);
     const char *at = bt_json_find(json, app == 2 ? "step_seconds" : "iteration_seconds");
     double v[BS_MAX_ITERS];
-    int n = 0;
-    while (at && n < BS_MAX_ITERS) {
-        at += strspn(at, "[ ,\n\r\t");
-        char *end;
-        double x = strtod(at, &end);
-        if (end == at) break;
-        v[n++] = x;
-        at = end;
-    }
+    int n = bench_number_list(at, v, BS_MAX_ITERS);
     if (n < 2) return -1;
     *out = bench_median(v + 1, n - 1);
     return 0;
@@ -199,10 +177,7 @@ static int run_one(bs_state *s, int app, int mode, long ranks, double *secs)
     snprintf(metrics, sizeof metrics, "%s/m.json", s->tmp);
     char *argv[40];
     int n = 0;
-    if (ranks > 1) {
-        const char *pre[] = {s->mpirun, "-np", np, "--oversubscribe", "--bind-to", "none"};
-        for (int i = 0; i < 6; i++) argv[n++] = (char *)pre[i];
-    }
+    if (ranks > 1) n += bench_mpirun_argv(argv, s->mpirun, np, "none");
     const char *run[] = {s->exe, "run",     app_names[app], "--workers",
                          "1",    "--quiet", "--metrics",    metrics};
     for (int i = 0; i < 8; i++) argv[n++] = (char *)run[i];
@@ -242,8 +217,9 @@ static void record(const bs_state *s, int app, int mode, long ranks, int round, 
     app_metrics_free(m);
 }
 
-static int one_round(bs_state *s, int round)
+static int one_round(void *arg, int round)
 {
+    bs_state *s = arg;
     for (int app = 0; app < BS_APPS; app++)
         for (int mode = 0; (s->o.apps >> app & 1) && mode < 2; mode++)
             for (int r = 0; (s->o.modes >> mode & 1) && r < s->o.nranks; r++) {
@@ -259,8 +235,9 @@ static int one_round(bs_state *s, int round)
     return 0;
 }
 
-static void report(bs_state *s)
+static void report(const void *arg)
 {
+    const bs_state *s = arg;
     int rounds = (int)s->o.rounds;
     printf("\nmedians over %d rounds; R processes of one worker, %d cores\n", rounds, s->cores);
     printf("   app       mode    R   s/iteration   speedup t1/tR   weak tR/t1\n");
@@ -295,8 +272,7 @@ int bench_scaling_main(int argc, char **argv)
     rc = n > 0 ? 0 : -1;
     if (rc == 0) s->exe[n] = '\0';
     int want_mpi = s->o.nranks > 1;
-    if (rc == 0 && want_mpi &&
-        (!tess_have_mpi() || bench_find_on_path("mpirun", s->mpirun, sizeof s->mpirun) != 0)) {
+    if (rc == 0 && want_mpi && bench_find_mpirun(s->mpirun, sizeof s->mpirun, 0) != NULL) {
         app_error(BS_NAME,
                   "needs MPI and mpirun for more than one process (--ranks 1 runs without)");
         rc = -1;
@@ -306,8 +282,7 @@ int bench_scaling_main(int argc, char **argv)
     if (rc == 0)
         printf("bench scaling: %ld round(s), %ld iterations per run, scale %g, %d cores\n",
                s->o.rounds, s->o.iterations, s->o.scale, s->cores);
-    for (int round = 0; rc == 0 && round < s->o.rounds; round++) rc = one_round(s, round);
-    if (rc == 0) report(s);
+    if (rc == 0) rc = bench_each_round(s, s->o.rounds, one_round, report);
     bench_remove_tmpdir(s->tmp);
     free(s);
     return rc == 0 ? 0 : 1;

@@ -26,14 +26,6 @@
 #include "common.h"
 #include "tessera/tick.h"
 
-volatile sig_atomic_t bt_interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    bt_interrupted = 1;
-}
-
 /* ---------------------------------------------------------------- options */
 
 static void usage(FILE *out)
@@ -370,7 +362,7 @@ typedef struct bt_state {
     int cannot_record; /* the JSON file is not writable: stop measuring */
 } bt_state;
 
-static int stopping(const bt_state *s) { return bt_interrupted || s->cannot_record; }
+static int stopping(const bt_state *s) { return bench_interrupted || s->cannot_record; }
 
 static int is_done(const bt_state *s, const bt_series *se, int t, long r, int j)
 {
@@ -575,8 +567,9 @@ static int report(bt_state *s)
     return bt_run_plots(&s->opt, s->exe_dir);
 }
 
-static int run_bench(bt_state *s)
+static int run_bench(void *arg)
 {
+    bt_state *s = arg;
     s->nseries = bt_plan(&s->opt, s->series, BT_MAX_SERIES);
     if (s->nseries < 0 || bt_runner_init(&s->runner, &s->opt) != 0 || find_exe_dir(s) != 0)
         return 2;
@@ -591,7 +584,7 @@ static int run_bench(bt_state *s)
         if (!is_sweep(&s->series[i])) run_series(s, &s->series[i]);
     run_sweeps(s);
     int plots = report(s);
-    if (bt_interrupted) {
+    if (bench_interrupted) {
         app_error(BT_NAME, "interrupted; run the same command again to resume");
         return 130;
     }
@@ -617,15 +610,8 @@ int bench_tick_main(int argc, char **argv)
         free(s);
         return rc > 0 ? 0 : 2;
     }
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    bt_interrupted = 0;
-    rc = run_bench(s);
+    rc = bench_interruptible(run_bench, s);
     bt_runner_cleanup(&s->runner);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     bt_store_free(&s->store);
     free(s);
     return rc;

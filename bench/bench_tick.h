@@ -103,8 +103,6 @@ typedef struct bt_store {
     int n, cap;
 } bt_store;
 
-extern volatile sig_atomic_t bt_interrupted;
-
 /* plan */
 int bt_plan(const bt_options *o, bt_series *out, int max);
 void bt_series_describe(const bt_series *s, char *out, size_t len);

@@ -39,12 +39,7 @@ static double now_seconds(void)
 
 static int find_mpirun(bt_runner *r, const bt_options *o)
 {
-    const char *why = NULL;
-    if (!tess_have_mpi()) why = "this build has no MPI";
-    else if (bench_find_on_path("mpirun", r->mpirun, sizeof r->mpirun) != 0)
-        why = "mpirun is not on PATH";
-    else if (geteuid() == 0 && getenv("OMPI_ALLOW_RUN_AS_ROOT") == NULL)
-        why = "running as root needs OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
+    const char *why = bench_find_mpirun(r->mpirun, sizeof r->mpirun, 1);
     if (why == NULL) return 0;
     if (o->dry_run) { /* still show the commands */
         snprintf(r->mpirun, sizeof r->mpirun, "mpirun");
@@ -150,8 +145,8 @@ static child_end wait_child(pid_t pid, double timeout_s, int *status)
         if (w == pid) return why;
         if (w < 0 && errno != EINTR) return CHILD_LOST;
         double t = now_seconds();
-        if (why == CHILD_EXITED && (bt_interrupted || t > deadline)) {
-            why = bt_interrupted ? CHILD_INTERRUPTED : CHILD_TIMED_OUT;
+        if (why == CHILD_EXITED && (bench_interrupted || t > deadline)) {
+            why = bench_interrupted ? CHILD_INTERRUPTED : CHILD_TIMED_OUT;
             kill(pid, SIGTERM);
             kill_at = t + BT_KILL_GRACE_S;
         } else if (why != CHILD_EXITED && kill_at > 0.0 && t > kill_at) {

@@ -25,6 +25,7 @@
 #include "blackscholes/blackscholes.h"
 #include "bench_tile.h"
 #include "csr_pagerank.h" /* bench_median */
+#include "bench_rounds.h"
 #include "bench_util.h"
 #include "common.h"
 
@@ -129,12 +130,7 @@ double bt_run_child(bt_opts *o, bt_app app, int np, char **extra, int nextra, ch
     int n = 0;
     if (np > 0) {
         snprintf(npbuf, sizeof npbuf, "%d", np);
-        argv[n++] = o->mpirun;
-        argv[n++] = "-np";
-        argv[n++] = npbuf;
-        argv[n++] = "--oversubscribe";
-        argv[n++] = "--bind-to";
-        argv[n++] = "none";
+        n += bench_mpirun_argv(argv, o->mpirun, npbuf, "none");
     }
     argv[n++] = o->self;
     argv[n++] = "run";
@@ -178,7 +174,7 @@ void bt_record(bt_opts *o, bt_app app, const char *mix, long ccr, int ranks, con
 
 int bt_find_mpirun(bt_opts *o, const char *part)
 {
-    if (bench_find_on_path("mpirun", o->mpirun, sizeof o->mpirun) != 0 || !tess_have_mpi()) {
+    if (bench_find_mpirun(o->mpirun, sizeof o->mpirun, 0) != NULL) {
         printf("%s: skipped (no mpirun or a build without MPI)\n", part);
         return -1;
     }
@@ -302,6 +298,22 @@ static double confirm_run(bt_opts *o, bt_app app, const char *mix, long ccr, con
     return s;
 }
 
+typedef struct confirm_pair {
+    bt_opts *o;
+    bt_app app;
+    const char *mix;
+    long ccr;
+    const cell *c;
+} confirm_pair;
+
+/* Side 0: APC; side 1: the sweep's best configuration. */
+static double confirm_side(void *arg, int side)
+{
+    const confirm_pair *p = arg;
+    if (side == 0) return confirm_run(p->o, p->app, p->mix, p->ccr, "apc", 0);
+    return confirm_run(p->o, p->app, p->mix, p->ccr, p->c->best_policy, p->c->best_size);
+}
+
 /*
  * The sweep's best is the minimum of dozens of single runs on a noisy
  * machine, so it is biased low against APC's one run.  Run the two again,
@@ -310,20 +322,10 @@ static double confirm_run(bt_opts *o, bt_app app, const char *mix, long ccr, con
  */
 static void confirm(bt_opts *o, bt_app app, const char *mix, long ccr, cell *c)
 {
-    double ratio[64];
-    int k = 0;
-    for (long r = 0; r < o->confirm && r < 64; r++) {
-        double a, b;
-        if (r % 2 == 0) {
-            a = confirm_run(o, app, mix, ccr, "apc", 0);
-            b = confirm_run(o, app, mix, ccr, c->best_policy, c->best_size);
-        } else {
-            b = confirm_run(o, app, mix, ccr, c->best_policy, c->best_size);
-            a = confirm_run(o, app, mix, ccr, "apc", 0);
-        }
-        if (a > 0 && b > 0) ratio[k++] = a / b;
-    }
-    c->confirmed = k > 0 ? bench_median(ratio, k) : 0;
+    confirm_pair p = {o, app, mix, ccr, c};
+    bench_pair t;
+    int k = bench_alternate(confirm_side, &p, o->confirm, BENCH_SKIP_FAILED, &t);
+    c->confirmed = k > 0 ? bench_median_ratio(t.t[0], t.t[1], k).median : 0;
 }
 
 static void sweep_one(bt_opts *o, bt_app app, const char *mix, long ccr, cell *c)
@@ -611,16 +613,28 @@ static double starpu_once(bt_opts *o, const char *peer, bt_app app, int blocks, 
     return strtod(line + 8, NULL);
 }
 
+typedef struct starpu_pair {
+    bt_opts *o;
+    const char *peer;
+    bt_app app;
+    const char *mix;
+    int blocks, cpus, slowed;
+} starpu_pair;
+
+/* Side 0: APC on the mix; side 1: StarPU at its best block count. */
+static double starpu_side(void *arg, int side)
+{
+    const starpu_pair *p = arg;
+    if (side == 0) return confirm_run(p->o, p->app, p->mix, p->app == BT_BS ? 75 : 0, "apc", 0);
+    return starpu_once(p->o, p->peer, p->app, p->blocks, p->cpus, p->slowed);
+}
+
 /* APC against StarPU's dmda at its best block count, CPU only and slowed,
  * for each application (Black-Scholes at K=75). */
 static void starpu_peer(bt_opts *o)
 {
     char peer[4200];
-    snprintf(peer, sizeof peer, "%s", o->self);
-    char *slash = strrchr(peer, '/');
-    snprintf(slash ? slash + 1 : peer, sizeof peer - (size_t)(slash ? slash + 1 - peer : 0),
-             "tessera-starpu-tiles");
-    if (access(peer, X_OK) != 0) {
+    if (bench_sibling("tessera-starpu-tiles", peer, sizeof peer) != 0) {
         printf("StarPU peer: skipped (not built: install libstarpu-dev and rebuild)\n");
         return;
     }
@@ -643,35 +657,25 @@ static void starpu_peer(bt_opts *o)
             }
             /* the best block count was the luckiest of its runs: compare
              * at it again, alternating, as the sweep confirms */
-            double ratio[64], peer_s[64], apc_s[64];
-            int got = 0;
-            long ccr = app == BT_BS ? 75 : 0;
-            for (long r = 0; best_blocks > 0 && r < (o->confirm > 0 ? o->confirm : 1) && r < 64;
-                 r++) {
-                double a, p;
-                if (r % 2 == 0) {
-                    a = confirm_run(o, (bt_app)app, mix[slowed], ccr, "apc", 0);
-                    p = starpu_once(o, peer, (bt_app)app, best_blocks, (int)n, slowed);
-                } else {
-                    p = starpu_once(o, peer, (bt_app)app, best_blocks, (int)n, slowed);
-                    a = confirm_run(o, (bt_app)app, mix[slowed], ccr, "apc", 0);
-                }
-                if (a > 0 && p > 0) apc_s[got] = a, peer_s[got] = p, ratio[got++] = a / p;
-            }
+            starpu_pair p = {o, peer, (bt_app)app, mix[slowed], best_blocks, (int)n, slowed};
+            bench_pair t;
+            long confirm = o->confirm > 0 ? o->confirm : 1;
+            int got = best_blocks > 0
+                          ? bench_alternate(starpu_side, &p, confirm, BENCH_SKIP_FAILED, &t)
+                          : 0;
             if (got == 0) {
                 printf("StarPU dmda vs APC, %s, %s: no comparison (a run failed)\n",
                        bt_tile_app_names[app], mix[slowed]);
                 continue;
             }
-            double lo, hi, m = bench_median(ratio, got);
-            double coverage = bench_median_ci(ratio, got, &lo, &hi);
+            bench_ratio q = bench_median_ratio(t.t[0], t.t[1], got);
             printf("StarPU dmda vs APC, %s, %s: StarPU at its best block count (%d) %.3f s, APC "
                    "%.3f s (medians of %d alternating rounds), APC/StarPU %.3f [%.3f, %.3f] "
                    "(median of the rounds' ratios [its %.0f%% confidence interval]; goal <= 1: "
                    "%s)\n",
-                   bt_tile_app_names[app], mix[slowed], best_blocks, bench_median(peer_s, got),
-                   bench_median(apc_s, got), got, m, lo, hi, 100 * coverage,
-                   bench_verdict(m, lo, hi, 1.0, 1));
+                   bt_tile_app_names[app], mix[slowed], best_blocks, bench_median(t.t[1], got),
+                   bench_median(t.t[0], got), got, q.median, q.lo, q.hi, 100 * q.coverage,
+                   bench_verdict(q.median, q.lo, q.hi, 1.0, 1));
             fflush(stdout);
         }
     }

@@ -16,6 +16,7 @@
 
 #include "bench_tile.h"
 #include "csr_pagerank.h" /* bench_median */
+#include "bench_rounds.h"
 #include "bench_util.h"
 
 #define BT_MAX_RANKS 4
@@ -156,14 +157,27 @@ static double mrmpi_once(bt_opts *o, const char *peer, int np, long k, long bloc
     return strncmp(line, "seconds ", 8) == 0 ? strtod(line + 8, NULL) : -1;
 }
 
+typedef struct mrmpi_pair {
+    bt_opts *o;
+    const char *peer;
+    int ranks;
+    long k, blocks;
+    char **extra;
+    int nextra;
+} mrmpi_pair;
+
+/* Side 0: MR-MPI at its best map task count; side 1: APC on CPUs. */
+static double mrmpi_side(void *arg, int side)
+{
+    const mrmpi_pair *p = arg;
+    if (side == 0) return mrmpi_once(p->o, p->peer, p->ranks, p->k, p->blocks);
+    return bt_run_child(p->o, BT_BS, p->ranks > 1 ? p->ranks : 0, p->extra, p->nextra, NULL, 0);
+}
+
 void bt_mrmpi_peer(bt_opts *o)
 {
     char peer[4200];
-    snprintf(peer, sizeof peer, "%s", o->self);
-    char *slash = strrchr(peer, '/');
-    snprintf(slash ? slash + 1 : peer, sizeof peer - (size_t)(slash ? slash + 1 - peer : 0),
-             "tessera-mrmpi-bs");
-    if (access(peer, X_OK) != 0) {
+    if (bench_sibling("tessera-mrmpi-bs", peer, sizeof peer) != 0) {
         printf("MR-MPI peer: skipped (not built: install libmrmpi-dev and rebuild)\n");
         return;
     }
@@ -178,42 +192,31 @@ void bt_mrmpi_peer(bt_opts *o)
     static const int ranks[] = {1, 2, 4};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
         for (size_t r = 0; r < sizeof ranks / sizeof ranks[0]; r++) {
-            double peer_t[16], apc_t[16], best = INFINITY;
+            double best = INFINITY;
             long best_per = 0;
             for (long per = 4; per <= 64; per *= 4) {
                 double s = mrmpi_once(o, peer, ranks[r], ks[i], per * ranks[r]);
                 if (s > 0 && s < best) best = s, best_per = per;
             }
             char buf[256], *extra[12];
-            int m = 0, n = 0;
+            int m = 0;
             bt_app_args(o, BT_BS, 1, ks[i], extra, &m, buf, sizeof buf);
             extra[m++] = "--processors";
             extra[m++] = "cpu";
-            int np = ranks[r] > 1 ? ranks[r] : 0;
-            for (long round = 0; best_per > 0 && round < rounds && round < 16; round++) {
-                double p, a;
-                if (round % 2 == 0) {
-                    p = mrmpi_once(o, peer, ranks[r], ks[i], best_per * ranks[r]);
-                    a = bt_run_child(o, BT_BS, np, extra, m, NULL, 0);
-                } else {
-                    a = bt_run_child(o, BT_BS, np, extra, m, NULL, 0);
-                    p = mrmpi_once(o, peer, ranks[r], ks[i], best_per * ranks[r]);
-                }
-                if (p < 0 || a < 0) break;
-                peer_t[n] = p;
-                apc_t[n++] = a;
-            }
+            mrmpi_pair p = {o, peer, ranks[r], ks[i], best_per * ranks[r], extra, m};
+            bench_pair t;
+            int n = best_per > 0 ? bench_alternate(mrmpi_side, &p, rounds < 16 ? rounds : 16,
+                                                   BENCH_STOP_AT_FAILED, &t)
+                                 : 0;
             if (n == 0) continue;
-            double ratio[16], lo, hi;
-            for (int k = 0; k < n; k++) ratio[k] = apc_t[k] / peer_t[k];
-            double mid = bench_median(ratio, n);
-            bench_median_ci(ratio, n, &lo, &hi);
+            bench_ratio q = bench_median_ratio(t.t[1], t.t[0], n);
             printf("  K=%-3ld %d rank(s): MR-MPI %.3f s, APC %.3f s, APC/MR-MPI %.3f [%.3f, %.3f] "
                    "(goal < 1: %s)\n",
-                   ks[i], ranks[r], bench_median(peer_t, n), bench_median(apc_t, n), mid, lo, hi,
-                   mid < 1   ? "met"
-                   : lo <= 1 ? "tie"
-                             : "MISS");
+                   ks[i], ranks[r], bench_median(t.t[0], n), bench_median(t.t[1], n), q.median,
+                   q.lo, q.hi,
+                   q.median < 1 ? "met"
+                   : q.lo <= 1  ? "tie"
+                                : "MISS");
             fflush(stdout);
         }
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "tessera/tessera.h"
 
 extern char **environ;
 
@@ -34,6 +35,46 @@ const char *bench_option_value(int argc, char **argv, int *i)
     const char *eq = strchr(argv[*i], '=');
     if (eq != NULL) return eq + 1;
     return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+const char *bench_find_mpirun(char *out, size_t len, int check_root)
+{
+    const char *why = NULL;
+    out[0] = '\0';
+    if (!tess_have_mpi()) why = "this build has no MPI";
+    else if (bench_find_on_path("mpirun", out, len) != 0) why = "mpirun is not on PATH";
+    else if (check_root && geteuid() == 0 && getenv("OMPI_ALLOW_RUN_AS_ROOT") == NULL)
+        why = "running as root needs OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
+    if (why != NULL) out[0] = '\0';
+    return why;
+}
+
+volatile sig_atomic_t bench_interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    bench_interrupted = 1;
+}
+
+int bench_interruptible(int (*run)(void *), void *arg)
+{
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    bench_interrupted = 0;
+    int rc = run(arg);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
+}
+
+int bench_mpirun_argv(char **argv, const char *mpirun, const char *np, const char *bind)
+{
+    const char *pre[] = {mpirun, "-np", np, "--oversubscribe", "--bind-to", bind};
+    for (int i = 0; i < 6; i++) argv[i] = (char *)pre[i];
+    return 6;
 }
 
 int bench_make_tmpdir(char *out, size_t cap, const char *parent, const char *prefix,
@@ -290,6 +331,20 @@ static const char *skip_space(const char *p)
 /* The numbers of the list `"key": [n, n, …]` in a JSON text, into a new array.
  * Tolerant: any whitespace, the key anywhere (first match).  Returns the
  * count, or -1 when the key or a well-formed list of numbers is missing. */
+int bench_number_list(const char *at, double *out, int cap)
+{
+    int n = 0;
+    while (at && n < cap) {
+        at += strspn(at, "[ ,\n\r\t");
+        char *end;
+        double x = strtod(at, &end);
+        if (end == at) break;
+        out[n++] = x;
+        at = end;
+    }
+    return n;
+}
+
 int bench_json_numbers(const char *text, const char *key, double **out)
 {
     char quoted[128];

@@ -6,6 +6,7 @@
 #ifndef TESS_BENCH_UTIL_H
 #define TESS_BENCH_UTIL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -17,6 +18,14 @@ const char *bench_option_value(int argc, char **argv, int *i);
 /* The full path of executable `name` found on PATH, into out; 0 or -1 (out
  * empty). */
 int bench_find_on_path(const char *name, char *out, size_t len);
+/* mpirun for a bench's MPI runs: its full path into out and NULL, or why it
+ * cannot be used (out empty): "this build has no MPI", "mpirun is not on
+ * PATH", or, with check_root, that root needs OpenMPI's permission
+ * (OMPI_ALLOW_RUN_AS_ROOT unset). */
+const char *bench_find_mpirun(char *out, size_t len, int check_root);
+/* "MPIRUN -np NP --oversubscribe --bind-to BIND" into argv (the strings are
+ * not copied); returns the count, 6. */
+int bench_mpirun_argv(char **argv, const char *mpirun, const char *np, const char *bind);
 /* mkdtemp "PARENT/PREFIX-XXXXXX" into out (PARENT: parent, else $TMPDIR,
  * else /tmp).  0, or -1 after "tessera BENCH: ..." on stderr (out empty). */
 int bench_make_tmpdir(char *out, size_t cap, const char *parent, const char *prefix,
@@ -41,6 +50,9 @@ int bench_run_reported(char **argv, const char *dir, const char *bench, const ch
  * into a new array *out; the count, or -1 when the key or a well-formed
  * list of numbers is missing. */
 int bench_json_numbers(const char *text, const char *key, double **out);
+/* The numbers that follow `at` (NULL: none), "0.1 0.2" or "[0.1,0.2]", up
+ * to cap of them into out; their count. */
+int bench_number_list(const char *at, double *out, int cap);
 /* The number of `"key": n` (first match) into *out: 0, or -1 if missing. */
 int bench_json_number(const char *text, const char *key, double *out);
 /* Median of n >= 1 values (copied; `v` is not reordered). */
@@ -74,6 +86,13 @@ int bench_sibling(const char *name, char *out, size_t len);
 const char *bench_mpi_single_copy(void);
 /* Remove dir and everything in it (a bench's temporary directory). */
 void bench_remove_tmpdir(const char *dir);
+
+/* Set by SIGINT or SIGTERM while bench_interruptible runs: a bench stops
+ * between runs (its children get the signal themselves). */
+extern volatile sig_atomic_t bench_interrupted;
+/* run(arg) with SIGINT and SIGTERM setting bench_interrupted (cleared
+ * first); the previous handlers are restored after.  Returns run's status. */
+int bench_interruptible(int (*run)(void *), void *arg);
 
 /* The keys every bench record starts with: timestamp (UTC, ISO 8601), host
  * and tessera's version. */

@@ -50,12 +50,25 @@ def medians(rows, key_fn, value):
     return {k: statistics.median(v) for k, v in groups.items()}
 
 
+def save(plt, fig, out, name):
+    """Write fig as OUT/NAME and close it; the path."""
+    path = os.path.join(out, name)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def of_bench(rows, bench):
+    return [r for r in rows if r.get("bench") == bench]
+
+
 def cores_of(rows):
     return max((r.get("cores", 0) for r in rows), default=0)
 
 
 def plot_scaling(plt, rows, out):
-    rows = [r for r in rows if r.get("bench") == "scaling"]
+    rows = of_bench(rows, "scaling")
     if not rows:
         return []
     made = []
@@ -86,16 +99,13 @@ def plot_scaling(plt, rows, out):
         ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=8)
-        path = os.path.join(out, "tables-scaling-%s.png" % mode)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        path = save(plt, fig, out, "tables-scaling-%s.png" % mode)
         made.append(path)
     return made
 
 
 def plot_mapreduce(plt, rows, out):
-    rows = [r for r in rows if r.get("bench") == "mapreduce"]
+    rows = of_bench(rows, "mapreduce")
     if not rows:
         return []
     med = medians(rows, lambda r: (r["app"], r["system"], r["ranks"]), "seconds_per_iteration")
@@ -120,15 +130,12 @@ def plot_mapreduce(plt, rows, out):
                                   next(r["input"] for r in rows if r["app"] == app)), fontsize=10)
         ax.legend(fontsize=8)
     fig.suptitle("Figure 9 stand-in: tessera against MapReduce over MPI", fontsize=10)
-    path = os.path.join(out, "tables-mapreduce.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    path = save(plt, fig, out, "tables-mapreduce.png")
     return [path]
 
 
 def plot_matmul(plt, rows, out):
-    rows = [r for r in rows if r.get("bench") == "matmul"]
+    rows = of_bench(rows, "matmul")
     if not rows:
         return []
     med = medians(rows, lambda r: (r["n"], r["system"], r["ranks"]), "gflops")
@@ -148,15 +155,12 @@ def plot_matmul(plt, rows, out):
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=7)
     fig.suptitle("Figure 10: matrix multiply against ScaLAPACK", fontsize=10)
-    path = os.path.join(out, "tables-matmul.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    path = save(plt, fig, out, "tables-matmul.png")
     return [path]
 
 
 def plot_crawl(plt, rows, out):
-    rows = [r for r in rows if r.get("bench") == "crawl"]
+    rows = of_bench(rows, "crawl")
     if not rows:
         return []
     pages = medians(rows, lambda r: (r["ranks"], r["fetchers"]), "pages_per_second")
@@ -174,10 +178,7 @@ def plot_crawl(plt, rows, out):
     r0 = rows[0]
     fig.suptitle("Figure 14: crawler throughput, loopback web of %d sites at most %g fetches/s each "
                  "(server on the same cores)" % (r0["sites"], r0["per_site_rate"]), fontsize=9)
-    path = os.path.join(out, "tables-crawl.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    path = save(plt, fig, out, "tables-crawl.png")
     return [path]
 
 

@@ -69,6 +69,15 @@ def load(path, max_rounds=None):
     return configs
 
 
+def save(plt, fig, out_dir, name):
+    """Write fig as OUT_DIR/NAME.png and close it; the path."""
+    fig.tight_layout()
+    path = os.path.join(out_dir, name + ".png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def mean_sd(values):
     if not values:
         return math.nan, math.nan
@@ -162,14 +171,10 @@ def plot_config(plt, config, measurements, out_dir, used):
     ax_eff.set_ylabel("efficiency (with jitter / without)")
     ax_eff.set_title("efficiency", fontsize=10)
     fig.suptitle(describe(first), fontsize=10)
-    fig.tight_layout()
     kind = kind_of(first)
     ranks = f"-np{first['ranks']}" if first.get("ranks", 1) > 1 else ""
     name = unique_name(f"tick-{first['app']}-w{first['workers']}{ranks}-{kind}", config, used)
-    path = os.path.join(out_dir, name + ".png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, out_dir, name)
 
 
 def scaleup_groups(configs):
@@ -214,13 +219,9 @@ def plot_scaleup(plt, group, out_dir, used):
     cost = cost_text(first)
     ax.set_title(textwrap.fill(f"scale-up, {first['app']}: {per_worker} per worker, "
                                f"{first['ticks']} ticks, {cost}", 80), fontsize=9)
-    fig.tight_layout()
     suffix = "-virtual" if kind_of(first) == "virtual" else ""
     name = unique_name(f"tick-scaleup-{first['app']}{suffix}", repr(sorted(group)), used)
-    path = os.path.join(out_dir, name + ".png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, out_dir, name)
 
 
 def plot_rounds(plt, config, measurements, out_dir, used):
@@ -245,13 +246,9 @@ def plot_rounds(plt, config, measurements, out_dir, used):
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.set_title(textwrap.fill("raw time per run: " + describe(first), 100), fontsize=8)
-    fig.tight_layout()
     kind = kind_of(first)
     name = unique_name(f"tick-rounds-{first['app']}-w{first['workers']}-{kind}", config, used)
-    path = os.path.join(out_dir, name + ".png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, out_dir, name)
 
 
 def sweep_groups(configs, technique, varying):
@@ -291,12 +288,8 @@ def plot_depth(plt, group, out_dir, used):
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
     ax.set_title("dependency scheduling: " + describe(first), fontsize=8)
-    fig.tight_layout()
     name = unique_name(f"tick-depth-{first['app']}", repr(sorted(group)), used)
-    path = os.path.join(out_dir, name + ".png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, out_dir, name)
 
 
 def plot_layers(plt, group, out_dir, used):
@@ -319,12 +312,8 @@ def plot_layers(plt, group, out_dir, used):
             else f"{first['fish']} fish")
     ax.set_title(f"replication, {first['app']}: {size}, {first['workers']} workers, "
                  f"{first['ticks']} ticks, real compute", fontsize=9)
-    fig.tight_layout()
     name = unique_name(f"tick-layers-{first['app']}", repr(sorted(group)), used)
-    path = os.path.join(out_dir, name + ".png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, out_dir, name)
 
 
 def main():

@@ -28,6 +28,23 @@ int app_ckpt_cli_parse_every(const char *app, app_ckpt_cli *c, const char *text)
     return app_parse_int(app, "checkpoint-every", text, 1, 1000000000L, &c->every);
 }
 
+static int parse_every(const char *app, const app_opt *o, const char *text)
+{
+    return app_ckpt_cli_parse_every(app, o->dest, text);
+}
+
+int app_ckpt_cli_options(app_ckpt_cli *c, app_opt *out)
+{
+    const app_opt opts[APP_CKPT_CLI_OPTIONS] = {
+        {"checkpoint-dir", APP_OPT_STRING, &c->dir, 0, 0, 0, NULL, NULL},
+        {"checkpoint-every", APP_OPT_CUSTOM, c, 0, 0, 0, NULL, parse_every},
+        {"restore", APP_OPT_FLAG, &c->restore, 0, 0, 1, NULL, NULL},
+        {"checkpoint-overwrite", APP_OPT_FLAG, &c->overwrite, 0, 0, 1, NULL, NULL},
+    };
+    memcpy(out, opts, sizeof opts);
+    return APP_CKPT_CLI_OPTIONS;
+}
+
 int app_ckpt_cli_check(const char *app, app_ckpt_cli *c)
 {
     if (c->dir == NULL && c->restore) {
@@ -106,6 +123,16 @@ int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
     memcpy(user_out, user, len);
     free(user);
     *epoch_out = epoch;
+    return 1;
+}
+
+int app_ckpt_cli_accept_done(const void *user, long total, const char *unit, const char *option,
+                             char *why, size_t whylen)
+{
+    int64_t done;
+    memcpy(&done, user, sizeof done);
+    if (done >= 1 && done <= total) return 0;
+    snprintf(why, whylen, "after %s %lld, beyond --%s %ld", unit, (long long)done, option, total);
     return 1;
 }
 

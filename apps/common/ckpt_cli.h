@@ -28,6 +28,10 @@ extern const char app_ckpt_cli_usage[];
 
 /* Parse the value of --checkpoint-every; 0 or -1 after a one-line message. */
 int app_ckpt_cli_parse_every(const char *app, app_ckpt_cli *c, const char *text);
+/* The three options as entries of an option table (app_parse_options_with)
+ * into out; returns APP_CKPT_CLI_OPTIONS. */
+#define APP_CKPT_CLI_OPTIONS 4
+int app_ckpt_cli_options(app_ckpt_cli *c, app_opt *out);
 
 /* After all options: --restore, --checkpoint-every and --checkpoint-overwrite
  * need --checkpoint-dir (0, or -1 after one line naming the option); sets
@@ -57,6 +61,13 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, c
 int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
                          tess_checkpoint_accept_fn accept, tess_checkpoint_validate_fn validate,
                          void *arg, void *user_out, size_t len, uint64_t *epoch_out);
+
+/* For accept functions whose user data starts with the int64_t count of
+ * iterations done: 0 when 1 <= done <= total, else 1 with "after UNIT DONE,
+ * beyond --OPTION TOTAL" in why (a longer run's checkpoint has older epochs
+ * that may be usable). */
+int app_ckpt_cli_accept_done(const void *user, long total, const char *unit, const char *option,
+                             char *why, size_t whylen);
 
 /* For validate functions: every value of every partition of t (fixed-size
  * values of doubles) is finite, and *count_out (may be NULL) the number of

@@ -104,20 +104,99 @@ typedef struct app_int_field {
  * field's range error. */
 int app_parse_int_fields(const char *app, const char *opt, const char *format, const char *text,
                          const app_int_field *fields, int nfields, int required, long *out);
-/* A command line described by a table: "--name value", "--name=value" or,
- * for flags, "--name".  Numbers are range-checked as app_parse_int/double
- * do; strings must not be empty; a flag stores flag_value into an int. */
-typedef enum { APP_OPT_INT, APP_OPT_DOUBLE, APP_OPT_STRING, APP_OPT_FLAG } app_opt_kind;
-typedef struct app_opt {
+/* A command line described by a table, the one option parser of the
+ * applications: "--name value", "--name=value" or, for flags, "--name".
+ * Each application declares its options as a table of these.  Numbers are
+ * range-checked as app_parse_int/double do (APP_OPT_INT stores a long,
+ * APP_OPT_INT32 an int); APP_OPT_STRING must not be empty, APP_OPT_TEXT may
+ * be; a flag stores flag_value into an int (or calls parse with a NULL
+ * value when it has one); APP_OPT_CUSTOM calls parse. */
+typedef enum {
+    APP_OPT_INT,
+    APP_OPT_INT32,
+    APP_OPT_DOUBLE,
+    APP_OPT_STRING,
+    APP_OPT_TEXT,
+    APP_OPT_FLAG,
+    APP_OPT_CUSTOM
+} app_opt_kind;
+typedef struct app_opt app_opt;
+struct app_opt {
     const char *name; /* without the leading "--" */
     app_opt_kind kind;
-    void *dest; /* long *, double *, const char **, int * */
+    void *dest; /* long *, int *, double *, const char **, int *, or parse's */
     double min, max;
     int flag_value;
-} app_opt;
+    /* Non-NULL: counts the option, which may then be given only once
+     * ("option --NAME: given more than once"). */
+    int *seen;
+    /* APP_OPT_CUSTOM: store `value` into o->dest; 0, or -1 after a one-line
+     * error. */
+    int (*parse)(const char *app, const app_opt *o, const char *value);
+};
 /* 0; 1 after printing usage for --help/-h; -1 after a one-line error. */
 int app_parse_options(const char *app, const char *usage, int argc, char **argv,
                       const app_opt *opts, int n);
+/* APP_OPT_CUSTOM for a path into a const char *: an empty one is as good as
+ * missing ("option --NAME: missing value"). */
+int app_parse_path(const char *app, const app_opt *o, const char *text);
+/* APP_OPT_CUSTOM for a double in the open interval (min, max) (a damping
+ * factor): "option --NAME: must be in (MIN, MAX), got 'TEXT'". */
+int app_parse_open_interval(const char *app, const app_opt *o, const char *text);
+/* app_parse_options with two tables: an application's own options and
+ * options it shares with others (tick_cli's, app_ckpt_cli_options,
+ * app_run_options), at most APP_OPT_MAX in all; `shared` is searched first. */
+#define APP_OPT_MAX 64
+int app_parse_options_with(const char *app, const char *usage, int argc, char **argv,
+                           const app_opt *own, int n, const app_opt *shared, int m);
+
+/* ---- running a tables-face application (tables_app.c) ---- */
+
+/* The options the tables-face applications take alike. */
+typedef struct app_run_opts {
+    long workers;        /* --workers: per rank; 0: the runtime's default */
+    long partitions;     /* --partitions; 0: the application's default */
+    const char *output;  /* --output; NULL: none (or stdout) */
+    const char *metrics; /* --metrics; NULL: none */
+    int progress;        /* app_progress_mode: --progress, --quiet */
+} app_run_opts;
+/* Those options as entries of an option table, --partitions in
+ * [1, max_partitions], into out (room for APP_RUN_OPTIONS); returns the
+ * count. */
+#define APP_RUN_OPTIONS 6
+int app_run_options(app_run_opts *r, long max_partitions, app_opt *out);
+/* A tables-face application's command line: its own options `own` (n), the
+ * run options and, with ckpt, the checkpoint options (ckpt_cli.h); --help
+ * prints usage, then app_ckpt_cli_usage with ckpt.  0 to run, 1 after
+ * --help, -1 after a one-line error. */
+typedef struct app_ckpt_cli app_ckpt_cli;
+int app_run_parse(const char *app, const char *usage, app_run_opts *run, long max_partitions,
+                  app_ckpt_cli *ckpt, const app_opt *own, int n, int argc, char **argv);
+
+/* A failed step of the control function in one line, "tessera APP: WHAT:
+ * DETAIL" (the runtime's last error, else the status' name); returns rc. */
+int app_control_fail(const char *app, tess_ctx *ctx, const char *what, int rc);
+/* m printed to fp (the --metrics file) and freed: 0, or the status after
+ * app_control_fail's "writing metrics" line. */
+int app_metrics_finish(const char *app, tess_ctx *ctx, app_metrics *m, FILE *fp);
+
+/* tess_config_init, then `workers` (0: the runtime's default). */
+void app_config(tess_config *cfg, long workers);
+typedef struct app_tables_spec {
+    tess_config cfg;
+    void *app; /* the application's state, passed to the hooks */
+    /* Every rank, after tess_init: the tables, kernels and checkpoints;
+     * TESS_OK or the status after rank 0 printed why. */
+    int (*prepare)(tess_ctx *ctx, void *app);
+    tess_control_fn control;
+    /* Every rank, with tess_main's status (or prepare's): what is left to do
+     * before tess_finalize (metrics); returns the run's status.  Optional. */
+    int (*after)(tess_ctx *ctx, void *app, int rc);
+} app_tables_spec;
+/* tess_init, prepare, tess_main, after, tess_finalize; returns the exit
+ * status: 0, 1 on a failure, 130 when SIGINT/SIGTERM ended the run. */
+int app_tables_main(const app_tables_spec *spec);
+
 /* Print "tessera APP: FORMAT..." on stderr, newline added. */
 void app_error(const char *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -101,9 +101,14 @@ static const app_opt *find_opt(const app_opt *opts, int n, const char *name, siz
 
 static int set_opt_value(const char *app, const app_opt *o, const char *value)
 {
+    long v;
     switch (o->kind) {
     case APP_OPT_INT:
         return app_parse_int(app, o->name, value, (long)o->min, (long)o->max, (long *)o->dest);
+    case APP_OPT_INT32:
+        if (app_parse_int(app, o->name, value, (long)o->min, (long)o->max, &v) != 0) return -1;
+        *(int *)o->dest = (int)v;
+        return 0;
     case APP_OPT_DOUBLE:
         return app_parse_double(app, o->name, value, o->min, o->max, (double *)o->dest);
     case APP_OPT_STRING:
@@ -113,7 +118,12 @@ static int set_opt_value(const char *app, const app_opt *o, const char *value)
         }
         *(const char **)o->dest = value;
         return 0;
-    default: *(int *)o->dest = o->flag_value; return 0;
+    case APP_OPT_TEXT: *(const char **)o->dest = value; return 0;
+    case APP_OPT_CUSTOM: return o->parse(app, o, value);
+    default: /* a flag */
+        if (o->parse != NULL) return o->parse(app, o, NULL);
+        *(int *)o->dest = o->flag_value;
+        return 0;
     }
 }
 
@@ -126,6 +136,10 @@ static int parse_one_opt(const char *app, const app_opt *opts, int n, int argc, 
     const app_opt *o = find_opt(opts, n, arg, len);
     if (o == NULL) {
         app_error(app, "unknown option '%s' (see --help)", argv[*i]);
+        return -1;
+    }
+    if (o->seen != NULL && (*o->seen)++) {
+        app_error(app, "option --%s: given more than once", o->name);
         return -1;
     }
     if (o->kind == APP_OPT_FLAG) {
@@ -158,4 +172,36 @@ int app_parse_options(const char *app, const char *usage, int argc, char **argv,
         if (parse_one_opt(app, opts, n, argc, argv, &i) != 0) return -1;
     }
     return 0;
+}
+
+int app_parse_path(const char *app, const app_opt *o, const char *text)
+{
+    if (text[0] == '\0') {
+        app_error(app, "option --%s: missing value", o->name);
+        return -1;
+    }
+    *(const char **)o->dest = text;
+    return 0;
+}
+
+int app_parse_open_interval(const char *app, const app_opt *o, const char *text)
+{
+    double *v = o->dest;
+    if (app_parse_double(app, o->name, text, o->min, o->max, v) != 0) return -1;
+    if (*v > o->min && *v < o->max) return 0;
+    app_error(app, "option --%s: must be in (%g, %g), got '%s'", o->name, o->min, o->max, text);
+    return -1;
+}
+
+int app_parse_options_with(const char *app, const char *usage, int argc, char **argv,
+                           const app_opt *own, int n, const app_opt *shared, int m)
+{
+    app_opt opts[APP_OPT_MAX];
+    if (n + m > APP_OPT_MAX) {
+        app_error(app, "too many options for one table (%d)", n + m);
+        return -1;
+    }
+    memcpy(opts, shared, (size_t)m * sizeof *opts);
+    memcpy(opts + m, own, (size_t)n * sizeof *opts);
+    return app_parse_options(app, usage, argc, argv, opts, n + m);
 }

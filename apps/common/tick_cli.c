@@ -47,12 +47,9 @@ enum {
     SEEN_PROGRESS,
     SEEN_QUIET,
     SEEN_METRICS,
-    SEEN_CLOCK
+    SEEN_CLOCK,
+    SEEN_COUNT
 };
-
-static const char *const names[] = {
-    "ticks", "alg",       "depth",        "period",         "layers", "workers", "jitter",
-    "seed",  "step-cost", "repart-every", "progress-every", "quiet",  "metrics", "clock"};
 
 void app_tick_cli_init(app_tick_cli *c)
 {
@@ -63,91 +60,55 @@ void app_tick_cli_init(app_tick_cli *c)
     c->opt.progress_every = -1;
 }
 
-static int set_value(const char *app, app_tick_cli *c, int which, const char *v)
+static int parse_alg(const char *app, const app_opt *o, const char *v)
 {
-    long x;
-    double d;
-    switch (which) {
-    case SEEN_TICKS:
-        if (app_parse_int(app, "ticks", v, 0, 1000000000L, &x) != 0) return -1;
-        c->opt.ticks = x;
-        return 0;
-    case SEEN_ALG:
-        if (tess_tick_alg_parse(v, &c->opt.alg) == 0) return 0;
-        app_error(app,
-                  "option --alg: unknown algorithm '%s' (bsp, local, sched, repl, combined, "
-                  "auto)",
-                  v);
-        return -1;
-    case SEEN_DEPTH:
-        if (app_parse_int(app, "depth", v, 1, 1000, &x) != 0) return -1;
-        c->opt.depth = (int)x;
-        return 0;
-    case SEEN_PERIOD:
-        if (app_parse_int(app, "period", v, 1, 1000, &x) != 0) return -1;
-        c->opt.period = (int)x;
-        return 0;
-    case SEEN_LAYERS:
-        if (app_parse_int(app, "layers", v, 0, 1000, &x) != 0) return -1;
-        c->opt.layers = (int)x;
-        return 0;
-    case SEEN_WORKERS: return app_parse_int(app, "workers", v, 1, 4096, &c->workers);
-    case SEEN_JITTER: c->opt.jitter = v; return 0;
-    case SEEN_SEED: {
-        long s;
-        if (app_parse_int(app, "seed", v, 0, 2147483647L, &s) != 0) return -1;
-        c->opt.seed = (uint64_t)s;
-        return 0;
-    }
-    case SEEN_COST:
-        if (app_parse_double(app, "step-cost", v, 0, 1e9, &d) != 0) return -1;
-        c->opt.step_cost_us = d;
-        return 0;
-    case SEEN_REPART:
-        if (app_parse_int(app, "repart-every", v, 1, 1000000000L, &x) != 0) return -1;
-        c->opt.repart_every = x;
-        return 0;
-    case SEEN_PROGRESS:
-        if (app_parse_int(app, "progress-every", v, 0, 1000000000L, &x) != 0) return -1;
-        c->opt.progress_every = x;
-        return 0;
-    case SEEN_METRICS: c->metrics_path = v; return 0;
-    case SEEN_CLOCK:
-        if (tess_tick_clock_parse(v, &c->opt.clock) == 0) return 0;
-        app_error(app, "option --clock: unknown clock '%s' (real, virtual)", v);
-        return -1;
-    default: return -1;
-    }
+    if (tess_tick_alg_parse(v, o->dest) == 0) return 0;
+    app_error(app, "option --alg: unknown algorithm '%s' (bsp, local, sched, repl, combined, auto)",
+              v);
+    return -1;
 }
 
-int app_tick_cli_option(const char *app, app_tick_cli *c, int argc, char **argv, int *i)
+static int parse_clock(const char *app, const app_opt *o, const char *v)
 {
-    const char *arg = argv[*i];
-    if (strncmp(arg, "--", 2) != 0) return 0;
-    const char *name = arg + 2, *eq = strchr(name, '=');
-    size_t len = eq ? (size_t)(eq - name) : strlen(name);
-    int which = -1;
-    for (int k = 0; k < (int)(sizeof names / sizeof *names); k++)
-        if (strlen(names[k]) == len && strncmp(names[k], name, len) == 0) which = k;
-    if (which < 0) return 0;
-    if (c->seen[which]++) {
-        app_error(app, "option --%s: given more than once", names[which]);
-        return -1;
-    }
-    if (which == SEEN_QUIET) {
-        if (eq) {
-            app_error(app, "option --quiet: takes no value");
-            return -1;
-        }
-        c->quiet = 1;
-        return 1;
-    }
-    const char *value = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
-    if (value == NULL) {
-        app_error(app, "option --%s: missing value", names[which]);
-        return -1;
-    }
-    return set_value(app, c, which, value) == 0 ? 1 : -1;
+    if (tess_tick_clock_parse(v, o->dest) == 0) return 0;
+    app_error(app, "option --clock: unknown clock '%s' (real, virtual)", v);
+    return -1;
+}
+
+/* The shared options, each given at most once.  The int64_t and uint64_t
+ * fields take APP_OPT_INT's long (the same width on the LP64 targets). */
+static int tick_options(app_tick_cli *c, app_opt *out)
+{
+    tess_tick_options *t = &c->opt;
+    int *s = c->seen;
+    const app_opt opts[SEEN_COUNT] = {
+        {"ticks", APP_OPT_INT, &t->ticks, 0, 1e9, 0, &s[SEEN_TICKS], NULL},
+        {"alg", APP_OPT_CUSTOM, &t->alg, 0, 0, 0, &s[SEEN_ALG], parse_alg},
+        {"depth", APP_OPT_INT32, &t->depth, 1, 1000, 0, &s[SEEN_DEPTH], NULL},
+        {"period", APP_OPT_INT32, &t->period, 1, 1000, 0, &s[SEEN_PERIOD], NULL},
+        {"layers", APP_OPT_INT32, &t->layers, 0, 1000, 0, &s[SEEN_LAYERS], NULL},
+        {"workers", APP_OPT_INT, &c->workers, 1, 4096, 0, &s[SEEN_WORKERS], NULL},
+        {"jitter", APP_OPT_TEXT, &t->jitter, 0, 0, 0, &s[SEEN_JITTER], NULL},
+        {"seed", APP_OPT_INT, &t->seed, 0, 2147483647L, 0, &s[SEEN_SEED], NULL},
+        {"step-cost", APP_OPT_DOUBLE, &t->step_cost_us, 0, 1e9, 0, &s[SEEN_COST], NULL},
+        {"repart-every", APP_OPT_INT, &t->repart_every, 1, 1e9, 0, &s[SEEN_REPART], NULL},
+        {"progress-every", APP_OPT_INT, &t->progress_every, 0, 1e9, 0, &s[SEEN_PROGRESS], NULL},
+        {"quiet", APP_OPT_FLAG, &c->quiet, 0, 0, 1, &s[SEEN_QUIET], NULL},
+        {"metrics", APP_OPT_TEXT, &c->metrics_path, 0, 0, 0, &s[SEEN_METRICS], NULL},
+        {"clock", APP_OPT_CUSTOM, &t->clock, 0, 0, 0, &s[SEEN_CLOCK], parse_clock},
+    };
+    memcpy(out, opts, sizeof opts);
+    return SEEN_COUNT;
+}
+
+int app_tick_cli_parse(const char *app, app_tick_cli *c, const char *usage, const app_opt *own,
+                       int n, int argc, char **argv)
+{
+    app_opt shared[SEEN_COUNT];
+    static char text[8192];
+    app_tick_cli_init(c);
+    snprintf(text, sizeof text, "%s%s", usage, app_tick_cli_usage);
+    return app_parse_options_with(app, text, argc, argv, own, n, shared, tick_options(c, shared));
 }
 
 int app_tick_cli_check(const char *app, app_tick_cli *c)
@@ -204,11 +165,7 @@ int app_tick_cli_validate(const char *app, const app_tick_cli *c, tess_ctx *ctx)
     return -1;
 }
 
-void app_tick_cli_config(const app_tick_cli *c, tess_config *cfg)
-{
-    tess_config_init(cfg);
-    if (c->workers > 0) cfg->workers = (int)c->workers;
-}
+void app_tick_cli_config(const app_tick_cli *c, tess_config *cfg) { app_config(cfg, c->workers); }
 
 /* One process's figures, as an entry of per_worker. */
 static app_metrics *figures_object(const tess_tick_figures *f, int64_t ticks)

@@ -21,10 +21,13 @@ typedef struct app_tick_cli {
 /* Defaults (ticks = 0 means "required": app_tick_cli_check reports it). */
 void app_tick_cli_init(app_tick_cli *c);
 
-/* If argv[*i] is a shared tick option, consume it (and its value, advancing
- * *i) and return 1; return 0 if it is not one; -1 after printing
- * "tessera APP: option --NAME: REASON". */
-int app_tick_cli_option(const char *app, app_tick_cli *c, int argc, char **argv, int *i);
+/* A tick application's command line (app_parse_options): c initialised,
+ * the shared tick options, then the application's own `own` (n of
+ * them); the application then checks its own, then app_tick_cli_check.
+ * --help prints `usage`, then app_tick_cli_usage.
+ * 0 to run, 1 after --help, -1 after "tessera APP: option --NAME: REASON". */
+int app_tick_cli_parse(const char *app, app_tick_cli *c, const char *usage, const app_opt *own,
+                       int n, int argc, char **argv);
 
 /* Cross-checks (k <= m+1, ...): 0 or -1 with a message. */
 int app_tick_cli_check(const char *app, app_tick_cli *c);

@@ -17,13 +17,6 @@
 
 #include "crawl_app.h"
 
-static int control_fail(tess_ctx *ctx, const char *what, int rc)
-{
-    const char *detail = tess_last_error(ctx);
-    app_error(CRAWL_APP, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
-    return rc;
-}
-
 void crawl_page_path(const crawl_app *app, crawl_key k, char *out, size_t cap)
 {
     snprintf(out, cap, "%s/%016llx%016llx.html", app->pages_dir, (unsigned long long)k.site,
@@ -109,7 +102,7 @@ static int read_totals(tess_ctx *ctx, crawl_app *app)
             app->totals[key % CRAWL_NCOUNT] += value;
         }
         tess_iter_free(it);
-        if (rc < 0) return control_fail(ctx, "reading the counters", rc);
+        if (rc < 0) return app_control_fail(CRAWL_APP, ctx, "reading the counters", rc);
     }
     return 0;
 }
@@ -141,12 +134,12 @@ static int run_round(tess_ctx *ctx, crawl_app *app, double *last_ckpt, int *more
     } else if (rc == 0) {
         rc = tess_barrier(ctx);
     }
-    if (rc != 0) return control_fail(ctx, "crawling", rc);
+    if (rc != 0) return app_control_fail(CRAWL_APP, ctx, "crawling", rc);
     if ((rc = read_totals(ctx, app)) != 0) return rc;
     int64_t pending = app->totals[CRAWL_C_PENDING] - before[CRAWL_C_PENDING];
     *more = pending > 0 &&
             (app->opt.max_pages == 0 || app->totals[CRAWL_C_FETCHED] < app->opt.max_pages);
-    if (app_progress_enabled(app->opt.progress))
+    if (app_progress_enabled(app->opt.run.progress))
         print_progress(app, pending, tess_now() - app->start);
     return 0;
 }
@@ -279,9 +272,9 @@ static int write_manifest(tess_ctx *ctx, crawl_app *app)
     int rc = snaps ? 0 : TESS_ERR_NOMEM;
     for (int p = 0; rc == 0 && p < app->partitions; p++)
         rc = gather_partition(app, p, &snaps[p], &all, &n, &cap);
-    if (rc != 0) rc = control_fail(ctx, "collecting the manifest", rc);
+    if (rc != 0) rc = app_control_fail(CRAWL_APP, ctx, "collecting the manifest", rc);
     char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.tsv", app->opt.output);
+    snprintf(path, sizeof path, "%s/manifest.tsv", app->opt.run.output);
     if (rc == 0 && app_outfile_open(&app->out_manifest, path) != 0) rc = TESS_ERR_IO;
     if (rc == 0) {
         if (n > 1) qsort(all, n, sizeof *all, entry_cmp_url);
@@ -321,9 +314,7 @@ static int write_metrics(tess_ctx *ctx, const crawl_app *app, double crawl_secon
     app_metrics_num(m, "megabytes_per_second",
                     crawl_seconds > 0 ? t[CRAWL_C_BYTES] / 1e6 / crawl_seconds : 0);
     app_ckpt_cli_metrics(m, ctx, &app->opt.ckpt, app->restored_epoch, (long)app->rounds);
-    int rc = app_metrics_print(m, app->out_metrics.fp) == 0 ? 0 : TESS_ERR_NOMEM;
-    app_metrics_free(m);
-    return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
+    return app_metrics_finish(CRAWL_APP, ctx, m, app->out_metrics.fp);
 }
 
 static int start_state(tess_ctx *ctx, crawl_app *app)
@@ -341,28 +332,29 @@ static int start_state(tess_ctx *ctx, crawl_app *app)
     int rc = read_seeds(app->opt.seeds, 1, put_seed, app);
     if (rc == 0) rc = tess_table_flush(app->url);
     if (rc == 0) rc = tess_table_flush(app->text);
-    return rc == 0 ? 0 : control_fail(ctx, "seeding", rc < 0 ? rc : TESS_ERR_INVAL);
+    return rc == 0 ? 0 : app_control_fail(CRAWL_APP, ctx, "seeding", rc < 0 ? rc : TESS_ERR_INVAL);
 }
 
 static int crawl_control(tess_ctx *ctx, void *arg)
 {
     crawl_app *app = arg;
     int rc = 0;
-    if (app->opt.metrics && app_outfile_check(app->opt.metrics) != 0) rc = TESS_ERR_IO;
+    if (app->opt.run.metrics && app_outfile_check(app->opt.run.metrics) != 0) rc = TESS_ERR_IO;
     if (rc == 0) rc = start_state(ctx, app);
     double t0 = tess_now(), last_ckpt = t0;
     for (int more = 1; rc == 0 && more;) rc = run_round(ctx, app, &last_ckpt, &more);
     double seconds = tess_now() - t0;
     if (rc == 0) app_ckpt_cli_finish(CRAWL_APP, ctx, &app->opt.ckpt);
     if (rc == 0) rc = write_manifest(ctx, app);
-    if (rc == 0 && app->opt.metrics && app_outfile_open(&app->out_metrics, app->opt.metrics) != 0)
+    if (rc == 0 && app->opt.run.metrics &&
+        app_outfile_open(&app->out_metrics, app->opt.run.metrics) != 0)
         rc = TESS_ERR_IO;
     if (rc == 0 && app->out_metrics.fp) rc = write_metrics(ctx, app, seconds);
-    if (rc == 0 && app_progress_enabled(app->opt.progress)) print_progress(app, 0, seconds);
+    if (rc == 0 && app_progress_enabled(app->opt.run.progress)) print_progress(app, 0, seconds);
     app_outfile *files[] = {&app->out_manifest, &app->out_metrics};
     char manifest[4096];
-    snprintf(manifest, sizeof manifest, "%s/manifest.tsv", app->opt.output);
-    const char *paths[] = {manifest, app->opt.metrics};
+    snprintf(manifest, sizeof manifest, "%s/manifest.tsv", app->opt.run.output);
+    const char *paths[] = {manifest, app->opt.run.metrics};
     return app_outfiles_finish(files, paths, 2, rc);
 }
 
@@ -385,13 +377,13 @@ static int make_dir(const char *path, int report)
 static int prepare_output(crawl_app *app, int report)
 {
     char manifest[4096];
-    if (make_dir(app->opt.output, report) != 0) return -1;
-    size_t n = strlen(app->opt.output) + 8;
+    if (make_dir(app->opt.run.output, report) != 0) return -1;
+    size_t n = strlen(app->opt.run.output) + 8;
     app->pages_dir = malloc(n);
     if (app->pages_dir == NULL) return -1;
-    snprintf(app->pages_dir, n, "%s/pages", app->opt.output);
+    snprintf(app->pages_dir, n, "%s/pages", app->opt.run.output);
     if (make_dir(app->pages_dir, report) != 0) return -1;
-    snprintf(manifest, sizeof manifest, "%s/manifest.tsv", app->opt.output);
+    snprintf(manifest, sizeof manifest, "%s/manifest.tsv", app->opt.run.output);
     if (app->opt.ckpt.restore) return 0;
     DIR *d = opendir(app->pages_dir);
     struct dirent *de;
@@ -402,7 +394,7 @@ static int prepare_output(crawl_app *app, int report)
         app_error(CRAWL_APP,
                   "option --output: %s holds an earlier crawl; remove it, or continue that "
                   "crawl with --restore",
-                  app->opt.output);
+                  app->opt.run.output);
     return used ? -1 : 0;
 }
 
@@ -465,16 +457,18 @@ static void make_job(const crawl_app *app, char *job, size_t cap)
     snprintf(job, cap, "crawl seeds=%016llx partitions=%d", (unsigned long long)h, app->partitions);
 }
 
-static int prepare(tess_ctx *ctx, crawl_app *app)
+static int prepare(tess_ctx *ctx, void *arg)
 {
+    crawl_app *app = arg;
     int report = tess_rank(ctx) == 0;
     /* Checked on every rank alike, so a bad file stops them all. */
     if (read_seeds(app->opt.seeds, report, NULL, NULL) != 0) return TESS_ERR_INVAL;
     if (prepare_output(app, report) != 0) return TESS_ERR_IO;
-    app->partitions = app->opt.partitions ? (int)app->opt.partitions : tess_workers_total(ctx);
+    app->partitions =
+        app->opt.run.partitions ? (int)app->opt.run.partitions : tess_workers_total(ctx);
     int rc = create_tables(ctx, app);
     if (rc != 0) {
-        if (report) control_fail(ctx, "setting up tables", rc);
+        if (report) app_control_fail(CRAWL_APP, ctx, "setting up tables", rc);
         return rc;
     }
     char job[128];
@@ -495,18 +489,11 @@ int crawl_main(int argc, char **argv)
         return 1;
     }
     xmlInitParser();
-    tess_config cfg;
-    tess_config_init(&cfg);
-    if (app.opt.workers > 0) cfg.workers = (int)app.opt.workers;
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    rc = prepare(ctx, &app);
-    if (rc == 0) rc = tess_main(ctx, crawl_control, &app);
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
+    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = crawl_control};
+    app_config(&spec.cfg, app.opt.run.workers);
+    rc = app_tables_main(&spec);
     free(app.pages_dir);
     xmlCleanupParser();
     curl_global_cleanup();
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
+    return rc;
 }

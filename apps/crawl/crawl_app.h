@@ -65,17 +65,13 @@ typedef struct crawl_opts {
     long max_pages; /* 0: no limit */
     double per_site_rate;
     long fetchers; /* concurrent fetches per worker */
-    long workers;
-    long partitions;
     double round_seconds;
     double checkpoint_seconds;
     double timeout_seconds;
     long max_page_bytes;
-    const char *output;
-    const char *metrics;
     const char *user_agent;
+    app_run_opts run; /* run.output: the output directory */
     app_ckpt_cli ckpt;
-    int progress; /* app_progress_mode */
 } crawl_opts;
 
 /* What the control function hands each kernel instance per round. */

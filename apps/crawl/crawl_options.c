@@ -40,29 +40,23 @@ int crawl_opts_parse(int argc, char **argv, crawl_opts *o)
     o->max_page_bytes = 16L << 20;
     o->user_agent = "tessera-crawl/1.0";
     const app_opt opts[] = {
-        {"seeds", APP_OPT_STRING, &o->seeds, 0, 0, 0},
-        {"output", APP_OPT_STRING, &o->output, 0, 0, 0},
-        {"metrics", APP_OPT_STRING, &o->metrics, 0, 0, 0},
-        {"user-agent", APP_OPT_STRING, &o->user_agent, 0, 0, 0},
-        {"max-pages", APP_OPT_INT, &o->max_pages, 1, 1e12, 0},
-        {"per-site-rate", APP_OPT_DOUBLE, &o->per_site_rate, 0.001, 1000, 0},
-        {"fetchers", APP_OPT_INT, &o->fetchers, 1, 1024, 0},
-        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0},
-        {"partitions", APP_OPT_INT, &o->partitions, 1, 1 << 16, 0},
-        {"timeout", APP_OPT_DOUBLE, &o->timeout_seconds, 0.01, 3600, 0},
-        {"max-page-bytes", APP_OPT_INT, &o->max_page_bytes, 1, 1L << 31, 0},
-        {"round-seconds", APP_OPT_DOUBLE, &o->round_seconds, 0.01, 3600, 0},
-        {"checkpoint-dir", APP_OPT_STRING, &o->ckpt.dir, 0, 0, 0},
-        {"checkpoint-seconds", APP_OPT_DOUBLE, &o->checkpoint_seconds, 0.01, 1e6, 0},
-        {"restore", APP_OPT_FLAG, &o->ckpt.restore, 0, 0, 1},
-        {"checkpoint-overwrite", APP_OPT_FLAG, &o->ckpt.overwrite, 0, 0, 1},
-        {"progress", APP_OPT_FLAG, &o->progress, 0, 0, APP_PROGRESS_ON},
-        {"quiet", APP_OPT_FLAG, &o->progress, 0, 0, APP_PROGRESS_OFF},
+        {"seeds", APP_OPT_STRING, &o->seeds, 0, 0, 0, NULL, NULL},
+        {"user-agent", APP_OPT_STRING, &o->user_agent, 0, 0, 0, NULL, NULL},
+        {"max-pages", APP_OPT_INT, &o->max_pages, 1, 1e12, 0, NULL, NULL},
+        {"per-site-rate", APP_OPT_DOUBLE, &o->per_site_rate, 0.001, 1000, 0, NULL, NULL},
+        {"fetchers", APP_OPT_INT, &o->fetchers, 1, 1024, 0, NULL, NULL},
+        {"timeout", APP_OPT_DOUBLE, &o->timeout_seconds, 0.01, 3600, 0, NULL, NULL},
+        {"max-page-bytes", APP_OPT_INT, &o->max_page_bytes, 1, 1L << 31, 0, NULL, NULL},
+        {"round-seconds", APP_OPT_DOUBLE, &o->round_seconds, 0.01, 3600, 0, NULL, NULL},
+        {"checkpoint-dir", APP_OPT_STRING, &o->ckpt.dir, 0, 0, 0, NULL, NULL},
+        {"checkpoint-seconds", APP_OPT_DOUBLE, &o->checkpoint_seconds, 0.01, 1e6, 0, NULL, NULL},
+        {"restore", APP_OPT_FLAG, &o->ckpt.restore, 0, 0, 1, NULL, NULL},
+        {"checkpoint-overwrite", APP_OPT_FLAG, &o->ckpt.overwrite, 0, 0, 1, NULL, NULL},
     };
-    int rc = app_parse_options(CRAWL_APP, crawl_usage, argc, argv, opts,
-                               (int)(sizeof opts / sizeof opts[0]));
+    int rc = app_run_parse(CRAWL_APP, crawl_usage, &o->run, 1 << 16, NULL, opts,
+                           (int)(sizeof opts / sizeof *opts), argc, argv);
     if (rc != 0) return rc;
-    if (o->seeds == NULL || o->output == NULL) {
+    if (o->seeds == NULL || o->run.output == NULL) {
         app_error(CRAWL_APP, "option --%s is required", o->seeds ? "output" : "seeds");
         return -1;
     }

@@ -273,16 +273,16 @@ static int parse(web *w, int argc, char **argv)
 {
     const char *slow = NULL;
     const app_opt opts[] = {
-        {"sites", APP_OPT_INT, &w->sites, 1, 1000, 0},
-        {"pages", APP_OPT_INT, &w->pages, 1, 1000000, 0},
-        {"port", APP_OPT_INT, &w->port, 1024, 65000, 0},
-        {"seed", APP_OPT_INT, &w->seed, 0, 1L << 62, 0},
-        {"junk-robots", APP_OPT_INT, &w->junk_robots, 0, 999, 0},
-        {"slow-site", APP_OPT_STRING, &slow, 0, 0, 0},
-        {"log", APP_OPT_STRING, &w->log_path, 0, 0, 0},
-        {"duration", APP_OPT_DOUBLE, &w->duration, 0, 1e7, 0},
-        {"traps", APP_OPT_FLAG, &w->traps, 0, 0, 1},
-        {"list", APP_OPT_FLAG, &w->list, 0, 0, 1},
+        {"sites", APP_OPT_INT, &w->sites, 1, 1000, 0, NULL, NULL},
+        {"pages", APP_OPT_INT, &w->pages, 1, 1000000, 0, NULL, NULL},
+        {"port", APP_OPT_INT, &w->port, 1024, 65000, 0, NULL, NULL},
+        {"seed", APP_OPT_INT, &w->seed, 0, 1L << 62, 0, NULL, NULL},
+        {"junk-robots", APP_OPT_INT, &w->junk_robots, 0, 999, 0, NULL, NULL},
+        {"slow-site", APP_OPT_STRING, &slow, 0, 0, 0, NULL, NULL},
+        {"log", APP_OPT_STRING, &w->log_path, 0, 0, 0, NULL, NULL},
+        {"duration", APP_OPT_DOUBLE, &w->duration, 0, 1e7, 0, NULL, NULL},
+        {"traps", APP_OPT_FLAG, &w->traps, 0, 0, 1, NULL, NULL},
+        {"list", APP_OPT_FLAG, &w->list, 0, 0, 1, NULL, NULL},
     };
     int rc =
         app_parse_options(SW_APP, sw_usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));

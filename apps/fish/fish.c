@@ -51,79 +51,10 @@ static const char usage[] =
 
 /* ---------------------------------------------------------------- options */
 
-/* The options of this application (the tick options are tick_cli's). */
-enum {
-    OPT_FISH,
-    OPT_INFORMED,
-    OPT_DUMP,
-    OPT_ALPHA,
-    OPT_RHO,
-    OPT_SPEED,
-    OPT_THETA,
-    OPT_SIGMA,
-    OPT_OMEGA,
-    OPT_DT,
-    NOPTIONS
-};
-
-typedef struct fish_option {
-    const char *name;
-    double min, max; /* for the numbers */
-} fish_option;
-
-static const fish_option options[NOPTIONS] = {
-    [OPT_FISH] = {"fish", 1, 1e8},   [OPT_INFORMED] = {"informed", 0, 1},
-    [OPT_DUMP] = {"dump", 0, 0},     [OPT_ALPHA] = {"alpha", 0, 1e6},
-    [OPT_RHO] = {"rho", 1e-9, 1e6},  [OPT_SPEED] = {"speed", 1e-9, 1e6},
-    [OPT_THETA] = {"theta", 0, 1e6}, [OPT_SIGMA] = {"sigma", 0, 10},
-    [OPT_OMEGA] = {"omega", 0, 1e6}, [OPT_DT] = {"dt", 1e-9, 1e3},
-};
-
-/* Where the value of a floating-point option goes. */
-static double *option_target(fish_app *f, int k)
-{
-    switch (k) {
-    case OPT_INFORMED: return &f->informed;
-    case OPT_ALPHA: return &f->params.alpha;
-    case OPT_RHO: return &f->params.rho;
-    case OPT_SPEED: return &f->params.speed;
-    case OPT_THETA: return &f->params.theta;
-    case OPT_SIGMA: return &f->params.sigma;
-    case OPT_OMEGA: return &f->params.omega;
-    default: return &f->params.dt;
-    }
-}
-
-/* The option named by "--NAME" or "--NAME=VALUE", or -1. */
-static int option_index(const char *arg)
-{
-    if (strncmp(arg, "--", 2) != 0) return -1;
-    const char *name = arg + 2, *eq = strchr(name, '=');
-    size_t len = eq ? (size_t)(eq - name) : strlen(name);
-    for (int k = 0; k < NOPTIONS; k++)
-        if (strlen(options[k].name) == len && strncmp(name, options[k].name, len) == 0) return k;
-    return -1;
-}
-
-static int set_option(fish_app *f, int k, const char *v)
-{
-    const fish_option *o = &options[k];
-    if (v == NULL) {
-        app_error(APP, "option --%s: missing value", o->name);
-        return -1;
-    }
-    if (k == OPT_FISH) return app_parse_int(APP, o->name, v, (long)o->min, (long)o->max, &f->count);
-    if (k == OPT_DUMP) {
-        f->dump_path = v;
-        return 0;
-    }
-    return app_parse_double(APP, o->name, v, o->min, o->max, option_target(f, k));
-}
-
 static int check_options(fish_app *f, const int *seen)
 {
-    if (!seen[OPT_FISH] || !seen[OPT_INFORMED]) {
-        app_error(APP, "option --%s: required", seen[OPT_FISH] ? "informed" : "fish");
+    if (!seen[0] || !seen[1]) {
+        app_error(APP, "option --%s: required", seen[0] ? "informed" : "fish");
         return -1;
     }
     if (f->params.alpha > f->params.rho) {
@@ -134,34 +65,28 @@ static int check_options(fish_app *f, const int *seen)
     return app_tick_cli_check(APP, &f->cli);
 }
 
-/* 0 to run, 1 after --help, -1 after an error message. */
+/* 0 to run, 1 after --help, -1 after an error message.  This application's
+ * options, each given at most once (the tick options are tick_cli's). */
 static int parse(int argc, char **argv, fish_app *f)
 {
-    int seen[NOPTIONS] = {0};
-    app_tick_cli_init(&f->cli);
-    fish_params_default(&f->params);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            printf("%s%s", usage, app_tick_cli_usage);
-            return 1;
-        }
-        int rc = app_tick_cli_option(APP, &f->cli, argc, argv, &i);
-        if (rc < 0) return -1;
-        if (rc > 0) continue;
-        int k = option_index(a);
-        if (k < 0) {
-            app_error(APP, "unknown option '%s' (see --help)", a);
-            return -1;
-        }
-        if (seen[k]++) {
-            app_error(APP, "option --%s: given more than once", options[k].name);
-            return -1;
-        }
-        const char *eq = strchr(a, '=');
-        if (set_option(f, k, eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL)) != 0) return -1;
-    }
-    return check_options(f, seen);
+    int seen[10] = {0};
+    fish_params *p = &f->params;
+    fish_params_default(p);
+    const app_opt opts[] = {
+        {"fish", APP_OPT_INT, &f->count, 1, 1e8, 0, &seen[0], NULL},
+        {"informed", APP_OPT_DOUBLE, &f->informed, 0, 1, 0, &seen[1], NULL},
+        {"dump", APP_OPT_TEXT, &f->dump_path, 0, 0, 0, &seen[2], NULL},
+        {"alpha", APP_OPT_DOUBLE, &p->alpha, 0, 1e6, 0, &seen[3], NULL},
+        {"rho", APP_OPT_DOUBLE, &p->rho, 1e-9, 1e6, 0, &seen[4], NULL},
+        {"speed", APP_OPT_DOUBLE, &p->speed, 1e-9, 1e6, 0, &seen[5], NULL},
+        {"theta", APP_OPT_DOUBLE, &p->theta, 0, 1e6, 0, &seen[6], NULL},
+        {"sigma", APP_OPT_DOUBLE, &p->sigma, 0, 10, 0, &seen[7], NULL},
+        {"omega", APP_OPT_DOUBLE, &p->omega, 0, 1e6, 0, &seen[8], NULL},
+        {"dt", APP_OPT_DOUBLE, &p->dt, 1e-9, 1e3, 0, &seen[9], NULL},
+    };
+    int rc = app_tick_cli_parse(APP, &f->cli, usage, opts, (int)(sizeof opts / sizeof *opts), argc,
+                                argv);
+    return rc != 0 ? rc : check_options(f, seen);
 }
 
 /* ---------------------------------------------------------------- the application */

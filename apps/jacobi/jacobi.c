@@ -33,7 +33,8 @@ static const char usage[] =
     "\n"
     "  --rows R, --cols C   interior size\n"
     "  --dump FILE          the final (R+2) x (C+2) grid: float64, little-endian,\n"
-    "                       row-major, no header\n";
+    "                       row-major, no header\n"
+    "\n";
 
 /* ---- the application's functions ---- */
 
@@ -113,41 +114,17 @@ static void jacobi_setup(jacobi *j)
 
 static int parse(int argc, char **argv, jacobi *j)
 {
-    int seen_rows = 0, seen_cols = 0, seen_dump = 0;
-    app_tick_cli_init(&j->cli);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            printf("%s\n%s", usage, app_tick_cli_usage);
-            return 1;
-        }
-        int rc = app_tick_cli_option(APP, &j->cli, argc, argv, &i);
-        if (rc < 0) return -1;
-        if (rc > 0) continue;
-        int *seen = strcmp(a, "--rows") == 0   ? &seen_rows
-                    : strcmp(a, "--cols") == 0 ? &seen_cols
-                    : strcmp(a, "--dump") == 0 ? &seen_dump
-                                               : NULL;
-        if (seen == NULL) {
-            app_error(APP, "unknown option '%s' (see --help)", a);
-            return -1;
-        }
-        if ((*seen)++) {
-            app_error(APP, "option %s: given more than once", a);
-            return -1;
-        }
-        const char *v = i + 1 < argc ? argv[++i] : NULL;
-        if (seen == &seen_dump) {
-            if (v == NULL) {
-                app_error(APP, "option --dump: missing value");
-                return -1;
-            }
-            j->dump_path = v;
-        } else if (app_parse_int(APP, a, v, 1, 1000000, seen == &seen_rows ? &j->rows : &j->cols))
-            return -1;
-    }
-    if (!seen_rows || !seen_cols) {
-        app_error(APP, "option --%s: required", seen_rows ? "cols" : "rows");
+    int seen[3] = {0};
+    const app_opt opts[] = {
+        {"rows", APP_OPT_INT, &j->rows, 1, 1000000, 0, &seen[0], NULL},
+        {"cols", APP_OPT_INT, &j->cols, 1, 1000000, 0, &seen[1], NULL},
+        {"dump", APP_OPT_TEXT, &j->dump_path, 0, 0, 0, &seen[2], NULL},
+    };
+    int rc = app_tick_cli_parse(APP, &j->cli, usage, opts, (int)(sizeof opts / sizeof *opts), argc,
+                                argv);
+    if (rc != 0) return rc;
+    if (!seen[0] || !seen[1]) {
+        app_error(APP, "option --%s: required", seen[0] ? "cols" : "rows");
         return -1;
     }
     return app_tick_cli_check(APP, &j->cli);

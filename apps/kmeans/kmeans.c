@@ -249,21 +249,15 @@ static int kmeans_assign(tess_task *task, const void *args, size_t args_len)
 /* ---------------------------------------------------------------- control */
 
 /* Report a failed runtime call once, with the runtime's detailed message. */
-static int control_fail(tess_ctx *ctx, const char *what, int rc)
-{
-    const char *detail = tess_last_error(ctx);
-    app_error(KM_APP, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
-    return rc;
-}
 
 /* Check every output up front, so a bad path fails before the computation
  * (no file is created until the results are written). */
 static int control_check_outputs(kmeans_app *app)
 {
     const kmeans_opts *o = &app->opt;
-    if (o->output && app_outfile_check(o->output) != 0) return TESS_ERR_IO;
+    if (o->run.output && app_outfile_check(o->run.output) != 0) return TESS_ERR_IO;
     if (o->assignments && app_outfile_check(o->assignments) != 0) return TESS_ERR_IO;
-    if (o->metrics && app_outfile_check(o->metrics) != 0) return TESS_ERR_IO;
+    if (o->run.metrics && app_outfile_check(o->run.metrics) != 0) return TESS_ERR_IO;
     return 0;
 }
 
@@ -271,10 +265,12 @@ static int control_check_outputs(kmeans_app *app)
 static int control_open_outputs(kmeans_app *app)
 {
     const kmeans_opts *o = &app->opt;
-    if (o->output && app_outfile_open(&app->out_centres, o->output) != 0) return TESS_ERR_IO;
+    if (o->run.output && app_outfile_open(&app->out_centres, o->run.output) != 0)
+        return TESS_ERR_IO;
     if (o->assignments && app_outfile_open(&app->out_assign, o->assignments) != 0)
         return TESS_ERR_IO;
-    if (o->metrics && app_outfile_open(&app->out_metrics, o->metrics) != 0) return TESS_ERR_IO;
+    if (o->run.metrics && app_outfile_open(&app->out_metrics, o->run.metrics) != 0)
+        return TESS_ERR_IO;
     return 0;
 }
 
@@ -290,7 +286,7 @@ static int put_centres(tess_ctx *ctx, kmeans_app *app)
 {
     int rc = tess_table_put_range(app->centres, 0, (uint64_t)app->k, app->centre_values);
     if (rc == 0) rc = tess_barrier(ctx);
-    return rc == 0 ? 0 : control_fail(ctx, "storing centres", rc);
+    return rc == 0 ? 0 : app_control_fail(KM_APP, ctx, "storing centres", rc);
 }
 
 /* The control function's arrays. */
@@ -299,7 +295,7 @@ static int control_alloc(tess_ctx *ctx, kmeans_app *app)
     app->centre_values = malloc((size_t)app->k * (size_t)app->dim * sizeof(double));
     app->iteration_seconds = calloc((size_t)app->opt.iterations, sizeof(double));
     if (!app->centre_values || !app->iteration_seconds)
-        return control_fail(ctx, "starting", TESS_ERR_NOMEM);
+        return app_control_fail(KM_APP, ctx, "starting", TESS_ERR_NOMEM);
     return 0;
 }
 
@@ -309,7 +305,7 @@ static int control_load(tess_ctx *ctx, kmeans_app *app)
     double t0 = tess_now();
     int rc = tess_run(ctx, "kmeans_load", app->partitions, app->points, NULL, 0);
     if (rc == 0) rc = tess_barrier(ctx);
-    if (rc != 0) return control_fail(ctx, "loading points", rc);
+    if (rc != 0) return app_control_fail(KM_APP, ctx, "loading points", rc);
     app->load_seconds += tess_now() - t0;
     size_t n = (size_t)app->k * (size_t)app->dim;
     memcpy(app->centre_values, app->pts.coords, n * sizeof(double));
@@ -327,14 +323,9 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
                         size_t whylen)
 {
     const kmeans_app *app = arg;
-    kmeans_resume r;
-    (void)epoch;
-    (void)len; /* app_ckpt_cli_restore checked it */
-    memcpy(&r, user, sizeof r);
-    if (r.done >= 1 && r.done <= app->opt.iterations) return 0;
-    snprintf(why, whylen, "after iteration %lld, beyond --iterations %ld", (long long)r.done,
-             app->opt.iterations);
-    return 1;
+    (void)epoch, (void)len; /* app_ckpt_cli_restore checked len */
+    return app_ckpt_cli_accept_done(user, app->opt.iterations, "iteration", "iterations", why,
+                                    whylen);
 }
 
 /* A loaded epoch's tables: K finite centres and every point. */
@@ -383,7 +374,7 @@ static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r
     if (rc == 0) rc = tess_table_replicate(app->centres);
     if (rc == 0) rc = tess_barrier(ctx);
     app->moved_before = read_moved(app);
-    if (rc != 0) return control_fail(ctx, "reading the restored centres", rc);
+    if (rc != 0) return app_control_fail(KM_APP, ctx, "reading the restored centres", rc);
     app->first_iteration = (long)r->done;
     app->restored_epoch = epoch;
     fprintf(stderr, "kmeans: restored checkpoint epoch %llu (iteration %lld of %ld) from %s\n",
@@ -431,7 +422,7 @@ static int update_centres(tess_ctx *ctx, kmeans_app *app)
     int rc = !total ? TESS_ERR_NOMEM : n == (uint64_t)app->partitions * app->k ? 0 : TESS_ERR_INVAL;
     if (rc == 0) centres_from_partials(app, partials, total);
     free(total);
-    return rc == 0 ? put_centres(ctx, app) : control_fail(ctx, "reading sums", rc);
+    return rc == 0 ? put_centres(ctx, app) : app_control_fail(KM_APP, ctx, "reading sums", rc);
 }
 
 /* Every --checkpoint-every iterations, a barrier that checkpoints the state
@@ -448,7 +439,7 @@ static int control_end_iteration(tess_ctx *ctx, kmeans_app *app, int it)
     if (rc == 0) return 0;
     char what[64];
     snprintf(what, sizeof what, "after iteration %d", it + 1);
-    return control_fail(ctx, what, rc);
+    return app_control_fail(KM_APP, ctx, what, rc);
 }
 
 /* One iteration: assign, new centres, and the checkpoint when one is due —
@@ -462,10 +453,10 @@ static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
     if (rc != 0) {
         char what[64];
         snprintf(what, sizeof what, "iteration %d", it + 1);
-        return control_fail(ctx, what, rc);
+        return app_control_fail(KM_APP, ctx, what, rc);
     }
     int64_t moved = 0; /* the table counts over all iterations */
-    if (app_progress_enabled(app->opt.progress)) {
+    if (app_progress_enabled(app->opt.run.progress)) {
         int64_t total = read_moved(app);
         moved = total - app->moved_before;
         app->moved_before = total;
@@ -473,7 +464,7 @@ static int control_iteration(tess_ctx *ctx, kmeans_app *app, int it)
     rc = update_centres(ctx, app);
     if (rc == 0) rc = control_end_iteration(ctx, app, it);
     app->iteration_seconds[it] = tess_now() - t0;
-    if (rc == 0 && app_progress_enabled(app->opt.progress))
+    if (rc == 0 && app_progress_enabled(app->opt.run.progress))
         fprintf(stderr, "kmeans: iteration %d/%ld: %.3f s, moved %lld points\n", it + 1,
                 app->opt.iterations, app->iteration_seconds[it], (long long)moved);
     return rc;
@@ -516,7 +507,7 @@ static int write_assignments(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
         else fprintf(fp, "%d\n", all[i]);
     }
     free(all);
-    return rc == 0 ? 0 : control_fail(ctx, "reading assignments", rc);
+    return rc == 0 ? 0 : app_control_fail(KM_APP, ctx, "reading assignments", rc);
 }
 
 static int write_metrics(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
@@ -531,16 +522,14 @@ static int write_metrics(tess_ctx *ctx, const kmeans_app *app, FILE *fp)
     app_metrics_int(m, "iterations", app->opt.iterations);
     app_metrics_int(m, "partitions", app->partitions);
     app_ckpt_cli_metrics(m, ctx, &app->opt.ckpt, app->restored_epoch, app->first_iteration);
-    int rc = app_metrics_print(m, fp) == 0 ? 0 : TESS_ERR_NOMEM;
-    app_metrics_free(m);
-    return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
+    return app_metrics_finish(KM_APP, ctx, m, fp);
 }
 
 /* All or nothing: a failure in any leaves none of them. */
 static int commit_outputs(kmeans_app *app)
 {
     app_outfile *const files[] = {&app->out_centres, &app->out_assign, &app->out_metrics};
-    const char *const paths[] = {app->opt.output, app->opt.assignments, app->opt.metrics};
+    const char *const paths[] = {app->opt.run.output, app->opt.assignments, app->opt.run.metrics};
     return app_outfiles_finish(files, paths, 3, 0) == 0 ? 0 : TESS_ERR_IO;
 }
 
@@ -553,7 +542,7 @@ static int control_write(tess_ctx *ctx, kmeans_app *app)
     write_centres(app, app->out_centres.fp ? app->out_centres.fp : stdout);
     rc = commit_outputs(app);
     if (rc == 0 && !app->out_centres.fp && fflush(stdout) != 0)
-        rc = control_fail(ctx, "writing centres to stdout", TESS_ERR_IO);
+        rc = app_control_fail(KM_APP, ctx, "writing centres to stdout", TESS_ERR_IO);
     return rc;
 }
 
@@ -599,21 +588,28 @@ static int prepare_points(tess_ctx *ctx, kmeans_app *app)
     return rc == 0 ? 0 : TESS_ERR_FORMAT;
 }
 
+/* A dense table of `keys` values of value_size bytes, keyed by uint64_t. */
+static void dense_spec(tess_table_spec *spec, const char *name, uint64_t keys, size_t value_size,
+                       int partitions, tess_table *group)
+{
+    tess_table_spec_init(spec);
+    spec->name = name;
+    spec->key_size = sizeof(uint64_t);
+    spec->value_size = value_size;
+    spec->partitions = partitions;
+    spec->dense = 1;
+    spec->key_count = keys;
+    spec->group_with = group;
+}
+
 static int create_dense(tess_ctx *ctx, const char *name, uint64_t keys, size_t value_size,
                         int partitions, tess_accum accum, tess_elem elem, tess_table *group,
                         tess_table **out)
 {
     tess_table_spec spec;
-    tess_table_spec_init(&spec);
-    spec.name = name;
-    spec.key_size = sizeof(uint64_t);
-    spec.value_size = value_size;
-    spec.partitions = partitions;
-    spec.dense = 1;
-    spec.key_count = keys;
+    dense_spec(&spec, name, keys, value_size, partitions, group);
     spec.accum = accum;
     spec.elem = elem;
-    spec.group_with = group;
     return tess_table_create(ctx, &spec, out);
 }
 
@@ -622,14 +618,7 @@ static int create_replicated(tess_ctx *ctx, const char *name, uint64_t keys, siz
                              int partitions, tess_table *group, tess_table **out)
 {
     tess_table_spec spec;
-    tess_table_spec_init(&spec);
-    spec.name = name;
-    spec.key_size = sizeof(uint64_t);
-    spec.value_size = value_size;
-    spec.partitions = partitions;
-    spec.dense = 1;
-    spec.key_count = keys;
-    spec.group_with = group;
+    dense_spec(&spec, name, keys, value_size, partitions, group);
     spec.replicated = 1;
     return tess_table_create(ctx, &spec, out);
 }
@@ -638,9 +627,9 @@ static int create_tables(tess_ctx *ctx, kmeans_app *app)
 {
     size_t point_size = (size_t)app->dim * sizeof(double);
     int workers = tess_workers_total(ctx);
-    uint64_t parts = app->opt.partitions > 0 ? (uint64_t)app->opt.partitions
-                     : workers > 0           ? 2 * (uint64_t)workers
-                                             : 2;
+    uint64_t parts = app->opt.run.partitions > 0 ? (uint64_t)app->opt.run.partitions
+                     : workers > 0               ? 2 * (uint64_t)workers
+                                                 : 2;
     app->partitions = (int)(parts < app->pts.n ? parts : app->pts.n);
     int rc = create_dense(ctx, "points", app->pts.n, point_size, app->partitions, TESS_ACC_REPLACE,
                           TESS_F64, NULL, &app->points);
@@ -679,7 +668,7 @@ static int enable_checkpoints(tess_ctx *ctx, kmeans_app *app)
     job_string(app, job, sizeof job);
     int rc = tess_table_set_static(app->points);
     if (rc != 0) {
-        if (tess_rank(ctx) == 0) control_fail(ctx, "marking the points static", rc);
+        if (tess_rank(ctx) == 0) app_control_fail(KM_APP, ctx, "marking the points static", rc);
         return rc;
     }
     return app_ckpt_cli_enable(KM_APP, ctx, &app->opt.ckpt, job);
@@ -690,8 +679,14 @@ static int prepare_runtime(tess_ctx *ctx, kmeans_app *app)
     int rc = create_tables(ctx, app);
     if (rc == 0) rc = tess_register_kernel(ctx, "kmeans_load", kmeans_load);
     if (rc == 0) rc = tess_register_kernel(ctx, "kmeans_assign", kmeans_assign);
-    if (rc != 0 && tess_rank(ctx) == 0) control_fail(ctx, "setting up tables", rc);
+    if (rc != 0 && tess_rank(ctx) == 0) app_control_fail(KM_APP, ctx, "setting up tables", rc);
     return rc == 0 ? enable_checkpoints(ctx, app) : rc;
+}
+
+static int prepare(tess_ctx *ctx, void *arg)
+{
+    int rc = prepare_points(ctx, arg);
+    return rc == 0 ? prepare_runtime(ctx, arg) : rc;
 }
 
 static void kmeans_app_free(kmeans_app *app)
@@ -708,18 +703,9 @@ int kmeans_main(int argc, char **argv)
     app.start = tess_now();
     int rc = kmeans_opts_parse(argc, argv, &app.opt);
     if (rc != 0) return rc > 0 ? 0 : 2;
-    tess_config cfg;
-    tess_config_init(&cfg);
-    if (app.opt.workers > 0) cfg.workers = (int)app.opt.workers;
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    rc = prepare_points(ctx, &app);
-    if (rc == 0) rc = prepare_runtime(ctx, &app);
-    if (rc == 0) rc = tess_main(ctx, kmeans_control, &app);
-    /* SIGINT/SIGTERM: 130, as a shell reports a process ended by a signal */
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
+    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = kmeans_control};
+    app_config(&spec.cfg, app.opt.run.workers);
+    rc = app_tables_main(&spec);
     kmeans_app_free(&app);
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
+    return rc;
 }

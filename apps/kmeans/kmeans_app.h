@@ -19,13 +19,9 @@ typedef struct kmeans_opts {
     kmeans_gen_spec gen;
     long k;
     long iterations;
-    long workers;
-    long partitions;
+    app_run_opts run;
     app_ckpt_cli ckpt;
-    const char *output;
     const char *assignments;
-    const char *metrics;
-    app_progress_mode progress;
 } kmeans_opts;
 
 typedef struct kmeans_app {

@@ -33,7 +33,7 @@ static int opts_check(kmeans_opts *o)
         return -1;
     }
     const char *const names[] = {"output", "assignments", "metrics"};
-    const char *const paths[] = {o->output, o->assignments, o->metrics};
+    const char *const paths[] = {o->run.output, o->assignments, o->run.metrics};
     if (app_outputs_distinct(KM_APP, names, paths, 3) != 0) return -1;
     return app_ckpt_cli_check(KM_APP, &o->ckpt);
 }
@@ -55,28 +55,15 @@ int kmeans_opts_parse(int argc, char **argv, kmeans_opts *o)
 {
     memset(o, 0, sizeof *o);
     const char *gen = NULL;
-    int progress = APP_PROGRESS_AUTO;
     const app_opt opts[] = {
-        {"points", APP_OPT_STRING, &o->points_path, 0, 0, 0},
-        {"gen", APP_OPT_STRING, &gen, 0, 0, 0},
-        {"k", APP_OPT_INT, &o->k, 1, KMEANS_MAX_K, 0},
-        {"iterations", APP_OPT_INT, &o->iterations, 1, 1000000, 0},
-        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0},
-        {"partitions", APP_OPT_INT, &o->partitions, 1, 1 << 20, 0},
-        {"output", APP_OPT_STRING, &o->output, 0, 0, 0},
-        {"assignments", APP_OPT_STRING, &o->assignments, 0, 0, 0},
-        {"metrics", APP_OPT_STRING, &o->metrics, 0, 0, 0},
-        {"checkpoint-dir", APP_OPT_STRING, &o->ckpt.dir, 0, 0, 0},
-        {"checkpoint-every", APP_OPT_INT, &o->ckpt.every, 1, 1000000000, 0},
-        {"restore", APP_OPT_FLAG, &o->ckpt.restore, 0, 0, 1},
-        {"checkpoint-overwrite", APP_OPT_FLAG, &o->ckpt.overwrite, 0, 0, 1},
-        {"progress", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_ON},
-        {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF},
+        {"points", APP_OPT_STRING, &o->points_path, 0, 0, 0, NULL, NULL},
+        {"gen", APP_OPT_STRING, &gen, 0, 0, 0, NULL, NULL},
+        {"k", APP_OPT_INT, &o->k, 1, KMEANS_MAX_K, 0, NULL, NULL},
+        {"iterations", APP_OPT_INT, &o->iterations, 1, 1000000, 0, NULL, NULL},
+        {"assignments", APP_OPT_STRING, &o->assignments, 0, 0, 0, NULL, NULL},
     };
-    static char usage[sizeof kmeans_usage + 1024];
-    snprintf(usage, sizeof usage, "%s%s", kmeans_usage, app_ckpt_cli_usage);
-    int rc = app_parse_options(KM_APP, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
-    o->progress = (app_progress_mode)progress;
+    int rc = app_run_parse(KM_APP, kmeans_usage, &o->run, 1 << 20, &o->ckpt, opts,
+                           (int)(sizeof opts / sizeof *opts), argc, argv);
     if (rc == 0) rc = opts_gen(o, gen);
     return rc != 0 ? rc : opts_check(o);
 }

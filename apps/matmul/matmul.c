@@ -11,13 +11,6 @@
 
 #include "matmul_app.h"
 
-static int control_fail(tess_ctx *ctx, const char *what, int rc)
-{
-    const char *detail = tess_last_error(ctx);
-    app_error(MM_APP, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
-    return rc;
-}
-
 /* One kernel over the partitions of A (or, with every_worker, once per
  * worker), then the barrier; the time goes to *seconds. */
 static int run_phase(tess_ctx *ctx, mm_app *app, const char *kernel, int every_worker,
@@ -28,8 +21,8 @@ static int run_phase(tess_ctx *ctx, mm_app *app, const char *kernel, int every_w
                           : tess_run(ctx, kernel, app->partitions, app->a, NULL, 0);
     if (rc == 0) rc = tess_barrier(ctx);
     *seconds = tess_now() - t0;
-    if (rc != 0) return control_fail(ctx, what, rc);
-    if (app_progress_enabled(app->opt.progress))
+    if (rc != 0) return app_control_fail(MM_APP, ctx, what, rc);
+    if (app_progress_enabled(app->opt.run.progress))
         fprintf(stderr, "matmul: %s: %.3f s\n", what, *seconds);
     return 0;
 }
@@ -70,7 +63,7 @@ static int gather_c(tess_ctx *ctx, mm_app *app, double **out)
     for (int p = 0; rc == 0 && p < app->partitions; p++) rc = gather_partition(app, p, full);
     if (rc != 0) {
         free(full);
-        return control_fail(ctx, "collecting C", rc);
+        return app_control_fail(MM_APP, ctx, "collecting C", rc);
     }
     for (size_t i = 0; i < n2; i++)
         if (!isfinite(full[i])) {
@@ -157,9 +150,7 @@ static int write_metrics(tess_ctx *ctx, const mm_app *app, FILE *fp)
         app_metrics_num(m, "check_max_abs_error", app->check_max_error);
         app_metrics_num(m, "check_bound_fraction", app->check_tolerance_used);
     }
-    int rc = app_metrics_print(m, fp) == 0 ? 0 : TESS_ERR_NOMEM;
-    app_metrics_free(m);
-    return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
+    return app_metrics_finish(MM_APP, ctx, m, fp);
 }
 
 static int control_finish(tess_ctx *ctx, mm_app *app)
@@ -168,9 +159,10 @@ static int control_finish(tess_ctx *ctx, mm_app *app)
     int rc = gather_c(ctx, app, &c);
     size_t n2 = (size_t)app->g.n * (size_t)app->g.n;
     for (size_t i = 0; rc == 0 && i < n2; i++) app->checksum += c[i];
-    if (rc == 0 && app->opt.output && app_outfile_open(&app->out_c, app->opt.output) != 0)
+    if (rc == 0 && app->opt.run.output && app_outfile_open(&app->out_c, app->opt.run.output) != 0)
         rc = TESS_ERR_IO;
-    if (rc == 0 && app->opt.metrics && app_outfile_open(&app->out_metrics, app->opt.metrics) != 0)
+    if (rc == 0 && app->opt.run.metrics &&
+        app_outfile_open(&app->out_metrics, app->opt.run.metrics) != 0)
         rc = TESS_ERR_IO;
     if (rc == 0 && app->opt.check) {
         /* One BLAS thread: OpenBLAS's own threads synchronise in ways a
@@ -178,16 +170,16 @@ static int control_finish(tess_ctx *ctx, mm_app *app)
         double t0 = tess_now();
         rc = check_against_dgemm(app, c);
         app->check_seconds = tess_now() - t0;
-        if (rc == 0 && app_progress_enabled(app->opt.progress))
+        if (rc == 0 && app_progress_enabled(app->opt.run.progress))
             fprintf(stderr, "matmul: check: max |C - dgemm| = %g, %.3g of the bound\n",
                     app->check_max_error, app->check_tolerance_used);
     }
     if (rc == 0 && app->out_c.fp && fwrite(c, sizeof *c, n2, app->out_c.fp) != n2)
-        rc = control_fail(ctx, "writing C", TESS_ERR_IO);
+        rc = app_control_fail(MM_APP, ctx, "writing C", TESS_ERR_IO);
     if (rc == 0 && app->out_metrics.fp) rc = write_metrics(ctx, app, app->out_metrics.fp);
     free(c);
     app_outfile *files[] = {&app->out_c, &app->out_metrics};
-    const char *paths[] = {app->opt.output, app->opt.metrics};
+    const char *paths[] = {app->opt.run.output, app->opt.run.metrics};
     return app_outfiles_finish(files, paths, 2, rc);
 }
 
@@ -195,8 +187,9 @@ static int mm_control(tess_ctx *ctx, void *arg)
 {
     mm_app *app = arg;
     int rc = 0; /* a bad output path fails before the work; nothing is created yet */
-    if (app->opt.output && app_outfile_check(app->opt.output) != 0) rc = TESS_ERR_IO;
-    if (rc == 0 && app->opt.metrics && app_outfile_check(app->opt.metrics) != 0) rc = TESS_ERR_IO;
+    if (app->opt.run.output && app_outfile_check(app->opt.run.output) != 0) rc = TESS_ERR_IO;
+    if (rc == 0 && app->opt.run.metrics && app_outfile_check(app->opt.run.metrics) != 0)
+        rc = TESS_ERR_IO;
     if (rc == 0) rc = run_phase(ctx, app, "matmul_load", 0, "loading A and B", &app->load_seconds);
     if (rc == 0)
         rc = run_phase(ctx, app, "matmul_replicate", 1, "copying B to every rank",
@@ -214,7 +207,7 @@ static int mm_control(tess_ctx *ctx, void *arg)
 /* Block rows cut into P ranges as evenly as they go. */
 static int plan_partitions(tess_ctx *ctx, mm_app *app)
 {
-    long want = app->opt.partitions ? app->opt.partitions : app->g.nb;
+    long want = app->opt.run.partitions ? app->opt.run.partitions : app->g.nb;
     if (want > app->g.nb) {
         if (tess_rank(ctx) == 0)
             app_error(MM_APP, "option --partitions: %ld is more than the %ld block rows", want,
@@ -265,8 +258,9 @@ static int check_inputs(tess_ctx *ctx, const mm_app *app)
     return 0;
 }
 
-static int prepare(tess_ctx *ctx, mm_app *app)
+static int prepare(tess_ctx *ctx, void *arg)
 {
+    mm_app *app = arg;
     int rc = check_inputs(ctx, app);
     if (rc == 0) rc = plan_partitions(ctx, app);
     if (rc != 0) return rc;
@@ -276,7 +270,7 @@ static int prepare(tess_ctx *ctx, mm_app *app)
     if (rc == 0) rc = tess_register_kernel(ctx, "matmul_load", mm_load_kernel);
     if (rc == 0) rc = tess_register_kernel(ctx, "matmul_multiply", mm_multiply_kernel);
     if (rc == 0) rc = tess_register_kernel(ctx, "matmul_replicate", mm_replicate_kernel);
-    if (rc != 0 && tess_rank(ctx) == 0) control_fail(ctx, "setting up tables", rc);
+    if (rc != 0 && tess_rank(ctx) == 0) app_control_fail(MM_APP, ctx, "setting up tables", rc);
     if (rc == 0) rc = mm_bcache_init(&app->bcache, app);
     return rc;
 }
@@ -292,25 +286,17 @@ int matmul_main(int argc, char **argv)
     /* The workers are the parallelism: each dgemm runs on one thread, which
      * also makes every block the same bits whoever computes it. */
     if (mm_blas_load() != 0) return 1;
-    tess_config cfg;
-    tess_config_init(&cfg);
-    if (app.opt.workers > 0) cfg.workers = (int)app.opt.workers;
+    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = mm_control};
+    app_config(&spec.cfg, app.opt.run.workers);
     /* No work stealing unless TESS_STEAL=1 asks for it: the partitions are
      * equal by construction, and a task stolen in the short load phase
      * takes its partitions along for good, so the multiply ran 5 block rows
      * on one rank and 3 on the other, then stole again with 32 MB per move:
      * N = 4000 on 2 ranks took 2.2-2.4 s instead of 1.6 in 3 runs of 5. */
     const char *steal = getenv("TESS_STEAL");
-    if (steal == NULL || strcmp(steal, "1") != 0) cfg.steal = 0;
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    rc = prepare(ctx, &app);
-    if (rc == 0) rc = tess_main(ctx, mm_control, &app);
-    /* SIGINT/SIGTERM: 130, as a shell reports a process ended by a signal */
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
+    if (steal == NULL || strcmp(steal, "1") != 0) spec.cfg.steal = 0;
+    rc = app_tables_main(&spec);
     mm_bcache_free(&app.bcache, app.partitions);
     free(app.row_bounds);
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
+    return rc;
 }

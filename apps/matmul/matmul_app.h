@@ -18,13 +18,9 @@ typedef struct mm_opts {
     long n;
     long block; /* 0: mm_default_block */
     long seed;
-    long workers;
-    long partitions;
     const char *input_a, *input_b;
-    const char *output;
-    const char *metrics;
+    app_run_opts run;
     int check;
-    app_progress_mode progress;
 } mm_opts;
 
 /* This rank's copies of B's partitions as row panels (block row k of B

@@ -36,7 +36,7 @@ static int opts_check(mm_opts *o)
     }
     if (o->block == 0) o->block = mm_default_block(o->n);
     const char *const names[] = {"output", "metrics"};
-    const char *const paths[] = {o->output, o->metrics};
+    const char *const paths[] = {o->run.output, o->run.metrics};
     return app_outputs_distinct(MM_APP, names, paths, 2);
 }
 
@@ -44,23 +44,15 @@ int mm_opts_parse(int argc, char **argv, mm_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
-    int progress = APP_PROGRESS_AUTO;
     const app_opt opts[] = {
-        {"n", APP_OPT_INT, &o->n, 1, 100000, 0},
-        {"block", APP_OPT_INT, &o->block, 1, 8192, 0},
-        {"seed", APP_OPT_INT, &o->seed, 0, (double)(1L << 62), 0},
-        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0},
-        {"partitions", APP_OPT_INT, &o->partitions, 1, 1 << 20, 0},
-        {"input-a", APP_OPT_STRING, &o->input_a, 0, 0, 0},
-        {"input-b", APP_OPT_STRING, &o->input_b, 0, 0, 0},
-        {"output", APP_OPT_STRING, &o->output, 0, 0, 0},
-        {"metrics", APP_OPT_STRING, &o->metrics, 0, 0, 0},
-        {"check", APP_OPT_FLAG, &o->check, 0, 0, 1},
-        {"progress", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_ON},
-        {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF},
+        {"n", APP_OPT_INT, &o->n, 1, 100000, 0, NULL, NULL},
+        {"block", APP_OPT_INT, &o->block, 1, 8192, 0, NULL, NULL},
+        {"seed", APP_OPT_INT, &o->seed, 0, (double)(1L << 62), 0, NULL, NULL},
+        {"input-a", APP_OPT_STRING, &o->input_a, 0, 0, 0, NULL, NULL},
+        {"input-b", APP_OPT_STRING, &o->input_b, 0, 0, 0, NULL, NULL},
+        {"check", APP_OPT_FLAG, &o->check, 0, 0, 1, NULL, NULL},
     };
-    int rc =
-        app_parse_options(MM_APP, mm_usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
-    o->progress = (app_progress_mode)progress;
+    int rc = app_run_parse(MM_APP, mm_usage, &o->run, 1 << 20, NULL, opts,
+                           (int)(sizeof opts / sizeof *opts), argc, argv);
     return rc != 0 ? rc : opts_check(o);
 }

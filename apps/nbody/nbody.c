@@ -40,13 +40,6 @@ static int nbody_step_kernel(tess_task *task, const void *args, size_t args_len)
 
 /* ---------------------------------------------------------------- control */
 
-static int control_fail(tess_ctx *ctx, const char *what, int rc)
-{
-    const char *detail = tess_last_error(ctx);
-    app_error(NB_APP, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
-    return rc;
-}
-
 typedef struct nbody_resume {
     int64_t done; /* steps finished; the state is in state[done % 2] */
 } nbody_resume;
@@ -55,13 +48,8 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
                         size_t whylen)
 {
     const nbody_app *app = arg;
-    nbody_resume r;
-    (void)epoch;
-    (void)len; /* app_ckpt_cli_restore checked it */
-    memcpy(&r, user, sizeof r);
-    if (r.done >= 1 && r.done <= app->opt.steps) return 0;
-    snprintf(why, whylen, "after step %lld, beyond --steps %ld", (long long)r.done, app->opt.steps);
-    return 1;
+    (void)epoch, (void)len; /* app_ckpt_cli_restore checked len */
+    return app_ckpt_cli_accept_done(user, app->opt.steps, "step", "steps", why, whylen);
 }
 
 /* Every particle of state table t, in table order, into a new array
@@ -125,16 +113,16 @@ static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len
 /* A bad output path fails before the computation; nothing is created yet. */
 static int control_check_outputs(nbody_app *app)
 {
-    if (app->opt.output && app_outfile_check(app->opt.output) != 0) return TESS_ERR_IO;
-    if (app->opt.metrics && app_outfile_check(app->opt.metrics) != 0) return TESS_ERR_IO;
+    if (app->opt.run.output && app_outfile_check(app->opt.run.output) != 0) return TESS_ERR_IO;
+    if (app->opt.run.metrics && app_outfile_check(app->opt.run.metrics) != 0) return TESS_ERR_IO;
     return 0;
 }
 
 static int control_open_outputs(nbody_app *app)
 {
-    if (app->opt.output && app_outfile_open(&app->out_particles, app->opt.output) != 0)
+    if (app->opt.run.output && app_outfile_open(&app->out_particles, app->opt.run.output) != 0)
         return TESS_ERR_IO;
-    if (app->opt.metrics && app_outfile_open(&app->out_metrics, app->opt.metrics) != 0)
+    if (app->opt.run.metrics && app_outfile_open(&app->out_metrics, app->opt.run.metrics) != 0)
         return TESS_ERR_IO;
     return 0;
 }
@@ -145,7 +133,7 @@ static int control_load(tess_ctx *ctx, nbody_app *app)
     int rc = nbody_put_cells(app->state[0], &app->prm, app->cells, NB_LOADER, app->initial, app->n);
     if (rc == 0) rc = tess_table_flush(app->state[0]);
     app->load_seconds += tess_now() - t0;
-    return rc == 0 ? 0 : control_fail(ctx, "loading particles", rc);
+    return rc == 0 ? 0 : app_control_fail(NB_APP, ctx, "loading particles", rc);
 }
 
 static int control_start(tess_ctx *ctx, nbody_app *app)
@@ -156,7 +144,8 @@ static int control_start(tess_ctx *ctx, nbody_app *app)
                                         app, &r, sizeof r, &epoch);
     int rc = restored < 0 ? restored : 0;
     app->step_seconds = calloc((size_t)app->opt.steps + 1, sizeof(double));
-    if (rc == 0 && !app->step_seconds) rc = control_fail(ctx, "starting", TESS_ERR_NOMEM);
+    if (rc == 0 && !app->step_seconds)
+        rc = app_control_fail(NB_APP, ctx, "starting", TESS_ERR_NOMEM);
     if (rc == 0) rc = control_check_outputs(app);
     if (rc != 0 || restored != 1) return rc == 0 ? control_load(ctx, app) : rc;
     app->first_step = (long)r.done;
@@ -181,9 +170,9 @@ static int control_step(tess_ctx *ctx, nbody_app *app, long t)
     if (rc != 0) {
         char what[64];
         snprintf(what, sizeof what, "step %ld", t + 1);
-        return control_fail(ctx, what, rc);
+        return app_control_fail(NB_APP, ctx, what, rc);
     }
-    if (app_progress_enabled(app->opt.progress))
+    if (app_progress_enabled(app->opt.run.progress))
         fprintf(stderr, "nbody: step %ld/%ld: %.3f s\n", t + 1, app->opt.steps,
                 app->step_seconds[t]);
     return 0;
@@ -200,7 +189,7 @@ static int collect_state(tess_ctx *ctx, nbody_app *app, nbody_particle **out)
         free(all);
         rc = TESS_ERR_FORMAT;
     }
-    if (rc != 0) return control_fail(ctx, "collecting the final state", rc);
+    if (rc != 0) return app_control_fail(NB_APP, ctx, "collecting the final state", rc);
     nbody_sort_by_id(all, m);
     *out = all;
     return 0;
@@ -231,9 +220,7 @@ static int write_metrics(tess_ctx *ctx, const nbody_app *app, const double final
     app_metrics_list(m, "momentum_final", final, 3);
     app_metrics_num(m, "momentum_drift", momentum_drift(app->momentum_initial, final));
     app_ckpt_cli_metrics(m, ctx, &app->opt.ckpt, app->restored_epoch, app->first_step);
-    int rc = app_metrics_print(m, fp) == 0 ? 0 : TESS_ERR_NOMEM;
-    app_metrics_free(m);
-    return rc == 0 ? 0 : control_fail(ctx, "writing metrics", rc);
+    return app_metrics_finish(NB_APP, ctx, m, fp);
 }
 
 static int control_write(tess_ctx *ctx, nbody_app *app)
@@ -250,13 +237,13 @@ static int control_write(tess_ctx *ctx, nbody_app *app)
     if (app->out_metrics.fp) rc = write_metrics(ctx, app, final, app->out_metrics.fp);
     FILE *fp = app->out_particles.fp ? app->out_particles.fp : stdout;
     if (rc == 0 && nbody_write(fp, all, app->n) != 0)
-        rc = control_fail(ctx, "writing particles", TESS_ERR_IO);
+        rc = app_control_fail(NB_APP, ctx, "writing particles", TESS_ERR_IO);
     free(all);
     app_outfile *const files[] = {&app->out_particles, &app->out_metrics};
-    const char *const paths[] = {app->opt.output, app->opt.metrics};
+    const char *const paths[] = {app->opt.run.output, app->opt.run.metrics};
     if (rc == 0 && app_outfiles_finish(files, paths, 2, 0) != 0) rc = TESS_ERR_IO;
     if (rc == 0 && !app->out_particles.fp && fflush(stdout) != 0)
-        rc = control_fail(ctx, "writing particles to stdout", TESS_ERR_IO);
+        rc = app_control_fail(NB_APP, ctx, "writing particles to stdout", TESS_ERR_IO);
     return rc;
 }
 
@@ -314,7 +301,7 @@ static int create_state(tess_ctx *ctx, const char *name, int partitions, tess_ta
 /* Partitions: --partitions, else 4 per worker; never more than the planes. */
 static int choose_partitions(tess_ctx *ctx, nbody_app *app)
 {
-    long want = app->opt.partitions;
+    long want = app->opt.run.partitions;
     if (want > app->cells) {
         if (tess_rank(ctx) == 0)
             app_error(NB_APP, "option --partitions: %ld is more than the %d planes of cells", want,
@@ -344,13 +331,19 @@ static int prepare_runtime(tess_ctx *ctx, nbody_app *app)
     if (rc == 0) rc = create_state(ctx, "state1", app->partitions, app->state[0], &app->state[1]);
     if (rc == 0) rc = tess_register_kernel(ctx, "nbody_step", nbody_step_kernel);
     if (rc != 0) {
-        if (tess_rank(ctx) == 0) control_fail(ctx, "setting up tables", rc);
+        if (tess_rank(ctx) == 0) app_control_fail(NB_APP, ctx, "setting up tables", rc);
         return rc;
     }
     if (app->opt.ckpt.dir == NULL) return 0;
     char job[128];
     job_string(app, job, sizeof job);
     return app_ckpt_cli_enable(NB_APP, ctx, &app->opt.ckpt, job);
+}
+
+static int prepare(tess_ctx *ctx, void *arg)
+{
+    int rc = prepare_particles(ctx, arg);
+    return rc == 0 ? prepare_runtime(ctx, arg) : rc;
 }
 
 int nbody_main(int argc, char **argv)
@@ -365,19 +358,10 @@ int nbody_main(int argc, char **argv)
                              .softening = app.opt.softening,
                              .dt = app.opt.dt};
     app.cells = nbody_cells_per_side(&app.prm);
-    tess_config cfg;
-    tess_config_init(&cfg);
-    if (app.opt.workers > 0) cfg.workers = (int)app.opt.workers;
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    rc = prepare_particles(ctx, &app);
-    if (rc == 0) rc = prepare_runtime(ctx, &app);
-    if (rc == 0) rc = tess_main(ctx, nbody_control, &app);
-    /* SIGINT/SIGTERM: 130, as a shell reports a process ended by a signal */
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
+    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = nbody_control};
+    app_config(&spec.cfg, app.opt.run.workers);
+    rc = app_tables_main(&spec);
     free(app.initial);
     free(app.step_seconds);
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
+    return rc;
 }

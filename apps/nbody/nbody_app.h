@@ -21,13 +21,9 @@ typedef struct nbody_opts {
     double dt;
     double vmax;
     long seed;
-    long workers;
-    long partitions;
     const char *input;
-    const char *output;
-    const char *metrics;
+    app_run_opts run;
     app_ckpt_cli ckpt;
-    app_progress_mode progress;
 } nbody_opts;
 
 typedef struct nbody_app {

@@ -51,7 +51,7 @@ static int opts_check(nbody_opts *o, int have_steps)
     }
     if (opts_box(o, have_steps) != 0) return -1;
     const char *const names[] = {"output", "metrics"};
-    const char *const paths[] = {o->output, o->metrics};
+    const char *const paths[] = {o->run.output, o->run.metrics};
     if (app_outputs_distinct(NB_APP, names, paths, 2) != 0) return -1;
     return app_ckpt_cli_check(NB_APP, &o->ckpt);
 }
@@ -70,31 +70,18 @@ static void opts_defaults(nbody_opts *o)
 int nbody_opts_parse(int argc, char **argv, nbody_opts *o)
 {
     opts_defaults(o);
-    int progress = APP_PROGRESS_AUTO;
     const app_opt opts[] = {
-        {"particles", APP_OPT_INT, &o->particles, 1, 100000000, 0},
-        {"steps", APP_OPT_INT, &o->steps, 0, 10000000, 0},
-        {"seed", APP_OPT_INT, &o->seed, 0, (double)(1L << 62), 0},
-        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0},
-        {"partitions", APP_OPT_INT, &o->partitions, 1, NBODY_MAX_CELLS, 0},
-        {"cutoff", APP_OPT_DOUBLE, &o->cutoff, 1e-9, 1e9, 0},
-        {"box", APP_OPT_DOUBLE, &o->box, 1e-9, 1e12, 0},
-        {"dt", APP_OPT_DOUBLE, &o->dt, 1e-12, 1e3, 0},
-        {"softening", APP_OPT_DOUBLE, &o->softening, 1e-9, 1e9, 0},
-        {"vmax", APP_OPT_DOUBLE, &o->vmax, 0.0, 1e9, 0},
-        {"input", APP_OPT_STRING, &o->input, 0, 0, 0},
-        {"output", APP_OPT_STRING, &o->output, 0, 0, 0},
-        {"metrics", APP_OPT_STRING, &o->metrics, 0, 0, 0},
-        {"checkpoint-dir", APP_OPT_STRING, &o->ckpt.dir, 0, 0, 0},
-        {"checkpoint-every", APP_OPT_INT, &o->ckpt.every, 1, 1000000000, 0},
-        {"restore", APP_OPT_FLAG, &o->ckpt.restore, 0, 0, 1},
-        {"checkpoint-overwrite", APP_OPT_FLAG, &o->ckpt.overwrite, 0, 0, 1},
-        {"progress", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_ON},
-        {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF},
+        {"particles", APP_OPT_INT, &o->particles, 1, 100000000, 0, NULL, NULL},
+        {"steps", APP_OPT_INT, &o->steps, 0, 10000000, 0, NULL, NULL},
+        {"seed", APP_OPT_INT, &o->seed, 0, (double)(1L << 62), 0, NULL, NULL},
+        {"cutoff", APP_OPT_DOUBLE, &o->cutoff, 1e-9, 1e9, 0, NULL, NULL},
+        {"box", APP_OPT_DOUBLE, &o->box, 1e-9, 1e12, 0, NULL, NULL},
+        {"dt", APP_OPT_DOUBLE, &o->dt, 1e-12, 1e3, 0, NULL, NULL},
+        {"softening", APP_OPT_DOUBLE, &o->softening, 1e-9, 1e9, 0, NULL, NULL},
+        {"vmax", APP_OPT_DOUBLE, &o->vmax, 0.0, 1e9, 0, NULL, NULL},
+        {"input", APP_OPT_STRING, &o->input, 0, 0, 0, NULL, NULL},
     };
-    static char usage[sizeof nbody_usage + 1024];
-    snprintf(usage, sizeof usage, "%s%s", nbody_usage, app_ckpt_cli_usage);
-    int rc = app_parse_options(NB_APP, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
-    o->progress = (app_progress_mode)progress;
+    int rc = app_run_parse(NB_APP, nbody_usage, &o->run, NBODY_MAX_CELLS, &o->ckpt, opts,
+                           (int)(sizeof opts / sizeof *opts), argc, argv);
     return rc != 0 ? rc : opts_check(o, o->steps >= 0);
 }

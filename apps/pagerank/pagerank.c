@@ -24,7 +24,6 @@
  * D_k/N) fits in the checkpoint's user data.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -244,14 +243,9 @@ static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch,
                         size_t whylen)
 {
     const pr_app *app = arg;
-    pr_resume r;
-    (void)epoch;
-    (void)len; /* app_ckpt_cli_restore checked it */
-    memcpy(&r, user, sizeof r);
-    if (r.done >= 1 && r.done <= app->opt.iterations) return 0;
-    snprintf(why, whylen, "after iteration %lld, beyond --iterations %ld", (long long)r.done,
-             app->opt.iterations);
-    return 1;
+    (void)epoch, (void)len; /* app_ckpt_cli_restore checked len */
+    return app_ckpt_cli_accept_done(user, app->opt.iterations, "iteration", "iterations", why,
+                                    whylen);
 }
 
 /* A loaded epoch's tables: the whole graph and finite, non-negative sums. */
@@ -306,51 +300,53 @@ static int control(tess_ctx *ctx, void *arg)
     return rc;
 }
 
-static void usage(FILE *out)
+/* The --help text (with the checkpoint options of ckpt_cli). */
+static const char *usage_text(void)
 {
-    fprintf(out,
-            "usage: tessera run pagerank (--graph FILE | --gen SPEC) [options]\n"
-            "\n"
-            "PageRank on the tables face.  PR0 = 1/N;\n"
-            "PR'(v) = (1-d)/N + d*(sum over u->v of PR(u)/outdeg(u) + D/N), D = rank of\n"
-            "vertices without out-edges.  Vertices are all ids in the edge list.\n"
-            "\n"
-            "  --graph FILE       SNAP edge list (plain or gzip) or binary graph cache\n"
-            "  --gen SPEC         generated graph: rmat:SCALE[:EF[:SEED]], uniform:N:M[:SEED],\n"
-            "                     web:PAGES[:SEED]\n"
-            "  --iterations N     iterations (default 20)\n"
-            "  --damping D        damping factor in (0, 1) (default 0.85)\n"
-            "  --workers W        worker threads per rank (default: cores available)\n"
-            "  --partitions P     table partitions (default 2 x total workers)\n"
-            "  --output FILE      write 'id<TAB>rank' for every vertex, ascending id\n"
-            "                     (default: the ten highest-ranked vertices on stdout)\n"
-            "  --metrics FILE     write run metrics as JSON\n"
-            "  --no-steal         no work stealing between ranks (for experiments)\n"
-            "  --slow-worker RANK:FACTOR[:spin|:sleep]\n"
-            "                     rank RANK runs FACTOR (>= 1) times slower (a throttle\n"
-            "                     for stealing experiments); its threads spin for the\n"
-            "                     extra time (default) or sleep\n"
-            "  --progress         a line per iteration on stderr (default when a terminal)\n"
-            "  --quiet            no progress lines\n"
-            "%s"
-            "  --help             this text\n"
-            "\n"
-            "Runs unchanged under mpirun -np R; --workers is per rank.  A checkpoint\n"
-            "restores onto any number of ranks and partitions; to rerun a failed job\n"
-            "from its last checkpoint:\n"
-            "  tessera supervise -- mpirun -np 3 tessera run pagerank --gen web:200000 \\\n"
-            "      --iterations 50 --checkpoint-dir ckpt --checkpoint-every 5\n",
-            app_ckpt_cli_usage);
+    static char text[4096];
+    snprintf(text, sizeof text,
+             "usage: tessera run pagerank (--graph FILE | --gen SPEC) [options]\n"
+             "\n"
+             "PageRank on the tables face.  PR0 = 1/N;\n"
+             "PR'(v) = (1-d)/N + d*(sum over u->v of PR(u)/outdeg(u) + D/N), D = rank of\n"
+             "vertices without out-edges.  Vertices are all ids in the edge list.\n"
+             "\n"
+             "  --graph FILE       SNAP edge list (plain or gzip) or binary graph cache\n"
+             "  --gen SPEC         generated graph: rmat:SCALE[:EF[:SEED]], uniform:N:M[:SEED],\n"
+             "                     web:PAGES[:SEED]\n"
+             "  --iterations N     iterations (default 20)\n"
+             "  --damping D        damping factor in (0, 1) (default 0.85)\n"
+             "  --workers W        worker threads per rank (default: cores available)\n"
+             "  --partitions P     table partitions (default 2 x total workers)\n"
+             "  --output FILE      write 'id<TAB>rank' for every vertex, ascending id\n"
+             "                     (default: the ten highest-ranked vertices on stdout)\n"
+             "  --metrics FILE     write run metrics as JSON\n"
+             "  --no-steal         no work stealing between ranks (for experiments)\n"
+             "  --slow-worker RANK:FACTOR[:spin|:sleep]\n"
+             "                     rank RANK runs FACTOR (>= 1) times slower (a throttle\n"
+             "                     for stealing experiments); its threads spin for the\n"
+             "                     extra time (default) or sleep\n"
+             "  --progress         a line per iteration on stderr (default when a terminal)\n"
+             "  --quiet            no progress lines\n"
+             "%s"
+             "  --help             this text\n"
+             "\n"
+             "Runs unchanged under mpirun -np R; --workers is per rank.  A checkpoint\n"
+             "restores onto any number of ranks and partitions; to rerun a failed job\n"
+             "from its last checkpoint:\n"
+             "  tessera supervise -- mpirun -np 3 tessera run pagerank --gen web:200000 \\\n"
+             "      --iterations 50 --checkpoint-dir ckpt --checkpoint-every 5\n",
+             app_ckpt_cli_usage);
+    return text;
 }
 
-/* Work-stealing options (docs/stealing.md), kept apart from the others. */
-static int parse_steal_option(pr_options *o, int c, const char *arg)
+/* --slow-worker RANK:FACTOR[:spin|:sleep] (docs/stealing.md). */
+static int parse_slow_worker(const char *app, const app_opt *opt, const char *arg)
 {
-    if (c == 'N') return o->no_steal = 1, 0;
-    if (c != 'S') return -1;
+    pr_options *o = opt->dest;
     if (tess_parse_slow_worker(arg, &o->slow_rank, &o->slow_factor, &o->slow_sleep) == TESS_OK)
         return 0;
-    app_error(APP,
+    app_error(app,
               "option --slow-worker: expected RANK:FACTOR[:spin|:sleep] with FACTOR in "
               "[1, 1000], got '%s'",
               arg);
@@ -364,31 +360,6 @@ static void apply_steal_options(const pr_options *o, tess_config *cfg)
         cfg->slow_rank = o->slow_rank;
         cfg->slow_factor = o->slow_factor;
         cfg->slow_sleep = o->slow_sleep;
-    }
-}
-
-static int parse_option(pr_options *o, int c, const char *arg)
-{
-    switch (c) {
-    case 'g': o->graph_path = arg; return 0;
-    case 'G': o->gen_spec = arg; return 0;
-    case 'i': return app_parse_int(APP, "iterations", arg, 1, 1000000, &o->iterations);
-    case 'd':
-        return app_parse_double(APP, "damping", arg, 0.0, 1.0, &o->damping) ||
-               (o->damping <= 0.0 || o->damping >= 1.0
-                    ? (app_error(APP, "option --damping: must be in (0, 1), got '%s'", arg), -1)
-                    : 0);
-    case 'w': return app_parse_int(APP, "workers", arg, 1, 4096, &o->workers);
-    case 'p': return app_parse_int(APP, "partitions", arg, 1, 1 << 20, &o->partitions);
-    case 'o': o->output = arg; return 0;
-    case 'm': o->metrics = arg; return 0;
-    case 'P': o->progress = APP_PROGRESS_ON; return 0;
-    case 'q': o->progress = APP_PROGRESS_OFF; return 0;
-    case 'C': o->ckpt.dir = arg; return 0;
-    case 'E': return app_ckpt_cli_parse_every(APP, &o->ckpt, arg);
-    case 'R': o->ckpt.restore = 1; return 0;
-    case 'W': o->ckpt.overwrite = 1; return 0;
-    default: return parse_steal_option(o, c, arg);
     }
 }
 
@@ -426,44 +397,32 @@ static int check_options(pr_options *o)
 }
 
 /* 0 to run, 1 after --help, -1 on a usage error, -2 on an unwritable output
- * (message printed). */
+ * (message printed).  Each option may be given once. */
 static int parse_options(pr_options *o, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"graph", required_argument, 0, 'g'},
-                                             {"gen", required_argument, 0, 'G'},
-                                             {"iterations", required_argument, 0, 'i'},
-                                             {"damping", required_argument, 0, 'd'},
-                                             {"workers", required_argument, 0, 'w'},
-                                             {"partitions", required_argument, 0, 'p'},
-                                             {"output", required_argument, 0, 'o'},
-                                             {"metrics", required_argument, 0, 'm'},
-                                             {"progress", no_argument, 0, 'P'},
-                                             {"quiet", no_argument, 0, 'q'},
-                                             {"checkpoint-dir", required_argument, 0, 'C'},
-                                             {"checkpoint-every", required_argument, 0, 'E'},
-                                             {"restore", no_argument, 0, 'R'},
-                                             {"checkpoint-overwrite", no_argument, 0, 'W'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {"no-steal", no_argument, 0, 'N'},
-                                             {"slow-worker", required_argument, 0, 'S'},
-                                             {0, 0, 0, 0}};
     *o = (pr_options){.iterations = 20, .damping = 0.85};
-    optind = 1;
-    opterr = 0;
-    int c, idx = 0;
-    unsigned char seen[128] = {0};
-    while ((c = getopt_long(argc, argv, "", longopts, &idx)) != -1) {
-        if (c == 'h') return usage(stdout), 1;
-        if (c == '?' || c == ':') {
-            app_error(APP, "unknown option or missing value: '%s' (see --help)", argv[optind - 1]);
-            return -1;
-        }
-        if (seen[c & 127]++)
-            return app_error(APP, "option --%s given twice", longopts[idx].name), -1;
-        if (parse_option(o, c, optarg) != 0) return -1;
-    }
-    if (optind < argc) return app_error(APP, "unexpected argument '%s'", argv[optind]), -1;
-    return check_options(o);
+    int seen[16] = {0}, progress = APP_PROGRESS_AUTO;
+    const app_opt opts[] = {
+        {"graph", APP_OPT_TEXT, &o->graph_path, 0, 0, 0, &seen[0], NULL},
+        {"gen", APP_OPT_TEXT, &o->gen_spec, 0, 0, 0, &seen[1], NULL},
+        {"iterations", APP_OPT_INT, &o->iterations, 1, 1000000, 0, &seen[2], NULL},
+        {"damping", APP_OPT_CUSTOM, &o->damping, 0, 1, 0, &seen[3], app_parse_open_interval},
+        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0, &seen[4], NULL},
+        {"partitions", APP_OPT_INT, &o->partitions, 1, 1 << 20, 0, &seen[5], NULL},
+        {"output", APP_OPT_TEXT, &o->output, 0, 0, 0, &seen[6], NULL},
+        {"metrics", APP_OPT_TEXT, &o->metrics, 0, 0, 0, &seen[7], NULL},
+        {"progress", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_ON, &seen[8], NULL},
+        {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF, &seen[9], NULL},
+        {"no-steal", APP_OPT_FLAG, &o->no_steal, 0, 0, 1, &seen[10], NULL},
+        {"slow-worker", APP_OPT_CUSTOM, o, 0, 0, 0, &seen[11], parse_slow_worker},
+    };
+    app_opt ckpt[APP_CKPT_CLI_OPTIONS];
+    app_ckpt_cli_options(&o->ckpt, ckpt);
+    for (int k = 0; k < APP_CKPT_CLI_OPTIONS; k++) ckpt[k].seen = &seen[12 + k];
+    int rc = app_parse_options_with(APP, usage_text(), argc, argv, opts,
+                                    (int)(sizeof opts / sizeof *opts), ckpt, APP_CKPT_CLI_OPTIONS);
+    o->progress = (app_progress_mode)progress;
+    return rc != 0 ? rc : check_options(o);
 }
 
 /* The vertices without out-edges, ascending: their rank is summed into D. */
@@ -638,26 +597,30 @@ static void app_free(pr_app *app)
     free(app->iteration_seconds);
 }
 
+static int prepare(tess_ctx *ctx, void *arg)
+{
+    int rc = load_graph(ctx, arg);
+    return rc == TESS_OK ? enable_checkpoints(ctx, arg) : rc;
+}
+
+/* Rank 0, after a successful run: the metrics. */
+static int after(tess_ctx *ctx, void *arg, int rc)
+{
+    pr_app *app = arg;
+    if (rc == TESS_OK && tess_rank(ctx) == 0 && app->opt.metrics &&
+        write_metrics(app, ctx, tess_now() - app->start) != 0)
+        rc = TESS_ERR_IO;
+    if (tess_rank(ctx) == 0) rc = finish_outputs(app, rc); /* all outputs or none */
+    return rc;
+}
+
 static int run(pr_app *app)
 {
-    double t0 = tess_now();
-    tess_config cfg;
-    tess_config_init(&cfg);
-    if (app->opt.workers) cfg.workers = (int)app->opt.workers;
-    apply_steal_options(&app->opt, &cfg);
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
-    int rc = load_graph(ctx, app);
-    if (rc == TESS_OK) rc = enable_checkpoints(ctx, app);
-    if (rc == TESS_OK) rc = tess_main(ctx, control, app);
-    if (rc == TESS_OK && tess_rank(ctx) == 0 && app->opt.metrics &&
-        write_metrics(app, ctx, tess_now() - t0) != 0)
-        rc = TESS_ERR_IO;
-    if (tess_rank(ctx) == 0) rc = finish_outputs(app, rc);
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
-    if (interrupted && rc != TESS_OK) return 130;
-    return rc == TESS_OK ? 0 : 1;
+    app_tables_spec spec = {.app = app, .prepare = prepare, .control = control, .after = after};
+    app_config(&spec.cfg, app->opt.workers);
+    apply_steal_options(&app->opt, &spec.cfg);
+    app->start = tess_now();
+    return app_tables_main(&spec);
 }
 
 int pagerank_main(int argc, char **argv)

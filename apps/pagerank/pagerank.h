@@ -40,6 +40,7 @@ typedef struct pr_app {
     double spread;           /* D/N of the ranks in the tables */
     long first_iteration;    /* 0, or the iterations a restored checkpoint had done */
     uint64_t restored_epoch; /* 0 unless restored */
+    double start;            /* tess_now() before tess_init: the metrics' wall time */
     double load_seconds;
     double *iteration_seconds;
     int progress;

@@ -92,51 +92,6 @@ static int prt_disjoint(void *user, const tess_query *a, const tess_query *b)
 
 /* ---------------------------------------------------------------- options */
 
-static int set_path(const char *opt, const char *v, const char **dst)
-{
-    if (v == NULL || v[0] == '\0') {
-        app_error(APP, "option %s: missing value", opt);
-        return -1;
-    }
-    *dst = v;
-    return 0;
-}
-
-static int parse_damping(prt_app *a, const char *v)
-{
-    if (app_parse_double(APP, "damping", v, 0.0, 1.0, &a->damping) != 0) return -1;
-    if (a->damping > 0.0 && a->damping < 1.0) return 0;
-    app_error(APP, "option --damping: must be in (0, 1), got '%s'", v);
-    return -1;
-}
-
-/* One of this app's own options at argv[*i] ("--NAME VALUE" or
- * "--NAME=VALUE"): 0, or -1 (message printed). */
-static int own_option(prt_app *a, int argc, char **argv, int *i, unsigned *seen)
-{
-    static const char *const names[] = {"--graph", "--gen", "--damping", "--output"};
-    const char *arg = argv[*i], *eq = strchr(arg, '=');
-    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    int k = 0;
-    while (k < 4 && !(strlen(names[k]) == len && strncmp(arg, names[k], len) == 0)) k++;
-    if (k == 4) {
-        app_error(APP, "unknown option '%s' (see --help)", arg);
-        return -1;
-    }
-    if (*seen & (1u << k)) {
-        app_error(APP, "option %s: given more than once", names[k]);
-        return -1;
-    }
-    *seen |= 1u << k;
-    const char *v = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
-    switch (k) {
-    case 0: return set_path(names[k], v, &a->graph_path);
-    case 1: return set_path(names[k], v, &a->gen_spec);
-    case 2: return parse_damping(a, v);
-    default: return set_path(names[k], v, &a->output_path);
-    }
-}
-
 static int check_source(const prt_app *a)
 {
     if (!a->graph_path == !a->gen_spec) {
@@ -154,18 +109,17 @@ static int check_source(const prt_app *a)
 /* 0 to run, 1 after --help, -1 on a usage error (message printed). */
 static int parse(prt_app *a, int argc, char **argv)
 {
-    unsigned seen = 0;
+    int seen[4] = {0};
     a->damping = 0.85;
-    app_tick_cli_init(&a->cli);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("%s%s", usage, app_tick_cli_usage);
-            return 1;
-        }
-        int rc = app_tick_cli_option(APP, &a->cli, argc, argv, &i);
-        if (rc < 0) return -1;
-        if (rc == 0 && own_option(a, argc, argv, &i, &seen) != 0) return -1;
-    }
+    const app_opt opts[] = {
+        {"graph", APP_OPT_CUSTOM, &a->graph_path, 0, 0, 0, &seen[0], app_parse_path},
+        {"gen", APP_OPT_CUSTOM, &a->gen_spec, 0, 0, 0, &seen[1], app_parse_path},
+        {"damping", APP_OPT_CUSTOM, &a->damping, 0, 1, 0, &seen[2], app_parse_open_interval},
+        {"output", APP_OPT_CUSTOM, &a->output_path, 0, 0, 0, &seen[3], app_parse_path},
+    };
+    int rc = app_tick_cli_parse(APP, &a->cli, usage, opts, (int)(sizeof opts / sizeof *opts), argc,
+                                argv);
+    if (rc != 0) return rc;
     if (check_source(a) != 0) return -1;
     return app_tick_cli_check(APP, &a->cli);
 }

@@ -9,7 +9,6 @@
  * processed exactly once and every bucket's checksum is right.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,128 +109,46 @@ static int control(tess_ctx *ctx, void *arg)
 
 /* ---------------------------------------------------------------- options */
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: tessera run workqueue [options]\n"
-                 "\n"
-                 "A work queue of N generated items, each to be processed exactly once, by one\n"
-                 "kernel instance per partition in index order; a long-running check of the\n"
-                 "asynchronous checkpoint.  Processing item i runs a hash chain (--work) and\n"
-                 "adds 1 to processed[i] and {1, result} to the checksum of a bucket stored\n"
-                 "elsewhere.  At the end every item must have been processed exactly once and\n"
-                 "every bucket must hold the count and checksum computed independently from\n"
-                 "the generator; the exit status is 0 only then.\n"
-                 "\n"
-                 "  --items N               items (default 100000)\n"
-                 "  --seed S                seed of the item generator (default 1)\n"
-                 "  --work W                hash rounds per item, W..2W (default 100)\n"
-                 "  --item-us US            also sleep US microseconds per item (default 0),\n"
-                 "                          to make a run last long enough to be killed\n"
-                 "  --partitions P          item partitions = kernel instances (default 12;\n"
-                 "                          fixed, so a restore may use other rank counts)\n"
-                 "  --buckets B             checksum buckets (default 64)\n"
-                 "  --workers W             worker threads per rank (default: cores available)\n"
-                 "  --checkpoint-dir DIR    checkpoint into DIR: a CpBarrier after loading and\n"
-                 "                          after processing, CpPeriodic while processing\n"
-                 "  --checkpoint-seconds S  period of the asynchronous checkpoints (default 1;\n"
-                 "                          0: only the two barrier checkpoints)\n"
-                 "  --point-every K         a checkpoint point every K items (default 1)\n"
-                 "  --keep K                epochs kept in DIR (default 2)\n"
-                 "  --restore               restore the newest checkpoint in DIR first (none:\n"
-                 "                          start afresh); added by `tessera supervise`\n"
-                 "  --checkpoint-overwrite  DIR may hold another job's checkpoints: delete\n"
-                 "                          them (by default such a DIR is refused)\n"
-                 "  --output FILE           write the verification report to FILE (default\n"
-                 "                          stdout)\n"
-                 "  --metrics FILE          write run metrics as JSON\n"
-                 "  --progress              progress lines on stderr (default when a terminal)\n"
-                 "  --quiet                 no progress lines\n"
-                 "  --help                  this text\n"
-                 "\n"
-                 "Runs unchanged under mpirun -np R; --workers is per rank.  Example:\n"
-                 "  tessera supervise -- mpirun -np 3 tessera run workqueue --item-us 200 \\\n"
-                 "      --checkpoint-dir ck --checkpoint-seconds 0.5\n");
-}
-
-enum {
-    OPT_ITEMS = 256,
-    OPT_SEED,
-    OPT_WORK,
-    OPT_ITEM_US,
-    OPT_PARTITIONS,
-    OPT_BUCKETS,
-    OPT_WORKERS,
-    OPT_CKPT_DIR,
-    OPT_CKPT_SECONDS,
-    OPT_POINT_EVERY,
-    OPT_KEEP,
-    OPT_RESTORE,
-    OPT_OVERWRITE,
-    OPT_OUTPUT,
-    OPT_METRICS,
-    OPT_PROGRESS,
-    OPT_QUIET,
-    OPT_HELP,
-    OPT_END
-};
-
-static const struct option wq_longopts[] = {
-    {"items", required_argument, 0, OPT_ITEMS},
-    {"seed", required_argument, 0, OPT_SEED},
-    {"work", required_argument, 0, OPT_WORK},
-    {"item-us", required_argument, 0, OPT_ITEM_US},
-    {"partitions", required_argument, 0, OPT_PARTITIONS},
-    {"buckets", required_argument, 0, OPT_BUCKETS},
-    {"workers", required_argument, 0, OPT_WORKERS},
-    {"checkpoint-dir", required_argument, 0, OPT_CKPT_DIR},
-    {"checkpoint-seconds", required_argument, 0, OPT_CKPT_SECONDS},
-    {"point-every", required_argument, 0, OPT_POINT_EVERY},
-    {"keep", required_argument, 0, OPT_KEEP},
-    {"restore", no_argument, 0, OPT_RESTORE},
-    {"checkpoint-overwrite", no_argument, 0, OPT_OVERWRITE},
-    {"output", required_argument, 0, OPT_OUTPUT},
-    {"metrics", required_argument, 0, OPT_METRICS},
-    {"progress", no_argument, 0, OPT_PROGRESS},
-    {"quiet", no_argument, 0, OPT_QUIET},
-    {"help", no_argument, 0, OPT_HELP},
-    {0, 0, 0, 0}};
-
-static int parse_int_option(wq_options *o, int c, const char *arg)
-{
-    switch (c) {
-    case OPT_ITEMS: return app_parse_int(WQ_APP, "items", arg, 1, 1L << 36, &o->items);
-    case OPT_SEED: return app_parse_int(WQ_APP, "seed", arg, 0, 1L << 62, &o->seed);
-    case OPT_WORK: return app_parse_int(WQ_APP, "work", arg, 0, 100000000, &o->work);
-    case OPT_ITEM_US: return app_parse_int(WQ_APP, "item-us", arg, 0, 10000000, &o->item_us);
-    case OPT_PARTITIONS:
-        return app_parse_int(WQ_APP, "partitions", arg, 1, 1 << 20, &o->partitions);
-    case OPT_BUCKETS: return app_parse_int(WQ_APP, "buckets", arg, 1, 1 << 24, &o->buckets);
-    case OPT_WORKERS: return app_parse_int(WQ_APP, "workers", arg, 1, 4096, &o->workers);
-    case OPT_POINT_EVERY:
-        return app_parse_int(WQ_APP, "point-every", arg, 1, 1L << 36, &o->point_every);
-    case OPT_KEEP: return app_parse_int(WQ_APP, "keep", arg, 1, 1000, &o->keep);
-    default: return 1;
-    }
-}
-
-static int parse_option(wq_options *o, int c, const char *arg)
-{
-    int rc = parse_int_option(o, c, arg);
-    if (rc <= 0) return rc;
-    switch (c) {
-    case OPT_CKPT_SECONDS:
-        return app_parse_double(WQ_APP, "checkpoint-seconds", arg, 0.0, 86400.0,
-                                &o->checkpoint_seconds);
-    case OPT_CKPT_DIR: o->checkpoint_dir = arg; return 0;
-    case OPT_RESTORE: o->restore = 1; return 0;
-    case OPT_OVERWRITE: o->overwrite = 1; return 0;
-    case OPT_OUTPUT: o->output = arg; return 0;
-    case OPT_METRICS: o->metrics = arg; return 0;
-    case OPT_PROGRESS: o->progress = APP_PROGRESS_ON; return 0;
-    case OPT_QUIET: o->progress = APP_PROGRESS_OFF; return 0;
-    default: return -1;
-    }
-}
+static const char usage[] =
+    "usage: tessera run workqueue [options]\n"
+    "\n"
+    "A work queue of N generated items, each to be processed exactly once, by one\n"
+    "kernel instance per partition in index order; a long-running check of the\n"
+    "asynchronous checkpoint.  Processing item i runs a hash chain (--work) and\n"
+    "adds 1 to processed[i] and {1, result} to the checksum of a bucket stored\n"
+    "elsewhere.  At the end every item must have been processed exactly once and\n"
+    "every bucket must hold the count and checksum computed independently from\n"
+    "the generator; the exit status is 0 only then.\n"
+    "\n"
+    "  --items N               items (default 100000)\n"
+    "  --seed S                seed of the item generator (default 1)\n"
+    "  --work W                hash rounds per item, W..2W (default 100)\n"
+    "  --item-us US            also sleep US microseconds per item (default 0),\n"
+    "                          to make a run last long enough to be killed\n"
+    "  --partitions P          item partitions = kernel instances (default 12;\n"
+    "                          fixed, so a restore may use other rank counts)\n"
+    "  --buckets B             checksum buckets (default 64)\n"
+    "  --workers W             worker threads per rank (default: cores available)\n"
+    "  --checkpoint-dir DIR    checkpoint into DIR: a CpBarrier after loading and\n"
+    "                          after processing, CpPeriodic while processing\n"
+    "  --checkpoint-seconds S  period of the asynchronous checkpoints (default 1;\n"
+    "                          0: only the two barrier checkpoints)\n"
+    "  --point-every K         a checkpoint point every K items (default 1)\n"
+    "  --keep K                epochs kept in DIR (default 2)\n"
+    "  --restore               restore the newest checkpoint in DIR first (none:\n"
+    "                          start afresh); added by `tessera supervise`\n"
+    "  --checkpoint-overwrite  DIR may hold another job's checkpoints: delete\n"
+    "                          them (by default such a DIR is refused)\n"
+    "  --output FILE           write the verification report to FILE (default\n"
+    "                          stdout)\n"
+    "  --metrics FILE          write run metrics as JSON\n"
+    "  --progress              progress lines on stderr (default when a terminal)\n"
+    "  --quiet                 no progress lines\n"
+    "  --help                  this text\n"
+    "\n"
+    "Runs unchanged under mpirun -np R; --workers is per rank.  Example:\n"
+    "  tessera supervise -- mpirun -np 3 tessera run workqueue --item-us 200 \\\n"
+    "      --checkpoint-dir ck --checkpoint-seconds 0.5\n";
 
 /* An output's directory must be writable before the work starts. */
 static int check_output_dir(const char *opt, const char *path)
@@ -245,13 +162,16 @@ static int check_output_dir(const char *opt, const char *path)
     return ok ? 0 : -1;
 }
 
-static int check_options(const wq_options *o, const unsigned char *seen)
+/* The options, each given at most once; seen[] counts them, in this order. */
+enum { WQ_SEEN_CKPT_SECONDS = 8, WQ_SEEN_KEEP = 10, WQ_OPTIONS = 17 };
+
+static int check_options(const wq_options *o, const int *seen)
 {
-    const char *needs_dir = o->restore                     ? "--restore"
-                            : o->overwrite                 ? "--checkpoint-overwrite"
-                            : seen[OPT_CKPT_SECONDS - 256] ? "--checkpoint-seconds"
-                            : seen[OPT_KEEP - 256]         ? "--keep"
-                                                           : NULL;
+    const char *needs_dir = o->restore                   ? "--restore"
+                            : o->overwrite               ? "--checkpoint-overwrite"
+                            : seen[WQ_SEEN_CKPT_SECONDS] ? "--checkpoint-seconds"
+                            : seen[WQ_SEEN_KEEP]         ? "--keep"
+                                                         : NULL;
     if (needs_dir != NULL && o->checkpoint_dir == NULL)
         return app_error(WQ_APP, "option %s: needs --checkpoint-dir DIR", needs_dir), -1;
     if (o->checkpoint_dir != NULL && o->checkpoint_dir[0] == '\0')
@@ -276,22 +196,30 @@ static int parse_options(wq_options *o, int argc, char **argv)
                       .point_every = 1,
                       .keep = 2,
                       .checkpoint_seconds = 1.0};
-    optind = 1;
-    opterr = 0;
-    int c, idx = 0;
-    unsigned char seen[OPT_END - 256] = {0};
-    while ((c = getopt_long(argc, argv, "", wq_longopts, &idx)) != -1) {
-        if (c == OPT_HELP) return usage(stdout), 1;
-        if (c < 256) {
-            app_error(WQ_APP, "unknown option or missing value: '%s' (see --help)",
-                      argv[optind - 1]);
-            return -1;
-        }
-        if (seen[c - 256]++)
-            return app_error(WQ_APP, "option --%s given twice", wq_longopts[idx].name), -1;
-        if (parse_option(o, c, optarg) != 0) return -1;
-    }
-    if (optind < argc) return app_error(WQ_APP, "unexpected argument '%s'", argv[optind]), -1;
+    int seen[WQ_OPTIONS] = {0}, progress = APP_PROGRESS_AUTO;
+    const app_opt opts[WQ_OPTIONS] = {
+        {"items", APP_OPT_INT, &o->items, 1, 1L << 36, 0, &seen[0], NULL},
+        {"seed", APP_OPT_INT, &o->seed, 0, 1L << 62, 0, &seen[1], NULL},
+        {"work", APP_OPT_INT, &o->work, 0, 100000000, 0, &seen[2], NULL},
+        {"item-us", APP_OPT_INT, &o->item_us, 0, 10000000, 0, &seen[3], NULL},
+        {"partitions", APP_OPT_INT, &o->partitions, 1, 1 << 20, 0, &seen[4], NULL},
+        {"buckets", APP_OPT_INT, &o->buckets, 1, 1 << 24, 0, &seen[5], NULL},
+        {"workers", APP_OPT_INT, &o->workers, 1, 4096, 0, &seen[6], NULL},
+        {"checkpoint-dir", APP_OPT_TEXT, &o->checkpoint_dir, 0, 0, 0, &seen[7], NULL},
+        {"checkpoint-seconds", APP_OPT_DOUBLE, &o->checkpoint_seconds, 0, 86400, 0,
+         &seen[WQ_SEEN_CKPT_SECONDS], NULL},
+        {"point-every", APP_OPT_INT, &o->point_every, 1, 1L << 36, 0, &seen[9], NULL},
+        {"keep", APP_OPT_INT, &o->keep, 1, 1000, 0, &seen[WQ_SEEN_KEEP], NULL},
+        {"restore", APP_OPT_FLAG, &o->restore, 0, 0, 1, &seen[11], NULL},
+        {"output", APP_OPT_TEXT, &o->output, 0, 0, 0, &seen[12], NULL},
+        {"metrics", APP_OPT_TEXT, &o->metrics, 0, 0, 0, &seen[13], NULL},
+        {"progress", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_ON, &seen[14], NULL},
+        {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF, &seen[15], NULL},
+        {"checkpoint-overwrite", APP_OPT_FLAG, &o->overwrite, 0, 0, 1, &seen[16], NULL},
+    };
+    int rc = app_parse_options(WQ_APP, usage, argc, argv, opts, WQ_OPTIONS);
+    o->progress = (app_progress_mode)progress;
+    if (rc != 0) return rc;
     return check_options(o, seen);
 }
 
@@ -333,8 +261,9 @@ static int create_tables(tess_ctx *ctx, wq_app *app)
 
 /* ---------------------------------------------------------------- main */
 
-static int setup(tess_ctx *ctx, wq_app *app)
+static int setup(tess_ctx *ctx, void *arg)
 {
+    wq_app *app = arg;
     int rc = create_tables(ctx, app);
     if (rc == TESS_OK) rc = wq_register_kernels(ctx);
     if (rc == TESS_OK) rc = wq_checkpoint_setup(ctx, app);
@@ -342,24 +271,23 @@ static int setup(tess_ctx *ctx, wq_app *app)
     return rc;
 }
 
-static int run(wq_app *app)
+/* Rank 0, after a run that finished (verified or not): the metrics. */
+static int after(tess_ctx *ctx, void *arg, int rc)
 {
-    double t0 = tess_now();
-    tess_config cfg;
-    tess_config_init(&cfg);
-    if (app->opt.workers) cfg.workers = (int)app->opt.workers;
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
-    int rc = setup(ctx, app);
-    if (rc == TESS_OK) rc = tess_main(ctx, control, app);
+    wq_app *app = arg;
     int finished = rc == TESS_OK || rc == WQ_UNVERIFIED;
     if (finished && tess_rank(ctx) == 0 && app->opt.metrics &&
-        wq_write_metrics(app, ctx, tess_now() - t0) != 0 && rc == TESS_OK)
+        wq_write_metrics(app, ctx, tess_now() - app->start) != 0 && rc == TESS_OK)
         rc = TESS_ERR_IO; /* the run's result is incomplete without its metrics */
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
-    if (interrupted && rc != TESS_OK) return 130;
-    return rc == TESS_OK ? 0 : 1;
+    return rc;
+}
+
+static int run(wq_app *app)
+{
+    app_tables_spec spec = {.app = app, .prepare = setup, .control = control, .after = after};
+    app_config(&spec.cfg, app->opt.workers);
+    app->start = tess_now();
+    return app_tables_main(&spec);
 }
 
 int workqueue_main(int argc, char **argv)

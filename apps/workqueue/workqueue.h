@@ -49,6 +49,7 @@ typedef struct wq_app {
     int partitions, sum_partitions; /* after clamping to the item / bucket counts */
     tess_table *items, *processed, *sums;
     int progress;
+    double start; /* tess_now() before tess_init: the metrics' wall time */
     int restored; /* a checkpoint was restored (rank 0) */
     uint64_t restored_epoch;
     int checkpoint_failures; /* tess_checkpoint_wait reported a failed epoch */

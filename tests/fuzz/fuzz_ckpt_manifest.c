@@ -42,16 +42,4 @@ static void parse(const uint8_t *data, size_t size)
     tess__ckpt_manifest_free(&m);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    parse(data, size);
-    if (size < 16) return 0;
-    uint8_t *copy = malloc(size);
-    if (copy == NULL) return 0;
-    memcpy(copy, data, size);
-    uint64_t sum = XXH64(copy, size - 8, 0);
-    for (int i = 0; i < 8; i++) copy[size - 8 + i] = (uint8_t)(sum >> (8 * i));
-    parse(copy, size);
-    free(copy);
-    return 0;
-}
+#include "fuzz_sealed.h"

@@ -10,24 +10,13 @@
 # Environment: TESSERA (the CLI), TESS_SRC, TESS_HAVE_MPI=0|1.  Exits 77
 # (skipped) without TESSERA; runs every case and exits 1 if any failed.
 set -u
-if [ -z "${TESSERA:-}" ] || [ ! -x "$TESSERA" ]; then
-    echo "SKIP: TESSERA is not set to an executable" >&2
-    exit 77
-fi
-
-tmp=$(mktemp -d) || exit 1
+. "$(dirname "$0")/lib.sh"
+# some cases make read-only directories
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
 IN="$tmp/in"   # inputs
 OUT="$tmp/out" # the output directory every case writes into; must stay empty
 mkdir -p "$IN" "$OUT"
-failures=0
 cases=0
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
 
 # expect CODE WHAT COMMAND... — CODE: the exit status wanted, or "nonzero";
 # WHAT: a fixed string the single stderr line must contain.
@@ -227,12 +216,7 @@ fi
 
 # ------------------------------------------------------------- under MPI
 # mpirun adds its own lines on stderr, so only: non-zero, the message, no files.
-if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun >/dev/null 2>&1; then
-    export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
-    if [ "$(id -u)" = 0 ]; then
-        export OMPI_ALLOW_RUN_AS_ROOT="${OMPI_ALLOW_RUN_AS_ROOT:-1}"
-        export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}"
-    fi
+if [ "$MPI" = 1 ]; then
     for spec in "malformed.txt:4 $IN/malformed.txt" "truncated.txt.gz $IN/truncated.txt.gz"; do
         what=${spec%% *} file=${spec#* }
         cases=$((cases + 1))

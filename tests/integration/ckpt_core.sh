@@ -78,7 +78,8 @@ steals() {
 
 case_run sync-embedded sync 4 "" env
 case_run async-embedded async 2500 "--period 0.1" env
-if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null; then
+. "$(dirname "$0")/mpi_lib.bash"
+if mpi_usable; then
     mpi=(mpirun -np 3 --oversubscribe --bind-to none)
     case_run sync-np3 sync 4 "" "${mpi[@]}"
     case_run async-np3 async 3000 "" "${mpi[@]}"

@@ -13,9 +13,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ckpt_lib.bash"
-[ "$MPI" = 1 ] || { echo "SKIP: needs mpirun (TESS_HAVE_MPI=${TESS_HAVE_MPI:-unset})" >&2; exit 77; }
-trap 'kill_leftovers; rm -rf "$tmp"' EXIT
-SEED=${CKPT_KILL_SEED:-1}
+kill_setup
 
 # Under a sanitizer (SANITIZED=1) every run is several times slower: two
 # moments each, which still covers a kill before and after a checkpoint.

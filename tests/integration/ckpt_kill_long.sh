@@ -12,9 +12,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ckpt_lib.bash"
-[ "$MPI" = 1 ] || { echo "SKIP: needs mpirun (TESS_HAVE_MPI=${TESS_HAVE_MPI:-unset})" >&2; exit 77; }
-trap 'kill_leftovers; rm -rf "$tmp"' EXIT
-SEED=${CKPT_KILL_SEED:-1}
+kill_setup
 
 step "pagerank: 10 moments (seed $SEED)"
 kill_moments pagerank 10 1 "$SEED" --gen web:200000 --iterations 20 --partitions 6

@@ -2,7 +2,7 @@
 # source it after lib.sh (not named *.sh: every *.sh here is registered as a
 # test).  Gives app_run (a pagerank or kmeans run writing its outputs to a
 # directory), same_output, epochs/newest_epoch/prev_epoch of a checkpoint
-# directory, and flip_byte.
+# directory, flip_byte, and kill_setup/kill_moments for ckpt_kill*.sh.
 
 # app_run APP OUTDIR [-np N] ARGS... — `tessera run APP ARGS` (under
 # `mpirun -np N` when given) with its outputs in OUTDIR (pagerank: ranks.txt;
@@ -77,6 +77,15 @@ restored_epoch() {
     else
         echo none
     fi
+}
+
+# kill_setup — what ckpt_kill.sh and ckpt_kill_long.sh start with: skip
+# (77) without MPI, end every process the test started on exit, and SEED
+# from CKPT_KILL_SEED (default 1).
+kill_setup() {
+    [ "$MPI" = 1 ] || { echo "SKIP: needs mpirun (TESS_HAVE_MPI=${TESS_HAVE_MPI:-unset})" >&2; exit 77; }
+    trap 'kill_leftovers; rm -rf "$tmp"' EXIT
+    SEED=${CKPT_KILL_SEED:-1}
 }
 
 # ---------------------------------------------------------------- kill -9

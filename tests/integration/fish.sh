@@ -44,35 +44,9 @@ if [ "$TIER" = long ]; then
     WORKERS=(1 2 3 4)
 fi
 
-# run LABEL COMMAND... — run quietly; die with its stderr on failure.
-run() {
-    local label=$1
-    shift
-    "$@" >"$tmp/$label.stdout" 2>"$tmp/$label.stderr" ||
-        die "$label: exit $? from: $* -- stderr: $(head -c 600 "$tmp/$label.stderr")"
-}
-
-# fish_run LABEL OUTDIR [PREFIX... --] ARGS... — run fish (PREFIX: e.g.
-# `mpi 2`) writing OUTDIR/fish.bin and OUTDIR/metrics.json; afterwards
-# OUTDIR must hold exactly those two files (no temporaries).
-fish_run() {
-    local label=$1 out=$2 prefix=()
-    shift 2
-    if [[ " $* " == *" -- "* ]]; then
-        while [ "$1" != -- ]; do
-            prefix+=("$1")
-            shift
-        done
-        shift
-    fi
-    rm -rf "$out" && mkdir -p "$out"
-    run "$label" ${prefix[@]+"${prefix[@]}"} "$TESSERA" run fish "$@" --quiet \
-        --dump "$out/fish.bin" --metrics "$out/metrics.json"
-    local left
-    left=$(cd "$out" && ls -A | sort | tr '\n' ' ')
-    [ "$left" = "fish.bin metrics.json " ] ||
-        die "$label: output directory holds '$left', expected fish.bin and metrics.json"
-}
+# fish_run LABEL OUTDIR [PREFIX... --] ARGS... — run fish writing
+# OUTDIR/fish.bin and OUTDIR/metrics.json (lib.sh's run_into).
+fish_run() { run_into "$1" "$2" fish --dump fish.bin "${@:3}"; }
 
 # ref_check LABEL "MODEL OPTIONS" RUN OPTIONS... — the app's dump within TOL
 # of fish_ref with the same model options.

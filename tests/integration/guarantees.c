@@ -11,6 +11,8 @@
 #include <time.h>
 #include "tessera/tessera.h"
 
+#include "checks.h"
+
 #define KEYS 97
 #define REPS 2000
 #define INSTANCES 12
@@ -19,15 +21,6 @@ typedef struct app {
     tess_table *sums, *order, *ran, *hash, *user, *sizes;
     _Atomic int failures; /* counted inside kernels, reported through `ran` */
 } app;
-
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-    printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-    if (ok) passed++;
-    else failed++;
-}
 
 /* ---- a user accumulator: keep the maximum and count the updates ---- */
 typedef struct maxcount {
@@ -307,13 +300,12 @@ static int control(tess_ctx *ctx, void *arg)
           "a failing kernel makes the barrier fail and names the instance");
     tess_run(ctx, "k_slow", 2, NULL, NULL, 0);
     check(tess_barrier(ctx) == TESS_OK, "a slow instance delays the barrier (stderr names it)");
-    printf("%d passed, %d failed\n", passed, failed);
-    fflush(stdout);
-    return failed ? 1 : 0;
+    return checks_report();
 }
 
-static int create(tess_ctx *ctx, app *a)
+static int create(tess_ctx *ctx, void *arg)
 {
+    app *a = arg;
     tess_accum_ops ops = {.initialize = mc_init, .accumulate = mc_acc, .merge = mc_acc};
     tess_table_spec s;
     tess_table_spec_init(&s);
@@ -346,16 +338,11 @@ int main(int argc, char **argv)
 {
     tess_config cfg;
     tess_config_init(&cfg);
-    if (argc == 3 && strcmp(argv[1], "--workers") == 0) cfg.workers = atoi(argv[2]);
+    checks_workers(argc, argv, &cfg);
     cfg.barrier_warn_seconds = 0.3;
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
     app a = {0};
-    int rc = create(ctx, &a);
-    if (rc != TESS_OK) fprintf(stderr, "setup failed: %s\n", tess_last_error(ctx));
-    if (rc == TESS_OK) rc = tess_main(ctx, control, &a);
+    int rc = checks_run(&cfg, create, control, &a);
     int remote_failures = atomic_load(&a.failures);
-    tess_finalize(ctx);
     if (remote_failures)
         fprintf(stderr, "FAIL: %d instances saw operations out of order\n", remote_failures);
     return rc != 0 || remote_failures ? 1 : 0;

@@ -20,7 +20,8 @@ run() {
 echo "== embedded, 4 workers"; run "$prog" --workers 4
 if ! grep -q "k_slow#1" "$err"; then echo "FAIL: the warning does not name k_slow#1" >&2; exit 1; fi
 echo "== embedded, 1 worker"; run "$prog" --workers 1
-if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null; then
+. "$(dirname "$0")/mpi_lib.bash"
+if mpi_usable; then
     for w in 1 2; do
         echo "== mpirun -np 3, $w worker(s) per rank"
         run timeout 120 mpirun -np 3 --oversubscribe --bind-to none "$prog" --workers "$w"

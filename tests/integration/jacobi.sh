@@ -8,42 +8,22 @@
 # output file.
 set -u
 . "$(dirname "$0")/lib.sh"
-REFBIN="${TESS_BUILD:-$TESS_SRC/build}/tests/integration/jacobi_ref"
-[ -x "$REFBIN" ] || die "missing $REFBIN"
+. "$(dirname "$0")/tick_lib.bash"
+tick_ref jacobi_ref
 
 R=26 C=19 T=24
 "$REFBIN" $R $C $T "$tmp/ref.bin" || die "reference failed"
-failures=0
-runs=0
+TICK_OUT="$tmp/out.bin" TICK_DIFFERS="state differs from the sequential loop"
 
 # check DESCRIPTION CMD... — CMD writes $tmp/out.bin; compare bitwise.
-check() {
-    local what=$1
-    shift
-    rm -f "$tmp/out.bin"
-    runs=$((runs + 1))
-    if ! "$@" > "$tmp/stdout" 2> "$tmp/stderr"; then
-        echo "FAIL: $what: exit $?: $(head -c 300 "$tmp/stderr")" >&2
-        failures=$((failures + 1))
-    elif ! cmp -s "$tmp/out.bin" "$tmp/ref.bin"; then
-        echo "FAIL: $what: state differs from the sequential loop" >&2
-        failures=$((failures + 1))
-    fi
-}
+check() { same_as "$tmp/ref.bin" "$@"; }
 
 jac() { "$TESSERA" run jacobi --rows $R --cols $C --ticks $T --quiet --dump "$tmp/out.bin" "$@"; }
 
 ALGS=(
-    "--alg bsp"
-    "--alg local"
-    "--alg sched --depth 1"
-    "--alg sched --depth 2"
-    "--alg sched --depth 10"
+    "${TICK_ALGS_BASIC[@]}"
     "--alg repl --period 1 --layers 0"
-    "--alg repl --period 1 --layers 2"
-    "--alg repl --period 2 --layers 3"
-    "--alg repl --period 3 --layers 5"
-    "--alg repl --period 5 --layers 9"
+    "${TICK_ALGS_REPL[@]}"
     "--alg combined --depth 2 --period 3 --layers 5"
     "--alg combined --depth 10 --period 5 --layers 9"
     "--alg combined --depth 1 --period 1 --layers 0"
@@ -149,15 +129,10 @@ bad() {
     rm -f "$tmp/out.bin"
     "$TESSERA" run jacobi --dump "$tmp/out.bin" "$@" > /dev/null 2> "$tmp/err"
     local rc=$?
-    if [ $rc = 0 ]; then echo "FAIL: $what: exit 0" >&2; failures=$((failures + 1)); return; fi
-    if [ "$(wc -l < "$tmp/err")" != 1 ]; then
-        echo "FAIL: $what: expected one line on stderr, got:" >&2
-        cat "$tmp/err" >&2
-        failures=$((failures + 1))
-    fi
+    if [ $rc = 0 ]; then fail "$what: exit 0"; return; fi
+    [ "$(wc -l < "$tmp/err")" = 1 ] || fail "$what: expected one line on stderr, got: $(cat "$tmp/err")"
     if [ -e "$tmp/out.bin" ] || ls "$tmp"/.out.bin.tmp.* > /dev/null 2>&1; then
-        echo "FAIL: $what: left an output file" >&2
-        failures=$((failures + 1))
+        fail "$what: left an output file"
     fi
 }
 bad "k > m+1" --rows 9 --cols 9 --ticks 3 --alg repl --period 3 --layers 1
@@ -180,10 +155,9 @@ if [ "$MPI" = 1 ]; then
     rm -f "$tmp/out.bin"
     if mpi 2 "$TESSERA" run jacobi --rows 9 --cols 9 --ticks 3 --clock virtual --step-cost 10 \
         --dump "$tmp/out.bin" > /dev/null 2> "$tmp/err" || [ -e "$tmp/out.bin" ]; then
-        echo "FAIL: virtual clock under mpirun -np 2: accepted" >&2
-        failures=$((failures + 1))
+        fail "virtual clock under mpirun -np 2: accepted"
     fi
-    grep -q "virtual runs in one process" "$tmp/err" || { echo "FAIL: virtual clock under mpirun: $(cat "$tmp/err")" >&2; failures=$((failures + 1)); }
+    grep -q "virtual runs in one process" "$tmp/err" || fail "virtual clock under mpirun: $(cat "$tmp/err")"
 fi
 
 echo "jacobi: $runs runs compared bitwise, $failures failure(s)"

@@ -11,22 +11,9 @@
 #
 # Environment: TESSERA (the CLI), TESS_SRC, TESS_HAVE_MPI=0|1.
 set -u
-: "${TESS_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-if [ -z "${TESSERA:-}" ] || [ ! -x "$TESSERA" ]; then
-    echo "SKIP: TESSERA is not set to an executable" >&2
-    exit 77
-fi
+. "$(dirname "$0")/lib.sh"
 REF="$TESS_SRC/tests/integration/ref_kmeans.py"
 ITERS=8
-
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-failures=0
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
 
 # same_centres GOT REF — the tolerance above, and the same K x DIM shape.
 same_centres() {
@@ -78,17 +65,8 @@ run_kmeans() { # OUTDIR COMMAND... (the common arguments are appended)
         --metrics "$out/m.json" --quiet 2>"$out/err.txt"
 }
 
-have_mpi() {
-    [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun >/dev/null 2>&1
-}
-
 mpi_launch() { # NP COMMAND...
-    np=$1; shift
-    if [ "$(id -u)" = 0 ]; then
-        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    fi
-    OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 300 \
-        mpirun -np "$np" --oversubscribe --bind-to none "$@"
+    timeout 300 mpirun -np "$1" --oversubscribe --bind-to none "${@:2}"
 }
 
 check_spec() { # SPEC N K DIM
@@ -112,7 +90,7 @@ check_spec() { # SPEC N K DIM
     else
         fail "$spec --gen: $(cat "$dir/gen/err.txt")"
     fi
-    have_mpi || return 0
+    mpi_usable || return 0
     for np in 2 3; do
         if run_kmeans "$dir/np$np" mpi_launch $np "$TESSERA" run kmeans \
             --points "$dir/points.txt" --k "$3" --workers 1; then

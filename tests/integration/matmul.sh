@@ -110,19 +110,7 @@ B="$tmp/bad"
 mkdir -p "$B"
 head -c 1000 "$D/a.bin" > "$B/short.bin"
 write_matrix "$B/nan.bin" $N 3 nan
-cases=0
-expect_fail() { # RC PATTERN ARGS...
-    local want=$1 pattern=$2 out="$B/out"
-    shift 2
-    rm -rf "$out" && mkdir -p "$out"
-    "$TESSERA" run matmul --output "$out/c.bin" --metrics "$out/m.json" "$@" > /dev/null 2> "$B/err"
-    local rc=$?
-    [ $rc -eq "$want" ] || die "matmul $*: exit $rc, expected $want ($(cat "$B/err"))"
-    [ "$(wc -l < "$B/err")" -eq 1 ] || die "matmul $*: stderr is not one line: $(cat "$B/err")"
-    grep -qF -- "$pattern" "$B/err" || die "matmul $*: stderr lacks '$pattern': $(cat "$B/err")"
-    [ -z "$(ls -A "$out")" ] || die "matmul $*: left files behind: $(ls -A "$out")"
-    cases=$((cases + 1))
-}
+expect_fail() { expect_fail_of matmul --output c.bin "$@"; } # RC PATTERN ARGS...
 expect_fail 1 "$B/missing.bin: No such file" --n $N --input-a "$B/missing.bin" --input-b "$D/b.bin"
 expect_fail 1 "$B/short.bin: 1000 bytes, but an N x N matrix" --n $N --input-a "$B/short.bin" --input-b "$D/b.bin"
 expect_fail 1 "$D/a.bin: 724808 bytes" --n 300 --input-a "$D/a.bin" --input-b "$D/b.bin"

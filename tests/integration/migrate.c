@@ -24,6 +24,8 @@
 #include <time.h>
 #include "tessera/tessera.h"
 
+#include "checks.h"
+
 #define OWN_KEYS 4
 #define SUM_PER_ROUND 16
 #define EPOCHS 3
@@ -41,15 +43,6 @@ typedef struct app {
 typedef struct mix_args {
     int32_t epoch, rounds;
 } mix_args;
-
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-    printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-    if (ok) passed++;
-    else failed++;
-}
 
 /* ---- the order-checking accumulator: a value is a run of sequence numbers ---- */
 static void sv_init(void *v, size_t n)
@@ -203,8 +196,7 @@ static int control(tess_ctx *ctx, void *arg)
     tess_get_stats(ctx, &st);
     printf("steals: %llu\npartitions away from their first rank: %d\n",
            (unsigned long long)st.steals, moved);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? TESS_ERR_KERNEL : TESS_OK;
+    return checks_report() ? TESS_ERR_KERNEL : TESS_OK;
 }
 
 static int make_tables(tess_ctx *ctx, app *a)

@@ -24,7 +24,8 @@ need_steals() {
 echo "== embedded, 4 workers"; run "$prog" --workers 4 --rounds 40
 echo "== embedded, 2 workers, worker throttle on rank 0"
 TESS_SLOW_WORKER=0:2 run "$prog" --workers 2 --rounds 40
-if [ "${TESS_HAVE_MPI:-0}" != 1 ] || ! command -v mpirun > /dev/null; then
+. "$(dirname "$0")/mpi_lib.bash"
+if ! mpi_usable; then
     echo "== mpirun not available: multi-rank cases skipped"
     exit 0
 fi

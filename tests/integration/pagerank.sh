@@ -16,34 +16,10 @@ set -u
 HERE="$TESS_SRC/tests/integration"
 TOL=1e-12
 
-# run LABEL COMMAND... — run quietly, die with its stderr on failure.
-# stdout goes to $tmp/LABEL.stdout.
-run() {
-    local label=$1
-    shift
-    "$@" >"$tmp/$label.stdout" 2>"$tmp/$label.stderr" ||
-        die "$label: exit $? from: $* -- stderr: $(head -c 600 "$tmp/$label.stderr")"
-}
-
 # pr LABEL OUTDIR PREFIX... -- ARGS... — run pagerank (PREFIX: e.g. mpirun
-# -np 2 …) writing OUTDIR/ranks.txt and OUTDIR/metrics.json; afterwards
-# OUTDIR must hold exactly those two files (no temporaries left).
-pr() {
-    local label=$1 out=$2 prefix=()
-    shift 2
-    while [ "$1" != -- ]; do
-        prefix+=("$1")
-        shift
-    done
-    shift
-    rm -rf "$out" && mkdir -p "$out"
-    run "$label" ${prefix[@]+"${prefix[@]}"} "$TESSERA" run pagerank "$@" --quiet \
-        --output "$out/ranks.txt" --metrics "$out/metrics.json"
-    local left
-    left=$(cd "$out" && ls -A | sort | tr '\n' ' ')
-    [ "$left" = "metrics.json ranks.txt " ] ||
-        die "$label: output directory holds '$left', expected only metrics.json and ranks.txt"
-}
+# -np 2 …) writing OUTDIR/ranks.txt and OUTDIR/metrics.json (lib.sh's
+# run_into).
+pr() { run_into "$1" "$2" pagerank --output ranks.txt "${@:3}"; }
 
 # same LABEL GOT REF — ranks within TOL.
 same() {

@@ -10,48 +10,15 @@
 # Environment: TESSERA, TESS_SRC, TESS_BUILD, TESS_HAVE_MPI=0|1, SHARED_DATA.
 set -u
 . "$(dirname "$0")/lib.sh"
-REFBIN="${TESS_BUILD:-$TESS_SRC/build}/tests/integration/pagerank_tick_ref"
-[ -x "$REFBIN" ] || die "missing $REFBIN"
-DATA="${SHARED_DATA:-$TESS_SRC/../shared/data}"
+. "$(dirname "$0")/tick_lib.bash"
+tick_ref pagerank_tick_ref
 T=20
-failures=0
-runs=0
 
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-# same_as REF WHAT CMD... — CMD writes $tmp/out.txt, which must equal REF byte for byte.
-same_as() {
-    local ref=$1 what=$2
-    shift 2
-    runs=$((runs + 1))
-    rm -f "$tmp/out.txt"
-    if ! "$@" > "$tmp/stdout" 2> "$tmp/stderr"; then
-        fail "$what: exit $?: $(head -c 300 "$tmp/stderr")"
-    elif ! cmp -s "$tmp/out.txt" "$ref"; then
-        fail "$what: ranks differ from the first run (not bitwise equal)"
-    fi
-}
-
-close_to() { # WHAT GOT REF
-    local msg
-    msg=$(python3 "$CMP" --tol 1e-12 "$2" "$3" 2>&1) || { fail "$1: $msg"; return; }
-    echo "   $1: $msg"
-}
 
 ALGS=(
-    "--alg bsp"
-    "--alg local"
-    "--alg sched --depth 1"
-    "--alg sched --depth 2"
-    "--alg sched --depth 10"
+    "${TICK_ALGS_BASIC[@]}"
     "--alg repl --period 1 --layers 0"
-    "--alg repl --period 1 --layers 2"
-    "--alg repl --period 2 --layers 3"
-    "--alg repl --period 3 --layers 5"
-    "--alg repl --period 5 --layers 9"
+    "${TICK_ALGS_REPL[@]}"
     "--alg combined --depth 1 --period 1 --layers 0"
     "--alg combined --depth 2 --period 3 --layers 5"
     "--alg combined --depth 10 --period 5 --layers 9"

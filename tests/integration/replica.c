@@ -17,6 +17,8 @@
 #include <string.h>
 #include "tessera/tessera.h"
 
+#include "checks.h"
+
 #define KEYS 1000
 #define PARTS 7
 #define EPOCHS 6
@@ -32,15 +34,6 @@ typedef struct step_args {
     int32_t epoch, odd_too;
     double sum, weighted;
 } step_args;
-
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-    printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
-    if (ok) passed++;
-    else failed++;
-}
 
 static uint64_t source_of(uint64_t k, int epoch) { return (k * 7 + (uint64_t)epoch) % KEYS; }
 
@@ -79,24 +72,26 @@ static int k_step(tess_task *task, const void *args, size_t len)
     return tess_table_put_range(a->vals, first, count, next);
 }
 
-static int k_check_plain(tess_task *task, const void *args, size_t len)
+/* This rank's replica of the vals or the plain table against the sums of
+ * the step arguments; a mismatch is counted in `bad`. */
+static int check_replica(tess_task *task, const void *args, size_t len, int vals)
 {
     app *a = tess_task_app(task);
     step_args sa;
     if (len != sizeof sa) return -1;
     memcpy(&sa, args, sizeof sa);
-    if (!replica_matches(a->plain, sa.sum, sa.weighted)) note_bad(a);
+    if (!replica_matches(vals ? a->vals : a->plain, sa.sum, sa.weighted)) note_bad(a);
     return 0;
+}
+
+static int k_check_plain(tess_task *task, const void *args, size_t len)
+{
+    return check_replica(task, args, len, 0);
 }
 
 static int k_check_vals(tess_task *task, const void *args, size_t len)
 {
-    app *a = tess_task_app(task);
-    step_args sa;
-    if (len != sizeof sa) return -1;
-    memcpy(&sa, args, sizeof sa);
-    if (!replica_matches(a->vals, sa.sum, sa.weighted)) note_bad(a);
-    return 0;
+    return check_replica(task, args, len, 1);
 }
 
 /* Arguments of every size reach every task whole: under mpirun the run
@@ -359,13 +354,12 @@ static int control(tess_ctx *ctx, void *arg)
     check_scan(ctx, a);
     check_misuse(ctx, a);
     check_sharing(ctx);
-    printf("%d passed, %d failed\n", passed, failed);
-    fflush(stdout);
-    return failed ? 1 : 0;
+    return checks_report();
 }
 
-static int create(tess_ctx *ctx, app *a)
+static int create(tess_ctx *ctx, void *arg)
 {
+    app *a = arg;
     static const uint64_t bounds[PARTS + 1] = {0, 10, 300, 310, 640, 641, 900, KEYS};
     tess_table_spec s;
     tess_table_spec_init(&s);
@@ -402,13 +396,7 @@ int main(int argc, char **argv)
 {
     tess_config cfg;
     tess_config_init(&cfg);
-    if (argc == 3 && strcmp(argv[1], "--workers") == 0) cfg.workers = atoi(argv[2]);
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
+    checks_workers(argc, argv, &cfg);
     app a = {0};
-    int rc = create(ctx, &a);
-    if (rc != TESS_OK) fprintf(stderr, "setup failed: %s\n", tess_last_error(ctx));
-    if (rc == TESS_OK) rc = tess_main(ctx, control, &a);
-    tess_finalize(ctx);
-    return rc != 0 ? 1 : 0;
+    return checks_run(&cfg, create, control, &a) != 0 ? 1 : 0;
 }

@@ -7,7 +7,8 @@ set -euo pipefail
 prog="$TESS_BUILD/tests/integration/replica"
 echo "== embedded, 2 workers"; "$prog" --workers 2 | tail -n 1
 echo "== embedded, 1 worker"; "$prog" --workers 1 | tail -n 1
-if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null; then
+. "$(dirname "$0")/mpi_lib.bash"
+if mpi_usable; then
     for w in 1 2; do
         echo "== mpirun -np 3, $w worker(s) per rank"
         timeout 120 mpirun -np 3 --oversubscribe --bind-to none "$prog" --workers "$w" | tail -n 1

@@ -9,11 +9,8 @@
 set -u
 : "${TESS_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TESSERA:=$TESS_SRC/build/tessera}"
+. "$(dirname "$0")/lib.sh"
 DATA="${SHARED_DATA:-$TESS_SRC/../shared/data}"
-if [ ! -x "$TESSERA" ]; then
-    echo "SKIP: no tessera executable at $TESSERA" >&2
-    exit 77
-fi
 if [ ! -d "$DATA" ]; then
     echo "SKIP: no shared data directory at $DATA" >&2
     exit 77
@@ -24,18 +21,6 @@ if [ ${#graphs[@]} = 0 ]; then
     echo "SKIP: no .gz graphs in $DATA" >&2
     exit 77
 fi
-REF="$TESS_SRC/tests/integration/ref_pagerank.py"
-CMP="$TESS_SRC/tests/integration/compare_ranks.py"
-
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-
-die() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
 for g in "${graphs[@]}"; do
     name=$(basename "$g" .gz)
     echo "-- $name: python reference"

@@ -39,6 +39,7 @@ interrupt() {
 
 interrupt TERM "$TESSERA" run pagerank --workers 2
 interrupt INT "$TESSERA" run pagerank --workers 1
-if [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null; then
+. "$(dirname "$0")/mpi_lib.bash"
+if mpi_usable; then
     interrupt TERM mpirun -np 2 --oversubscribe --bind-to none "$TESSERA" run pagerank --workers 1
 fi

@@ -17,29 +17,9 @@
 
 #include <cmocka.h>
 
-#include "../../apps/common/ckpt_cli.h"
+#include "capture.h"
 
-/* Run fn with stderr captured; returns what it printed (static buffer). */
-static int captured_rc;
-static const char *capture_stderr(int (*fn)(void))
-{
-    static char text[4096];
-    char path[] = "/tmp/tess_ckpt_cli_stderr_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    fflush(stderr);
-    int saved = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-    captured_rc = fn();
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    ssize_t n = pread(fd, text, sizeof text - 1, 0);
-    text[n > 0 ? n : 0] = '\0';
-    close(fd);
-    unlink(path);
-    return text;
-}
+#include "../../apps/common/ckpt_cli.h"
 
 static void test_due_every_n_never_after_the_last(void **state)
 {

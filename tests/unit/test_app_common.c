@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "capture.h"
+
 #include "../../apps/common/common.h"
 
 /* ---- helpers ---- */
@@ -66,26 +68,6 @@ static void remove_dir(char *dir)
     }
     rmdir(dir);
     free(dir);
-}
-
-/* Run fn with stderr captured; returns what it printed (static buffer). */
-static int captured_rc;
-static const char *capture_stderr(int (*fn)(void))
-{
-    char path[] = "/tmp/tess_app_stderr_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    fflush(stderr);
-    int saved = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-    captured_rc = fn();
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    close(fd);
-    const char *text = read_all(path);
-    unlink(path);
-    return text;
 }
 
 /* ---- atomic output file ---- */

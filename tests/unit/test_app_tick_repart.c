@@ -16,6 +16,8 @@
 #include <string.h>
 #include <math.h>
 #include <cmocka.h>
+
+#include "test_ctx.h"
 #include "fish/fish.h"
 
 #define FISH 400
@@ -79,13 +81,7 @@ static void run(int (*part)(tess_ctx *, void *, const void *, int, tess_query *)
                              .disjoint = fish_disjoint};
     c->app.universe =
         tess_particle_query((tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
-    tess_config cfg;
-    tess_config_init(&cfg);
-    cfg.mode = TESS_MODE_EMBEDDED;
-    cfg.workers = WORKERS;
-    cfg.handle_signals = 0;
-    tess_ctx *ctx = NULL;
-    assert_int_equal(tess_init(&cfg, &ctx), 0);
+    tess_ctx *ctx = test_ctx(WORKERS);
     assert_int_equal(tess_tick_register(ctx, &c->app), 0);
     assert_int_equal(tess_main(ctx, control, c), 0);
     tess_finalize(ctx);

@@ -15,21 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "test_ctx.h"
 #include "comm/comm.h"
 #include "core/internal.h"
 #include "table/table_internal.h"
 
-static tess_ctx *new_ctx(void)
-{
-    tess_config cfg;
-    tess_config_init(&cfg);
-    cfg.workers = 1;
-    cfg.mode = TESS_MODE_EMBEDDED;
-    cfg.handle_signals = 0;
-    tess_ctx *ctx = NULL;
-    assert_int_equal(tess_init(&cfg, &ctx), TESS_OK);
-    return ctx;
-}
+static tess_ctx *new_ctx(void) { return test_ctx(1); }
 
 static tess_table *make(tess_ctx *ctx, int dense, size_t vsize, int parts)
 {

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_ctx.h"
+
 #include "ckpt/runtime.h"
 #include "core/bytes.h"
 #include "tessera/tessera.h"
@@ -118,10 +120,7 @@ static int control(tess_ctx *ctx, void *arg)
 static int run_job(job *j, tess_ctx **keep)
 {
     tess_config cfg;
-    tess_config_init(&cfg);
-    cfg.workers = 2;
-    cfg.mode = TESS_MODE_EMBEDDED;
-    cfg.handle_signals = 0;
+    test_config(&cfg, 2);
     tess_ctx *ctx = NULL;
     if (tess_init(&cfg, &ctx) != TESS_OK) return -1;
     tess_table_spec s;

@@ -14,21 +14,13 @@
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
+
+#include "test_ctx.h"
 #include "comm/comm.h"
 #include "core/internal.h"
 #include "tessera/tessera.h"
 
-static tess_ctx *new_ctx(int workers)
-{
-    tess_config cfg;
-    tess_config_init(&cfg);
-    cfg.workers = workers;
-    cfg.mode = TESS_MODE_EMBEDDED;
-    cfg.handle_signals = 0;
-    tess_ctx *ctx = NULL;
-    assert_int_equal(tess_init(&cfg, &ctx), TESS_OK);
-    return ctx;
-}
+static tess_ctx *new_ctx(int workers) { return test_ctx(workers); }
 
 static int noop(tess_task *t, const void *a, size_t l)
 {
@@ -370,10 +362,7 @@ static void test_slow_worker_throttle(void **state)
     (void)state;
     for (int sleep = 0; sleep <= 1; sleep++) {
         tess_config cfg;
-        tess_config_init(&cfg);
-        cfg.workers = 1;
-        cfg.mode = TESS_MODE_EMBEDDED;
-        cfg.handle_signals = 0;
+        test_config(&cfg, 1);
         cfg.slow_rank = 0;
         cfg.slow_factor = 3.0;
         cfg.slow_sleep = sleep;

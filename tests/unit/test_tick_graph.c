@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_ctx.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,13 +492,7 @@ static void test_part(void **state)
     test_graph t;
     small_graph(&t);
     tess_query parts[3];
-    tess_config cfg;
-    tess_config_init(&cfg);
-    cfg.mode = TESS_MODE_EMBEDDED;
-    cfg.workers = 1;
-    cfg.handle_signals = 0;
-    tess_ctx *ctx = NULL;
-    assert_int_equal(tess_init(&cfg, &ctx), 0);
+    tess_ctx *ctx = test_ctx(1);
     assert_int_equal(tess_graph_part(ctx, t.g, 3, parts), 0);
     for (int p = 0; p < 3; p++) assert_query(&parts[p], p, TESS_GRAPH_OWN, 0);
     assert_int_equal(tess_graph_part(ctx, t.g, 2, parts), TESS_ERR_INVAL);

@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "test_ctx.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,17 +40,7 @@ static tess_grid_fns fns = {.rows = ROWS, .cols = COLS, .init = init_cell, .step
 static tess_tick_app app = {.name = "t", .class_fns = &fns};
 
 /* A context for the calls that report through one (no threads start). */
-static tess_ctx *new_ctx(void)
-{
-    tess_config cfg;
-    tess_config_init(&cfg);
-    cfg.mode = TESS_MODE_EMBEDDED;
-    cfg.workers = 1;
-    cfg.handle_signals = 0;
-    tess_ctx *ctx = NULL;
-    assert_int_equal(tess_init(&cfg, &ctx), 0);
-    return ctx;
-}
+static tess_ctx *new_ctx(void) { return test_ctx(1); }
 
 static tess_query rect(int64_t r0, int64_t r1, int64_t c0, int64_t c1)
 {

@@ -1,0 +1,53 @@
+/*
+ * checks.h — what the end-to-end test programs (guarantees.c, replica.c,
+ * migrate.c) share: one line per check ("ok  : WHAT" or "FAIL: WHAT"), the
+ * closing "N passed, N failed" line, and the life of the runtime around the
+ * checks.  Header-only: each program is one source file.
+ */
+#ifndef TESS_TESTS_CHECKS_H
+#define TESS_TESTS_CHECKS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tessera/tessera.h"
+
+static int passed, failed;
+
+static inline void check(int ok, const char *what)
+{
+    printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
+    if (ok) passed++;
+    else failed++;
+}
+
+/* The closing line; 1 when a check failed, else 0. */
+static inline int checks_report(void)
+{
+    printf("%d passed, %d failed\n", passed, failed);
+    fflush(stdout);
+    return failed ? 1 : 0;
+}
+
+/* `--workers W` (the only argument these programs take alike) into cfg. */
+static inline void checks_workers(int argc, char **argv, tess_config *cfg)
+{
+    if (argc == 3 && strcmp(argv[1], "--workers") == 0) cfg->workers = atoi(argv[2]);
+}
+
+/* tess_init, setup (a failure reported as "setup failed: ..."), the control
+ * function, tess_finalize: TESS_OK, or the first failure's status; -1 when
+ * the runtime did not start. */
+static inline int checks_run(const tess_config *cfg, int (*setup)(tess_ctx *, void *),
+                             tess_control_fn control, void *app)
+{
+    tess_ctx *ctx = NULL;
+    if (tess_init(cfg, &ctx) != TESS_OK) return -1;
+    int rc = setup(ctx, app);
+    if (rc != TESS_OK) fprintf(stderr, "setup failed: %s\n", tess_last_error(ctx));
+    if (rc == TESS_OK) rc = tess_main(ctx, control, app);
+    tess_finalize(ctx);
+    return rc;
+}
+
+#endif

@@ -1,0 +1,21 @@
+# mpi_lib.bash — the one place the integration scripts decide whether they
+# can launch MPI ranks; lib.sh sources it, and so do the scripts that run a
+# test program instead of TESSERA (they cannot use lib.sh's TESSERA check).
+# Not named *.sh: every *.sh here is registered as a test.
+#   . "$(dirname "$0")/mpi_lib.bash"
+# Gives mpi_usable and mpi NP CMD...
+
+# mpi_usable: true when this build has MPI (TESS_HAVE_MPI=1) and mpirun is
+# on PATH; then also exports OpenMPI's settings for containers and root
+# (without overriding the caller's).
+mpi_usable() {
+    [ "${TESS_HAVE_MPI:-0}" = 1 ] && command -v mpirun > /dev/null 2>&1 || return 1
+    export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+    if [ "$(id -u)" = 0 ]; then
+        export OMPI_ALLOW_RUN_AS_ROOT="${OMPI_ALLOW_RUN_AS_ROOT:-1}"
+        export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}"
+    fi
+}
+
+# mpi NP CMD...: CMD as NP ranks, oversubscribed, unbound.
+mpi() { mpirun -np "$1" --oversubscribe --bind-to none "${@:2}"; }
