@@ -160,8 +160,6 @@ void tess__ckpt_on_restored(tess_ctx *ctx, int src, const uint8_t *p, size_t len
 /* snapshot.c: rank 0, once for each epoch started: that epoch no longer
  * keeps work stealing from moving partitions */
 void tess__ckpt_allow_moves(tess_ctx *ctx);
-/* Rank 0: the writers of the epoch being committed stop pacing themselves. */
-void tess__ckpt_hurry(tess_ctx *ctx);
 /* snapshot.c */
 int tess__ckpt_check_control(tess_ctx *ctx, const char *what);
 uint64_t tess__ckpt_fingerprint(tess_ctx *ctx);

@@ -265,7 +265,7 @@ static void on_hurry(tess__ckpt_rt *rt, const uint8_t *p, size_t len)
  * a long kernel after a CpBarrier would otherwise wait for them while the
  * workers stay busy.
  */
-void tess__ckpt_hurry(tess_ctx *ctx)
+static void tess__ckpt_hurry(tess_ctx *ctx)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     pthread_mutex_lock(&rt->mu);

@@ -29,7 +29,7 @@ void tess__deadline_after(struct timespec *ts, double seconds)
     ts->tv_nsec = (long)(ns % 1000000000LL);
 }
 
-void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index)
+static void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index)
 {
     memset(s, 0, sizeof *s);
     s->index = index;
@@ -38,7 +38,8 @@ void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index)
     pthread_cond_init(&s->cv, NULL);
 }
 
-void tess__slot_destroy(tess__slot *s)
+/* Frees the slot's own parts; its table buffers are the table layer's. */
+static void tess__slot_destroy(tess__slot *s)
 {
     free(s->reply);
     pthread_mutex_destroy(&s->mu);

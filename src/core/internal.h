@@ -217,9 +217,6 @@ tess__slot *tess__current_slot(tess_ctx *ctx);
  * functions only the control function may call). */
 int tess__check_control(tess_ctx *ctx, const char *what);
 void tess__set_current_slot(tess__slot *slot);
-void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index);
-/* Frees the slot's own parts; its table buffers are the table layer's. */
-void tess__slot_destroy(tess__slot *s);
 
 /* ---- the context (context.c) ---- */
 /* A context with cfg (defaults if NULL) and one rank; NULL without memory. */

@@ -40,7 +40,7 @@ int tess__queue_create(tess_ctx *ctx)
     return TESS_OK;
 }
 
-void tess__args_release(shared_args *a)
+static void tess__args_release(shared_args *a)
 {
     if (a != NULL && atomic_fetch_sub(&a->refs, 1) == 1) free(a);
 }
