@@ -8,7 +8,7 @@
  * scripts/check_layers.py checks the object files for it.
  */
 #include <stdlib.h>
-#include "ckpt/runtime.h"
+#include "ckpt/ckpt.h"
 #include "comm/comm.h"
 #include "core/internal.h"
 #include "sched/sched.h"

@@ -28,7 +28,7 @@
  *   4         comm: a signal interrupts every rank (here)
  *   7-13, 16  table: updates, requests            (table/table_internal.h)
  *   14-15     comm: replies, worker mailboxes     (here)
- *   18-22     ckpt: snapshot protocol, restore    (ckpt/runtime.h)
+ *   18-22     ckpt: snapshot protocol, restore    (ckpt/ckpt.h)
  *   64-66, 72 sched: work stealing                (sched/sched.h)
  *   67-71     table: partition migration          (table/table_internal.h)
  *   73-76     table: replicas of dense tables     (table/table_internal.h)

@@ -175,7 +175,7 @@ int tess__remote_clear(tess_table *t, int dst);
 int tess__remote_size(tess_table *t, int dst, uint64_t *size_out);
 
 /* ---- the table layer to the rest of the runtime ---- */
-/* Register the handlers of table and migration messages. */
+/* Register the handlers of table and migration messages (table_handlers.c). */
 int tess__table_handlers_init(tess_ctx *ctx);
 void tess__tables_free(tess_ctx *ctx);
 void tess__slot_buffers_free(tess__slot *slot);
@@ -235,5 +235,7 @@ uint64_t tess__migrate_group_bytes(tess_ctx *ctx, int group, int p);
  * that travelled with it (the scheduler, which sits above tables, sets it). */
 typedef void tess__migrate_task_fn(tess_ctx *ctx, int from, const uint8_t *task, size_t len);
 void tess__migrate_set_task_sink(tess_ctx *ctx, tess__migrate_task_fn *fn);
+/* A message of the migration protocol (BEGIN, ANNOUNCE, MARKER, DATA, FWD). */
+void tess__migrate_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 
 #endif

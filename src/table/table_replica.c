@@ -36,7 +36,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "sched/sched.h"
 #include "table_internal.h"
 
 /* A staged key range of the current epoch. */

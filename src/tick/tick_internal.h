@@ -7,7 +7,7 @@
 #define TESS_SRC_TICK_INTERNAL_H
 
 #include <stdint.h>
-#include "comm/latency.h"
+#include "tick/latency.h"
 #include "core/internal.h"
 #include "tessera/tick.h"
 

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ckpt/runtime.h"
+#include "ckpt/ckpt.h"
 #include "core/bytes.h"
 #include "tessera/tessera.h"
 

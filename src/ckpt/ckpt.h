@@ -1,7 +1,8 @@
 /*
- * runtime.h — the checkpoint state of a context, shared by snapshot.c (the
- * Chandy–Lamport protocol and the API), writers.c (writer and committer
- * threads) and restore.c, and what src/runtime.c calls.  Private to src/ckpt.
+ * ckpt.h — the checkpoint layer's internal interface: the checkpoint state
+ * of a context, shared by snapshot.c (the Chandy–Lamport protocol and the
+ * API), writers.c (writer and committer threads) and restore.c, and what
+ * src/runtime.c calls.  Private to src/ckpt and src/runtime.c.
  *
  * The checkpoint layer sits above sched and table.  It reaches them by
  * calls, and they reach it only through what it plugs in while checkpoints
@@ -24,8 +25,8 @@
  *   copies and the log, then sends FILES(E) to rank 0, whose committer
  *   writes the MANIFEST when every rank's files are in.
  */
-#ifndef TESS_SRC_CKPT_RUNTIME_H
-#define TESS_SRC_CKPT_RUNTIME_H
+#ifndef TESS_SRC_CKPT_CKPT_H
+#define TESS_SRC_CKPT_CKPT_H
 
 #include <stdatomic.h>
 #include <pthread.h>
