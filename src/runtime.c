@@ -5,9 +5,11 @@
  * top-down.  Below this file no layer calls one above it: upper layers plug
  * callbacks into lower ones instead (message handlers, the table intercept,
  * the scheduler's checkpoint hooks, the migration's task sink), and
- * scripts/check_layers.py checks the object files for it.
+ * scripts/check_layers.py checks the object files for it.  tess_get_stats is
+ * here too: its figures come from several layers.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "ckpt/ckpt.h"
 #include "comm/comm.h"
 #include "core/internal.h"
@@ -72,6 +74,7 @@ static int start_layers(tess_ctx *ctx)
     if (rc == TESS_OK) rc = tess__slots_create(ctx);
     if (rc == TESS_OK) rc = tess__queue_create(ctx);
     if (rc == TESS_OK) rc = tess__inboxes_create(ctx);
+    if (rc == TESS_OK) rc = tess__table_layer_create(ctx);
     if (rc == TESS_OK) rc = tess__migrate_create(ctx);
     if (rc == TESS_OK) rc = tess__steal_create(ctx);
     if (rc == TESS_OK) rc = tess__sched_share_counts(ctx);
@@ -120,8 +123,25 @@ void tess_finalize(tess_ctx *ctx)
     tess__migrate_destroy(ctx);
     free_slot_buffers(ctx);
     tess__tables_free(ctx);
+    tess__table_layer_destroy(ctx);
     tess__tick_free(ctx);
     tess__tile_free(ctx);
     tess__comm_share_requests_free(ctx);
     tess__ctx_free(ctx);
+}
+
+void tess_get_stats(const tess_ctx *ctx, tess_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->messages_sent = atomic_load(&ctx->st_msgs_sent);
+    st->bytes_sent = atomic_load(&ctx->st_bytes_sent);
+    st->messages_received = atomic_load(&ctx->st_msgs_recv);
+    st->bytes_received = atomic_load(&ctx->st_bytes_recv);
+    st->batches_sent = atomic_load(&ctx->st_batches);
+    st->wait_seconds = ctx->wait_seconds;
+    st->progress_cpu_seconds = 1e-9 * (double)atomic_load(&ctx->st_progress_cpu_ns);
+    st->steals = atomic_load(&ctx->st_steals);
+    st->barriers = atomic_load(&ctx->st_barriers);
+    st->barriers_asked = atomic_load(&ctx->st_barriers_asked);
+    tess__table_stats(ctx, st);
 }

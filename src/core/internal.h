@@ -95,11 +95,12 @@ struct tess_ctx {
     tess__task_queue *queue;
     void *app;
 
-    struct tess__tick_reg *tick; /* tick-face applications (src/tick), or NULL */
-    struct tess__tile_reg *tile; /* tiles-face jobs (src/tile), or NULL */
-    struct tess__steal *steal;   /* work stealing and the throttle (src/sched/steal.c) */
-    struct tess__migrate *mig;   /* partition migration (src/table/migrate.c) */
-    tess__ckpt_rt *ckpt;         /* checkpoint state (src/ckpt/snapshot.c), or NULL */
+    struct tess__tick_reg *tick;   /* tick-face applications (src/tick), or NULL */
+    struct tess__tile_reg *tile;   /* tiles-face jobs (src/tile), or NULL */
+    struct tess__steal *steal;     /* work stealing and the throttle (src/sched/steal.c) */
+    struct tess__migrate *mig;     /* partition migration (src/table/migrate.c) */
+    struct tess__table_rank *tabs; /* the table layer's rank-wide state (src/table/table.c) */
+    tess__ckpt_rt *ckpt;           /* checkpoint state (src/ckpt/snapshot.c), or NULL */
 
     tess__comm *comm;                   /* NULL in embedded mode */
     struct tess__share_req *share_reqs; /* node-shared memory asked for (src/comm/share.c) */
@@ -154,14 +155,6 @@ struct tess_ctx {
      * is, the progress engine polls instead of sleeping, since a reply's
      * latency is then all the waiting thread's time */
     _Atomic int requests_waiting;
-    /* replica switches done on this rank (table_replica.c): where a replica
-     * made later, by tess_table_replicate, starts counting its epochs */
-    _Atomic uint64_t replica_switches;
-    /* one switch at a time: a rank beside rank 0 may make one from rank 0's
-     * board (sched/board.c) while its progress thread handles the message */
-    pthread_mutex_t replica_switch_mu;
-    /* rank 0: per rank, the messages posted to it before the latest switch */
-    uint64_t *switch_posted_before;
     /* workers of this rank idle at rest, and since when (tess_now(), in
      * microseconds) all of them are: the progress engine polls for the next
      * step's messages for a while then (mpi_engine.c) */
@@ -170,11 +163,9 @@ struct tess_ctx {
 
     /* statistics */
     _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;
-    _Atomic uint64_t st_updates_local, st_updates_remote;
     _Atomic uint64_t st_progress_cpu_ns;
-    _Atomic uint64_t st_steals, st_mig_in, st_mig_out;
+    _Atomic uint64_t st_steals;
     _Atomic uint64_t st_barriers, st_barriers_asked;
-    _Atomic uint64_t st_replica_shared; /* bytes: table_replica.c */
     double wait_seconds;
 
     _Atomic int interrupted;

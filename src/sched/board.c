@@ -86,7 +86,7 @@ int tess__board_post(tess_ctx *ctx, const run_msg *r, const void *body, size_t b
         if (tess__replica_switch_was_last(ctx, k, posted, &before)) posted = before;
         atomic_store_explicit(&b->after[k], posted, memory_order_relaxed);
     }
-    atomic_store_explicit(&b->switches, atomic_load(&ctx->replica_switches), memory_order_relaxed);
+    atomic_store_explicit(&b->switches, tess__replica_switches(ctx), memory_order_relaxed);
     uint8_t *payload = board_payload(b, ctx->nranks);
     memcpy(payload, r, sizeof *r);
     if (blen) memcpy(payload + sizeof *r, body, blen);

@@ -257,7 +257,7 @@ static void ship(tess_ctx *ctx, tess__migrate *m)
     free(m->task);
     m->task = NULL;
     m->out_active = 0;
-    atomic_fetch_add(&ctx->st_mig_out, 1);
+    atomic_fetch_add(&ctx->tabs->mig_out, 1);
 }
 
 static void on_marker(tess_ctx *ctx)
@@ -373,7 +373,7 @@ static void on_data(tess_ctx *ctx, int src, const uint8_t *d, size_t len)
         tess__table_deliver(ctx, h->src, h->type, h->data, h->len);
         free(h);
     }
-    atomic_fetch_add(&ctx->st_mig_in, 1);
+    atomic_fetch_add(&ctx->tabs->mig_in, 1);
     if (ctx->mig->task_sink != NULL) ctx->mig->task_sink(ctx, src, d + off + 8, (size_t)tl);
 }
 

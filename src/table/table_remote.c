@@ -28,7 +28,7 @@ int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys, const
     tess__table_hdr h = {.table = (uint32_t)t->index, .n = n};
     tess__part body[2] = {{keys, n * t->key_size}, {vals, n * t->value_size}};
     int rc = send_write(t, dst, TESS_MSG_UPDATES, &h, body, 2);
-    atomic_fetch_add(&t->ctx->st_updates_remote, n);
+    atomic_fetch_add(&t->ctx->tabs->updates_remote, n);
     return rc;
 }
 
