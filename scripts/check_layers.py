@@ -48,15 +48,18 @@ def layer_of(obj_path):
     return rest[0] if len(rest) > 1 else "runtime"
 
 
-def symbols(obj):
-    """(defined, undefined) global symbol sets of one object file."""
-    out = subprocess.run(["nm", "-g", "--defined-only", obj], capture_output=True,
-                         text=True, check=True).stdout
-    defined = {line.split()[-1] for line in out.splitlines() if line.strip()}
-    out = subprocess.run(["nm", "-g", "--undefined-only", obj], capture_output=True,
-                         text=True, check=True).stdout
-    undefined = {line.split()[-1] for line in out.splitlines() if line.strip()}
-    return defined, undefined
+def symbols(objs):
+    """{object: (defined, undefined)} global symbol sets, from one nm run
+    (one per object made the check slow on a busy machine)."""
+    out = subprocess.run(["nm", "-g", "-A"] + objs, capture_output=True, text=True,
+                         check=True).stdout
+    sets = {o: (set(), set()) for o in objs}
+    for line in out.splitlines():
+        path, _, rest = line.partition(":")
+        fields = rest.split()
+        if path in sets and len(fields) in (2, 3):  # an undefined symbol has no address
+            sets[path][1 if len(fields) == 2 else 0].add(fields[-1])
+    return sets
 
 
 def find_objects(build, source):
@@ -148,8 +151,9 @@ def main(argv):
         print(f"check_layers: no object files under {argv[1]} (build first)", file=sys.stderr)
         return 2
     owner, refs = {}, {}
+    sets = symbols(objs)
     for o in objs:
-        defined, undefined = symbols(o)
+        defined, undefined = sets[o]
         name = os.path.relpath(o, argv[1]).split("tessera_obj.dir" + os.sep)[-1]
         for s in defined:
             owner[s] = (layer_of(o), name)
