@@ -65,7 +65,9 @@ static int register_handlers(tess_ctx *ctx)
 
 static int start_layers(tess_ctx *ctx)
 {
-    int rc = register_handlers(ctx);
+    int rc = tess__table_layer_create(ctx); /* the layers' own state, before anything runs */
+    if (rc == TESS_OK) rc = tess__sched_create(ctx);
+    if (rc == TESS_OK) rc = register_handlers(ctx);
     if (rc == TESS_OK) rc = choose_mode(ctx);
     if (rc == TESS_OK) rc = build_topology(ctx);
     if (rc == TESS_OK && ctx->cfg.slow_rank >= ctx->nranks) /* a throttle that slows nobody */
@@ -74,7 +76,6 @@ static int start_layers(tess_ctx *ctx)
     if (rc == TESS_OK) rc = tess__slots_create(ctx);
     if (rc == TESS_OK) rc = tess__queue_create(ctx);
     if (rc == TESS_OK) rc = tess__inboxes_create(ctx);
-    if (rc == TESS_OK) rc = tess__table_layer_create(ctx);
     if (rc == TESS_OK) rc = tess__migrate_create(ctx);
     if (rc == TESS_OK) rc = tess__steal_create(ctx);
     if (rc == TESS_OK) rc = tess__sched_share_counts(ctx);
@@ -123,10 +124,11 @@ void tess_finalize(tess_ctx *ctx)
     tess__migrate_destroy(ctx);
     free_slot_buffers(ctx);
     tess__tables_free(ctx);
-    tess__table_layer_destroy(ctx);
     tess__tick_free(ctx);
     tess__tile_free(ctx);
     tess__comm_share_requests_free(ctx);
+    tess__sched_destroy(ctx);
+    tess__table_layer_destroy(ctx);
     tess__ctx_free(ctx);
 }
 
@@ -138,10 +140,7 @@ void tess_get_stats(const tess_ctx *ctx, tess_stats *st)
     st->messages_received = atomic_load(&ctx->st_msgs_recv);
     st->bytes_received = atomic_load(&ctx->st_bytes_recv);
     st->batches_sent = atomic_load(&ctx->st_batches);
-    st->wait_seconds = ctx->wait_seconds;
     st->progress_cpu_seconds = 1e-9 * (double)atomic_load(&ctx->st_progress_cpu_ns);
-    st->steals = atomic_load(&ctx->st_steals);
-    st->barriers = atomic_load(&ctx->st_barriers);
-    st->barriers_asked = atomic_load(&ctx->st_barriers_asked);
     tess__table_stats(ctx, st);
+    tess__sched_stats(ctx, st);
 }

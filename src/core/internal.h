@@ -95,12 +95,13 @@ struct tess_ctx {
     tess__task_queue *queue;
     void *app;
 
-    struct tess__tick_reg *tick;   /* tick-face applications (src/tick), or NULL */
-    struct tess__tile_reg *tile;   /* tiles-face jobs (src/tile), or NULL */
-    struct tess__steal *steal;     /* work stealing and the throttle (src/sched/steal.c) */
-    struct tess__migrate *mig;     /* partition migration (src/table/migrate.c) */
-    struct tess__table_rank *tabs; /* the table layer's rank-wide state (src/table/table.c) */
-    tess__ckpt_rt *ckpt;           /* checkpoint state (src/ckpt/snapshot.c), or NULL */
+    struct tess__tick_reg *tick;    /* tick-face applications (src/tick), or NULL */
+    struct tess__tile_reg *tile;    /* tiles-face jobs (src/tile), or NULL */
+    struct tess__steal *steal;      /* work stealing and the throttle (src/sched/steal.c) */
+    struct tess__sched_rank *sched; /* the scheduler's own control state (src/sched/control.c) */
+    struct tess__migrate *mig;      /* partition migration (src/table/migrate.c) */
+    struct tess__table_rank *tabs;  /* the table layer's rank-wide state (src/table/table.c) */
+    tess__ckpt_rt *ckpt;            /* checkpoint state (src/ckpt/snapshot.c), or NULL */
 
     tess__comm *comm;                   /* NULL in embedded mode */
     struct tess__share_req *share_reqs; /* node-shared memory asked for (src/comm/share.c) */
@@ -112,45 +113,31 @@ struct tess_ctx {
     tess__msg_handler *table_intercept;
     struct tess__inbox *inboxes; /* one per local worker */
 
-    /* control state, guarded by ctl_mu */
+    /* control state shared by the layers, guarded by ctl_mu (the
+     * scheduler's own is in ctx->sched, under the same lock) */
     pthread_mutex_t ctl_mu;
     pthread_cond_t ctl_cv;
-    _Atomic unsigned done_events; /* bumped by every DONE report (sched/control.c) */
-    double idle_spin_seconds;     /* watch for work this long before sleeping (queue.c) */
-    uint64_t run_seq;             /* rank 0: runs launched; others: runs received */
-    tess__rank_view *views;       /* rank 0: per rank */
-    int ready_ranks;              /* rank 0: ranks that reported READY */
-    int setup_mismatch;           /* rank 0: a rank registered differently */
-    int shutdown;                 /* set on every rank when rank 0's control returned */
-    int ckpt_active;              /* rank 0: checkpoint epochs in progress (no steals while > 0) */
+    uint64_t run_seq;       /* rank 0: runs launched; others: runs received */
+    tess__rank_view *views; /* rank 0: per rank */
+    int ckpt_active;        /* rank 0: checkpoint epochs in progress (no steals while > 0) */
     /* rank 0: while run_seq equals this, the write counters in the ranks'
      * DONE reports may be stale and a barrier asks for them
      * (sched/control.c): a steal was ordered in this run (its tasks write
      * after the thief's DONE, and its partitions move) or a replica
      * refresh came after the last run (ranks send ranges at rest) */
     uint64_t counts_stale_seq;
-    int shutdown_rc;
-    char kernel_error[480];
 
     /* message counting for barrier termination: writes to other ranks */
     _Atomic uint64_t writes_sent;
     _Atomic uint64_t writes_applied;
-    /* the run whose DONE this rank sent while nothing of it runs (0: some
-     * task runs): writes applied meanwhile are reported (sched/control.c) */
-    _Atomic uint64_t resting_seq;
     /* called with the new count after writes were applied (set by sched,
      * called by the table layer through tess__count_applied) */
     void (*applied_hook)(tess_ctx *ctx, uint64_t applied);
-    /* APPLIED messages this rank posted to rank 0 (sched/control.c) */
-    _Atomic uint64_t applied_reports_posted;
     /* node-shared copies of the ranks' reports, where the ranks of a node
      * share memory (sched/control.c): rank r's at node_counts[r], NULL off
      * this node or when nothing is shared; rank 0 reads them in a barrier
      * instead of waiting for the DONE and APPLIED messages */
     struct tess__node_counts **node_counts;
-    /* rank 0's board of launches in node-shared memory, where this rank
-     * sees it (sched/board.c), else NULL */
-    struct tess__run_board *run_board;
     /* threads of this rank blocked on a reply (tess__request): while any
      * is, the progress engine polls instead of sleeping, since a reply's
      * latency is then all the waiting thread's time */
@@ -164,9 +151,6 @@ struct tess_ctx {
     /* statistics */
     _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;
     _Atomic uint64_t st_progress_cpu_ns;
-    _Atomic uint64_t st_steals;
-    _Atomic uint64_t st_barriers, st_barriers_asked;
-    double wait_seconds;
 
     _Atomic int interrupted;
 };
