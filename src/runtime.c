@@ -135,12 +135,7 @@ void tess_finalize(tess_ctx *ctx)
 void tess_get_stats(const tess_ctx *ctx, tess_stats *st)
 {
     memset(st, 0, sizeof *st);
-    st->messages_sent = atomic_load(&ctx->st_msgs_sent);
-    st->bytes_sent = atomic_load(&ctx->st_bytes_sent);
-    st->messages_received = atomic_load(&ctx->st_msgs_recv);
-    st->bytes_received = atomic_load(&ctx->st_bytes_recv);
-    st->batches_sent = atomic_load(&ctx->st_batches);
-    st->progress_cpu_seconds = 1e-9 * (double)atomic_load(&ctx->st_progress_cpu_ns);
+    tess__comm_stats(ctx, st);
     tess__table_stats(ctx, st);
     tess__sched_stats(ctx, st);
 }

@@ -137,6 +137,9 @@ int tess__comm_share_alloc(tess_ctx *ctx, int n, const size_t *sizes, uint8_t **
  * handlers returned), over the link; a report sent outside it (node-shared
  * memory) carries the first so the receiver can tell that everything sent
  * before it has been handled.  0 without MPI. */
+/* The message layer's fields of st (messages, bytes, batches, progress
+ * CPU); zero in embedded mode, where no message leaves the process. */
+void tess__comm_stats(const tess_ctx *ctx, tess_stats *st);
 uint64_t tess__comm_posted_to(tess_ctx *ctx, int dst);
 uint64_t tess__comm_dispatched_from(tess_ctx *ctx, int src);
 

@@ -148,10 +148,6 @@ struct tess_ctx {
     _Atomic int workers_resting;
     _Atomic uint64_t all_resting_since_us;
 
-    /* statistics */
-    _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;
-    _Atomic uint64_t st_progress_cpu_ns;
-
     _Atomic int interrupted;
 };
 
