@@ -5,11 +5,13 @@
  * top-down.  Below this file no layer calls one above it: upper layers plug
  * callbacks into lower ones instead (message handlers, the table intercept,
  * the scheduler's checkpoint hooks, the migration's task sink), and
- * scripts/check_layers.py checks the object files for it.
+ * scripts/check_layers.py checks the object files for it.  tess_get_stats is
+ * here too: its figures come from several layers.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
-#include "ckpt/runtime.h"
+#include "ckpt/ckpt.h"
 #include "comm/comm.h"
 #include "core/internal.h"
 #include "sched/sched.h"
@@ -64,7 +66,9 @@ static int register_handlers(tess_ctx *ctx)
 
 static int start_layers(tess_ctx *ctx)
 {
-    int rc = register_handlers(ctx);
+    int rc = tess__table_layer_create(ctx); /* the layers' own state, before anything runs */
+    if (rc == TESS_OK) rc = tess__sched_create(ctx);
+    if (rc == TESS_OK) rc = register_handlers(ctx);
     if (rc == TESS_OK) rc = choose_mode(ctx);
     if (rc == TESS_OK) rc = build_topology(ctx);
     if (rc == TESS_OK) rc = tess__fault_init(ctx);
@@ -126,5 +130,15 @@ void tess_finalize(tess_ctx *ctx)
     tess__tick_free(ctx);
     tess__tile_free(ctx);
     tess__comm_share_requests_free(ctx);
+    tess__sched_destroy(ctx);
+    tess__table_layer_destroy(ctx);
     tess__ctx_free(ctx);
+}
+
+void tess_get_stats(const tess_ctx *ctx, tess_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    tess__comm_stats(ctx, st);
+    tess__table_stats(ctx, st);
+    tess__sched_stats(ctx, st);
 }

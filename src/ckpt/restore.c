@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ckpt/runtime.h"
+#include "ckpt/ckpt.h"
 #include "core/bytes.h"
 
 typedef struct restored_msg {

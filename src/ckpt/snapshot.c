@@ -1,7 +1,7 @@
 /*
  * snapshot.c — the checkpoint API (include/tessera/checkpoint.h) and this
  * rank's side of the Chandy–Lamport snapshot: markers, the cut, holding and
- * logging table messages.  The protocol is summarised in runtime.h.
+ * logging table messages.  The protocol is summarised in ckpt.h.
  *
  * Why a rwlock: table messages from other ranks are applied by the progress
  * thread while the cut may run on any thread (a worker that parks last, the
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include "ckpt/runtime.h"
+#include "ckpt/ckpt.h"
 
 static void on_table_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 static void make_cut(tess_ctx *ctx, uint64_t epoch, const void *tasks, size_t tasks_len);
@@ -287,7 +287,7 @@ static void on_hurry(tess__ckpt_rt *rt, const uint8_t *p, size_t len)
  * a long kernel after a CpBarrier would otherwise wait for them while the
  * workers stay busy.
  */
-void tess__ckpt_hurry(tess_ctx *ctx)
+static void tess__ckpt_hurry(tess_ctx *ctx)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     pthread_mutex_lock(&rt->mu);

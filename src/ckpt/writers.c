@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "ckpt/runtime.h"
+#include "ckpt/ckpt.h"
 #include "core/bytes.h"
 
 #define WRITER_THREADS_MAX 64

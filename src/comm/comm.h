@@ -28,7 +28,7 @@
  *   4         comm: a signal interrupts every rank (here)
  *   7-13, 16  table: updates, requests            (table/table_internal.h)
  *   14-15     comm: replies, worker mailboxes     (here)
- *   18-22     ckpt: snapshot protocol, restore    (ckpt/runtime.h)
+ *   18-22     ckpt: snapshot protocol, restore    (ckpt/ckpt.h)
  *   64-66, 72 sched: work stealing                (sched/sched.h)
  *   67-71     table: partition migration          (table/table_internal.h)
  *   73-76     table: replicas of dense tables     (table/table_internal.h)
@@ -137,6 +137,9 @@ int tess__comm_share_alloc(tess_ctx *ctx, int n, const size_t *sizes, uint8_t **
  * handlers returned), over the link; a report sent outside it (node-shared
  * memory) carries the first so the receiver can tell that everything sent
  * before it has been handled.  0 without MPI. */
+/* The message layer's fields of st (messages, bytes, batches, progress
+ * CPU); zero in embedded mode, where no message leaves the process. */
+void tess__comm_stats(const tess_ctx *ctx, tess_stats *st);
 uint64_t tess__comm_posted_to(tess_ctx *ctx, int dst);
 uint64_t tess__comm_dispatched_from(tess_ctx *ctx, int src);
 

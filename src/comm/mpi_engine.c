@@ -84,6 +84,9 @@ struct tess__comm {
      * (tess__comm_fail_after); 0: none.  c->mu guards fail_why. */
     _Atomic uint64_t fail_by_us;
     char fail_why[480];
+    /* statistics (tess_stats) */
+    _Atomic uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv, batches_sent;
+    _Atomic uint64_t progress_cpu_ns;
 };
 
 static size_t padded(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -102,8 +105,8 @@ int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *par
     m->next = NULL;
     m->dst = dst;
     m->len = sizeof h + len;
-    atomic_fetch_add(&ctx->st_msgs_sent, 1);
-    atomic_fetch_add(&ctx->st_bytes_sent, m->len);
+    atomic_fetch_add(&c->msgs_sent, 1);
+    atomic_fetch_add(&c->bytes_sent, m->len);
     pthread_mutex_lock(&c->mu);
     if (c->tail) c->tail->next = m;
     else c->head = m;
@@ -112,6 +115,18 @@ int tess__comm_post(tess_ctx *ctx, int dst, uint32_t type, const tess__part *par
     pthread_cond_signal(&c->doorbell);
     pthread_mutex_unlock(&c->mu);
     return TESS_OK;
+}
+
+void tess__comm_stats(const tess_ctx *ctx, tess_stats *st)
+{
+    const tess__comm *c = ctx->comm;
+    if (c == NULL) return;
+    st->messages_sent = atomic_load(&c->msgs_sent);
+    st->bytes_sent = atomic_load(&c->bytes_sent);
+    st->messages_received = atomic_load(&c->msgs_recv);
+    st->bytes_received = atomic_load(&c->bytes_recv);
+    st->batches_sent = atomic_load(&c->batches_sent);
+    st->progress_cpu_seconds = 1e-9 * (double)atomic_load(&c->progress_cpu_ns);
 }
 
 uint64_t tess__comm_posted_to(tess_ctx *ctx, int dst)
@@ -156,7 +171,7 @@ static void start_send(tess__comm *c, void *owner, const uint8_t *data, size_t l
     pending_send *s = &c->sends[c->nsends++];
     s->buf = owner;
     MPI_Isend(data, (int)len, MPI_BYTE, dst, TAG_BATCH, MPI_COMM_WORLD, &s->req);
-    atomic_fetch_add(&c->ctx->st_batches, 1);
+    atomic_fetch_add(&c->batches_sent, 1);
 }
 
 static void send_batch(tess__comm *c, int dst)
@@ -227,12 +242,12 @@ static void dispatch_batch(tess_ctx *ctx, int src, const uint8_t *buf, size_t le
         msg_hdr h;
         memcpy(&h, buf + off, sizeof h);
         if (off + sizeof h + h.len > len) break;
-        atomic_fetch_add(&ctx->st_msgs_recv, 1);
+        atomic_fetch_add(&ctx->comm->msgs_recv, 1);
         tess__dispatch(ctx, src, h.type, buf + off + sizeof h, h.len);
         atomic_fetch_add_explicit(dispatched, 1, memory_order_release);
         off += padded(sizeof h + h.len);
     }
-    atomic_fetch_add(&ctx->st_bytes_recv, len);
+    atomic_fetch_add(&ctx->comm->bytes_recv, len);
 }
 
 static void deliver(tess__comm *c)
@@ -295,8 +310,7 @@ static void note_cpu(tess__comm *c)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    atomic_store(&c->ctx->st_progress_cpu_ns,
-                 (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
+    atomic_store(&c->progress_cpu_ns, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
 }
 
 /* Every worker of this rank went idle less than REST_POLL_SECONDS ago: the

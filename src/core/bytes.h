@@ -5,8 +5,8 @@
  * is little-endian whatever the host, and every reader of untrusted bytes
  * goes through a cursor that fails instead of reading past the end.
  *
- * Header-only and free of the rest of the library, so tools/ may include it
- * too (as zstd's programs/ include its common/mem.h).  Private.
+ * Header-only and free of the rest of the library.  Private: tools/graph
+ * keeps its own little-endian helpers (graph_internal.h).
  */
 #ifndef TESS_SRC_CORE_BYTES_H
 #define TESS_SRC_CORE_BYTES_H

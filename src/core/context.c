@@ -29,7 +29,7 @@ void tess__deadline_after(struct timespec *ts, double seconds)
     ts->tv_nsec = (long)(ns % 1000000000LL);
 }
 
-void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index)
+static void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index)
 {
     memset(s, 0, sizeof *s);
     s->index = index;
@@ -38,7 +38,8 @@ void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index)
     pthread_cond_init(&s->cv, NULL);
 }
 
-void tess__slot_destroy(tess__slot *s)
+/* Frees the slot's own parts; its table buffers are the table layer's. */
+static void tess__slot_destroy(tess__slot *s)
 {
     free(s->reply);
     pthread_mutex_destroy(&s->mu);
@@ -71,7 +72,6 @@ tess_ctx *tess__ctx_alloc(const tess_config *cfg)
     else tess_config_init(&ctx->cfg);
     pthread_mutex_init(&ctx->error_mu, NULL);
     pthread_mutex_init(&ctx->ctl_mu, NULL);
-    pthread_mutex_init(&ctx->replica_switch_mu, NULL);
     pthread_cond_init(&ctx->ctl_cv, NULL);
     ctx->nranks = 1;
     ctx->workers = ctx->cfg.workers > 0 ? ctx->cfg.workers : tess__default_workers();
@@ -97,10 +97,8 @@ void tess__ctx_free(tess_ctx *ctx)
     free(ctx->worker_base);
     free(ctx->views);
     free(ctx->node_counts);
-    free(ctx->switch_posted_before);
     pthread_mutex_destroy(&ctx->error_mu);
     pthread_mutex_destroy(&ctx->ctl_mu);
-    pthread_mutex_destroy(&ctx->replica_switch_mu);
     pthread_cond_destroy(&ctx->ctl_cv);
     free(ctx);
 }
@@ -110,23 +108,3 @@ int tess_nranks(const tess_ctx *ctx) { return ctx->nranks; }
 int tess_workers(const tess_ctx *ctx) { return ctx->workers; }
 int tess_workers_total(const tess_ctx *ctx) { return ctx->workers_total; }
 int tess_is_mpi(const tess_ctx *ctx) { return ctx->mpi; }
-
-void tess_get_stats(const tess_ctx *ctx, tess_stats *st)
-{
-    memset(st, 0, sizeof *st);
-    st->messages_sent = atomic_load(&ctx->st_msgs_sent);
-    st->bytes_sent = atomic_load(&ctx->st_bytes_sent);
-    st->messages_received = atomic_load(&ctx->st_msgs_recv);
-    st->bytes_received = atomic_load(&ctx->st_bytes_recv);
-    st->batches_sent = atomic_load(&ctx->st_batches);
-    st->updates_local = atomic_load(&ctx->st_updates_local);
-    st->updates_remote = atomic_load(&ctx->st_updates_remote);
-    st->wait_seconds = ctx->wait_seconds;
-    st->progress_cpu_seconds = 1e-9 * (double)atomic_load(&ctx->st_progress_cpu_ns);
-    st->steals = atomic_load(&ctx->st_steals);
-    st->barriers = atomic_load(&ctx->st_barriers);
-    st->barriers_asked = atomic_load(&ctx->st_barriers_asked);
-    st->replica_bytes_shared = atomic_load(&ctx->st_replica_shared);
-    st->migrations_in = atomic_load(&ctx->st_mig_in);
-    st->migrations_out = atomic_load(&ctx->st_mig_out);
-}

@@ -102,11 +102,13 @@ struct tess_ctx {
     tess__task_queue *queue;
     void *app;
 
-    struct tess__tick_reg *tick; /* tick-face applications (src/tick), or NULL */
-    struct tess__tile_reg *tile; /* tiles-face jobs (src/tile), or NULL */
-    struct tess__steal *steal;   /* work stealing and the throttle (src/sched/steal.c) */
-    struct tess__migrate *mig;   /* partition migration (src/table/migrate.c) */
-    tess__ckpt_rt *ckpt;         /* checkpoint state (src/ckpt/snapshot.c), or NULL */
+    struct tess__tick_reg *tick;    /* tick-face applications (src/tick), or NULL */
+    struct tess__tile_reg *tile;    /* tiles-face jobs (src/tile), or NULL */
+    struct tess__steal *steal;      /* work stealing and the throttle (src/sched/steal.c) */
+    struct tess__sched_rank *sched; /* the scheduler's own control state (src/sched/control.c) */
+    struct tess__migrate *mig;      /* partition migration (src/table/migrate.c) */
+    struct tess__table_rank *tabs;  /* the table layer's rank-wide state (src/table/table.c) */
+    tess__ckpt_rt *ckpt;            /* checkpoint state (src/ckpt/snapshot.c), or NULL */
 
     tess__comm *comm;                   /* NULL in embedded mode */
     struct tess__share_req *share_reqs; /* node-shared memory asked for (src/comm/share.c) */
@@ -118,71 +120,40 @@ struct tess_ctx {
     tess__msg_handler *table_intercept;
     struct tess__inbox *inboxes; /* one per local worker */
 
-    /* control state, guarded by ctl_mu */
+    /* control state shared by the layers, guarded by ctl_mu (the
+     * scheduler's own is in ctx->sched, under the same lock) */
     pthread_mutex_t ctl_mu;
     pthread_cond_t ctl_cv;
-    _Atomic unsigned done_events; /* bumped by every DONE report (sched/control.c) */
-    double idle_spin_seconds;     /* watch for work this long before sleeping (queue.c) */
-    uint64_t run_seq;             /* rank 0: runs launched; others: runs received */
-    tess__rank_view *views;       /* rank 0: per rank */
-    int ready_ranks;              /* rank 0: ranks that reported READY */
-    int setup_mismatch;           /* rank 0: a rank registered differently */
-    int shutdown;                 /* set on every rank when rank 0's control returned */
-    int ckpt_active;              /* rank 0: checkpoint epochs in progress (no steals while > 0) */
+    uint64_t run_seq;       /* rank 0: runs launched; others: runs received */
+    tess__rank_view *views; /* rank 0: per rank */
+    int ckpt_active;        /* rank 0: checkpoint epochs in progress (no steals while > 0) */
     /* rank 0: while run_seq equals this, the write counters in the ranks'
      * DONE reports may be stale and a barrier asks for them
      * (sched/control.c): a steal was ordered in this run (its tasks write
      * after the thief's DONE, and its partitions move) or a replica
      * refresh came after the last run (ranks send ranges at rest) */
     uint64_t counts_stale_seq;
-    int shutdown_rc;
-    char kernel_error[480];
 
     /* message counting for barrier termination: writes to other ranks */
     _Atomic uint64_t writes_sent;
     _Atomic uint64_t writes_applied;
-    /* the run whose DONE this rank sent while nothing of it runs (0: some
-     * task runs): writes applied meanwhile are reported (sched/control.c) */
-    _Atomic uint64_t resting_seq;
     /* called with the new count after writes were applied (set by sched,
      * called by the table layer through tess__count_applied) */
     void (*applied_hook)(tess_ctx *ctx, uint64_t applied);
-    /* APPLIED messages this rank posted to rank 0 (sched/control.c) */
-    _Atomic uint64_t applied_reports_posted;
     /* node-shared copies of the ranks' reports, where the ranks of a node
      * share memory (sched/control.c): rank r's at node_counts[r], NULL off
      * this node or when nothing is shared; rank 0 reads them in a barrier
      * instead of waiting for the DONE and APPLIED messages */
     struct tess__node_counts **node_counts;
-    /* rank 0's board of launches in node-shared memory, where this rank
-     * sees it (sched/board.c), else NULL */
-    struct tess__run_board *run_board;
     /* threads of this rank blocked on a reply (tess__request): while any
      * is, the progress engine polls instead of sleeping, since a reply's
      * latency is then all the waiting thread's time */
     _Atomic int requests_waiting;
-    /* replica switches done on this rank (table_replica.c): where a replica
-     * made later, by tess_table_replicate, starts counting its epochs */
-    _Atomic uint64_t replica_switches;
-    /* one switch at a time: a rank beside rank 0 may make one from rank 0's
-     * board (sched/board.c) while its progress thread handles the message */
-    pthread_mutex_t replica_switch_mu;
-    /* rank 0: per rank, the messages posted to it before the latest switch */
-    uint64_t *switch_posted_before;
     /* workers of this rank idle at rest, and since when (tess_now(), in
      * microseconds) all of them are: the progress engine polls for the next
      * step's messages for a while then (mpi_engine.c) */
     _Atomic int workers_resting;
     _Atomic uint64_t all_resting_since_us;
-
-    /* statistics */
-    _Atomic uint64_t st_msgs_sent, st_bytes_sent, st_msgs_recv, st_bytes_recv, st_batches;
-    _Atomic uint64_t st_updates_local, st_updates_remote;
-    _Atomic uint64_t st_progress_cpu_ns;
-    _Atomic uint64_t st_steals, st_mig_in, st_mig_out;
-    _Atomic uint64_t st_barriers, st_barriers_asked;
-    _Atomic uint64_t st_replica_shared; /* bytes: table_replica.c */
-    double wait_seconds;
 
     _Atomic int interrupted;
     tess__fault_state fault; /* TESS_FAULT (fault.c) */
@@ -230,9 +201,6 @@ tess__slot *tess__current_slot(tess_ctx *ctx);
  * functions only the control function may call). */
 int tess__check_control(tess_ctx *ctx, const char *what);
 void tess__set_current_slot(tess__slot *slot);
-void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index);
-/* Frees the slot's own parts; its table buffers are the table layer's. */
-void tess__slot_destroy(tess__slot *s);
 
 /* ---- the context (context.c) ---- */
 /* A context with cfg (defaults if NULL) and one rank; NULL without memory. */

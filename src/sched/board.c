@@ -58,7 +58,7 @@ static void attach_board(tess_ctx *ctx, uint8_t *const *ptrs, void *arg)
     (void)arg;
     /* rank 0's segment, where this rank sees it; readers also need their
      * own line of reports, which holds their bell */
-    if (ctx->node_counts != NULL) ctx->run_board = (tess__run_board *)(void *)ptrs[0];
+    if (ctx->node_counts != NULL) ctx->sched->run_board = (tess__run_board *)(void *)ptrs[0];
 }
 
 int tess__board_request(tess_ctx *ctx)
@@ -75,7 +75,7 @@ int tess__board_request(tess_ctx *ctx)
  */
 int tess__board_post(tess_ctx *ctx, const run_msg *r, const void *body, size_t blen)
 {
-    tess__run_board *b = ctx->run_board;
+    tess__run_board *b = ctx->sched->run_board;
     if (b == NULL || ctx->rank != 0 || sizeof *r + blen > BOARD_PAYLOAD) return 0;
     uint64_t lock = atomic_load_explicit(&b->lock, memory_order_relaxed);
     atomic_store_explicit(&b->lock, lock + 1, memory_order_relaxed);
@@ -86,7 +86,7 @@ int tess__board_post(tess_ctx *ctx, const run_msg *r, const void *body, size_t b
         if (tess__replica_switch_was_last(ctx, k, posted, &before)) posted = before;
         atomic_store_explicit(&b->after[k], posted, memory_order_relaxed);
     }
-    atomic_store_explicit(&b->switches, atomic_load(&ctx->replica_switches), memory_order_relaxed);
+    atomic_store_explicit(&b->switches, tess__replica_switches(ctx), memory_order_relaxed);
     uint8_t *payload = board_payload(b, ctx->nranks);
     memcpy(payload, r, sizeof *r);
     if (blen) memcpy(payload + sizeof *r, body, blen);
@@ -123,7 +123,7 @@ static size_t copy_run(tess_ctx *ctx, tess__run_board *b, uint8_t *out, uint64_t
  */
 int tess__board_take(tess_ctx *ctx)
 {
-    tess__run_board *b = ctx->run_board;
+    tess__run_board *b = ctx->sched->run_board;
     if (b == NULL || ctx->rank == 0) return 0;
     uint64_t seq = atomic_load_explicit(&b->seq, memory_order_acquire);
     if (seq <= atomic_load_explicit(&ctx->queue->run_taken, memory_order_relaxed)) return 0;
@@ -151,7 +151,7 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct tim
 
 static tess__node_counts *bell_line(tess_ctx *ctx, int r)
 {
-    if (ctx->run_board == NULL || r == 0 || ctx->node_counts == NULL) return NULL;
+    if (ctx->sched->run_board == NULL || r == 0 || ctx->node_counts == NULL) return NULL;
     return ctx->node_counts[r];
 }
 

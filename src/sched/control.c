@@ -43,11 +43,11 @@ static void on_done(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payloa
         v->done_sent = d.writes_sent;
     }
     if (d.writes_applied > v->done_applied) v->done_applied = d.writes_applied;
-    atomic_fetch_add(&ctx->done_events, 1);
+    atomic_fetch_add(&ctx->sched->done_events, 1);
     if (d.error != 0 && v->error == 0) {
         v->error = d.error;
         d.msg[sizeof d.msg - 1] = '\0';
-        snprintf(ctx->kernel_error, sizeof ctx->kernel_error, "%s", d.msg);
+        snprintf(ctx->sched->kernel_error, sizeof ctx->sched->kernel_error, "%s", d.msg);
     }
     pthread_cond_broadcast(&ctx->ctl_cv);
     pthread_mutex_unlock(&ctx->ctl_mu);
@@ -59,8 +59,8 @@ static void on_shutdown(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pa
     int32_t rc = 0;
     if (len >= sizeof rc) memcpy(&rc, payload, sizeof rc);
     pthread_mutex_lock(&ctx->ctl_mu);
-    ctx->shutdown = 1;
-    ctx->shutdown_rc = rc;
+    ctx->sched->shutdown = 1;
+    ctx->sched->shutdown_rc = rc;
     tess__comm_fail_clear(ctx); /* rank 0 knows of any failure here: it ends the job */
     pthread_cond_broadcast(&ctx->ctl_cv);
     pthread_mutex_unlock(&ctx->ctl_mu);
@@ -74,7 +74,7 @@ static void on_ready(tess_ctx *ctx, int src, uint32_t type, const uint8_t *paylo
     memcpy(&m, payload, sizeof m);
     /* compared in wait_ready: rank 0 may still be creating its own tables */
     pthread_mutex_lock(&ctx->ctl_mu);
-    ctx->ready_ranks++;
+    ctx->sched->ready_ranks++;
     if (src >= 0 && src < ctx->nranks) ctx->views[src].fingerprint = m.fingerprint;
     pthread_cond_broadcast(&ctx->ctl_cv);
     pthread_mutex_unlock(&ctx->ctl_mu);
@@ -91,7 +91,7 @@ static void on_applied(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pay
     /* counts only grow, and reports of one link may pass a later DONE's */
     if (applied > ctx->views[src].done_applied) ctx->views[src].done_applied = applied;
     ctx->views[src].applied_reports++;
-    atomic_fetch_add(&ctx->done_events, 1);
+    atomic_fetch_add(&ctx->sched->done_events, 1);
     pthread_cond_broadcast(&ctx->ctl_cv);
     pthread_mutex_unlock(&ctx->ctl_mu);
 }
@@ -100,14 +100,14 @@ static void on_applied(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pay
 static void after_writes_applied(tess_ctx *ctx, uint64_t applied)
 {
     if (ctx->rank == 0) { /* the barrier may be watching */
-        atomic_fetch_add(&ctx->done_events, 1);
+        atomic_fetch_add(&ctx->sched->done_events, 1);
         return;
     }
     /* read after the count went up, as the DONE's snapshot is read after
      * resting_seq was set: one of the two holds this write */
-    if (atomic_load(&ctx->resting_seq) != 0 &&
+    if (atomic_load(&ctx->sched->resting_seq) != 0 &&
         tess__send(ctx, 0, TESS_MSG_APPLIED, &applied, sizeof applied, NULL, 0) == TESS_OK)
-        atomic_fetch_add(&ctx->applied_reports_posted, 1); /* after it was posted */
+        atomic_fetch_add(&ctx->sched->applied_reports_posted, 1); /* after it was posted */
 }
 
 static void on_count_req(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payload, size_t len)
@@ -152,10 +152,32 @@ void tess__sched_publish_done(tess_ctx *ctx, const tess__done_msg *d)
      * the DONE's predecessors only, and an APPLIED report, a count the line
      * carries too, is not one: its message may sit behind rank 0's busy
      * core. */
-    uint64_t reports = atomic_load(&ctx->applied_reports_posted);
+    uint64_t reports = atomic_load(&ctx->sched->applied_reports_posted);
     atomic_store_explicit(&mine->done_after, tess__comm_posted_to(ctx, 0) - reports,
                           memory_order_relaxed);
     atomic_store_explicit(&mine->done_seq, d->seq, memory_order_release);
+}
+
+int tess__sched_create(tess_ctx *ctx)
+{
+    ctx->sched = calloc(1, sizeof *ctx->sched);
+    return ctx->sched != NULL ? TESS_OK : TESS_ERR_NOMEM;
+}
+
+void tess__sched_destroy(tess_ctx *ctx)
+{
+    free(ctx->sched);
+    ctx->sched = NULL;
+}
+
+void tess__sched_stats(const tess_ctx *ctx, tess_stats *st)
+{
+    const tess__sched_rank *s = ctx->sched;
+    if (s == NULL) return;
+    st->steals = atomic_load(&s->steals);
+    st->barriers = atomic_load(&s->barriers);
+    st->barriers_asked = atomic_load(&s->barriers_asked);
+    st->wait_seconds = s->wait_seconds;
 }
 
 int tess__sched_handlers_init(tess_ctx *ctx)
@@ -175,19 +197,19 @@ int tess__sched_handlers_init(tess_ctx *ctx)
 static int wait_ready(tess_ctx *ctx)
 {
     pthread_mutex_lock(&ctx->ctl_mu);
-    while (ctx->ready_ranks < ctx->nranks && !tess_interrupted(ctx)) timed_wait(ctx, 0.1);
+    while (ctx->sched->ready_ranks < ctx->nranks && !tess_interrupted(ctx)) timed_wait(ctx, 0.1);
     uint64_t mine = tess__setup_fingerprint(ctx);
-    for (int r = 0; r < ctx->nranks && ctx->ready_ranks == ctx->nranks; r++) {
+    for (int r = 0; r < ctx->nranks && ctx->sched->ready_ranks == ctx->nranks; r++) {
         if (ctx->views[r].fingerprint == mine) continue;
-        ctx->setup_mismatch = 1;
+        ctx->sched->setup_mismatch = 1;
         tess__warn(ctx,
                    "rank %d registered different kernels, accumulators, partitioners "
                    "or tables than rank 0",
                    r);
     }
-    int rc = ctx->setup_mismatch     ? TESS_ERR_MISUSE
-             : tess_interrupted(ctx) ? TESS_ERR_INTERRUPTED
-                                     : TESS_OK;
+    int rc = ctx->sched->setup_mismatch ? TESS_ERR_MISUSE
+             : tess_interrupted(ctx)    ? TESS_ERR_INTERRUPTED
+                                        : TESS_OK;
     pthread_mutex_unlock(&ctx->ctl_mu);
     if (rc == TESS_ERR_MISUSE)
         tess__fail(ctx, rc, "ranks registered different kernels or tables before tess_main()");
@@ -197,8 +219,8 @@ static int wait_ready(tess_ctx *ctx)
 static int serve_until_shutdown(tess_ctx *ctx)
 {
     pthread_mutex_lock(&ctx->ctl_mu);
-    while (!ctx->shutdown) timed_wait(ctx, 0.2);
-    int rc = ctx->shutdown_rc;
+    while (!ctx->sched->shutdown) timed_wait(ctx, 0.2);
+    int rc = ctx->sched->shutdown_rc;
     pthread_mutex_unlock(&ctx->ctl_mu);
     return rc;
 }
@@ -322,17 +344,18 @@ static void warn_waiting(tess_ctx *ctx, double waited)
                busy[0] ? "; on rank 0: " : "", busy);
 }
 
-/* Watch a little while (ctx->idle_spin_seconds) before sleeping on ctl_cv:
+/* Watch a little while (ctx->sched->idle_spin_seconds) before sleeping on ctl_cv:
  * see spin_then_wait in queue.c.  1 once a report message came (done_events
  * moved past `seen`) or, where ranks share node memory, whose reports there
  * wake nobody, once ready(ctx) is nonzero; 0 after the while. */
 static int watch_reports(tess_ctx *ctx, unsigned seen, int (*ready)(tess_ctx *))
 {
     if (ctx->node_counts == NULL)
-        return tess__spin_until_changed(&ctx->done_events, seen, ctx->idle_spin_seconds);
-    double until = tess_now() + ctx->idle_spin_seconds;
+        return tess__spin_until_changed(&ctx->sched->done_events, seen,
+                                        ctx->sched->idle_spin_seconds);
+    double until = tess_now() + ctx->sched->idle_spin_seconds;
     while (tess_now() < until) {
-        if (atomic_load(&ctx->done_events) != seen || ready(ctx) != 0) return 1;
+        if (atomic_load(&ctx->sched->done_events) != seen || ready(ctx) != 0) return 1;
         sched_yield();
     }
     return 0;
@@ -349,7 +372,7 @@ static int all_done_now(tess_ctx *ctx)
 /* Watch for a DONE report (ctl_mu held on entry and exit): 1 if one came. */
 static int spin_for_done(tess_ctx *ctx)
 {
-    unsigned seen = atomic_load(&ctx->done_events);
+    unsigned seen = atomic_load(&ctx->sched->done_events);
     pthread_mutex_unlock(&ctx->ctl_mu);
     int changed = watch_reports(ctx, seen, all_done_now);
     pthread_mutex_lock(&ctx->ctl_mu);
@@ -449,14 +472,14 @@ static int writes_applied_by_reports(tess_ctx *ctx)
 {
     double give_up = tess_now() + REPORT_WAIT_SECONDS;
     for (;;) {
-        unsigned seen = atomic_load(&ctx->done_events);
+        unsigned seen = atomic_load(&ctx->sched->done_events);
         int settled = reports_settle(ctx);
         if (settled != 0) return settled > 0;
         if (tess_now() >= give_up || tess_interrupted(ctx)) return 0;
         if (watch_reports(ctx, seen, reports_settle)) continue;
         pthread_mutex_lock(&ctx->ctl_mu);
         /* a write applied on rank 0 wakes nobody: look again soon */
-        if (atomic_load(&ctx->done_events) == seen) timed_wait(ctx, 0.0005);
+        if (atomic_load(&ctx->sched->done_events) == seen) timed_wait(ctx, 0.0005);
         pthread_mutex_unlock(&ctx->ctl_mu);
     }
 }
@@ -464,9 +487,9 @@ static int writes_applied_by_reports(tess_ctx *ctx)
 /* Phase 2: every write sent to another rank has been applied there. */
 static int wait_writes_applied(tess_ctx *ctx)
 {
-    atomic_fetch_add(&ctx->st_barriers, 1);
+    atomic_fetch_add(&ctx->sched->barriers, 1);
     if (writes_applied_by_reports(ctx)) return TESS_OK;
-    atomic_fetch_add(&ctx->st_barriers_asked, 1);
+    atomic_fetch_add(&ctx->sched->barriers_asked, 1);
     for (unsigned round = 0;; round++) {
         uint64_t sent, applied;
         int rc = sum_counts(ctx, &sent, &applied);
@@ -487,7 +510,7 @@ static int collect_kernel_errors(tess_ctx *ctx)
         ctx->views[r].error = 0;
     }
     pthread_mutex_unlock(&ctx->ctl_mu);
-    TESS_RETURN_IF(ctx, failed, TESS_ERR_KERNEL, "%s", ctx->kernel_error);
+    TESS_RETURN_IF(ctx, failed, TESS_ERR_KERNEL, "%s", ctx->sched->kernel_error);
     return TESS_OK;
 }
 
@@ -499,7 +522,7 @@ int tess_barrier(tess_ctx *ctx)
     rc = tess__slot_flush_all(tess__current_slot(ctx));
     if (rc == TESS_OK) rc = wait_tasks_done(ctx);
     if (rc == TESS_OK && ctx->nranks > 1) rc = wait_writes_applied(ctx);
-    ctx->wait_seconds += tess_now() - start;
+    ctx->sched->wait_seconds += tess_now() - start;
     if (rc == TESS_ERR_INTERRUPTED) return tess__fail(ctx, rc, "interrupted by a signal");
     if (rc != TESS_OK) return rc;
     rc = collect_kernel_errors(ctx);

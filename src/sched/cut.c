@@ -30,7 +30,7 @@ static int is_queued(const tess__task_queue *q, int instance)
 }
 
 /* q->mu held, every worker at rest: what a restart needs to know about the
- * run in flight (runtime.h/restore.c document the layout).  Queued
+ * run in flight (ckpt/ckpt.h and restore.c document the layout).  Queued
  * instances are left out: they start from the beginning. */
 static uint8_t *describe_tasks(tess_ctx *ctx, tess__task_queue *q, size_t *len_out)
 {

@@ -42,7 +42,7 @@ int tess__queue_create(tess_ctx *ctx)
     return TESS_OK;
 }
 
-void tess__args_release(shared_args *a)
+static void tess__args_release(shared_args *a)
 {
     if (a != NULL && atomic_fetch_sub(&a->refs, 1) == 1) free(a);
 }
@@ -119,7 +119,7 @@ static void report_if_idle(tess_ctx *ctx, tess__task_queue *q)
         q->stolen = 0;
         /* every task ran and flushed: what this rank's kernels sent is final;
          * resting first, so a write applied after the snapshot is reported */
-        atomic_store(&ctx->resting_seq, q->seq);
+        atomic_store(&ctx->sched->resting_seq, q->seq);
         d.writes_sent = atomic_load(&ctx->writes_sent);
         d.writes_applied = atomic_load(&ctx->writes_applied);
     }
@@ -210,7 +210,7 @@ void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pa
     if (args == NULL) abort();
     args->len = len - sizeof r - r.restore_len;
     memcpy(args->data, (const uint8_t *)payload + sizeof r, len - sizeof r);
-    atomic_store(&ctx->resting_seq, 0); /* this run's DONE will count its writes */
+    atomic_store(&ctx->sched->resting_seq, 0); /* this run's DONE will count its writes */
     tess_task *tasks = NULL;
     int n = build_tasks(ctx, &r, args, &tasks);
     if (n < 0) abort();
@@ -303,10 +303,10 @@ static void spin_then_wait(tess_ctx *ctx, tess__task_queue *q)
     unsigned seen = atomic_load(&q->added);
     int beside = tess__board_sleeps(ctx); /* a rank beside rank 0 with its board */
     pthread_mutex_unlock(&q->mu);
-    if (!beside || ctx->idle_spin_seconds <= 0) {
-        tess__spin_until_changed(&q->added, seen, ctx->idle_spin_seconds);
+    if (!beside || ctx->sched->idle_spin_seconds <= 0) {
+        tess__spin_until_changed(&q->added, seen, ctx->sched->idle_spin_seconds);
     } else { /* also watch rank 0's board (board.c) */
-        double until = tess_now() + ctx->idle_spin_seconds;
+        double until = tess_now() + ctx->sched->idle_spin_seconds;
         while (atomic_load(&q->added) == seen && !tess__board_take(ctx) && tess_now() < until)
             sched_yield();
     }
@@ -447,7 +447,7 @@ static double idle_spin_for(const tess_ctx *ctx)
 
 int tess__workers_start(tess_ctx *ctx)
 {
-    ctx->idle_spin_seconds = idle_spin_for(ctx);
+    ctx->sched->idle_spin_seconds = idle_spin_for(ctx);
     ctx->threads = calloc((size_t)ctx->workers, sizeof *ctx->threads);
     TESS_RETURN_IF(ctx, ctx->threads == NULL, TESS_ERR_NOMEM, "out of memory");
     for (int w = 0; w < ctx->workers; w++) {
@@ -669,7 +669,7 @@ uint64_t tess__queue_add_stolen(tess_ctx *ctx, const uint8_t *blob, size_t len)
     }
     /* this rank may have reported the run done already: it will again */
     if (q->seq > 0 && q->reported_seq >= q->seq) q->reported_seq = q->seq - 1;
-    atomic_store(&ctx->resting_seq, 0);
+    atomic_store(&ctx->sched->resting_seq, 0);
     uint64_t seq = q->seq;
     tess__queue_wake(ctx, q);
     pthread_mutex_unlock(&q->mu);

@@ -94,9 +94,6 @@ void tess__board_ring(tess_ctx *ctx, int r);
 /* Wake this rank's workers, wherever they sleep (q->mu held). */
 void tess__queue_wake(tess_ctx *ctx, tess__task_queue *q);
 
-/* Kernel arguments are shared by the tasks of a run: the last one frees them. */
-void tess__args_release(shared_args *a);
-
 /* q->mu held: a CpPeriodic cut is asked for and not made yet. */
 static inline int tess__queue_cut_pending_async(const tess__task_queue *q)
 {

@@ -40,6 +40,34 @@ typedef struct tess__done_msg {
 /* The `locality` of a RUN whose instance i runs on the rank of global worker i. */
 #define TESS__EVERY_WORKER_PLACEMENT (-2)
 
+/* The scheduler's rank-wide state (ctx->sched, control.c), its own rather
+ * than the context's; the fields marked ctl_mu are guarded by ctx->ctl_mu. */
+typedef struct tess__sched_rank {
+    _Atomic unsigned done_events; /* bumped by every DONE report (control.c) */
+    double idle_spin_seconds;     /* watch for work this long before sleeping (queue.c) */
+    int ready_ranks;              /* ctl_mu; rank 0: ranks that reported READY */
+    int setup_mismatch;           /* ctl_mu; rank 0: a rank registered differently */
+    int shutdown;                 /* ctl_mu; set on every rank when rank 0's control returned */
+    int shutdown_rc;              /* ctl_mu */
+    char kernel_error[480];       /* ctl_mu */
+    /* the run whose DONE this rank sent while nothing of it runs (0: some
+     * task runs): writes applied meanwhile are reported (control.c) */
+    _Atomic uint64_t resting_seq;
+    /* APPLIED messages this rank posted to rank 0 (control.c) */
+    _Atomic uint64_t applied_reports_posted;
+    /* rank 0's board of launches in node-shared memory, where this rank
+     * sees it (board.c), else NULL */
+    struct tess__run_board *run_board;
+    /* statistics (tess_stats) */
+    _Atomic uint64_t steals;
+    _Atomic uint64_t barriers, barriers_asked;
+    double wait_seconds;
+} tess__sched_rank;
+int tess__sched_create(tess_ctx *ctx);
+void tess__sched_destroy(tess_ctx *ctx);
+/* The scheduler's fields of st (steals, barriers, waiting). */
+void tess__sched_stats(const tess_ctx *ctx, tess_stats *st);
+
 /* ---- queue and workers (queue.c) ---- */
 int tess__queue_create(tess_ctx *ctx);
 void tess__queue_destroy(tess_ctx *ctx);

@@ -313,7 +313,7 @@ static void take(tess_ctx *ctx, int victim, int thief, uint64_t max_size)
     if (rc == TESS_OK && tk.tasks > 0) ctx->counts_stale_seq = ctx->run_seq;
     pthread_mutex_unlock(&ctx->ctl_mu);
     if (rc == TESS_OK) {
-        atomic_fetch_add(&ctx->st_steals, 1);
+        atomic_fetch_add(&ctx->sched->steals, 1);
         tess__log(ctx, "steal: task %d (group %d) from rank %d to rank %d", tk.instance, tk.group,
                   victim, thief);
         return;

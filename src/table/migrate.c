@@ -257,7 +257,7 @@ static void ship(tess_ctx *ctx, tess__migrate *m)
     free(m->task);
     m->task = NULL;
     m->out_active = 0;
-    atomic_fetch_add(&ctx->st_mig_out, 1);
+    atomic_fetch_add(&ctx->tabs->mig_out, 1);
 }
 
 static void on_marker(tess_ctx *ctx)
@@ -373,7 +373,7 @@ static void on_data(tess_ctx *ctx, int src, const uint8_t *d, size_t len)
         tess__table_deliver(ctx, h->src, h->type, h->data, h->len);
         free(h);
     }
-    atomic_fetch_add(&ctx->st_mig_in, 1);
+    atomic_fetch_add(&ctx->tabs->mig_in, 1);
     if (ctx->mig->task_sink != NULL) ctx->mig->task_sink(ctx, src, d + off + 8, (size_t)tl);
 }
 
@@ -530,12 +530,6 @@ int tess__migrate_intercept(tess_ctx *ctx, int src, uint32_t type, const uint8_t
     return taken;
 }
 
-void tess__table_deliver(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
-{
-    if (!tess__migrate_intercept(ctx, src, type, p, len))
-        tess__table_on_message(ctx, src, type, p, len);
-}
-
 static void on_forwarded(tess_ctx *ctx, const uint8_t *p, size_t len)
 {
     int32_t src;
@@ -547,7 +541,7 @@ static void on_forwarded(tess_ctx *ctx, const uint8_t *p, size_t len)
     tess__table_deliver(ctx, src, type, p + 8, len - 8);
 }
 
-static void on_migrate_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
+void tess__migrate_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     mig_msg msg;
     if (type == TESS_MSG_MIG_FWD) {
@@ -568,22 +562,4 @@ static void on_migrate_message(tess_ctx *ctx, int src, uint32_t type, const uint
 void tess__migrate_set_task_sink(tess_ctx *ctx, tess__migrate_task_fn *fn)
 {
     ctx->mig->task_sink = fn;
-}
-
-/* Table messages enter the table layer here, where a moving partition may
- * hold them or pass them on (tess__table_deliver). */
-int tess__table_handlers_init(tess_ctx *ctx)
-{
-    static const uint32_t table_types[] = {
-        TESS_MSG_UPDATES,      TESS_MSG_PUT,       TESS_MSG_REMOVE,   TESS_MSG_GET_REQ,
-        TESS_MSG_SNAPSHOT_REQ, TESS_MSG_CLEAR_REQ, TESS_MSG_SIZE_REQ, TESS_MSG_SYNC_REQ};
-    static const uint32_t migrate_types[] = {TESS_MSG_MIG_BEGIN, TESS_MSG_MIG_ANNOUNCE,
-                                             TESS_MSG_MIG_MARKER, TESS_MSG_MIG_DATA,
-                                             TESS_MSG_MIG_FWD};
-    int rc = TESS_OK;
-    for (size_t i = 0; rc == TESS_OK && i < sizeof table_types / sizeof *table_types; i++)
-        rc = tess__comm_handle(ctx, table_types[i], tess__table_deliver);
-    for (size_t i = 0; rc == TESS_OK && i < sizeof migrate_types / sizeof *migrate_types; i++)
-        rc = tess__comm_handle(ctx, migrate_types[i], on_migrate_message);
-    return rc == TESS_OK ? tess__replica_handlers_init(ctx) : rc;
 }

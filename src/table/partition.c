@@ -66,7 +66,7 @@ int tess__slot_present(const tess__partition *p, uint64_t s)
     return p->state[s] == 1;
 }
 
-void tess__slot_set_present(tess__partition *p, uint64_t s, int present)
+static void tess__slot_set_present(tess__partition *p, uint64_t s, int present)
 {
     if (tess__slot_present(p, s) == present) return;
     p->size += present ? 1 : (uint64_t)-1;

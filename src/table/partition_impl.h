@@ -51,7 +51,6 @@ int tess__hash_init(tess__partition *p);
 int tess__dense_init(tess__partition *p);
 int tess__dense_scan(const tess__partition *p, tess__scan_visit *fn, void *arg);
 int tess__slot_present(const tess__partition *p, uint64_t slot);
-void tess__slot_set_present(tess__partition *p, uint64_t slot, int present);
 uint64_t tess__slot_count(const tess__partition *p);
 
 #endif

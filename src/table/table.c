@@ -186,6 +186,36 @@ int tess_table_create(tess_ctx *ctx, const tess_table_spec *s, tess_table **tabl
     return TESS_OK;
 }
 
+int tess__table_layer_create(tess_ctx *ctx)
+{
+    tess__table_rank *tr = calloc(1, sizeof *tr);
+    if (tr == NULL) return TESS_ERR_NOMEM;
+    pthread_mutex_init(&tr->replica_switch_mu, NULL);
+    ctx->tabs = tr;
+    return TESS_OK;
+}
+
+void tess__table_layer_destroy(tess_ctx *ctx)
+{
+    tess__table_rank *tr = ctx->tabs;
+    if (tr == NULL) return;
+    free(tr->switch_posted_before);
+    pthread_mutex_destroy(&tr->replica_switch_mu);
+    free(tr);
+    ctx->tabs = NULL;
+}
+
+void tess__table_stats(const tess_ctx *ctx, tess_stats *st)
+{
+    const tess__table_rank *tr = ctx->tabs;
+    if (tr == NULL) return;
+    st->updates_local = atomic_load(&tr->updates_local);
+    st->updates_remote = atomic_load(&tr->updates_remote);
+    st->replica_bytes_shared = atomic_load(&tr->replica_shared);
+    st->migrations_in = atomic_load(&tr->mig_in);
+    st->migrations_out = atomic_load(&tr->mig_out);
+}
+
 void tess__tables_free(tess_ctx *ctx)
 {
     for (int i = 0; i < ctx->ntables; i++) table_free(ctx->tables[i]);

@@ -353,7 +353,7 @@ static int apply_groups(tess_table *t, tess__slot_buffers *b)
         }
         first = end;
     }
-    atomic_fetch_add(&t->ctx->st_updates_local, applied);
+    atomic_fetch_add(&t->ctx->tabs->updates_local, applied);
     return rc;
 }
 

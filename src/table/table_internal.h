@@ -175,7 +175,30 @@ int tess__remote_clear(tess_table *t, int dst);
 int tess__remote_size(tess_table *t, int dst, uint64_t *size_out);
 
 /* ---- the table layer to the rest of the runtime ---- */
-/* Register the handlers of table and migration messages. */
+/* The table layer's rank-wide state (ctx->tabs, table.c), its own rather
+ * than the context's: the replicas' switches and the layer's figures. */
+typedef struct tess__table_rank {
+    /* replica switches done on this rank (table_replica.c): where a replica
+     * made later, by tess_table_replicate, starts counting its epochs */
+    _Atomic uint64_t replica_switches;
+    /* one switch at a time: a rank beside rank 0 may make one from rank 0's
+     * board (sched/board.c) while its progress thread handles the message */
+    pthread_mutex_t replica_switch_mu;
+    /* rank 0: per rank, the messages posted to it before the latest switch */
+    uint64_t *switch_posted_before;
+    /* statistics (tess_stats) */
+    _Atomic uint64_t updates_local, updates_remote;
+    _Atomic uint64_t mig_in, mig_out;
+    _Atomic uint64_t replica_shared; /* bytes: table_replica.c */
+} tess__table_rank;
+int tess__table_layer_create(tess_ctx *ctx);
+void tess__table_layer_destroy(tess_ctx *ctx);
+/* The table layer's fields of st (updates, migrations, replica bytes). */
+void tess__table_stats(const tess_ctx *ctx, tess_stats *st);
+/* Replica switches done on this rank so far. */
+uint64_t tess__replica_switches(tess_ctx *ctx);
+
+/* Register the handlers of table and migration messages (table_handlers.c). */
 int tess__table_handlers_init(tess_ctx *ctx);
 void tess__tables_free(tess_ctx *ctx);
 void tess__slot_buffers_free(tess__slot *slot);
@@ -235,5 +258,7 @@ uint64_t tess__migrate_group_bytes(tess_ctx *ctx, int group, int p);
  * that travelled with it (the scheduler, which sits above tables, sets it). */
 typedef void tess__migrate_task_fn(tess_ctx *ctx, int from, const uint8_t *task, size_t len);
 void tess__migrate_set_task_sink(tess_ctx *ctx, tess__migrate_task_fn *fn);
+/* A message of the migration protocol (BEGIN, ANNOUNCE, MARKER, DATA, FWD). */
+void tess__migrate_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 
 #endif

@@ -60,7 +60,7 @@ int tess__table_apply_local(tess_table *t, const uint8_t *keys, const uint8_t *v
     }
     int rc = same ? apply_group(t, part[0], keys, vals, n) : apply_sorted(t, keys, vals, n, part);
     free(part);
-    atomic_fetch_add(&t->ctx->st_updates_local, n);
+    atomic_fetch_add(&t->ctx->tabs->updates_local, n);
     return rc;
 }
 

@@ -10,33 +10,25 @@
 
 int tess__buffer_take_dirty(tess_table *t, int *ranks_out);
 
+/* A write to dst: the header and the body's parts go out gathered by
+ * tess__sendv, so the bytes are copied once, into the engine's message
+ * (none to this rank when the body is one part). */
 static int send_write(tess_table *t, int dst, uint32_t type, const tess__table_hdr *h,
-                      const void *body, size_t blen)
+                      const tess__part *body, int nbody)
 {
-    uint8_t stack[512];
-    size_t len = sizeof *h + blen;
-    uint8_t *msg = len <= sizeof stack ? stack : malloc(len);
-    if (msg == NULL) return TESS_ERR_NOMEM;
-    memcpy(msg, h, sizeof *h);
-    if (blen) memcpy(msg + sizeof *h, body, blen);
+    tess__part parts[3] = {{h, sizeof *h}};
+    for (int i = 0; i < nbody; i++) parts[1 + i] = body[i];
     atomic_fetch_add(&t->ctx->writes_sent, 1);
-    int rc = tess__send(t->ctx, dst, type, msg, len, NULL, 0);
-    if (msg != stack) free(msg);
-    return rc;
+    return tess__sendv(t->ctx, dst, type, parts, 1 + nbody);
 }
 
 int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys, const uint8_t *vals,
                               size_t n)
 {
     tess__table_hdr h = {.table = (uint32_t)t->index, .n = n};
-    size_t kb = n * t->key_size, vb = n * t->value_size;
-    uint8_t *body = malloc(kb + vb);
-    if (body == NULL) return TESS_ERR_NOMEM;
-    memcpy(body, keys, kb);
-    memcpy(body + kb, vals, vb);
-    int rc = send_write(t, dst, TESS_MSG_UPDATES, &h, body, kb + vb);
-    free(body);
-    atomic_fetch_add(&t->ctx->st_updates_remote, n);
+    tess__part body[2] = {{keys, n * t->key_size}, {vals, n * t->value_size}};
+    int rc = send_write(t, dst, TESS_MSG_UPDATES, &h, body, 2);
+    atomic_fetch_add(&t->ctx->tabs->updates_remote, n);
     return rc;
 }
 
@@ -44,13 +36,8 @@ static int send_key_value(tess_table *t, int dst, uint32_t type, const void *key
                           size_t len)
 {
     tess__table_hdr h = {.table = (uint32_t)t->index, .arg = (uint32_t)len};
-    uint8_t *body = malloc(t->key_size + len);
-    if (body == NULL) return TESS_ERR_NOMEM;
-    memcpy(body, key, t->key_size);
-    if (len) memcpy(body + t->key_size, val, len);
-    int rc = send_write(t, dst, type, &h, body, t->key_size + len);
-    free(body);
-    return rc;
+    tess__part body[2] = {{key, t->key_size}, {val, len}};
+    return send_write(t, dst, type, &h, body, 2);
 }
 
 int tess__remote_put(tess_table *t, int dst, const void *key, const void *val, size_t len)

@@ -36,7 +36,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "sched/sched.h"
 #include "table_internal.h"
 
 /* A staged key range of the current epoch. */
@@ -113,7 +112,7 @@ static tess__replica *replica_new(const tess_table *t)
      * makes on another rank must tell the ranges of the epoch before a
      * switch this rank has not seen yet from those after it, as the replicas
      * made with the table do */
-    r->generation = atomic_load(&t->ctx->replica_switches);
+    r->generation = atomic_load(&t->ctx->tabs->replica_switches);
     r->front = identity_array(t);
     r->back = identity_array(t);
     if (r->front != NULL && r->back != NULL) return r;
@@ -316,17 +315,17 @@ static void switch_all(tess_ctx *ctx)
 {
     for (int i = 0; i < ctx->ntables; i++)
         if (ctx->tables[i]->replica != NULL) switch_table(ctx->tables[i]);
-    uint64_t n = atomic_fetch_add(&ctx->replica_switches, 1) + 1;
+    uint64_t n = atomic_fetch_add(&ctx->tabs->replica_switches, 1) + 1;
     tess__node_counts *mine = ctx->node_counts ? ctx->node_counts[ctx->rank] : NULL;
     if (mine != NULL) atomic_store_explicit(&mine->switches, n, memory_order_release);
 }
 
 int tess__replica_switch_to(tess_ctx *ctx, uint64_t n)
 {
-    pthread_mutex_lock(&ctx->replica_switch_mu);
-    uint64_t at = atomic_load(&ctx->replica_switches);
+    pthread_mutex_lock(&ctx->tabs->replica_switch_mu);
+    uint64_t at = atomic_load(&ctx->tabs->replica_switches);
     if (at + 1 == n) switch_all(ctx), at = n;
-    pthread_mutex_unlock(&ctx->replica_switch_mu);
+    pthread_mutex_unlock(&ctx->tabs->replica_switch_mu);
     return at >= n;
 }
 
@@ -335,24 +334,27 @@ int tess__replica_switch_to(tess_ctx *ctx, uint64_t n)
 int tess__replica_switch_everywhere(tess_ctx *ctx)
 {
     if (!has_replicated_table(ctx)) return TESS_OK;
-    if (ctx->switch_posted_before == NULL &&
-        (ctx->switch_posted_before = calloc((size_t)ctx->nranks, sizeof(uint64_t))) == NULL)
+    if (ctx->tabs->switch_posted_before == NULL &&
+        (ctx->tabs->switch_posted_before = calloc((size_t)ctx->nranks, sizeof(uint64_t))) == NULL)
         return tess__fail(ctx, TESS_ERR_NOMEM, "out of memory");
-    uint64_t n = atomic_load(&ctx->replica_switches) + 1;
+    uint64_t n = atomic_load(&ctx->tabs->replica_switches) + 1;
     tess__replica_switch_to(ctx, n);
     int rc = TESS_OK;
     for (int r = 0; rc == TESS_OK && r < ctx->nranks; r++) {
         if (r == ctx->rank) continue;
-        ctx->switch_posted_before[r] = tess__comm_posted_to(ctx, r);
+        ctx->tabs->switch_posted_before[r] = tess__comm_posted_to(ctx, r);
         rc = tess__send(ctx, r, TESS_MSG_REPLICA_SWITCH, &n, sizeof n, NULL, 0);
     }
     return rc;
 }
 
+uint64_t tess__replica_switches(tess_ctx *ctx) { return atomic_load(&ctx->tabs->replica_switches); }
+
 int tess__replica_switch_was_last(tess_ctx *ctx, int r, uint64_t posted, uint64_t *before)
 {
-    if (ctx->switch_posted_before == NULL || ctx->switch_posted_before[r] + 1 != posted) return 0;
-    *before = ctx->switch_posted_before[r];
+    if (ctx->tabs->switch_posted_before == NULL || ctx->tabs->switch_posted_before[r] + 1 != posted)
+        return 0;
+    *before = ctx->tabs->switch_posted_before[r];
     return 1;
 }
 
@@ -418,7 +420,7 @@ static int list_range(tess_table *t, uint64_t generation, uint64_t first, uint64
     }
     pthread_mutex_unlock(&r->peer_mu);
     tess__shared_fence(); /* the list before this rank's DONE */
-    if (listed) atomic_fetch_add(&t->ctx->st_replica_shared, n * t->value_size);
+    if (listed) atomic_fetch_add(&t->ctx->tabs->replica_shared, n * t->value_size);
     return listed;
 }
 
@@ -429,7 +431,7 @@ static int send_shared_notice(tess_table *t, int dst, uint64_t first, uint64_t n
                           .first = first,
                           .count = n};
     atomic_fetch_add(&t->ctx->writes_sent, 1);
-    atomic_fetch_add(&t->ctx->st_replica_shared, n * t->value_size);
+    atomic_fetch_add(&t->ctx->tabs->replica_shared, n * t->value_size);
     return tess__send(t->ctx, dst, TESS_MSG_REPLICA_SHARED, &h, sizeof h, NULL, 0);
 }
 

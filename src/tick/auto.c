@@ -57,8 +57,8 @@
 
 #define AUTO_MAX_AHEAD 15 /* m+1 and d at most */
 
-void tick_auto_choose(const tess_tick_calibration *c, int64_t repart_every, tess_tick_alg *alg,
-                      int *depth, int *period, int *layers)
+void tess__tick_auto_choose(const tess_tick_calibration *c, int64_t repart_every,
+                            tess_tick_alg *alg, int *depth, int *period, int *layers)
 {
     *alg = TESS_TICK_LOCAL;
     *depth = 1, *period = 1, *layers = 0;

@@ -19,19 +19,19 @@
 #include "comm/comm.h"
 #include "tick/tick_internal.h"
 
-double tick_now_us(void)
+double tess__tick_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-double tick_link_now(const tick_link *l)
+double tess__tick_link_now(const tick_link *l)
 {
-    return l->vc != NULL ? l->vnow : tick_now_us() - l->t0_us;
+    return l->vc != NULL ? l->vnow : tess__tick_now_us() - l->t0_us;
 }
 
-int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
+int tess__tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
 {
     memset(l, 0, sizeof *l);
     l->ctx = ctx;
@@ -51,28 +51,28 @@ int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a)
     return TESS_OK;
 }
 
-void tick_link_close(tick_link *l)
+void tess__tick_link_close(tick_link *l)
 {
-    if (l->vc != NULL) tick_vclock_leave(l->vc, l->me);
+    if (l->vc != NULL) tess__tick_vclock_leave(l->vc, l->me);
     for (int i = 0; i < l->nheld; i++) free(l->held[i].mem);
     free(l->held);
     tess__latency_free(l->model);
     memset(l, 0, sizeof *l);
 }
 
-int tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick,
-                   const void *payload, size_t len)
+int tess__tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick,
+                         const void *payload, size_t len)
 {
     tick_hdr h = {.run_id = l->run_id, .tick = tick, .type = type, .src = l->me, .epoch = epoch};
     int timed = type != TICK_FINAL && type != TICK_ABORT && type != TICK_START && type != TICK_GO;
     h.deliver_at = 0;
     if (timed && l->model != NULL)
         h.deliver_at =
-            tess__latency_deliver_at(l->model, l->me, dst, tick_link_now(l), sizeof h + len);
+            tess__latency_deliver_at(l->model, l->me, dst, tess__tick_link_now(l), sizeof h + len);
     if (l->vc != NULL && h.deliver_at < l->vnow + TICK_VCLOCK_MIN_LATENCY_US)
         h.deliver_at = l->vnow + TICK_VCLOCK_MIN_LATENCY_US; /* control messages too */
     int rc = tess__worker_send2(l->ctx, l->me, dst, &h, sizeof h, payload, len);
-    if (l->vc != NULL && rc == TESS_OK) tick_vclock_sent(l->vc, dst, h.deliver_at);
+    if (l->vc != NULL && rc == TESS_OK) tess__tick_vclock_sent(l->vc, dst, h.deliver_at);
     if (timed) {
         l->messages++;
         l->bytes += sizeof h + len;
@@ -130,11 +130,11 @@ static int drain(tick_link *l, double timeout_s)
     }
 }
 
-int tick_link_poll(tick_link *l, tick_msg *out)
+int tess__tick_link_poll(tick_link *l, tick_msg *out)
 {
     int rc = drain(l, 0);
     if (rc != TESS_OK) return rc;
-    if (l->nheld == 0 || l->held[0].h.deliver_at > tick_link_now(l)) return 0;
+    if (l->nheld == 0 || l->held[0].h.deliver_at > tess__tick_link_now(l)) return 0;
     *out = l->held[0];
     memmove(l->held, l->held + 1, (size_t)(l->nheld - 1) * sizeof *l->held);
     l->nheld--;
@@ -162,13 +162,13 @@ static void sleep_until(const tick_link *l, double at_us)
  */
 static int spin(tick_link *l, double until)
 {
-    double stop = tick_link_now(l) + l->spin_us;
+    double stop = tess__tick_link_now(l) + l->spin_us;
     if (stop > until) stop = until;
     int before = l->nheld;
     do {
         if (drain(l, 0) != TESS_OK) return 0;
         if (l->nheld > before) return 1;
-    } while (tick_link_now(l) < stop);
+    } while (tess__tick_link_now(l) < stop);
     return 0;
 }
 
@@ -180,26 +180,26 @@ static int virtual_wait(tick_link *l, double max_wait_us)
     if (rc != TESS_OK) return rc;
     double until = l->vnow + max_wait_us;
     if (l->nheld > 0 && l->held[0].h.deliver_at < until) until = l->held[0].h.deliver_at;
-    double woke = tick_vclock_wait(l->vc, l->me, l->vnow, until);
+    double woke = tess__tick_vclock_wait(l->vc, l->me, l->vnow, until);
     l->wait_us += woke - l->vnow;
     l->vnow = woke;
     return TESS_OK;
 }
 
-void tick_link_compute_until(tick_link *l, double at_us)
+void tess__tick_link_compute_until(tick_link *l, double at_us)
 {
     if (l->vc != NULL) {
         if (at_us > l->vnow) l->vnow = at_us;
-        tick_vclock_advance(l->vc, l->me, l->vnow);
+        tess__tick_vclock_advance(l->vc, l->me, l->vnow);
     } else {
         sleep_until(l, at_us);
     }
 }
 
-int tick_link_wait(tick_link *l, double max_wait_us)
+int tess__tick_link_wait(tick_link *l, double max_wait_us)
 {
     if (l->vc != NULL) return virtual_wait(l, max_wait_us);
-    double start = tick_link_now(l);
+    double start = tess__tick_link_now(l);
     double until = start + max_wait_us;
     if (l->nheld > 0 && l->held[0].h.deliver_at < until) until = l->held[0].h.deliver_at;
     int rc = TESS_OK;
@@ -212,6 +212,6 @@ int tick_link_wait(tick_link *l, double max_wait_us)
             rc = TESS_OK; /* a message came while spinning: no futex on either side */
         else rc = drain(l, (until - start) / 1e6);
     }
-    l->wait_us += tick_link_now(l) - start;
+    l->wait_us += tess__tick_link_now(l) - start;
     return rc;
 }

@@ -107,7 +107,7 @@ int tess_tick_options_check(tess_ctx *ctx, const tess_tick_options *o)
 
 /* The effective (d, k, m) of an algorithm: the options it does not use are
  * neutral, so one process loop runs all five. */
-int tick_args_from_options(tess_ctx *ctx, const tess_tick_options *o, tick_args *a)
+int tess__tick_args_from_options(tess_ctx *ctx, const tess_tick_options *o, tick_args *a)
 {
     memset(a, 0, sizeof *a);
     int rc = check_options(ctx, o, &a->jitter);

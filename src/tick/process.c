@@ -33,14 +33,14 @@
 #include <time.h>
 #include "tick/process_impl.h"
 
-double proc_thread_cpu_us(void)
+double tess__tick_proc_thread_cpu_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-int proc_fail(proc *p, int code, const char *fmt, const char *what)
+int tess__tick_proc_fail(proc *p, int code, const char *fmt, const char *what)
 {
     tess__fail(p->ctx, code, fmt, p->app->name, what);
     return code;
@@ -73,7 +73,7 @@ static void hold_pow(const proc *p, const tess_query *q, int s, tess_query *out)
     *out = cur;
 }
 
-void proc_plan_free(proc *p)
+static void proc_plan_free(proc *p)
 {
     free(p->Lown);
     free(p->in_ids);
@@ -88,7 +88,7 @@ void proc_plan_free(proc *p)
 }
 
 /* Neighbours, replica regions and inner regions for the partition in p->Q. */
-int proc_plan_build(proc *p, int64_t first_round)
+int tess__tick_proc_plan_build(proc *p, int64_t first_round)
 {
     proc_plan_free(p);
     const tess_tick_app *app = p->app;
@@ -138,7 +138,7 @@ int proc_plan_build(proc *p, int64_t first_round)
  * however many versions replication or scheduling may keep (a fixed slot
  * per version number walked the whole, cold, set every tick).
  */
-int proc_slot(proc *p, int64_t v)
+int tess__tick_proc_slot(proc *p, int64_t v)
 {
     version *x = ver_of(p, v);
     if (x->slot < 0) {
@@ -155,7 +155,7 @@ static void release(proc *p, version *x)
     x->slot = -1;
 }
 
-void proc_release_below(proc *p, int64_t below)
+void tess__tick_proc_release_below(proc *p, int64_t below)
 {
     for (; p->low < below; p->low++) {
         version *x = ver_of(p, p->low);
@@ -163,14 +163,14 @@ void proc_release_below(proc *p, int64_t below)
     }
 }
 
-void proc_version_reset(proc *p, int64_t v)
+void tess__tick_proc_version_reset(proc *p, int64_t v)
 {
     version *x = ver_of(p, v);
     release(p, x);
     *x = (version){.v = v, .width = -1, .slot = -1};
 }
 
-int proc_is_repart_tick(const proc *p, int64_t v)
+int tess__tick_proc_is_repart_tick(const proc *p, int64_t v)
 {
     return p->a->repart_every > 0 && v > 0 && v < p->a->ticks && v % p->a->repart_every == 0;
 }
@@ -179,7 +179,7 @@ int proc_is_repart_tick(const proc *p, int64_t v)
  * round, Q_i at its end (width.c); wider layers only on demand. */
 static const tess_query *target_of(const proc *p, int64_t v)
 {
-    return &p->Lown[tick_width_std(&p->widths, v)];
+    return &p->Lown[tess__tick_width_std(&p->widths, v)];
 }
 
 /* ---- step and its emulated cost ---- */
@@ -197,9 +197,9 @@ static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int 
 {
     tess_region r = {.npos = npos, .nneg = nneg, .pos = pos, .neg = p->negs};
     int clocked = p->a->step_cost_us <= 0 && !piece;
-    double t = proc_now_us(p), cpu = clocked ? proc_thread_cpu_us() : 0;
+    double t = proc_now_us(p), cpu = clocked ? tess__tick_proc_thread_cpu_us() : 0;
     int64_t c = p->app->state->step(p->st, slot_of(p, v - 1), slot_of(p, v), &r, v - 1);
-    if (clocked) p->step_cpu_us += proc_thread_cpu_us() - cpu;
+    if (clocked) p->step_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
     else if (p->a->step_cost_us <= 0) p->step_cpu_us += proc_now_us(p) - t;
     if (c < 0) return (int)c;
     p->tuple_ticks += c;
@@ -216,7 +216,7 @@ static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int 
  * DESIGN §6: to absolute deadlines, so errors do not accumulate.  Called
  * before the process sends what it computed or waits.
  */
-void proc_pay_step_cost(proc *p)
+void tess__tick_proc_pay_step_cost(proc *p)
 {
     if (p->emu_owed_us <= 0) return;
     double start = proc_now_us(p);
@@ -227,11 +227,11 @@ void proc_pay_step_cost(proc *p)
     p->emu_deadline = base + p->emu_owed_us;
     p->emu_owed_us = 0;
     p->emu_busy = 1;
-    tick_link_compute_until(&p->link, p->emu_deadline);
+    tess__tick_link_compute_until(&p->link, p->emu_deadline);
     p->step_us += proc_now_us(p) - start;
 }
 
-int64_t proc_next_repart(const proc *p)
+int64_t tess__tick_proc_next_repart(const proc *p)
 {
     if (p->a->repart_every <= 0) return INT64_MAX;
     int64_t next = (p->epoch_start / p->a->repart_every + 1) * p->a->repart_every;
@@ -242,12 +242,13 @@ int64_t proc_next_repart(const proc *p)
  * *stale set when v was left behind the data that arrived since, so later
  * ticks must wait for it. */
 
-int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
+static int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
 {
     version *x = ver_of(p, v);
     if (x->full || v > p->a->ticks) return 0;
     if (p->a->alg == TESS_TICK_BSP && p->released < v - 1) return 0;
-    if (v > proc_next_repart(p)) return 0; /* nothing beyond a re-partitioning not yet done */
+    if (v > tess__tick_proc_next_repart(p))
+        return 0; /* nothing beyond a re-partitioning not yet done */
     /* The oldest round r < v some neighbour has not delivered: of tick v,
      * only what Q_i of tick r alone determines, I_(v-r), can be computed. */
     int ahead = 0;
@@ -277,7 +278,7 @@ int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
     x->computed_any = 1;
     if (ahead == 0) {
         x->full = 1;
-        int w = tick_width_std(&p->widths, v);
+        int w = tess__tick_width_std(&p->widths, v);
         if (x->width < w) x->width = w;
     }
     return 1;
@@ -301,12 +302,13 @@ static int extend_replicas(proc *p, int *err)
 {
     if (p->widths.W < 2 * p->k || p->widths.base < 0) return 0; /* no round start to reach */
     int64_t limit = p->done + p->A < p->a->ticks ? p->done + p->A : p->a->ticks;
-    if (proc_next_repart(p) < limit) limit = proc_next_repart(p);
+    if (tess__tick_proc_next_repart(p) < limit) limit = tess__tick_proc_next_repart(p);
     int64_t goal = p->widths.base + 1;
     while (goal <= limit && ver_of(p, goal)->v == goal && ver_of(p, goal)->full) goal++;
     int64_t v;
     int w;
-    if (goal > limit || !tick_width_next(&p->widths, goal, width_of_version, p, &v, &w)) return 0;
+    if (goal > limit || !tess__tick_width_next(&p->widths, goal, width_of_version, p, &v, &w))
+        return 0;
     version *x = ver_of(p, v);
     int nneg = 0;
     if (x->width >= 0) p->negs[nneg++] = p->Lown[x->width]; /* only the new layers */
@@ -315,7 +317,7 @@ static int extend_replicas(proc *p, int *err)
     int was_full = x->full;
     x->width = w;
     x->computed_any = x->full = 1;
-    if (!was_full) *err = proc_after_full(p, v);
+    if (!was_full) *err = tess__tick_proc_after_full(p, v);
     return 1;
 }
 
@@ -323,7 +325,7 @@ static int extend_replicas(proc *p, int *err)
 
 static int finish(proc *p)
 {
-    proc_pay_step_cost(p);
+    tess__tick_proc_pay_step_cost(p);
     p->end_us = proc_now_us(p);
     tess_tick_figures f = {0};
     f.wall_seconds = (p->end_us - p->start_us) / 1e6;
@@ -331,7 +333,7 @@ static int finish(proc *p)
     f.wait_seconds = p->link.wait_us / 1e6;
     f.runtime_seconds = f.wall_seconds - f.step_seconds - f.wait_seconds;
     if (f.runtime_seconds < 0) f.runtime_seconds = 0;
-    f.cpu_seconds = (proc_thread_cpu_us() - p->start_cpu_us) / 1e6;
+    f.cpu_seconds = (tess__tick_proc_thread_cpu_us() - p->start_cpu_us) / 1e6;
     f.step_cpu_seconds = p->step_cpu_us / 1e6;
     f.wait_cpu_seconds = p->wait_cpu_us / 1e6;
     f.runtime_cpu_seconds = f.cpu_seconds - f.step_cpu_seconds - f.wait_cpu_seconds;
@@ -341,13 +343,16 @@ static int finish(proc *p)
     f.tuple_ticks = p->tuple_ticks;
     f.own_tuple_ticks = p->own_tuple_ticks;
     f.layer_ratio = p->layer_ratio;
-    f.wait_median_seconds = tick_median(p->tick_wait_us, p->ntick_waits) / 1e6;
+    f.wait_median_seconds = tess__tick_median(p->tick_wait_us, p->ntick_waits) / 1e6;
     tess_buf b = {0};
     int rc = tess_buf_append(&b, &f, sizeof f);
-    if (rc == TESS_OK) rc = proc_pack_own(p, p->a->ticks, &b);
+    if (rc == TESS_OK) rc = tess__tick_proc_pack_own(p, p->a->ticks, &b);
     if (rc == TESS_OK) {
-        if (p->me == 0) rc = proc_record_final(p, 0, &f, b.data + sizeof f, b.len - sizeof f);
-        else rc = tick_link_send(&p->link, 0, TICK_FINAL, p->epoch, p->a->ticks, b.data, b.len);
+        if (p->me == 0)
+            rc = tess__tick_proc_record_final(p, 0, &f, b.data + sizeof f, b.len - sizeof f);
+        else
+            rc =
+                tess__tick_link_send(&p->link, 0, TICK_FINAL, p->epoch, p->a->ticks, b.data, b.len);
     }
     tess_buf_free(&b);
     p->final_sent = 1;
@@ -375,7 +380,7 @@ static int compute_window(proc *p, int *progressed)
         if (stale) return TESS_OK;
         if (did) *progressed = 1;
         if (ver_of(p, v)->full) {
-            int rc = proc_after_full(p, v);
+            int rc = tess__tick_proc_after_full(p, v);
             if (rc != TESS_OK) return rc;
         } else if (did) {
             return TESS_OK; /* its emulated cost is paid before the next send or wait */
@@ -407,7 +412,7 @@ static int grace_wait(proc *p)
     if (p->a->step_cost_us > per_tick) per_tick = p->a->step_cost_us;
     if (p->last_stall_us > 4 * per_tick) return TESS_OK;
     p->grace_until_us = now + (per_tick > 20 ? per_tick : 20);
-    return proc_wait_for_messages(p, p->grace_until_us - now);
+    return tess__tick_proc_wait_for_messages(p, p->grace_until_us - now);
 }
 
 /* Nothing to compute: wait for messages, within the grace of a new stall
@@ -418,22 +423,22 @@ static int idle_turn(proc *p, int *progressed)
     double left = p->stalled ? p->grace_until_us - proc_now_us(p) : 0;
     if (p->stalled && left <= 0) *progressed = extend_replicas(p, &rc);
     if (rc != TESS_OK || *progressed) return rc;
-    proc_pay_step_cost(p);
+    tess__tick_proc_pay_step_cost(p);
     if (!p->stalled) return grace_wait(p);
-    return proc_wait_for_messages(p, left > 0 ? left : 50000);
+    return tess__tick_proc_wait_for_messages(p, left > 0 ? left : 50000);
 }
 
 static int loop(proc *p)
 {
-    int rc = proc_after_full(p, 0);
+    int rc = tess__tick_proc_after_full(p, 0);
     while (rc == TESS_OK) {
-        int progressed = proc_advance(p);
+        int progressed = tess__tick_proc_advance(p);
         if (p->done == p->a->ticks && !p->final_sent) {
             rc = finish(p);
             if (rc != TESS_OK) break;
         }
         if (p->final_sent && (p->me != 0 || p->finals == p->n - 1)) break;
-        int got = proc_pump(p);
+        int got = tess__tick_proc_pump(p);
         if (got < 0) {
             rc = got;
             break;
@@ -466,18 +471,18 @@ static int setup(proc *p)
         p->ver[s] = (version){.v = -1, .width = -1, .slot = -1};
         p->free_slots[p->nfree++] = p->nslots - 1 - s; /* slot 0 on top */
     }
-    int rc = proc_part_from(p, NULL, 0, 1);
-    if (rc == TESS_OK) rc = proc_plan_build(p, 0);
-    if (rc == TESS_OK) rc = proc_state_create(p);
+    int rc = tess__tick_proc_part_from(p, NULL, 0, 1);
+    if (rc == TESS_OK) rc = tess__tick_proc_plan_build(p, 0);
+    if (rc == TESS_OK) rc = tess__tick_proc_state_create(p);
     if (rc != TESS_OK) return rc;
     p->done = -1;
-    for (int64_t v = 0; v <= p->A; v++) proc_version_reset(p, v);
+    for (int64_t v = 0; v <= p->A; v++) tess__tick_proc_version_reset(p, v);
     tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
     rc = p->app->state->init(p->st, slot_of(p, 0), &own);
-    if (rc != TESS_OK) return proc_fail(p, rc, "tick %s: %s", "NEW failed");
+    if (rc != TESS_OK) return tess__tick_proc_fail(p, rc, "tick %s: %s", "NEW failed");
     ver_of(p, 0)->computed_any = ver_of(p, 0)->full = 1;
     ver_of(p, 0)->width = 0;
-    return proc_own_count(p, 0);
+    return tess__tick_proc_own_count(p, 0);
 }
 
 /* Every process set up before anyone starts the clock: setup times differ
@@ -485,11 +490,12 @@ static int setup(proc *p)
 static int start_together(proc *p)
 {
     int rc = TESS_OK;
-    if (p->me != 0) rc = tick_link_send(&p->link, 0, TICK_START, 0, 0, NULL, 0);
+    if (p->me != 0) rc = tess__tick_link_send(&p->link, 0, TICK_START, 0, 0, NULL, 0);
     if (rc == TESS_OK)
-        rc = p->me == 0 ? proc_wait_until(p, &p->starts, p->n - 1) : proc_wait_until(p, &p->go, 1);
+        rc = p->me == 0 ? tess__tick_proc_wait_until(p, &p->starts, p->n - 1)
+                        : tess__tick_proc_wait_until(p, &p->go, 1);
     for (int j = 1; j < p->n && rc == TESS_OK && p->me == 0; j++)
-        rc = tick_link_send(&p->link, j, TICK_GO, 0, 0, NULL, 0);
+        rc = tess__tick_link_send(&p->link, j, TICK_GO, 0, 0, NULL, 0);
     p->link.wait_us = 0;
     return rc;
 }
@@ -509,17 +515,17 @@ static void teardown(proc *p)
     free(p->negs);
     free(p->Q);
     proc_plan_free(p);
-    tick_link_close(&p->link);
+    tess__tick_link_close(&p->link);
 }
 
 static void abort_others(proc *p)
 {
     for (int j = 0; j < p->n; j++)
-        if (j != p->me) tick_link_send(&p->link, j, TICK_ABORT, p->epoch, 0, NULL, 0);
+        if (j != p->me) tess__tick_link_send(&p->link, j, TICK_ABORT, p->epoch, 0, NULL, 0);
 }
 
-int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
-                     tess_tick_result *result)
+int tess__tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
+                           tess_tick_result *result)
 {
     proc p = {.ctx = ctx,
               .app = app,
@@ -540,11 +546,11 @@ int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a
     /* Sleeps (emulated step cost, held messages) end on time: DESIGN §6. */
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    int rc = tick_link_open(&p.link, ctx, me, a);
+    int rc = tess__tick_link_open(&p.link, ctx, me, a);
     if (rc == TESS_OK) rc = setup(&p);
     if (rc == TESS_OK) rc = start_together(&p);
     p.start_us = p.last_progress_us = proc_now_us(&p);
-    p.start_cpu_us = proc_thread_cpu_us();
+    p.start_cpu_us = tess__tick_proc_thread_cpu_us();
     if (rc == TESS_OK) rc = loop(&p);
     if (rc != TESS_OK && rc != TESS_ERR_KERNEL) abort_others(&p);
     teardown(&p);

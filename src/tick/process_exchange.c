@@ -44,18 +44,21 @@ static int apply_round(proc *p, const tick_msg *m)
 {
     int x = p->in_index[m->h.src];
     if (x < 0 || p->recv_round[x] != m->h.tick)
-        return proc_fail(p, TESS_ERR_FORMAT, "tick %s: unexpected round message (%s)", "sender");
+        return tess__tick_proc_fail(p, TESS_ERR_FORMAT, "tick %s: unexpected round message (%s)",
+                                    "sender");
     /* Replica layers computed ahead may hold some of these tuples already. */
     const version *v = ver_of(p, m->h.tick);
     tess_region r = {.npos = 1, .pos = &p->Lown[p->m + 1], .nneg = 1, .neg = &p->Lown[v->width]};
     const tess_region *only = v->v == m->h.tick && v->width > 0 ? &r : NULL;
     int rc = p->app->state->merge(p->st, slot_of(p, m->h.tick), m->payload, m->len, only);
-    if (rc != TESS_OK) return proc_fail(p, rc, "tick %s: %s", "cannot merge received tuples");
+    if (rc != TESS_OK)
+        return tess__tick_proc_fail(p, rc, "tick %s: %s", "cannot merge received tuples");
     p->recv_round[x] = m->h.tick + p->k;
     return TESS_OK;
 }
 
-int proc_record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples, size_t len)
+int tess__tick_proc_record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples,
+                                 size_t len)
 {
     p->result->per_process[src] = *f;
     return tess_buf_append(&p->result->final_state, tuples, len);
@@ -78,7 +81,7 @@ static int bar_arrival(proc *p, int64_t tick)
     p->bar_tick[s] = -1;
     p->released = tick;
     for (int j = 1; j < p->n; j++) {
-        int rc = tick_link_send(&p->link, j, TICK_REL, p->epoch, tick, NULL, 0);
+        int rc = tess__tick_link_send(&p->link, j, TICK_REL, p->epoch, tick, NULL, 0);
         if (rc != TESS_OK) return rc;
     }
     return TESS_OK;
@@ -94,7 +97,7 @@ static int apply_deferrable(proc *p, const tick_msg *m)
     return tess_buf_append(to, m->payload, m->len);
 }
 
-int proc_handle(proc *p, tick_msg *m)
+static int proc_handle(proc *p, tick_msg *m)
 {
     switch (m->h.type) {
     case TICK_ABORT: return TESS_ERR_KERNEL;
@@ -118,7 +121,8 @@ int proc_handle(proc *p, tick_msg *m)
         if (p->result == NULL || m->len < sizeof f) return TESS_ERR_FORMAT;
         memcpy(&f, m->payload, sizeof f);
         p->finals++;
-        return proc_record_final(p, m->h.src, &f, m->payload + sizeof f, m->len - sizeof f);
+        return tess__tick_proc_record_final(p, m->h.src, &f, m->payload + sizeof f,
+                                            m->len - sizeof f);
     }
     default: return TESS_ERR_FORMAT;
     }
@@ -148,12 +152,12 @@ static int retry_deferred(proc *p, int *progressed)
 }
 
 /* Handle every message that is due.  Returns <0 on error, else whether any was. */
-int proc_pump(proc *p)
+int tess__tick_proc_pump(proc *p)
 {
     int any = 0;
     for (;;) {
         tick_msg m;
-        int got = tick_link_poll(&p->link, &m);
+        int got = tess__tick_link_poll(&p->link, &m);
         if (got < 0) return got;
         if (got == 0) break;
         any = 1;
@@ -169,19 +173,19 @@ int proc_pump(proc *p)
     return any;
 }
 
-int proc_wait_for_messages(proc *p, double max_wait_us)
+int tess__tick_proc_wait_for_messages(proc *p, double max_wait_us)
 {
     if (tess_interrupted(p->ctx)) return TESS_ERR_INTERRUPTED;
     if (tess__run_failed(p->ctx)) return TESS_ERR_KERNEL; /* a process beside this one failed */
     if (tess__fault(p->ctx, "tick"))
-        return proc_fail(p, TESS_ERR_IO, "tick %s: %s", "injected fault (TESS_FAULT)");
+        return tess__tick_proc_fail(p, TESS_ERR_IO, "tick %s: %s", "injected fault (TESS_FAULT)");
     p->emu_busy = 0;
     /* Blocking costs CPU too (the futex, the switch); it belongs to waiting,
      * not to the runtime's own share.  Measured for real compute only. */
     int emulated = p->a->step_cost_us > 0;
-    double cpu = emulated ? 0 : proc_thread_cpu_us();
-    int rc = tick_link_wait(&p->link, max_wait_us);
-    if (!emulated) p->wait_cpu_us += proc_thread_cpu_us() - cpu;
+    double cpu = emulated ? 0 : tess__tick_proc_thread_cpu_us();
+    int rc = tess__tick_link_wait(&p->link, max_wait_us);
+    if (!emulated) p->wait_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
     return rc;
 }
 
@@ -196,13 +200,13 @@ static int call_part(proc *p, const void *snapshot)
     return rc == 0 ? TESS_OK : rc < 0 ? rc : TESS_ERR_INVAL;
 }
 
-int proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
+int tess__tick_proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
 {
     const tess_state_class *cls = p->app->state;
     if (p->app->part_ignores_state) return call_part(p, NULL);
     void *all = cls->create(p->app, 1, &p->app->universe, &p->app->universe);
     if (all == NULL)
-        return proc_fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (partition)");
+        return tess__tick_proc_fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (partition)");
     tess_region uni = {.npos = 1, .pos = &p->app->universe};
     int rc = TESS_OK;
     if (init_all) rc = cls->init(all, 0, &uni);
@@ -213,14 +217,15 @@ int proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
     return rc;
 }
 
-int proc_state_create(proc *p)
+int tess__tick_proc_state_create(proc *p)
 {
     if (p->st != NULL) p->app->state->destroy(p->st);
     p->st = p->app->state->create(p->app, p->nslots, &p->Q[p->me], &p->Lown[p->m + 1]);
-    return p->st ? TESS_OK : proc_fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (state)");
+    return p->st ? TESS_OK
+                 : tess__tick_proc_fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (state)");
 }
 
-int proc_own_count(proc *p, int64_t v)
+int tess__tick_proc_own_count(proc *p, int64_t v)
 {
     tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
     int64_t c = p->app->state->count(p->st, slot_of(p, v), &own);
@@ -229,7 +234,7 @@ int proc_own_count(proc *p, int64_t v)
     return TESS_OK;
 }
 
-int proc_pack_own(proc *p, int64_t v, tess_buf *out)
+int tess__tick_proc_pack_own(proc *p, int64_t v, tess_buf *out)
 {
     tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
     return p->app->state->pack(p->st, slot_of(p, v), &own, out);
@@ -262,28 +267,29 @@ static int64_t snapshot_lead(const proc *p)
 /* At the full version v: the snapshot for the next re-partitioning, if v is its tick. */
 static int send_snapshot(proc *p, int64_t v)
 {
-    int64_t next = proc_next_repart(p);
+    int64_t next = tess__tick_proc_next_repart(p);
     if (next == INT64_MAX || p->app->part_ignores_state || v != next - snapshot_lead(p) ||
         p->snapshot_for == next)
         return TESS_OK;
     p->snapshot_for = next;
-    proc_pay_step_cost(p); /* the data leave when their computation would have ended */
+    tess__tick_proc_pay_step_cost(p); /* the data leave when their computation would have ended */
     tess_buf *mine = &p->repart[p->me];
     mine->len = 0;
-    int rc = proc_pack_own(p, v, mine);
+    int rc = tess__tick_proc_pack_own(p, v, mine);
     for (int j = 0; j < p->n && rc == TESS_OK; j++)
         if (j != p->me)
-            rc = tick_link_send(&p->link, j, TICK_REPART, p->epoch, next, mine->data, mine->len);
+            rc = tess__tick_link_send(&p->link, j, TICK_REPART, p->epoch, next, mine->data,
+                                      mine->len);
     return rc;
 }
 
-int proc_wait_until(proc *p, const int *got, int want)
+int tess__tick_proc_wait_until(proc *p, const int *got, int want)
 {
     int rc = TESS_OK;
     while (rc == TESS_OK && *got < want) {
-        int any = proc_pump(p);
+        int any = tess__tick_proc_pump(p);
         if (any < 0) rc = any;
-        else if (any == 0) rc = proc_wait_for_messages(p, 50000);
+        else if (any == 0) rc = tess__tick_proc_wait_for_messages(p, 50000);
     }
     return rc;
 }
@@ -311,9 +317,9 @@ static int check_cover(proc *p, int64_t v, const tess_query *old)
     }
     if (have < 0) return (int)have;
     if (placed == have) return TESS_OK;
-    return proc_fail(p, TESS_ERR_INVAL, "tick %s: %s",
-                     "PART's queries do not hold every tuple "
-                     "once (with --repart-every, PART must partition the universe)");
+    return tess__tick_proc_fail(p, TESS_ERR_INVAL, "tick %s: %s",
+                                "PART's queries do not hold every tuple "
+                                "once (with --repart-every, PART must partition the universe)");
 }
 
 /* Send the moves of tick v and count the ones to expect. */
@@ -329,7 +335,7 @@ static int send_moves(proc *p, int64_t v, const tess_query *old, int *expect)
         b->len = 0;
         rc = pack_moving(p, v, old, j, b);
         if (rc == TESS_OK)
-            rc = tick_link_send(&p->link, j, TICK_MOVE, p->epoch, v, b->data, b->len);
+            rc = tess__tick_link_send(&p->link, j, TICK_MOVE, p->epoch, v, b->data, b->len);
     }
     return rc;
 }
@@ -337,23 +343,23 @@ static int send_moves(proc *p, int64_t v, const tess_query *old, int *expect)
 /* PART on the snapshot, the moves, and the new state from tick v's tuples. */
 static int repartition(proc *p, int64_t v)
 {
-    proc_pay_step_cost(p);
+    tess__tick_proc_pay_step_cost(p);
     int n = p->n, expect = 0, rc = TESS_OK;
     tess_query *old = malloc((size_t)n * sizeof *old);
     if (old == NULL) return TESS_ERR_NOMEM;
     memcpy(old, p->Q, (size_t)n * sizeof *old);
-    if (!p->app->part_ignores_state) rc = proc_wait_until(p, &p->repart_got, n - 1);
-    if (rc == TESS_OK) rc = proc_part_from(p, p->repart, n, 0);
+    if (!p->app->part_ignores_state) rc = tess__tick_proc_wait_until(p, &p->repart_got, n - 1);
+    if (rc == TESS_OK) rc = tess__tick_proc_part_from(p, p->repart, n, 0);
     if (rc == TESS_OK) rc = send_moves(p, v, old, &expect);
     tess_buf *mine = &p->repart[p->me]; /* the snapshot is used: its room holds what stays */
     mine->len = 0;
     if (rc == TESS_OK) rc = pack_moving(p, v, old, p->me, mine);
-    if (rc == TESS_OK) rc = proc_wait_until(p, &p->moves_got, expect);
-    if (rc == TESS_OK) rc = proc_plan_build(p, v);
-    if (rc == TESS_OK) rc = proc_state_create(p);
+    if (rc == TESS_OK) rc = tess__tick_proc_wait_until(p, &p->moves_got, expect);
+    if (rc == TESS_OK) rc = tess__tick_proc_plan_build(p, v);
+    if (rc == TESS_OK) rc = tess__tick_proc_state_create(p);
     if (rc == TESS_OK) {
         tess_region own = {.npos = 1, .pos = &p->Q[p->me]};
-        for (int64_t w = p->done; w <= p->done + p->A; w++) proc_version_reset(p, w);
+        for (int64_t w = p->done; w <= p->done + p->A; w++) tess__tick_proc_version_reset(p, w);
         rc = p->app->state->merge(p->st, slot_of(p, v), mine->data, mine->len, &own);
         for (int j = 0; j < n && rc == TESS_OK; j++)
             if (j != p->me)
@@ -373,16 +379,16 @@ static int repartition(proc *p, int64_t v)
     p->epoch_start = v;
     p->widths.epoch_start = v;
     p->widths.base = -1; /* until round v arrives from the new neighbours */
-    if (rc == TESS_OK) rc = proc_own_count(p, v);
+    if (rc == TESS_OK) rc = tess__tick_proc_own_count(p, v);
     return rc;
 }
 
 /* After version v became full: re-partition, send round data, report to the barrier. */
-int proc_after_full(proc *p, int64_t v)
+int tess__tick_proc_after_full(proc *p, int64_t v)
 {
     version *x = ver_of(p, v);
     int rc = TESS_OK;
-    if (proc_is_repart_tick(p, v) && p->epoch_start < v) {
+    if (tess__tick_proc_is_repart_tick(p, v) && p->epoch_start < v) {
         if (v != p->done + 1) return TESS_OK; /* wait until it is next */
         rc = repartition(p, v);
         if (rc != TESS_OK) return rc;
@@ -390,14 +396,15 @@ int proc_after_full(proc *p, int64_t v)
     rc = send_snapshot(p, v);
     if (rc != TESS_OK) return rc;
     if (is_round_start(p, v) && v < p->a->ticks && !x->sent) {
-        proc_pay_step_cost(p); /* the data leave when their computation would have ended */
+        tess__tick_proc_pay_step_cost(
+            p); /* the data leave when their computation would have ended */
         x->sent = 1;
         /* The emulated cost scales with the partition's size, so it is
          * counted every round; otherwise it only feeds tuple_ticks_per_second
          * and a sample every 64 rounds spares a walk over the partition. */
         if (v > 0 && (p->a->step_cost_us > 0 || ++p->rounds_uncounted >= 64)) {
             p->rounds_uncounted = 0;
-            rc = proc_own_count(p, v);
+            rc = tess__tick_proc_own_count(p, v);
         }
         tess_region r = {.npos = 2};
         tess_buf *b = &p->packbuf; /* kept across rounds: no allocation per message */
@@ -407,8 +414,8 @@ int proc_after_full(proc *p, int64_t v)
             b->len = 0;
             rc = p->app->state->pack(p->st, slot_of(p, v), &r, b);
             if (rc == TESS_OK)
-                rc = tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b->data,
-                                    b->len);
+                rc = tess__tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b->data,
+                                          b->len);
         }
     }
     if (rc == TESS_OK && p->a->alg == TESS_TICK_BSP && v < p->a->ticks && !x->barred) {
@@ -417,7 +424,7 @@ int proc_after_full(proc *p, int64_t v)
             tick_msg self = {.h = {.type = TICK_BAR, .tick = v, .src = 0}};
             rc = proc_handle(p, &self);
         } else {
-            rc = tick_link_send(&p->link, 0, TICK_BAR, p->epoch, v, NULL, 0);
+            rc = tess__tick_link_send(&p->link, 0, TICK_BAR, p->epoch, v, NULL, 0);
         }
     }
     return rc;
@@ -428,7 +435,7 @@ static int complete(const proc *p, int64_t v)
     const version *x = &p->ver[v % p->nslots];
     if (x->v != v || !x->full) return 0;
     if (v < p->a->ticks) {
-        if (proc_is_repart_tick(p, v) && p->epoch_start < v) return 0;
+        if (tess__tick_proc_is_repart_tick(p, v) && p->epoch_start < v) return 0;
         if (is_round_start(p, v))
             for (int j = 0; j < p->n_in; j++)
                 if (p->recv_round[j] <= v) return 0;
@@ -462,7 +469,7 @@ static void measure_layer(proc *p)
     if (n >= 0 && p->own_count > 0) p->layer_ratio = (double)n / (double)p->own_count - 1.0;
 }
 
-int proc_advance(proc *p)
+int tess__tick_proc_advance(proc *p)
 {
     int any = 0;
     while (p->done < p->a->ticks && complete(p, p->done + 1)) {
@@ -477,13 +484,13 @@ int proc_advance(proc *p)
             ver_of(p, p->done)->width = p->m + 1;
             p->widths.base = p->done;
         }
-        proc_version_reset(p, p->done + p->A);
+        tess__tick_proc_version_reset(p, p->done + p->A);
         progress_line(p);
         any = 1;
     }
     /* Nothing reads below the last complete tick, or the base round that
      * replica layers grow from. */
     int64_t keep = p->widths.base >= 0 && p->widths.base < p->done ? p->widths.base : p->done;
-    proc_release_below(p, keep);
+    tess__tick_proc_release_below(p, keep);
     return any;
 }

@@ -14,7 +14,7 @@ typedef struct version {
     int64_t v;
     int computed_any, full, sent, barred;
     int width; /* holds all of L_width(Q_i); -1: not even Q_i (width.c) */
-    int slot;  /* the state class's slot holding it, or -1 (proc_slot) */
+    int slot;  /* the state class's slot holding it, or -1 (tess__tick_proc_slot) */
     int ahead; /* computed ahead of late data: within (WX∘RX)^ahead(Q_i); 0: not */
 } version;
 
@@ -83,38 +83,36 @@ typedef struct proc {
 } proc;
 
 /* Microseconds since the run's common clock origin (or on the virtual clock). */
-static inline double proc_now_us(const proc *p) { return tick_link_now(&p->link); }
+static inline double proc_now_us(const proc *p) { return tess__tick_link_now(&p->link); }
 static inline version *ver_of(proc *p, int64_t v) { return &p->ver[v % p->nslots]; }
 /* The state-class slot of version v, taken from the free stack on first use. */
-int proc_slot(proc *p, int64_t v);
-static inline int slot_of(proc *p, int64_t v) { return proc_slot(p, v); }
+int tess__tick_proc_slot(proc *p, int64_t v);
+static inline int slot_of(proc *p, int64_t v) { return tess__tick_proc_slot(p, v); }
 /* Give back the slots of versions below `below` (no longer read). */
-void proc_release_below(proc *p, int64_t below);
+void tess__tick_proc_release_below(proc *p, int64_t below);
 static inline int is_round_start(const proc *p, int64_t v) { return v % p->k == 0; }
 
-int proc_fail(proc *p, int code, const char *fmt, const char *what);
-double proc_thread_cpu_us(void);
-int proc_plan_build(proc *p, int64_t first_round);
-void proc_plan_free(proc *p);
-int proc_is_repart_tick(const proc *p, int64_t v);
-void proc_version_reset(proc *p, int64_t v);
-void proc_pay_step_cost(proc *p);
-int proc_try_compute(proc *p, int64_t v, int *err, int *stale);
+int tess__tick_proc_fail(proc *p, int code, const char *fmt, const char *what);
+double tess__tick_proc_thread_cpu_us(void);
+int tess__tick_proc_plan_build(proc *p, int64_t first_round);
+int tess__tick_proc_is_repart_tick(const proc *p, int64_t v);
+void tess__tick_proc_version_reset(proc *p, int64_t v);
+void tess__tick_proc_pay_step_cost(proc *p);
 /* Block until a message may be due or max_wait_us passed (wait time and CPU counted). */
-int proc_wait_for_messages(proc *p, double max_wait_us);
+int tess__tick_proc_wait_for_messages(proc *p, double max_wait_us);
 /* Handle messages, waiting for more, until *got (a counter the handlers
  * raise) reaches want. */
-int proc_wait_until(proc *p, const int *got, int want);
+int tess__tick_proc_wait_until(proc *p, const int *got, int want);
 /* The next re-partitioning tick after the epoch's start (none: INT64_MAX). */
-int64_t proc_next_repart(const proc *p);
-int proc_handle(proc *p, tick_msg *m);
-int proc_pump(proc *p);
-int proc_record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples, size_t len);
-int proc_own_count(proc *p, int64_t v);
-int proc_pack_own(proc *p, int64_t v, tess_buf *out);
-int proc_state_create(proc *p);
-int proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all);
-int proc_advance(proc *p);
-int proc_after_full(proc *p, int64_t v);
+int64_t tess__tick_proc_next_repart(const proc *p);
+int tess__tick_proc_pump(proc *p);
+int tess__tick_proc_record_final(proc *p, int src, const tess_tick_figures *f, const void *tuples,
+                                 size_t len);
+int tess__tick_proc_own_count(proc *p, int64_t v);
+int tess__tick_proc_pack_own(proc *p, int64_t v, tess_buf *out);
+int tess__tick_proc_state_create(proc *p);
+int tess__tick_proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all);
+int tess__tick_proc_advance(proc *p);
+int tess__tick_proc_after_full(proc *p, int64_t v);
 
 #endif

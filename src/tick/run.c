@@ -60,7 +60,7 @@ static int tick_kernel(tess_task *task, const void *args, size_t len)
     if (a.app < 0 || a.app >= ctx->tick->napps) return TESS_ERR_INVAL;
     int me = tess_task_worker(task);
     tess_tick_result *res = me == 0 ? ctx->tick->result : NULL;
-    return tick_process_run(ctx, ctx->tick->apps[a.app], &a, me, res);
+    return tess__tick_process_run(ctx, ctx->tick->apps[a.app], &a, me, res);
 }
 
 static int find_app(tess_ctx *ctx, const tess_tick_app *app)
@@ -76,7 +76,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double tick_median(double *v, int n)
+double tess__tick_median(double *v, int n)
 {
     if (n <= 0) return 0.0;
     qsort(v, (size_t)n, sizeof *v, cmp_double);
@@ -90,7 +90,7 @@ static double median_of(const tess_tick_result *res, double (*f)(const tess_tick
     double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
     if (v == NULL) return 0.0;
     for (int i = 0; i < n; i++) v[i] = f(&res->per_process[i]);
-    double m = tick_median(v, n);
+    double m = tess__tick_median(v, n);
     free(v);
     return m;
 }
@@ -129,19 +129,19 @@ static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
     TESS_RETURN_IF(ctx, idx < 0, TESS_ERR_NOTFOUND, "tick application '%s' is not registered",
                    app && app->name ? app->name : "(null)");
     tick_args a;
-    int rc = tick_args_from_options(ctx, o, &a);
+    int rc = tess__tick_args_from_options(ctx, o, &a);
     if (rc != TESS_OK) return rc;
     a.app = idx;
     a.run_id = ++ctx->tick->runs;
-    a.t0_us = tick_now_us();
+    a.t0_us = tess__tick_now_us();
     if (a.virtual_clock) {
-        ctx->tick->vclock = tick_vclock_new(ctx->workers_total);
+        ctx->tick->vclock = tess__tick_vclock_new(ctx->workers_total);
         TESS_RETURN_IF(ctx, ctx->tick->vclock == NULL, TESS_ERR_NOMEM, "out of memory");
     }
     res->processes = ctx->workers_total;
     res->per_process = calloc((size_t)res->processes, sizeof *res->per_process);
     if (res->per_process == NULL) {
-        tick_vclock_free(ctx->tick->vclock);
+        tess__tick_vclock_free(ctx->tick->vclock);
         ctx->tick->vclock = NULL;
         return tess__fail(ctx, TESS_ERR_NOMEM, "out of memory");
     }
@@ -155,7 +155,7 @@ static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
     if (rc == TESS_OK) rc = tess_barrier(ctx);
     ctx->cfg.barrier_warn_seconds = warn;
     ctx->tick->result = NULL;
-    tick_vclock_free(ctx->tick->vclock);
+    tess__tick_vclock_free(ctx->tick->vclock);
     ctx->tick->vclock = NULL;
     if (rc != TESS_OK) {
         tess_tick_result_free(res);
@@ -172,7 +172,7 @@ static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
 /*
  * TESS_TICK_AUTO: a calibration run of local synchronisation over the first
  * ticks (from the initial state, then discarded), then the whole run with
- * what tick_auto_choose makes of its step time, wait and layer cost.  The
+ * what tess__tick_auto_choose makes of its step time, wait and layer cost.  The
  * state is the one every algorithm gives; only time differs.
  */
 static int run_auto(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
@@ -214,7 +214,7 @@ static int run_auto(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
         tess_tick_result_free(&r);
     }
     tess_tick_options run = *o;
-    tick_auto_choose(&cal, o->repart_every, &run.alg, &run.depth, &run.period, &run.layers);
+    tess__tick_auto_choose(&cal, o->repart_every, &run.alg, &run.depth, &run.period, &run.layers);
     int rc = run_once(ctx, app, &run, res);
     if (rc == TESS_OK) res->calibration = cal;
     return rc;

@@ -7,7 +7,7 @@
 #define TESS_SRC_TICK_INTERNAL_H
 
 #include <stdint.h>
-#include "comm/latency.h"
+#include "tick/latency.h"
 #include "core/internal.h"
 #include "tessera/tick.h"
 
@@ -31,14 +31,14 @@ typedef struct tick_args {
     uint64_t seed, run_id;
     double step_cost_us;
     double t0_us;              /* common clock origin (CLOCK_MONOTONIC, µs) */
-    tess__latency_spec jitter; /* parsed once, by tick_args_from_options */
+    tess__latency_spec jitter; /* parsed once, by tess__tick_args_from_options */
 } tick_args;
 
 /* Microseconds on CLOCK_MONOTONIC. */
-double tick_now_us(void);
+double tess__tick_now_us(void);
 
 /* The median of v[0..n) (0 when n is 0), sorting v in place (run.c). */
-double tick_median(double *v, int n);
+double tess__tick_median(double *v, int n);
 
 /* ---- messages between processes (link.c) ---- */
 enum tick_msg_type {
@@ -85,39 +85,39 @@ typedef struct tick_link {
     double vnow;     /* --clock virtual: this process's clock, µs */
 } tick_link;
 
-int tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a);
-void tick_link_close(tick_link *l);
+int tess__tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a);
+void tess__tick_link_close(tick_link *l);
 /* Send a message; delayed by the model unless it is control (FINAL, ABORT, START, GO). */
-int tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick,
-                   const void *payload, size_t len);
+int tess__tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick,
+                         const void *payload, size_t len);
 /* Next due message (1, *out filled; free out->mem), or 0 if none is due. */
-int tick_link_poll(tick_link *l, tick_msg *out);
+int tess__tick_link_poll(tick_link *l, tick_msg *out);
 /* Block until a message may be due or max_wait_us passed; counts wait time. */
-int tick_link_wait(tick_link *l, double max_wait_us);
+int tess__tick_link_wait(tick_link *l, double max_wait_us);
 /* µs since the run's origin: real, or the process's virtual clock. */
-double tick_link_now(const tick_link *l);
+double tess__tick_link_now(const tick_link *l);
 /* Modelled compute until `at_us`: sleeps (real clock) or moves the virtual clock. */
-void tick_link_compute_until(tick_link *l, double at_us);
+void tess__tick_link_compute_until(tick_link *l, double at_us);
 
 /* ---- the virtual clock (vclock.c) ---- */
 /* Every message takes at least this long in virtual time, so processes tied
  * at one time cannot see each other's messages of that time: the
  * simulation is deterministic. */
 #define TICK_VCLOCK_MIN_LATENCY_US 1.0
-tick_vclock *tick_vclock_new(int n);
-void tick_vclock_free(tick_vclock *vc);
+tick_vclock *tess__tick_vclock_new(int n);
+void tess__tick_vclock_free(tick_vclock *vc);
 /* Process me computed until t; returns when every message due by t is in. */
-void tick_vclock_advance(tick_vclock *vc, int me, double t);
+void tess__tick_vclock_advance(tick_vclock *vc, int me, double t);
 /* Process me, at `now`, waits for a message or `until`; returns the time it wakes. */
-double tick_vclock_wait(tick_vclock *vc, int me, double now, double until);
+double tess__tick_vclock_wait(tick_vclock *vc, int me, double now, double until);
 /* A message to dst, due at deliver_at, is in dst's mailbox. */
-void tick_vclock_sent(tick_vclock *vc, int dst, double deliver_at);
+void tess__tick_vclock_sent(tick_vclock *vc, int dst, double deliver_at);
 /* Process me sends nothing more in this run. */
-void tick_vclock_leave(tick_vclock *vc, int me);
+void tess__tick_vclock_leave(tick_vclock *vc, int me);
 
 /* ---- options (options.c) ---- */
 /* Check o and fill a; TESS_ERR_INVAL with ctx's last error naming the field. */
-int tick_args_from_options(tess_ctx *ctx, const tess_tick_options *o, tick_args *a);
+int tess__tick_args_from_options(tess_ctx *ctx, const tess_tick_options *o, tick_args *a);
 
 /* ---- replica widths (width.c) ---- */
 typedef struct tick_widths {
@@ -127,26 +127,26 @@ typedef struct tick_widths {
 } tick_widths;
 
 /* The width a version needs to be full: k - s, s in 1..k its place in its round. */
-int tick_width_std(const tick_widths *t, int64_t v);
+int tess__tick_width_std(const tick_widths *t, int64_t v);
 /* The first round start at or after v. */
-int64_t tick_width_round_at_or_after(const tick_widths *t, int64_t v);
+int64_t tess__tick_width_round_at_or_after(const tick_widths *t, int64_t v);
 /* The next piece of replication toward making version `goal` full: the
  * lowest v in (base, goal] whose width (width_of) is below what goal needs.
  * 1 with *v_out and *width_out (raise v to that width); 0 when nothing is
  * missing or goal is out of reach of the base. */
-int tick_width_next(const tick_widths *t, int64_t goal, int (*width_of)(void *, int64_t), void *arg,
-                    int64_t *v_out, int *width_out);
+int tess__tick_width_next(const tick_widths *t, int64_t goal, int (*width_of)(void *, int64_t),
+                          void *arg, int64_t *v_out, int *width_out);
 
 /* ---- --alg auto (auto.c) ---- */
 #define TICK_AUTO_CALIBRATION 20 /* ticks of local synchronisation measured first */
 /* (d, k, m) and the algorithm for a run, from a calibration; k divides
  * repart_every (when > 0). */
-void tick_auto_choose(const tess_tick_calibration *c, int64_t repart_every, tess_tick_alg *alg,
-                      int *depth, int *period, int *layers);
+void tess__tick_auto_choose(const tess_tick_calibration *c, int64_t repart_every,
+                            tess_tick_alg *alg, int *depth, int *period, int *layers);
 
 /* ---- a process (process.c) ---- */
-int tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
-                     tess_tick_result *result);
+int tess__tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
+                           tess_tick_result *result);
 
 /* Free the registered tick applications (src/runtime.c, at tess_finalize). */
 void tess__tick_free(tess_ctx *ctx);

@@ -47,7 +47,7 @@ struct tick_vclock {
     int cap;      /* running + inflight kept at most this (the cores) */
 };
 
-tick_vclock *tick_vclock_new(int n)
+tick_vclock *tess__tick_vclock_new(int n)
 {
     tick_vclock *vc = calloc(1, sizeof *vc);
     if (vc == NULL) return NULL;
@@ -74,7 +74,7 @@ tick_vclock *tick_vclock_new(int n)
     return vc;
 }
 
-void tick_vclock_free(tick_vclock *vc)
+void tess__tick_vclock_free(tick_vclock *vc)
 {
     if (vc == NULL) return;
     for (int i = 0; i < vc->n; i++) pthread_cond_destroy(&vc->p[i].cv);
@@ -130,7 +130,7 @@ static void wait_turn(tick_vclock *vc, int me)
     vc->running++;
 }
 
-void tick_vclock_advance(tick_vclock *vc, int me, double t)
+void tess__tick_vclock_advance(tick_vclock *vc, int me, double t)
 {
     pthread_mutex_lock(&vc->mu);
     vproc *x = &vc->p[me];
@@ -140,7 +140,7 @@ void tick_vclock_advance(tick_vclock *vc, int me, double t)
     pthread_mutex_unlock(&vc->mu);
 }
 
-double tick_vclock_wait(tick_vclock *vc, int me, double now, double until)
+double tess__tick_vclock_wait(tick_vclock *vc, int me, double now, double until)
 {
     pthread_mutex_lock(&vc->mu);
     vproc *x = &vc->p[me];
@@ -157,7 +157,7 @@ double tick_vclock_wait(tick_vclock *vc, int me, double now, double until)
     return woke;
 }
 
-void tick_vclock_sent(tick_vclock *vc, int dst, double deliver_at)
+void tess__tick_vclock_sent(tick_vclock *vc, int dst, double deliver_at)
 {
     pthread_mutex_lock(&vc->mu);
     vproc *x = &vc->p[dst];
@@ -170,7 +170,7 @@ void tick_vclock_sent(tick_vclock *vc, int dst, double deliver_at)
     pthread_mutex_unlock(&vc->mu);
 }
 
-void tick_vclock_leave(tick_vclock *vc, int me)
+void tess__tick_vclock_leave(tick_vclock *vc, int me)
 {
     pthread_mutex_lock(&vc->mu);
     vc->p[me].next = INFINITY;

@@ -16,22 +16,22 @@
  */
 #include "tick/tick_internal.h"
 
-int tick_width_std(const tick_widths *t, int64_t v)
+int tess__tick_width_std(const tick_widths *t, int64_t v)
 {
     int64_t s = (v - t->epoch_start - 1) % t->k + 1;
     return (int)(t->k - s);
 }
 
-int64_t tick_width_round_at_or_after(const tick_widths *t, int64_t v)
+int64_t tess__tick_width_round_at_or_after(const tick_widths *t, int64_t v)
 {
-    return v + tick_width_std(t, v);
+    return v + tess__tick_width_std(t, v);
 }
 
-int tick_width_next(const tick_widths *t, int64_t goal, int (*width_of)(void *, int64_t), void *arg,
-                    int64_t *v_out, int *width_out)
+int tess__tick_width_next(const tick_widths *t, int64_t goal, int (*width_of)(void *, int64_t),
+                          void *arg, int64_t *v_out, int *width_out)
 {
     if (t->base < 0 || goal <= t->base) return 0;
-    int64_t r = tick_width_round_at_or_after(t, goal);
+    int64_t r = tess__tick_width_round_at_or_after(t, goal);
     if (r - t->base > t->W) return 0;             /* out of reach until the next round arrives */
     for (int64_t v = t->base + 1; v <= goal; v++) /* lowest first: the others read it */
         if (width_of(arg, v) < r - v) {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/latency.h"
+#include "tick/latency.h"
 #include "core/internal.h"
 
 static int spec_equal(const tess__latency_spec *a, const tess__latency_spec *b)

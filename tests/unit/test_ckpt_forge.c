@@ -24,7 +24,7 @@
 
 #include "test_ctx.h"
 
-#include "ckpt/runtime.h"
+#include "ckpt/ckpt.h"
 #include "core/bytes.h"
 #include "tessera/tessera.h"
 

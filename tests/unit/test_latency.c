@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/latency.h"
+#include "tick/latency.h"
 #include "core/internal.h"
 #include "tessera/tessera.h"
 

@@ -33,7 +33,7 @@ static choice choose_step(double step, double step_cpu_share, double wait, doubl
                                .busy = busy,
                                .step_cpu_share = step_cpu_share};
     choice x;
-    tick_auto_choose(&c, repart, &x.alg, &x.d, &x.k, &x.m);
+    tess__tick_auto_choose(&c, repart, &x.alg, &x.d, &x.k, &x.m);
     return x;
 }
 
@@ -107,7 +107,7 @@ static void test_choices(void **state)
     /* No calibration (0 ticks): local. */
     tess_tick_calibration none = {0};
     choice x;
-    tick_auto_choose(&none, 0, &x.alg, &x.d, &x.k, &x.m);
+    tess__tick_auto_choose(&none, 0, &x.alg, &x.d, &x.k, &x.m);
     expect(x, TESS_TICK_LOCAL, 1, 1, 0);
 }
 

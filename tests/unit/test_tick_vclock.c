@@ -26,19 +26,19 @@ static void *pair_sender(void *p)
 {
     pair_arg *a = p;
     usleep((useconds_t)a->sender_delay_us);
-    tick_vclock_advance(a->vc, 0, 10.0); /* computed until 10 */
-    tick_vclock_sent(a->vc, 1, 15.0);    /* a message due at 15 */
-    tick_vclock_advance(a->vc, 0, 30.0);
-    tick_vclock_leave(a->vc, 0);
+    tess__tick_vclock_advance(a->vc, 0, 10.0); /* computed until 10 */
+    tess__tick_vclock_sent(a->vc, 1, 15.0);    /* a message due at 15 */
+    tess__tick_vclock_advance(a->vc, 0, 30.0);
+    tess__tick_vclock_leave(a->vc, 0);
     return NULL;
 }
 
 static void *pair_receiver(void *p)
 {
     pair_arg *a = p;
-    a->woke[0] = tick_vclock_wait(a->vc, 1, 0.0, 100.0);        /* the message's time */
-    a->woke[1] = tick_vclock_wait(a->vc, 1, a->woke[0], 100.0); /* then the timeout */
-    tick_vclock_leave(a->vc, 1);
+    a->woke[0] = tess__tick_vclock_wait(a->vc, 1, 0.0, 100.0);        /* the message's time */
+    a->woke[1] = tess__tick_vclock_wait(a->vc, 1, a->woke[0], 100.0); /* then the timeout */
+    tess__tick_vclock_leave(a->vc, 1);
     return NULL;
 }
 
@@ -46,7 +46,7 @@ static void test_wait_stops_at_a_later_sent_message(void **state)
 {
     (void)state;
     for (int delay = 0; delay <= 20000; delay += 10000) {
-        pair_arg a = {.vc = tick_vclock_new(2), .sender_delay_us = delay};
+        pair_arg a = {.vc = tess__tick_vclock_new(2), .sender_delay_us = delay};
         assert_non_null(a.vc);
         pthread_t s, r;
         assert_int_equal(pthread_create(&r, NULL, pair_receiver, &a), 0);
@@ -55,7 +55,7 @@ static void test_wait_stops_at_a_later_sent_message(void **state)
         pthread_join(r, NULL);
         assert_true(a.woke[0] == 15.0);
         assert_true(a.woke[1] == 100.0);
-        tick_vclock_free(a.vc);
+        tess__tick_vclock_free(a.vc);
     }
 }
 
@@ -73,20 +73,20 @@ static void *ring_proc(void *p)
     double now = 0.0;
     for (int s = 0; s < STEPS; s++) {
         now += 100.0 + a->me % 7; /* compute */
-        tick_vclock_advance(a->vc, a->me, now);
-        tick_vclock_sent(a->vc, (a->me + 1) % RING, now + 50.0 + s % 5);
-        double until = now + 500.0, woke = tick_vclock_wait(a->vc, a->me, now, until);
+        tess__tick_vclock_advance(a->vc, a->me, now);
+        tess__tick_vclock_sent(a->vc, (a->me + 1) % RING, now + 50.0 + s % 5);
+        double until = now + 500.0, woke = tess__tick_vclock_wait(a->vc, a->me, now, until);
         if (woke < now || woke > until) a->bad = 1;
         now = woke;
     }
-    tick_vclock_leave(a->vc, a->me);
+    tess__tick_vclock_leave(a->vc, a->me);
     return NULL;
 }
 
 static void test_ring_of_many_ends(void **state)
 {
     (void)state;
-    tick_vclock *vc = tick_vclock_new(RING);
+    tick_vclock *vc = tess__tick_vclock_new(RING);
     assert_non_null(vc);
     pthread_t t[RING];
     ring_arg a[RING];
@@ -98,7 +98,7 @@ static void test_ring_of_many_ends(void **state)
         pthread_join(t[i], NULL);
         assert_int_equal(a[i].bad, 0);
     }
-    tick_vclock_free(vc);
+    tess__tick_vclock_free(vc);
 }
 
 int main(void)

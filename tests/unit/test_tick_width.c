@@ -24,7 +24,7 @@ static int width_of(void *arg, int64_t v)
     return v >= 0 && v < MAXV ? width[v] : -1;
 }
 
-static int full(const tick_widths *t, int64_t v) { return width[v] >= tick_width_std(t, v); }
+static int full(const tick_widths *t, int64_t v) { return width[v] >= tess__tick_width_std(t, v); }
 
 /* Step ahead as the process loop does while waiting: the goal is the first
  * version after the base that is not full; apply pieces until none is left.
@@ -37,7 +37,7 @@ static void run_ahead(const tick_widths *t, char *out, size_t cap)
         while (goal < MAXV && full(t, goal)) goal++;
         int64_t v;
         int w;
-        if (!tick_width_next(t, goal, width_of, NULL, &v, &w)) return;
+        if (!tess__tick_width_next(t, goal, width_of, NULL, &v, &w)) return;
         assert_true(w > width[v]);
         /* what a piece reads is there: the base or a wider version before it */
         assert_true(v - 1 == t->base || width[v - 1] >= w + 1);
@@ -56,12 +56,12 @@ static void test_standard_widths(void **state)
 {
     (void)state;
     tick_widths t = {.W = 4, .k = 3, .epoch_start = 6, .base = 6};
-    assert_int_equal(tick_width_std(&t, 7), 2);
-    assert_int_equal(tick_width_std(&t, 8), 1);
-    assert_int_equal(tick_width_std(&t, 9), 0);
-    assert_int_equal(tick_width_std(&t, 10), 2);
-    assert_int_equal(tick_width_round_at_or_after(&t, 10), 12);
-    assert_int_equal(tick_width_round_at_or_after(&t, 12), 12);
+    assert_int_equal(tess__tick_width_std(&t, 7), 2);
+    assert_int_equal(tess__tick_width_std(&t, 8), 1);
+    assert_int_equal(tess__tick_width_std(&t, 9), 0);
+    assert_int_equal(tess__tick_width_std(&t, 10), 2);
+    assert_int_equal(tess__tick_width_round_at_or_after(&t, 10), 12);
+    assert_int_equal(tess__tick_width_round_at_or_after(&t, 12), 12);
 }
 
 static void test_schedule_by_hand(void **state)

@@ -21,7 +21,6 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "core/bytes.h"
 #include "graph_internal.h"
 #include "tessera/tessera.h"
 
@@ -69,11 +68,11 @@ static int check_header(const char *name, const unsigned char *d, size_t len, ca
         return tg__err(TESS_ERR_FORMAT, err, errlen,
                        "%s: truncated graph cache (%zu bytes, header needs %u)", name, len,
                        CACHE_HEADER + CACHE_TRAILER);
-    h->version = tess__get_le32(d + 8);
-    h->flags = tess__get_le32(d + 12);
-    h->nv = tess__get_le64(d + 16);
-    h->ne = tess__get_le64(d + 24);
-    h->nsites = tess__get_le64(d + 32);
+    h->version = tg__get_le32(d + 8);
+    h->flags = tg__get_le32(d + 12);
+    h->nv = tg__get_le64(d + 16);
+    h->ne = tg__get_le64(d + 24);
+    h->nsites = tg__get_le64(d + 32);
     if (h->version != CACHE_VERSION)
         return tg__err(TESS_ERR_FORMAT, err, errlen,
                        "%s: unsupported graph cache version %u (this build reads %u)", name,
@@ -190,7 +189,7 @@ static int check_cache(const char *name, const unsigned char *d, size_t len, con
                        "%llu sites) needs %llu",
                        name, len, (unsigned long long)h->nv, (unsigned long long)h->ne,
                        (unsigned long long)h->nsites, (unsigned long long)want);
-    if (checksum(d, len - CACHE_TRAILER, m) != tess__get_le64(d + len - CACHE_TRAILER))
+    if (checksum(d, len - CACHE_TRAILER, m) != tg__get_le64(d + len - CACHE_TRAILER))
         return tg__err(TESS_ERR_FORMAT, err, errlen,
                        "%s: graph cache checksum mismatch (corrupt file)", name);
     return 0;
@@ -333,11 +332,11 @@ static void put_graph(cache_out *o, const tg_graph *g)
 {
     unsigned char head[CACHE_HEADER];
     memcpy(head, TG__CACHE_MAGIC, TG__CACHE_MAGIC_LEN);
-    tess__put_le32(head + 8, CACHE_VERSION);
-    tess__put_le32(head + 12, g->nsites ? CACHE_FLAG_SITES : 0);
-    tess__put_le64(head + 16, g->nv);
-    tess__put_le64(head + 24, g->ne);
-    tess__put_le64(head + 32, g->nsites);
+    tg__put_le32(head + 8, CACHE_VERSION);
+    tg__put_le32(head + 12, g->nsites ? CACHE_FLAG_SITES : 0);
+    tg__put_le64(head + 16, g->nv);
+    tg__put_le64(head + 24, g->ne);
+    tg__put_le64(head + 32, g->nsites);
     put_bytes(o, head, sizeof head);
     put64s(o, g->ids, g->nv);
     put32s(o, g->src, g->ne);

@@ -1,7 +1,8 @@
 /*
  * graph_internal.h — helpers shared by the modules of tools/graph: error
  * messages, renumbering of raw 64-bit edge lists, whole-file reading and
- * crash-safe (temp file + fsync + rename) writing.  Not part of graph.h.
+ * crash-safe (temp file + fsync + rename) writing, little-endian fields.
+ * Not part of graph.h.
  */
 #ifndef TESS_TOOLS_GRAPH_INTERNAL_H
 #define TESS_TOOLS_GRAPH_INTERNAL_H
@@ -28,6 +29,29 @@ int tg__err(int status, char *err, size_t errlen, const char *fmt, ...) TG__PRIN
 /* Copy `len` bytes of line text into out[outlen] for a message: control and
  * non-ASCII bytes become '?', longer text is cut to ~60 chars plus "...". */
 void tg__quote_line(const char *text, size_t len, char *out, size_t outlen);
+
+/* The cache's little-endian fields, whatever the host.  tools/graph keeps
+ * its own four helpers rather than reach into the library's private
+ * src/core/bytes.h: the graph library depends on public headers only. */
+static inline void tg__put_le32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void tg__put_le64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint32_t tg__get_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t tg__get_le64(const unsigned char *p)
+{
+    return (uint64_t)tg__get_le32(p) | (uint64_t)tg__get_le32(p + 4) << 32;
+}
 
 /* Growable pair of raw (original-id) edge arrays. */
 typedef struct tg__edges {

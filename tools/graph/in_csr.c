@@ -14,7 +14,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/bytes.h"
 #include "graph_internal.h"
 #include "tessera/tessera.h"
 
@@ -106,7 +105,7 @@ static int count_section(stream *s, const unsigned char *sec, int destinations)
     for (uint64_t lo = 0; lo < ne; lo += STREAM_EDGES) {
         uint64_t hi = ne - lo < STREAM_EDGES ? ne : lo + STREAM_EDGES;
         for (uint64_t e = lo; e < hi; e++) {
-            uint32_t x = tess__get_le32(sec + 4 * e);
+            uint32_t x = tg__get_le32(sec + 4 * e);
             if (x >= nv) return bad_endpoint(s, e, x);
             if (destinations) s->csr->in_first[(uint64_t)x + 1]++;
             else s->csr->outdeg[x]++;
@@ -126,8 +125,8 @@ static int place_sources(stream *s)
     for (uint64_t lo = 0; lo < ne; lo += STREAM_EDGES) {
         uint64_t hi = ne - lo < STREAM_EDGES ? ne : lo + STREAM_EDGES;
         for (uint64_t e = lo; e < hi; e++)
-            s->csr->in_src[fill[tess__get_le32(s->v->dst + 4 * e)]++] =
-                tess__get_le32(s->v->src + 4 * e);
+            s->csr->in_src[fill[tg__get_le32(s->v->dst + 4 * e)]++] =
+                tg__get_le32(s->v->src + 4 * e);
         tg__cache_release(s->v, s->v->src + 4 * lo, s->v->src + 4 * hi);
         tg__cache_release(s->v, s->v->dst + 4 * lo, s->v->dst + 4 * hi);
     }
@@ -147,9 +146,9 @@ static int take_vertices(stream *s)
     if (v->nsites) g->site_first = malloc((v->nsites + 1) * sizeof *g->site_first);
     if (g->ids == NULL || (v->nsites && g->site_first == NULL))
         return tg__err(TESS_ERR_NOMEM, s->err, s->errlen, "%s: out of memory", s->name);
-    for (uint64_t i = 0; i < v->nv; i++) g->ids[i] = tess__get_le64(v->ids + 8 * i);
+    for (uint64_t i = 0; i < v->nv; i++) g->ids[i] = tg__get_le64(v->ids + 8 * i);
     for (uint64_t i = 0; v->nsites && i <= v->nsites; i++)
-        g->site_first[i] = tess__get_le64(v->sites + 8 * i);
+        g->site_first[i] = tg__get_le64(v->sites + 8 * i);
     return tg__validate_vertices(g, s->name, s->err, s->errlen);
 }
 

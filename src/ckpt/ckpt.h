@@ -1,7 +1,8 @@
 /*
- * runtime.h — the checkpoint state of a context, shared by snapshot.c (the
- * Chandy–Lamport protocol and the API), writers.c (writer and committer
- * threads) and restore.c, and what src/runtime.c calls.  Private to src/ckpt.
+ * ckpt.h — the checkpoint layer's internal interface: the checkpoint state
+ * of a context, shared by snapshot.c (the Chandy–Lamport protocol and the
+ * API), writers.c (writer and committer threads) and restore.c, and what
+ * src/runtime.c calls.  Private to src/ckpt and src/runtime.c.
  *
  * The checkpoint layer sits above sched and table.  It reaches them by
  * calls, and they reach it only through what it plugs in while checkpoints
@@ -24,8 +25,8 @@
  *   copies and the log, then sends FILES(E) to rank 0, whose committer
  *   writes the MANIFEST when every rank's files are in.
  */
-#ifndef TESS_SRC_CKPT_RUNTIME_H
-#define TESS_SRC_CKPT_RUNTIME_H
+#ifndef TESS_SRC_CKPT_CKPT_H
+#define TESS_SRC_CKPT_CKPT_H
 
 #include <stdatomic.h>
 #include <pthread.h>
@@ -161,8 +162,6 @@ void tess__ckpt_on_restored(tess_ctx *ctx, int src, const uint8_t *p, size_t len
 /* snapshot.c: rank 0, once for each epoch started: that epoch no longer
  * keeps work stealing from moving partitions */
 void tess__ckpt_allow_moves(tess_ctx *ctx);
-/* Rank 0: the writers of the epoch being committed stop pacing themselves. */
-void tess__ckpt_hurry(tess_ctx *ctx);
 /* snapshot.c */
 int tess__ckpt_check_control(tess_ctx *ctx, const char *what);
 uint64_t tess__ckpt_fingerprint(tess_ctx *ctx);

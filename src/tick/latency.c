@@ -9,7 +9,7 @@
  * sqrt and cos: this module is not on the bitwise-reproducible STEP path, and
  * the same binary on the same machine still gives the same delays.
  */
-#include "comm/latency.h"
+#include "tick/latency.h"
 
 #include <assert.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * latency.h — the latency model of the message layer (DESIGN §1, §6;
+ * latency.h — the latency model of the tick face's links (DESIGN §1, §6;
  * docs/latency.md).  A message from endpoint src to endpoint dst (workers or
  * ranks, small integers) is delayed by a lognormal base, with probability p a
  * capped Pareto spike, and its size over the link bandwidth.  Every random
@@ -9,11 +9,12 @@
  * descheduled virtual machine: a message sent while its source is stalled
  * leaves when the stall ends.
  *
- * Private to the message layer.  A spec is plain data; a model
+ * Private to the tick face (link.c applies it; the message layer adds no
+ * delay, docs/latency.md).  A spec is plain data; a model
  * (tess__latency) keeps per-link state and no global state.
  */
-#ifndef TESS_SRC_COMM_LATENCY_H
-#define TESS_SRC_COMM_LATENCY_H
+#ifndef TESS_SRC_TICK_LATENCY_H
+#define TESS_SRC_TICK_LATENCY_H
 
 #include <stddef.h>
 #include <stdint.h>
