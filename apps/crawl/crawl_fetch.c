@@ -534,11 +534,13 @@ static void finish_transfers(round *r)
 
 /* ---------------------------------------------------------------- the loop */
 
-/* Seconds until some site may start (a large value when none will). */
+/* Seconds until some site may start (a large value when none will, or
+ * when every slot is taken: then only a transfer's end frees one, and the
+ * poll wakes for that by itself). */
 static double next_ready_in(const round *r, double now)
 {
     double best = 1e9;
-    if (r->args.budget == 0) return best;
+    if (r->args.budget == 0 || r->busy >= r->nslots) return best;
     for (size_t i = 0; i < r->nsites; i++) {
         const site *s = &r->sites[i];
         if (s->busy || s->next >= s->n) continue;
@@ -580,8 +582,11 @@ static void crawl_loop(round *r)
             /* nothing may start before the deadline: the round is over */
             break;
         }
-        int timeout_ms = (int)(wait * 1000.0) + 1;
-        if (timeout_ms > 100) timeout_ms = 100;
+        /* Clamped in floating point: (int)(1e9 * 1000) overflowed to a
+         * negative timeout, which curl_multi_poll refuses at once, so a
+         * slow answer was waited for in a busy loop. */
+        double ms = wait * 1000.0 + 1.0;
+        int timeout_ms = ms >= 100 ? 100 : (int)ms;
         curl_multi_poll(r->multi, NULL, 0, timeout_ms, NULL);
         int running;
         curl_multi_perform(r->multi, &running);
