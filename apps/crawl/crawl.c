@@ -61,12 +61,13 @@ static void printable(const char *buf, size_t n, char *out, size_t cap)
     out[o] = '\0';
 }
 
-/* A seed is stricter than a link: "scheme://" then a host, printable ASCII
- * only ("http:///foo" is refused, where a browser would guess host "foo"). */
+/* A seed is stricter than a link: "scheme://" then a host, no space or
+ * control byte ("http:///foo" is refused, where a browser would guess host
+ * "foo"; a NUL would hide the rest of the line). */
 static int seed_ok(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f) return 0;
+        if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] == 0x7f) return 0;
     const char *sep = memchr(s, ':', n);
     return sep && (size_t)(sep - s) + 3 < n && strncmp(sep, "://", 3) == 0 &&
            strchr("/\\?#@", sep[3]) == NULL;
