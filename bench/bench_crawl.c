@@ -141,6 +141,8 @@ static int run_one(bc_state *s, long ranks, long fetchers, double *pages, double
         seeds,       "--output", out,     "--fetchers", f,   "--per-site-rate", rate,
         "--metrics", metrics};
     for (size_t i = 0; i < sizeof run / sizeof *run; i++) argv[n++] = (char *)run[i];
+    argv[n++] = "--allow-addresses"; /* the web is on loopback, refused by default */
+    argv[n++] = "127.0.0.1";
     argv[n] = NULL;
     char label[64];
     snprintf(label, sizeof label, "crawl with R=%ld F=%ld", ranks, fetchers);

@@ -25,6 +25,47 @@ void crawl_page_path(const crawl_app *app, crawl_key k, char *out, size_t cap)
 
 /* ---------------------------------------------------------------- seeds */
 
+/* One line of fp into buf (at most cap bytes, without its '\n'), NULs and
+ * all: fgets would hide what follows a NUL.  Its length; -1 at the end of
+ * the file, -2 when the line is longer than cap. */
+static long read_line(FILE *fp, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int c;
+    while ((c = getc(fp)) != EOF && c != '\n') {
+        if (n == cap) return -2;
+        buf[n++] = (char)c;
+    }
+    return c == EOF && n == 0 ? -1 : (long)n;
+}
+
+/* buf[0..n) for a message: bytes outside printable ASCII (and '\\') as
+ * \xHH, so a seeds file cannot send escape sequences to the terminal;
+ * cut after 200 bytes. */
+static void printable(const char *buf, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && i < 200 && o + 8 < cap; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\') out[o++] = (char)c;
+        else o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+    }
+    if (n > 200 && o + 4 < cap) memcpy(out + o, "...", 3), o += 3;
+    out[o] = '\0';
+}
+
+/* A seed is stricter than a link: "scheme://" then a host, no space or
+ * control byte ("http:///foo" is refused, where a browser would guess host
+ * "foo"; a NUL would hide the rest of the line). */
+static int seed_ok(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] == 0x7f) return 0;
+    const char *sep = memchr(s, ':', n);
+    return sep && (size_t)(sep - s) + 3 < n && strncmp(sep, "://", 3) == 0 &&
+           strchr("/\\?#@", sep[3]) == NULL;
+}
+
 /* Read the seeds file: every line a URL (blank lines and '#' comments
  * skipped).  Calls fn for each; -1 after "FILE:LINE: ..." on a bad one. */
 static int read_seeds(const char *path, int report, int (*fn)(const char *, void *), void *arg)
@@ -35,27 +76,29 @@ static int read_seeds(const char *path, int report, int (*fn)(const char *, void
             app_error(CRAWL_APP, "option --seeds: cannot read %s: %s", path, strerror(errno));
         return -1;
     }
-    char line[CRAWL_URL_MAX + 2], url[CRAWL_URL_MAX];
-    long lineno = 0, count = 0;
+    char line[CRAWL_URL_MAX + 1], url[CRAWL_URL_MAX], shown[1024];
+    long lineno = 0, count = 0, got;
     int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, fp)) {
+    while (rc == 0 && (got = read_line(fp, line, CRAWL_URL_MAX)) != -1) {
         lineno++;
-        size_t n = strlen(line);
-        if (n == sizeof line - 1 && line[n - 1] != '\n') {
+        if (got == -2) {
             if (report)
                 app_error(CRAWL_APP, "%s:%ld: line longer than %d bytes", path, lineno,
                           CRAWL_URL_MAX);
             rc = -1;
             break;
         }
+        size_t n = (size_t)got;
         char *s = line;
-        while (*s == ' ' || *s == '\t') s++;
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ')) n--;
-        line[n] = '\0';
-        if (*s == '\0' || *s == '#') continue;
-        if (crawl_url_normalize(NULL, s, url, sizeof url, NULL, 0) != 0) {
+        while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t')) n--;
+        while (s < line + n && (*s == ' ' || *s == '\t')) s++;
+        n -= (size_t)(s - line);
+        if (n == 0 || *s == '#') continue;
+        s[n] = '\0';
+        if (!seed_ok(s, n) || crawl_url_normalize(NULL, s, url, sizeof url, NULL, 0) != 0) {
+            printable(s, n, shown, sizeof shown);
             if (report)
-                app_error(CRAWL_APP, "%s:%ld: not an http or https URL: '%s'", path, lineno, s);
+                app_error(CRAWL_APP, "%s:%ld: not an http or https URL: '%s'", path, lineno, shown);
             rc = -1;
         } else {
             count++;
@@ -196,6 +239,7 @@ static const char *error_name(const entry *e)
     case CRAWL_ERR_NETWORK: return "network: no response";
     case CRAWL_ERR_TOO_LARGE: return "too-large";
     case CRAWL_ERR_WRITE: return "write-failed";
+    case CRAWL_ERR_REFUSED: return "refused: address not allowed";
     default: return "";
     }
 }
@@ -462,7 +506,9 @@ static int prepare(tess_ctx *ctx, void *arg)
     crawl_app *app = arg;
     int report = tess_rank(ctx) == 0;
     /* Checked on every rank alike, so a bad file stops them all. */
-    if (read_seeds(app->opt.seeds, report, NULL, NULL) != 0) return TESS_ERR_INVAL;
+    if (read_seeds(app->opt.seeds, report, crawl_scope_add_seed, &app->scope) != 0)
+        return TESS_ERR_INVAL;
+    crawl_scope_finish(&app->scope);
     if (prepare_output(app, report) != 0) return TESS_ERR_IO;
     app->partitions =
         app->opt.run.partitions ? (int)app->opt.run.partitions : tess_workers_total(ctx);
@@ -483,6 +529,10 @@ int crawl_main(int argc, char **argv)
     app.start = tess_now();
     int rc = crawl_opts_parse(argc, argv, &app.opt);
     if (rc != 0) return rc > 0 ? 0 : 2;
+    if (crawl_scope_init(&app.scope, &app.opt) != 0) {
+        crawl_scope_free(&app.scope);
+        return 2;
+    }
     /* Both libraries set up their global state once, before any thread. */
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
         app_error(CRAWL_APP, "libcurl could not be initialised");
@@ -493,6 +543,7 @@ int crawl_main(int argc, char **argv)
     app_config(&spec.cfg, app.opt.run.workers);
     rc = app_tables_main(&spec);
     free(app.pages_dir);
+    crawl_scope_free(&app.scope);
     xmlCleanupParser();
     curl_global_cleanup();
     return rc;

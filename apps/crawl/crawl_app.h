@@ -45,7 +45,8 @@ enum crawl_error {
     CRAWL_ERR_NETWORK = 1,   /* no response: refused, reset, timed out */
     CRAWL_ERR_TOO_LARGE = 2, /* more than --max-page-bytes */
     CRAWL_ERR_ROBOTS = 3,    /* disallowed by robots.txt (Blacklisted) */
-    CRAWL_ERR_WRITE = 4      /* the page could not be stored */
+    CRAWL_ERR_WRITE = 4,     /* the page could not be stored */
+    CRAWL_ERR_REFUSED = 5    /* its address is one the crawler may not contact */
 };
 
 /* Per-partition counters in crawl_counts (key partition * CRAWL_NCOUNT + c). */
@@ -70,9 +71,23 @@ typedef struct crawl_opts {
     double timeout_seconds;
     long max_page_bytes;
     const char *user_agent;
-    app_run_opts run; /* run.output: the output directory */
+    const char *scope;           /* "seeds" (default) or "any" */
+    const char *allow_hosts;     /* comma-separated hosts beyond the seeds' */
+    const char *allow_addresses; /* comma-separated ADDR[/BITS] */
+    app_run_opts run;            /* run.output: the output directory */
     app_ckpt_cli ckpt;
 } crawl_opts;
+
+/* What the crawler may contact (crawl_scope.c); read-only once built, so
+ * every fetcher thread reads it without locks. */
+struct sockaddr;
+typedef struct crawl_scope {
+    int any;      /* --scope any */
+    char **hosts; /* sorted: the seeds' hosts and --allow-hosts ("*.NAME" too) */
+    size_t nhosts, cap;
+    struct crawl_net *nets; /* --allow-addresses */
+    size_t nnets;
+} crawl_scope;
 
 /* What the control function hands each kernel instance per round. */
 typedef struct crawl_round_args {
@@ -85,6 +100,7 @@ typedef struct crawl_app {
     crawl_opts opt;
     int partitions;
     tess_table *url, *text, *page, *polite, *robots, *counts;
+    crawl_scope scope;
     double start;
     char *pages_dir; /* OUTPUT/pages */
     /* control function (rank 0) only: */
@@ -120,6 +136,24 @@ const char *crawl_url_path(const char *url);
 /* Partitioner: the site hash's partition. */
 int crawl_site_partition(const void *key, size_t key_size, int partitions);
 
+/* "host" of a normalised URL (an IPv6 literal keeps its brackets). */
+void crawl_url_host(const char *url, char *host, size_t cap);
+
+/* ---- scope (crawl_scope.c) ---- */
+/* From --scope, --allow-hosts and --allow-addresses; -1 after a one-line
+ * message if one is malformed. */
+int crawl_scope_init(crawl_scope *s, const crawl_opts *o);
+/* Add the host of a normalised seed URL (a read_seeds callback; s is the
+ * crawl_scope); then crawl_scope_finish once all are in. */
+int crawl_scope_add_seed(const char *url, void *s);
+void crawl_scope_finish(crawl_scope *s);
+/* 1 if links to this normalised URL are followed. */
+int crawl_scope_allows(const crawl_scope *s, const char *url);
+/* 1 if the crawler must not connect to sa, with why ("ADDR is a link-local
+ * address ...") in why. */
+int crawl_scope_refuses(const crawl_scope *s, const struct sockaddr *sa, char *why, size_t cap);
+void crawl_scope_free(crawl_scope *s);
+
 /* ---- robots.txt (crawl_robots.c) ---- */
 /* Parse a robots.txt body into the blob stored in crawl_robots (the rules of
  * the group for user agent `agent`, or of "*").  *len_out its size; the
@@ -130,6 +164,11 @@ unsigned char *crawl_robots_parse(const char *body, size_t len, const char *agen
 unsigned char *crawl_robots_fixed(int allow_all, const char *reason, size_t *len_out);
 /* 1 if `path` may be fetched under the blob's rules, 0 if not. */
 int crawl_robots_allows(const unsigned char *blob, size_t len, const char *path);
+/* The normal form in which rules and paths are compared (RFC 9309 2.2.2): an
+ * escape of an unreserved character decoded, other escapes in upper-case
+ * hex, octets that a URI may not hold raw escaped.  The caller frees it;
+ * NULL when out of memory. */
+char *crawl_robots_normalize(const char *path);
 /* The reason stored in a blob ("" for a parsed robots.txt). */
 const char *crawl_robots_reason(const unsigned char *blob, size_t len);
 

@@ -11,13 +11,16 @@
  * partitions (the max accumulator leaves a URL already further along as it
  * is) and its URL set to Done.  The round ends at the deadline, on the
  * page budget, or when the partition has nothing left to fetch; transfers
- * under way finish first, so at a barrier nothing is half fetched.
+ * under way finish first, so at a barrier nothing is half fetched.  Links
+ * out of scope are dropped, and a connection to an address the scope
+ * refuses is never opened (crawl_scope.c).
  */
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,6 +87,9 @@ typedef struct transfer {
     char url[CRAWL_URL_MAX];
     body body;
     double started; /* wall clock */
+    const crawl_scope *scope;
+    int attempts, refusals; /* connections tried, and refused by the scope */
+    char refused[160];      /* why the last one was */
 } transfer;
 
 typedef struct round {
@@ -249,6 +255,7 @@ static void send_link(round *r, const char *base, const char *href)
 {
     char url[CRAWL_URL_MAX];
     if (crawl_url_normalize(base, href, url, sizeof url, NULL, 0) != 0) return;
+    if (!crawl_scope_allows(&r->app->scope, url)) return;
     crawl_key k = crawl_url_key(url);
     int added = set_add(&r->sent, k.url);
     if (added < 0) fail(r, TESS_ERR_NOMEM, "out of memory");
@@ -287,11 +294,33 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
     return len;
 }
 
+/* libcurl's hook before each connection: the address it resolved for this
+ * one (so a name that turns into 169.254.169.254 later is caught too). */
+static curl_socket_t open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+    transfer *t = arg;
+    t->attempts++;
+    if (purpose == CURLSOCKTYPE_IPCXN &&
+        crawl_scope_refuses(t->scope, &addr->addr, t->refused, sizeof t->refused)) {
+        t->refusals++;
+        return CURL_SOCKET_BAD;
+    }
+    return socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+}
+
+/* Whether a transfer failed because every address it tried was refused. */
+static int was_refused(const transfer *t, CURLcode res)
+{
+    return res != CURLE_OK && t->refusals > 0 && t->refusals == t->attempts;
+}
+
 static int start_transfer(round *r, transfer *t, site *s, int robots)
 {
     const crawl_opts *o = &r->app->opt;
     t->site = s, t->robots = robots;
     t->body.len = 0, t->body.too_large = 0;
+    t->scope = &r->app->scope;
+    t->attempts = t->refusals = 0;
     t->body.limit = robots ? 512 * 1024 : (size_t)o->max_page_bytes;
     if (t->easy == NULL && (t->easy = curl_easy_init()) == NULL)
         return fail(r, TESS_ERR_NOMEM, "curl_easy_init failed");
@@ -305,6 +334,11 @@ static int start_transfer(round *r, transfer *t, site *s, int robots)
     curl_easy_setopt(t->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)t->body.limit);
     curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(t->easy, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    curl_easy_setopt(t->easy, CURLOPT_OPENSOCKETDATA, t);
+    /* Direct connections only: through a proxy (http_proxy and the like)
+     * the address checked would be the proxy's, not the site's. */
+    curl_easy_setopt(t->easy, CURLOPT_PROXY, "");
     /* Redirects are links: the target is fetched from its own site, under
      * that site's robots.txt and rate. */
     curl_easy_setopt(t->easy, CURLOPT_FOLLOWLOCATION, 0L);
@@ -388,7 +422,11 @@ static void finish_robots(round *r, transfer *t, CURLcode res, long status)
     unsigned char *blob;
     size_t len = 0;
     char reason[320];
-    if (res == CURLE_OK && status >= 200 && status < 300) {
+    if (was_refused(t, res)) {
+        /* never contacted: every URL of the site is blacklisted with why */
+        snprintf(reason, sizeof reason, "refused: %s", t->refused);
+        blob = crawl_robots_fixed(0, reason, &len);
+    } else if (res == CURLE_OK && status >= 200 && status < 300) {
         blob = crawl_robots_parse(t->body.data ? t->body.data : "", t->body.len, "tessera", &len);
     } else if (res == CURLE_OK && status >= 300 && status < 500) {
         /* RFC 9309: an unavailable robots.txt (4xx; redirects not followed
@@ -444,6 +482,7 @@ static void finish_page(round *r, transfer *t, CURLcode res, long status)
     crawl_page_info info = {(int32_t)status, CRAWL_OK, (int64_t)t->body.len};
     if (res != CURLE_OK)
         info.error = t->body.too_large || res == CURLE_FILESIZE_EXCEEDED ? CRAWL_ERR_TOO_LARGE
+                     : was_refused(t, res)                               ? CRAWL_ERR_REFUSED
                                                                          : CRAWL_ERR_NETWORK;
     if (info.error == CRAWL_OK && status >= 200 && status < 300) {
         int stored = store_page(r, t);
@@ -494,11 +533,13 @@ static void finish_transfers(round *r)
 
 /* ---------------------------------------------------------------- the loop */
 
-/* Seconds until some site may start (a large value when none will). */
+/* Seconds until some site may start (a large value when none will, or
+ * when every slot is taken: then only a transfer's end frees one, and the
+ * poll wakes for that by itself). */
 static double next_ready_in(const round *r, double now)
 {
     double best = 1e9;
-    if (r->args.budget == 0) return best;
+    if (r->args.budget == 0 || r->busy >= r->nslots) return best;
     for (size_t i = 0; i < r->nsites; i++) {
         const site *s = &r->sites[i];
         if (s->busy || s->next >= s->n) continue;
@@ -540,8 +581,11 @@ static void crawl_loop(round *r)
             /* nothing may start before the deadline: the round is over */
             break;
         }
-        int timeout_ms = (int)(wait * 1000.0) + 1;
-        if (timeout_ms > 100) timeout_ms = 100;
+        /* Clamped in floating point: (int)(1e9 * 1000) overflowed to a
+         * negative timeout, which curl_multi_poll refuses at once, so a
+         * slow answer was waited for in a busy loop. */
+        double ms = wait * 1000.0 + 1.0;
+        int timeout_ms = ms >= 100 ? 100 : (int)ms;
         curl_multi_poll(r->multi, NULL, 0, timeout_ms, NULL);
         int running;
         curl_multi_perform(r->multi, &running);

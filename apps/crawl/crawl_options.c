@@ -9,6 +9,7 @@ static const char crawl_usage[] =
     "usage: tessera run crawl --seeds FILE --output DIR [--max-pages N] [--per-site-rate R]\n"
     "         [--fetchers F] [--workers W] [--partitions P] [--timeout S]\n"
     "         [--max-page-bytes B] [--round-seconds S] [--user-agent NAME]\n"
+    "         [--scope seeds|any] [--allow-hosts H,...] [--allow-addresses A[/BITS],...]\n"
     "         [--checkpoint-dir DIR [--checkpoint-seconds S] [--restore]\n"
     "         [--checkpoint-overwrite]]\n"
     "         [--metrics FILE] [--progress | --quiet] [--help]\n"
@@ -23,6 +24,11 @@ static const char crawl_usage[] =
     "  Redirects are not followed but their targets are crawled as links.  A page of\n"
     "  more than B bytes (default 16 MiB) is recorded as too-large.  The crawl ends\n"
     "  when nothing is left to fetch or after N pages.\n"
+    "  Links and redirects are followed only to the seeds' hosts and the hosts of\n"
+    "  --allow-hosts ('*.NAME' for subdomains), unless --scope any.  Loopback,\n"
+    "  private and link-local addresses (127/8, 10/8, 172.16/12, 192.168/16,\n"
+    "  169.254/16, ::1, fc00::/7, fe80::/10, ...) are never connected to unless\n"
+    "  --allow-addresses lists them (e.g. 127.0.0.1 or 10.0.0.0/8).\n"
     "  --checkpoint-seconds S (default 10) takes a consistent checkpoint every S\n"
     "  seconds at the end of a round (rounds last --round-seconds, default 1);\n"
     "  --restore continues from the newest one: pages fetched after it are fetched\n"
@@ -42,6 +48,9 @@ int crawl_opts_parse(int argc, char **argv, crawl_opts *o)
     const app_opt opts[] = {
         {"seeds", APP_OPT_STRING, &o->seeds, 0, 0, 0, NULL, NULL},
         {"user-agent", APP_OPT_STRING, &o->user_agent, 0, 0, 0, NULL, NULL},
+        {"scope", APP_OPT_STRING, &o->scope, 0, 0, 0, NULL, NULL},
+        {"allow-hosts", APP_OPT_STRING, &o->allow_hosts, 0, 0, 0, NULL, NULL},
+        {"allow-addresses", APP_OPT_STRING, &o->allow_addresses, 0, 0, 0, NULL, NULL},
         {"max-pages", APP_OPT_INT, &o->max_pages, 1, 1e12, 0, NULL, NULL},
         {"per-site-rate", APP_OPT_DOUBLE, &o->per_site_rate, 0.001, 1000, 0, NULL, NULL},
         {"fetchers", APP_OPT_INT, &o->fetchers, 1, 1024, 0, NULL, NULL},

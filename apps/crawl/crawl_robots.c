@@ -4,7 +4,11 @@
  * (merged), or else the "*" groups; among the rules matching a path the
  * longest pattern wins, and allow wins a tie; "*" matches any run of
  * characters and a final "$" anchors the end.  Anything that is not a
- * "key: value" line (binary junk included) is ignored.
+ * "key: value" line (binary junk included) is ignored.  Rules and paths are
+ * compared in one normal form (RFC 9309 2.2.2, RFC 3986 6.2.2): an encoded
+ * unreserved character decoded, other encodings in upper-case hex, other
+ * octets outside printable ASCII encoded; so "/%70rivate/" is "/private/"
+ * and a rule cannot be dodged by spelling a path differently.
  *
  * The parsed rules are stored in the crawl_robots table as a blob:
  *   u8 kind (0 rules, 1 allow all, 2 disallow all), the reason (a
@@ -61,6 +65,56 @@ unsigned char *crawl_robots_fixed(int allow_all, const char *reason, size_t *len
     blob_add(&b, &kind, 1);
     blob_add(&b, reason, strlen(reason) + 1);
     return blob_finish(&b, len_out);
+}
+
+/* ---------------------------------------------------------------- normal form */
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    c = (char)tolower((unsigned char)c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int unreserved(unsigned char c)
+{
+    return isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+/* RFC 3986's reserved characters ('*' and '$' among them, which is why the
+ * pattern syntax survives normalising). */
+static int reserved(unsigned char c)
+{
+    return c != '\0' && strchr(":/?#[]@!$&'()*+,;=", c) != NULL;
+}
+
+static size_t put_encoded(unsigned char c, char *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    out[0] = '%', out[1] = hex[c >> 4], out[2] = hex[c & 15];
+    return 3;
+}
+
+char *crawl_robots_normalize(const char *path)
+{
+    char *out = malloc(3 * strlen(path) + 1), *o = out;
+    if (out == NULL) return NULL;
+    for (const char *s = path; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        int hi = c == '%' ? hex_value(s[1]) : -1, lo = hi >= 0 ? hex_value(s[2]) : -1;
+        if (lo >= 0) { /* an escape: decoded only if unreserved */
+            c = (unsigned char)(hi * 16 + lo);
+            s += 2;
+            if (unreserved(c)) *o++ = (char)c;
+            else o += put_encoded(c, o);
+        } else if (unreserved(c) || reserved(c)) {
+            *o++ = (char)c;
+        } else {
+            o += put_encoded(c, o); /* a stray '%' is the octet '%' itself */
+        }
+    }
+    *o = '\0';
+    return out;
 }
 
 /* ---------------------------------------------------------------- parsing */
@@ -124,8 +178,12 @@ static void on_line(parse_state *st, const line *l, const char *agent)
     st->in_agents = 0;
     if (st->group_match == 0 || l->value[0] == '\0') return; /* empty rule: no restriction */
     unsigned char a = (unsigned char)allow;
-    blob_add(&st->rules[st->group_match], &a, 1);
-    blob_add(&st->rules[st->group_match], l->value, strlen(l->value) + 1);
+    char *pattern = crawl_robots_normalize(l->value);
+    blob *rules = &st->rules[st->group_match];
+    if (pattern == NULL) rules->failed = 1;
+    blob_add(rules, &a, 1);
+    if (pattern) blob_add(rules, pattern, strlen(pattern) + 1);
+    free(pattern);
 }
 
 unsigned char *crawl_robots_parse(const char *body, size_t len, const char *agent, size_t *len_out)
@@ -191,10 +249,9 @@ static size_t skip_string(const unsigned char *blob, size_t at, size_t len)
     return at < len ? at + 1 : len;
 }
 
-int crawl_robots_allows(const unsigned char *blob, size_t len, const char *path)
+/* The rules' verdict on a path in normal form. */
+static int rules_allow(const unsigned char *blob, size_t len, const char *path)
 {
-    if (len == 0 || strcmp(path, "/robots.txt") == 0) return 1;
-    if (blob[0] != KIND_RULES) return blob[0] == KIND_ALLOW_ALL;
     size_t at = skip_string(blob, 1, len), best = 0;
     int allowed = 1;
     while (at + 1 < len) {
@@ -209,6 +266,17 @@ int crawl_robots_allows(const unsigned char *blob, size_t len, const char *path)
         }
         at = next;
     }
+    return allowed;
+}
+
+int crawl_robots_allows(const unsigned char *blob, size_t len, const char *path)
+{
+    if (len == 0 || strcmp(path, "/robots.txt") == 0) return 1;
+    if (blob[0] != KIND_RULES) return blob[0] == KIND_ALLOW_ALL;
+    char *normal = crawl_robots_normalize(path);
+    if (normal == NULL) return 0; /* out of memory: the safe answer */
+    int allowed = rules_allow(blob, len, normal);
+    free(normal);
     return allowed;
 }
 

@@ -100,6 +100,19 @@ void crawl_url_origin(const char *url, char *origin, size_t cap)
              has_port ? "" : (https ? ":443" : ":80"));
 }
 
+void crawl_url_host(const char *url, char *host, size_t cap)
+{
+    const char *at = strstr(url, "://");
+    at = at ? at + 3 : url;
+    size_t len = strcspn(at, "/?");
+    const char *colon = NULL; /* the port's, after any "[v6]" */
+    for (size_t i = 0; i < len; i++)
+        if (at[i] == ':') colon = at + i;
+        else if (at[i] == ']') colon = NULL;
+    if (colon) len = (size_t)(colon - at);
+    snprintf(host, cap, "%.*s", (int)len, at);
+}
+
 crawl_key crawl_url_key(const char *url)
 {
     char origin[CRAWL_URL_MAX + 16];

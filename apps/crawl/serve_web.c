@@ -11,8 +11,11 @@
  * 34 KB of text, the same bytes on every run for the same --seed.
  *
  * --traps adds, on site 0's "/", links to a 404, a 500, a redirect, a
- * 50 MB page, a page of binary junk served as HTML and a site whose port
- * does not answer; --junk-robots I serves binary junk as site I's
+ * 50 MB page, a page of binary junk served as HTML, a site whose port
+ * does not answer, pages robots.txt disallows spelled with escapes
+ * (/%70rivate/, /doc.pd%66), a redirect to another host (localhost) and
+ * links to private and link-local addresses (10.0.0.1, 169.254.169.254)
+ * that a crawler must not contact; --junk-robots I serves binary junk as site I's
  * robots.txt; --slow-site I:MS delays every answer of site I.  --log FILE
  * records every request (wall-clock time, port, path, status) so tests can
  * check politeness, robots compliance and exactly-once; --list prints the
@@ -44,6 +47,7 @@ typedef struct web {
     int traps, list;
     double duration;
     const char *log_path;
+    char away[64]; /* where /trap/away redirects: another host name */
     FILE *log;
     pthread_mutex_t log_lock;
 } web;
@@ -156,9 +160,14 @@ static void index_body(text *t, const web *w, long site)
         add(t, "<a href=\"http://127.0.0.1:%ld/\">next site</a>\n",
             w->port + (site + 1) % w->sites);
     if (w->traps && site == 0)
-        add(t, "<a href=\"/trap/missing\">404</a> <a href=\"/trap/error\">500</a>\n"
-               "<a href=\"/trap/redirect\">moved</a> <a href=\"/trap/big\">big</a>\n"
-               "<a href=\"/trap/garbage\">junk</a> <a href=\"http://127.0.0.1:1/\">dead</a>\n");
+        add(t,
+            "<a href=\"/trap/missing\">404</a> <a href=\"/trap/error\">500</a>\n"
+            "<a href=\"/trap/redirect\">moved</a> <a href=\"/trap/big\">big</a>\n"
+            "<a href=\"/trap/garbage\">junk</a> <a href=\"http://127.0.0.1:1/\">dead</a>\n"
+            "<a href=\"/%%70rivate/enc.html\">hidden</a> <a href=\"/doc.pd%%66\">pdf</a>\n"
+            "<a href=\"/trap/away\">away</a> <a href=\"http://10.0.0.1:%ld/\">lan</a>\n"
+            "<a href=\"http://169.254.169.254/latest/meta-data/\">metadata</a>\n",
+            w->port);
     add(t, "</body></html>\n");
 }
 
@@ -171,11 +180,14 @@ static ssize_t big_chunk(void *cls, uint64_t pos, char *buf, size_t max)
     return (ssize_t)max;
 }
 
-static void log_request(web *w, long site, const char *path, int status)
+/* One line of --log; `arrived` is when the request came in, not when the
+ * answer was ready: politeness is about the crawler's sending, and a busy
+ * machine can take a while to build a page. */
+static void log_request(web *w, long site, const char *path, int status,
+                        const struct timespec *arrived)
 {
     if (w->log == NULL) return;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    const struct timespec ts = *arrived;
     pthread_mutex_lock(&w->log_lock);
     fprintf(w->log, "%.6f\t%ld\t%s\t%d\n", (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec,
             w->port + site, path, status);
@@ -201,7 +213,8 @@ static int answer(const web *w, long site, const char *path, text *t, const char
         if (site == w->junk_robots) junk(t, w, site, 3000);
         else
             add(t,
-                "# robots.txt of site %ld\nUser-agent: *\nDisallow: /private/\n\n"
+                "# robots.txt of site %ld\nUser-agent: *\nDisallow: /private/\n"
+                "Disallow: /*.pdf$\n\n"
                 "User-agent: BadBot\nDisallow: /\n",
                 site);
         return 200;
@@ -213,7 +226,9 @@ static int answer(const web *w, long site, const char *path, text *t, const char
     if (w->traps && site == 0) {
         if (strcmp(path, "/trap/error") == 0) return add(t, "oops\n"), 500;
         if (strcmp(path, "/trap/redirect") == 0) return *location = "/r/target.html", 301;
-        if (strcmp(path, "/r/target.html") == 0)
+        if (strcmp(path, "/trap/away") == 0) return *location = w->away, 301;
+        if (strcmp(path, "/doc.pdf") == 0) return add(t, "%%PDF-1.4\n"), 200;
+        if (strcmp(path, "/r/target.html") == 0 || strcmp(path, "/r/away.html") == 0)
             return add(t, "<html><body>moved here</body></html>\n"), 200;
         if (strcmp(path, "/trap/garbage") == 0) return junk(t, w, site + 1, 20000), 200;
     }
@@ -228,6 +243,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     (void)version, (void)upload, (void)upload_size, (void)state;
     site_ref *ref = cls;
     web *w = ref->w;
+    struct timespec arrived;
+    clock_gettime(CLOCK_REALTIME, &arrived);
     if (ref->index == w->slow_site) usleep((useconds_t)(w->slow_ms * 1000));
     struct MHD_Response *resp;
     int status;
@@ -249,7 +266,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (resp == NULL) return MHD_NO;
     MHD_add_response_header(resp, "Content-Type",
                             strcmp(url, "/robots.txt") == 0 ? "text/plain" : "text/html");
-    log_request(w, ref->index, url, status);
+    log_request(w, ref->index, url, status, &arrived);
     enum MHD_Result r = MHD_queue_response(conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     return r;
@@ -265,9 +282,10 @@ static const char sw_usage[] =
     "  http://127.0.0.1:PORT/.  --log records every request as\n"
     "    TIME PORT PATH STATUS   (tab-separated, wall-clock seconds)\n"
     "  --list prints the URLs of every page a complete crawl must fetch and exits.\n"
-    "  --traps adds a 404, a 500, a redirect, a 50 MB page, binary junk and a dead\n"
-    "  site to site 0; --junk-robots I serves junk as site I's robots.txt;\n"
-    "  --slow-site I:MS delays site I's answers by MS milliseconds.\n";
+    "  --traps adds a 404, a 500, a redirect, a 50 MB page, binary junk, a dead\n"
+    "  site, escaped disallowed paths, a redirect to host localhost and links to\n"
+    "  10.0.0.1 and 169.254.169.254 to site 0; --junk-robots I serves junk as site\n"
+    "  I's robots.txt; --slow-site I:MS delays site I's answers by MS milliseconds.\n";
 
 static int parse(web *w, int argc, char **argv)
 {
@@ -295,6 +313,7 @@ static int parse(web *w, int argc, char **argv)
         app_error(SW_APP, "option --port: %ld + %ld sites passes port 65535", w->port, w->sites);
         return -1;
     }
+    snprintf(w->away, sizeof w->away, "http://localhost:%ld/r/away.html", w->port);
     if (slow) {
         static const app_int_field f[] = {{"site", 0, 999}, {"milliseconds", 0, 600000}};
         long v[2];

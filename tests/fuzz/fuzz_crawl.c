@@ -3,7 +3,8 @@
  * server sends (apps/crawl): robots.txt (crawl_robots.c), the links of an
  * HTML page (crawl_html.c, libxml2) and their resolution to normal URLs
  * (crawl_url.c, libcurl's URL API).  Any bytes give rules, links or nothing,
- * never a crash; a normal URL is its own normal form.
+ * never a crash; a normal URL, and a path in the normal form robots.txt
+ * rules are matched in, is its own normal form.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +23,19 @@ static void on_link(const char *href, void *arg)
     if (strcmp(url, again) != 0) __builtin_trap();
     if (crawl_url_path(url)[0] != '/') __builtin_trap();
     (void)crawl_url_key(url);
+    char host[CRAWL_URL_MAX];
+    crawl_url_host(url, host, sizeof host);
+    if (host[0] == '\0') __builtin_trap();
+}
+
+/* The robots.txt normal form is idempotent. */
+static void check_normal_form(const char *text)
+{
+    char *once = crawl_robots_normalize(text);
+    char *twice = once ? crawl_robots_normalize(once) : NULL;
+    if (once && twice && strcmp(once, twice) != 0) __builtin_trap();
+    free(once);
+    free(twice);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -43,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)crawl_robots_allows(blob, cut, "/x");
     }
     free(blob);
+    check_normal_form(text);
     crawl_html_links(text, size, on_link, NULL);
     free(text);
     return 0;

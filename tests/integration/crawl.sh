@@ -5,13 +5,20 @@
 #      (`serve-web --list`), each exactly once, never a path robots.txt
 #      disallows, never more than R requests in a second on a site; the
 #      traps (404, 500, redirect, 50 MB page, junk, dead site, junk
-#      robots.txt) are recorded in the manifest, not fatal;
+#      robots.txt) are recorded in the manifest, not fatal; disallowed paths
+#      spelled with escapes (/%70rivate/, /doc.pd%66) are not fetched; links
+#      and a redirect to other hosts (localhost, 10.0.0.1, 169.254.169.254)
+#      are not followed: the crawl stays on the seeds' host;
 #   2. the same manifest for 1 and 2 workers and 2 ranks under mpirun;
 #   3. a crawl killed with SIGKILL after a checkpoint and restored misses no
 #      page; the pages the server served twice are the metrics' refetched,
 #      plus at most the transfers the kill cut short (one per site);
-#   4. bad input: one line on stderr naming the file:line or the option, a
-#      non-zero exit, no manifest.
+#   4. with --scope any, the addresses decide: 10.0.0.1 and 169.254.169.254
+#      are refused without a connection, and so is a seed named localhost
+#      unless loopback is allowed (the test web on 127.0.0.1 allows it with
+#      --allow-addresses 127.0.0.1 throughout);
+#   5. bad input: one line on stderr naming the file:line or the option, a
+#      non-zero exit, no manifest; a seed's control bytes shown escaped.
 #
 # Environment: TESSERA, TESS_SRC, TESS_BUILD, TESS_HAVE_MPI=0|1.
 set -u
@@ -48,7 +55,8 @@ start_server() {
 }
 
 web_args=(--sites "$SITES" --pages "$PAGES" --traps --junk-robots 2 --slow-site 1:20)
-crawl() { "$TESSERA" run crawl --quiet --per-site-rate "$RATE" --fetchers 4 "$@"; }
+LOOPBACK=(--allow-addresses 127.0.0.1)
+crawl() { "$TESSERA" run crawl --quiet --per-site-rate "$RATE" --fetchers 4 "${LOOPBACK[@]}" "$@"; }
 
 # check_crawl DIR LOG — the manifest and the server's log agree with the
 # server's page list; prints the number of pages requested twice.
@@ -99,11 +107,25 @@ for p, reqs in requests.items():
         fail("port %d: %d requests within one second (rate %g)" % (p, window, rate))
     gaps = [b - a for a, b in zip(times, times[1:])]
     if gaps and min(gaps) < 0.5 / rate:
-        fail("port %d: two requests %.3f s apart (rate %g)" % (p, min(gaps), rate))
+        i = gaps.index(min(gaps)); fail("port %d: two requests %.3f s apart (rate %g): %s" % (p, min(gaps), rate, sorted(reqs)[i:i+2]))
 for url, r in rows.items():
     if "/private/" in url and not url.startswith("http://127.0.0.1:%d/" % (port + 2)):
         if r[1] != "blacklisted":
             fail("%s should be blacklisted: %s" % (url, r))
+# robots.txt rules hold however a path is spelled (the server decodes it)
+for url in (base + "/%70rivate/enc.html", base + "/doc.pd%66"):
+    if rows.get(url, [""] * 2)[1] != "blacklisted":
+        fail("%s should be blacklisted: %s" % (url, rows.get(url)))
+if any(path == "/doc.pdf" for t, path in requests[port]):
+    fail("/doc.pd%66 was fetched despite Disallow: /*.pdf$")
+# scope: the seeds' host only; the redirect to localhost is recorded, not followed
+if rows.get(base + "/trap/away", [""] * 3)[2] != "301":
+    fail("the redirect to another host is not recorded: %s" % rows.get(base + "/trap/away"))
+if any(path == "/r/away.html" for reqs in requests.values() for t, path in reqs):
+    fail("the redirect to another host (localhost) was followed")
+for url in rows:
+    if not url.startswith("http://127.0.0.1:"):
+        fail("a URL off the seeds' host is in the manifest: %s" % url)
 twice = sum(c - 1 for reqs in requests.values()
             for path, c in collections.Counter(p for _, p in reqs).items()
             if c > 1 and path != "/robots.txt")
@@ -135,7 +157,7 @@ twice=$(check_crawl "$C/w1" "$C/log1") || die "1 worker: $twice"
 if [ "$MPI" = 1 ]; then
     start_server "$C/log2" "${web_args[@]}"
     echo "http://127.0.0.1:$PORT/" > "$C/seeds2"
-    mpi 2 "$TESSERA" run crawl --quiet --per-site-rate "$RATE" --fetchers 4 --workers 1 \
+    mpi 2 "$TESSERA" run crawl --quiet --per-site-rate "$RATE" --fetchers 4 --workers 1 "${LOOPBACK[@]}" \
         --seeds "$C/seeds2" --output "$C/r2" --metrics "$C/r2/m.json" || die "2 ranks failed"
     twice=$(check_crawl "$C/r2" "$C/log2") || die "2 ranks: $twice"
     [ "$twice" = 0 ] || die "2 ranks: $twice pages requested twice"
@@ -165,7 +187,7 @@ K="$tmp/k"
 mkdir -p "$K"
 start_server "$K/log" --sites 2 --pages 30
 echo "http://127.0.0.1:$PORT/" > "$K/seeds"
-kargs=(--seeds "$K/seeds" --output "$K/out" --per-site-rate 8 --workers 2
+kargs=(--seeds "$K/seeds" --output "$K/out" --per-site-rate 8 --workers 2 "${LOOPBACK[@]}"
     --checkpoint-dir "$K/ck" --checkpoint-seconds 0.4 --round-seconds 0.2 --metrics "$K/out/m.json")
 "$TESSERA" run crawl --quiet "${kargs[@]}" &
 pid=$!
@@ -199,6 +221,36 @@ print("   restored epoch %d, %d pages fetched again" % (m["restored_epoch"], twi
 PY
 echo "   ($before requests before the kill)"
 
+step "scope any: private, link-local and loopback addresses refused unless allowed"
+S="$tmp/s"
+mkdir -p "$S"
+start_server "$S/log" --sites 1 --pages 2 --traps
+echo "http://127.0.0.1:$PORT/" > "$S/seeds"
+crawl --seeds "$S/seeds" --output "$S/any" --scope any --max-page-bytes 100000 --timeout 5 ||
+    die "crawl --scope any failed"
+python3 - "$S/any/manifest.tsv" "$PORT" <<'PY' || die "scope any"
+import sys
+rows = {l.split("\t")[0]: l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if not l.startswith("#")}
+port = int(sys.argv[2])
+want = {"http://10.0.0.1:%d/" % port: "refused: 10.0.0.1 is a private address",
+        "http://169.254.169.254/latest/meta-data/": "refused: 169.254.169.254 is a link-local address"}
+for url, note in want.items():
+    r = rows.get(url)
+    if r is None or r[1] != "blacklisted" or not r[5].startswith(note):
+        sys.exit("FAIL: %s: expected blacklisted, '%s...', got %s" % (url, note, r))
+r = rows.get("http://localhost:%d/r/away.html" % port)
+if r is None or r[2] != "200":
+    sys.exit("FAIL: with --scope any the redirect to localhost (127.0.0.1, allowed) is not followed: %s" % r)
+PY
+# a host name is judged by the address it resolves to: localhost is loopback
+echo "http://localhost:$PORT/" > "$S/seeds.name"
+before=$(wc -l < "$S/log")
+"$TESSERA" run crawl --quiet --seeds "$S/seeds.name" --output "$S/name" || die "crawl of localhost failed"
+grep -q $'blacklisted\t-\t-\t-\trefused: .* is a loopback address' "$S/name/manifest.tsv" ||
+    die "localhost was not refused: $(cat "$S/name/manifest.tsv")"
+[ "$(wc -l < "$S/log")" = "$before" ] || die "localhost was contacted without --allow-addresses"
+echo "   ok"
+
 step "bad input: one line, non-zero exit, no manifest"
 B="$tmp/b"
 mkdir -p "$B"
@@ -227,8 +279,20 @@ expect_fail "afile" --seeds "$B/good" --output "$B/afile"
 expect_fail "checkpoint-dir" --seeds "$B/good" --output "$B/o" --checkpoint-seconds 1
 expect_fail "output" --seeds "$B/good"
 expect_fail "unknown option" --seeds "$B/good" --output "$B/o" --bogus
+expect_fail "option --scope" --seeds "$B/good" --output "$B/o" --scope everywhere
+expect_fail "option --allow-addresses" --seeds "$B/good" --output "$B/o" --allow-addresses 10.0.0.0/33
+expect_fail "option --allow-hosts" --seeds "$B/good" --output "$B/o" --allow-hosts http://a.example/
+# seeds: no empty host, control bytes shown escaped, never sent raw to the terminal
+printf '# x\nhttp:///foo\n' > "$B/nohost"
+expect_fail "nohost:2: not an http or https URL: 'http:///foo'" --seeds "$B/nohost" --output "$B/o"
+printf 'http://127.0.0.1:1/\033]0;owned\007\033[2J\n' > "$B/escapes"
+expect_fail 'escapes:1: .*/\\x1b.0;owned\\x07\\x1b.2J' --seeds "$B/escapes" --output "$B/o"
+LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$B/err" && die "a seed's control bytes were echoed raw"
+printf 'http://127.0.0.1:1/\000junk\n' > "$B/nul"
+expect_fail 'nul:1: .*\\x00junk' --seeds "$B/nul" --output "$B/o"
 # an unreachable seed is a result, not an error
-"$TESSERA" run crawl --quiet --seeds "$B/good" --output "$B/dead" || die "a dead seed failed the run"
+"$TESSERA" run crawl --quiet "${LOOPBACK[@]}" --seeds "$B/good" --output "$B/dead" ||
+    die "a dead seed failed the run"
 grep -q $'blacklisted\t-\t-\t-\trobots.txt unreachable' "$B/dead/manifest.tsv" ||
     die "the dead seed is not in the manifest"
 echo "   ok"

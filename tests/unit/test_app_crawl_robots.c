@@ -4,6 +4,8 @@
  * The matcher is checked against a plainly recursive one on every short
  * pattern and path over a small alphabet, and a pattern with many stars
  * against a long path (exponential for a recursive matcher) must finish.
+ * Rules and paths are compared normalised (RFC 9309 2.2.2), so an encoded
+ * path cannot dodge a rule.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,12 +104,55 @@ static void test_many_stars_finish(void **state)
     free(blob);
 }
 
+static void test_encoded_paths_cannot_dodge_rules(void **state)
+{
+    (void)state;
+    const char *body = "User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\n"
+                       "Disallow: /%7euser/\nDisallow: /a%2fb\nDisallow: /caf\xc3\xa9\n";
+    size_t len = 0;
+    unsigned char *blob = crawl_robots_parse(body, strlen(body), "tessera", &len);
+    assert_non_null(blob);
+    assert_false(crawl_robots_allows(blob, len, "/%70rivate/x.html"));
+    assert_false(crawl_robots_allows(blob, len, "/%70%72%69%76%61%74%65/"));
+    assert_false(crawl_robots_allows(blob, len, "/doc.pd%66"));
+    assert_true(crawl_robots_allows(blob, len, "/doc.PD%66")); /* letters keep their case */
+    assert_false(crawl_robots_allows(blob, len, "/~user/x"));
+    assert_false(crawl_robots_allows(blob, len, "/%7Euser/x"));
+    assert_false(crawl_robots_allows(blob, len, "/a%2Fb"));
+    assert_true(crawl_robots_allows(blob, len, "/a/b")); /* %2F is not '/' */
+    assert_false(crawl_robots_allows(blob, len, "/caf%C3%A9"));
+    assert_false(crawl_robots_allows(blob, len, "/caf%c3%a9"));
+    assert_true(crawl_robots_allows(blob, len, "/privat"));
+    free(blob);
+}
+
+static void test_normal_form(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {
+        {"/%70rivate/", "/private/"}, {"/%2f%2F", "/%2F%2F"},   {"/a b", "/a%20b"},
+        {"/100%", "/100%25"},         {"/%zz%4", "/%25zz%254"}, {"/*.pdf$", "/*.pdf$"},
+        {"/\x1b[2J", "/%1B[2J"},      {"/%41%7e%2D", "/A~-"},   {"/\"q\"", "/%22q%22"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *n = crawl_robots_normalize(cases[i][0]);
+        assert_non_null(n);
+        assert_string_equal(n, cases[i][1]);
+        char *again = crawl_robots_normalize(n); /* a normal form is its own */
+        assert_string_equal(again, n);
+        free(again);
+        free(n);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_the_definition),
         cmocka_unit_test(test_longest_rule_wins),
         cmocka_unit_test(test_many_stars_finish),
+        cmocka_unit_test(test_encoded_paths_cannot_dodge_rules),
+        cmocka_unit_test(test_normal_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

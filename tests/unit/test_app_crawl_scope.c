@@ -1,0 +1,155 @@
+/*
+ * test_app_crawl_scope.c — what the crawler may contact: links only to the
+ * seeds' hosts and --allow-hosts unless --scope any, and no connection to a
+ * loopback, private, link-local or other non-public address unless
+ * --allow-addresses names it (IPv4, IPv6, IPv4-mapped and NAT64 forms).
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <cmocka.h>
+#include "crawl/crawl_app.h"
+
+/* The scope of these options and seeds (NULL-terminated). */
+static void make_scope(crawl_scope *s, const char *scope, const char *hosts, const char *nets,
+                       const char *const *seeds)
+{
+    crawl_opts o;
+    memset(&o, 0, sizeof o);
+    o.scope = scope, o.allow_hosts = hosts, o.allow_addresses = nets;
+    assert_int_equal(crawl_scope_init(s, &o), 0);
+    for (; seeds && *seeds; seeds++) assert_int_equal(crawl_scope_add_seed(*seeds, s), 0);
+    crawl_scope_finish(s);
+}
+
+/* 1 if the scope refuses a connection to the address text. */
+static int refuses(const crawl_scope *s, const char *text)
+{
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, text, &v4->sin_addr) == 1) v4->sin_family = AF_INET;
+    else {
+        assert_int_equal(inet_pton(AF_INET6, text, &v6->sin6_addr), 1);
+        v6->sin6_family = AF_INET6;
+    }
+    char why[160] = "";
+    int r = crawl_scope_refuses(s, (struct sockaddr *)&ss, why, sizeof why);
+    if (r) assert_non_null(strstr(why, "address"));
+    return r;
+}
+
+static void test_non_public_addresses_refused(void **state)
+{
+    (void)state;
+    crawl_scope s;
+    make_scope(&s, NULL, NULL, NULL, NULL);
+    const char *bad[] = {"127.0.0.1",
+                         "127.255.0.9",
+                         "10.0.0.1",
+                         "172.16.0.1",
+                         "172.31.255.255",
+                         "192.168.1.1",
+                         "169.254.169.254",
+                         "0.0.0.0",
+                         "100.100.100.200",
+                         "::1",
+                         "::",
+                         "fd00:ec2::254",
+                         "fc00::1",
+                         "fe80::1",
+                         "::ffff:10.0.0.1",
+                         "::ffff:127.0.0.1",
+                         "64:ff9b::a9fe:a9fe",
+                         "224.0.0.1",
+                         "255.255.255.255"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (!refuses(&s, bad[i])) fail_msg("%s was not refused", bad[i]);
+    const char *good[] = {"93.184.216.34", "8.8.8.8",         "172.32.0.1",     "192.169.0.1",
+                          "11.0.0.1",      "2606:4700::1111", "::ffff:1.1.1.1", "64:ff9b::808:808"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        if (refuses(&s, good[i])) fail_msg("%s was refused", good[i]);
+    crawl_scope_free(&s);
+}
+
+static void test_allow_addresses(void **state)
+{
+    (void)state;
+    crawl_scope s;
+    make_scope(&s, NULL, NULL, "127.0.0.1,10.1.0.0/16,fe80::/10", NULL);
+    assert_false(refuses(&s, "127.0.0.1"));
+    assert_false(refuses(&s, "::ffff:127.0.0.1"));
+    assert_true(refuses(&s, "127.0.0.2"));
+    assert_false(refuses(&s, "10.1.200.3"));
+    assert_true(refuses(&s, "10.2.0.1"));
+    assert_false(refuses(&s, "fe80::1"));
+    assert_true(refuses(&s, "::1"));
+    assert_true(refuses(&s, "169.254.169.254"));
+    crawl_scope_free(&s);
+}
+
+/* crawl_scope_init must refuse these options. */
+static void assert_options_refused(const char *scope, const char *hosts, const char *nets)
+{
+    crawl_opts o;
+    crawl_scope s;
+    memset(&o, 0, sizeof o);
+    o.scope = scope, o.allow_hosts = hosts, o.allow_addresses = nets;
+    if (crawl_scope_init(&s, &o) == 0)
+        fail_msg("accepted --scope %s --allow-hosts '%s' --allow-addresses '%s'", scope, hosts,
+                 nets);
+    crawl_scope_free(&s);
+}
+
+static void test_bad_options_refused(void **state)
+{
+    (void)state;
+    const char *nets[] = {"10.0.0.0/33", "10.0.0/8", "", "10.0.0.0/", "::1/129", "x", "1.2.3.4,"};
+    for (size_t i = 0; i < sizeof nets / sizeof *nets; i++)
+        assert_options_refused(NULL, NULL, nets[i]);
+    const char *hosts[] = {"http://a.org/", "a.org:80", "*", "a b", "*a.org", ""};
+    for (size_t i = 0; i < sizeof hosts / sizeof *hosts; i++)
+        assert_options_refused(NULL, hosts[i], NULL);
+    assert_options_refused("everything", NULL, NULL);
+}
+
+static void test_links_stay_on_the_seeds_hosts(void **state)
+{
+    (void)state;
+    const char *seeds[] = {"http://a.example/", "https://[::1]:8443/x", NULL};
+    crawl_scope s;
+    make_scope(&s, NULL, "B.example,*.c.example", NULL, seeds);
+    assert_true(crawl_scope_allows(&s, "http://a.example/p"));
+    assert_true(crawl_scope_allows(&s, "https://a.example:8080/p")); /* any scheme, port */
+    assert_true(crawl_scope_allows(&s, "http://[::1]/"));
+    assert_true(crawl_scope_allows(&s, "http://b.example/"));
+    assert_true(crawl_scope_allows(&s, "http://x.c.example/"));
+    assert_true(crawl_scope_allows(&s, "http://y.x.c.example:81/"));
+    assert_false(crawl_scope_allows(&s, "http://c.example/"));
+    assert_false(crawl_scope_allows(&s, "http://www.a.example/"));
+    assert_false(crawl_scope_allows(&s, "http://169.254.169.254/latest/meta-data/"));
+    assert_false(crawl_scope_allows(&s, "http://a.example.evil/"));
+    crawl_scope_free(&s);
+    make_scope(&s, "any", NULL, NULL, seeds);
+    assert_true(crawl_scope_allows(&s, "http://169.254.169.254/"));
+    crawl_scope_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_non_public_addresses_refused),
+        cmocka_unit_test(test_allow_addresses),
+        cmocka_unit_test(test_bad_options_refused),
+        cmocka_unit_test(test_links_stay_on_the_seeds_hosts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
