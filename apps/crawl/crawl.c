@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "crawl_app.h"
+#include "slurp.h"
 
 void crawl_page_path(const crawl_app *app, crawl_key k, char *out, size_t cap)
 {
@@ -70,10 +71,10 @@ static int seed_ok(const char *s, size_t n)
  * skipped).  Calls fn for each; -1 after "FILE:LINE: ..." on a bad one. */
 static int read_seeds(const char *path, int report, int (*fn)(const char *, void *), void *arg)
 {
-    FILE *fp = fopen(path, "r");
+    char why[512];
+    FILE *fp = app_fopen_regular(path, why, sizeof why); /* not a FIFO or /dev/zero */
     if (fp == NULL) {
-        if (report)
-            app_error(CRAWL_APP, "option --seeds: cannot read %s: %s", path, strerror(errno));
+        if (report) app_error(CRAWL_APP, "option --seeds: cannot read %s", why);
         return -1;
     }
     char line[CRAWL_URL_MAX + 1], url[CRAWL_URL_MAX], shown[1024];

@@ -40,6 +40,8 @@ expect_error "kmeans --points /dev/zero" "not a regular file" "$TESSERA" "${KM[@
 expect_error "kmeans --points FIFO" "not a regular file" "$TESSERA" "${KM[@]}" --points "$tmp/fifo"
 expect_error "nbody --input /dev/zero" "not a regular file" "$TESSERA" "${NB[@]}" --input /dev/zero
 expect_error "nbody --input DIR" "not a regular file" "$TESSERA" "${NB[@]}" --input "$tmp"
+expect_error "crawl --seeds FIFO" "not a regular file" \
+    "$TESSERA" run crawl --seeds "$tmp/fifo" --output "$tmp/crawl"
 
 step "a long load stops on SIGTERM"
 python3 - "$tmp/big.txt" << 'PY'
