@@ -9,8 +9,8 @@
 #include <string.h>
 #include "tile/tile_internal.h"
 
-int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device);
-void tile_opencl_close(void *device);
+int tess__tile_opencl_open(tess__tile_ctl *c, const tess__tile_proc_spec *spec, void **device);
+void tess__tile_opencl_close(void *device);
 
 #if TESS_HAVE_OPENCL
 #include "tessera/tile_opencl.h"
@@ -43,7 +43,7 @@ static int find_device(tess_ctx *ctx, int n, cl_platform_id *pl_out, cl_device_i
                           "opencl:%d: there are only %d OpenCL devices on this machine", n, seen);
 }
 
-int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device)
+int tess__tile_opencl_open(tess__tile_ctl *c, const tess__tile_proc_spec *spec, void **device)
 {
     tess_tile_opencl *d = calloc(1, sizeof *d);
     TESS_RETURN_IF(c->ctx, d == NULL, TESS_ERR_NOMEM, "out of memory");
@@ -58,7 +58,7 @@ int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device)
                             "opencl:%d: cannot create a context or queue (OpenCL error %d)",
                             spec->device, (int)err);
     if (rc != TESS_OK) {
-        tile_opencl_close(d);
+        tess__tile_opencl_close(d);
         return rc;
     }
     clGetDeviceInfo(d->device, CL_DEVICE_NAME, sizeof d->name - 1, d->name, NULL);
@@ -66,7 +66,7 @@ int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device)
     return TESS_OK;
 }
 
-void tile_opencl_close(void *device)
+void tess__tile_opencl_close(void *device)
 {
     tess_tile_opencl *d = device;
     if (d == NULL) return;
@@ -124,7 +124,7 @@ cl_int tess_tile_opencl_enqueue_1d(tess_tile_opencl *dev, cl_kernel kernel, size
 
 #else
 
-int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device)
+int tess__tile_opencl_open(tess__tile_ctl *c, const tess__tile_proc_spec *spec, void **device)
 {
     (void)device;
     return tess_set_error(c->ctx, TESS_ERR_UNSUPPORTED,
@@ -134,6 +134,6 @@ int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device)
                           spec->text);
 }
 
-void tile_opencl_close(void *device) { (void)device; }
+void tess__tile_opencl_close(void *device) { (void)device; }
 
 #endif

@@ -19,14 +19,14 @@
 #include <string.h>
 #include "tile/tile_internal.h"
 
-static int fixed(const tile_ctl *c) { return c->policy.kind != TILE_APC; }
-static int listed(const tile_ctl *c)
+static int fixed(const tess__tile_ctl *c) { return c->policy.kind != TILE_APC; }
+static int listed(const tess__tile_ctl *c)
 {
     return c->policy.kind == TILE_STATIC || c->policy.kind == TILE_WS;
 }
 
 /* Rows [lo, hi) of every column, owned by `owner`, as work. */
-static int add_rows(tile_ctl *c, int64_t lo, int64_t hi, int owner)
+static int add_rows(tess__tile_ctl *c, int64_t lo, int64_t hi, int owner)
 {
     for (int64_t col = 0; col < c->area.ncolumns && lo < hi; col++) {
         tess__tile_segment s = {.column = col, .r0 = lo, .r1 = hi, .owner = owner};
@@ -36,7 +36,7 @@ static int add_rows(tile_ctl *c, int64_t lo, int64_t hi, int owner)
     return TESS_OK;
 }
 
-static int list_append(tile_ctl *c, int proc, const tess__tile_segment *s)
+static int list_append(tess__tile_ctl *c, int proc, const tess__tile_segment *s)
 {
     int n = c->list_len[proc];
     if ((n & (n - 1)) == 0 && n >= 16) { /* grow at powers of two */
@@ -55,7 +55,7 @@ static int list_append(tile_ctl *c, int proc, const tess__tile_segment *s)
 
 /* static, ws: cut the plan's work into fixed tiles, dealt to processors in
  * equal contiguous parts. */
-static int deal_fixed(tile_ctl *c)
+static int deal_fixed(tess__tile_ctl *c)
 {
     uint64_t total = c->plan.remaining, done = 0;
     tess__tile_box box;
@@ -70,7 +70,7 @@ static int deal_fixed(tile_ctl *c)
     return TESS_OK;
 }
 
-int tile_policy_setup(tile_ctl *c)
+int tess__tile_policy_setup(tess__tile_ctl *c)
 {
     int rc =
         tess__tile_plan_init_empty(&c->plan, &c->area, c->nprocs, c->args.queue_s, c->args.boot_s);
@@ -93,26 +93,26 @@ int tile_policy_setup(tile_ctl *c)
     return rc;
 }
 
-static double estimate(const tile_ctl *c, int proc, uint64_t cells)
+static double estimate(const tess__tile_ctl *c, int proc, uint64_t cells)
 {
     double rate = tess__tile_model_rate(&c->plan.procs[proc].model, cells);
     if (rate <= 0) tess__tile_model_best_size(&c->plan.procs[proc].model, &rate);
     return rate > 0 ? (double)cells / rate : 0.0;
 }
 
-static int hand(tile_ctl *c, int proc, const tess__tile_segment *seg, const tess__tile_box *box,
-                uint64_t cells, double est, int counted)
+static int hand(tess__tile_ctl *c, int proc, const tess__tile_segment *seg,
+                const tess__tile_box *box, uint64_t cells, double est, int counted)
 {
-    tile_item it = {.box = *box, .cells = cells, .est = est, .column = seg->column};
-    tile_store_item_input(c, seg, &it);
+    tess__tile_item it = {.box = *box, .cells = cells, .est = est, .column = seg->column};
+    tess__tile_store_item_input(c, seg, &it);
     if (!counted) { /* the plan counts what plan_next hands out itself */
         c->plan.procs[proc].queued_s += est;
         c->plan.procs[proc].queued_tiles++;
     }
-    return tile_proc_push(&c->procs[proc], &it);
+    return tess__tile_proc_push(&c->procs[proc], &it);
 }
 
-static void seg_box(const tile_ctl *c, const tess__tile_segment *s, tess__tile_box *box)
+static void seg_box(const tess__tile_ctl *c, const tess__tile_segment *s, tess__tile_box *box)
 {
     tess__tile_column_box(&c->area, s->column, box);
     box->lo[0] = s->r0;
@@ -120,7 +120,7 @@ static void seg_box(const tile_ctl *c, const tess__tile_segment *s, tess__tile_b
 }
 
 /* ws: take the back half of the longest other deque. */
-static void ws_steal(tile_ctl *c, int thief)
+static void ws_steal(tess__tile_ctl *c, int thief)
 {
     int victim = -1, most = 0;
     for (int i = 0; i < c->nprocs; i++) {
@@ -135,7 +135,7 @@ static void ws_steal(tile_ctl *c, int thief)
     c->list_len[victim] = from;
 }
 
-static int dispatch_listed(tile_ctl *c)
+static int dispatch_listed(tess__tile_ctl *c)
 {
     for (int i = 0; i < c->nprocs; i++) {
         while (c->plan.procs[i].queued_tiles < 2) {
@@ -153,7 +153,7 @@ static int dispatch_listed(tile_ctl *c)
     return TESS_OK;
 }
 
-static int dispatch_dd(tile_ctl *c)
+static int dispatch_dd(tess__tile_ctl *c)
 {
     for (int i = 0; i < c->nprocs; i++) {
         while (c->plan.procs[i].queued_tiles < 2) {
@@ -167,19 +167,19 @@ static int dispatch_dd(tile_ctl *c)
     return TESS_OK;
 }
 
-void tile_policy_note_running(tile_ctl *c)
+void tess__tile_policy_note_running(tess__tile_ctl *c)
 {
     for (int i = 0; i < c->nprocs; i++)
-        c->plan.procs[i].running_s = tile_proc_running(&c->procs[i]);
+        c->plan.procs[i].running_s = tess__tile_proc_running(&c->procs[i]);
 }
 
-static int dispatch_apc(tile_ctl *c)
+static int dispatch_apc(tess__tile_ctl *c)
 {
     int proc;
     tess__tile_box box;
     uint64_t cells;
     double est;
-    tile_policy_note_running(c);
+    tess__tile_policy_note_running(c);
     while (tess__tile_plan_next(&c->plan, &proc, &box, &cells, &est)) {
         int rc = hand(c, proc, &c->plan.last, &box, cells, est, 1);
         if (rc != TESS_OK) return rc;
@@ -187,15 +187,16 @@ static int dispatch_apc(tile_ctl *c)
     return TESS_OK;
 }
 
-void tile_policy_dispatch(tile_ctl *c)
+void tess__tile_policy_dispatch(tess__tile_ctl *c)
 {
     int rc = listed(c)                   ? dispatch_listed(c)
              : c->policy.kind == TILE_DD ? dispatch_dd(c)
                                          : dispatch_apc(c);
-    if (rc != TESS_OK) tile_abort_all(c, rc, "tiles: out of memory for the processors' queues");
+    if (rc != TESS_OK)
+        tess__tile_abort_all(c, rc, "tiles: out of memory for the processors' queues");
 }
 
-void tile_policy_done(tile_ctl *c, const tile_done *d)
+void tess__tile_policy_done(tess__tile_ctl *c, const tess__tile_done *d)
 {
     tess__tile_proc *q = &c->plan.procs[d->proc];
     if (!q->boot.done && c->ntried[d->proc] < 16)
@@ -203,7 +204,7 @@ void tile_policy_done(tile_ctl *c, const tile_done *d)
     tess__tile_plan_done(&c->plan, d->proc, d->cells, d->est, d->seconds);
 }
 
-int tile_policy_add_work(tile_ctl *c, const tess__tile_segment *s)
+int tess__tile_policy_add_work(tess__tile_ctl *c, const tess__tile_segment *s)
 {
     if (c->policy.kind != TILE_WS) return tess__tile_plan_push(&c->plan, s);
     /* ws: cut into fixed tiles, dealt round robin */
@@ -216,7 +217,7 @@ int tile_policy_add_work(tile_ctl *c, const tess__tile_segment *s)
     return rc;
 }
 
-uint64_t tile_policy_left(const tile_ctl *c)
+uint64_t tess__tile_policy_left(const tess__tile_ctl *c)
 {
     uint64_t n = c->plan.remaining;
     for (int i = 0; listed(c) && i < c->nprocs; i++)
@@ -226,7 +227,7 @@ uint64_t tile_policy_left(const tile_ctl *c)
     return n;
 }
 
-static int give_pending(tile_ctl *c, uint64_t cells, tess__tile_segment *out, int max, int *n,
+static int give_pending(tess__tile_ctl *c, uint64_t cells, tess__tile_segment *out, int max, int *n,
                         uint64_t *taken)
 {
     while (c->npending > 0 && *taken < cells && *n < max) {
@@ -238,7 +239,7 @@ static int give_pending(tile_ctl *c, uint64_t cells, tess__tile_segment *out, in
 }
 
 /* ws: whole fixed tiles from the back of the longest deques. */
-static void give_listed(tile_ctl *c, uint64_t cells, tess__tile_segment *out, int max, int *n,
+static void give_listed(tess__tile_ctl *c, uint64_t cells, tess__tile_segment *out, int max, int *n,
                         uint64_t *taken)
 {
     while (*taken < cells && *n < max) {
@@ -256,7 +257,7 @@ static void give_listed(tile_ctl *c, uint64_t cells, tess__tile_segment *out, in
     }
 }
 
-int tile_policy_give(tile_ctl *c, uint64_t cells, tess__tile_segment **out, int *n)
+int tess__tile_policy_give(tess__tile_ctl *c, uint64_t cells, tess__tile_segment **out, int *n)
 {
     *n = 0;
     *out = NULL;

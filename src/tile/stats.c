@@ -14,9 +14,9 @@ typedef struct stats_head {
     int32_t nprocs, pad;
 } stats_head;
 
-static void fill_proc(const tile_ctl *c, int i, tess_tile_proc_stats *ps)
+static void fill_proc(const tess__tile_ctl *c, int i, tess_tile_proc_stats *ps)
 {
-    const tile_proc *p = &c->procs[i];
+    const tess__tile_processor *p = &c->procs[i];
     memset(ps, 0, sizeof *ps);
     ps->rank = c->me;
     snprintf(ps->spec, sizeof ps->spec, "%s", p->spec.text);
@@ -31,12 +31,12 @@ static void fill_proc(const tile_ctl *c, int i, tess_tile_proc_stats *ps)
     ps->busy_after_boot = c->busy_after_boot[i];
 }
 
-void tile_stats_send(tile_ctl *c)
+void tess__tile_stats_send(tess__tile_ctl *c)
 {
     size_t len = sizeof(stats_head) + (size_t)c->nprocs * sizeof(tess_tile_proc_stats);
     uint8_t *buf = calloc(1, len);
     if (buf == NULL) {
-        tile_abort_all(c, TESS_ERR_NOMEM, "out of memory for the statistics");
+        tess__tile_abort_all(c, TESS_ERR_NOMEM, "out of memory for the statistics");
         return;
     }
     stats_head h = {.rank = c->rs, .finish_at = c->finish_at, .nprocs = c->nprocs};
@@ -44,11 +44,11 @@ void tile_stats_send(tile_ctl *c)
     memcpy(buf, &h, sizeof h);
     for (int i = 0; i < c->nprocs; i++)
         fill_proc(c, i, (tess_tile_proc_stats *)(void *)(buf + sizeof h) + i);
-    tile_send(c, 0, TILE_STATS, NULL, 0, buf, len);
+    tess__tile_send(c, 0, TILE_STATS, NULL, 0, buf, len);
     free(buf);
 }
 
-void tile_stats_on_message(tile_ctl *c, int src, const uint8_t *p, size_t len)
+void tess__tile_stats_on_message(tess__tile_ctl *c, int src, const uint8_t *p, size_t len)
 {
     tess_tile_stats *s = c->ctx->tile ? c->ctx->tile->result : NULL;
     stats_head h;
@@ -57,7 +57,7 @@ void tile_stats_on_message(tile_ctl *c, int src, const uint8_t *p, size_t len)
     if (h.nprocs < 0 || len != sizeof h + (size_t)h.nprocs * sizeof(tess_tile_proc_stats)) return;
     tess_tile_proc_stats *procs = realloc(s->procs, (size_t)(s->nprocs + h.nprocs) * sizeof *procs);
     if (procs == NULL) {
-        tile_abort_all(c, TESS_ERR_NOMEM, "out of memory for the statistics");
+        tess__tile_abort_all(c, TESS_ERR_NOMEM, "out of memory for the statistics");
         return;
     }
     memcpy(procs + s->nprocs, p + sizeof h, (size_t)h.nprocs * sizeof *procs);
@@ -68,7 +68,7 @@ void tile_stats_on_message(tile_ctl *c, int src, const uint8_t *p, size_t len)
     c->stats_in++;
 }
 
-void tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy)
+void tess__tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy)
 {
     memset(s, 0, sizeof *s);
     s->nranks = nranks;
@@ -82,7 +82,7 @@ static int by_rank(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-void tile_stats_finish(tess_tile_stats *s)
+void tess__tile_stats_finish(tess_tile_stats *s)
 {
     qsort(s->procs, (size_t)s->nprocs, sizeof *s->procs, by_rank);
     double lo = 0, hi = 0;

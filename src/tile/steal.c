@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include "tile/tile_internal.h"
 
-double tile_rank_rate(const tile_ctl *c)
+double tess__tile_rank_rate(const tess__tile_ctl *c)
 {
     double sum = 0;
     for (int i = 0; i < c->nprocs; i++) {
@@ -24,7 +24,7 @@ double tile_rank_rate(const tile_ctl *c)
     return sum;
 }
 
-static uint64_t next_random(tile_ctl *c)
+static uint64_t next_random(tess__tile_ctl *c)
 {
     c->rng = c->rng * 6364136223846793005ULL + 1442695040888963407ULL;
     return c->rng >> 33;
@@ -32,7 +32,7 @@ static uint64_t next_random(tile_ctl *c)
 
 /* Seconds until this rank's processors run out of queued work, all working
  * together: the queued cells over the aggregate rate. */
-static double queued_seconds(const tile_ctl *c)
+static double queued_seconds(const tess__tile_ctl *c)
 {
     double cells = 0, rate = 0, longest = 0;
     for (int i = 0; i < c->nprocs; i++) {
@@ -52,16 +52,16 @@ static double queued_seconds(const tile_ctl *c)
  * half a peer's work while this rank had as much again to do (Black-Scholes
  * K=1 on 4 ranks: one rank ended with 360k options of 1M, the last to
  * finish). */
-static int queues_run_dry(const tile_ctl *c)
+static int queues_run_dry(const tess__tile_ctl *c)
 {
     double soon = 2 * c->steal_rtt > 1e-3 ? 2 * c->steal_rtt : 1e-3;
     return queued_seconds(c) <= soon;
 }
 
-void tile_steal_maybe(tile_ctl *c)
+void tess__tile_steal_maybe(tess__tile_ctl *c)
 {
     if (c->nranks == 1 || c->policy.kind == TILE_STATIC || c->steal_out || c->finished) return;
-    if (tile_policy_left(c) > 0 || c->fetch_bytes_out > 0 || !queues_run_dry(c)) return;
+    if (tess__tile_policy_left(c) > 0 || c->fetch_bytes_out > 0 || !queues_run_dry(c)) return;
     int candidates = 0;
     for (int r = 0; r < c->nranks; r++) candidates += r != c->me && !c->peer_empty[r];
     if (candidates == 0) return;
@@ -69,11 +69,11 @@ void tile_steal_maybe(tile_ctl *c)
     for (int r = 0; r < c->nranks; r++) {
         if (r == c->me || c->peer_empty[r]) continue;
         if (pick-- == 0) {
-            double req[2] = {tile_rank_rate(c), queued_seconds(c)};
+            double req[2] = {tess__tile_rank_rate(c), queued_seconds(c)};
             c->steal_out = 1;
             c->steal_timing = 1;
-            c->steal_sent_at = tile_now(c);
-            tile_send(c, r, TILE_STEAL, req, sizeof req, NULL, 0);
+            c->steal_sent_at = tess__tile_now(c);
+            tess__tile_send(c, r, TILE_STEAL, req, sizeof req, NULL, 0);
             return;
         }
     }
@@ -91,25 +91,25 @@ static uint64_t thief_share(uint64_t left, double r_t, double q_t, double r_v, d
     return s <= 0 ? 0 : s >= (double)left ? left : (uint64_t)s;
 }
 
-void tile_steal_on_request(tile_ctl *c, int src, double thief_rate, double thief_queued)
+void tess__tile_steal_on_request(tess__tile_ctl *c, int src, double thief_rate, double thief_queued)
 {
-    double mine = tile_rank_rate(c);
+    double mine = tess__tile_rank_rate(c);
     if (thief_rate <= 0) thief_rate = mine > 0 ? mine : 1.0; /* unknown: as fast as this rank */
     if (mine <= 0) mine = thief_rate;
-    uint64_t left = tile_policy_left(c);
+    uint64_t left = tess__tile_policy_left(c);
     uint64_t share = thief_share(left, thief_rate, thief_queued, mine, queued_seconds(c));
     if (share < c->plan.min_cells) share = 0; /* not worth a tile */
     tess__tile_segment *segs = NULL;
     int n = 0;
-    if (tile_policy_give(c, share, &segs, &n) != TESS_OK) n = 0;
-    tile_wire_seg *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    if (tess__tile_policy_give(c, share, &segs, &n) != TESS_OK) n = 0;
+    tess__tile_wire_seg *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
     if (w == NULL) n = 0;
     uint64_t cells = 0;
     for (int i = 0; i < n; i++) {
-        w[i] = (tile_wire_seg){segs[i].column, segs[i].r0, segs[i].r1, segs[i].owner, 0};
+        w[i] = (tess__tile_wire_seg){segs[i].column, segs[i].r0, segs[i].r1, segs[i].owner, 0};
         cells += tess__tile_segment_cells(&c->area, &segs[i]);
     }
-    tile_send(c, src, TILE_GIVE, w, (size_t)n * sizeof *w, NULL, 0);
+    tess__tile_send(c, src, TILE_GIVE, w, (size_t)n * sizeof *w, NULL, 0);
     if (n > 0) {
         c->rs.stolen_out += cells;
         c->rs.steals_out++;
@@ -119,20 +119,20 @@ void tile_steal_on_request(tile_ctl *c, int src, double thief_rate, double thief
     free(segs);
 }
 
-void tile_steal_timed(tile_ctl *c)
+void tess__tile_steal_timed(tess__tile_ctl *c)
 {
     if (!c->steal_timing) return;
     c->steal_timing = 0;
-    double t = tile_now(c) - c->steal_sent_at;
+    double t = tess__tile_now(c) - c->steal_sent_at;
     c->steal_rtt = c->steal_rtt > 0 ? 0.75 * c->steal_rtt + 0.25 * t : t;
 }
 
-void tile_steal_on_give(tile_ctl *c, int src, const tile_wire_seg *segs, int n)
+void tess__tile_steal_on_give(tess__tile_ctl *c, int src, const tess__tile_wire_seg *segs, int n)
 {
     c->steal_out = 0;
     int fetches = c->npending;
     if (n == 0) {
-        tile_steal_timed(c);
+        tess__tile_steal_timed(c);
         c->peer_empty[src] = 1;
         return;
     }
@@ -141,13 +141,13 @@ void tile_steal_on_give(tile_ctl *c, int src, const tile_wire_seg *segs, int n)
         tess__tile_segment s = {
             .column = segs[i].column, .r0 = segs[i].r0, .r1 = segs[i].r1, .owner = segs[i].owner};
         cells += tess__tile_segment_cells(&c->area, &s);
-        if (tile_store_add_pending(c, &s) != TESS_OK) {
-            tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for stolen work");
+        if (tess__tile_store_add_pending(c, &s) != TESS_OK) {
+            tess__tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for stolen work");
             return;
         }
     }
     c->rs.stolen_in += cells;
     c->rs.steals_in++;
     c->received += cells;
-    if (c->npending == fetches) tile_steal_timed(c); /* no input to fetch: ready now */
+    if (c->npending == fetches) tess__tile_steal_timed(c); /* no input to fetch: ready now */
 }

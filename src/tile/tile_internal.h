@@ -36,33 +36,33 @@ typedef struct tess__tile_reg {
 void tess__tile_free(tess_ctx *ctx); /* at tess_finalize */
 
 /* ---- processors and policies (spec.c) ---- */
-typedef struct tile_proc_spec {
+typedef struct tess__tile_proc_spec {
     tess_tile_kind kind;
     double frac;    /* speed fraction (cpu@F), 1 = full speed */
     double after_s; /* the slowdown starts this long after the run started */
     int device;     /* opencl:N */
     char text[32];
-} tile_proc_spec;
+} tess__tile_proc_spec;
 
-typedef enum { TILE_APC = 0, TILE_DD, TILE_STATIC, TILE_WS } tile_policy_kind;
-typedef struct tile_policy {
-    tile_policy_kind kind;
+typedef enum { TILE_APC = 0, TILE_DD, TILE_STATIC, TILE_WS } tess__tile_policy_kind;
+typedef struct tess__tile_policy {
+    tess__tile_policy_kind kind;
     uint64_t cells;                  /* fixed tile size (not apc) */
     int64_t box[TESS_TILE_MAX_DIMS]; /* AxB...: extents, 0 when a cell count */
     int nbox;
-} tile_policy;
+} tess__tile_policy;
 
 /* n processors of "cpu*2+cpu@0.25+opencl"; 0: (NULL) one cpu per core.
  * TESS_ERR_INVAL with the error set on ctx. */
-int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tile_proc_spec *out, int *n);
-int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tile_policy *out);
+int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tess__tile_proc_spec *out, int *n);
+int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tess__tile_policy *out);
 /* Set up the area of a job under a policy (a box policy sets the column
  * extents).  TESS_ERR_INVAL with the error set. */
-int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tile_policy *pol,
+int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_policy *pol,
                         tess__tile_area *area);
 
 /* ---- what every controller receives (flat, sent as kernel args) ---- */
-typedef struct tile_args {
+typedef struct tess__tile_args {
     int32_t job;
     uint32_t run_id;
     char processors[160];
@@ -70,10 +70,10 @@ typedef struct tile_args {
     double queue_s, boot_s, t0;
     uint64_t chunk, seed;
     int32_t progress, pad;
-} tile_args;
+} tess__tile_args;
 
 /* ---- messages between controllers and from processors ---- */
-enum tile_msg_type {
+enum tess__tile_msg_type {
     TILE_HELLO = 1,    /* slab rows, processor count */
     TILE_DONE,         /* processor -> its controller: a tile finished */
     TILE_STEAL,        /* thief -> victim: its aggregate rate */
@@ -89,39 +89,39 @@ enum tile_msg_type {
     TILE_OUTPUT_SHARED /* rank -> output rank: a tile's output is in your shared image */
 };
 
-typedef struct tile_hdr {
+typedef struct tess__tile_hdr {
     uint32_t run_id, type;
     int32_t src, pad;
-} tile_hdr;
+} tess__tile_hdr;
 
 /* A segment as sent in messages. */
-typedef struct tile_wire_seg {
+typedef struct tess__tile_wire_seg {
     int64_t column, r0, r1;
     int32_t owner, pad;
-} tile_wire_seg;
+} tess__tile_wire_seg;
 
 /* ---- a tile handed to a processor ---- */
-typedef struct tile_chunk tile_chunk; /* staged input (store.c) */
-typedef struct tile_item {
+typedef struct tess__tile_chunk tess__tile_chunk; /* staged input (store.c) */
+typedef struct tess__tile_item {
     tess__tile_box box;
     uint64_t cells;
-    double est;        /* the plan's estimate, given back when done */
-    const void *in;    /* input, or NULL: the processor gathers or reads it */
-    tile_chunk *chunk; /* holds `in` while the tile runs */
+    double est;              /* the plan's estimate, given back when done */
+    const void *in;          /* input, or NULL: the processor gathers or reads it */
+    tess__tile_chunk *chunk; /* holds `in` while the tile runs */
     int64_t column;
-} tile_item;
+} tess__tile_item;
 
 /* ---- processors (proc.c) ---- */
-typedef struct tile_ctl tile_ctl;
-typedef struct tile_proc {
-    tile_ctl *ctl;
+typedef struct tess__tile_ctl tess__tile_ctl;
+typedef struct tess__tile_processor {
+    tess__tile_ctl *ctl;
     int index;
-    tile_proc_spec spec;
+    tess__tile_proc_spec spec;
     pthread_t thread;
     int started;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    tile_item *queue; /* ring of capacity qcap */
+    tess__tile_item *queue; /* ring of capacity qcap */
     int qhead, qlen, qcap;
     int stop;
     /* the tile running now (under mu): when it started (tess_now) and its
@@ -134,71 +134,72 @@ typedef struct tile_proc {
     /* statistics (written by the thread, read after it stopped) */
     double busy, idle;
     uint64_t tiles, cells;
-} tile_proc;
+} tess__tile_processor;
 
 /* Done message from a processor thread. */
-typedef struct tile_done {
+typedef struct tess__tile_done {
     int32_t proc, status;
     uint64_t cells;
     double est, seconds, started; /* started: seconds since t0 */
-    tile_chunk *chunk;
+    tess__tile_chunk *chunk;
     void *out; /* output handed to the controller (write() sink), or NULL */
     tess__tile_box box;
-} tile_done;
+} tess__tile_done;
 
 /* Start processor `index` (its thread bound to CPU pin_cpu unless -1). */
-int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *spec, int pin_cpu);
+int tess__tile_proc_start(tess__tile_processor *p, tess__tile_ctl *c, int index,
+                          const tess__tile_proc_spec *spec, int pin_cpu);
 /* Seconds the processor's running tile has run, at most its estimate; 0
  * when it runs none. */
-double tile_proc_running(tile_proc *p);
+double tess__tile_proc_running(tess__tile_processor *p);
 /* Queue a tile (copied).  TESS_ERR_NOMEM or TESS_OK. */
-int tile_proc_push(tile_proc *p, const tile_item *it);
+int tess__tile_proc_push(tess__tile_processor *p, const tess__tile_item *it);
 /* Take back up to max tiles the processor has not started (into out);
  * returns how many. */
-int tile_proc_recall(tile_proc *p, tile_item *out, int max);
-void tile_proc_stop(tile_proc *p);
+int tess__tile_proc_recall(tess__tile_processor *p, tess__tile_item *out, int max);
+void tess__tile_proc_stop(tess__tile_processor *p);
 
 /* ---- storage layer (store.c) ---- */
-struct tile_chunk {
+struct tess__tile_chunk {
     int64_t column, r0, r1; /* the rows it holds */
     uint8_t *data;          /* row-major over the column box restricted to [r0, r1) */
     uint64_t cells_left;    /* freed when every cell was processed */
 };
 /* Is the whole of a column's rows contiguous in the area's row-major order? */
-int tile_area_contiguous(const tess__tile_area *a);
+int tess__tile_area_contiguous(const tess__tile_area *a);
 /* Copy a box's cells between the area-row-major slab starting at row base
  * (every cell of its rows) and a buffer row-major within the box. */
-void tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, size_t cell_bytes,
-                   uint8_t *slab, int64_t base, uint8_t *buf, int to_buf);
+void tess__tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, size_t cell_bytes,
+                         uint8_t *slab, int64_t base, uint8_t *buf, int to_buf);
 
 /* An output held for write() until the slabs were checked. */
-typedef struct tile_held {
+typedef struct tess__tile_held {
     tess__tile_box box;
     void *out;
-} tile_held;
+} tess__tile_held;
 
 /* ---- the controller (control.c) ---- */
-struct tile_ctl {
+struct tess__tile_ctl {
     tess_ctx *ctx;
     const tess_tile_job *job;
-    tile_args args;
-    tile_policy policy;
+    tess__tile_args args;
+    tess__tile_policy policy;
     tess__tile_area area;
     int me, nranks, my_worker;
     pthread_t thread; /* the controller's */
     double t0;
-    tile_proc procs[TILE_MAX_PROCS];
+    tess__tile_processor procs[TILE_MAX_PROCS];
     int nprocs;
     tess__tile_plan plan;
     /* static and ws policies: a list of fixed tiles per processor */
     tess__tile_segment **lists;
     int *list_len, *list_head;
-    tile_proc_spec specs[TILE_MAX_PROCS];
+    tess__tile_proc_spec specs[TILE_MAX_PROCS];
     /* slab ownership of every rank (rows [lo, hi) of dimension 0) */
     int64_t *slab_lo, *slab_hi;
     int hellos;
-    int slabs_checked;      /* every slab known and checked: write() may run */
-    struct tile_held *held; /* outputs for write() until then */
+    int slabs_checked;            /* every slab known and checked: write() may run */
+    struct tess__tile_held *held; /* outputs for write() until then */
     int nheld, cap_held;
     /* storage layer: stolen segments waiting for their data */
     tess__tile_segment *pending;
@@ -233,67 +234,70 @@ struct tile_ctl {
 };
 
 /* The controller of one rank; returns TESS_OK or the run's error. */
-int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a);
-double tile_now(const tile_ctl *c); /* seconds since the run started */
+int tess__tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_args *a);
+double tess__tile_now(const tess__tile_ctl *c); /* seconds since the run started */
 /* Send a message to rank dst's controller. */
-int tile_send(tile_ctl *c, int dst, uint32_t type, const void *a, size_t alen, const void *b,
-              size_t blen);
-void tile_abort_all(tile_ctl *c, int status, const char *msg);
+int tess__tile_send(tess__tile_ctl *c, int dst, uint32_t type, const void *a, size_t alen,
+                    const void *b, size_t blen);
+void tess__tile_abort_all(tess__tile_ctl *c, int status, const char *msg);
 
 /* storage layer, controller side (store.c) */
-void tile_store_on_fetch(tile_ctl *c, int src, const tile_wire_seg *s);
-void tile_store_on_data(tile_ctl *c, const tile_wire_seg *s, const uint8_t *data, size_t len);
-void tile_store_request(tile_ctl *c);
-int tile_store_add_pending(tile_ctl *c, const tess__tile_segment *s);
-void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t *data, size_t len);
+void tess__tile_store_on_fetch(tess__tile_ctl *c, int src, const tess__tile_wire_seg *s);
+void tess__tile_store_on_data(tess__tile_ctl *c, const tess__tile_wire_seg *s, const uint8_t *data,
+                              size_t len);
+void tess__tile_store_request(tess__tile_ctl *c);
+int tess__tile_store_add_pending(tess__tile_ctl *c, const tess__tile_segment *s);
+void tess__tile_store_on_output(tess__tile_ctl *c, const tess__tile_box *box, const uint8_t *data,
+                                size_t len);
 /* The same for a tile whose output a rank of this node wrote into the
  * shared image (TILE_OUTPUT_SHARED). */
-void tile_store_on_shared_output(tile_ctl *c, const tess__tile_box *box);
+void tess__tile_store_on_shared_output(tess__tile_ctl *c, const tess__tile_box *box);
 /* The output rank's shared image of the run's job's output, or NULL. */
-uint8_t *tile_shared_output(const tile_ctl *c);
+uint8_t *tess__tile_shared_output(const tess__tile_ctl *c);
 /* Where box's output lies in `whole` (the whole area's output, row-major)
  * when the area's tiles are contiguous there; NULL otherwise or for NULL. */
-uint8_t *tile_output_place(const tile_ctl *c, const tess__tile_box *box, void *whole);
+uint8_t *tess__tile_output_place(const tess__tile_ctl *c, const tess__tile_box *box, void *whole);
 /* Input of an item cut from segment s (NULL when the processor must gather
  * or read it) and its chunk. */
-void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *it);
+void tess__tile_store_item_input(tess__tile_ctl *c, const tess__tile_segment *s,
+                                 tess__tile_item *it);
 /* A processor finished: handle its output (write() sink) and release chunk. */
-int tile_store_done(tile_ctl *c, tile_done *d);
+int tess__tile_store_done(tess__tile_ctl *c, tess__tile_done *d);
 /* On the output rank: every output is in and every slab was checked, so
  * tell all ranks the run ended (once). */
-void tile_store_finish_if_done(tile_ctl *c);
+void tess__tile_store_finish_if_done(tess__tile_ctl *c);
 /* Every slab checked: hand the held outputs to write(), in order; later
  * ones go straight to it.  TESS_OK or write()'s error. */
-int tile_store_slabs_checked(tile_ctl *c);
+int tess__tile_store_slabs_checked(tess__tile_ctl *c);
 /* Drop held outputs (a failed run) and their list. */
-void tile_store_free_held(tile_ctl *c);
+void tess__tile_store_free_held(tess__tile_ctl *c);
 
 /* stealing (steal.c) */
-void tile_steal_maybe(tile_ctl *c);
-void tile_steal_on_request(tile_ctl *c, int src, double rate, double queued_s);
-void tile_steal_on_give(tile_ctl *c, int src, const tile_wire_seg *segs, int n);
-double tile_rank_rate(const tile_ctl *c);
+void tess__tile_steal_maybe(tess__tile_ctl *c);
+void tess__tile_steal_on_request(tess__tile_ctl *c, int src, double rate, double queued_s);
+void tess__tile_steal_on_give(tess__tile_ctl *c, int src, const tess__tile_wire_seg *segs, int n);
+double tess__tile_rank_rate(const tess__tile_ctl *c);
 /* The stolen work is ready (its reply came, or its first chunk of input):
  * one sample of how long a steal takes. */
-void tile_steal_timed(tile_ctl *c);
+void tess__tile_steal_timed(tess__tile_ctl *c);
 
 /* per-policy work handling (policy.c) */
-int tile_policy_setup(tile_ctl *c);
-void tile_policy_dispatch(tile_ctl *c);
+int tess__tile_policy_setup(tess__tile_ctl *c);
+void tess__tile_policy_dispatch(tess__tile_ctl *c);
 /* Tell the plan how long each processor's running tile has run (running_s). */
-void tile_policy_note_running(tile_ctl *c);
-void tile_policy_done(tile_ctl *c, const tile_done *d);
+void tess__tile_policy_note_running(tess__tile_ctl *c);
+void tess__tile_policy_done(tess__tile_ctl *c, const tess__tile_done *d);
 /* Remove up to `cells` cells of work that has not moved yet (local data or
  * not fetched), for a thief; returns the segments in out (malloc'd). */
-int tile_policy_give(tile_ctl *c, uint64_t cells, tess__tile_segment **out, int *n);
-uint64_t tile_policy_left(const tile_ctl *c); /* cells not handed to a processor */
+int tess__tile_policy_give(tess__tile_ctl *c, uint64_t cells, tess__tile_segment **out, int *n);
+uint64_t tess__tile_policy_left(const tess__tile_ctl *c); /* cells not handed to a processor */
 /* Work whose input is here (local, read, or a fetched chunk). */
-int tile_policy_add_work(tile_ctl *c, const tess__tile_segment *s);
+int tess__tile_policy_add_work(tess__tile_ctl *c, const tess__tile_segment *s);
 
 /* statistics (stats.c) */
-void tile_stats_send(tile_ctl *c);
-void tile_stats_on_message(tile_ctl *c, int src, const uint8_t *p, size_t len);
-void tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy);
-void tile_stats_finish(tess_tile_stats *s);
+void tess__tile_stats_send(tess__tile_ctl *c);
+void tess__tile_stats_on_message(tess__tile_ctl *c, int src, const uint8_t *p, size_t len);
+void tess__tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy);
+void tess__tile_stats_finish(tess_tile_stats *s);
 
 #endif
