@@ -47,7 +47,7 @@ static int check_job(tess_ctx *ctx, const tess_tile_job *job)
     TESS_RETURN_IF(ctx, job->output_rank < 0 || job->output_rank >= ctx->nranks, TESS_ERR_INVAL,
                    "tile job '%s': output rank %d is not one of the %d ranks", job->name,
                    job->output_rank, ctx->nranks);
-    tess__tile_policy pol = {.kind = TILE_APC};
+    tess__tile_policy_spec pol = {.kind = TILE_APC};
     tess__tile_area area;
     return tess__tile_job_area(ctx, job, &pol, &area);
 }
@@ -111,7 +111,7 @@ int tess_tile_options_check(tess_ctx *ctx, const tess_tile_job *job, const tess_
 {
     tess__tile_proc_spec specs[TILE_MAX_PROCS];
     int n;
-    tess__tile_policy pol;
+    tess__tile_policy_spec pol;
     tess__tile_area area;
     int rc = tess__tile_parse_processors(ctx, o->processors, specs, &n);
     if (rc == TESS_OK) rc = tess__tile_parse_policy(ctx, o->policy, job->ndims, &pol);

@@ -113,7 +113,7 @@ int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tess__tile_proc
 }
 
 /* "123" cells or "AxB[xC[xD]]" extents. */
-static int parse_size(const char *s, int ndims, tess__tile_policy *out)
+static int parse_size(const char *s, int ndims, tess__tile_policy_spec *out)
 {
     char *e;
     long v;
@@ -135,9 +135,9 @@ static int parse_size(const char *s, int ndims, tess__tile_policy *out)
     return out->nbox == ndims ? 0 : -2;
 }
 
-int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tess__tile_policy *out)
+int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tess__tile_policy_spec *out)
 {
-    *out = (tess__tile_policy){.kind = TILE_APC};
+    *out = (tess__tile_policy_spec){.kind = TILE_APC};
     if (spec == NULL || strcmp(spec, "apc") == 0) return TESS_OK;
     static const struct {
         const char *name;
@@ -161,7 +161,7 @@ int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tess__ti
                       "policy '%s': expected apc, dd:SIZE, static:SIZE or ws:SIZE", spec);
 }
 
-int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_policy *pol,
+int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_policy_spec *pol,
                         tess__tile_area *area)
 {
     TESS_RETURN_IF(ctx, job->ndims < 1 || job->ndims > TESS_TILE_MAX_DIMS, TESS_ERR_INVAL,

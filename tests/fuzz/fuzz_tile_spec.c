@@ -25,7 +25,7 @@ static void check_processors(const char *text)
 
 static void check_policy(const char *text, int ndims)
 {
-    tess__tile_policy p;
+    tess__tile_policy_spec p;
     if (tess__tile_parse_policy(NULL, text, ndims, &p) != TESS_OK) return;
     if (p.kind != TILE_APC && p.cells == 0) __builtin_trap();
     if (p.nbox > 0) {
