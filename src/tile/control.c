@@ -71,11 +71,9 @@ static void on_done(ctl *c, tess__tile_done *d)
 /* TILE_DONE: a processor of this rank finished a tile. */
 static void on_done_message(void *state, int src, const uint8_t *p, size_t len)
 {
-    (void)src;
     tess__tile_done d;
-    if (len < sizeof d) return;
-    memcpy(&d, p, sizeof d);
-    on_done(state, &d);
+    (void)src;
+    if (tess__tile_unpack(p, len, &d, sizeof d)) on_done(state, &d);
 }
 
 /* The global estimated end time: all work left over the summed rates, from
@@ -98,8 +96,7 @@ static void on_status(void *state, int src, const uint8_t *p, size_t len)
 {
     ctl *c = state;
     tile_status_msg m;
-    if (len < sizeof m) return;
-    memcpy(&m, p, sizeof m);
+    if (!tess__tile_unpack(p, len, &m, sizeof m)) return;
     c->peer_left[src] = m.left;
     c->peer_rate[src] = m.rate;
     estimate_end(c);

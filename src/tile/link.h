@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "tile/tile_internal.h"
 
 #define TESS__TILE_MSG_TYPES 16 /* above the last of enum tess__tile_msg_type */
@@ -23,6 +24,15 @@
 /* A message of a routed type from rank src's controller (or a processor of
  * this rank): its payload after the header. */
 typedef void tess__tile_handler(void *state, int src, const uint8_t *p, size_t len);
+
+/* Copy a message's fixed part out of the payload (which is not aligned):
+ * 1, or 0 when the message is shorter. */
+static inline int tess__tile_unpack(const uint8_t *p, size_t len, void *out, size_t size)
+{
+    if (len < size) return 0;
+    memcpy(out, p, size);
+    return 1;
+}
 
 typedef struct tess__tile_route {
     tess__tile_handler *fn;

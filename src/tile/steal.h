@@ -14,12 +14,12 @@ typedef struct tess__tile_steal {
     tess__tile_link *link;
     tess__tile_store *store;
     tess__tile_policy *policy;
-    uint8_t *peer_empty;  /* per rank: it had nothing to give */
-    int out;              /* a request is out */
-    double sent_at;       /* when it left */
-    int timing;           /* its work is not ready yet (reply or first chunk to come) */
-    double rtt;           /* request to work ready, a moving average (0: none yet) */
-    uint64_t rng;         /* victim choice */
+    uint8_t *peer_empty;            /* per rank: it had nothing to give */
+    int out;                        /* a request is out */
+    double sent_at;                 /* when it left */
+    int timing;                     /* its work is not ready yet (reply or first chunk to come) */
+    double rtt;                     /* request to work ready, a moving average (0: none yet) */
+    uint64_t rng;                   /* victim choice */
     uint64_t stolen_in, stolen_out; /* cells of work received / given */
     uint64_t steals_in, steals_out; /* successful steals as thief / victim */
 } tess__tile_steal;

@@ -443,8 +443,7 @@ static void on_hello(void *state, int src, const uint8_t *p, size_t len)
 {
     tess__tile_store *s = state;
     int64_t rows[2];
-    if (len < sizeof rows) return;
-    memcpy(rows, p, sizeof rows);
+    if (!tess__tile_unpack(p, len, rows, sizeof rows)) return;
     if (src != s->link->me) { /* this rank's own: set at setup, read by its processors */
         s->slab_lo[src] = rows[0];
         s->slab_hi[src] = rows[1];
@@ -455,34 +454,29 @@ static void on_hello(void *state, int src, const uint8_t *p, size_t len)
 static void on_fetch(void *state, int src, const uint8_t *p, size_t len)
 {
     tess__tile_wire_seg w;
-    if (len >= sizeof w) memcpy(&w, p, sizeof w), answer_fetch(state, src, &w);
+    if (tess__tile_unpack(p, len, &w, sizeof w)) answer_fetch(state, src, &w);
 }
 
 static void on_data(void *state, int src, const uint8_t *p, size_t len)
 {
-    (void)src;
     tess__tile_wire_seg w;
-    if (len < sizeof w) return;
-    memcpy(&w, p, sizeof w);
-    take_data(state, &w, p + sizeof w, len - sizeof w);
+    (void)src;
+    if (tess__tile_unpack(p, len, &w, sizeof w)) take_data(state, &w, p + sizeof w, len - sizeof w);
 }
 
 static void on_output(void *state, int src, const uint8_t *p, size_t len)
 {
+    tess__tile_box b;
     (void)src;
-    tess__tile_box box;
-    if (len < sizeof box) return;
-    memcpy(&box, p, sizeof box);
-    take_output(state, &box, p + sizeof box, len - sizeof box);
+    if (tess__tile_unpack(p, len, &b, sizeof b))
+        take_output(state, &b, p + sizeof b, len - sizeof b);
 }
 
 static void on_shared_output(void *state, int src, const uint8_t *p, size_t len)
 {
-    (void)src;
     tess__tile_box box;
-    if (len < sizeof box) return;
-    memcpy(&box, p, sizeof box);
-    take_shared_output(state, &box);
+    (void)src;
+    if (tess__tile_unpack(p, len, &box, sizeof box)) take_shared_output(state, &box);
 }
 
 static void on_finish(void *state, int src, const uint8_t *p, size_t len)

@@ -23,8 +23,8 @@ typedef struct tess__tile_store {
     /* slab ownership of every rank (rows [lo, hi) of dimension 0) */
     int64_t *slab_lo, *slab_hi;
     int hellos;
-    int slabs_checked;        /* every slab known and checked: write() may run */
-    tess__tile_held *held;    /* outputs for write() until then */
+    int slabs_checked;     /* every slab known and checked: write() may run */
+    tess__tile_held *held; /* outputs for write() until then */
     int nheld, cap_held;
     tess__tile_segment *pending; /* stolen segments waiting for their data */
     int npending, cap_pending;
