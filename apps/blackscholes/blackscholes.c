@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "blackscholes.h"
-#include "tile_cli.h"
+#include "tile_app.h"
 
 #define BS_APP "blackscholes"
 
@@ -40,8 +40,6 @@ typedef struct bs_app {
     bs_params params;
     tess_tile_job job;
     float *in, *out;
-    app_outfile output, stats;
-    double start;
 } bs_app;
 
 /* ---------------------------------------------------------------- options */
@@ -140,8 +138,9 @@ static void my_slab(const bs_app *a, tess_ctx *ctx, int64_t *lo, int64_t *hi)
     *hi = n * (r + 1) / nr;
 }
 
-static int prepare(bs_app *a, tess_ctx *ctx)
+static int prepare(tess_ctx *ctx, void *arg)
 {
+    bs_app *a = arg;
     int rank = tess_rank(ctx);
     if (app_tile_cli_check_data_on(&a->o.tile, ctx, BS_APP) != 0) return -1;
     if (a->o.input && input_count(a, rank) != 0) return -1;
@@ -183,45 +182,24 @@ static int prepare(bs_app *a, tess_ctx *ctx)
 
 /* ---------------------------------------------------------------- run */
 
-static int write_output(bs_app *a)
+static int write_prices(const void *arg, FILE *fp)
 {
+    const bs_app *a = arg;
     size_t n = (size_t)a->o.options * 2;
-    if (fwrite(a->out, sizeof(float), n, a->output.fp) != n) {
-        app_error(BS_APP, "cannot write %s: %s", a->o.output, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return fwrite(a->out, sizeof(float), n, fp) == n ? 0 : -1;
 }
 
-static int control(tess_ctx *ctx, void *arg)
+static double priced(const void *arg)
+{
+    const bs_app *a = arg;
+    return (double)a->o.options * (double)a->o.iterations;
+}
+
+static void release(void *arg)
 {
     bs_app *a = arg;
-    if (a->o.output && app_outfile_open(&a->output, a->o.output) != 0) return -1;
-    if (a->o.tile.stats_path && app_outfile_open(&a->stats, a->o.tile.stats_path) != 0) return -1;
-    tess_tile_stats st;
-    if (app_tile_cli_run(&a->o.tile, ctx, &a->job, (uint64_t)a->o.seed, BS_APP, &st) != 0)
-        return -1;
-    int rc = a->o.output ? write_output(a) : 0;
-    if (rc == 0)
-        rc = app_tile_cli_report(&a->o.tile, ctx, &st, a->stats.fp, BS_APP, "options",
-                                 (double)a->o.options * (double)a->o.iterations);
-    tess_tile_stats_free(&st);
-    return rc;
-}
-
-static int finish(bs_app *a, tess_ctx *ctx, int rc)
-{
-    if (tess_rank(ctx) == 0) { /* the statistics first: if they fail, no prices appear */
-        app_outfile *const files[] = {&a->stats, &a->output};
-        const char *const paths[] = {a->o.tile.stats_path, a->o.output};
-        rc = app_outfiles_finish(files, paths, 2, rc);
-    }
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
     free(a->in);
     free(a->out);
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
 }
 
 int blackscholes_main(int argc, char **argv)
@@ -229,18 +207,15 @@ int blackscholes_main(int argc, char **argv)
     bs_app a = {0};
     int p = parse(&a.o, argc, argv);
     if (p != 0) return p > 0 ? 0 : 2;
-    tess_config cfg;
-    tess_config_init(&cfg);
-    cfg.workers = 1; /* the controller; processors are threads of their own */
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    int rc = prepare(&a, ctx);
-    if (rc == 0 && app_tile_cli_check(&a.o.tile, ctx, &a.job, BS_APP) != 0) {
-        tess_finalize(ctx);
-        free(a.in);
-        free(a.out);
-        return 2;
-    }
-    if (rc == 0) rc = tess_main(ctx, control, &a);
-    return finish(&a, ctx, rc);
+    app_tile_spec spec = {.name = BS_APP,
+                          .what = "options",
+                          .app = &a,
+                          .cli = &a.o.tile,
+                          .job = &a.job,
+                          .seed = (uint64_t)a.o.seed,
+                          .files = {{a.o.output, write_prices}},
+                          .prepare = prepare,
+                          .units = priced,
+                          .release = release};
+    return app_tile_main(&spec);
 }

@@ -12,7 +12,8 @@ void app_tile_cli_init(app_tile_cli *c)
     c->data_on = -1;
 }
 
-int app_tile_cli_is_option(const char *name)
+/* 1 if `name` (without "--") is a tiles option taking a value, 2 a flag, 0 neither. */
+static int is_option(const char *name)
 {
     static const char *const values[] = {"policy",     "processors", "tile-queue-ms",
                                          "tile-chunk", "data-on",    "stats"};
@@ -21,7 +22,8 @@ int app_tile_cli_is_option(const char *name)
     return strcmp(name, "progress") == 0 || strcmp(name, "quiet") == 0 ? 2 : 0;
 }
 
-int app_tile_cli_set(app_tile_cli *c, const char *app, const char *name, const char *value)
+/* Apply one; 0 or -1 after printing "tessera APP: option --NAME: ...". */
+static int set_option(app_tile_cli *c, const char *app, const char *name, const char *value)
 {
     long v;
     if (strcmp(name, "progress") == 0) c->progress = APP_PROGRESS_ON;
@@ -94,7 +96,8 @@ static app_metrics *rank_object(const tess_tile_rank_stats *r, int rank)
     return m;
 }
 
-int app_tile_stats_print(const tess_tile_stats *s, tess_ctx *ctx, const char *app, FILE *fp)
+/* The statistics as a JSON object, printed to fp; 0 or -1. */
+static int stats_print(const tess_tile_stats *s, tess_ctx *ctx, const char *app, FILE *fp)
 {
     app_metrics *m = app_metrics_new();
     if (m == NULL) return -1;
@@ -121,7 +124,8 @@ int app_tile_stats_print(const tess_tile_stats *s, tess_ctx *ctx, const char *ap
     return rc;
 }
 
-void app_tile_summary(const tess_tile_stats *s, const char *app, const char *what, double units)
+/* One line on stderr: time, rate and the split. */
+static void summary(const tess_tile_stats *s, const char *app, const char *what, double units)
 {
     fprintf(stderr,
             "%s: %.0f %s in %.3f s (%.3g per second), policy %s, %d processors on %d ranks, "
@@ -156,10 +160,9 @@ static int parse_one(app_tile_cli *c, const char *app, int argc, char **argv, in
     }
     memcpy(name, arg + 2, len);
     name[len] = '\0';
-    int tile = app_tile_cli_is_option(name);
+    int tile = is_option(name);
     int flag = tile == 2 || listed(flags, name);
-    if (flag && !eq)
-        return tile == 2 ? app_tile_cli_set(c, app, name, NULL) : set(opts, name, NULL);
+    if (flag && !eq) return tile == 2 ? set_option(c, app, name, NULL) : set(opts, name, NULL);
     if (flag || (tile != 1 && !listed(values, name))) {
         app_error(app, flag ? "option --%s takes no value" : "unknown option '--%s' (see --help)",
                   name);
@@ -170,7 +173,7 @@ static int parse_one(app_tile_cli *c, const char *app, int argc, char **argv, in
         app_error(app, "option --%s needs a value", name);
         return -1;
     }
-    return tile == 1 ? app_tile_cli_set(c, app, name, value) : set(opts, name, value);
+    return tile == 1 ? set_option(c, app, name, value) : set(opts, name, value);
 }
 
 int app_tile_cli_parse(app_tile_cli *c, const char *app, const char *usage, int argc, char **argv,
@@ -202,11 +205,11 @@ int app_tile_cli_run(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_job *
 int app_tile_cli_report(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_stats *st,
                         FILE *stats_fp, const char *app, const char *what, double units)
 {
-    if (c->stats_path && app_tile_stats_print(st, ctx, app, stats_fp) != 0) {
+    if (c->stats_path && stats_print(st, ctx, app, stats_fp) != 0) {
         app_error(app, "cannot write %s", c->stats_path);
         return -1;
     }
-    if (c->progress != APP_PROGRESS_OFF) app_tile_summary(st, app, what, units);
+    if (c->progress != APP_PROGRESS_OFF) summary(st, app, what, units);
     return 0;
 }
 

@@ -30,10 +30,6 @@ typedef struct app_tile_cli {
     "    --progress | --quiet\n"
 
 void app_tile_cli_init(app_tile_cli *c);
-/* 1 if `name` (without "--") is a tiles option taking a value, 2 a flag, 0 neither. */
-int app_tile_cli_is_option(const char *name);
-/* Apply one; 0 or -1 after printing "tessera APP: option --NAME: ...". */
-int app_tile_cli_set(app_tile_cli *c, const char *app, const char *name, const char *value);
 /* An application's own option: `value` is NULL for a flag.  0, or -1
  * after printing "tessera APP: option --NAME: ...". */
 typedef int (*app_tile_set_fn)(void *opts, const char *name, const char *value);
@@ -59,10 +55,5 @@ int app_tile_cli_check_data_on(const app_tile_cli *c, tess_ctx *ctx, const char 
 /* Check the processors and policy for `job`; 0, or -1 (rank 0 printed why). */
 int app_tile_cli_check(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_job *job,
                        const char *app);
-
-/* The statistics as a JSON object, printed to fp; 0 or -1. */
-int app_tile_stats_print(const tess_tile_stats *s, tess_ctx *ctx, const char *app, FILE *fp);
-/* One line on stderr: time, rate and the split. */
-void app_tile_summary(const tess_tile_stats *s, const char *app, const char *what, double units);
 
 #endif

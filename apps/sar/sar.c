@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sar.h"
-#include "tile_cli.h"
+#include "tile_app.h"
 
 #define SAR_APP "sar"
 
@@ -36,7 +36,6 @@ typedef struct sar_app {
     sar_scene scene;
     tess_tile_job job;
     float *out;
-    app_outfile output, image, save, stats;
 } sar_app;
 
 /* ---------------------------------------------------------------- options */
@@ -112,8 +111,9 @@ static int load_scene(sar_app *a, int rank)
     return -1;
 }
 
-static int prepare(sar_app *a, tess_ctx *ctx)
+static int prepare(tess_ctx *ctx, void *arg)
 {
+    sar_app *a = arg;
     int rank = tess_rank(ctx);
     if (load_scene(a, rank) != 0) return -1;
     const sar_scene *s = &a->scene;
@@ -141,8 +141,9 @@ static int prepare(sar_app *a, tess_ctx *ctx)
 
 /* ---------------------------------------------------------------- outputs */
 
-static int write_image_file(const sar_app *a, FILE *fp)
+static int write_image_file(const void *arg, FILE *fp)
 {
+    const sar_app *a = arg;
     uint8_t h[12] = {'T', 'S', 'I', 'M'};
     uint32_t wh[2] = {a->scene.width, a->scene.height};
     for (int k = 0; k < 2; k++)
@@ -165,8 +166,9 @@ static size_t brightest(const sar_app *a, double *mag)
 }
 
 /* 20*log10(|pixel|/max) in [-60, 0] dB as 0..255. */
-static int write_png(const sar_app *a, FILE *fp)
+static int write_png(const void *arg, FILE *fp)
 {
+    const sar_app *a = arg;
     size_t n = (size_t)a->scene.width * a->scene.height;
     uint8_t *gray = malloc(n);
     if (gray == NULL) return -1;
@@ -183,71 +185,34 @@ static int write_png(const sar_app *a, FILE *fp)
     return rc;
 }
 
-static int open_outputs(sar_app *a)
+static int write_scene(const void *arg, FILE *fp)
 {
-    const sar_opts *o = &a->o;
-    if (o->output && app_outfile_open(&a->output, o->output) != 0) return -1;
-    if (o->image && app_outfile_open(&a->image, o->image) != 0) return -1;
-    if (o->save_scene && app_outfile_open(&a->save, o->save_scene) != 0) return -1;
-    if (o->tile.stats_path && app_outfile_open(&a->stats, o->tile.stats_path) != 0) return -1;
-    if (o->save_scene && sar_write(&a->scene, a->save.fp) != 0) {
-        app_error(SAR_APP, "cannot write %s: %s", o->save_scene, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-static int write_outputs(sar_app *a)
-{
-    if (a->o.output && write_image_file(a, a->output.fp) != 0) {
-        app_error(SAR_APP, "cannot write %s: %s", a->o.output, strerror(errno));
-        return -1;
-    }
-    if (a->o.image && write_png(a, a->image.fp) != 0) {
-        app_error(SAR_APP, "cannot write %s", a->o.image);
-        return -1;
-    }
-    return 0;
+    return sar_write(&((const sar_app *)arg)->scene, fp);
 }
 
 /* ---------------------------------------------------------------- run */
 
-static int control(tess_ctx *ctx, void *arg)
+static double pixel_pulses(const void *arg)
 {
-    sar_app *a = arg;
-    if (open_outputs(a) != 0) return -1;
-    tess_tile_stats st;
-    if (app_tile_cli_run(&a->o.tile, ctx, &a->job, (uint64_t)a->o.seed, SAR_APP, &st) != 0)
-        return -1;
-    int rc = write_outputs(a);
-    const sar_scene *s = &a->scene;
-    double pairs = (double)s->width * s->height * s->pulses;
-    if (rc == 0)
-        rc = app_tile_cli_report(&a->o.tile, ctx, &st, a->stats.fp, SAR_APP, "pixel-pulses", pairs);
-    if (rc == 0 && a->o.tile.progress != APP_PROGRESS_OFF) {
-        double mag;
-        size_t at = brightest(a, &mag);
-        fprintf(stderr, "sar: %u x %u image from %u pulses; brightest pixel (%zu, %zu), |v| %.4g\n",
-                s->width, s->height, s->pulses, at % s->width, at / s->width, mag);
-    }
-    tess_tile_stats_free(&st);
-    return rc;
+    const sar_scene *s = &((const sar_app *)arg)->scene;
+    return (double)s->width * s->height * s->pulses;
 }
 
-static int finish(sar_app *a, tess_ctx *ctx, int rc)
+static void print_brightest(const void *arg)
 {
-    if (tess_rank(ctx) == 0) {
-        app_outfile *const files[] = {&a->stats, &a->save, &a->image, &a->output};
-        const char *const paths[] = {a->o.tile.stats_path, a->o.save_scene, a->o.image,
-                                     a->o.output};
-        rc = app_outfiles_finish(files, paths, 4, rc);
-    }
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
+    const sar_app *a = arg;
+    const sar_scene *s = &a->scene;
+    double mag;
+    size_t at = brightest(a, &mag);
+    fprintf(stderr, "sar: %u x %u image from %u pulses; brightest pixel (%zu, %zu), |v| %.4g\n",
+            s->width, s->height, s->pulses, at % s->width, at / s->width, mag);
+}
+
+static void release(void *arg)
+{
+    sar_app *a = arg;
     sar_free(&a->scene);
     free(a->out);
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
 }
 
 int sar_main(int argc, char **argv)
@@ -255,18 +220,18 @@ int sar_main(int argc, char **argv)
     sar_app a = {0};
     int p = parse(&a.o, argc, argv);
     if (p != 0) return p > 0 ? 0 : 2;
-    tess_config cfg;
-    tess_config_init(&cfg);
-    cfg.workers = 1; /* the controller; processors are threads of their own */
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    int rc = prepare(&a, ctx);
-    if (rc == 0 && app_tile_cli_check(&a.o.tile, ctx, &a.job, SAR_APP) != 0) {
-        tess_finalize(ctx);
-        sar_free(&a.scene);
-        free(a.out);
-        return 2;
-    }
-    if (rc == 0) rc = tess_main(ctx, control, &a);
-    return finish(&a, ctx, rc);
+    app_tile_spec spec = {.name = SAR_APP,
+                          .what = "pixel-pulses",
+                          .app = &a,
+                          .cli = &a.o.tile,
+                          .job = &a.job,
+                          .seed = (uint64_t)a.o.seed,
+                          .files = {{a.o.output, write_image_file},
+                                    {a.o.image, write_png},
+                                    {a.o.save_scene, write_scene, 1}},
+                          .prepare = prepare,
+                          .units = pixel_pulses,
+                          .after = print_brightest,
+                          .release = release};
+    return app_tile_main(&spec);
 }

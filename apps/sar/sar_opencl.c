@@ -10,7 +10,7 @@
 #include "sar.h"
 
 #if TESS_HAVE_OPENCL
-#include "tessera/tile_opencl.h"
+#include "tile_cl.h"
 
 static const char sar_source[] =
     "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
@@ -43,36 +43,18 @@ static const char sar_source[] =
     "  out[2 * i + 1] = im;\n"
     "}\n";
 
-typedef struct sar_cl {
-    cl_program program;
-    cl_kernel kernel;
-    cl_mem pos, samples;
-} sar_cl;
-
-static void sar_cl_release(void *user)
+/* Copy the scene to the device, once per device: keep[0] the positions,
+ * keep[1] the samples. */
+static int sar_cl_setup(tess_tile_opencl *dev, app_tile_cl *c, const void *arg)
 {
-    sar_cl *c = user;
-    if (c->pos) clReleaseMemObject(c->pos);
-    if (c->samples) clReleaseMemObject(c->samples);
-    if (c->kernel) clReleaseKernel(c->kernel);
-    if (c->program) clReleaseProgram(c->program);
-    free(c);
-}
-
-/* Build the program and copy the scene, once per device. */
-static int sar_cl_setup(tess_tile_opencl *dev, const sar_scene *s, sar_cl *c)
-{
-    int rc = tess_tile_opencl_build(dev, sar_source, "", &c->program);
-    if (rc != TESS_OK) return rc;
-    cl_int err;
-    c->kernel = clCreateKernel(c->program, "sar", &err);
+    const sar_scene *s = arg;
     size_t pos_len = 3 * sizeof(double) * s->pulses;
     size_t smp_len = 2 * sizeof(float) * (size_t)s->pulses * s->bins;
-    if (err == CL_SUCCESS)
-        c->pos = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pos_len,
+    cl_int err;
+    c->keep[0] = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pos_len,
                                 s->pos, &err);
     if (err == CL_SUCCESS)
-        c->samples = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, smp_len,
+        c->keep[1] = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, smp_len,
                                     s->samples, &err);
     if (err != CL_SUCCESS)
         return tess_set_error(dev->ctx, TESS_ERR_KERNEL, "opencl: cannot set up sar on %s (%d)",
@@ -80,64 +62,36 @@ static int sar_cl_setup(tess_tile_opencl *dev, const sar_scene *s, sar_cl *c)
     return TESS_OK;
 }
 
-static int sar_cl_prepare(tess_tile_opencl *dev, const sar_scene *s, sar_cl **out)
+static void sar_cl_args(const app_tile_cl *c, const tess_tile_box *box, const void *arg)
 {
-    if (dev->user) {
-        *out = dev->user;
-        return TESS_OK;
-    }
-    sar_cl *c = calloc(1, sizeof *c);
-    if (c == NULL) return tess_set_error(dev->ctx, TESS_ERR_NOMEM, "out of memory");
-    int rc = sar_cl_setup(dev, s, c);
-    if (rc != TESS_OK) {
-        sar_cl_release(c);
-        return rc;
-    }
-    dev->user = c;
-    dev->release = sar_cl_release;
-    *out = c;
-    return TESS_OK;
-}
-
-static void sar_cl_args(cl_kernel k, const sar_scene *s, const sar_cl *c, const cl_long box[4],
-                        cl_mem out)
-{
+    const sar_scene *s = arg;
+    cl_kernel k = c->kernel;
     cl_uint pulses = s->pulses, bins = s->bins;
     cl_double d[7] = {s->r0, s->dr, s->ku, s->x0, s->y0, s->dx, s->dy};
-    clSetKernelArg(k, 0, sizeof c->pos, &c->pos);
-    clSetKernelArg(k, 1, sizeof c->samples, &c->samples);
+    cl_long tw = box->hi[1] - box->lo[1];
+    cl_long geometry[4] = {box->lo[1], box->lo[0], tw, tw * (box->hi[0] - box->lo[0])};
+    clSetKernelArg(k, 0, sizeof c->keep[0], &c->keep[0]);
+    clSetKernelArg(k, 1, sizeof c->keep[1], &c->keep[1]);
     clSetKernelArg(k, 2, sizeof pulses, &pulses);
     clSetKernelArg(k, 3, sizeof bins, &bins);
     for (int i = 0; i < 7; i++) clSetKernelArg(k, 4 + (cl_uint)i, sizeof d[i], &d[i]);
-    for (int i = 0; i < 4; i++) clSetKernelArg(k, 11 + (cl_uint)i, sizeof box[i], &box[i]);
-    clSetKernelArg(k, 15, sizeof out, &out);
+    for (int i = 0; i < 4; i++)
+        clSetKernelArg(k, 11 + (cl_uint)i, sizeof geometry[i], &geometry[i]);
 }
+
+static const app_tile_cl_kernel sar_cl = {.source = sar_source,
+                                          .options = "",
+                                          .name = "sar",
+                                          .what = "sar",
+                                          .out_arg = 15,
+                                          .setup = sar_cl_setup,
+                                          .args = sar_cl_args};
 
 static int sar_kernel_cl(const tess_tile_box *box, const void *in, void *out, void *device,
                          void *arg)
 {
-    (void)in;
-    tess_tile_opencl *dev = device;
-    const sar_scene *s = arg;
-    sar_cl *c = NULL;
-    int rc = sar_cl_prepare(dev, s, &c);
-    if (rc != TESS_OK) return rc;
-    int64_t tw = box->hi[1] - box->lo[1], n = tw * (box->hi[0] - box->lo[0]);
-    size_t out_len = (size_t)n * SAR_PIXEL_BYTES;
-    cl_int err;
-    cl_mem dout = clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, out_len, NULL, &err);
-    if (err == CL_SUCCESS) {
-        cl_long geometry[4] = {box->lo[1], box->lo[0], tw, n};
-        sar_cl_args(c->kernel, s, c, geometry, dout);
-        err = tess_tile_opencl_enqueue_1d(dev, c->kernel, (size_t)n);
-    }
-    if (err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(dev->queue, dout, CL_TRUE, 0, out_len, out, 0, NULL, NULL);
-    if (dout) clReleaseMemObject(dout);
-    if (err != CL_SUCCESS)
-        return tess_set_error(dev->ctx, TESS_ERR_KERNEL, "opencl: sar failed on %s (%d)", dev->name,
-                              (int)err);
-    return TESS_OK;
+    size_t n = (size_t)((box->hi[1] - box->lo[1]) * (box->hi[0] - box->lo[0]));
+    return app_tile_cl_run(&sar_cl, device, box, arg, in, 0, out, n * SAR_PIXEL_BYTES, n);
 }
 
 const tess_tile_kernel_fn sar_kernel_opencl = sar_kernel_cl;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "texture.h"
-#include "tile_cli.h"
+#include "tile_app.h"
 
 #define TEX_APP "texture"
 
@@ -44,7 +44,6 @@ typedef struct tex_app {
     tess_tile_job job;
     uint8_t *records;
     float *out;
-    app_outfile output, map, save, stats;
 } tex_app;
 
 /* ---------------------------------------------------------------- options */
@@ -164,8 +163,9 @@ static int make_records(tex_app *a, int owner)
     return 0;
 }
 
-static int prepare(tex_app *a, tess_ctx *ctx)
+static int prepare(tess_ctx *ctx, void *arg)
 {
+    tex_app *a = arg;
     int rank = tess_rank(ctx);
     if (app_tile_cli_check_data_on(&a->o.tile, ctx, TEX_APP) != 0) return -1;
     int owner = rank == a->o.tile.data_on;
@@ -199,8 +199,9 @@ static int prepare(tex_app *a, tess_ctx *ctx)
 
 /* ---------------------------------------------------------------- outputs */
 
-static int write_features(const tex_app *a, FILE *fp)
+static int write_features(const void *arg, FILE *fp)
 {
+    const tex_app *a = arg;
     const tex_params *p = &a->params;
     const float *f = a->out;
     for (int64_t by = 0; by < p->grid_h; by++)
@@ -225,8 +226,9 @@ static void heat_colour(double t, uint8_t rgb[3])
 }
 
 /* One square of k x k pixels per block, k so that the map is about 1024 wide. */
-static int write_map(const tex_app *a, FILE *fp)
+static int write_map(const void *arg, FILE *fp)
 {
+    const tex_app *a = arg;
     const tex_params *p = &a->params;
     int64_t side = p->grid_w > p->grid_h ? p->grid_w : p->grid_h;
     int k = side >= 1024 ? 1 : (int)(1024 / side);
@@ -250,71 +252,28 @@ static int write_map(const tex_app *a, FILE *fp)
     return rc;
 }
 
-static int write_pgm(const tex_app *a, FILE *fp)
+static int write_pgm(const void *arg, FILE *fp)
 {
+    const tex_app *a = arg;
     size_t n = (size_t)a->img.width * a->img.height;
     fprintf(fp, "P5\n%u %u\n255\n", a->img.width, a->img.height);
     return fwrite(a->img.pixels, 1, n, fp) == n ? 0 : -1;
 }
 
-static int open_outputs(tex_app *a)
-{
-    const tex_opts *o = &a->o;
-    if (o->output && app_outfile_open(&a->output, o->output) != 0) return -1;
-    if (o->map && app_outfile_open(&a->map, o->map) != 0) return -1;
-    if (o->save_image && app_outfile_open(&a->save, o->save_image) != 0) return -1;
-    if (o->tile.stats_path && app_outfile_open(&a->stats, o->tile.stats_path) != 0) return -1;
-    if (o->save_image && write_pgm(a, a->save.fp) != 0) {
-        app_error(TEX_APP, "cannot write %s: %s", o->save_image, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-static int write_outputs(const tex_app *a)
-{
-    if (a->o.output && write_features(a, a->output.fp) != 0) {
-        app_error(TEX_APP, "cannot write %s: %s", a->o.output, strerror(errno));
-        return -1;
-    }
-    if (a->o.map && write_map(a, a->map.fp) != 0) {
-        app_error(TEX_APP, "cannot write %s", a->o.map);
-        return -1;
-    }
-    return 0;
-}
-
 /* ---------------------------------------------------------------- run */
 
-static int control(tess_ctx *ctx, void *arg)
+static double blocks(const void *arg)
 {
-    tex_app *a = arg;
-    if (open_outputs(a) != 0) return -1;
-    tess_tile_stats st;
-    if (app_tile_cli_run(&a->o.tile, ctx, &a->job, (uint64_t)a->o.seed, TEX_APP, &st) != 0)
-        return -1;
-    int rc = write_outputs(a);
-    double blocks = (double)a->params.grid_w * (double)a->params.grid_h;
-    if (rc == 0)
-        rc = app_tile_cli_report(&a->o.tile, ctx, &st, a->stats.fp, TEX_APP, "blocks", blocks);
-    tess_tile_stats_free(&st);
-    return rc;
+    const tex_params *p = &((const tex_app *)arg)->params;
+    return (double)p->grid_w * (double)p->grid_h;
 }
 
-static int finish(tex_app *a, tess_ctx *ctx, int rc)
+static void release(void *arg)
 {
-    if (tess_rank(ctx) == 0) {
-        app_outfile *const files[] = {&a->stats, &a->save, &a->map, &a->output};
-        const char *const paths[] = {a->o.tile.stats_path, a->o.save_image, a->o.map, a->o.output};
-        rc = app_outfiles_finish(files, paths, 4, rc);
-    }
-    int interrupted = tess_interrupted(ctx);
-    tess_finalize(ctx);
+    tex_app *a = arg;
     free(a->img.pixels);
     free(a->records);
     free(a->out);
-    if (rc != 0 && interrupted) return 130;
-    return rc == 0 ? 0 : 1;
 }
 
 int texture_main(int argc, char **argv)
@@ -322,19 +281,17 @@ int texture_main(int argc, char **argv)
     tex_app a = {0};
     int p = parse(&a.o, argc, argv);
     if (p != 0) return p > 0 ? 0 : 2;
-    tess_config cfg;
-    tess_config_init(&cfg);
-    cfg.workers = 1; /* the controller; processors are threads of their own */
-    tess_ctx *ctx = NULL;
-    if (tess_init(&cfg, &ctx) != 0) return 1;
-    int rc = prepare(&a, ctx);
-    if (rc == 0 && app_tile_cli_check(&a.o.tile, ctx, &a.job, TEX_APP) != 0) rc = -1;
-    if (rc != 0) {
-        tess_finalize(ctx);
-        free(a.img.pixels);
-        free(a.records);
-        free(a.out);
-        return 2;
-    }
-    return finish(&a, ctx, tess_main(ctx, control, &a));
+    app_tile_spec spec = {.name = TEX_APP,
+                          .what = "blocks",
+                          .app = &a,
+                          .cli = &a.o.tile,
+                          .job = &a.job,
+                          .seed = (uint64_t)a.o.seed,
+                          .files = {{a.o.output, write_features},
+                                    {a.o.map, write_map},
+                                    {a.o.save_image, write_pgm, 1}},
+                          .prepare = prepare,
+                          .units = blocks,
+                          .release = release};
+    return app_tile_main(&spec);
 }

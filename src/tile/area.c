@@ -61,7 +61,10 @@ uint64_t tess__tile_segment_cells(const tess__tile_area *a, const tess__tile_seg
     return (uint64_t)(s->r1 - s->r0) * tess__tile_column_cross(a, s->column);
 }
 
-int64_t tess__tile_rows_for(const tess__tile_area *a, const tess__tile_segment *s, uint64_t cells)
+/* The row count of a tile of about `cells` cells cut from s: between the
+ * first dimension's min and max extents, and all of s when s is shorter or
+ * the rest would be shorter than the minimum (no sliver is left behind). */
+static int64_t rows_for(const tess__tile_area *a, const tess__tile_segment *s, uint64_t cells)
 {
     int64_t left = s->r1 - s->r0;
     uint64_t cross = tess__tile_column_cross(a, s->column);
@@ -79,7 +82,7 @@ uint64_t tess__tile_cut(const tess__tile_area *a, tess__tile_segment *s, uint64_
                         tess__tile_box *box)
 {
     if (s->r1 <= s->r0) return 0;
-    int64_t rows = tess__tile_rows_for(a, s, cells);
+    int64_t rows = rows_for(a, s, cells);
     tess__tile_column_box(a, s->column, box);
     box->lo[0] = s->r0;
     box->hi[0] = s->r0 + rows;

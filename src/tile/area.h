@@ -53,10 +53,6 @@ uint64_t tess__tile_column_cross(const tess__tile_area *a, int64_t c);
 tess__tile_segment tess__tile_column_segment(const tess__tile_area *a, int64_t c);
 uint64_t tess__tile_segment_cells(const tess__tile_area *a, const tess__tile_segment *s);
 
-/* The row count of a tile of about `cells` cells cut from s: between the
- * first dimension's min and max extents, and all of s when s is shorter or
- * the rest would be shorter than the minimum (no sliver is left behind). */
-int64_t tess__tile_rows_for(const tess__tile_area *a, const tess__tile_segment *s, uint64_t cells);
 /* Cut a tile of about `cells` cells from the front of s (which shrinks) into
  * *box; returns its cells, 0 when s is empty. */
 uint64_t tess__tile_cut(const tess__tile_area *a, tess__tile_segment *s, uint64_t cells,

@@ -7,10 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tile/tile_internal.h"
-
-int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device);
-void tile_opencl_close(void *device);
+#include "tile/proc.h"
 
 #if TESS_HAVE_OPENCL
 #include "tessera/tile_opencl.h"
@@ -43,22 +40,22 @@ static int find_device(tess_ctx *ctx, int n, cl_platform_id *pl_out, cl_device_i
                           "opencl:%d: there are only %d OpenCL devices on this machine", n, seen);
 }
 
-int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device)
+int tess__tile_opencl_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device)
 {
     tess_tile_opencl *d = calloc(1, sizeof *d);
-    TESS_RETURN_IF(c->ctx, d == NULL, TESS_ERR_NOMEM, "out of memory");
-    d->ctx = c->ctx;
-    int rc = find_device(c->ctx, spec->device, &d->platform, &d->device);
+    TESS_RETURN_IF(ctx, d == NULL, TESS_ERR_NOMEM, "out of memory");
+    d->ctx = ctx;
+    int rc = find_device(ctx, spec->device, &d->platform, &d->device);
     cl_int err = CL_SUCCESS;
     if (rc == TESS_OK) d->context = clCreateContext(NULL, 1, &d->device, NULL, NULL, &err);
     if (rc == TESS_OK && err == CL_SUCCESS)
         d->queue = clCreateCommandQueue(d->context, d->device, 0, &err);
     if (rc == TESS_OK && err != CL_SUCCESS)
-        rc = tess_set_error(c->ctx, TESS_ERR_UNSUPPORTED,
+        rc = tess_set_error(ctx, TESS_ERR_UNSUPPORTED,
                             "opencl:%d: cannot create a context or queue (OpenCL error %d)",
                             spec->device, (int)err);
     if (rc != TESS_OK) {
-        tile_opencl_close(d);
+        tess__tile_opencl_close(d);
         return rc;
     }
     clGetDeviceInfo(d->device, CL_DEVICE_NAME, sizeof d->name - 1, d->name, NULL);
@@ -66,7 +63,7 @@ int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device)
     return TESS_OK;
 }
 
-void tile_opencl_close(void *device)
+void tess__tile_opencl_close(void *device)
 {
     tess_tile_opencl *d = device;
     if (d == NULL) return;
@@ -124,16 +121,16 @@ cl_int tess_tile_opencl_enqueue_1d(tess_tile_opencl *dev, cl_kernel kernel, size
 
 #else
 
-int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device)
+int tess__tile_opencl_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device)
 {
     (void)device;
-    return tess_set_error(c->ctx, TESS_ERR_UNSUPPORTED,
+    return tess_set_error(ctx, TESS_ERR_UNSUPPORTED,
                           "processor '%s': this build has no OpenCL (install ocl-icd-opencl-dev "
                           "and opencl-c-headers, and pocl-opencl-icd to run it on the CPU, then "
                           "rebuild)",
                           spec->text);
 }
 
-void tile_opencl_close(void *device) { (void)device; }
+void tess__tile_opencl_close(void *device) { (void)device; }
 
 #endif

@@ -17,263 +17,408 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tile/tile_internal.h"
+#include "tile/policy.h"
 
-static int fixed(const tile_ctl *c) { return c->policy.kind != TILE_APC; }
-static int listed(const tile_ctl *c)
+static int fixed(const tess__tile_policy *pol) { return pol->spec.kind != TILE_APC; }
+static int listed(const tess__tile_policy *pol)
 {
-    return c->policy.kind == TILE_STATIC || c->policy.kind == TILE_WS;
+    return pol->spec.kind == TILE_STATIC || pol->spec.kind == TILE_WS;
 }
 
+int tess__tile_policy_shares(const tess__tile_policy *pol) { return pol->spec.kind != TILE_STATIC; }
+
+/* ---- setup ---- */
+
 /* Rows [lo, hi) of every column, owned by `owner`, as work. */
-static int add_rows(tile_ctl *c, int64_t lo, int64_t hi, int owner)
+static int add_rows(tess__tile_policy *pol, int64_t lo, int64_t hi, int owner)
 {
-    for (int64_t col = 0; col < c->area.ncolumns && lo < hi; col++) {
+    for (int64_t col = 0; col < pol->link->area.ncolumns && lo < hi; col++) {
         tess__tile_segment s = {.column = col, .r0 = lo, .r1 = hi, .owner = owner};
-        int rc = tess__tile_plan_push(&c->plan, &s);
+        int rc = tess__tile_plan_push(&pol->plan, &s);
         if (rc != TESS_OK) return rc;
     }
     return TESS_OK;
 }
 
-static int list_append(tile_ctl *c, int proc, const tess__tile_segment *s)
+static int list_append(tess__tile_policy *pol, int proc, const tess__tile_segment *s)
 {
-    int n = c->list_len[proc];
+    int n = pol->list_len[proc];
     if ((n & (n - 1)) == 0 && n >= 16) { /* grow at powers of two */
-        tess__tile_segment *l = realloc(c->lists[proc], (size_t)n * 2 * sizeof *l);
+        tess__tile_segment *l = realloc(pol->lists[proc], (size_t)n * 2 * sizeof *l);
         if (l == NULL) return TESS_ERR_NOMEM;
-        c->lists[proc] = l;
+        pol->lists[proc] = l;
     } else if (n == 0) {
-        free(c->lists[proc]);
-        c->lists[proc] = malloc(16 * sizeof *c->lists[proc]);
-        c->list_head[proc] = 0;
-        if (c->lists[proc] == NULL) return TESS_ERR_NOMEM;
+        free(pol->lists[proc]);
+        pol->lists[proc] = malloc(16 * sizeof *pol->lists[proc]);
+        pol->list_head[proc] = 0;
+        if (pol->lists[proc] == NULL) return TESS_ERR_NOMEM;
     }
-    c->lists[proc][c->list_len[proc]++] = *s;
+    pol->lists[proc][pol->list_len[proc]++] = *s;
     return TESS_OK;
 }
 
 /* static, ws: cut the plan's work into fixed tiles, dealt to processors in
  * equal contiguous parts. */
-static int deal_fixed(tile_ctl *c)
+static int deal_fixed(tess__tile_policy *pol)
 {
-    uint64_t total = c->plan.remaining, done = 0;
+    int nprocs = pol->procs->n;
+    uint64_t total = pol->plan.remaining, done = 0;
     tess__tile_box box;
     uint64_t got;
-    while ((got = tess__tile_plan_cut(&c->plan, c->policy.cells, &box)) > 0) {
-        int proc = (int)((done * (uint64_t)c->nprocs) / (total ? total : 1));
-        if (proc >= c->nprocs) proc = c->nprocs - 1;
-        int rc = list_append(c, proc, &c->plan.last);
+    while ((got = tess__tile_plan_cut(&pol->plan, pol->spec.cells, &box)) > 0) {
+        int proc = (int)((done * (uint64_t)nprocs) / (total ? total : 1));
+        if (proc >= nprocs) proc = nprocs - 1;
+        int rc = list_append(pol, proc, &pol->plan.last);
         if (rc != TESS_OK) return rc;
         done += got;
     }
     return TESS_OK;
 }
 
-int tile_policy_setup(tile_ctl *c)
+/* The rank's own work: its slab, or an equal share of the rows when the
+ * input is anywhere (none, or read). */
+static int add_own_work(tess__tile_policy *pol)
 {
-    int rc =
-        tess__tile_plan_init_empty(&c->plan, &c->area, c->nprocs, c->args.queue_s, c->args.boot_s);
-    if (rc != TESS_OK) return rc;
-    if (fixed(c))
-        for (int i = 0; i < c->nprocs; i++) c->plan.procs[i].boot.done = 1; /* no bootstrap */
-    c->lists = calloc((size_t)c->nprocs, sizeof *c->lists);
-    c->list_len = calloc((size_t)c->nprocs, sizeof *c->list_len);
-    c->list_head = calloc((size_t)c->nprocs, sizeof *c->list_head);
-    if (!c->lists || !c->list_len || !c->list_head) return TESS_ERR_NOMEM;
-    const tess_tile_job *job = c->job;
-    if (job->in_bytes == 0 || job->read) { /* input anywhere: an equal share of rows */
-        int64_t e = c->area.extent[0];
-        rc = add_rows(c, e * c->me / c->nranks, e * (c->me + 1) / c->nranks, c->me);
-    } else {
-        rc = add_rows(c, c->slab_lo[c->me], c->slab_hi[c->me], c->me);
+    const tess__tile_link *l = pol->link;
+    if (l->job->in_bytes == 0 || l->job->read) {
+        int64_t e = l->area.extent[0];
+        return add_rows(pol, e * l->me / l->nranks, e * (l->me + 1) / l->nranks, l->me);
     }
-    c->received = c->plan.remaining;
-    if (rc == TESS_OK && listed(c)) rc = deal_fixed(c);
+    int64_t lo, hi;
+    tess__tile_store_own_slab(pol->store, &lo, &hi);
+    return add_rows(pol, lo, hi, l->me);
+}
+
+/* TILE_BOOT: a rank's bootstrap ended at `size`; once every rank's did,
+ * tiles are at least the largest of them. */
+static void on_boot(void *state, int src, const uint8_t *p, size_t len)
+{
+    tess__tile_policy *pol = state;
+    (void)src;
+    uint64_t size = 0;
+    if (len >= sizeof size) memcpy(&size, p, sizeof size);
+    if (size > pol->boot_agreed) pol->boot_agreed = size;
+    if (++pol->boots == pol->link->nranks)
+        pol->plan.floor_cells =
+            pol->boot_agreed < pol->plan.max_cells ? pol->boot_agreed : pol->plan.max_cells;
+}
+
+int tess__tile_policy_init(tess__tile_policy *pol, tess__tile_link *l, tess__tile_store *s,
+                           tess__tile_procs *procs, const tess__tile_policy_spec *spec)
+{
+    pol->link = l;
+    pol->store = s;
+    pol->procs = procs;
+    pol->spec = *spec;
+    tess__tile_link_route(l, TILE_BOOT, on_boot, pol);
+    int n = procs->n;
+    int rc = tess__tile_plan_init_empty(&pol->plan, &l->area, n, l->args.queue_s, l->args.boot_s);
+    if (rc != TESS_OK) return rc;
+    if (fixed(pol))
+        for (int i = 0; i < n; i++) pol->plan.procs[i].boot.done = 1; /* no bootstrap */
+    pol->lists = calloc((size_t)n, sizeof *pol->lists);
+    pol->list_len = calloc((size_t)n, sizeof *pol->list_len);
+    pol->list_head = calloc((size_t)n, sizeof *pol->list_head);
+    if (!pol->lists || !pol->list_len || !pol->list_head) return TESS_ERR_NOMEM;
+    rc = add_own_work(pol);
+    pol->own_cells = pol->plan.remaining;
+    if (rc == TESS_OK && listed(pol)) rc = deal_fixed(pol);
     return rc;
 }
 
-static double estimate(const tile_ctl *c, int proc, uint64_t cells)
+void tess__tile_policy_free(tess__tile_policy *pol)
 {
-    double rate = tess__tile_model_rate(&c->plan.procs[proc].model, cells);
-    if (rate <= 0) tess__tile_model_best_size(&c->plan.procs[proc].model, &rate);
+    tess__tile_plan_free(&pol->plan);
+    for (int i = 0; pol->lists && i < pol->procs->n; i++) free(pol->lists[i]);
+    free(pol->lists);
+    free(pol->list_len);
+    free(pol->list_head);
+    pol->lists = NULL;
+    pol->list_len = pol->list_head = NULL;
+}
+
+/* ---- handing out tiles ---- */
+
+static double estimate(const tess__tile_policy *pol, int proc, uint64_t cells)
+{
+    double rate = tess__tile_model_rate(&pol->plan.procs[proc].model, cells);
+    if (rate <= 0) tess__tile_model_best_size(&pol->plan.procs[proc].model, &rate);
     return rate > 0 ? (double)cells / rate : 0.0;
 }
 
-static int hand(tile_ctl *c, int proc, const tess__tile_segment *seg, const tess__tile_box *box,
-                uint64_t cells, double est, int counted)
+static int hand(tess__tile_policy *pol, int proc, const tess__tile_segment *seg,
+                const tess__tile_box *box, uint64_t cells, double est, int counted)
 {
-    tile_item it = {.box = *box, .cells = cells, .est = est, .column = seg->column};
-    tile_store_item_input(c, seg, &it);
+    tess__tile_item it = {.box = *box, .cells = cells, .est = est, .column = seg->column};
+    tess__tile_store_item_input(pol->store, seg, &it);
     if (!counted) { /* the plan counts what plan_next hands out itself */
-        c->plan.procs[proc].queued_s += est;
-        c->plan.procs[proc].queued_tiles++;
+        pol->plan.procs[proc].queued_s += est;
+        pol->plan.procs[proc].queued_tiles++;
     }
-    return tile_proc_push(&c->procs[proc], &it);
+    return tess__tile_proc_push(&pol->procs->p[proc], &it);
 }
 
-static void seg_box(const tile_ctl *c, const tess__tile_segment *s, tess__tile_box *box)
+static void seg_box(const tess__tile_policy *pol, const tess__tile_segment *s, tess__tile_box *box)
 {
-    tess__tile_column_box(&c->area, s->column, box);
+    tess__tile_column_box(&pol->link->area, s->column, box);
     box->lo[0] = s->r0;
     box->hi[0] = s->r1;
 }
 
 /* ws: take the back half of the longest other deque. */
-static void ws_steal(tile_ctl *c, int thief)
+static void ws_steal(tess__tile_policy *pol, int thief)
 {
     int victim = -1, most = 0;
-    for (int i = 0; i < c->nprocs; i++) {
-        int left = c->list_len[i] - c->list_head[i];
+    for (int i = 0; i < pol->procs->n; i++) {
+        int left = pol->list_len[i] - pol->list_head[i];
         if (i != thief && left > most) most = left, victim = i;
     }
     if (victim < 0) return;
     int take = most / 2 > 0 ? most / 2 : 1;
-    int from = c->list_len[victim] - take;
+    int from = pol->list_len[victim] - take;
     for (int k = 0; k < take; k++)
-        if (list_append(c, thief, &c->lists[victim][from + k]) != TESS_OK) return;
-    c->list_len[victim] = from;
+        if (list_append(pol, thief, &pol->lists[victim][from + k]) != TESS_OK) return;
+    pol->list_len[victim] = from;
 }
 
-static int dispatch_listed(tile_ctl *c)
+static int dispatch_listed(tess__tile_policy *pol)
 {
-    for (int i = 0; i < c->nprocs; i++) {
-        while (c->plan.procs[i].queued_tiles < 2) {
-            if (c->list_head[i] == c->list_len[i] && c->policy.kind == TILE_WS) ws_steal(c, i);
-            if (c->list_head[i] == c->list_len[i]) break;
-            tess__tile_segment s = c->lists[i][c->list_head[i]++];
-            if (c->list_head[i] == c->list_len[i]) c->list_head[i] = c->list_len[i] = 0;
+    for (int i = 0; i < pol->procs->n; i++) {
+        while (pol->plan.procs[i].queued_tiles < 2) {
+            if (pol->list_head[i] == pol->list_len[i] && pol->spec.kind == TILE_WS)
+                ws_steal(pol, i);
+            if (pol->list_head[i] == pol->list_len[i]) break;
+            tess__tile_segment s = pol->lists[i][pol->list_head[i]++];
+            if (pol->list_head[i] == pol->list_len[i]) pol->list_head[i] = pol->list_len[i] = 0;
             tess__tile_box box;
-            seg_box(c, &s, &box);
+            seg_box(pol, &s, &box);
             uint64_t cells = tess__tile_box_cells(&box);
-            int rc = hand(c, i, &s, &box, cells, estimate(c, i, cells), 0);
+            int rc = hand(pol, i, &s, &box, cells, estimate(pol, i, cells), 0);
             if (rc != TESS_OK) return rc;
         }
     }
     return TESS_OK;
 }
 
-static int dispatch_dd(tile_ctl *c)
+static int dispatch_dd(tess__tile_policy *pol)
 {
-    for (int i = 0; i < c->nprocs; i++) {
-        while (c->plan.procs[i].queued_tiles < 2) {
+    for (int i = 0; i < pol->procs->n; i++) {
+        while (pol->plan.procs[i].queued_tiles < 2) {
             tess__tile_box box;
-            uint64_t cells = tess__tile_plan_cut(&c->plan, c->policy.cells, &box);
+            uint64_t cells = tess__tile_plan_cut(&pol->plan, pol->spec.cells, &box);
             if (cells == 0) return TESS_OK;
-            int rc = hand(c, i, &c->plan.last, &box, cells, estimate(c, i, cells), 0);
+            int rc = hand(pol, i, &pol->plan.last, &box, cells, estimate(pol, i, cells), 0);
             if (rc != TESS_OK) return rc;
         }
     }
     return TESS_OK;
 }
 
-void tile_policy_note_running(tile_ctl *c)
+/* Tell the plan how long each processor's running tile has run (running_s). */
+static void note_running(tess__tile_policy *pol)
 {
-    for (int i = 0; i < c->nprocs; i++)
-        c->plan.procs[i].running_s = tile_proc_running(&c->procs[i]);
+    for (int i = 0; i < pol->procs->n; i++)
+        pol->plan.procs[i].running_s = tess__tile_proc_running(&pol->procs->p[i]);
 }
 
-static int dispatch_apc(tile_ctl *c)
+static int dispatch_apc(tess__tile_policy *pol)
 {
     int proc;
     tess__tile_box box;
     uint64_t cells;
     double est;
-    tile_policy_note_running(c);
-    while (tess__tile_plan_next(&c->plan, &proc, &box, &cells, &est)) {
-        int rc = hand(c, proc, &c->plan.last, &box, cells, est, 1);
+    note_running(pol);
+    while (tess__tile_plan_next(&pol->plan, &proc, &box, &cells, &est)) {
+        int rc = hand(pol, proc, &pol->plan.last, &box, cells, est, 1);
         if (rc != TESS_OK) return rc;
     }
     return TESS_OK;
 }
 
-void tile_policy_dispatch(tile_ctl *c)
+void tess__tile_policy_dispatch(tess__tile_policy *pol)
 {
-    int rc = listed(c)                   ? dispatch_listed(c)
-             : c->policy.kind == TILE_DD ? dispatch_dd(c)
-                                         : dispatch_apc(c);
-    if (rc != TESS_OK) tile_abort_all(c, rc, "tiles: out of memory for the processors' queues");
+    int rc = listed(pol)                 ? dispatch_listed(pol)
+             : pol->spec.kind == TILE_DD ? dispatch_dd(pol)
+                                         : dispatch_apc(pol);
+    if (rc != TESS_OK)
+        tess__tile_abort_all(pol->link, rc, "tiles: out of memory for the processors' queues");
 }
 
-void tile_policy_done(tile_ctl *c, const tile_done *d)
+int tess__tile_policy_idle(const tess__tile_policy *pol)
 {
-    tess__tile_proc *q = &c->plan.procs[d->proc];
-    if (!q->boot.done && c->ntried[d->proc] < 16)
-        c->tried[d->proc][c->ntried[d->proc]++] = d->cells;
-    tess__tile_plan_done(&c->plan, d->proc, d->cells, d->est, d->seconds);
+    for (int i = 0; i < pol->procs->n; i++)
+        if (pol->plan.procs[i].queued_tiles > 0) return 0;
+    return 1;
 }
 
-int tile_policy_add_work(tile_ctl *c, const tess__tile_segment *s)
+void tess__tile_policy_check_boot(tess__tile_policy *pol)
 {
-    if (c->policy.kind != TILE_WS) return tess__tile_plan_push(&c->plan, s);
+    if (pol->booted) return;
+    uint64_t largest = 0;
+    for (int i = 0; i < pol->procs->n; i++) {
+        if (!pol->plan.procs[i].boot.done) return;
+        uint64_t s = pol->plan.procs[i].boot.next;
+        if (s > largest) largest = s;
+    }
+    tess__tile_link *l = pol->link;
+    pol->booted = 1;
+    pol->boot_seconds = pol->spec.kind == TILE_APC ? tess__tile_now(l) : 0.0;
+    for (int r = 0; r < l->nranks; r++)
+        tess__tile_send(l, r, TILE_BOOT, &largest, sizeof largest, NULL, 0);
+}
+
+/* ---- finished tiles ---- */
+
+/* Processor proc's unstarted tiles go back to the work, for the plan to
+ * share anew. */
+static void recall_queue(tess__tile_policy *pol, int proc)
+{
+    tess__tile_item back[64];
+    int n = tess__tile_proc_recall(&pol->procs->p[proc], back, 64);
+    tess__tile_proc *q = &pol->plan.procs[proc];
+    for (int k = 0; k < n; k++) {
+        tess__tile_segment s = {.column = back[k].column,
+                                .r0 = back[k].box.lo[0],
+                                .r1 = back[k].box.hi[0],
+                                .owner = pol->link->me,
+                                .chunk = back[k].chunk};
+        q->queued_s = q->queued_s > back[k].est ? q->queued_s - back[k].est : 0.0;
+        q->queued_tiles--;
+        if (tess__tile_plan_push(&pol->plan, &s) != TESS_OK)
+            tess__tile_abort_all(pol->link, TESS_ERR_NOMEM, "tiles: out of memory");
+    }
+}
+
+/* A tile took far longer than its processor's model said: the processor
+ * slowed down (another job took its core, a GPU throttled).  Its queue,
+ * estimated at the old speed, would now end long after everyone else's, so
+ * its unstarted tiles go back to the work and the plan shares them anew. */
+static void recall_if_slowed(tess__tile_policy *pol, const tess__tile_done *d)
+{
+    if (pol->spec.kind != TILE_APC || !(d->est > 0) || d->seconds < 4 * d->est) return;
+    recall_queue(pol, d->proc);
+}
+
+/*
+ * The end game, on this rank: processor `idle` has nothing queued and no
+ * work is left to hand out, while another still has tiles it has not
+ * started (handed out on estimates, and the last one's processor ran
+ * slower than estimated).  The queue that ends last goes back to the work,
+ * so that the plan shares it between the two; without this the idle
+ * processor waited for up to a tile (3-5 ms in the texture runs).
+ */
+static void rebalance_at_end(tess__tile_policy *pol, int idle)
+{
+    tess__tile_plan *plan = &pol->plan;
+    if (pol->spec.kind != TILE_APC || plan->remaining > 0 || plan->procs[idle].queued_tiles > 0)
+        return;
+    int victim = -1;
+    double latest = 0;
+    note_running(pol);
+    for (int i = 0; i < pol->procs->n; i++) {
+        double left = tess__tile_plan_queue_left(plan, i);
+        if (i != idle && plan->procs[i].queued_tiles >= 2 && left > latest)
+            latest = left, victim = i;
+    }
+    if (victim >= 0) recall_queue(pol, victim);
+}
+
+void tess__tile_policy_done(tess__tile_policy *pol, const tess__tile_done *d)
+{
+    recall_if_slowed(pol, d);
+    tess__tile_proc *q = &pol->plan.procs[d->proc];
+    if (!q->boot.done && pol->ntried[d->proc] < 16)
+        pol->tried[d->proc][pol->ntried[d->proc]++] = d->cells;
+    tess__tile_plan_done(&pol->plan, d->proc, d->cells, d->est, d->seconds);
+    rebalance_at_end(pol, d->proc);
+}
+
+/* ---- work between ranks ---- */
+
+int tess__tile_policy_add_work(tess__tile_policy *pol, const tess__tile_segment *s)
+{
+    if (pol->spec.kind != TILE_WS) return tess__tile_plan_push(&pol->plan, s);
     /* ws: cut into fixed tiles, dealt round robin */
-    int rc = tess__tile_plan_push(&c->plan, s);
+    int rc = tess__tile_plan_push(&pol->plan, s);
     for (int k = 0; rc == TESS_OK; k++) {
         tess__tile_box box;
-        if (tess__tile_plan_cut(&c->plan, c->policy.cells, &box) == 0) break;
-        rc = list_append(c, k % c->nprocs, &c->plan.last);
+        if (tess__tile_plan_cut(&pol->plan, pol->spec.cells, &box) == 0) break;
+        rc = list_append(pol, k % pol->procs->n, &pol->plan.last);
     }
     return rc;
 }
 
-uint64_t tile_policy_left(const tile_ctl *c)
+uint64_t tess__tile_policy_left(const tess__tile_policy *pol)
 {
-    uint64_t n = c->plan.remaining;
-    for (int i = 0; listed(c) && i < c->nprocs; i++)
-        for (int k = c->list_head[i]; k < c->list_len[i]; k++)
-            n += tess__tile_segment_cells(&c->area, &c->lists[i][k]);
-    for (int k = 0; k < c->npending; k++) n += tess__tile_segment_cells(&c->area, &c->pending[k]);
-    return n;
-}
-
-static int give_pending(tile_ctl *c, uint64_t cells, tess__tile_segment *out, int max, int *n,
-                        uint64_t *taken)
-{
-    while (c->npending > 0 && *taken < cells && *n < max) {
-        tess__tile_segment *s = &c->pending[c->npending - 1];
-        *taken += tess__tile_split_tail(&c->area, s, cells - *taken, &out[(*n)++]);
-        if (s->r1 <= s->r0) c->npending--;
-    }
-    return TESS_OK;
+    uint64_t n = pol->plan.remaining;
+    for (int i = 0; listed(pol) && i < pol->procs->n; i++)
+        for (int k = pol->list_head[i]; k < pol->list_len[i]; k++)
+            n += tess__tile_segment_cells(&pol->link->area, &pol->lists[i][k]);
+    return n + tess__tile_store_pending_cells(pol->store);
 }
 
 /* ws: whole fixed tiles from the back of the longest deques. */
-static void give_listed(tile_ctl *c, uint64_t cells, tess__tile_segment *out, int max, int *n,
-                        uint64_t *taken)
+static void give_listed(tess__tile_policy *pol, uint64_t cells, tess__tile_segment *out, int max,
+                        int *n, uint64_t *taken)
 {
     while (*taken < cells && *n < max) {
         int victim = -1, most = 1;
-        for (int i = 0; i < c->nprocs; i++) {
-            int left = c->list_len[i] - c->list_head[i];
+        for (int i = 0; i < pol->procs->n; i++) {
+            int left = pol->list_len[i] - pol->list_head[i];
             if (left > most) most = left, victim = i;
         }
         if (victim < 0) return;
-        tess__tile_segment *s = &c->lists[victim][c->list_len[victim] - 1];
-        if (s->chunk != NULL || s->owner != c->me) return; /* its data moved here: keep it */
+        tess__tile_segment *s = &pol->lists[victim][pol->list_len[victim] - 1];
+        if (s->chunk != NULL || s->owner != pol->link->me)
+            return; /* its data moved here: keep it */
         out[(*n)++] = *s;
-        *taken += tess__tile_segment_cells(&c->area, s);
-        c->list_len[victim]--;
+        *taken += tess__tile_segment_cells(&pol->link->area, s);
+        pol->list_len[victim]--;
     }
 }
 
-int tile_policy_give(tile_ctl *c, uint64_t cells, tess__tile_segment **out, int *n)
+int tess__tile_policy_give(tess__tile_policy *pol, uint64_t cells, tess__tile_segment **out, int *n)
 {
     *n = 0;
     *out = NULL;
-    if (c->policy.kind == TILE_STATIC || cells == 0) return TESS_OK;
+    if (cells < pol->plan.min_cells) cells = 0; /* not worth a tile */
+    if (pol->spec.kind == TILE_STATIC || cells == 0) return TESS_OK;
     int max = 256;
     tess__tile_segment *segs = malloc((size_t)max * sizeof *segs);
     if (segs == NULL) return TESS_ERR_NOMEM;
-    uint64_t taken = 0;
-    give_pending(c, cells, segs, max, n, &taken);
-    if (c->policy.kind == TILE_WS) {
-        give_listed(c, cells, segs, max, n, &taken);
+    uint64_t taken = tess__tile_store_take_pending(pol->store, cells, segs, max, n);
+    if (pol->spec.kind == TILE_WS) {
+        give_listed(pol, cells, segs, max, n, &taken);
     } else if (taken < cells && *n < max) {
         int got = 0;
-        taken +=
-            tess__tile_plan_take_tail(&c->plan, cells - taken, c->me, segs + *n, max - *n, &got);
+        taken += tess__tile_plan_take_tail(&pol->plan, cells - taken, pol->link->me, segs + *n,
+                                           max - *n, &got);
         *n += got;
     }
     *out = segs;
     return TESS_OK;
+}
+
+double tess__tile_policy_rate(const tess__tile_policy *pol)
+{
+    double sum = 0;
+    for (int i = 0; i < pol->procs->n; i++) {
+        double r = 0;
+        tess__tile_model_best_size(&pol->plan.procs[i].model, &r);
+        sum += r;
+    }
+    return sum;
+}
+
+double tess__tile_policy_queued_seconds(const tess__tile_policy *pol)
+{
+    double cells = 0, rate = 0, longest = 0;
+    for (int i = 0; i < pol->procs->n; i++) {
+        double r = 0, q = pol->plan.procs[i].queued_s;
+        tess__tile_model_best_size(&pol->plan.procs[i].model, &r);
+        cells += q * r;
+        rate += r;
+        longest = q > longest ? q : longest;
+    }
+    return rate > 0 ? cells / rate : longest;
 }

@@ -11,10 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "comm/comm.h"
-#include "tile/tile_internal.h"
-
-int tile_opencl_open(tile_ctl *c, const tile_proc_spec *spec, void **device);
-void tile_opencl_close(void *device);
+#include "tile/proc.h"
 
 static void sleep_s(double s)
 {
@@ -37,48 +34,54 @@ static void *grow(void **buf, size_t *cap, size_t need)
 /* The tile's input in the rank's own slab, when the area's tiles are
  * contiguous there (whole rows): the kernel reads it in place instead of
  * a copy (37 MB per 8192x4096 slide for texture; no time measurable). */
-static const uint8_t *input_in_place(const tile_ctl *c, const tile_item *it)
+static const uint8_t *input_in_place(const tess__tile_processor *p, const tess__tile_item *it)
 {
-    if (c->job->read != NULL || !tile_area_contiguous(&c->area)) return NULL;
-    uint64_t row_cells = tess__tile_area_cells(&c->area) / (uint64_t)c->area.extent[0];
-    uint64_t first = (uint64_t)(it->box.lo[0] - c->slab_lo[c->me]) * row_cells;
-    return (const uint8_t *)c->job->input + first * c->job->in_bytes;
+    const tess__tile_link *l = p->link;
+    if (l->job->read != NULL || !tess__tile_area_contiguous(&l->area)) return NULL;
+    int64_t lo, hi;
+    tess__tile_store_own_slab(p->store, &lo, &hi);
+    uint64_t row_cells = tess__tile_area_cells(&l->area) / (uint64_t)l->area.extent[0];
+    uint64_t first = (uint64_t)(it->box.lo[0] - lo) * row_cells;
+    return (const uint8_t *)l->job->input + first * l->job->in_bytes;
 }
 
 /* The tile's input: given by the controller, read, or gathered from the
  * rank's own slab. */
-static int tile_input(tile_proc *p, const tile_item *it, const void **in)
+static int tile_input(tess__tile_processor *p, const tess__tile_item *it, const void **in)
 {
-    const tile_ctl *c = p->ctl;
+    const tess__tile_link *c = p->link;
     const tess_tile_job *job = c->job;
     *in = it->in;
     if (it->in != NULL || job->in_bytes == 0) return TESS_OK;
-    if ((*in = input_in_place(c, it)) != NULL) return TESS_OK;
+    if ((*in = input_in_place(p, it)) != NULL) return TESS_OK;
     uint8_t *buf = grow(&p->in_buf, &p->in_cap, it->cells * job->in_bytes);
     if (buf == NULL) return tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile");
     if (job->read) {
         int rc = job->read(&it->box, buf, job->arg);
         if (rc != TESS_OK) return rc;
     } else {
-        tile_copy_box(&c->area, &it->box, job->in_bytes, (uint8_t *)job->input, c->slab_lo[c->me],
-                      buf, 1);
+        int64_t lo, hi;
+        tess__tile_store_own_slab(p->store, &lo, &hi);
+        tess__tile_copy_box(&c->area, &it->box, job->in_bytes, (uint8_t *)job->input, lo, buf, 1);
     }
     *in = buf;
     return TESS_OK;
 }
 
-static int output_here(const tile_ctl *c) { return c->me == c->job->output_rank; }
+static int output_here(const tess__tile_link *c) { return c->me == c->job->output_rank; }
 
 /* Where the kernel writes: the output array itself when the tile is
  * contiguous in it (*direct 1: nothing left to do), the output rank's
  * shared image when that is (*in_image 1), else scratch. */
-static void *tile_output(tile_proc *p, const tile_item *it, int *direct, int *in_image)
+static void *tile_output(tess__tile_processor *p, const tess__tile_item *it, int *direct,
+                         int *in_image)
 {
-    const tile_ctl *c = p->ctl;
+    const tess__tile_link *c = p->link;
     const tess_tile_job *job = c->job;
-    uint8_t *at = tile_output_place(c, &it->box, output_here(c) ? job->output : NULL);
+    uint8_t *at = tess__tile_output_place(c, &it->box, output_here(c) ? job->output : NULL);
     *direct = at != NULL;
-    if (at == NULL && !output_here(c)) at = tile_output_place(c, &it->box, tile_shared_output(c));
+    if (at == NULL && !output_here(c))
+        at = tess__tile_output_place(c, &it->box, tess__tile_shared_output(c));
     *in_image = !*direct && at != NULL;
     if (at != NULL) return at;
     if (output_here(c) && job->write) return malloc(it->cells * job->out_bytes);
@@ -87,42 +90,46 @@ static void *tile_output(tile_proc *p, const tile_item *it, int *direct, int *in
 
 /* The output in the output rank's shared image (unless the kernel wrote it
  * there), then the box, which tells the output rank to take it. */
-static int deliver_shared(tile_ctl *c, const tile_item *it, void *out, int in_image, uint8_t *image)
+static int deliver_shared(tess__tile_link *c, const tess__tile_item *it, void *out, int in_image,
+                          uint8_t *image)
 {
-    if (!in_image) tile_copy_box(&c->area, &it->box, c->job->out_bytes, image, 0, out, 0);
+    if (!in_image) tess__tile_copy_box(&c->area, &it->box, c->job->out_bytes, image, 0, out, 0);
     tess__shared_fence(); /* the output before the notice */
-    return tile_send(c, c->job->output_rank, TILE_OUTPUT_SHARED, &it->box, sizeof it->box, NULL, 0);
+    return tess__tile_send(c, c->job->output_rank, TILE_OUTPUT_SHARED, &it->box, sizeof it->box,
+                           NULL, 0);
 }
 
 /* Put a tile's output where it belongs; `d->out` takes a buffer the
  * controller hands to write(). */
-static int deliver(tile_proc *p, const tile_item *it, void *out, int in_image, tile_done *d)
+static int deliver(tess__tile_processor *p, const tess__tile_item *it, void *out, int in_image,
+                   tess__tile_done *d)
 {
-    tile_ctl *c = p->ctl;
+    tess__tile_link *c = p->link;
     const tess_tile_job *job = c->job;
-    uint8_t *image = tile_shared_output(c);
+    uint8_t *image = tess__tile_shared_output(c);
     if (!output_here(c) && image != NULL) return deliver_shared(c, it, out, in_image, image);
     if (!output_here(c))
-        return tile_send(c, job->output_rank, TILE_OUTPUT, &it->box, sizeof it->box, out,
-                         it->cells * job->out_bytes);
+        return tess__tile_send(c, job->output_rank, TILE_OUTPUT, &it->box, sizeof it->box, out,
+                               it->cells * job->out_bytes);
     if (job->write) {
         d->out = out;
         return TESS_OK;
     }
-    if (job->output) tile_copy_box(&c->area, &it->box, job->out_bytes, job->output, 0, out, 0);
+    if (job->output)
+        tess__tile_copy_box(&c->area, &it->box, job->out_bytes, job->output, 0, out, 0);
     return TESS_OK; /* neither an array nor write(): the output is dropped */
 }
 
-static double slowdown(const tile_proc *p, double started, double seconds)
+static double slowdown(const tess__tile_processor *p, double started, double seconds)
 {
-    const tile_proc_spec *s = &p->spec;
+    const tess__tile_proc_spec *s = &p->spec;
     if (s->frac >= 1.0 || started < s->after_s) return 0.0;
     return seconds * (1.0 / s->frac - 1.0);
 }
 
-static int run_tile(tile_proc *p, const tile_item *it, tile_done *d)
+static int run_tile(tess__tile_processor *p, const tess__tile_item *it, tess__tile_done *d)
 {
-    tile_ctl *c = p->ctl;
+    tess__tile_link *c = p->link;
     const tess_tile_job *job = c->job;
     double t0 = tess_now();
     d->started = t0 - c->t0;
@@ -144,7 +151,7 @@ static int run_tile(tile_proc *p, const tile_item *it, tile_done *d)
     return rc;
 }
 
-static int pop(tile_proc *p, tile_item *it)
+static int pop(tess__tile_processor *p, tess__tile_item *it)
 {
     pthread_mutex_lock(&p->mu);
     double w0 = tess_now();
@@ -166,7 +173,7 @@ static int pop(tile_proc *p, tile_item *it)
 /* A CPU processor given a core of its own runs there: the scheduler
  * otherwise moved it between cores whenever the controller woke, and its
  * tiles ran 1-2% longer on the caches it left behind (texture, cpu*2). */
-static void pin_maybe(const tile_proc *p)
+static void pin_maybe(const tess__tile_processor *p)
 {
     if (p->pin_cpu < 0) return;
     cpu_set_t one;
@@ -177,12 +184,12 @@ static void pin_maybe(const tile_proc *p)
 
 static void *proc_main(void *arg)
 {
-    tile_proc *p = arg;
-    tile_ctl *c = p->ctl;
+    tess__tile_processor *p = arg;
+    tess__tile_link *c = p->link;
     pin_maybe(p);
-    tile_item it;
+    tess__tile_item it;
     while (pop(p, &it)) {
-        tile_done d = {
+        tess__tile_done d = {
             .proc = p->index, .cells = it.cells, .est = it.est, .chunk = it.chunk, .box = it.box};
         d.status = run_tile(p, &it, &d);
         p->busy += d.seconds;
@@ -191,16 +198,18 @@ static void *proc_main(void *arg)
         pthread_mutex_lock(&p->mu); /* before DONE: the plan must not count it twice */
         p->run_since = 0;
         pthread_mutex_unlock(&p->mu);
-        tile_send(c, c->me, TILE_DONE, &d, sizeof d, NULL, 0);
+        tess__tile_send(c, c->me, TILE_DONE, &d, sizeof d, NULL, 0);
     }
     return NULL;
 }
 
-int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *spec, int pin_cpu)
+static int start_one(tess__tile_processor *p, tess__tile_link *c, const tess__tile_store *store,
+                     int index, const tess__tile_proc_spec *spec, int pin_cpu)
 {
     memset(p, 0, sizeof *p);
     p->pin_cpu = pin_cpu;
-    p->ctl = c;
+    p->link = c;
+    p->store = store;
     p->index = index;
     p->spec = *spec;
     TESS_RETURN_IF(c->ctx, c->job->kernel[spec->kind] == NULL, TESS_ERR_INVAL,
@@ -210,7 +219,7 @@ int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *
                                                     : "cuda",
                    spec->text);
     if (spec->kind == TESS_TILE_OPENCL) {
-        int rc = tile_opencl_open(c, spec, &p->device);
+        int rc = tess__tile_opencl_open(c->ctx, spec, &p->device);
         if (rc != TESS_OK) return rc;
     }
     TESS_RETURN_IF(c->ctx, spec->kind == TESS_TILE_CUDA, TESS_ERR_UNSUPPORTED,
@@ -233,11 +242,36 @@ int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *
     return TESS_OK;
 }
 
-int tile_proc_push(tile_proc *p, const tile_item *it)
+/* Bind CPU processors one to a core when they take every core of the
+ * rank's mask and the cores are its own (StarPU binds its workers too);
+ * TESS_TILE_PIN=0 turns it off.  Fewer processors than cores stay free: two
+ * one-processor jobs on one machine would both be bound to its first core.
+ * More processors than cores, or cores shared with other ranks, too. */
+static int pin_processors(const tess__tile_procs *ps)
+{
+    const char *e = getenv("TESS_TILE_PIN");
+    if (e != NULL && strcmp(e, "0") == 0) return 0;
+    int cpus = 0;
+    for (int i = 0; i < ps->n; i++) cpus += ps->specs[i].kind == TESS_TILE_CPU;
+    return cpus == tess__usable_cores() && tess__rank_owns_cores();
+}
+
+int tess__tile_procs_start(tess__tile_procs *ps, tess__tile_link *l, const tess__tile_store *s)
+{
+    int rc = tess__tile_parse_processors(l->ctx, l->args.processors, ps->specs, &ps->n);
+    int pin = rc == TESS_OK && pin_processors(ps), k = 0;
+    for (int i = 0; rc == TESS_OK && i < ps->n; i++) {
+        int cpu = pin && ps->specs[i].kind == TESS_TILE_CPU ? tess__nth_usable_cpu(k++) : -1;
+        rc = start_one(&ps->p[i], l, s, i, &ps->specs[i], cpu);
+    }
+    return rc;
+}
+
+int tess__tile_proc_push(tess__tile_processor *p, const tess__tile_item *it)
 {
     pthread_mutex_lock(&p->mu);
     if (p->qlen == p->qcap) { /* grow the ring, unrolled in order */
-        tile_item *q = malloc((size_t)p->qcap * 2 * sizeof *q);
+        tess__tile_item *q = malloc((size_t)p->qcap * 2 * sizeof *q);
         if (q == NULL) {
             pthread_mutex_unlock(&p->mu);
             return TESS_ERR_NOMEM;
@@ -255,7 +289,7 @@ int tile_proc_push(tile_proc *p, const tile_item *it)
     return TESS_OK;
 }
 
-double tile_proc_running(tile_proc *p)
+double tess__tile_proc_running(tess__tile_processor *p)
 {
     if (!p->started) return 0.0;
     pthread_mutex_lock(&p->mu);
@@ -265,7 +299,7 @@ double tile_proc_running(tile_proc *p)
     return run;
 }
 
-int tile_proc_recall(tile_proc *p, tile_item *out, int max)
+int tess__tile_proc_recall(tess__tile_processor *p, tess__tile_item *out, int max)
 {
     pthread_mutex_lock(&p->mu);
     int n = 0;
@@ -275,7 +309,7 @@ int tile_proc_recall(tile_proc *p, tile_item *out, int max)
     return n;
 }
 
-void tile_proc_stop(tile_proc *p)
+static void stop_one(tess__tile_processor *p)
 {
     if (p->started) {
         pthread_mutex_lock(&p->mu);
@@ -288,11 +322,16 @@ void tile_proc_stop(tile_proc *p)
         pthread_cond_destroy(&p->cv);
         p->started = 0;
     }
-    if (p->device) tile_opencl_close(p->device);
+    if (p->device) tess__tile_opencl_close(p->device);
     p->device = NULL;
     free(p->queue);
     free(p->in_buf);
     free(p->out_buf);
     p->queue = NULL;
     p->in_buf = p->out_buf = NULL;
+}
+
+void tess__tile_procs_stop(tess__tile_procs *ps)
+{
+    for (int i = 0; i < ps->n; i++) stop_one(&ps->p[i]);
 }

@@ -23,12 +23,12 @@ void tess__tile_free(tess_ctx *ctx)
 static int tile_kernel(tess_task *task, const void *args, size_t len)
 {
     tess_ctx *ctx = tess_task_ctx(task);
-    tile_args a;
+    tess__tile_args a;
     if (len != sizeof a || ctx->tile == NULL) return TESS_ERR_INVAL;
     memcpy(&a, args, sizeof a);
     if (a.job < 0 || a.job >= ctx->tile->njobs) return TESS_ERR_INVAL;
     if (tess_task_worker(task) != ctx->worker_base[ctx->rank]) return TESS_OK; /* not the first */
-    return tile_control_run(ctx, ctx->tile->jobs[a.job], &a);
+    return tess__tile_control_run(ctx, ctx->tile->jobs[a.job], &a);
 }
 
 static int check_job(tess_ctx *ctx, const tess_tile_job *job)
@@ -47,7 +47,7 @@ static int check_job(tess_ctx *ctx, const tess_tile_job *job)
     TESS_RETURN_IF(ctx, job->output_rank < 0 || job->output_rank >= ctx->nranks, TESS_ERR_INVAL,
                    "tile job '%s': output rank %d is not one of the %d ranks", job->name,
                    job->output_rank, ctx->nranks);
-    tile_policy pol = {.kind = TILE_APC};
+    tess__tile_policy_spec pol = {.kind = TILE_APC};
     tess__tile_area area;
     return tess__tile_job_area(ctx, job, &pol, &area);
 }
@@ -109,9 +109,9 @@ int tess_tile_register(tess_ctx *ctx, const tess_tile_job *job)
 
 int tess_tile_options_check(tess_ctx *ctx, const tess_tile_job *job, const tess_tile_options *o)
 {
-    tile_proc_spec specs[TILE_MAX_PROCS];
+    tess__tile_proc_spec specs[TILE_MAX_PROCS];
     int n;
-    tile_policy pol;
+    tess__tile_policy_spec pol;
     tess__tile_area area;
     int rc = tess__tile_parse_processors(ctx, o->processors, specs, &n);
     if (rc == TESS_OK) rc = tess__tile_parse_policy(ctx, o->policy, job->ndims, &pol);
@@ -132,7 +132,7 @@ static int find_job(tess_ctx *ctx, const tess_tile_job *job)
     return -1;
 }
 
-static int args_from_options(tess_ctx *ctx, const tess_tile_options *o, tile_args *a)
+static int args_from_options(tess_ctx *ctx, const tess_tile_options *o, tess__tile_args *a)
 {
     const char *procs = o->processors ? o->processors : "";
     const char *policy = o->policy ? o->policy : "apc";
@@ -161,10 +161,10 @@ int tess_tile_run(tess_ctx *ctx, const tess_tile_job *job, const tess_tile_optio
     if (o == NULL) o = &none;
     int rc = tess_tile_options_check(ctx, job, o);
     if (rc != TESS_OK) return rc;
-    tile_args a = {.job = idx, .run_id = ++ctx->tile->runs};
+    tess__tile_args a = {.job = idx, .run_id = ++ctx->tile->runs};
     rc = args_from_options(ctx, o, &a);
     if (rc != TESS_OK) return rc;
-    tile_stats_begin(stats, ctx->nranks, a.policy);
+    tess__tile_stats_begin(stats, ctx->nranks, a.policy);
     TESS_RETURN_IF(ctx, stats->ranks == NULL, TESS_ERR_NOMEM, "out of memory");
     ctx->tile->result = stats;
     a.t0 = tess_now();
@@ -175,6 +175,6 @@ int tess_tile_run(tess_ctx *ctx, const tess_tile_job *job, const tess_tile_optio
         tess_tile_stats_free(stats);
         return rc;
     }
-    tile_stats_finish(stats);
+    tess__tile_stats_finish(stats);
     return TESS_OK;
 }

@@ -27,10 +27,10 @@ static int parse_fraction(const char *s, char **end, double *out)
 }
 
 /* "cpu", "cpu*N", "cpu@F", "cpu@F/S" from s; *count processors of *one. */
-static int parse_cpu(const char *s, const char *end, tile_proc_spec *one, long *count)
+static int parse_cpu(const char *s, const char *end, tess__tile_proc_spec *one, long *count)
 {
     char *e = (char *)s + 3;
-    *one = (tile_proc_spec){.kind = TESS_TILE_CPU, .frac = 1.0};
+    *one = (tess__tile_proc_spec){.kind = TESS_TILE_CPU, .frac = 1.0};
     *count = 1;
     if (e < end && *e == '*') {
         if (parse_count(e + 1, &e, 1, TILE_MAX_PROCS, count) != 0) return -1;
@@ -50,10 +50,10 @@ static int parse_cpu(const char *s, const char *end, tile_proc_spec *one, long *
 }
 
 /* "opencl", "opencl:N", "cuda", "cuda:N". */
-static int parse_device(const char *s, const char *end, tile_proc_spec *one)
+static int parse_device(const char *s, const char *end, tess__tile_proc_spec *one)
 {
     size_t n = strncmp(s, "opencl", 6) == 0 ? 6 : 4;
-    *one = (tile_proc_spec){.kind = n == 6 ? TESS_TILE_OPENCL : TESS_TILE_CUDA, .frac = 1.0};
+    *one = (tess__tile_proc_spec){.kind = n == 6 ? TESS_TILE_OPENCL : TESS_TILE_CUDA, .frac = 1.0};
     char *e = (char *)s + n;
     long dev = 0;
     if (e < end && *e == ':' && parse_count(e + 1, &e, 0, 63, &dev) != 0) return -1;
@@ -63,7 +63,7 @@ static int parse_device(const char *s, const char *end, tile_proc_spec *one)
     return 0;
 }
 
-static int parse_one(const char *s, const char *end, tile_proc_spec *one, long *count)
+static int parse_one(const char *s, const char *end, tess__tile_proc_spec *one, long *count)
 {
     *count = 1;
     if (end - s >= 3 && strncmp(s, "cpu", 3) == 0) return parse_cpu(s, end, one, count);
@@ -73,24 +73,25 @@ static int parse_one(const char *s, const char *end, tile_proc_spec *one, long *
     return -1;
 }
 
-static int default_cpus(tile_proc_spec *out, int *n)
+static int default_cpus(tess__tile_proc_spec *out, int *n)
 {
     long cores = tess__usable_cores();
     if (cores > TILE_MAX_PROCS) cores = TILE_MAX_PROCS;
-    for (long i = 0; i < cores; i++) out[i] = (tile_proc_spec){.kind = TESS_TILE_CPU, .frac = 1.0};
+    for (long i = 0; i < cores; i++)
+        out[i] = (tess__tile_proc_spec){.kind = TESS_TILE_CPU, .frac = 1.0};
     for (long i = 0; i < cores; i++) snprintf(out[i].text, sizeof out[i].text, "cpu");
     *n = (int)cores;
     return TESS_OK;
 }
 
-int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tile_proc_spec *out, int *n)
+int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tess__tile_proc_spec *out, int *n)
 {
     if (spec == NULL || *spec == '\0') return default_cpus(out, n);
     *n = 0;
     for (const char *s = spec; *s;) {
         const char *end = strchr(s, '+');
         if (end == NULL) end = s + strlen(s);
-        tile_proc_spec one;
+        tess__tile_proc_spec one;
         long count;
         TESS_RETURN_IF(ctx, parse_one(s, end, &one, &count) != 0, TESS_ERR_INVAL,
                        "processors '%s': cannot read '%.*s' (expected cpu, cpu*N, cpu@F, "
@@ -112,7 +113,7 @@ int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tile_proc_spec 
 }
 
 /* "123" cells or "AxB[xC[xD]]" extents. */
-static int parse_size(const char *s, int ndims, tile_policy *out)
+static int parse_size(const char *s, int ndims, tess__tile_policy_spec *out)
 {
     char *e;
     long v;
@@ -134,13 +135,13 @@ static int parse_size(const char *s, int ndims, tile_policy *out)
     return out->nbox == ndims ? 0 : -2;
 }
 
-int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tile_policy *out)
+int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tess__tile_policy_spec *out)
 {
-    *out = (tile_policy){.kind = TILE_APC};
+    *out = (tess__tile_policy_spec){.kind = TILE_APC};
     if (spec == NULL || strcmp(spec, "apc") == 0) return TESS_OK;
     static const struct {
         const char *name;
-        tile_policy_kind kind;
+        tess__tile_policy_kind kind;
     } names[] = {{"dd:", TILE_DD}, {"static:", TILE_STATIC}, {"ws:", TILE_WS}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t n = strlen(names[i].name);
@@ -160,7 +161,7 @@ int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tile_pol
                       "policy '%s': expected apc, dd:SIZE, static:SIZE or ws:SIZE", spec);
 }
 
-int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tile_policy *pol,
+int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_policy_spec *pol,
                         tess__tile_area *area)
 {
     TESS_RETURN_IF(ctx, job->ndims < 1 || job->ndims > TESS_TILE_MAX_DIMS, TESS_ERR_INVAL,
@@ -192,7 +193,7 @@ int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tile_poli
 
 int tess_tile_count_processors(const char *spec)
 {
-    tile_proc_spec p[TILE_MAX_PROCS];
+    tess__tile_proc_spec p[TILE_MAX_PROCS];
     int n = 0;
     return tess__tile_parse_processors(NULL, spec, p, &n) == TESS_OK ? n : TESS_ERR_INVAL;
 }

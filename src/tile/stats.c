@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tile/tile_internal.h"
+#include "tile/stats.h"
 
 typedef struct stats_head {
     tess_tile_rank_stats rank;
@@ -14,50 +14,54 @@ typedef struct stats_head {
     int32_t nprocs, pad;
 } stats_head;
 
-static void fill_proc(const tile_ctl *c, int i, tess_tile_proc_stats *ps)
+static void fill_proc(const tess__tile_processor *p, const tess__tile_policy *pol,
+                      const tess__tile_tally *t, int i, tess_tile_proc_stats *ps)
 {
-    const tile_proc *p = &c->procs[i];
     memset(ps, 0, sizeof *ps);
-    ps->rank = c->me;
+    ps->rank = t->link->me;
     snprintf(ps->spec, sizeof ps->spec, "%s", p->spec.text);
     ps->kind = p->spec.kind;
     ps->tiles = p->tiles;
     ps->cells = p->cells;
-    ps->ntried = c->ntried[i];
-    memcpy(ps->tried, c->tried[i], sizeof ps->tried);
-    ps->settled = tess__tile_plan_best(&c->plan, i, &ps->rate);
+    ps->ntried = pol->ntried[i];
+    memcpy(ps->tried, pol->tried[i], sizeof ps->tried);
+    ps->settled = tess__tile_plan_best(&pol->plan, i, &ps->rate);
     ps->busy = p->busy;
     ps->idle = p->idle;
-    ps->busy_after_boot = c->busy_after_boot[i];
+    ps->busy_after_boot = t->busy_after_boot[i];
 }
 
-void tile_stats_send(tile_ctl *c)
+void tess__tile_stats_send(tess__tile_tally *t, const tess_tile_rank_stats *rs, double finish_at,
+                           const tess__tile_procs *procs, const tess__tile_policy *pol)
 {
-    size_t len = sizeof(stats_head) + (size_t)c->nprocs * sizeof(tess_tile_proc_stats);
+    size_t len = sizeof(stats_head) + (size_t)procs->n * sizeof(tess_tile_proc_stats);
     uint8_t *buf = calloc(1, len);
     if (buf == NULL) {
-        tile_abort_all(c, TESS_ERR_NOMEM, "out of memory for the statistics");
+        tess__tile_abort_all(t->link, TESS_ERR_NOMEM, "out of memory for the statistics");
         return;
     }
-    stats_head h = {.rank = c->rs, .finish_at = c->finish_at, .nprocs = c->nprocs};
-    for (int i = 0; i < c->nprocs; i++) h.rank.cells += c->procs[i].cells;
+    stats_head h = {.rank = *rs, .finish_at = finish_at, .nprocs = procs->n};
+    for (int i = 0; i < procs->n; i++) h.rank.cells += procs->p[i].cells;
     memcpy(buf, &h, sizeof h);
-    for (int i = 0; i < c->nprocs; i++)
-        fill_proc(c, i, (tess_tile_proc_stats *)(void *)(buf + sizeof h) + i);
-    tile_send(c, 0, TILE_STATS, NULL, 0, buf, len);
+    for (int i = 0; i < procs->n; i++)
+        fill_proc(&procs->p[i], pol, t, i, (tess_tile_proc_stats *)(void *)(buf + sizeof h) + i);
+    tess__tile_send(t->link, 0, TILE_STATS, NULL, 0, buf, len);
     free(buf);
 }
 
-void tile_stats_on_message(tile_ctl *c, int src, const uint8_t *p, size_t len)
+/* TILE_STATS on rank 0: a rank's report joins the run's statistics. */
+static void on_stats(void *state, int src, const uint8_t *p, size_t len)
 {
-    tess_tile_stats *s = c->ctx->tile ? c->ctx->tile->result : NULL;
+    tess__tile_tally *t = state;
+    tess_ctx *ctx = t->link->ctx;
+    tess_tile_stats *s = ctx->tile ? ctx->tile->result : NULL;
     stats_head h;
     if (s == NULL || len < sizeof h) return;
     memcpy(&h, p, sizeof h);
     if (h.nprocs < 0 || len != sizeof h + (size_t)h.nprocs * sizeof(tess_tile_proc_stats)) return;
     tess_tile_proc_stats *procs = realloc(s->procs, (size_t)(s->nprocs + h.nprocs) * sizeof *procs);
     if (procs == NULL) {
-        tile_abort_all(c, TESS_ERR_NOMEM, "out of memory for the statistics");
+        tess__tile_abort_all(t->link, TESS_ERR_NOMEM, "out of memory for the statistics");
         return;
     }
     memcpy(procs + s->nprocs, p + sizeof h, (size_t)h.nprocs * sizeof *procs);
@@ -65,10 +69,16 @@ void tile_stats_on_message(tile_ctl *c, int src, const uint8_t *p, size_t len)
     s->nprocs += h.nprocs;
     s->ranks[src] = h.rank;
     if (h.finish_at > s->seconds) s->seconds = h.finish_at;
-    c->stats_in++;
+    t->stats_in++;
 }
 
-void tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy)
+void tess__tile_tally_init(tess__tile_tally *t, tess__tile_link *l)
+{
+    t->link = l;
+    tess__tile_link_route(l, TILE_STATS, on_stats, t);
+}
+
+void tess__tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy)
 {
     memset(s, 0, sizeof *s);
     s->nranks = nranks;
@@ -82,7 +92,7 @@ static int by_rank(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-void tile_stats_finish(tess_tile_stats *s)
+void tess__tile_stats_finish(tess_tile_stats *s)
 {
     qsort(s->procs, (size_t)s->nprocs, sizeof *s->procs, by_rank);
     double lo = 0, hi = 0;

@@ -11,38 +11,13 @@
  * layer fetches the input later (store.c).
  */
 #include <stdlib.h>
-#include "tile/tile_internal.h"
+#include <string.h>
+#include "tile/steal.h"
 
-double tile_rank_rate(const tile_ctl *c)
+static uint64_t next_random(tess__tile_steal *st)
 {
-    double sum = 0;
-    for (int i = 0; i < c->nprocs; i++) {
-        double r = 0;
-        tess__tile_model_best_size(&c->plan.procs[i].model, &r);
-        sum += r;
-    }
-    return sum;
-}
-
-static uint64_t next_random(tile_ctl *c)
-{
-    c->rng = c->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-    return c->rng >> 33;
-}
-
-/* Seconds until this rank's processors run out of queued work, all working
- * together: the queued cells over the aggregate rate. */
-static double queued_seconds(const tile_ctl *c)
-{
-    double cells = 0, rate = 0, longest = 0;
-    for (int i = 0; i < c->nprocs; i++) {
-        double r = 0, q = c->plan.procs[i].queued_s;
-        tess__tile_model_best_size(&c->plan.procs[i].model, &r);
-        cells += q * r;
-        rate += r;
-        longest = q > longest ? q : longest;
-    }
-    return rate > 0 ? cells / rate : longest;
+    st->rng = st->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return st->rng >> 33;
 }
 
 /* Ask when the queues last less than twice the time a steal takes until
@@ -52,28 +27,33 @@ static double queued_seconds(const tile_ctl *c)
  * half a peer's work while this rank had as much again to do (Black-Scholes
  * K=1 on 4 ranks: one rank ended with 360k options of 1M, the last to
  * finish). */
-static int queues_run_dry(const tile_ctl *c)
+static int queues_run_dry(const tess__tile_steal *st)
 {
-    double soon = 2 * c->steal_rtt > 1e-3 ? 2 * c->steal_rtt : 1e-3;
-    return queued_seconds(c) <= soon;
+    double soon = 2 * st->rtt > 1e-3 ? 2 * st->rtt : 1e-3;
+    return tess__tile_policy_queued_seconds(st->policy) <= soon;
 }
 
-void tile_steal_maybe(tile_ctl *c)
+void tess__tile_steal_maybe(tess__tile_steal *st)
 {
-    if (c->nranks == 1 || c->policy.kind == TILE_STATIC || c->steal_out || c->finished) return;
-    if (tile_policy_left(c) > 0 || c->fetch_bytes_out > 0 || !queues_run_dry(c)) return;
+    tess__tile_link *l = st->link;
+    if (l->nranks == 1 || !tess__tile_policy_shares(st->policy) || st->out || st->store->finished)
+        return;
+    if (tess__tile_policy_left(st->policy) > 0 || tess__tile_store_fetching(st->store) ||
+        !queues_run_dry(st))
+        return;
     int candidates = 0;
-    for (int r = 0; r < c->nranks; r++) candidates += r != c->me && !c->peer_empty[r];
+    for (int r = 0; r < l->nranks; r++) candidates += r != l->me && !st->peer_empty[r];
     if (candidates == 0) return;
-    int pick = (int)(next_random(c) % (uint64_t)candidates);
-    for (int r = 0; r < c->nranks; r++) {
-        if (r == c->me || c->peer_empty[r]) continue;
+    int pick = (int)(next_random(st) % (uint64_t)candidates);
+    for (int r = 0; r < l->nranks; r++) {
+        if (r == l->me || st->peer_empty[r]) continue;
         if (pick-- == 0) {
-            double req[2] = {tile_rank_rate(c), queued_seconds(c)};
-            c->steal_out = 1;
-            c->steal_timing = 1;
-            c->steal_sent_at = tile_now(c);
-            tile_send(c, r, TILE_STEAL, req, sizeof req, NULL, 0);
+            double req[2] = {tess__tile_policy_rate(st->policy),
+                             tess__tile_policy_queued_seconds(st->policy)};
+            st->out = 1;
+            st->timing = 1;
+            st->sent_at = tess__tile_now(l);
+            tess__tile_send(l, r, TILE_STEAL, req, sizeof req, NULL, 0);
             return;
         }
     }
@@ -91,63 +71,115 @@ static uint64_t thief_share(uint64_t left, double r_t, double q_t, double r_v, d
     return s <= 0 ? 0 : s >= (double)left ? left : (uint64_t)s;
 }
 
-void tile_steal_on_request(tile_ctl *c, int src, double thief_rate, double thief_queued)
+static void give(tess__tile_steal *st, int src, double thief_rate, double thief_queued)
 {
-    double mine = tile_rank_rate(c);
+    tess__tile_policy *pol = st->policy;
+    double mine = tess__tile_policy_rate(pol);
     if (thief_rate <= 0) thief_rate = mine > 0 ? mine : 1.0; /* unknown: as fast as this rank */
     if (mine <= 0) mine = thief_rate;
-    uint64_t left = tile_policy_left(c);
-    uint64_t share = thief_share(left, thief_rate, thief_queued, mine, queued_seconds(c));
-    if (share < c->plan.min_cells) share = 0; /* not worth a tile */
+    uint64_t left = tess__tile_policy_left(pol);
+    uint64_t share =
+        thief_share(left, thief_rate, thief_queued, mine, tess__tile_policy_queued_seconds(pol));
     tess__tile_segment *segs = NULL;
     int n = 0;
-    if (tile_policy_give(c, share, &segs, &n) != TESS_OK) n = 0;
-    tile_wire_seg *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    if (tess__tile_policy_give(pol, share, &segs, &n) != TESS_OK) n = 0;
+    tess__tile_wire_seg *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
     if (w == NULL) n = 0;
     uint64_t cells = 0;
     for (int i = 0; i < n; i++) {
-        w[i] = (tile_wire_seg){segs[i].column, segs[i].r0, segs[i].r1, segs[i].owner, 0};
-        cells += tess__tile_segment_cells(&c->area, &segs[i]);
+        w[i] = (tess__tile_wire_seg){segs[i].column, segs[i].r0, segs[i].r1, segs[i].owner, 0};
+        cells += tess__tile_segment_cells(&st->link->area, &segs[i]);
     }
-    tile_send(c, src, TILE_GIVE, w, (size_t)n * sizeof *w, NULL, 0);
+    tess__tile_send(st->link, src, TILE_GIVE, w, (size_t)n * sizeof *w, NULL, 0);
     if (n > 0) {
-        c->rs.stolen_out += cells;
-        c->rs.steals_out++;
-        c->received -= cells;
+        st->stolen_out += cells;
+        st->steals_out++;
     }
     free(w);
     free(segs);
 }
 
-void tile_steal_timed(tile_ctl *c)
+void tess__tile_steal_timed(tess__tile_steal *st)
 {
-    if (!c->steal_timing) return;
-    c->steal_timing = 0;
-    double t = tile_now(c) - c->steal_sent_at;
-    c->steal_rtt = c->steal_rtt > 0 ? 0.75 * c->steal_rtt + 0.25 * t : t;
+    if (!st->timing) return;
+    st->timing = 0;
+    double t = tess__tile_now(st->link) - st->sent_at;
+    st->rtt = st->rtt > 0 ? 0.75 * st->rtt + 0.25 * t : t;
 }
 
-void tile_steal_on_give(tile_ctl *c, int src, const tile_wire_seg *segs, int n)
+/* Stolen segment s: work now when its input is here, else after a fetch
+ * (*fetched 1). */
+static int take(tess__tile_steal *st, const tess__tile_segment *s, int *fetched)
 {
-    c->steal_out = 0;
-    int fetches = c->npending;
+    if (!tess__tile_store_needs_fetch(st->store, s))
+        return tess__tile_policy_add_work(st->policy, s);
+    *fetched = 1;
+    return tess__tile_store_add_pending(st->store, s);
+}
+
+static void receive_work(tess__tile_steal *st, int src, const tess__tile_wire_seg *segs, int n)
+{
+    st->out = 0;
+    int fetched = 0;
     if (n == 0) {
-        tile_steal_timed(c);
-        c->peer_empty[src] = 1;
+        tess__tile_steal_timed(st);
+        st->peer_empty[src] = 1;
         return;
     }
     uint64_t cells = 0;
     for (int i = 0; i < n; i++) {
         tess__tile_segment s = {
             .column = segs[i].column, .r0 = segs[i].r0, .r1 = segs[i].r1, .owner = segs[i].owner};
-        cells += tess__tile_segment_cells(&c->area, &s);
-        if (tile_store_add_pending(c, &s) != TESS_OK) {
-            tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for stolen work");
+        cells += tess__tile_segment_cells(&st->link->area, &s);
+        if (take(st, &s, &fetched) != TESS_OK) {
+            tess__tile_abort_all(st->link, TESS_ERR_NOMEM, "tiles: out of memory for stolen work");
             return;
         }
     }
-    c->rs.stolen_in += cells;
-    c->rs.steals_in++;
-    c->received += cells;
-    if (c->npending == fetches) tile_steal_timed(c); /* no input to fetch: ready now */
+    st->stolen_in += cells;
+    st->steals_in++;
+    if (!fetched) tess__tile_steal_timed(st); /* no input to fetch: ready now */
+}
+
+/* TILE_STEAL: the thief's rate and how long its queues last. */
+static void on_steal(void *state, int src, const uint8_t *p, size_t len)
+{
+    double req[2] = {0, 0};
+    memcpy(req, p, len < sizeof req ? len : sizeof req);
+    give(state, src, req[0], req[1]);
+}
+
+/* TILE_GIVE: segments from the victim (maybe none). */
+static void on_give(void *state, int src, const uint8_t *p, size_t len)
+{
+    tess__tile_steal *st = state;
+    int n = (int)(len / sizeof(tess__tile_wire_seg));
+    tess__tile_wire_seg *w = malloc((size_t)(n ? n : 1) * sizeof *w);
+    if (w == NULL) {
+        tess__tile_abort_all(st->link, TESS_ERR_NOMEM, "tiles: out of memory");
+        return;
+    }
+    memcpy(w, p, (size_t)n * sizeof *w);
+    receive_work(st, src, w, n);
+    free(w);
+}
+
+int tess__tile_steal_init(tess__tile_steal *st, tess__tile_link *l, tess__tile_store *s,
+                          tess__tile_policy *pol)
+{
+    st->link = l;
+    st->store = s;
+    st->policy = pol;
+    st->rng = l->args.seed * 0x9E3779B97F4A7C15ULL + (uint64_t)l->me + 1;
+    st->peer_empty = calloc((size_t)l->nranks, 1);
+    TESS_RETURN_IF(l->ctx, st->peer_empty == NULL, TESS_ERR_NOMEM, "out of memory");
+    tess__tile_link_route(l, TILE_STEAL, on_steal, st);
+    tess__tile_link_route(l, TILE_GIVE, on_give, st);
+    return TESS_OK;
+}
+
+void tess__tile_steal_free(tess__tile_steal *st)
+{
+    free(st->peer_empty);
+    st->peer_empty = NULL;
 }

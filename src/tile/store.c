@@ -1,29 +1,39 @@
 /*
  * store.c — the storage layer of the tiles face: where a tile's input comes
- * from and where its output goes.
+ * from and where its output goes (store.h).
  *
- * Work assignments move between ranks as small descriptors (a segment and
- * the rank that owns its input); the input itself moves only when a rank is
+ * Every rank tells the others which input rows it holds (TILE_HELLO) and
+ * starts at once; the slabs are checked when the last one is known.  Work
+ * assignments move between ranks as small descriptors (a segment and the
+ * rank that owns its input); the input itself moves only when a rank is
  * about to process it.  The rank fetches it straight from the owner, in
  * chunks of about --tile-chunk bytes and with at most two chunks in flight,
  * so the transfer runs as fast as the link takes it and no faster.  A
  * segment given away again before it was fetched carries its owner along,
  * so its data still moves once, from the owner to the rank that processes it.
+ * Outputs are gathered on the output rank, which announces the end of the
+ * run (TILE_FINISH) when it has them all.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "comm/comm.h"
-#include "tile/tile_internal.h"
+#include "tile/store.h"
 
-int tile_area_contiguous(const tess__tile_area *a) { return a->ncolumns == 1; }
+/* An output held for write() until the slabs were checked. */
+struct tess__tile_held {
+    tess__tile_box box;
+    void *out;
+};
+
+int tess__tile_area_contiguous(const tess__tile_area *a) { return a->ncolumns == 1; }
 
 static uint64_t row_cells(const tess__tile_area *a)
 {
     return tess__tile_area_cells(a) / (uint64_t)a->extent[0];
 }
 
-void tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, size_t cell_bytes,
-                   uint8_t *slab, int64_t base, uint8_t *buf, int to_buf)
+void tess__tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, size_t cell_bytes,
+                         uint8_t *slab, int64_t base, uint8_t *buf, int to_buf)
 {
     int nd = box->ndims;
     int64_t stride[TESS_TILE_MAX_DIMS]; /* cells between neighbours in the area */
@@ -48,112 +58,210 @@ void tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, size_t c
     }
 }
 
-static int needs_data(const tile_ctl *c) { return c->job->in_bytes > 0 && c->job->read == NULL; }
+/* ---- slabs ---- */
 
-int tile_store_add_pending(tile_ctl *c, const tess__tile_segment *s)
+static int needs_data(const tess__tile_link *l)
 {
-    if (!needs_data(c) || s->owner == c->me) return tile_policy_add_work(c, s);
-    if (c->npending == c->cap_pending) {
-        int cap = c->cap_pending ? c->cap_pending * 2 : 16;
-        tess__tile_segment *p = realloc(c->pending, (size_t)cap * sizeof *p);
-        if (p == NULL) return TESS_ERR_NOMEM;
-        c->pending = p;
-        c->cap_pending = cap;
-    }
-    c->pending[c->npending++] = *s;
+    return l->job->in_bytes > 0 && l->job->read == NULL;
+}
+
+void tess__tile_store_own_slab(const tess__tile_store *s, int64_t *lo, int64_t *hi)
+{
+    *lo = s->slab_lo[s->link->me];
+    *hi = s->slab_hi[s->link->me];
+}
+
+/* Rank r's slab lies in the area.  Each rank checks its own before any
+ * work (its tiles must not reach outside the output), the others' when
+ * their HELLO came. */
+static int check_slab(const tess__tile_store *s, int r)
+{
+    const tess__tile_link *l = s->link;
+    TESS_RETURN_IF(l->ctx,
+                   needs_data(l) && (s->slab_lo[r] < 0 || s->slab_hi[r] < s->slab_lo[r] ||
+                                     s->slab_hi[r] > l->area.extent[0]),
+                   TESS_ERR_INVAL,
+                   "tile job '%s': rank %d's input rows [%lld, %lld) are outside the area",
+                   l->job->name, r, (long long)s->slab_lo[r], (long long)s->slab_hi[r]);
     return TESS_OK;
 }
 
-/* Rows of segment s that make about one chunk. */
-static int64_t chunk_rows(const tile_ctl *c, const tess__tile_segment *s)
+/* Every rank's slab: they must tile the first dimension exactly. */
+static int check_slabs(const tess__tile_store *s)
 {
-    uint64_t row_bytes = tess__tile_column_cross(&c->area, s->column) * c->job->in_bytes;
-    int64_t rows = (int64_t)(c->args.chunk / (row_bytes ? row_bytes : 1));
-    if (rows < 1) rows = 1;
-    return rows < s->r1 - s->r0 ? rows : s->r1 - s->r0;
+    const tess__tile_link *l = s->link;
+    if (!needs_data(l)) return TESS_OK;
+    uint64_t rows = 0;
+    for (int r = 0; r < l->nranks; r++) {
+        int rc = check_slab(s, r);
+        if (rc != TESS_OK) return rc;
+        for (int q = 0; q < r; q++)
+            TESS_RETURN_IF(l->ctx, s->slab_lo[r] < s->slab_hi[q] && s->slab_lo[q] < s->slab_hi[r],
+                           TESS_ERR_INVAL, "tile job '%s': ranks %d and %d both own input rows",
+                           l->job->name, q, r);
+        rows += (uint64_t)(s->slab_hi[r] - s->slab_lo[r]);
+    }
+    TESS_RETURN_IF(l->ctx, rows != (uint64_t)l->area.extent[0], TESS_ERR_INVAL,
+                   "tile job '%s': the ranks own input for %llu of the %lld rows", l->job->name,
+                   (unsigned long long)rows, (long long)l->area.extent[0]);
+    return TESS_OK;
 }
 
-void tile_store_request(tile_ctl *c)
+/* Tell every rank this rank's slab, and start at once: a rank's own work
+ * needs nothing from the others.  Waiting for every HELLO first cost
+ * milliseconds on ranks sharing cores (4 ranks on 2: a rank started its
+ * first tile up to 9 ms after the run began).  The slabs are checked when
+ * the last HELLO comes, and the end is not announced before. */
+int tess__tile_store_hello(tess__tile_store *s)
 {
-    while (c->npending > 0 && c->fetch_bytes_out < 2 * c->args.chunk) {
-        tess__tile_segment *s = &c->pending[0];
-        int64_t rows = chunk_rows(c, s);
-        tile_wire_seg w = {s->column, s->r0, s->r0 + rows, s->owner, 0};
-        s->r0 += rows;
-        if (s->r0 >= s->r1) memmove(s, s + 1, (size_t)--c->npending * sizeof *s);
-        c->fetch_bytes_out +=
-            (uint64_t)rows * tess__tile_column_cross(&c->area, w.column) * c->job->in_bytes;
-        tile_send(c, w.owner, TILE_FETCH, &w, sizeof w, NULL, 0);
+    if (s->slab_lo == NULL || s->slab_hi == NULL) return TESS_ERR_NOMEM; /* setup failed */
+    tess__tile_link *l = s->link;
+    int rc = check_slab(s, l->me);
+    if (rc != TESS_OK) return rc;
+    int64_t rows[2] = {s->slab_lo[l->me], s->slab_hi[l->me]};
+    for (int r = 0; r < l->nranks; r++)
+        tess__tile_send(l, r, TILE_HELLO, rows, sizeof rows, NULL, 0);
+    return l->status;
+}
+
+/* ---- input for stolen work ---- */
+
+int tess__tile_store_needs_fetch(const tess__tile_store *s, const tess__tile_segment *seg)
+{
+    return needs_data(s->link) && seg->owner != s->link->me;
+}
+
+int tess__tile_store_add_pending(tess__tile_store *s, const tess__tile_segment *seg)
+{
+    if (s->npending == s->cap_pending) {
+        int cap = s->cap_pending ? s->cap_pending * 2 : 16;
+        tess__tile_segment *p = realloc(s->pending, (size_t)cap * sizeof *p);
+        if (p == NULL) return TESS_ERR_NOMEM;
+        s->pending = p;
+        s->cap_pending = cap;
+    }
+    s->pending[s->npending++] = *seg;
+    return TESS_OK;
+}
+
+uint64_t tess__tile_store_pending_cells(const tess__tile_store *s)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < s->npending; k++)
+        n += tess__tile_segment_cells(&s->link->area, &s->pending[k]);
+    return n;
+}
+
+uint64_t tess__tile_store_take_pending(tess__tile_store *s, uint64_t cells, tess__tile_segment *out,
+                                       int max, int *n)
+{
+    uint64_t taken = 0;
+    while (s->npending > 0 && taken < cells && *n < max) {
+        tess__tile_segment *seg = &s->pending[s->npending - 1];
+        taken += tess__tile_split_tail(&s->link->area, seg, cells - taken, &out[(*n)++]);
+        if (seg->r1 <= seg->r0) s->npending--;
+    }
+    return taken;
+}
+
+int tess__tile_store_fetching(const tess__tile_store *s) { return s->fetch_bytes_out > 0; }
+
+/* Rows of segment seg that make about one chunk. */
+static int64_t chunk_rows(const tess__tile_link *l, const tess__tile_segment *seg)
+{
+    uint64_t row_bytes = tess__tile_column_cross(&l->area, seg->column) * l->job->in_bytes;
+    int64_t rows = (int64_t)(l->args.chunk / (row_bytes ? row_bytes : 1));
+    if (rows < 1) rows = 1;
+    return rows < seg->r1 - seg->r0 ? rows : seg->r1 - seg->r0;
+}
+
+void tess__tile_store_request(tess__tile_store *s)
+{
+    tess__tile_link *l = s->link;
+    while (s->npending > 0 && s->fetch_bytes_out < 2 * l->args.chunk) {
+        tess__tile_segment *seg = &s->pending[0];
+        int64_t rows = chunk_rows(l, seg);
+        tess__tile_wire_seg w = {seg->column, seg->r0, seg->r0 + rows, seg->owner, 0};
+        seg->r0 += rows;
+        if (seg->r0 >= seg->r1) memmove(seg, seg + 1, (size_t)--s->npending * sizeof *seg);
+        s->fetch_bytes_out +=
+            (uint64_t)rows * tess__tile_column_cross(&l->area, w.column) * l->job->in_bytes;
+        tess__tile_send(l, w.owner, TILE_FETCH, &w, sizeof w, NULL, 0);
     }
 }
 
-void tile_store_on_fetch(tile_ctl *c, int src, const tile_wire_seg *s)
+static void answer_fetch(tess__tile_store *s, int src, const tess__tile_wire_seg *w)
 {
-    const tess_tile_job *job = c->job;
+    tess__tile_link *l = s->link;
+    const tess_tile_job *job = l->job;
     tess__tile_box box;
-    tess__tile_column_box(&c->area, s->column, &box);
-    box.lo[0] = s->r0;
-    box.hi[0] = s->r1;
+    tess__tile_column_box(&l->area, w->column, &box);
+    box.lo[0] = w->r0;
+    box.hi[0] = w->r1;
     uint64_t cells = tess__tile_box_cells(&box);
     size_t bytes = cells * job->in_bytes;
-    if (s->r0 < c->slab_lo[c->me] || s->r1 > c->slab_hi[c->me]) {
-        tile_abort_all(c, TESS_ERR_INVAL, "tiles: a rank asked for input this rank does not own");
+    int64_t lo = s->slab_lo[l->me];
+    if (w->r0 < lo || w->r1 > s->slab_hi[l->me]) {
+        tess__tile_abort_all(l, TESS_ERR_INVAL,
+                             "tiles: a rank asked for input this rank does not own");
         return;
     }
-    if (tile_area_contiguous(&c->area)) {
-        const uint8_t *p = (const uint8_t *)job->input + (size_t)(s->r0 - c->slab_lo[c->me]) *
-                                                             row_cells(&c->area) * job->in_bytes;
-        tile_send(c, src, TILE_DATA, s, sizeof *s, p, bytes);
+    if (tess__tile_area_contiguous(&l->area)) {
+        const uint8_t *p = (const uint8_t *)job->input +
+                           (size_t)(w->r0 - lo) * row_cells(&l->area) * job->in_bytes;
+        tess__tile_send(l, src, TILE_DATA, w, sizeof *w, p, bytes);
     } else {
         uint8_t *buf = malloc(bytes ? bytes : 1);
         if (buf == NULL) {
-            tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
+            tess__tile_abort_all(l, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
             return;
         }
-        tile_copy_box(&c->area, &box, job->in_bytes, (uint8_t *)job->input, c->slab_lo[c->me], buf,
-                      1);
-        tile_send(c, src, TILE_DATA, s, sizeof *s, buf, bytes);
+        tess__tile_copy_box(&l->area, &box, job->in_bytes, (uint8_t *)job->input, lo, buf, 1);
+        tess__tile_send(l, src, TILE_DATA, w, sizeof *w, buf, bytes);
         free(buf);
     }
-    c->rs.bytes_out += bytes;
+    s->bytes_out += bytes;
 }
 
-void tile_store_on_data(tile_ctl *c, const tile_wire_seg *s, const uint8_t *data, size_t len)
+static void take_data(tess__tile_store *s, const tess__tile_wire_seg *w, const uint8_t *data,
+                      size_t len)
 {
-    tile_chunk *k = malloc(sizeof *k);
+    tess__tile_chunk *k = malloc(sizeof *k);
     uint8_t *copy = malloc(len ? len : 1);
     if (k == NULL || copy == NULL) {
         free(k);
         free(copy);
-        tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
+        tess__tile_abort_all(s->link, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
         return;
     }
     memcpy(copy, data, len);
-    *k = (tile_chunk){.column = s->column, .r0 = s->r0, .r1 = s->r1, .data = copy};
+    *k = (tess__tile_chunk){.column = w->column, .r0 = w->r0, .r1 = w->r1, .data = copy};
     tess__tile_segment seg = {
-        .column = s->column, .r0 = s->r0, .r1 = s->r1, .owner = s->owner, .chunk = k};
-    k->cells_left = tess__tile_segment_cells(&c->area, &seg);
-    c->fetch_bytes_out = c->fetch_bytes_out > len ? c->fetch_bytes_out - len : 0;
-    c->rs.bytes_in += len;
-    tile_steal_timed(c);
-    if (tile_policy_add_work(c, &seg) != TESS_OK)
-        tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
+        .column = w->column, .r0 = w->r0, .r1 = w->r1, .owner = w->owner, .chunk = k};
+    k->cells_left = tess__tile_segment_cells(&s->link->area, &seg);
+    s->fetch_bytes_out = s->fetch_bytes_out > len ? s->fetch_bytes_out - len : 0;
+    s->bytes_in += len;
+    s->ready(s->ready_arg, &seg);
 }
 
-void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *it)
+void tess__tile_store_item_input(const tess__tile_store *s, const tess__tile_segment *seg,
+                                 tess__tile_item *it)
 {
-    const tess_tile_job *job = c->job;
+    const tess__tile_link *l = s->link;
+    const tess_tile_job *job = l->job;
     it->in = NULL;
-    it->chunk = s->chunk;
-    if (s->chunk != NULL) {
-        tile_chunk *k = s->chunk;
-        uint64_t cross = tess__tile_column_cross(&c->area, k->column);
+    it->chunk = seg->chunk;
+    if (seg->chunk != NULL) {
+        tess__tile_chunk *k = seg->chunk;
+        uint64_t cross = tess__tile_column_cross(&l->area, k->column);
         it->in = k->data + (size_t)(it->box.lo[0] - k->r0) * cross * job->in_bytes;
-    } else if (needs_data(c) && tile_area_contiguous(&c->area)) {
+    } else if (needs_data(l) && tess__tile_area_contiguous(&l->area)) {
         it->in = (const uint8_t *)job->input +
-                 (size_t)(it->box.lo[0] - c->slab_lo[c->me]) * row_cells(&c->area) * job->in_bytes;
+                 (size_t)(it->box.lo[0] - s->slab_lo[l->me]) * row_cells(&l->area) * job->in_bytes;
     }
 }
+
+/* ---- outputs ---- */
 
 /*
  * Outputs for a write() callback: the callback sees a cell only after every
@@ -161,77 +269,77 @@ void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *
  * known, and overlapping slabs would hand it cells twice).  Until then they
  * are held, in the order they came.  Takes `out` (malloc'ed).
  */
-static int write_or_hold(tile_ctl *c, const tess__tile_box *box, void *out)
+static int write_or_hold(tess__tile_store *s, const tess__tile_box *box, void *out)
 {
-    if (c->slabs_checked) {
-        int rc = c->job->write(box, out, c->job->arg);
+    const tess_tile_job *job = s->link->job;
+    if (s->slabs_checked) {
+        int rc = job->write(box, out, job->arg);
         free(out);
         return rc;
     }
-    if (c->nheld == c->cap_held) {
-        int cap = c->cap_held ? 2 * c->cap_held : 16;
-        tile_held *h = realloc(c->held, (size_t)cap * sizeof *h);
+    if (s->nheld == s->cap_held) {
+        int cap = s->cap_held ? 2 * s->cap_held : 16;
+        tess__tile_held *h = realloc(s->held, (size_t)cap * sizeof *h);
         if (h == NULL) {
             free(out);
-            return tess_set_error(c->ctx, TESS_ERR_NOMEM, "tiles: out of memory for an output");
+            return tess_set_error(s->link->ctx, TESS_ERR_NOMEM,
+                                  "tiles: out of memory for an output");
         }
-        c->held = h;
-        c->cap_held = cap;
+        s->held = h;
+        s->cap_held = cap;
     }
-    c->held[c->nheld++] = (tile_held){*box, out};
+    s->held[s->nheld++] = (tess__tile_held){*box, out};
     return TESS_OK;
 }
 
 /* A message's output held until the slabs are checked: a copy of it. */
-static int hold_copy(tile_ctl *c, const tess__tile_box *box, const void *data, size_t len)
+static int hold_copy(tess__tile_store *s, const tess__tile_box *box, const void *data, size_t len)
 {
     void *copy = malloc(len ? len : 1);
     if (copy == NULL)
-        return tess_set_error(c->ctx, TESS_ERR_NOMEM, "tiles: out of memory for an output");
+        return tess_set_error(s->link->ctx, TESS_ERR_NOMEM, "tiles: out of memory for an output");
     memcpy(copy, data, len);
-    return write_or_hold(c, box, copy);
+    return write_or_hold(s, box, copy);
 }
 
-int tile_store_slabs_checked(tile_ctl *c)
+/* Every slab checked: hand the held outputs to write(), in order; later
+ * ones go straight to it.  TESS_OK or write()'s error. */
+static int release_held(tess__tile_store *s)
 {
-    c->slabs_checked = 1;
+    const tess_tile_job *job = s->link->job;
+    s->slabs_checked = 1;
     int rc = TESS_OK;
-    for (int i = 0; i < c->nheld; i++) {
-        if (rc == TESS_OK) rc = c->job->write(&c->held[i].box, c->held[i].out, c->job->arg);
-        free(c->held[i].out);
+    for (int i = 0; i < s->nheld; i++) {
+        if (rc == TESS_OK) rc = job->write(&s->held[i].box, s->held[i].out, job->arg);
+        free(s->held[i].out);
     }
-    c->nheld = 0;
+    s->nheld = 0;
     return rc;
 }
 
-void tile_store_free_held(tile_ctl *c)
-{
-    for (int i = 0; i < c->nheld; i++) free(c->held[i].out);
-    free(c->held);
-    c->held = NULL;
-    c->nheld = c->cap_held = 0;
-}
-
-void tile_store_finish_if_done(tile_ctl *c)
+/* On the output rank: every output is in and every slab was checked, so
+ * tell all ranks the run ended (once). */
+static void finish_if_done(tess__tile_store *s)
 {
     /* Not before every slab was checked and found good: overlapping slabs
      * would count cells twice and end the run early. */
-    if (c->gathered != c->total_cells || c->finished || c->finish_sent || !c->slabs_checked) return;
-    c->finish_sent = 1;
-    double at = tile_now(c);
-    for (int r = 0; r < c->nranks; r++) tile_send(c, r, TILE_FINISH, &at, sizeof at, NULL, 0);
+    if (s->gathered != s->total_cells || s->finished || s->finish_sent || !s->slabs_checked) return;
+    s->finish_sent = 1;
+    tess__tile_link *l = s->link;
+    double at = tess__tile_now(l);
+    for (int r = 0; r < l->nranks; r++) tess__tile_send(l, r, TILE_FINISH, &at, sizeof at, NULL, 0);
 }
 
-static void gathered(tile_ctl *c, uint64_t cells)
+static void gathered(tess__tile_store *s, uint64_t cells)
 {
-    c->gathered += cells;
-    tile_store_finish_if_done(c);
+    s->gathered += cells;
+    finish_if_done(s);
 }
 
-int tile_store_done(tile_ctl *c, tile_done *d)
+int tess__tile_store_done(tess__tile_store *s, tess__tile_done *d)
 {
     int rc = TESS_OK;
-    tile_chunk *k = d->chunk;
+    tess__tile_chunk *k = d->chunk;
     if (k != NULL && (k->cells_left -= d->cells) == 0) {
         free(k->data);
         free(k);
@@ -240,23 +348,22 @@ int tile_store_done(tile_ctl *c, tile_done *d)
         free(d->out);
         return d->status;
     }
-    if (d->out != NULL) rc = write_or_hold(c, &d->box, d->out);
-    if (rc == TESS_OK && c->me == c->job->output_rank) gathered(c, d->cells);
+    if (d->out != NULL) rc = write_or_hold(s, &d->box, d->out);
+    if (rc == TESS_OK && s->link->me == s->link->job->output_rank) gathered(s, d->cells);
     return rc;
 }
 
-uint8_t *tile_output_place(const tile_ctl *c, const tess__tile_box *box, void *whole)
+uint8_t *tess__tile_output_place(const tess__tile_link *l, const tess__tile_box *box, void *whole)
 {
-    if (whole == NULL || !tile_area_contiguous(&c->area)) return NULL;
-    uint64_t first =
-        (uint64_t)box->lo[0] * (tess__tile_area_cells(&c->area) / (uint64_t)c->area.extent[0]);
-    return (uint8_t *)whole + first * c->job->out_bytes;
+    if (whole == NULL || !tess__tile_area_contiguous(&l->area)) return NULL;
+    uint64_t first = (uint64_t)box->lo[0] * row_cells(&l->area);
+    return (uint8_t *)whole + first * l->job->out_bytes;
 }
 
-uint8_t *tile_shared_output(const tile_ctl *c)
+uint8_t *tess__tile_shared_output(const tess__tile_link *l)
 {
-    const tess__tile_reg *r = c->ctx->tile;
-    return r && r->shared_out ? r->shared_out[c->args.job] : NULL;
+    const tess__tile_reg *r = l->ctx->tile;
+    return r && r->shared_out ? r->shared_out[l->args.job] : NULL;
 }
 
 static int box_in_area(const tess__tile_area *a, const tess__tile_box *box)
@@ -267,48 +374,149 @@ static int box_in_area(const tess__tile_area *a, const tess__tile_box *box)
     return 1;
 }
 
-void tile_store_on_shared_output(tile_ctl *c, const tess__tile_box *box)
+static void take_output(tess__tile_store *s, const tess__tile_box *box, const uint8_t *data,
+                        size_t len)
 {
-    uint8_t *image = tile_shared_output(c);
+    tess__tile_link *l = s->link;
+    const tess_tile_job *job = l->job;
     uint64_t cells = tess__tile_box_cells(box);
-    size_t len = cells * c->job->out_bytes;
-    if (image == NULL || !box_in_area(&c->area, box)) {
-        tile_abort_all(c, TESS_ERR_INVAL, "tiles: a shared output names a box outside the area");
+    if (len != cells * job->out_bytes) {
+        tess__tile_abort_all(l, TESS_ERR_INVAL, "tiles: a tile's output arrived with a wrong size");
+        return;
+    }
+    if (job->write) {
+        int rc = s->slabs_checked ? job->write(box, data, job->arg) : hold_copy(s, box, data, len);
+        if (rc != TESS_OK) {
+            tess__tile_abort_all(l, rc, tess_last_error(l->ctx));
+            return;
+        }
+    } else if (job->output) {
+        tess__tile_copy_box(&l->area, box, job->out_bytes, job->output, 0, (uint8_t *)data, 0);
+    }
+    gathered(s, cells);
+}
+
+/* The same for a tile whose output a rank of this node wrote into the
+ * shared image. */
+static void take_shared_output(tess__tile_store *s, const tess__tile_box *box)
+{
+    tess__tile_link *l = s->link;
+    uint8_t *image = tess__tile_shared_output(l);
+    uint64_t cells = tess__tile_box_cells(box);
+    size_t len = cells * l->job->out_bytes;
+    if (image == NULL || !box_in_area(&l->area, box)) {
+        tess__tile_abort_all(l, TESS_ERR_INVAL,
+                             "tiles: a shared output names a box outside the area");
         return;
     }
     tess__shared_fence(); /* the notice before the output */
-    c->rs.output_bytes_shared += len;
-    const uint8_t *in_place = tile_output_place(c, box, image);
+    s->output_bytes_shared += len;
+    const uint8_t *in_place = tess__tile_output_place(l, box, image);
     if (in_place != NULL) {
-        tile_store_on_output(c, box, in_place, len);
+        take_output(s, box, in_place, len);
         return;
     }
     uint8_t *copy = malloc(len ? len : 1);
     if (copy == NULL) {
-        tile_abort_all(c, TESS_ERR_NOMEM, "tiles: out of memory for an output");
+        tess__tile_abort_all(l, TESS_ERR_NOMEM, "tiles: out of memory for an output");
         return;
     }
-    tile_copy_box(&c->area, box, c->job->out_bytes, image, 0, copy, 1);
-    tile_store_on_output(c, box, copy, len);
+    tess__tile_copy_box(&l->area, box, l->job->out_bytes, image, 0, copy, 1);
+    take_output(s, box, copy, len);
     free(copy);
 }
 
-void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t *data, size_t len)
+/* ---- messages ---- */
+
+/* Every rank's slab is known: check that they tile the area, give write()
+ * the outputs held so far, and announce the end if the output was complete
+ * before. */
+static void on_all_hellos(tess__tile_store *s)
 {
-    const tess_tile_job *job = c->job;
-    uint64_t cells = tess__tile_box_cells(box);
-    if (len != cells * job->out_bytes) {
-        tile_abort_all(c, TESS_ERR_INVAL, "tiles: a tile's output arrived with a wrong size");
-        return;
+    int rc = check_slabs(s);
+    if (rc == TESS_OK) rc = release_held(s);
+    if (rc != TESS_OK) tess__tile_abort_all(s->link, rc, tess_last_error(s->link->ctx));
+    else finish_if_done(s);
+}
+
+static void on_hello(void *state, int src, const uint8_t *p, size_t len)
+{
+    tess__tile_store *s = state;
+    int64_t rows[2];
+    if (!tess__tile_unpack(p, len, rows, sizeof rows)) return;
+    if (src != s->link->me) { /* this rank's own: set at setup, read by its processors */
+        s->slab_lo[src] = rows[0];
+        s->slab_hi[src] = rows[1];
     }
-    if (job->write) {
-        int rc = c->slabs_checked ? job->write(box, data, job->arg) : hold_copy(c, box, data, len);
-        if (rc != TESS_OK) {
-            tile_abort_all(c, rc, tess_last_error(c->ctx));
-            return;
-        }
-    } else if (job->output) {
-        tile_copy_box(&c->area, box, job->out_bytes, job->output, 0, (uint8_t *)data, 0);
+    if (++s->hellos == s->link->nranks) on_all_hellos(s);
+}
+
+static void on_fetch(void *state, int src, const uint8_t *p, size_t len)
+{
+    tess__tile_wire_seg w;
+    if (tess__tile_unpack(p, len, &w, sizeof w)) answer_fetch(state, src, &w);
+}
+
+static void on_data(void *state, int src, const uint8_t *p, size_t len)
+{
+    tess__tile_wire_seg w;
+    (void)src;
+    if (tess__tile_unpack(p, len, &w, sizeof w)) take_data(state, &w, p + sizeof w, len - sizeof w);
+}
+
+static void on_output(void *state, int src, const uint8_t *p, size_t len)
+{
+    tess__tile_box b;
+    (void)src;
+    if (tess__tile_unpack(p, len, &b, sizeof b))
+        take_output(state, &b, p + sizeof b, len - sizeof b);
+}
+
+static void on_shared_output(void *state, int src, const uint8_t *p, size_t len)
+{
+    tess__tile_box box;
+    (void)src;
+    if (tess__tile_unpack(p, len, &box, sizeof box)) take_shared_output(state, &box);
+}
+
+static void on_finish(void *state, int src, const uint8_t *p, size_t len)
+{
+    tess__tile_store *s = state;
+    (void)src;
+    if (len >= sizeof s->finish_at) memcpy(&s->finish_at, p, sizeof s->finish_at);
+    s->finished = 1;
+}
+
+int tess__tile_store_init(tess__tile_store *s, tess__tile_link *l, tess__tile_ready_fn *ready,
+                          void *ready_arg)
+{
+    memset(s, 0, sizeof *s);
+    s->link = l;
+    s->ready = ready;
+    s->ready_arg = ready_arg;
+    s->total_cells = tess__tile_area_cells(&l->area);
+    s->slab_lo = calloc((size_t)l->nranks, sizeof *s->slab_lo);
+    s->slab_hi = calloc((size_t)l->nranks, sizeof *s->slab_hi);
+    TESS_RETURN_IF(l->ctx, !s->slab_lo || !s->slab_hi, TESS_ERR_NOMEM, "out of memory");
+    if (l->job->input != NULL) {
+        s->slab_lo[l->me] = l->job->input_lo;
+        s->slab_hi[l->me] = l->job->input_hi;
     }
-    gathered(c, cells);
+    tess__tile_link_route(l, TILE_HELLO, on_hello, s);
+    tess__tile_link_route(l, TILE_FETCH, on_fetch, s);
+    tess__tile_link_route(l, TILE_DATA, on_data, s);
+    tess__tile_link_route(l, TILE_OUTPUT, on_output, s);
+    tess__tile_link_route(l, TILE_OUTPUT_SHARED, on_shared_output, s);
+    tess__tile_link_route(l, TILE_FINISH, on_finish, s);
+    return TESS_OK;
+}
+
+void tess__tile_store_free(tess__tile_store *s)
+{
+    for (int i = 0; i < s->nheld; i++) free(s->held[i].out);
+    free(s->held);
+    free(s->pending);
+    free(s->slab_lo);
+    free(s->slab_hi);
+    memset(s, 0, sizeof *s);
 }

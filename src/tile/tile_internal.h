@@ -1,15 +1,28 @@
 /*
- * tile_internal.h — private pieces of the tiles face (src/tile/): the
- * registry, what every rank's controller receives, processor and policy
- * specs, processor threads, the storage layer and the controller.
+ * tile_internal.h — what the modules of the tiles face (src/tile/) share:
+ * the registry, processor and policy specs, what every rank's controller
+ * receives, the messages between controllers, and a tile as a processor
+ * gets and reports it.
  *
  * One controller per rank runs on the rank's first worker (a kernel
  * instance launched on every worker; the others return at once).  It owns
- * the rank's work (a plan of segments, plan.h) and hands tiles to processor
- * threads it starts for the run.  Controllers talk through the worker
- * mailboxes of the message layer (global worker worker_base[rank]);
- * processor threads report finished tiles to their controller the same way,
- * so the controller waits on one queue.
+ * the rank's work and hands tiles to processor threads it starts for the
+ * run.  The controller is made of modules, each with its own state and
+ * header, each using only those below it:
+ *
+ *   link.c     the run's facts, its status and its messages (link.h)
+ *   store.c    the storage layer: slabs, fetched input, gathered output
+ *   proc.c     processor threads
+ *   policy.c   how the rank's work is handed to its processors (plan.h)
+ *   steal.c    work stealing between ranks
+ *   stats.c    the run's statistics
+ *   control.c  the controller: builds the others and runs the loop
+ *
+ * Controllers talk through the worker mailboxes of the message layer
+ * (global worker worker_base[rank]); processor threads report finished
+ * tiles to their controller the same way, so the controller waits on one
+ * queue.  Each module registers the handlers of its own message types with
+ * its link (tess__tile_link_route); the controller's thread alone runs them.
  */
 #ifndef TESS_SRC_TILE_INTERNAL_H
 #define TESS_SRC_TILE_INTERNAL_H
@@ -36,33 +49,34 @@ typedef struct tess__tile_reg {
 void tess__tile_free(tess_ctx *ctx); /* at tess_finalize */
 
 /* ---- processors and policies (spec.c) ---- */
-typedef struct tile_proc_spec {
+typedef struct tess__tile_proc_spec {
     tess_tile_kind kind;
     double frac;    /* speed fraction (cpu@F), 1 = full speed */
     double after_s; /* the slowdown starts this long after the run started */
     int device;     /* opencl:N */
     char text[32];
-} tile_proc_spec;
+} tess__tile_proc_spec;
 
-typedef enum { TILE_APC = 0, TILE_DD, TILE_STATIC, TILE_WS } tile_policy_kind;
-typedef struct tile_policy {
-    tile_policy_kind kind;
+typedef enum { TILE_APC = 0, TILE_DD, TILE_STATIC, TILE_WS } tess__tile_policy_kind;
+typedef struct tess__tile_policy_spec {
+    tess__tile_policy_kind kind;
     uint64_t cells;                  /* fixed tile size (not apc) */
     int64_t box[TESS_TILE_MAX_DIMS]; /* AxB...: extents, 0 when a cell count */
     int nbox;
-} tile_policy;
+} tess__tile_policy_spec;
 
 /* n processors of "cpu*2+cpu@0.25+opencl"; 0: (NULL) one cpu per core.
  * TESS_ERR_INVAL with the error set on ctx. */
-int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tile_proc_spec *out, int *n);
-int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tile_policy *out);
+int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tess__tile_proc_spec *out, int *n);
+int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims,
+                            tess__tile_policy_spec *out);
 /* Set up the area of a job under a policy (a box policy sets the column
  * extents).  TESS_ERR_INVAL with the error set. */
-int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tile_policy *pol,
+int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_policy_spec *pol,
                         tess__tile_area *area);
 
 /* ---- what every controller receives (flat, sent as kernel args) ---- */
-typedef struct tile_args {
+typedef struct tess__tile_args {
     int32_t job;
     uint32_t run_id;
     char processors[160];
@@ -70,10 +84,10 @@ typedef struct tile_args {
     double queue_s, boot_s, t0;
     uint64_t chunk, seed;
     int32_t progress, pad;
-} tile_args;
+} tess__tile_args;
 
 /* ---- messages between controllers and from processors ---- */
-enum tile_msg_type {
+enum tess__tile_msg_type {
     TILE_HELLO = 1,    /* slab rows, processor count */
     TILE_DONE,         /* processor -> its controller: a tile finished */
     TILE_STEAL,        /* thief -> victim: its aggregate rate */
@@ -89,211 +103,49 @@ enum tile_msg_type {
     TILE_OUTPUT_SHARED /* rank -> output rank: a tile's output is in your shared image */
 };
 
-typedef struct tile_hdr {
+typedef struct tess__tile_hdr {
     uint32_t run_id, type;
     int32_t src, pad;
-} tile_hdr;
+} tess__tile_hdr;
 
 /* A segment as sent in messages. */
-typedef struct tile_wire_seg {
+typedef struct tess__tile_wire_seg {
     int64_t column, r0, r1;
     int32_t owner, pad;
-} tile_wire_seg;
+} tess__tile_wire_seg;
 
 /* ---- a tile handed to a processor ---- */
-typedef struct tile_chunk tile_chunk; /* staged input (store.c) */
-typedef struct tile_item {
+typedef struct tess__tile_chunk tess__tile_chunk;
+typedef struct tess__tile_item {
     tess__tile_box box;
     uint64_t cells;
-    double est;        /* the plan's estimate, given back when done */
-    const void *in;    /* input, or NULL: the processor gathers or reads it */
-    tile_chunk *chunk; /* holds `in` while the tile runs */
+    double est;              /* the plan's estimate, given back when done */
+    const void *in;          /* input, or NULL: the processor gathers or reads it */
+    tess__tile_chunk *chunk; /* holds `in` while the tile runs */
     int64_t column;
-} tile_item;
+} tess__tile_item;
 
-/* ---- processors (proc.c) ---- */
-typedef struct tile_ctl tile_ctl;
-typedef struct tile_proc {
-    tile_ctl *ctl;
-    int index;
-    tile_proc_spec spec;
-    pthread_t thread;
-    int started;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    tile_item *queue; /* ring of capacity qcap */
-    int qhead, qlen, qcap;
-    int stop;
-    /* the tile running now (under mu): when it started (tess_now) and its
-     * estimate; run_since 0 while none runs */
-    double run_since, run_est;
-    int pin_cpu;            /* the CPU its thread is bound to, or -1 */
-    void *in_buf, *out_buf; /* scratch, grown as needed */
-    size_t in_cap, out_cap;
-    void *device; /* OpenCL device state, or NULL */
-    /* statistics (written by the thread, read after it stopped) */
-    double busy, idle;
-    uint64_t tiles, cells;
-} tile_proc;
-
-/* Done message from a processor thread. */
-typedef struct tile_done {
-    int32_t proc, status;
-    uint64_t cells;
-    double est, seconds, started; /* started: seconds since t0 */
-    tile_chunk *chunk;
-    void *out; /* output handed to the controller (write() sink), or NULL */
-    tess__tile_box box;
-} tile_done;
-
-/* Start processor `index` (its thread bound to CPU pin_cpu unless -1). */
-int tile_proc_start(tile_proc *p, tile_ctl *c, int index, const tile_proc_spec *spec, int pin_cpu);
-/* Seconds the processor's running tile has run, at most its estimate; 0
- * when it runs none. */
-double tile_proc_running(tile_proc *p);
-/* Queue a tile (copied).  TESS_ERR_NOMEM or TESS_OK. */
-int tile_proc_push(tile_proc *p, const tile_item *it);
-/* Take back up to max tiles the processor has not started (into out);
- * returns how many. */
-int tile_proc_recall(tile_proc *p, tile_item *out, int max);
-void tile_proc_stop(tile_proc *p);
-
-/* ---- storage layer (store.c) ---- */
-struct tile_chunk {
+/* Input fetched from another rank (store.c); the tiles cut from it hold it. */
+struct tess__tile_chunk {
     int64_t column, r0, r1; /* the rows it holds */
     uint8_t *data;          /* row-major over the column box restricted to [r0, r1) */
     uint64_t cells_left;    /* freed when every cell was processed */
 };
-/* Is the whole of a column's rows contiguous in the area's row-major order? */
-int tile_area_contiguous(const tess__tile_area *a);
-/* Copy a box's cells between the area-row-major slab starting at row base
- * (every cell of its rows) and a buffer row-major within the box. */
-void tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, size_t cell_bytes,
-                   uint8_t *slab, int64_t base, uint8_t *buf, int to_buf);
 
-/* An output held for write() until the slabs were checked. */
-typedef struct tile_held {
+/* A processor's report to its controller (TILE_DONE): a tile finished. */
+typedef struct tess__tile_done {
+    int32_t proc, status;
+    uint64_t cells;
+    double est, seconds, started; /* started: seconds since t0 */
+    tess__tile_chunk *chunk;
+    void *out; /* output handed to the controller (write() sink), or NULL */
     tess__tile_box box;
-    void *out;
-} tile_held;
+} tess__tile_done;
 
-/* ---- the controller (control.c) ---- */
-struct tile_ctl {
-    tess_ctx *ctx;
-    const tess_tile_job *job;
-    tile_args args;
-    tile_policy policy;
-    tess__tile_area area;
-    int me, nranks, my_worker;
-    pthread_t thread; /* the controller's */
-    double t0;
-    tile_proc procs[TILE_MAX_PROCS];
-    int nprocs;
-    tess__tile_plan plan;
-    /* static and ws policies: a list of fixed tiles per processor */
-    tess__tile_segment **lists;
-    int *list_len, *list_head;
-    tile_proc_spec specs[TILE_MAX_PROCS];
-    /* slab ownership of every rank (rows [lo, hi) of dimension 0) */
-    int64_t *slab_lo, *slab_hi;
-    int hellos;
-    int slabs_checked;      /* every slab known and checked: write() may run */
-    struct tile_held *held; /* outputs for write() until then */
-    int nheld, cap_held;
-    /* storage layer: stolen segments waiting for their data */
-    tess__tile_segment *pending;
-    int npending, cap_pending;
-    uint64_t fetch_bytes_out; /* requested and not yet arrived */
-    /* stealing */
-    uint8_t *peer_empty;
-    uint64_t *peer_left;  /* per rank: cells not finished, from its last status */
-    double *peer_rate;    /* per rank: its aggregate rate, cells/s */
-    int steal_out;        /* a request is out */
-    double steal_sent_at; /* when it left */
-    int steal_timing;     /* its work is not ready yet (reply or first chunk to come) */
-    double steal_rtt;     /* request to work ready, a moving average (0: none yet) */
-    int boots;
-    uint64_t boot_agreed;
-    int booted;
-    /* completion */
-    uint64_t total_cells, gathered, received, completed;
-    int finished;
-    int finish_sent;  /* the output rank announced the end */
-    double finish_at; /* when the output rank had every output */
-    int stats_in;
-    double last_status, last_progress;
-    uint64_t rng;
-    /* statistics */
-    tess_tile_rank_stats rs;
-    double busy_after_boot[TILE_MAX_PROCS];
-    uint64_t tried[TILE_MAX_PROCS][16];
-    int ntried[TILE_MAX_PROCS];
-    int status;
-    FILE *trace; /* TESS_TILE_TRACE: one line per finished tile, or NULL */
-};
-
-/* The controller of one rank; returns TESS_OK or the run's error. */
-int tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tile_args *a);
-double tile_now(const tile_ctl *c); /* seconds since the run started */
-/* Send a message to rank dst's controller. */
-int tile_send(tile_ctl *c, int dst, uint32_t type, const void *a, size_t alen, const void *b,
-              size_t blen);
-void tile_abort_all(tile_ctl *c, int status, const char *msg);
-
-/* storage layer, controller side (store.c) */
-void tile_store_on_fetch(tile_ctl *c, int src, const tile_wire_seg *s);
-void tile_store_on_data(tile_ctl *c, const tile_wire_seg *s, const uint8_t *data, size_t len);
-void tile_store_request(tile_ctl *c);
-int tile_store_add_pending(tile_ctl *c, const tess__tile_segment *s);
-void tile_store_on_output(tile_ctl *c, const tess__tile_box *box, const uint8_t *data, size_t len);
-/* The same for a tile whose output a rank of this node wrote into the
- * shared image (TILE_OUTPUT_SHARED). */
-void tile_store_on_shared_output(tile_ctl *c, const tess__tile_box *box);
-/* The output rank's shared image of the run's job's output, or NULL. */
-uint8_t *tile_shared_output(const tile_ctl *c);
-/* Where box's output lies in `whole` (the whole area's output, row-major)
- * when the area's tiles are contiguous there; NULL otherwise or for NULL. */
-uint8_t *tile_output_place(const tile_ctl *c, const tess__tile_box *box, void *whole);
-/* Input of an item cut from segment s (NULL when the processor must gather
- * or read it) and its chunk. */
-void tile_store_item_input(tile_ctl *c, const tess__tile_segment *s, tile_item *it);
-/* A processor finished: handle its output (write() sink) and release chunk. */
-int tile_store_done(tile_ctl *c, tile_done *d);
-/* On the output rank: every output is in and every slab was checked, so
- * tell all ranks the run ended (once). */
-void tile_store_finish_if_done(tile_ctl *c);
-/* Every slab checked: hand the held outputs to write(), in order; later
- * ones go straight to it.  TESS_OK or write()'s error. */
-int tile_store_slabs_checked(tile_ctl *c);
-/* Drop held outputs (a failed run) and their list. */
-void tile_store_free_held(tile_ctl *c);
-
-/* stealing (steal.c) */
-void tile_steal_maybe(tile_ctl *c);
-void tile_steal_on_request(tile_ctl *c, int src, double rate, double queued_s);
-void tile_steal_on_give(tile_ctl *c, int src, const tile_wire_seg *segs, int n);
-double tile_rank_rate(const tile_ctl *c);
-/* The stolen work is ready (its reply came, or its first chunk of input):
- * one sample of how long a steal takes. */
-void tile_steal_timed(tile_ctl *c);
-
-/* per-policy work handling (policy.c) */
-int tile_policy_setup(tile_ctl *c);
-void tile_policy_dispatch(tile_ctl *c);
-/* Tell the plan how long each processor's running tile has run (running_s). */
-void tile_policy_note_running(tile_ctl *c);
-void tile_policy_done(tile_ctl *c, const tile_done *d);
-/* Remove up to `cells` cells of work that has not moved yet (local data or
- * not fetched), for a thief; returns the segments in out (malloc'd). */
-int tile_policy_give(tile_ctl *c, uint64_t cells, tess__tile_segment **out, int *n);
-uint64_t tile_policy_left(const tile_ctl *c); /* cells not handed to a processor */
-/* Work whose input is here (local, read, or a fetched chunk). */
-int tile_policy_add_work(tile_ctl *c, const tess__tile_segment *s);
-
-/* statistics (stats.c) */
-void tile_stats_send(tile_ctl *c);
-void tile_stats_on_message(tile_ctl *c, int src, const uint8_t *p, size_t len);
-void tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy);
-void tile_stats_finish(tess_tile_stats *s);
+/* statistics of a run, on rank 0 (stats.c, called by run.c) */
+void tess__tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy);
+void tess__tile_stats_finish(tess_tile_stats *s);
+/* The controller of one rank (control.c); returns TESS_OK or the run's error. */
+int tess__tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_args *a);
 
 #endif

@@ -14,7 +14,7 @@
 
 static void check_processors(const char *text)
 {
-    tile_proc_spec specs[TILE_MAX_PROCS];
+    tess__tile_proc_spec specs[TILE_MAX_PROCS];
     int n = -1;
     if (tess__tile_parse_processors(NULL, text, specs, &n) != TESS_OK) return;
     if (n < 1 || n > TILE_MAX_PROCS) __builtin_trap();
@@ -25,7 +25,7 @@ static void check_processors(const char *text)
 
 static void check_policy(const char *text, int ndims)
 {
-    tile_policy p;
+    tess__tile_policy_spec p;
     if (tess__tile_parse_policy(NULL, text, ndims, &p) != TESS_OK) return;
     if (p.kind != TILE_APC && p.cells == 0) __builtin_trap();
     if (p.nbox > 0) {

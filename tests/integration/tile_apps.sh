@@ -4,7 +4,8 @@
 # a one-scatterer scene focuses on the scatterer; outputs are bitwise
 # identical across policies, processor mixes, rank counts 1/2/3 and data
 # placements; OpenCL within the stated tolerance; pictures are PNGs of the
-# right size; bad input is refused with one line and no output.
+# right size; bad input is refused with one line and no output, and the
+# same failure exits the same way in blackscholes, sar and texture.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 HERE="$TESS_SRC/tests/integration"
@@ -223,4 +224,21 @@ refuse texture "option --feature: unknown feature 'glcm'" --gen 64:64 --feature 
 refuse texture "option --gen" --gen 64:0
 refuse texture "option --gen: expected W:H\[:SEED\], got '64:'" --gen 64:
 refuse texture "cannot write .*: Is a directory" --gen 64:64 --map "$tmp"
+
+step "the same failure, the same exit code in blackscholes, sar and texture"
+exits() { # exits CODE APP ARGS...
+    local want=$1 app=$2 rc=0
+    shift 2
+    "$TESSERA" run "$app" --quiet "$@" 2> /dev/null || rc=$?
+    [ "$rc" = "$want" ] || die "$app $*: exit $rc, expected $want"
+}
+exits 1 blackscholes --input "$tmp/missing.bin"
+exits 1 sar --input "$tmp/missing.tsar"
+exits 1 texture --image "$tmp/missing.pgm"
+exits 1 texture --image "$tmp/trunc.pgm"
+exits 1 texture --gen 64:64 --map "$tmp"
+exits 2 blackscholes --options 100 --policy nonsense
+exits 2 sar --gen 10:10:5:5 --policy nonsense
+exits 2 texture --gen 64:64 --policy nonsense
+exits 2 texture --gen 64:0
 echo "tile_apps: all checks passed"

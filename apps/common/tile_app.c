@@ -1,0 +1,96 @@
+/*
+ * tile_app.c — the shared main of the tiles-face applications (tile_app.h).
+ */
+#include <errno.h>
+#include <string.h>
+#include "tile_app.h"
+
+typedef struct tile_run {
+    const app_tile_spec *spec;
+    app_outfile files[APP_TILE_MAX_FILES], stats;
+} tile_run;
+
+/* Write the files asked for that are written `before` the run or not. */
+static int write_files(tile_run *r, int before)
+{
+    const app_tile_spec *s = r->spec;
+    for (int i = 0; i < APP_TILE_MAX_FILES; i++) {
+        const app_tile_file *f = &s->files[i];
+        if (f->path == NULL || f->before != before) continue;
+        errno = 0;
+        if (f->write(s->app, r->files[i].fp) == 0) continue;
+        if (errno != 0) app_error(s->name, "cannot write %s: %s", f->path, strerror(errno));
+        else app_error(s->name, "cannot write %s", f->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Opened before the run, so an unwritable path fails before the tiles. */
+static int open_outputs(tile_run *r)
+{
+    const app_tile_spec *s = r->spec;
+    for (int i = 0; i < APP_TILE_MAX_FILES; i++)
+        if (s->files[i].path && app_outfile_open(&r->files[i], s->files[i].path) != 0) return -1;
+    if (s->cli->stats_path && app_outfile_open(&r->stats, s->cli->stats_path) != 0) return -1;
+    return write_files(r, 1);
+}
+
+static int control(tess_ctx *ctx, void *arg)
+{
+    tile_run *r = arg;
+    const app_tile_spec *s = r->spec;
+    if (open_outputs(r) != 0) return -1;
+    tess_tile_stats st;
+    if (app_tile_cli_run(s->cli, ctx, s->job, s->seed, s->name, &st) != 0) return -1;
+    int rc = write_files(r, 0);
+    if (rc == 0)
+        rc = app_tile_cli_report(s->cli, ctx, &st, r->stats.fp, s->name, s->what, s->units(s->app));
+    if (rc == 0 && s->after && s->cli->progress != APP_PROGRESS_OFF) s->after(s->app);
+    tess_tile_stats_free(&st);
+    return rc;
+}
+
+/* The statistics first: if they fail, no output appears. */
+static int finish_outputs(tile_run *r, int rc)
+{
+    const app_tile_spec *s = r->spec;
+    app_outfile *files[APP_TILE_MAX_FILES + 1] = {&r->stats};
+    const char *paths[APP_TILE_MAX_FILES + 1] = {s->cli->stats_path};
+    for (int i = 0, last = APP_TILE_MAX_FILES - 1; i < APP_TILE_MAX_FILES; i++) {
+        files[1 + i] = &r->files[last - i];
+        paths[1 + i] = s->files[last - i].path;
+    }
+    return app_outfiles_finish(files, paths, APP_TILE_MAX_FILES + 1, rc);
+}
+
+static int finish(tile_run *r, tess_ctx *ctx, int rc)
+{
+    if (tess_rank(ctx) == 0) rc = finish_outputs(r, rc);
+    int interrupted = tess_interrupted(ctx);
+    tess_finalize(ctx);
+    r->spec->release(r->spec->app);
+    if (rc != 0 && interrupted) return 130;
+    return rc == 0 ? 0 : 1;
+}
+
+int app_tile_main(const app_tile_spec *spec)
+{
+    tile_run r = {.spec = spec};
+    tess_config cfg;
+    tess_config_init(&cfg);
+    cfg.workers = 1; /* the controller; processors are threads of their own */
+    tess_ctx *ctx = NULL;
+    if (tess_init(&cfg, &ctx) != 0) {
+        spec->release(spec->app);
+        return 1;
+    }
+    int rc = spec->prepare(ctx, spec->app);
+    if (rc == 0 && app_tile_cli_check(spec->cli, ctx, spec->job, spec->name) != 0) {
+        tess_finalize(ctx);
+        spec->release(spec->app);
+        return 2; /* options that do not fit the job, as those found while parsing */
+    }
+    if (rc == 0) rc = tess_main(ctx, control, &r);
+    return finish(&r, ctx, rc);
+}
