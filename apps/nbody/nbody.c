@@ -24,7 +24,8 @@
 #include "nbody_app.h"
 #include "nbody_step.h"
 
-#define NB_LOADER UINT32_MAX /* the writer of the first state's entries */
+#define NB_LOADER UINT32_MAX            /* the writer of the first state's entries */
+#define NBODY_CELLS_PER_PARTICLE 1000.0 /* cells a step may visit per particle */
 
 /* ---------------------------------------------------------------- kernel */
 
@@ -266,6 +267,21 @@ static int nbody_control(tess_ctx *ctx, void *arg)
 
 /* Every rank reads or generates the starting state, identically; only rank 0
  * reports and only its control function uses it. */
+/* Every step visits every cell: a box of L/R = 1000 cells per side for 50
+ * particles took 20 s a step.  More than NBODY_CELLS_PER_PARTICLE cells per
+ * particle (and a million in all) is refused, with the box that would do. */
+static int check_cell_count(const nbody_app *app, char *err, size_t errlen)
+{
+    double cells = (double)app->cells * app->cells * app->cells;
+    double most = fmax(1e6, NBODY_CELLS_PER_PARTICLE * (double)app->n);
+    if (cells <= most) return 0;
+    snprintf(err, errlen,
+             "options --box %g and --cutoff %g: %.3g cells of side R for %zu particles (at most "
+             "%.3g); choose a smaller box or a larger cutoff",
+             app->opt.box, app->opt.cutoff, cells, app->n, most);
+    return -1;
+}
+
 static int prepare_particles(tess_ctx *ctx, nbody_app *app)
 {
     char err[512] = "";
@@ -278,6 +294,7 @@ static int prepare_particles(tess_ctx *ctx, nbody_app *app)
         app->initial = nbody_generate(app->n, o->box, o->vmax, (uint64_t)o->seed);
         if (!app->initial) snprintf(err, sizeof err, "option --particles: out of memory"), rc = -1;
     }
+    if (rc == 0) rc = check_cell_count(app, err, sizeof err);
     if (rc != 0 && tess_rank(ctx) == 0) app_error(NB_APP, "%s", err);
     if (rc == 0) nbody_momentum(app->initial, app->n, app->momentum_initial);
     app->load_seconds = tess_now() - t0;

@@ -10,6 +10,8 @@
 #include "slurp.h"
 #include "tessera/rng.h"
 
+#define SAR_KU_MAX 1e6 /* rad/m: 2*pi*fc/c for a carrier up to about 48 THz */
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "sar_io.c copies little-endian samples as they are: port it to a big-endian host"
 #endif
@@ -58,6 +60,11 @@ static int parse_header(const uint8_t *b, const char *name, sar_scene *s, char *
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i])) return app_fail(err, n, "%s: a header number is not finite", name);
     if (!(s->dr > 0)) return app_fail(err, n, "%s: bin spacing dR %g is not positive", name, s->dr);
+    /* 2*ku*r must stay a phase that cos and sin can take: a huge but finite
+     * ku made every pixel NaN.  1e6 rad/m is a carrier near 48 THz. */
+    if (!(fabs(s->ku) <= SAR_KU_MAX))
+        return app_fail(err, n, "%s: wavenumber ku %g rad/m is outside [-%g, %g]", name, s->ku,
+                        SAR_KU_MAX, SAR_KU_MAX);
     if (s->dx == 0 || s->dy == 0) return app_fail(err, n, "%s: pixel spacing of 0", name);
     return 0;
 }

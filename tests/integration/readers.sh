@@ -63,6 +63,21 @@ took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 awk -v t="$took" 'BEGIN { exit !(t < 1.5) }' || die "kmeans load: took ${took} s to stop after SIGTERM"
 echo "ok: kmeans loading 8M points stops on SIGTERM (exit $rc, ${took} s)"
 
+step "sar: a huge but finite wavenumber is refused (it made an all-NaN image)"
+"$TESSERA" run sar --gen 4:16:8:8 --save-scene "$tmp/s.tsar" --output "$tmp/s.out" > /dev/null 2>&1 ||
+    die "sar --gen --save-scene fails"
+python3 -c "
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[32:40] = struct.pack('<d', 1e300)
+open(sys.argv[2], 'wb').write(b)" "$tmp/s.tsar" "$tmp/ku.tsar"
+expect_error "sar ku=1e300" "wavenumber ku" "$TESSERA" run sar --input "$tmp/ku.tsar" --output "$tmp/ku.out"
+[ ! -e "$tmp/ku.out" ] || die "sar ku=1e300 left an output"
+
+step "nbody: a box of far more cells than particles is refused (20 s a step)"
+expect_error "nbody --box 1e3 --cutoff 1" "cells of side R for 50 particles" \
+    "$TESSERA" run nbody --particles 50 --box 1e3 --cutoff 1 --steps 1 --workers 1
+
 step "workqueue: metrics that cannot be written fail the run"
 expect_error "workqueue --metrics in a missing directory" "metrics" \
     "$TESSERA" run workqueue --items 100 --workers 1 --metrics "$tmp/none/m.json"
