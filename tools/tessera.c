@@ -158,6 +158,7 @@ static int write_graph(const char *spec, const char *in, const char *out, int ca
 {
     tg_graph g;
     char err[512] = "";
+    tg_remove_temporaries_on_signal(); /* a Ctrl-C leaves no temporary of hundreds of MB */
     int rc = spec ? tg_generate(spec, &g, err, sizeof err) : tg_load_file(in, &g, err, sizeof err);
     if (rc == 0)
         rc = cache ? tg_write_cache(out, &g, err, sizeof err)

@@ -78,6 +78,22 @@ step "nbody: a box of far more cells than particles is refused (20 s a step)"
 expect_error "nbody --box 1e3 --cutoff 1" "cells of side R for 50 particles" \
     "$TESSERA" run nbody --particles 50 --box 1e3 --cutoff 1 --steps 1 --workers 1
 
+step "Ctrl-C in tessera gen leaves no temporary behind"
+mkdir "$tmp/gen"
+"$TESSERA" gen rmat:20 "$tmp/gen/g.txt" &
+pid=$!
+for _ in $(seq 1 1200); do
+    ls "$tmp/gen" | grep -q "\.tmp\." && break
+    sleep 0.05
+done
+ls "$tmp/gen" | grep -q "\.tmp\." || { kill $pid; die "gen never started writing"; }
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+[ "$rc" -ne 0 ] || die "gen: exit 0 after SIGINT"
+[ -z "$(ls -A "$tmp/gen")" ] || die "gen left $(ls -A "$tmp/gen") after SIGINT"
+echo "ok: gen interrupted while writing -> exit $rc, nothing left"
+
 step "workqueue: metrics that cannot be written fail the run"
 expect_error "workqueue --metrics in a missing directory" "metrics" \
     "$TESSERA" run workqueue --items 100 --workers 1 --metrics "$tmp/none/m.json"

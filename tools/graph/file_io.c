@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +15,42 @@
 
 #include "graph_internal.h"
 #include "tessera/tessera.h"
+
+/*
+ * `tessera gen` and `convert` write outputs of hundreds of MB: Ctrl-C in the
+ * middle left the temporary behind, and nothing sweeps it.  With
+ * tg_remove_temporaries_on_signal() the temporary being written is named
+ * here, and SIGINT/SIGTERM remove it (unlink is async-signal-safe) before
+ * the signal ends the process as it would have.  One output at a time: the
+ * commands write one file.
+ */
+static char signal_tmp[PATH_MAX];
+static volatile sig_atomic_t signal_tmp_set;
+
+static void remove_tmp_and_die(int sig)
+{
+    if (signal_tmp_set) unlink(signal_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void tg_remove_temporaries_on_signal(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = remove_tmp_and_die;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static void note_tmp(const char *path)
+{
+    signal_tmp_set = 0;
+    if (path == NULL || strlen(path) >= sizeof signal_tmp) return;
+    memcpy(signal_tmp, path, strlen(path) + 1);
+    signal_tmp_set = 1;
+}
 
 int tg__read_file(const char *path, char **data_out, size_t *len_out, char *err, size_t errlen)
 {
@@ -81,6 +119,7 @@ int tg__out_open(tg__outfile *o, const char *path, char *err, size_t errlen)
         o->tmp_path = NULL;
         return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", path, strerror(e));
     }
+    note_tmp(o->tmp_path);
     (void)fchmod(fd, 0644); /* mkstemp creates 0600; outputs are ordinary files */
     o->f = fdopen(fd, "wb");
     if (o->f == NULL) {
@@ -101,6 +140,7 @@ int tg__out_commit(tg__outfile *o, char *err, size_t errlen)
     if (fclose(o->f) != 0 && e == 0) e = errno;
     o->f = NULL;
     if (e == 0 && o->tmp_path != NULL && rename(o->tmp_path, o->path) != 0) e = errno;
+    note_tmp(NULL);
     if (e != 0) {
         tg__out_abort(o);
         return tg__err(TESS_ERR_IO, err, errlen, "%s: %s", o->path, strerror(e));
@@ -114,6 +154,7 @@ void tg__out_abort(tg__outfile *o)
 {
     if (o->f != NULL) fclose(o->f);
     o->f = NULL;
+    note_tmp(NULL);
     if (o->tmp_path != NULL) {
         unlink(o->tmp_path);
         free(o->tmp_path);

@@ -42,6 +42,12 @@ int tg_parse_cache(const char *name, const void *data, size_t len, tg_graph *g, 
 int tg_write_cache(const char *path, const tg_graph *g, char *err, size_t errlen);
 
 /* SNAP text with original ids (a header comment, then "src\tdst" lines). */
+/* For the commands that write graph files: SIGINT and SIGTERM remove the
+ * temporary being written before they end the process (they would leave it
+ * behind otherwise).  Installs process-wide handlers: not for programs
+ * whose runtime handles those signals itself. */
+void tg_remove_temporaries_on_signal(void);
+
 int tg_write_snap(const char *path, const tg_graph *g, char *err, size_t errlen);
 
 /* Generators: "rmat:SCALE[:EDGEFACTOR[:SEED]]", "uniform:N:M[:SEED]",
