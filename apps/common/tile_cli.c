@@ -33,7 +33,7 @@ static int set_option(app_tile_cli *c, const char *app, const char *name, const 
         if (tess_tile_count_processors(value) < 0) {
             app_error(app,
                       "option --processors: cannot read '%s' (expected cpu, cpu*N, cpu@F, "
-                      "cpu@F/S, opencl[:N] or cuda[:N] joined with '+')",
+                      "cpu@F/S with F in [0.001, 1], opencl[:N] or cuda[:N] joined with '+')",
                       value);
             return -1;
         }

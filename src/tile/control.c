@@ -10,6 +10,7 @@
  * processors' reports (TILE_DONE) and the peers' status (TILE_STATUS) are
  * routed here.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +223,9 @@ static void open_trace(ctl *c)
     char path[4096];
     snprintf(path, sizeof path, "%s.%d", prefix, c->link.me);
     c->trace = fopen(path, "a");
+    if (c->trace == NULL)
+        tess__warn(c->link.ctx, "TESS_TILE_TRACE: cannot open %s: %s (no trace)", path,
+                   strerror(errno));
     /* the clock's origin, so that ranks on one machine line up */
     if (c->trace != NULL) fprintf(c->trace, "# start %.6f\n", c->link.t0);
 }

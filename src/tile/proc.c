@@ -247,10 +247,12 @@ static int start_one(tess__tile_processor *p, tess__tile_link *c, const tess__ti
  * TESS_TILE_PIN=0 turns it off.  Fewer processors than cores stay free: two
  * one-processor jobs on one machine would both be bound to its first core.
  * More processors than cores, or cores shared with other ranks, too. */
-static int pin_processors(const tess__tile_procs *ps)
+static int pin_processors(const tess__tile_procs *ps, tess_ctx *ctx)
 {
     const char *e = getenv("TESS_TILE_PIN");
     if (e != NULL && strcmp(e, "0") == 0) return 0;
+    if (e != NULL && strcmp(e, "1") != 0 && tess_rank(ctx) == 0)
+        tess__warn(ctx, "TESS_TILE_PIN: expected 0 or 1, got '%s' (ignored)", e);
     int cpus = 0;
     for (int i = 0; i < ps->n; i++) cpus += ps->specs[i].kind == TESS_TILE_CPU;
     return cpus == tess__usable_cores() && tess__rank_owns_cores();
@@ -259,7 +261,7 @@ static int pin_processors(const tess__tile_procs *ps)
 int tess__tile_procs_start(tess__tile_procs *ps, tess__tile_link *l, const tess__tile_store *s)
 {
     int rc = tess__tile_parse_processors(l->ctx, l->args.processors, ps->specs, &ps->n);
-    int pin = rc == TESS_OK && pin_processors(ps), k = 0;
+    int pin = rc == TESS_OK && pin_processors(ps, l->ctx), k = 0;
     for (int i = 0; rc == TESS_OK && i < ps->n; i++) {
         int cpu = pin && ps->specs[i].kind == TESS_TILE_CPU ? tess__nth_usable_cpu(k++) : -1;
         rc = start_one(&ps->p[i], l, s, i, &ps->specs[i], cpu);

@@ -17,11 +17,14 @@ static int parse_count(const char *s, char **end, long min, long max, long *out)
     return 0;
 }
 
+#define TILE_MIN_FRACTION 1e-3
+
 static int parse_fraction(const char *s, char **end, double *out)
 {
     errno = 0;
     double v = strtod(s, end);
-    if (errno != 0 || *end == s || !(v > 0.0 && v <= 1.0)) return -1;
+    /* at most 1000 times slower: cpu@1e-300 slept practically forever */
+    if (errno != 0 || *end == s || !(v >= TILE_MIN_FRACTION && v <= 1.0)) return -1;
     *out = v;
     return 0;
 }
@@ -95,7 +98,7 @@ int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tess__tile_proc
         long count;
         TESS_RETURN_IF(ctx, parse_one(s, end, &one, &count) != 0, TESS_ERR_INVAL,
                        "processors '%s': cannot read '%.*s' (expected cpu, cpu*N, cpu@F, "
-                       "cpu@F/S, opencl[:N] or cuda[:N], joined with '+')",
+                       "cpu@F/S with F in [0.001, 1], opencl[:N] or cuda[:N], joined with '+')",
                        spec, (int)(end - s), s);
         TESS_RETURN_IF(ctx, *n + count > TILE_MAX_PROCS, TESS_ERR_INVAL,
                        "processors '%s': more than %d processors on one rank", spec,

@@ -94,6 +94,17 @@ wait $pid || rc=$?
 [ -z "$(ls -A "$tmp/gen")" ] || die "gen left $(ls -A "$tmp/gen") after SIGINT"
 echo "ok: gen interrupted while writing -> exit $rc, nothing left"
 
+step "tiles knobs: cpu@F below 0.001 refused, TESS_TILE_PIN and TESS_TILE_TRACE garbage said"
+BS=(run blackscholes --options 1000 --iterations 1 --quiet)
+expect_error "cpu@1e-300" "F in \[0.001, 1\]" "$TESSERA" "${BS[@]}" --processors cpu@1e-300
+TESS_TILE_PIN=maybe "$TESSERA" "${BS[@]}" --processors cpu 2> "$tmp/err.txt" > /dev/null ||
+    die "TESS_TILE_PIN=maybe fails the run"
+grep -q "TESS_TILE_PIN: expected 0 or 1, got 'maybe'" "$tmp/err.txt" || die "TESS_TILE_PIN=maybe: silent"
+TESS_TILE_TRACE="$tmp/none/t" "$TESSERA" "${BS[@]}" --processors cpu 2> "$tmp/err.txt" > /dev/null ||
+    die "an unwritable TESS_TILE_TRACE fails the run"
+grep -q "TESS_TILE_TRACE: cannot open" "$tmp/err.txt" || die "TESS_TILE_TRACE unwritable: silent"
+echo "ok: tiles knobs"
+
 step "workqueue: metrics that cannot be written fail the run"
 expect_error "workqueue --metrics in a missing directory" "metrics" \
     "$TESSERA" run workqueue --items 100 --workers 1 --metrics "$tmp/none/m.json"
