@@ -105,7 +105,10 @@ for k in ["tick_seconds", "wait_seconds", "step_seconds", "messages"]:
 ratio = r["ticks_per_second"] / v1["ticks_per_second"]
 print("   %s: virtual %.1f ticks/s, real %.1f: real/virtual %.2f"
       % (sys.argv[4], v1["ticks_per_second"], r["ticks_per_second"], ratio))
-assert 0.6 <= ratio <= 1.15, ratio
+# real overheads and a busy machine (ctest -j2 beside other tests) only
+# lower the real figure: 0.53 was seen in a loaded CI run.  The bound
+# catches a simulation that is off by a factor, not the machine's load.
+assert 0.3 <= ratio <= 1.15, ratio
 PY
 done
 
