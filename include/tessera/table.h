@@ -146,6 +146,23 @@ TESS_API int tess_table_clear(tess_table *t);
 /* Number of keys over all partitions (control function, between barriers). */
 TESS_API int64_t tess_table_size(tess_table *t);
 
+/*
+ * Fixpoints without bookkeeping: how many stored values the updates of a MIN
+ * or MAX table changed, summed over all ranks, since the previous call (or
+ * since the table was created); the count restarts at 0.  An update that
+ * does not lower (MIN) or raise (MAX) any element of the stored value is not
+ * counted; puts, put_range and clear are not updates.  Updates combined
+ * before they reach the partition count once, so the number is at most the
+ * number of updates, and 0 exactly when no update changed a value.  Control
+ * function, after tess_barrier() (so every write is applied):
+ *
+ *     do { tess_run(ctx, "relax", parts, dist, NULL, 0); tess_barrier(ctx); }
+ *     while (tess_table_changes(dist) > 0);
+ *
+ * TESS_ERR_INVAL (negative) for a table of another accumulator.
+ */
+TESS_API int64_t tess_table_changes(tess_table *t);
+
 TESS_API int tess_table_partitions(const tess_table *t);
 /* Rank that stores partition p.  With work stealing (tess_config.steal) a
  * partition may move to another rank while kernels run; every rank learns of

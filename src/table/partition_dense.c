@@ -4,6 +4,7 @@
  * values start as the accumulator's identity, so an update never has to
  * test for presence before combining.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "partition_impl.h"
@@ -58,7 +59,9 @@ int tess__dense_update_batch(tess__partition *p, const uint64_t *keys, const voi
 {
     for (size_t i = 0; i < n; i++)
         if (keys[i] < p->first || keys[i] - p->first >= p->count) return TESS_ERR_INVAL;
-    tess__accum_apply_dense(&p->acc, p->vals, p->first, keys, updates, n, NULL);
+    size_t changed = tess__accum_apply_dense(&p->acc, p->vals, p->first, keys, updates, n, NULL);
+    if (changed && p->acc.changes != NULL)
+        atomic_fetch_add_explicit(p->acc.changes, changed, memory_order_relaxed);
     mark_present(p, keys, n);
     return TESS_OK;
 }

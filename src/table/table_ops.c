@@ -164,3 +164,20 @@ int64_t tess_table_size(tess_table *t)
     }
     return total;
 }
+
+int64_t tess_table_changes(tess_table *t)
+{
+    TESS_RETURN_IF(t->ctx, !tess__accum_counts_changes(t->acc.kind), TESS_ERR_INVAL,
+                   "table %s: only MIN and MAX tables count changed values", t->name);
+    int rc = tess__buffer_flush_table(t);
+    if (rc != TESS_OK) return rc;
+    int64_t total = (int64_t)atomic_exchange(&t->changes, 0);
+    for (int r = 0; r < t->ctx->nranks; r++) {
+        uint64_t n = 0;
+        if (r == t->ctx->rank) continue;
+        rc = tess__remote_take_changes(t, r, &n);
+        if (rc != TESS_OK) return rc;
+        total += (int64_t)n;
+    }
+    return total;
+}
