@@ -199,6 +199,25 @@ TESS_API void *tess_table_dense_data(tess_table *t, int partition, uint64_t *cou
 TESS_API int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, const void *values);
 
 /*
+ * Dense fixed-size tables: copy the values of keys first..first+n-1 into
+ * values_out (n*value_size bytes), absent keys as the accumulator's
+ * identity.  A partition stored here is copied under its lock in one go (how
+ * a kernel instance reads its own partition: one call, not a
+ * tess_table_get per key, which costs 100x more); a partition elsewhere
+ * comes as one snapshot from its owner.  The caller's buffered updates to
+ * those partitions are sent first.  Like get, it sees other writers' values
+ * as they stand: call it on a partition others write between barriers, or
+ * accept either value of a key being written.
+ */
+TESS_API int tess_table_read_range(tess_table *t, uint64_t first, uint64_t n, void *values_out);
+
+/* Dense fixed-size tables: the whole table (key_count values, key k at index
+ * k) into values_out, which holds cap bytes; TESS_ERR_INVAL when it does not
+ * fit.  From the control function after a barrier, rank 0's copy of every
+ * rank's partitions: the result of a job in one call. */
+TESS_API int tess_table_gather(tess_table *t, void *values_out, size_t cap);
+
+/*
  * Read-only replicas of dense fixed-size tables, for kernels that read many
  * keys of every partition (a pull-style PageRank reads its in-neighbours).
  * tess_table_replica() returns this rank's copy: key_count values, key k at

@@ -3,8 +3,9 @@
  * single-source shortest paths relaxed over a MIN table until
  * tess_table_changes() says no update lowered a distance, compared with a
  * plain sequential Dijkstra.  Also checks the count itself (updates from the
- * identity count, updates that lower nothing do not; a SUM table is refused)
- * Run embedded
+ * identity count, updates that lower nothing do not; a SUM table is refused).
+ * Each instance reads its partition with one tess_table_read_range and the
+ * control function the result with tess_table_gather.  Run embedded
  * (`sssp --workers 2`) or under `mpirun -np 3 sssp`.  Prints one line per
  * check and "N passed, N failed"; exits non-zero on any failure.
  */
@@ -44,36 +45,6 @@ static void make_graph(app *a)
         }
 }
 
-static int copy_chunk(uint64_t first, size_t n, const void *const *values, const size_t *lens,
-                      void *arg)
-{
-    int64_t *d = *(int64_t **)arg;
-    for (size_t k = 0; k < n; k++) d[k] = values[k] ? *(const int64_t *)values[k] : UNREACHED;
-    *(int64_t **)arg = d + n;
-    (void)first, (void)lens;
-    return 0;
-}
-
-static int copy_partition(tess_table *t, int p, int64_t *d)
-{
-    return tess_table_scan_dense(t, p, copy_chunk, &d);
-}
-
-static int gather(tess_table *t, int64_t *out)
-{
-    int rc = TESS_OK;
-    for (int p = 0; rc == TESS_OK && p < PARTS; p++) {
-        tess_iter *it = NULL;
-        rc = tess_table_iter(t, p, &it);
-        const void *k, *v;
-        size_t len;
-        while (rc == TESS_OK && tess_iter_next(it, &k, &v, &len) == 1)
-            memcpy(&out[*(const uint64_t *)k], v, sizeof *out);
-        tess_iter_free(it);
-    }
-    return rc;
-}
-
 /* Relax every edge out of a reached vertex of this instance's partition. */
 static int k_relax(tess_task *task, const void *args, size_t len)
 {
@@ -84,7 +55,7 @@ static int k_relax(tess_task *task, const void *args, size_t len)
     tess_table_dense_range(a->dist, i, &first, &count);
     int64_t *d = malloc(count * sizeof *d);
     if (d == NULL) return -1;
-    int rc = copy_partition(a->dist, i, d);
+    int rc = tess_table_read_range(a->dist, first, count, d); /* one call */
     for (uint64_t k = 0; rc == TESS_OK && k < count; k++) {
         if (d[k] == UNREACHED) continue;
         for (int j = 0; rc == TESS_OK && j < DEG; j++) {
@@ -151,8 +122,7 @@ static int control(tess_ctx *ctx, void *arg)
     check(rc == TESS_OK && changes == 0, "the fixpoint ends: no update lowered a distance");
     static int64_t want[NV], got[NV];
     dijkstra(a, want);
-    for (uint64_t v = 0; v < NV; v++) got[v] = UNREACHED;
-    if (rc == TESS_OK) rc = gather(a->dist, got);
+    if (rc == TESS_OK) rc = tess_table_gather(a->dist, got, sizeof got);
     check(rc == TESS_OK && memcmp(want, got, sizeof got) == 0,
           "distances equal a sequential Dijkstra's");
     printf("rounds: %d\n", rounds);
