@@ -264,15 +264,27 @@ static int run_task(tess_ctx *ctx, int w, tess_task *t)
     return fn(t, t->args->data, t->args->len);
 }
 
+/* Which task failed, in the user's terms: the faces' own kernels (tess.tick,
+ * tess.tile) are named by what the user started, not by the kernel behind it. */
+static void describe_task(char *buf, size_t len, const char *kernel, int instance, int rank)
+{
+    if (strcmp(kernel, "tess.tick") == 0)
+        snprintf(buf, len, "tick process %d on rank %d", instance, rank);
+    else if (strcmp(kernel, "tess.tile") == 0)
+        snprintf(buf, len, "tiles run, rank %d worker %d", rank, instance);
+    else snprintf(buf, len, "kernel %.40s instance %d on rank %d", kernel, instance, rank);
+}
+
 static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel, int instance,
                          int rc)
 {
     if (rc >= 0 || q->error != 0) return;
     q->error = rc;
-    char detail[512];
+    char detail[512], who[72]; /* with the 400 bytes of detail, fits error_msg */
     tess__last_error_copy(ctx, detail, sizeof detail);
-    snprintf(q->error_msg, sizeof q->error_msg, "kernel %s instance %d on rank %d: %.400s", kernel,
-             instance, ctx->rank, detail[0] ? detail : tess_strerror(rc));
+    describe_task(who, sizeof who, kernel, instance, ctx->rank);
+    snprintf(q->error_msg, sizeof q->error_msg, "%s: %.400s", who,
+             detail[0] ? detail : tess_strerror(rc));
     /* The barrier reports it, unless other ranks' kernels wait for this
      * one's messages (a tile or tick exchange): then the job must end. */
     atomic_store(&ctx->run_failed, 1);
