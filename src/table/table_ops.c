@@ -177,20 +177,29 @@ int tess_table_clear(tess_table *t)
     return rc;
 }
 
-int64_t tess_table_size(tess_table *t)
+/* `local` plus what `remote` says for every other rank (control function,
+ * between barriers): a table's size, its count of changed values. */
+static int64_t sum_over_ranks(tess_table *t, int64_t local,
+                              int (*remote)(tess_table *, int, uint64_t *))
 {
-    int rc = tess__buffer_flush_table(t);
-    if (rc != TESS_OK) return rc;
-    int64_t total = 0;
-    for (int p = 0; p < t->nparts; p++) total += (int64_t)tess__table_local_size(t, p);
+    int64_t total = local;
     for (int r = 0; r < t->ctx->nranks; r++) {
         uint64_t n = 0;
         if (r == t->ctx->rank) continue;
-        rc = tess__remote_size(t, r, &n);
+        int rc = remote(t, r, &n);
         if (rc != TESS_OK) return rc;
         total += (int64_t)n;
     }
     return total;
+}
+
+int64_t tess_table_size(tess_table *t)
+{
+    int rc = tess__buffer_flush_table(t);
+    if (rc != TESS_OK) return rc;
+    int64_t local = 0;
+    for (int p = 0; p < t->nparts; p++) local += (int64_t)tess__table_local_size(t, p);
+    return sum_over_ranks(t, local, tess__remote_size);
 }
 
 int64_t tess_table_changes(tess_table *t)
@@ -199,13 +208,5 @@ int64_t tess_table_changes(tess_table *t)
                    "table %s: only MIN and MAX tables count changed values", t->name);
     int rc = tess__buffer_flush_table(t);
     if (rc != TESS_OK) return rc;
-    int64_t total = (int64_t)atomic_exchange(&t->changes, 0);
-    for (int r = 0; r < t->ctx->nranks; r++) {
-        uint64_t n = 0;
-        if (r == t->ctx->rank) continue;
-        rc = tess__remote_take_changes(t, r, &n);
-        if (rc != TESS_OK) return rc;
-        total += (int64_t)n;
-    }
-    return total;
+    return sum_over_ranks(t, (int64_t)atomic_exchange(&t->changes, 0), tess__remote_take_changes);
 }
