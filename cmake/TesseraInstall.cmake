@@ -5,6 +5,13 @@
 # own installed position, so `cmake --install build --prefix DIR` works for any
 # DIR chosen after configuring.
 
+# What a program needs for bitwise results (docs/building.md, "Compiler
+# flags"): no fused multiply-add in its own kernels either.  Exported with
+# the target, so find_package users compile with it; the .pc file's Cflags
+# carry it for pkg-config users.
+set(TESS_EXPORTED_CFLAGS "-ffp-contract=off")
+target_compile_options(tessera INTERFACE ${TESS_EXPORTED_CFLAGS})
+
 install(TARGETS tessera
   EXPORT tesseraTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -146,6 +146,23 @@ TESS_API int tess_table_clear(tess_table *t);
 /* Number of keys over all partitions (control function, between barriers). */
 TESS_API int64_t tess_table_size(tess_table *t);
 
+/*
+ * Fixpoints without bookkeeping: how many stored values the updates of a MIN
+ * or MAX table changed, summed over all ranks, since the previous call (or
+ * since the table was created); the count restarts at 0.  An update that
+ * does not lower (MIN) or raise (MAX) any element of the stored value is not
+ * counted; puts, put_range and clear are not updates.  Updates combined
+ * before they reach the partition count once, so the number is at most the
+ * number of updates, and 0 exactly when no update changed a value.  Control
+ * function, after tess_barrier() (so every write is applied):
+ *
+ *     do { tess_run(ctx, "relax", parts, dist, NULL, 0); tess_barrier(ctx); }
+ *     while (tess_table_changes(dist) > 0);
+ *
+ * TESS_ERR_INVAL (negative) for a table of another accumulator.
+ */
+TESS_API int64_t tess_table_changes(tess_table *t);
+
 TESS_API int tess_table_partitions(const tess_table *t);
 /* Rank that stores partition p.  With work stealing (tess_config.steal) a
  * partition may move to another rank while kernels run; every rank learns of
@@ -180,6 +197,25 @@ TESS_API void *tess_table_dense_data(tess_table *t, int partition, uint64_t *cou
  * its own partition.  Keys of partitions on other ranks are sent as puts.
  */
 TESS_API int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, const void *values);
+
+/*
+ * Dense fixed-size tables: copy the values of keys first..first+n-1 into
+ * values_out (n*value_size bytes), absent keys as the accumulator's
+ * identity.  A partition stored here is copied under its lock in one go (how
+ * a kernel instance reads its own partition: one call, not a
+ * tess_table_get per key, which costs 100x more); a partition elsewhere
+ * comes as one snapshot from its owner.  The caller's buffered updates to
+ * those partitions are sent first.  Like get, it sees other writers' values
+ * as they stand: call it on a partition others write between barriers, or
+ * accept either value of a key being written.
+ */
+TESS_API int tess_table_read_range(tess_table *t, uint64_t first, uint64_t n, void *values_out);
+
+/* Dense fixed-size tables: the whole table (key_count values, key k at index
+ * k) into values_out, which holds cap bytes; TESS_ERR_INVAL when it does not
+ * fit.  From the control function after a barrier, rank 0's copy of every
+ * rank's partitions: the result of a job in one call. */
+TESS_API int tess_table_gather(tess_table *t, void *values_out, size_t cap);
 
 /*
  * Read-only replicas of dense fixed-size tables, for kernels that read many

@@ -167,8 +167,9 @@ TESS_API int tess_main(tess_ctx *ctx, tess_control_fn control, void *app);
  * Returns once launched; tess_barrier() waits for completion.
  * instances == TESS_EVERY_WORKER (no locality table) launches one instance
  * per worker: instances = tess_workers_total(), each rank runs as many as it
- * has workers, and since a worker runs one instance at a time every worker
- * runs exactly one of them concurrently (the tick face's processes).
+ * has workers, and every worker runs exactly one of them (the tick face's
+ * processes): a worker whose instance returned waits until the run's other
+ * instances on its rank have started, so it never takes a second one.
  */
 #define TESS_EVERY_WORKER (-1)
 TESS_API int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *locality,

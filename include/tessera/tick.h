@@ -77,6 +77,7 @@ typedef struct tess_buf {
 TESS_API int tess_buf_append(tess_buf *b, const void *p, size_t n);
 /* Make room for n more bytes and return where they go (len not advanced), or NULL. */
 TESS_API void *tess_buf_reserve(tess_buf *b, size_t n);
+/* Release the bytes and empty the buffer; accepts NULL. */
 TESS_API void tess_buf_free(tess_buf *b);
 
 /* ---- state classes ---- */
@@ -264,6 +265,7 @@ typedef struct tess_tick_result {
  */
 TESS_API int tess_tick_run(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
                            tess_tick_result *res);
+/* Release what tess_tick_run filled in and zero *res; accepts NULL. */
 TESS_API void tess_tick_result_free(tess_tick_result *res);
 
 /* Make app runnable by tess_tick_run: before tess_main(), on every rank, in

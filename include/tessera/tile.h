@@ -13,6 +13,11 @@
  * Lifecycle (SPMD, as the rest of tessera):
  *   tess_init() -> tess_tile_register(job) on every rank -> tess_main(control)
  *   -> control calls tess_tile_run() on rank 0 -> tess_finalize().
+ * Workers (tess_config.workers): the first worker of each rank becomes its
+ * controller for the run and the processors are threads of their own, so
+ * the other workers sit idle while tess_tile_run runs.  Any count works;
+ * cfg.workers = 1 spares the idle threads in a program that runs only
+ * tiles jobs (one that also runs table kernels keeps its workers).
  * Each rank's controller drives only its own processors (--processors);
  * ranks steal work from each other, and the storage layer moves a stolen
  * tile's input from the rank that owns it to the rank that processes it.

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "core/bytes.h"
 #include "sched/queue_impl.h"
 #include "table/table_internal.h"
@@ -263,15 +264,27 @@ static int run_task(tess_ctx *ctx, int w, tess_task *t)
     return fn(t, t->args->data, t->args->len);
 }
 
+/* Which task failed, in the user's terms: the faces' own kernels (tess.tick,
+ * tess.tile) are named by what the user started, not by the kernel behind it. */
+static void describe_task(char *buf, size_t len, const char *kernel, int instance, int rank)
+{
+    if (strcmp(kernel, "tess.tick") == 0)
+        snprintf(buf, len, "tick process %d on rank %d", instance, rank);
+    else if (strcmp(kernel, "tess.tile") == 0)
+        snprintf(buf, len, "tiles run, rank %d worker %d", rank, instance);
+    else snprintf(buf, len, "kernel %.40s instance %d on rank %d", kernel, instance, rank);
+}
+
 static void record_error(tess_ctx *ctx, tess__task_queue *q, const char *kernel, int instance,
                          int rc)
 {
     if (rc >= 0 || q->error != 0) return;
     q->error = rc;
-    char detail[512];
+    char detail[512], who[72]; /* with the 400 bytes of detail, fits error_msg */
     tess__last_error_copy(ctx, detail, sizeof detail);
-    snprintf(q->error_msg, sizeof q->error_msg, "kernel %s instance %d on rank %d: %.400s", kernel,
-             instance, ctx->rank, detail[0] ? detail : tess_strerror(rc));
+    describe_task(who, sizeof who, kernel, instance, ctx->rank);
+    snprintf(q->error_msg, sizeof q->error_msg, "%s: %.400s", who,
+             detail[0] ? detail : tess_strerror(rc));
     /* The barrier reports it, unless other ranks' kernels wait for this
      * one's messages (a tile or tick exchange): then the job must end. */
     atomic_store(&ctx->run_failed, 1);
@@ -357,6 +370,24 @@ static void idle_step(tess_ctx *ctx, tess__task_queue *q, tess__slot *slot, int 
 }
 
 /*
+ * TESS_EVERY_WORKER promises every worker one instance.  A worker whose
+ * instance returned at once (the tiles face's instances other than the
+ * controller's) would otherwise take a sibling of the same run, and the
+ * rank's first worker could be left with none: it waits until the run's
+ * other instances are taken.  Caller holds q->mu and still holds its
+ * reference to `run`, so a pending task with that args pointer is of the
+ * same run.
+ */
+static void wait_siblings_taken(tess__task_queue *q, const shared_args *run)
+{
+    while (!q->stop && q->next < q->ntasks && q->tasks[q->next].args == run) {
+        pthread_mutex_unlock(&q->mu);
+        nanosleep(&(struct timespec){0, 20000}, NULL);
+        pthread_mutex_lock(&q->mu);
+    }
+}
+
+/*
  * A worker keeps its write buffers across consecutive tasks and flushes them
  * only when the queue is empty: the per-thread combining arrays are then
  * merged once per worker and epoch instead of once per task.  The worker
@@ -397,10 +428,11 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&q->mu);
         int rc = run_task(ctx, w, &t);
         tess__steal_after_task(ctx, t.size, started);
-        tess__args_release(t.args);
         pthread_mutex_lock(&q->mu);
         q->busy[w] = NULL;
         record_error(ctx, q, ctx->reg.kernels[t.kernel].name, t.instance, rc);
+        if (t.locality == TESS__EVERY_WORKER_PLACEMENT) wait_siblings_taken(q, t.args);
+        tess__args_release(t.args);
     }
     if (holding) q->running--;
     pthread_mutex_unlock(&q->mu);

@@ -96,10 +96,11 @@ void tess__accum_identity(const tess__accum *a, void *value)
     } while (0)
 #define OP_SUM(T, U, x, y) x = (T)((U)(x) + (U)(y))
 #define OP_PROD(T, U, x, y) x = (T)((U)(x) * (U)(y))
+/* MIN and MAX count in `ch_` the elements they changed (tess_table_changes). */
 #define OP_MIN(T, U, x, y) \
-    if ((y) < (x)) x = (y)
+    if ((y) < (x)) x = (y), ch_++
 #define OP_MAX(T, U, x, y) \
-    if ((y) > (x)) x = (y)
+    if ((y) > (x)) x = (y), ch_++
 #define OP_FSUM(T, U, x, y) x = (x) + (y)
 #define OP_FPROD(T, U, x, y) x = (x) * (y)
 
@@ -112,9 +113,9 @@ void tess__accum_identity(const tess__accum *a, void *value)
     default: break;                                      \
     }
 
-static void apply_builtin(const tess__accum *a, void *value, const void *update)
+static int apply_builtin(const tess__accum *a, void *value, const void *update)
 {
-    size_t n = a->value_size / (elem_size(a->elem) ? elem_size(a->elem) : 1);
+    size_t n = a->value_size / (elem_size(a->elem) ? elem_size(a->elem) : 1), ch_ = 0;
     switch (a->kind) {
     case TESS_ACC_SUM: BY_ELEM(OP_SUM, OP_FSUM); break;
     case TESS_ACC_PRODUCT: BY_ELEM(OP_PROD, OP_FPROD); break;
@@ -122,12 +123,19 @@ static void apply_builtin(const tess__accum *a, void *value, const void *update)
     case TESS_ACC_MAX: BY_ELEM(OP_MAX, OP_MAX); break;
     default: memcpy(value, update, a->value_size); break;
     }
+    return ch_ > 0;
 }
 
-void tess__accum_apply(const tess__accum *a, void *value, const void *update)
+int tess__accum_apply(const tess__accum *a, void *value, const void *update)
 {
-    if (a->kind == TESS_ACC_USER) a->user.accumulate(value, update, a->value_size);
-    else apply_builtin(a, value, update);
+    if (a->kind != TESS_ACC_USER) return apply_builtin(a, value, update);
+    a->user.accumulate(value, update, a->value_size);
+    return 0;
+}
+
+int tess__accum_counts_changes(tess_accum kind)
+{
+    return kind == TESS_ACC_MIN || kind == TESS_ACC_MAX;
 }
 
 void tess__accum_merge(const tess__accum *a, void *pending, const void *later)
@@ -157,23 +165,29 @@ static void set_bits(uint8_t *bits, uint64_t first, const uint64_t *keys, size_t
  * restrict: the compiler need not reload keys after each store into base
  * (int64_t and uint64_t may alias otherwise).
  */
-typedef void dense_loop_fn(void *base, uint64_t first, const uint64_t *keys, const void *updates,
-                           size_t n, size_t m);
+typedef size_t dense_loop_fn(void *base, uint64_t first, const uint64_t *keys, const void *updates,
+                             size_t n, size_t m);
 
-#define DENSE_LOOP(NAME, T, U, OP)                                              \
-    static void NAME(void *base, uint64_t first, const uint64_t *restrict keys, \
-                     const void *updates, size_t n, size_t m)                   \
-    {                                                                           \
-        T *restrict x = base;                                                   \
-        const T *restrict y = updates;                                          \
-        if (m == 1) {                                                           \
-            for (size_t i = 0; i < n; i++) OP(T, U, x[keys[i] - first], y[i]);  \
-            return;                                                             \
-        }                                                                       \
-        for (size_t i = 0; i < n; i++) {                                        \
-            T *v = x + (keys[i] - first) * m;                                   \
-            for (size_t j = 0; j < m; j++) OP(T, U, v[j], y[i * m + j]);        \
-        }                                                                       \
+/* Each returns the values it changed (MIN and MAX count; the others never
+ * touch ch_, and the compiler drops the counting from their loops). */
+#define DENSE_LOOP(NAME, T, U, OP)                                                \
+    static size_t NAME(void *base, uint64_t first, const uint64_t *restrict keys, \
+                       const void *updates, size_t n, size_t m)                   \
+    {                                                                             \
+        T *restrict x = base;                                                     \
+        const T *restrict y = updates;                                            \
+        size_t ch_ = 0, changed = 0;                                              \
+        if (m == 1) {                                                             \
+            for (size_t i = 0; i < n; i++) OP(T, U, x[keys[i] - first], y[i]);    \
+            return ch_;                                                           \
+        }                                                                         \
+        for (size_t i = 0; i < n; i++) {                                          \
+            T *v = x + (keys[i] - first) * m;                                     \
+            size_t before = ch_;                                                  \
+            for (size_t j = 0; j < m; j++) OP(T, U, v[j], y[i * m + j]);          \
+            changed += ch_ != before;                                             \
+        }                                                                         \
+        return changed;                                                           \
     }
 
 #define DENSE_LOOPS(NAME, IOP, FOP)                        \
@@ -213,14 +227,16 @@ static void dense_user(const tess__accum *a, uint8_t *base, uint64_t first, cons
         a->user.accumulate(base + (keys[i] - first) * vs, updates + i * vs, vs);
 }
 
-void tess__accum_apply_dense(const tess__accum *a, void *base, uint64_t first, const uint64_t *keys,
-                             const void *updates, size_t n, uint8_t *present_bits)
+size_t tess__accum_apply_dense(const tess__accum *a, void *base, uint64_t first,
+                               const uint64_t *keys, const void *updates, size_t n,
+                               uint8_t *present_bits)
 {
-    size_t vs = a->value_size, es = elem_size(a->elem);
-    if (vs == 0) return; /* variable-length values never take the dense path */
+    size_t vs = a->value_size, es = elem_size(a->elem), changed = 0;
+    if (vs == 0) return 0; /* variable-length values never take the dense path */
     if (a->kind == TESS_ACC_USER) dense_user(a, base, first, keys, updates, n);
     else if (a->kind == TESS_ACC_REPLACE || es == 0)
         dense_replace(base, first, keys, updates, n, vs);
-    else dense_loops[a->kind][a->elem](base, first, keys, updates, n, vs / es);
+    else changed = dense_loops[a->kind][a->elem](base, first, keys, updates, n, vs / es);
     if (present_bits != NULL) set_bits(present_bits, first, keys, n);
+    return changed;
 }

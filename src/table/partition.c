@@ -3,6 +3,7 @@
  * find the key's slot (partition_dense.c or partition_hash.c), then read or
  * combine its value (inline, or in the arena for variable-length values).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "partition_impl.h"
@@ -139,7 +140,8 @@ int tess__partition_update(tess__partition *p, const void *key, const void *upda
      * writable through tess_table_dense_data: reset so an absent key always
      * starts from the identity, as the contract says. */
     if (!tess__slot_present(p, (uint64_t)s)) tess__accum_identity(&p->acc, v);
-    tess__accum_apply(&p->acc, v, update);
+    if (tess__accum_apply(&p->acc, v, update) && p->acc.changes != NULL)
+        atomic_fetch_add_explicit(p->acc.changes, 1, memory_order_relaxed);
     tess__slot_set_present(p, (uint64_t)s, 1);
     return TESS_OK;
 }

@@ -47,6 +47,9 @@ void *tess__partition_dense_data(tess__partition *p, uint64_t *count_out);
 int tess__partition_put_range(tess__partition *p, uint64_t first, uint64_t n, const void *vals);
 /* Dense fixed-size: all count values into out, the identity for absent keys. */
 void tess__partition_copy_dense(const tess__partition *p, void *out);
+/* Dense fixed-size: the n values from slot lo (inside the partition) into out,
+ * the identity for absent keys. */
+void tess__partition_read_dense(const tess__partition *p, uint64_t lo, uint64_t n, void *out);
 
 /* Visit every present key in storage order, stopping at the first non-zero
  * return of fn (returned).  The loop behind tess_table_scan. */

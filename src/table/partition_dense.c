@@ -4,6 +4,7 @@
  * values start as the accumulator's identity, so an update never has to
  * test for presence before combining.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "partition_impl.h"
@@ -58,7 +59,9 @@ int tess__dense_update_batch(tess__partition *p, const uint64_t *keys, const voi
 {
     for (size_t i = 0; i < n; i++)
         if (keys[i] < p->first || keys[i] - p->first >= p->count) return TESS_ERR_INVAL;
-    tess__accum_apply_dense(&p->acc, p->vals, p->first, keys, updates, n, NULL);
+    size_t changed = tess__accum_apply_dense(&p->acc, p->vals, p->first, keys, updates, n, NULL);
+    if (changed && p->acc.changes != NULL)
+        atomic_fetch_add_explicit(p->acc.changes, changed, memory_order_relaxed);
     mark_present(p, keys, n);
     return TESS_OK;
 }
@@ -87,13 +90,18 @@ int tess__partition_put_range(tess__partition *p, uint64_t first, uint64_t n, co
 
 void tess__partition_copy_dense(const tess__partition *p, void *out)
 {
+    tess__partition_read_dense(p, 0, p->count, out);
+}
+
+void tess__partition_read_dense(const tess__partition *p, uint64_t lo, uint64_t n, void *out)
+{
     size_t vs = p->value_size;
     if (p->size == p->count) { /* every key present: one copy */
-        memcpy(out, p->vals, p->count * vs);
+        memcpy(out, p->vals + lo * vs, n * vs);
         return;
     }
     uint8_t *o = out;
-    for (uint64_t k = 0; k < p->count; k++, o += vs) {
+    for (uint64_t k = lo; k < lo + n; k++, o += vs) {
         if (p->present[k >> 3] & (1u << (k & 7))) memcpy(o, p->vals + k * vs, vs);
         else tess__accum_identity(&p->acc, o);
     }

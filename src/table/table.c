@@ -84,6 +84,7 @@ static int set_accumulator(tess_table *t, const tess_table_spec *s)
         user = &ctx->reg.accums[i].accum;
     }
     tess__accum_setup(&t->acc, s->accum, s->elem, s->value_size, user);
+    if (tess__accum_counts_changes(s->accum)) t->acc.changes = &t->changes;
     return TESS_OK;
 }
 

@@ -72,6 +72,8 @@ struct tess_table {
     int is_static;                      /* checkpointed once per job (tess_table_set_static) */
     int replicated;                     /* spec.replicated: put_range also stages into replicas */
     tess__replica *replica;             /* table_replica.c; NULL until needed */
+    _Atomic uint64_t changes; /* values this rank's updates changed since tess_table_changes
+                                 (MIN and MAX tables; acc.changes points here) */
 };
 
 /* An internal status: the partition left this rank (or has not arrived) while
@@ -173,6 +175,8 @@ int tess__remote_get(tess_table *t, int dst, const void *key, void *out, size_t 
 int tess__remote_snapshot(tess_table *t, int p, uint8_t **buf_out, size_t *len_out);
 int tess__remote_clear(tess_table *t, int dst);
 int tess__remote_size(tess_table *t, int dst, uint64_t *size_out);
+/* dst's count of values changed (tess_table_changes), which dst restarts at 0. */
+int tess__remote_take_changes(tess_table *t, int dst, uint64_t *changes_out);
 
 /* ---- the table layer to the rest of the runtime ---- */
 /* The table layer's rank-wide state (ctx->tabs, table.c), its own rather

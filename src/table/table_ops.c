@@ -4,6 +4,7 @@
  * the caller buffered for that partition (so one thread's operations on one
  * key apply in issue order).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "table_internal.h"
@@ -44,6 +45,29 @@ static int read_key(tess_table *t, int p, const void *key, void *out, size_t cap
     return tess__remote_get(t, tess__owner(t, p), key, out, cap, len_out);
 }
 
+/* A key as a user wrote it: an integer for 4- and 8-byte keys (dense tables'
+ * uint64_t), else its first bytes in hex. */
+static void describe_key(const tess_table *t, const void *key, char *buf, size_t len)
+{
+    if (t->key_size == 8 || t->key_size == 4) {
+        uint64_t k = 0;
+        if (t->key_size == 8) memcpy(&k, key, 8);
+        else {
+            uint32_t k32;
+            memcpy(&k32, key, 4);
+            k = k32;
+        }
+        snprintf(buf, len, "%llu", (unsigned long long)k);
+        return;
+    }
+    const uint8_t *b = key;
+    size_t n = t->key_size < 16 ? t->key_size : 16, off = 0;
+    off += (size_t)snprintf(buf, len, "0x");
+    for (size_t i = 0; i < n && off + 3 < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, "%02x", b[i]);
+    if (n < t->key_size && off + 4 < len) snprintf(buf + off, len - off, "...");
+}
+
 int tess_table_get(tess_table *t, const void *key, void *value_out, size_t cap, size_t *len_out)
 {
     int p, rc = key_partition(t, key, &p);
@@ -51,7 +75,11 @@ int tess_table_get(tess_table *t, const void *key, void *value_out, size_t cap, 
     size_t len = 0;
     int found = read_key(t, p, key, value_out, cap, &len);
     if (found < 0) return found;
-    if (!found) return TESS_ERR_NOTFOUND;
+    if (!found) {
+        char k[48];
+        describe_key(t, key, k, sizeof k);
+        return tess__fail(t->ctx, TESS_ERR_NOTFOUND, "table %s: key %s not found", t->name, k);
+    }
     if (len_out) *len_out = len;
     TESS_RETURN_IF(t->ctx, len > cap, TESS_ERR_INVAL,
                    "table %s: value of %zu bytes does not fit in %zu", t->name, len, cap);
@@ -149,18 +177,36 @@ int tess_table_clear(tess_table *t)
     return rc;
 }
 
-int64_t tess_table_size(tess_table *t)
+/* `local` plus what `remote` says for every other rank (control function,
+ * between barriers): a table's size, its count of changed values. */
+static int64_t sum_over_ranks(tess_table *t, int64_t local,
+                              int (*remote)(tess_table *, int, uint64_t *))
 {
-    int rc = tess__buffer_flush_table(t);
-    if (rc != TESS_OK) return rc;
-    int64_t total = 0;
-    for (int p = 0; p < t->nparts; p++) total += (int64_t)tess__table_local_size(t, p);
+    int64_t total = local;
     for (int r = 0; r < t->ctx->nranks; r++) {
         uint64_t n = 0;
         if (r == t->ctx->rank) continue;
-        rc = tess__remote_size(t, r, &n);
+        int rc = remote(t, r, &n);
         if (rc != TESS_OK) return rc;
         total += (int64_t)n;
     }
     return total;
+}
+
+int64_t tess_table_size(tess_table *t)
+{
+    int rc = tess__buffer_flush_table(t);
+    if (rc != TESS_OK) return rc;
+    int64_t local = 0;
+    for (int p = 0; p < t->nparts; p++) local += (int64_t)tess__table_local_size(t, p);
+    return sum_over_ranks(t, local, tess__remote_size);
+}
+
+int64_t tess_table_changes(tess_table *t)
+{
+    TESS_RETURN_IF(t->ctx, !tess__accum_counts_changes(t->acc.kind), TESS_ERR_INVAL,
+                   "table %s: only MIN and MAX tables count changed values", t->name);
+    int rc = tess__buffer_flush_table(t);
+    if (rc != TESS_OK) return rc;
+    return sum_over_ranks(t, (int64_t)atomic_exchange(&t->changes, 0), tess__remote_take_changes);
 }

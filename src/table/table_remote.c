@@ -105,15 +105,29 @@ int tess__remote_clear(tess_table *t, int dst)
     return table_request(t, dst, TESS_MSG_CLEAR_REQ, 0, NULL, NULL, NULL);
 }
 
-int tess__remote_size(tess_table *t, int dst, uint64_t *size_out)
+/* A SIZE request: arg 0 asks for the number of keys, TAKE_CHANGES for the
+ * count of changed values (and restarts it). */
+#define TAKE_CHANGES 1
+
+static int remote_count(tess_table *t, int dst, uint32_t arg, uint64_t *out)
 {
     void *rep = NULL;
     size_t rlen = 0;
-    int rc = table_request(t, dst, TESS_MSG_SIZE_REQ, 0, NULL, &rep, &rlen);
-    *size_out = 0;
-    if (rc == TESS_OK && rlen >= 8) memcpy(size_out, rep, 8);
+    int rc = table_request(t, dst, TESS_MSG_SIZE_REQ, arg, NULL, &rep, &rlen);
+    *out = 0;
+    if (rc == TESS_OK && rlen >= 8) memcpy(out, rep, 8);
     free(rep);
     return rc;
+}
+
+int tess__remote_size(tess_table *t, int dst, uint64_t *size_out)
+{
+    return remote_count(t, dst, 0, size_out);
+}
+
+int tess__remote_take_changes(tess_table *t, int dst, uint64_t *changes_out)
+{
+    return remote_count(t, dst, TAKE_CHANGES, changes_out);
 }
 
 /* After tess_table_flush: one round trip per rank written to proves that
@@ -205,9 +219,15 @@ static void on_snapshot(tess_table *t, int src, const tess__req_hdr *rq, uint32_
     free(buf);
 }
 
-static void on_clear_or_size(tess_table *t, int src, const tess__req_hdr *rq, uint32_t type)
+static void on_clear_or_size(tess_table *t, int src, const tess__req_hdr *rq, uint32_t type,
+                             uint32_t arg)
 {
     uint64_t total = 0;
+    if (type == TESS_MSG_SIZE_REQ && arg == TAKE_CHANGES) {
+        total = atomic_exchange(&t->changes, 0);
+        tess__reply(t->ctx, src, rq, TESS_OK, &total, sizeof total);
+        return;
+    }
     for (int p = 0; p < t->nparts; p++) {
         if (t->parts[p] == NULL) continue;
         pthread_mutex_lock(&t->locks[p]);
@@ -225,7 +245,7 @@ static void on_request(tess_table *t, int src, uint32_t type, const tess__req_hd
     case TESS_MSG_GET_REQ: on_get(t, src, rq, h, body, len); break;
     case TESS_MSG_SNAPSHOT_REQ: on_snapshot(t, src, rq, h->arg); break;
     case TESS_MSG_SYNC_REQ: tess__reply(t->ctx, src, rq, TESS_OK, NULL, 0); break;
-    default: on_clear_or_size(t, src, rq, type); break;
+    default: on_clear_or_size(t, src, rq, type, h->arg); break;
     }
 }
 

@@ -34,6 +34,7 @@ int tess_buf_append(tess_buf *b, const void *p, size_t n)
 
 void tess_buf_free(tess_buf *b)
 {
+    if (b == NULL) return;
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;

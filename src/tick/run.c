@@ -233,6 +233,7 @@ int tess_tick_run(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_optio
 
 void tess_tick_result_free(tess_tick_result *res)
 {
+    if (res == NULL) return;
     free(res->per_process);
     tess_buf_free(&res->final_state);
     memset(res, 0, sizeof *res);

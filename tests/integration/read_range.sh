@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Dense range reads and the gather (tess_table_read_range, tess_table_gather;
+# tests/integration/read_range.c), embedded with 1 and 2 workers and under
+# mpirun -np 3, where ranges cross ranks.  The speed against tess_table_get
+# per key is printed, not asserted (a shared machine):
+#   build/tests/integration/read_range --workers 1 --bench 1000000
+set -euo pipefail
+prog="$TESS_BUILD/tests/integration/read_range"
+echo "== embedded, 2 workers"; "$prog" --workers 2 | tail -n 1
+echo "== embedded, 1 worker"; "$prog" --workers 1 | tail -n 1
+. "$(dirname "$0")/mpi_lib.bash"
+if mpi_usable; then
+    echo "== mpirun -np 3, 2 workers per rank"
+    timeout 120 mpirun -np 3 --oversubscribe --bind-to none "$prog" --workers 2 | grep -v '^0 passed'
+else
+    echo "== mpirun not available: multi-rank case skipped"
+fi

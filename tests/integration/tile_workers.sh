@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# A tiles job with any worker count (tests/integration/tile_workers.c): the
+# rank's first worker is the controller, and a TESS_EVERY_WORKER run gives
+# every worker one instance even when the others return at once (before, 3
+# workers on 2 cores lost the controller in about one run in four: TESS_OK
+# and no output).  Also the frees that accept NULL.
+set -euo pipefail
+prog="$TESS_BUILD/tests/integration/tile_workers"
+for w in 1 3 4 0; do
+    for i in 1 2 3 4 5; do
+        "$prog" "$w" > "$TESS_BUILD/tile_workers.out" ||
+            { cat "$TESS_BUILD/tile_workers.out"; echo "FAIL: $w workers, run $i" >&2; exit 1; }
+    done
+    echo "== $w workers (0: one per core): 5 runs, $(tail -n 1 "$TESS_BUILD/tile_workers.out")"
+done
+. "$(dirname "$0")/mpi_lib.bash"
+if mpi_usable; then
+    echo "== mpirun -np 2, 3 workers per rank"
+    timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$prog" 3 | grep -v '^1 passed, 0'
+else
+    echo "== mpirun not available: multi-rank case skipped"
+fi
