@@ -251,6 +251,52 @@ static void test_idle_served_first(void **state)
     tess__tile_plan_free(&p);
 }
 
+/* A processor still starting (a device opening, a program building) gets
+ * no tile, not even when every other processor is idle and work is left,
+ * and does not hold up the others' bootstrap; once started it bootstraps
+ * from the minimum, its first tile measured. */
+static void test_starting_gets_nothing(void **state)
+{
+    (void)state;
+    tess__tile_area a;
+    assert_int_equal(
+        tess__tile_area_init(&a, 1, (int64_t[]){1 << 16}, (int64_t[]){256}, (int64_t[]){1 << 24}),
+        TESS_OK);
+    tess__tile_plan p;
+    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    p.procs[1].starting = 1;
+    int i, n = 0;
+    tess__tile_box box;
+    uint64_t cells;
+    double est;
+    while (tess__tile_plan_next(&p, &i, &box, &cells, &est)) {
+        assert_int_equal(i, 0);
+        n++;
+    }
+    assert_int_equal(n, 2); /* the warm-up and one behind it */
+    /* processor 0 finishes both and bootstraps to its end: still nothing
+     * for processor 1, and processor 0 takes all the work there is */
+    tess__tile_plan_done(&p, 0, 256, est, 0.001);
+    tess__tile_plan_done(&p, 0, 256, est, 0.006);
+    assert_true(p.procs[0].boot.done);
+    while (tess__tile_plan_next(&p, &i, &box, &cells, &est)) {
+        assert_int_equal(i, 0);
+        tess__tile_plan_done(&p, 0, cells, est, est);
+    }
+    assert_true(p.remaining == 0 || p.procs[0].queued_tiles > 0);
+    tess__tile_plan_free(&p);
+
+    /* Ready in time: it gets the minimum first, like any bootstrap. */
+    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    p.procs[1].starting = 1;
+    while (tess__tile_plan_next(&p, &i, &box, &cells, &est)) assert_int_equal(i, 0);
+    p.procs[1].starting = 0;
+    assert_true(tess__tile_plan_next(&p, &i, &box, &cells, &est));
+    assert_int_equal(i, 1);
+    assert_int_equal(cells, 256);
+    tess__tile_plan_free(&p);
+}
+
 static void test_equal_finish(void **state)
 {
     (void)state;
@@ -271,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_equal_finish),
         cmocka_unit_test(test_two_equal_end_together),
         cmocka_unit_test(test_idle_served_first),
+        cmocka_unit_test(test_starting_gets_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
