@@ -101,12 +101,22 @@ void tess__tile_boot_handed(tess__tile_boot *b, uint64_t cells)
     b->handed++;
 }
 
+/* Did the rate still rise, from the last result to this one (larger)?
+ * Unknown (no earlier result) counts as rising: the next size tells. */
+static int rate_rises(const tess__tile_boot *b, uint64_t cells, double seconds)
+{
+    if (b->last_cells == 0 || !(b->last_seconds > 0) || cells <= b->last_cells) return 1;
+    double before = (double)b->last_cells / b->last_seconds, now = (double)cells / seconds;
+    return now > TESS__TILE_RISE * before;
+}
+
 int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds)
 {
     if (b->done) return 1;
+    int rises = rate_rises(b, cells, seconds);
     b->last_cells = cells;
     b->last_seconds = seconds;
-    if (seconds >= b->threshold || cells >= b->max) {
+    if ((seconds >= b->threshold && !rises) || cells >= b->max) {
         b->done = 1;
         return 1;
     }

@@ -74,8 +74,12 @@ uint64_t tess__tile_boot_want(const tess__tile_boot *b, int queued);
 /* A bootstrap tile of `cells` was handed out. */
 void tess__tile_boot_handed(tess__tile_boot *b, uint64_t cells);
 /* A bootstrap tile of `cells` took `seconds`: the bootstrap ends when it
- * took at least the threshold or reached the maximum size, else the next
- * tile is twice as large.  Returns b->done. */
+ * reached the maximum size, or took at least the threshold while its rate
+ * no longer rose by TESS__TILE_RISE over the size before (a GPU's rate keeps
+ * rising long past the threshold: launch and copy costs amortise; a CPU's
+ * is flat by then, so it stops where the threshold alone stopped it); else
+ * the next tile is twice as large.  Returns b->done. */
+#define TESS__TILE_RISE 1.10
 int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds);
 
 /* ---- work partitioner (Algorithm 2) ---- */
