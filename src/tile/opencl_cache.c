@@ -44,14 +44,10 @@ static char *cache_dir(void)
     const char *home = getenv("HOME");
     if (env != NULL && strcmp(env, "0") == 0) return NULL;
     char buf[4096];
-    if (env != NULL && *env)
-        snprintf(buf, sizeof buf, "%s", env);
-    else if (xdg != NULL && *xdg == '/')
-        snprintf(buf, sizeof buf, "%s/tessera", xdg);
-    else if (home != NULL && *home == '/')
-        snprintf(buf, sizeof buf, "%s/.cache/tessera", home);
-    else
-        return NULL;
+    if (env != NULL && *env) snprintf(buf, sizeof buf, "%s", env);
+    else if (xdg != NULL && *xdg == '/') snprintf(buf, sizeof buf, "%s/tessera", xdg);
+    else if (home != NULL && *home == '/') snprintf(buf, sizeof buf, "%s/.cache/tessera", home);
+    else return NULL;
     return make_dirs(buf) == 0 ? strdup(buf) : NULL;
 }
 
@@ -59,10 +55,8 @@ static void info_str(cl_device_id d, cl_platform_id p, cl_uint what, int platfor
                      size_t cap)
 {
     out[0] = '\0';
-    if (platform)
-        clGetPlatformInfo(p, what, cap - 1, out, NULL);
-    else
-        clGetDeviceInfo(d, what, cap - 1, out, NULL);
+    if (platform) clGetPlatformInfo(p, what, cap - 1, out, NULL);
+    else clGetDeviceInfo(d, what, cap - 1, out, NULL);
     out[cap - 1] = '\0';
 }
 
@@ -117,8 +111,8 @@ static cl_program from_binary(tess_tile_opencl *dev, const unsigned char *bin, s
                               const char *options)
 {
     cl_int err, status;
-    cl_program p = clCreateProgramWithBinary(dev->context, 1, &dev->device, &len, &bin, &status,
-                                             &err);
+    cl_program p =
+        clCreateProgramWithBinary(dev->context, 1, &dev->device, &len, &bin, &status, &err);
     if (err != CL_SUCCESS || status != CL_SUCCESS) {
         if (err == CL_SUCCESS) clReleaseProgram(p);
         return NULL;
@@ -145,8 +139,8 @@ static void set_path(tess__cl_cached *rec, const char *dir)
     size_t n = strlen(dir) + 32;
     rec->path = malloc(n);
     if (rec->path != NULL)
-        snprintf(rec->path, n, "%s/%016llx.clbin",
-                 dir, (unsigned long long)fnv1a(rec->key, strlen(rec->key)));
+        snprintf(rec->path, n, "%s/%016llx.clbin", dir,
+                 (unsigned long long)fnv1a(rec->key, strlen(rec->key)));
 }
 
 cl_int tess__cl_cache_build(tess_tile_opencl *dev, const char *source, const char *options,
