@@ -57,6 +57,14 @@ static void on_done(ctl *c, tess__tile_done *d)
         tess__tile_store_done(&c->store, d);
         return;
     }
+    if (d->warm) { /* a processor's start-up ended: it may take tiles now */
+        if (c->trace != NULL)
+            fprintf(c->trace, "# started %d %.6f %.6f\n", d->proc, d->started, d->seconds);
+        if (d->status != TESS_OK)
+            tess__tile_abort_all(&c->link, d->status, tess_last_error(c->link.ctx));
+        else tess__tile_policy_started(&c->policy, d->proc, d->seconds);
+        return;
+    }
     if (c->trace != NULL)
         fprintf(c->trace, "%d %d %.6f %.6f %.6f %llu\n", c->link.me, d->proc, d->started,
                 d->seconds, d->est, (unsigned long long)d->cells);

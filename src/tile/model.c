@@ -81,6 +81,7 @@ void tess__tile_boot_init(tess__tile_boot *b, uint64_t min, uint64_t max, double
     b->handed = 0;
     b->last_cells = 0;
     b->last_seconds = 0.0;
+    b->best_rate = 0.0;
 }
 
 uint64_t tess__tile_boot_want(const tess__tile_boot *b, int queued)
@@ -101,12 +102,24 @@ void tess__tile_boot_handed(tess__tile_boot *b, uint64_t cells)
     b->handed++;
 }
 
+/* Did the rate still rise, over the best of the smaller sizes?  (The best,
+ * not the last: one preempted tile would make any next one look faster.)
+ * Unknown (no earlier result) counts as rising: the next size tells. */
+static int rate_rises(const tess__tile_boot *b, uint64_t cells, double seconds)
+{
+    if (!(b->best_rate > 0) || cells <= b->last_cells) return 1;
+    return (double)cells / seconds > TESS__TILE_RISE * b->best_rate;
+}
+
 int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds)
 {
     if (b->done) return 1;
+    int rises = rate_rises(b, cells, seconds);
     b->last_cells = cells;
     b->last_seconds = seconds;
-    if (seconds >= b->threshold || cells >= b->max) {
+    if (seconds > 0 && (double)cells / seconds > b->best_rate)
+        b->best_rate = (double)cells / seconds;
+    if ((seconds >= b->threshold && !rises) || cells >= b->max) {
         b->done = 1;
         return 1;
     }

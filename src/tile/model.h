@@ -56,6 +56,7 @@ typedef struct tess__tile_boot {
     uint32_t handed;     /* bootstrap tiles handed out */
     uint64_t last_cells; /* the last result recorded: its size and seconds */
     double last_seconds;
+    double best_rate; /* the best rate of the bootstrap's results, cells/s */
     double threshold; /* seconds a tile must take to end the bootstrap */
     int done;
 } tess__tile_boot;
@@ -74,8 +75,12 @@ uint64_t tess__tile_boot_want(const tess__tile_boot *b, int queued);
 /* A bootstrap tile of `cells` was handed out. */
 void tess__tile_boot_handed(tess__tile_boot *b, uint64_t cells);
 /* A bootstrap tile of `cells` took `seconds`: the bootstrap ends when it
- * took at least the threshold or reached the maximum size, else the next
- * tile is twice as large.  Returns b->done. */
+ * reached the maximum size, or took at least the threshold while its rate
+ * no longer rose by TESS__TILE_RISE over the best of the sizes before (a GPU's rate keeps
+ * rising long past the threshold: launch and copy costs amortise; a CPU's
+ * is flat by then, so it stops where the threshold alone stopped it); else
+ * the next tile is twice as large.  Returns b->done. */
+#define TESS__TILE_RISE 1.10
 int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds);
 
 /* ---- work partitioner (Algorithm 2) ---- */

@@ -11,6 +11,17 @@
 
 #if TESS_HAVE_OPENCL
 #include "tessera/tile_opencl.h"
+#include "tile/opencl_cache.h"
+
+#define MAX_CACHED 8
+
+/* The device a kernel sees (pub, first: the kernel gets &pub) and the
+ * programs it built through the cache, saved when it closes. */
+typedef struct cl_dev {
+    tess_tile_opencl pub;
+    tess__cl_cached cached[MAX_CACHED];
+    int ncached;
+} cl_dev;
 
 #define NO_PLATFORM_HINT                                                                         \
     "install an OpenCL driver (Debian: apt-get install pocl-opencl-icd for the CPU, or the GPU " \
@@ -42,8 +53,9 @@ static int find_device(tess_ctx *ctx, int n, cl_platform_id *pl_out, cl_device_i
 
 int tess__tile_opencl_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device)
 {
-    tess_tile_opencl *d = calloc(1, sizeof *d);
-    TESS_RETURN_IF(ctx, d == NULL, TESS_ERR_NOMEM, "out of memory");
+    cl_dev *full = calloc(1, sizeof *full);
+    TESS_RETURN_IF(ctx, full == NULL, TESS_ERR_NOMEM, "out of memory");
+    tess_tile_opencl *d = &full->pub;
     d->ctx = ctx;
     int rc = find_device(ctx, spec->device, &d->platform, &d->device);
     cl_int err = CL_SUCCESS;
@@ -65,8 +77,10 @@ int tess__tile_opencl_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void
 
 void tess__tile_opencl_close(void *device)
 {
+    cl_dev *full = device;
     tess_tile_opencl *d = device;
     if (d == NULL) return;
+    for (int i = 0; i < full->ncached; i++) tess__cl_cache_save(d, &full->cached[i]);
     if (d->release && d->user) d->release(d->user);
     if (d->queue) clReleaseCommandQueue(d->queue);
     if (d->context) clReleaseContext(d->context);
@@ -76,12 +90,15 @@ void tess__tile_opencl_close(void *device)
 int tess_tile_opencl_build(tess_tile_opencl *dev, const char *source, const char *options,
                            cl_program *program)
 {
-    cl_int err;
-    cl_program p = clCreateProgramWithSource(dev->context, 1, &source, NULL, &err);
-    if (err != CL_SUCCESS)
+    cl_dev *full = (cl_dev *)dev;
+    cl_program p = NULL;
+    tess__cl_cached rec;
+    cl_int err = tess__cl_cache_build(dev, source, options, &p, &rec);
+    if (rec.program != NULL && full->ncached < MAX_CACHED) full->cached[full->ncached++] = rec;
+    else if (rec.path != NULL) tess__cl_cache_save(dev, &rec); /* no room to keep it: saved now */
+    if (err != CL_SUCCESS && p == NULL)
         return tess_set_error(dev->ctx, TESS_ERR_KERNEL, "opencl: cannot create a program (%d)",
                               (int)err);
-    err = clBuildProgram(p, 1, &dev->device, options ? options : "", NULL, NULL);
     if (err != CL_SUCCESS) {
         char log[2048] = "";
         size_t len = 0;

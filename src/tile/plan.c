@@ -103,7 +103,7 @@ void tess__tile_plan_free(tess__tile_plan *p)
 static int all_booted(const tess__tile_plan *p)
 {
     for (int i = 0; i < p->nprocs; i++)
-        if (!p->procs[i].boot.done) return 0;
+        if (!p->procs[i].starting && !p->procs[i].boot.done) return 0;
     return 1;
 }
 
@@ -159,6 +159,7 @@ static uint64_t settled_size(const tess__tile_plan *p, int i)
 static uint64_t wanted(const tess__tile_plan *p, int i)
 {
     const tess__tile_proc *q = &p->procs[i];
+    if (q->starting) return 0;
     if (!q->boot.done) return tess__tile_boot_want(&q->boot, q->queued_tiles);
     if (q->queued_s >= p->queue_s) return 0;
     /* Others still bootstrapping: the shares cannot be computed yet, and a
@@ -184,7 +185,7 @@ int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_
      * for work must not see the last tile go to one that is still busy. */
     for (int k = 0; k < 2 * p->nprocs; k++) {
         int i = (p->next_rr + k) % p->nprocs;
-        if ((k < p->nprocs) != (p->procs[i].queued_tiles == 0)) continue;
+        if ((k < p->nprocs) != (p->procs[i].queued_tiles == 0) || p->procs[i].starting) continue;
         uint64_t want = wanted(p, i);
         /* Work left and nobody busy: someone must take it, whatever the
          * shares say (rates unknown or too rough for this little work). */

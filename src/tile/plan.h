@@ -38,6 +38,10 @@ typedef struct tess__tile_proc {
     int queued_tiles;
     uint32_t finished; /* tiles done; the first is a warm-up, not measured */
     int last_off;      /* the last tile was far slower (1) or faster (-1) than estimated */
+    /* Still starting (a device opening, a program building, in its own
+     * thread): it gets no tile, counts in no share and no bootstrap, so the
+     * job never waits for it; the caller clears it when it is ready. */
+    int starting;
 } tess__tile_proc;
 
 typedef struct tess__tile_plan {

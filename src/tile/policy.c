@@ -114,6 +114,7 @@ int tess__tile_policy_init(tess__tile_policy *pol, tess__tile_link *l, tess__til
     int n = procs->n;
     int rc = tess__tile_plan_init_empty(&pol->plan, &l->area, n, l->args.queue_s, l->args.boot_s);
     if (rc != TESS_OK) return rc;
+    for (int i = 0; i < n; i++) pol->plan.procs[i].starting = procs->p[i].starting;
     if (fixed(pol))
         for (int i = 0; i < n; i++) pol->plan.procs[i].boot.done = 1; /* no bootstrap */
     pol->lists = calloc((size_t)n, sizeof *pol->lists);
@@ -184,7 +185,7 @@ static void ws_steal(tess__tile_policy *pol, int thief)
 static int dispatch_listed(tess__tile_policy *pol)
 {
     for (int i = 0; i < pol->procs->n; i++) {
-        while (pol->plan.procs[i].queued_tiles < 2) {
+        while (!pol->plan.procs[i].starting && pol->plan.procs[i].queued_tiles < 2) {
             if (pol->list_head[i] == pol->list_len[i] && pol->spec.kind == TILE_WS)
                 ws_steal(pol, i);
             if (pol->list_head[i] == pol->list_len[i]) break;
@@ -203,7 +204,7 @@ static int dispatch_listed(tess__tile_policy *pol)
 static int dispatch_dd(tess__tile_policy *pol)
 {
     for (int i = 0; i < pol->procs->n; i++) {
-        while (pol->plan.procs[i].queued_tiles < 2) {
+        while (!pol->plan.procs[i].starting && pol->plan.procs[i].queued_tiles < 2) {
             tess__tile_box box;
             uint64_t cells = tess__tile_plan_cut(&pol->plan, pol->spec.cells, &box);
             if (cells == 0) return TESS_OK;
@@ -256,6 +257,7 @@ void tess__tile_policy_check_boot(tess__tile_policy *pol)
     if (pol->booted) return;
     uint64_t largest = 0;
     for (int i = 0; i < pol->procs->n; i++) {
+        if (pol->plan.procs[i].starting) continue; /* it bootstraps when it is ready */
         if (!pol->plan.procs[i].boot.done) return;
         uint64_t s = pol->plan.procs[i].boot.next;
         if (s > largest) largest = s;
@@ -331,6 +333,14 @@ void tess__tile_policy_done(tess__tile_policy *pol, const tess__tile_done *d)
         pol->tried[d->proc][pol->ntried[d->proc]++] = d->cells;
     tess__tile_plan_done(&pol->plan, d->proc, d->cells, d->est, d->seconds);
     rebalance_at_end(pol, d->proc);
+}
+
+void tess__tile_policy_started(tess__tile_policy *pol, int proc, double seconds)
+{
+    tess__tile_proc *q = &pol->plan.procs[proc];
+    q->starting = 0;
+    q->finished = 1; /* the start-up was its warm-up: its first tile is measured */
+    pol->startup_s[proc] = seconds;
 }
 
 /* ---- work between ranks ---- */

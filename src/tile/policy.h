@@ -28,6 +28,7 @@ typedef struct tess__tile_policy {
     uint64_t boot_agreed;
     uint64_t tried[TILE_MAX_PROCS][16]; /* bootstrap tile sizes, per processor */
     int ntried[TILE_MAX_PROCS];
+    double startup_s[TILE_MAX_PROCS]; /* how long each processor took to start */
 } tess__tile_policy;
 
 /* The rank's own work under `spec`, for the started processors; routes
@@ -44,6 +45,10 @@ void tess__tile_policy_check_boot(tess__tile_policy *pol);
 /* A processor finished a tile: teach the plan, and give back the queues
  * that now end too late. */
 void tess__tile_policy_done(tess__tile_policy *pol, const tess__tile_done *d);
+/* Processor proc's start-up (device, program build) ended after `seconds`:
+ * it takes tiles from now on.  Until then no policy hands it any, so the
+ * job never waits for a processor that is still starting. */
+void tess__tile_policy_started(tess__tile_policy *pol, int proc, double seconds);
 /* Work whose input is here (local, read, or a fetched chunk). */
 int tess__tile_policy_add_work(tess__tile_policy *pol, const tess__tile_segment *s);
 /* Cells not handed to a processor, those waiting for input included. */

@@ -23,6 +23,10 @@ typedef struct tess__tile_processor {
     tess__tile_item *queue; /* ring of capacity qcap */
     int qhead, qlen, qcap;
     int stop;
+    /* 1 while a device processor opens its device and runs its warm-up
+     * (set before its thread starts; the controller learns the end from a
+     * TILE_DONE with warm set) */
+    int starting;
     /* the tile running now (under mu): when it started (tess_now) and its
      * estimate; run_since 0 while none runs */
     double run_since, run_est;

@@ -135,6 +135,7 @@ struct tess__tile_chunk {
 /* A processor's report to its controller (TILE_DONE): a tile finished. */
 typedef struct tess__tile_done {
     int32_t proc, status;
+    int32_t warm; /* 1: not a tile but the processor's start-up, done (proc.c) */
     uint64_t cells;
     double est, seconds, started; /* started: seconds since t0 */
     tess__tile_chunk *chunk;

@@ -104,6 +104,39 @@ if [ $rc = 0 ]; then
     python3 "$ULP" "$tmp/ref.out" "$tmp/cl.out" 2
     bs --input "$tmp/book" --output "$tmp/mix.out" --processors cpu+opencl
     python3 "$ULP" "$tmp/ref.out" "$tmp/mix.out" 2
+    step "OpenCL program cache: written, reused, a corrupt entry rebuilt, TESS_CL_CACHE=0 off"
+    cache="$tmp/clcache"
+    TESS_CL_CACHE="$cache" bs --input "$tmp/book" --output "$tmp/c1.out" --processors opencl
+    entry=$(ls "$cache"/*.clbin) || die "no cache entry written in $cache"
+    [ "$(head -c 8 "$entry")" = TESSCLB1 ] || die "cache entry without its magic"
+    cmp "$tmp/cl.out" "$tmp/c1.out" || die "a run that filled the cache: output differs"
+    cp "$entry" "$tmp/entry.good"
+    TESS_CL_CACHE="$cache" bs --input "$tmp/book" --output "$tmp/c2.out" --processors opencl
+    cmp "$tmp/cl.out" "$tmp/c2.out" || die "a run from the cache: output differs"
+    for bad in flip truncate; do
+        python3 - "$entry" "$bad" << 'PY'
+import sys
+p, how = sys.argv[1], sys.argv[2]
+b = bytearray(open(p, "rb").read())
+if how == "flip":
+    for i in range(len(b) // 2, len(b) // 2 + 64): b[i] ^= 0x5A
+else:
+    b = b[: len(b) // 3]
+open(p, "wb").write(b)
+PY
+        cp "$entry" "$tmp/entry.bad"
+        TESS_CL_CACHE="$cache" bs --input "$tmp/book" --output "$tmp/c3.out" --processors opencl ||
+            die "a corrupt cache entry ($bad) failed the run"
+        cmp "$tmp/cl.out" "$tmp/c3.out" || die "a corrupt cache entry ($bad): output differs"
+        [ "$(head -c 8 "$entry")" = TESSCLB1 ] && ! cmp -s "$entry" "$tmp/entry.bad" ||
+            die "a corrupt cache entry ($bad) was not written anew"
+    done
+    XDG_CACHE_HOME="$tmp/xdg" TESS_CL_CACHE=0 bs --input "$tmp/book" --output "$tmp/c4.out" \
+        --processors opencl
+    [ ! -e "$tmp/xdg/tessera" ] || die "TESS_CL_CACHE=0 still wrote a cache"
+    env -u TESS_CL_CACHE XDG_CACHE_HOME="$tmp/xdg" "$TESSERA" run blackscholes --quiet \
+        --input "$tmp/book" --output "$tmp/c5.out" --processors opencl
+    ls "$tmp/xdg/tessera/"*.clbin > /dev/null || die "no cache under \$XDG_CACHE_HOME/tessera"
 elif grep -q "no OpenCL platform\|has no OpenCL\|under a sanitizer" "$tmp/cl.err"; then
     echo "   (skipped: $(cat "$tmp/cl.err"))"
 else

@@ -251,6 +251,85 @@ static void test_idle_served_first(void **state)
     tess__tile_plan_free(&p);
 }
 
+/* A GPU-like processor: 4 ms per tile (launch, copies) at 1e9 cells/s.  At
+ * the 5 ms threshold its rate is a fifth of its peak; the bootstrap goes on
+ * doubling while the rate still rises by 10%, to 64M cells: 1.19x the ideal
+ * time when written (the threshold alone stopped it at 1M cells: 4.9x). */
+static void test_bootstrap_follows_rising_rate(void **state)
+{
+    (void)state;
+    tess__tile_area a;
+    int64_t total = (int64_t)1 << 30;
+    assert_int_equal(
+        tess__tile_area_init(&a, 1, (int64_t[]){total}, (int64_t[]){256}, (int64_t[]){total}),
+        TESS_OK);
+    tess__tile_plan p;
+    assert_int_equal(tess__tile_plan_init(&p, &a, 1, 0.1, 0.005), TESS_OK);
+    sim_proc sim[1];
+    memset(sim, 0, sizeof sim);
+    sim[0].peak = 1e9;
+    sim[0].per_tile = 0.004;
+    uint64_t handed = 0;
+    double t = simulate(&p, sim, 1, &handed);
+    assert_int_equal(handed, (uint64_t)total);
+    uint64_t largest = 0;
+    for (int k = 0; k < sim[0].nboot; k++)
+        largest = sim[0].boot_sizes[k] > largest ? sim[0].boot_sizes[k] : largest;
+    uint64_t best = tess__tile_plan_best(&p, 0, &(double){0});
+    print_message("rising rate: bootstrap up to %llu cells, settled %llu, %.3f s (ideal %.3f)\n",
+                  (unsigned long long)largest, (unsigned long long)best, t, (double)total / 1e9);
+    assert_true(largest >= ((uint64_t)1 << 24));
+    assert_true(best >= ((uint64_t)1 << 24));
+    assert_true(t < 1.5 * (double)total / 1e9);
+    tess__tile_plan_free(&p);
+}
+
+/* A processor still starting (a device opening, a program building) gets
+ * no tile, not even when every other processor is idle and work is left,
+ * and does not hold up the others' bootstrap; once started it bootstraps
+ * from the minimum, its first tile measured. */
+static void test_starting_gets_nothing(void **state)
+{
+    (void)state;
+    tess__tile_area a;
+    assert_int_equal(
+        tess__tile_area_init(&a, 1, (int64_t[]){1 << 16}, (int64_t[]){256}, (int64_t[]){1 << 24}),
+        TESS_OK);
+    tess__tile_plan p;
+    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    p.procs[1].starting = 1;
+    int i, n = 0;
+    tess__tile_box box;
+    uint64_t cells;
+    double est;
+    while (tess__tile_plan_next(&p, &i, &box, &cells, &est)) {
+        assert_int_equal(i, 0);
+        n++;
+    }
+    assert_int_equal(n, 2); /* the warm-up and one behind it */
+    /* processor 0 finishes both and bootstraps to its end: still nothing
+     * for processor 1, and processor 0 takes all the work there is */
+    tess__tile_plan_done(&p, 0, 256, est, 0.001);
+    tess__tile_plan_done(&p, 0, 256, est, 0.001);
+    while (tess__tile_plan_next(&p, &i, &box, &cells, &est)) {
+        assert_int_equal(i, 0);
+        tess__tile_plan_done(&p, 0, cells, est, (double)cells / 256000.0);
+    }
+    assert_true(p.procs[0].boot.done);
+    assert_int_equal(p.remaining, 0);
+    tess__tile_plan_free(&p);
+
+    /* Ready in time: it gets the minimum first, like any bootstrap. */
+    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    p.procs[1].starting = 1;
+    while (tess__tile_plan_next(&p, &i, &box, &cells, &est)) assert_int_equal(i, 0);
+    p.procs[1].starting = 0;
+    assert_true(tess__tile_plan_next(&p, &i, &box, &cells, &est));
+    assert_int_equal(i, 1);
+    assert_int_equal(cells, 256);
+    tess__tile_plan_free(&p);
+}
+
 static void test_equal_finish(void **state)
 {
     (void)state;
@@ -271,6 +350,8 @@ int main(void)
         cmocka_unit_test(test_equal_finish),
         cmocka_unit_test(test_two_equal_end_together),
         cmocka_unit_test(test_idle_served_first),
+        cmocka_unit_test(test_starting_gets_nothing),
+        cmocka_unit_test(test_bootstrap_follows_rising_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
