@@ -188,7 +188,8 @@ runapp() {
         echo fail
         return
     fi
-    sed -n 's/^ *"seconds": *\([0-9.eE+-]*\).*/\1/p' "$RES/$label.json" | head -1
+    sed -n 's/^ *"seconds": *\([0-9.eE+-]*\).*/\1/p' "$RES/$label.json" | head -1 |
+        awk '{ printf "%.4f\n", $1 }'
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-" }'; }

@@ -230,6 +230,8 @@ static int cmd_bench(int argc, char **argv)
     return dispatch("bench", "benchmark", benches, COUNT(benches), argc, argv);
 }
 
+#endif
+
 /* The OpenCL platforms and devices the ICD loader lists (this build's
  * `opencl:N` numbering: devices counted over every platform). */
 static void info_opencl(void)
@@ -272,8 +274,6 @@ static void info_processors(void)
     tess_tile_cuda_info(cuda, sizeof cuda);
     fputs(cuda, stdout);
 }
-
-#endif
 
 static int cmd_info(int argc, char **argv)
 {
