@@ -167,6 +167,16 @@ app_rows() { # the work area's first extent and the width of a row (cells)
         texture) echo "$((TEX_H / 32)) $((TEX_W / 32))" ;;
     esac
 }
+# tile_size APP FRAC: a tile of 1/FRAC of the area's rows, whole rows (the
+# policy's SIZE: a cell count in 1-D, ROWSxWIDTH in 2-D); nothing when
+# that is under one row.
+tile_size() {
+    local rows width r
+    read -r rows width <<< "$(app_rows "$1")"
+    r=$((rows / $2))
+    [ "$r" -ge 1 ] || return 0
+    if [ "$width" = 1 ]; then echo "$r"; else echo "${r}x$width"; fi
+}
 
 FAILS="$RES/failures.txt" # runapp runs in a subshell: failures go to a file
 : > "$FAILS"
@@ -227,11 +237,9 @@ say ""
 say "== one CPU thread against the GPU per tile size (the APC+ paper's Table 1): seconds, speedup"
 say "$(printf '%-13s %-12s %-10s %-10s %s' app tile cpu cuda speedup)"
 for app in blackscholes sar texture; do
-    read -r rows width <<< "$(app_rows "$app")"
     for frac in 4096 256 16 1; do
-        r=$((rows / frac))
-        [ "$r" -ge 1 ] || continue
-        if [ "$width" = 1 ]; then size=$r; else size="${r}x$width"; fi
+        size=$(tile_size "$app" $frac)
+        [ -n "$size" ] || continue
         c=$(runapp "t1.$app.$size.cpu" "$app" cpu "dd:$size")
         g=$(runapp "t1.$app.$size.cuda" "$app" cuda "dd:$size")
         say "$(printf '%-13s %-12s %-10s %-10s %s' "$app" "$size" "$c" "$g" "$(ratio "$c" "$g")")"
@@ -243,13 +251,11 @@ say ""
 say "== APC against the best fixed tile size on $MIX: seconds (the target: apc/best <= 1.10)"
 say "$(printf '%-13s %-10s %-22s %s' app apc 'best fixed (size)' apc/best)"
 for app in blackscholes sar texture; do
-    read -r rows width <<< "$(app_rows "$app")"
     a=$(runapp "apc.$app" "$app" "$MIX" apc)
     best="" bsize=""
     for frac in 1024 256 64 16; do
-        r=$((rows / frac))
-        [ "$r" -ge 1 ] || continue
-        if [ "$width" = 1 ]; then size=$r; else size="${r}x$width"; fi
+        size=$(tile_size "$app" $frac)
+        [ -n "$size" ] || continue
         f=$(runapp "fixed.$app.$size" "$app" "$MIX" "dd:$size")
         if awk -v f="$f" -v b="${best:-inf}" 'BEGIN { exit !(f + 0 > 0 && (b == "inf" || f < b)) }'; then
             best=$f

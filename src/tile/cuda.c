@@ -213,29 +213,30 @@ void tess__tile_cuda_close(void *device)
     free(d);
 }
 
-/* Grow a slot's pinned and device buffers to hold a part (pooled: never shrunk). */
+/* Grow one pinned buffer and its device twin to len bytes (pooled: never
+ * shrunk).  TESS_OK, or the error naming `what`. */
+static int grow_pair(tess_tile_cuda *d, void **host, CUdeviceptr *dev, size_t *cap, size_t len,
+                     const char *what)
+{
+    if (len <= *cap) return TESS_OK;
+    if (*host) cu.cuMemFreeHost(*host), *host = NULL;
+    if (*dev) cu.cuMemFree_v2(*dev), *dev = 0;
+    *cap = 0;
+    CUresult r = cu.cuMemAllocHost_v2(host, len);
+    if (r == 0) r = cu.cuMemAlloc_v2(dev, len);
+    if (r != 0) return fail(d, r, what);
+    *cap = len;
+    return TESS_OK;
+}
+
+/* Grow a slot's buffers to hold a part. */
 static int slot_grow(tess_tile_cuda *d, slot *s, size_t in_len, size_t out_len)
 {
-    CUresult r = 0;
-    if (in_len > s->in_cap) {
-        if (s->h_in) cu.cuMemFreeHost(s->h_in), s->h_in = NULL;
-        if (s->d_in) cu.cuMemFree_v2(s->d_in), s->d_in = 0;
-        s->in_cap = 0;
-        r = cu.cuMemAllocHost_v2(&s->h_in, in_len);
-        if (r == 0) r = cu.cuMemAlloc_v2(&s->d_in, in_len);
-        if (r != 0) return fail(d, r, "cannot allocate a tile's input on the device or pinned");
-        s->in_cap = in_len;
-    }
-    if (out_len > s->out_cap) {
-        if (s->h_out) cu.cuMemFreeHost(s->h_out), s->h_out = NULL;
-        if (s->d_out) cu.cuMemFree_v2(s->d_out), s->d_out = 0;
-        s->out_cap = 0;
-        r = cu.cuMemAllocHost_v2(&s->h_out, out_len);
-        if (r == 0) r = cu.cuMemAlloc_v2(&s->d_out, out_len);
-        if (r != 0) return fail(d, r, "cannot allocate a tile's output on the device or pinned");
-        s->out_cap = out_len;
-    }
-    return TESS_OK;
+    int rc = grow_pair(d, &s->h_in, &s->d_in, &s->in_cap, in_len,
+                       "cannot allocate a tile's input on the device or pinned");
+    if (rc != TESS_OK) return rc;
+    return grow_pair(d, &s->h_out, &s->d_out, &s->out_cap, out_len,
+                     "cannot allocate a tile's output on the device or pinned");
 }
 
 /* Wait for the slot's part and copy its output home. */
