@@ -95,7 +95,7 @@ test-tsan: tsan
 
 fuzz:
 	@scripts/deps.sh fuzz
-	$(call configure,build-fuzz,-DCMAKE_C_COMPILER=clang -DTESS_FUZZ=ON -DTESS_WITH_MPI=OFF -DTESS_BUILD_TESTS=OFF)
+	$(call configure,build-fuzz,-DCMAKE_C_COMPILER=clang -DTESS_FUZZ=ON -DTESS_WITH_MPI=OFF -DTESS_BUILD_TESTS=OFF -DTESS_WITH_CUDA=OFF)
 	@$(CMAKE) --build build-fuzz -j$(JOBS) --target fuzz
 	@mkdir -p build-fuzz/artifacts; status=0; n=0; \
 	for name in $$(cat build-fuzz/fuzz/targets.txt); do \

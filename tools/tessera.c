@@ -7,8 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#ifndef TESS_TILES_ONLY
+#define TESS_TILES_ONLY 0
+#endif
+#if !TESS_TILES_ONLY
 #include "graph.h"
+#endif
 #include "tessera/tessera.h"
+#include "tessera/tile_cuda.h"
+#include <sched.h>
+#include <unistd.h>
+#if TESS_HAVE_OPENCL
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#endif
 
 int kmeans_gen_points_main(int argc, char **argv);
 int bench_pagerank_main(int argc, char **argv);
@@ -86,19 +98,25 @@ typedef struct command {
 } command;
 
 static const command apps[] = {
+#if !TESS_TILES_ONLY
     {"pagerank", pagerank_main},
     {"kmeans", kmeans_main},
     {"jacobi", jacobi_main},
     {"fish", fish_main},
     {"pagerank-tick", pagerank_tick_main},
     {"workqueue", workqueue_main},
+#endif
     {"blackscholes", blackscholes_main},
     {"sar", sar_main},
     {"texture", texture_main},
+#if !TESS_TILES_ONLY /* TESS_TILES_ONLY: the tiles applications alone (scripts/gpu-check.sh) */
     {"nbody", nbody_main},
     {"matmul", matmul_main},
     {"crawl", crawl_main},
+#endif
 };
+
+#if !TESS_TILES_ONLY
 
 static const command benches[] = {
     {"pagerank", bench_pagerank_main}, {"tick", bench_tick_main},
@@ -107,6 +125,7 @@ static const command benches[] = {
     {"scaling", bench_scaling_main},   {"crawl", bench_crawl_main},
     {"kmeans", bench_kmeans_main},
 };
+#endif
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
 
@@ -154,6 +173,7 @@ static int cmd_run(int argc, char **argv)
     return dispatch("run", "application", apps, COUNT(apps), argc, argv);
 }
 
+#if !TESS_TILES_ONLY
 static int write_graph(const char *spec, const char *in, const char *out, int cache)
 {
     tg_graph g;
@@ -211,6 +231,51 @@ static int cmd_bench(int argc, char **argv)
     return dispatch("bench", "benchmark", benches, COUNT(benches), argc, argv);
 }
 
+#endif
+
+/* The OpenCL platforms and devices the ICD loader lists (this build's
+ * `opencl:N` numbering: devices counted over every platform). */
+static void info_opencl(void)
+{
+#if TESS_HAVE_OPENCL
+    cl_platform_id pls[16];
+    cl_uint npl = 0;
+    if (clGetPlatformIDs(16, pls, &npl) != CL_SUCCESS || npl == 0) {
+        printf("opencl: no platform (no ICD installed)\n");
+        return;
+    }
+    printf("opencl: %u platform%s\n", npl, npl == 1 ? "" : "s");
+    int seen = 0;
+    for (cl_uint p = 0; p < npl && p < 16; p++) {
+        char pname[128] = "";
+        clGetPlatformInfo(pls[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+        cl_device_id devs[16];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(pls[p], CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS) nd = 0;
+        for (cl_uint d = 0; d < nd && d < 16; d++, seen++) {
+            char dname[128] = "";
+            clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+            printf("  opencl:%d %s (%s)\n", seen, dname, pname);
+        }
+    }
+#else
+    printf("opencl: not in this build (no OpenCL headers and loader at build time)\n");
+#endif
+}
+
+/* The processor kinds this build and machine offer (--processors). */
+static void info_processors(void)
+{
+    cpu_set_t set;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int usable = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)online;
+    printf("cpu: %d cores usable (%ld online)\n", usable, online);
+    info_opencl();
+    char cuda[2048];
+    tess_tile_cuda_info(cuda, sizeof cuda);
+    fputs(cuda, stdout);
+}
+
 static int cmd_info(int argc, char **argv)
 {
     if (argc > 1) {
@@ -221,6 +286,7 @@ static int cmd_info(int argc, char **argv)
     printf("tessera %s (library %s)\n", TESS_VERSION_STRING, tess_version());
     printf("mpi: %s\n", tess_have_mpi() ? "yes" : "no (embedded mode only)");
     printf("applications: %s\n", names_of(apps, COUNT(apps), names, sizeof names));
+    info_processors();
     return 0;
 }
 
@@ -240,12 +306,14 @@ static int cmd_version(int argc, char **argv)
 
 static const command commands[] = {
     {"run", cmd_run},
+#if !TESS_TILES_ONLY
     {"gen", cmd_gen},
     {"gen-points", kmeans_gen_points_main},
     {"convert", cmd_convert},
     {"bench", cmd_bench},
-    {"supervise", supervise_main},
     {"serve-web", serve_web_main},
+#endif
+    {"supervise", supervise_main},
     {"info", cmd_info},
     {"help", cmd_help},
     {"--help", cmd_help},

@@ -175,6 +175,7 @@ static int prepare(tess_ctx *ctx, void *arg)
     if (j->max_tile[0] < j->min_tile[0]) j->min_tile[0] = j->max_tile[0];
     j->kernel[TESS_TILE_CPU] = bs_kernel_cpu;
     j->kernel[TESS_TILE_OPENCL] = bs_kernel_opencl;
+    j->kernel[TESS_TILE_CUDA] = bs_kernel_cuda;
     int rc = tess_tile_register(ctx, j);
     if (rc != TESS_OK && rank == 0) app_error(BS_APP, "%s", tess_last_error(ctx));
     return rc == TESS_OK ? 0 : -1;

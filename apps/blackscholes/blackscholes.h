@@ -24,6 +24,7 @@ void bs_price(const float *in, float *out, int64_t n, const bs_params *p);
 /* The tiles-face kernels: CPU, and OpenCL where the build has it (else NULL). */
 int bs_kernel_cpu(const tess_tile_box *box, const void *in, void *out, void *device, void *arg);
 extern const tess_tile_kernel_fn bs_kernel_opencl;
+extern const tess_tile_kernel_fn bs_kernel_cuda; /* NULL without CUDA in the build */
 /* Option i generated from seed as the SDK does (price 5-30, strike 1-100,
  * years 0.25-10), independent of which rank generates it. */
 void bs_generate(uint64_t seed, int64_t first, int64_t n, float *in);

@@ -134,6 +134,7 @@ static int prepare(tess_ctx *ctx, void *arg)
     j->min_tile[0] = j->min_tile[1] = 1;
     j->kernel[TESS_TILE_CPU] = sar_kernel_cpu;
     j->kernel[TESS_TILE_OPENCL] = sar_kernel_opencl;
+    j->kernel[TESS_TILE_CUDA] = sar_kernel_cuda;
     if (tess_tile_register(ctx, j) == TESS_OK) return 0;
     if (rank == 0) app_error(SAR_APP, "%s", tess_last_error(ctx));
     return -1;

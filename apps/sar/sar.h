@@ -45,5 +45,6 @@ void sar_pixel(const sar_scene *s, int64_t ix, int64_t iy, float out[2]);
 /* The tiles-face kernels; arg is the scene. */
 int sar_kernel_cpu(const tess_tile_box *box, const void *in, void *out, void *device, void *arg);
 extern const tess_tile_kernel_fn sar_kernel_opencl;
+extern const tess_tile_kernel_fn sar_kernel_cuda; /* NULL without CUDA in the build */
 
 #endif

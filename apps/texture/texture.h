@@ -55,5 +55,6 @@ void tex_block_features(const tex_params *p, int64_t by, int64_t bx, const uint8
                         float f[TEX_FEATURES]);
 int tex_kernel_cpu(const tess_tile_box *box, const void *in, void *out, void *device, void *arg);
 extern const tess_tile_kernel_fn tex_kernel_opencl;
+extern const tess_tile_kernel_fn tex_kernel_cuda; /* NULL without CUDA in the build */
 
 #endif

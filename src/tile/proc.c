@@ -142,7 +142,11 @@ static int run_tile(tess__tile_processor *p, const tess__tile_item *it, tess__ti
     if (rc == TESS_OK && out == NULL)
         rc = tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile's output");
     if (rc == TESS_OK) {
-        rc = job->kernel[p->spec.kind](&it->box, in, out, p->device, job->arg);
+        tess_tile_kernel_fn k = job->kernel[p->spec.kind];
+        rc = p->spec.kind == TESS_TILE_CUDA
+                 ? tess__tile_cuda_run(p->device, k, &it->box, in, it->cells * job->in_bytes, out,
+                                       it->cells * job->out_bytes, job->arg)
+                 : k(&it->box, in, out, p->device, job->arg);
         if (rc > 0) rc = TESS_ERR_KERNEL;
     }
     double t = tess_now() - t0;
@@ -277,6 +281,10 @@ static int start_one(tess__tile_processor *p, tess__tile_link *c, const tess__ti
     p->store = store;
     p->index = index;
     p->spec = *spec;
+    if (spec->kind == TESS_TILE_CUDA) { /* no device or driver: say that first */
+        int rc = tess__tile_cuda_open(c->ctx, spec, &p->device);
+        if (rc != TESS_OK) return rc;
+    }
     TESS_RETURN_IF(c->ctx, c->job->kernel[spec->kind] == NULL, TESS_ERR_INVAL,
                    "tile job '%s' has no %s kernel (processor '%s')", c->job->name,
                    spec->kind == TESS_TILE_CPU      ? "cpu"
@@ -284,9 +292,6 @@ static int start_one(tess__tile_processor *p, tess__tile_link *c, const tess__ti
                                                     : "cuda",
                    spec->text);
     p->starting = spec->kind == TESS_TILE_OPENCL; /* opened in its thread (start_device) */
-    TESS_RETURN_IF(c->ctx, spec->kind == TESS_TILE_CUDA, TESS_ERR_UNSUPPORTED,
-                   "processor '%s': this build has no CUDA support (it needs nvcc and a GPU)",
-                   spec->text);
     p->qcap = 64;
     p->queue = malloc((size_t)p->qcap * sizeof *p->queue);
     TESS_RETURN_IF(c->ctx, p->queue == NULL, TESS_ERR_NOMEM, "out of memory");
@@ -386,7 +391,8 @@ static void stop_one(tess__tile_processor *p)
         pthread_cond_destroy(&p->cv);
         p->started = 0;
     }
-    if (p->device) tess__tile_opencl_close(p->device);
+    if (p->device && p->spec.kind == TESS_TILE_CUDA) tess__tile_cuda_close(p->device);
+    else if (p->device) tess__tile_opencl_close(p->device);
     p->device = NULL;
     free(p->queue);
     free(p->in_buf);

@@ -33,7 +33,7 @@ typedef struct tess__tile_processor {
     int pin_cpu;            /* the CPU its thread is bound to, or -1 */
     void *in_buf, *out_buf; /* scratch, grown as needed */
     size_t in_cap, out_cap;
-    void *device; /* OpenCL device state, or NULL */
+    void *device; /* OpenCL or CUDA device state, or NULL */
     /* statistics (written by the thread, read after it stopped) */
     double busy, idle;
     uint64_t tiles, cells;
@@ -64,5 +64,13 @@ int tess__tile_proc_recall(tess__tile_processor *p, tess__tile_item *out, int ma
 /* OpenCL devices (opencl.c). */
 int tess__tile_opencl_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device);
 void tess__tile_opencl_close(void *device);
+
+/* CUDA devices (cuda.c): the driver is loaded at run time. */
+int tess__tile_cuda_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device);
+void tess__tile_cuda_close(void *device);
+/* Run a CUDA kernel on a tile of host input and output (in parts over
+ * streams, copies overlapping kernels); TESS_OK or the error, set. */
+int tess__tile_cuda_run(void *device, tess_tile_kernel_fn kernel, const tess_tile_box *box,
+                        const void *in, size_t in_bytes, void *out, size_t out_bytes, void *arg);
 
 #endif

@@ -1,0 +1,141 @@
+/*
+ * fake_cuda.c — a stand-in for the CUDA driver (built as libcuda.so.1 in
+ * build/tests/fake_cuda), so that the host side of the CUDA processors
+ * (src/tile/cuda.c: loading the driver, devices, pooled and pinned memory,
+ * tiles in parts over streams, error messages) is tested on machines
+ * without a GPU.  Device memory is host memory, streams run at once, and a
+ * "launch" runs a host stand-in of the kernel that writes where each
+ * output cell came from (its option's inputs, its pixel or block
+ * coordinates), so a test sees every part land in its place.  It does NOT
+ * run the device code: bitwise equality with the CPU is a GPU-only check
+ * (scripts/gpu-check.sh).
+ *
+ * Environment: FAKE_CUDA_DEVICES (default 1), FAKE_CUDA_OOM_ABOVE=BYTES
+ * (device allocations above it fail: CUDA_ERROR_OUT_OF_MEMORY),
+ * FAKE_CUDA_LAUNCH_FAIL=1 (every launch fails: CUDA_ERROR_LAUNCH_FAILED).
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+#define API __attribute__((visibility("default")))
+
+static long env_long(const char *name, long dflt)
+{
+    const char *e = getenv(name);
+    return e && *e ? strtol(e, NULL, 10) : dflt;
+}
+
+API CUresult cuInit(unsigned f) { return f == 0 ? 0 : 1; }
+API CUresult cuDriverGetVersion(int *v) { return *v = 13000, 0; }
+API CUresult cuDeviceGetCount(int *n) { return *n = (int)env_long("FAKE_CUDA_DEVICES", 1), 0; }
+API CUresult cuDeviceGet(int *d, int i) { return *d = i, 0; }
+API CUresult cuDeviceGetName(char *s, int len, int d)
+{
+    (void)d;
+    strncpy(s, "Fake GPU", (size_t)len);
+    return 0;
+}
+API CUresult cuDeviceGetAttribute(int *v, int attr, int d)
+{
+    (void)d;
+    *v = attr == 75 ? 9 : 0;
+    return 0;
+}
+API CUresult cuDevicePrimaryCtxRetain(void **c, int d) { return *c = (void *)(intptr_t)(d + 1), 0; }
+API CUresult cuDevicePrimaryCtxRelease_v2(int d) { return (void)d, 0; }
+API CUresult cuCtxSetCurrent(void *c) { return c ? 0 : 201; }
+API CUresult cuModuleLoadData(void **m, const void *image)
+{
+    uint32_t magic;
+    memcpy(&magic, image, 4);
+    if (magic != 0xBA55ED50u) return 200; /* CUDA_ERROR_INVALID_IMAGE: not a fat binary */
+    *m = (void *)image;
+    return 0;
+}
+API CUresult cuModuleGetFunction(void **f, void *m, const char *name)
+{
+    (void)m;
+    if (strcmp(name, "bs") && strcmp(name, "sar") && strcmp(name, "tex")) return 500;
+    *f = (void *)name;
+    return 0;
+}
+API CUresult cuModuleUnload(void *m) { return (void)m, 0; }
+API CUresult cuMemAlloc_v2(unsigned long long *p, size_t n)
+{
+    if ((long)n > env_long("FAKE_CUDA_OOM_ABOVE", LONG_MAX)) return 2;
+    void *q = malloc(n);
+    *p = (uintptr_t)q;
+    return q ? 0 : 2;
+}
+API CUresult cuMemFree_v2(unsigned long long p) { return free((void *)(uintptr_t)p), 0; }
+API CUresult cuMemAllocHost_v2(void **p, size_t n) { return (*p = malloc(n)) ? 0 : 2; }
+API CUresult cuMemFreeHost(void *p) { return free(p), 0; }
+API CUresult cuMemcpyHtoD_v2(unsigned long long d, const void *h, size_t n)
+{
+    return memcpy((void *)(uintptr_t)d, h, n), 0;
+}
+API CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *h, size_t n, void *s)
+{
+    (void)s;
+    return memcpy((void *)(uintptr_t)d, h, n), 0;
+}
+API CUresult cuMemcpyDtoHAsync_v2(void *h, unsigned long long d, size_t n, void *s)
+{
+    (void)s;
+    return memcpy(h, (void *)(uintptr_t)d, n), 0;
+}
+API CUresult cuStreamCreate(void **s, unsigned f) { return (void)f, (*s = malloc(1)) ? 0 : 2; }
+API CUresult cuStreamDestroy_v2(void *s) { return free(s), 0; }
+API CUresult cuStreamSynchronize(void *s) { return (void)s, 0; }
+
+/* The stand-ins: bs writes (price, strike) of each option; sar (ix, iy) of
+ * each pixel; tex (by, bx) of each block then zeros. */
+static void fake_bs(void **a)
+{
+    const float *in = *(float **)a[0];
+    float *out = *(float **)a[1];
+    int n = *(int *)a[5];
+    for (int i = 0; i < n; i++) out[2 * i] = in[3 * i], out[2 * i + 1] = in[3 * i + 1];
+}
+static void fake_sar(void **a)
+{
+    long ix0 = *(long *)a[11], iy0 = *(long *)a[12], tw = *(long *)a[13], n = *(long *)a[14];
+    float *out = *(float **)a[15];
+    for (long i = 0; i < n; i++)
+        out[2 * i] = (float)(ix0 + i % tw), out[2 * i + 1] = (float)(iy0 + i / tw);
+}
+static void fake_tex(void **a)
+{
+    float *out = *(float **)a[1];
+    long by0 = *(long *)a[3], bx0 = *(long *)a[4], tw = *(long *)a[5], n = *(long *)a[6];
+    for (long i = 0; i < n; i++) {
+        memset(out + 16 * i, 0, 16 * sizeof(float));
+        out[16 * i] = (float)(by0 + i / tw), out[16 * i + 1] = (float)(bx0 + i % tw);
+    }
+}
+
+API CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                            unsigned by, unsigned bz, unsigned shared, void *s, void **args,
+                            void **extra)
+{
+    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)s;
+    (void)extra;
+    if (env_long("FAKE_CUDA_LAUNCH_FAIL", 0)) return 719;
+    const char *name = f;
+    if (strcmp(name, "bs") == 0) fake_bs(args);
+    if (strcmp(name, "sar") == 0) fake_sar(args);
+    if (strcmp(name, "tex") == 0) fake_tex(args);
+    return 0;
+}
+
+API CUresult cuGetErrorName(CUresult r, const char **s)
+{
+    *s = r == 2     ? "CUDA_ERROR_OUT_OF_MEMORY"
+         : r == 200 ? "CUDA_ERROR_INVALID_IMAGE"
+         : r == 719 ? "CUDA_ERROR_LAUNCH_FAILED"
+                    : "CUDA_ERROR_UNKNOWN";
+    return 0;
+}
