@@ -19,3 +19,17 @@ mpi_usable() {
 
 # mpi NP CMD...: CMD as NP ranks, oversubscribed, unbound.
 mpi() { mpirun -np "$1" --oversubscribe --bind-to none "${@:2}"; }
+
+# mpi_case NP FILTER CMD...: CMD as NP ranks (120 s at most), its output
+# without the lines matching FILTER (the ranks beside rank 0 that report
+# nothing); says so and succeeds when MPI cannot be used here.
+mpi_case() {
+    local np=$1 filter=$2
+    shift 2
+    if ! mpi_usable; then
+        echo "== mpirun not available: multi-rank case skipped"
+        return 0
+    fi
+    echo "== mpirun -np $np: $*"
+    timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$@" | grep -v "$filter"
+}

@@ -7,9 +7,4 @@ prog="$TESS_BUILD/tests/integration/sssp"
 echo "== embedded, 2 workers"; "$prog" --workers 2 | tail -n 2
 echo "== embedded, 1 worker"; "$prog" --workers 1 | tail -n 1
 . "$(dirname "$0")/mpi_lib.bash"
-if mpi_usable; then
-    echo "== mpirun -np 3, 2 workers per rank"
-    timeout 120 mpirun -np 3 --oversubscribe --bind-to none "$prog" --workers 2 | grep -v '^0 passed'
-else
-    echo "== mpirun not available: multi-rank case skipped"
-fi
+mpi_case 3 '^0 passed' "$prog" --workers 2

@@ -14,9 +14,4 @@ for w in 1 3 4 0; do
     echo "== $w workers (0: one per core): 5 runs, $(tail -n 1 "$TESS_BUILD/tile_workers.out")"
 done
 . "$(dirname "$0")/mpi_lib.bash"
-if mpi_usable; then
-    echo "== mpirun -np 2, 3 workers per rank"
-    timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$prog" 3 | grep -v '^1 passed, 0'
-else
-    echo "== mpirun not available: multi-rank case skipped"
-fi
+mpi_case 2 '^1 passed, 0' "$prog" 3
