@@ -60,8 +60,7 @@ static void on_done(ctl *c, tess__tile_done *d)
     if (d->warm) { /* a processor's start-up ended: it may take tiles now */
         if (c->trace != NULL)
             fprintf(c->trace, "# started %d %.6f %.6f\n", d->proc, d->started, d->seconds);
-        if (d->status != TESS_OK)
-            tess__tile_abort_all(&c->link, d->status, tess_last_error(c->link.ctx));
+        if (d->status != TESS_OK) tess__tile_abort_all(&c->link, d->status, NULL);
         else tess__tile_policy_started(&c->policy, d->proc, d->seconds);
         return;
     }
@@ -74,7 +73,7 @@ static void on_done(ctl *c, tess__tile_done *d)
     tess__tile_policy_done(&c->policy, d);
     c->completed += d->cells;
     int rc = tess__tile_store_done(&c->store, d);
-    if (rc != TESS_OK) tess__tile_abort_all(&c->link, rc, tess_last_error(c->link.ctx));
+    if (rc != TESS_OK) tess__tile_abort_all(&c->link, rc, NULL);
 }
 
 /* TILE_DONE: a processor of this rank finished a tile. */
@@ -248,9 +247,9 @@ int tess__tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tess__
     tess__tile_link_route(l, TILE_STATUS, on_status, c);
     open_trace(c);
     int rc = setup(c);
-    if (rc != TESS_OK) tess__tile_abort_all(l, rc, tess_last_error(ctx));
+    if (rc != TESS_OK) tess__tile_abort_all(l, rc, NULL);
     rc = tess__tile_store_hello(&c->store);
-    if (rc != TESS_OK) tess__tile_abort_all(l, rc, tess_last_error(ctx));
+    if (rc != TESS_OK) tess__tile_abort_all(l, rc, NULL);
     rc = main_loop(c);
     tess__tile_procs_stop(&c->procs);
     if (rc != TESS_OK) /* release the chunks of tiles that were running */

@@ -35,9 +35,15 @@ void tess__tile_abort_all(tess__tile_link *l, int status, const char *msg)
 {
     if (l->status != TESS_OK) return;
     l->status = status < 0 ? status : TESS_ERR_KERNEL;
-    if (msg != tess_last_error(l->ctx)) tess_set_error(l->ctx, l->status, "%s", msg);
     char text[400];
-    snprintf(text, sizeof text, "rank %d: %s", l->me, tess_last_error(l->ctx));
+    int head = snprintf(text, sizeof text, "rank %d: ", l->me);
+    /* The context's error is written by processor threads too: copy it under
+     * its lock rather than reading the buffer in place. */
+    if (msg == NULL) tess__last_error_copy(l->ctx, text + head, sizeof text - (size_t)head);
+    else {
+        tess_set_error(l->ctx, l->status, "%s", msg);
+        snprintf(text + head, sizeof text - (size_t)head, "%s", msg);
+    }
     int32_t st = l->status;
     for (int r = 0; r < l->nranks; r++)
         if (r != l->me) tess__tile_send(l, r, TILE_ABORT, &st, sizeof st, text, strlen(text) + 1);

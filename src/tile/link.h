@@ -64,7 +64,8 @@ double tess__tile_now(const tess__tile_link *l); /* seconds since the run starte
  * thread; a failure on the controller's thread ends the run. */
 int tess__tile_send(tess__tile_link *l, int dst, uint32_t type, const void *a, size_t alen,
                     const void *b, size_t blen);
-/* End the run with `status` and tell every rank why (once). */
+/* End the run with `status` and tell every rank why (once): `msg`, or the
+ * context's last error when msg is NULL. */
 void tess__tile_abort_all(tess__tile_link *l, int status, const char *msg);
 
 #endif

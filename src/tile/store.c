@@ -387,7 +387,7 @@ static void take_output(tess__tile_store *s, const tess__tile_box *box, const ui
     if (job->write) {
         int rc = s->slabs_checked ? job->write(box, data, job->arg) : hold_copy(s, box, data, len);
         if (rc != TESS_OK) {
-            tess__tile_abort_all(l, rc, tess_last_error(l->ctx));
+            tess__tile_abort_all(l, rc, NULL);
             return;
         }
     } else if (job->output) {
@@ -435,7 +435,7 @@ static void on_all_hellos(tess__tile_store *s)
 {
     int rc = check_slabs(s);
     if (rc == TESS_OK) rc = release_held(s);
-    if (rc != TESS_OK) tess__tile_abort_all(s->link, rc, tess_last_error(s->link->ctx));
+    if (rc != TESS_OK) tess__tile_abort_all(s->link, rc, NULL);
     else finish_if_done(s);
 }
 
