@@ -95,6 +95,7 @@ int tess_init(const tess_config *cfg, tess_ctx **ctx_out)
     }
     tess_ctx *ctx = tess__ctx_alloc(cfg);
     if (ctx == NULL) return TESS_ERR_NOMEM;
+    ctx->signals_blocked = ctx->cfg.handle_signals && tess__signals_block() == TESS_OK;
     int rc = start_layers(ctx);
     if (rc != TESS_OK) {
         tess__warn(ctx, "cannot start: %s",
@@ -102,7 +103,7 @@ int tess_init(const tess_config *cfg, tess_ctx **ctx_out)
         tess_finalize(ctx);
         return rc;
     }
-    if (ctx->cfg.handle_signals) tess__signals_install();
+    if (ctx->signals_blocked) tess__signals_install(ctx->rank, ctx->nranks);
     *ctx_out = ctx;
     return TESS_OK;
 }
@@ -132,6 +133,7 @@ void tess_finalize(tess_ctx *ctx)
     tess__comm_share_requests_free(ctx);
     tess__sched_destroy(ctx);
     tess__table_layer_destroy(ctx);
+    if (ctx->signals_blocked) tess__signals_release(); /* every thread has ended */
     tess__ctx_free(ctx);
 }
 

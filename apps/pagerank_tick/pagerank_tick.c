@@ -130,6 +130,15 @@ static int parse(prt_app *a, int argc, char **argv)
  * are computed before the processes start. */
 static int label_hops(const tess_tick_options *o) { return o->layers + 2; }
 
+/* A signal is taken between the phases: METIS, which runs for seconds on a
+ * large graph, cannot be stopped inside (signals.c blocks it there). */
+static int interrupted(char *err, size_t errlen)
+{
+    if (!tess_interrupted(NULL)) return 0;
+    snprintf(err, errlen, "interrupted by a signal");
+    return 1;
+}
+
 /* Load, partition into n parts and label: on every rank, identically.
  * 0, or -1 with a one-line message in err. */
 static int prepare_graph(prt_app *a, int n, char *err, size_t errlen)
@@ -137,13 +146,13 @@ static int prepare_graph(prt_app *a, int n, char *err, size_t errlen)
     double t0 = tess_now();
     int rc = a->gen_spec ? tg_generate(a->gen_spec, &a->g, err, errlen)
                          : tg_load_file(a->graph_path, &a->g, err, errlen);
-    if (rc != 0) return -1;
-    if (tg_build_in_csr(&a->g, &a->csr, err, errlen) != 0) return -1;
+    if (rc != 0 || interrupted(err, errlen)) return -1;
+    if (tg_build_in_csr(&a->g, &a->csr, err, errlen) != 0 || interrupted(err, errlen)) return -1;
     a->init = 1.0 / (double)a->g.nv;
     a->base = (1.0 - a->damping) / (double)a->g.nv;
     a->load_seconds = tess_now() - t0;
     t0 = tess_now();
-    if (prt_partition(a, n, err, errlen) != 0) return -1;
+    if (prt_partition(a, n, err, errlen) != 0 || interrupted(err, errlen)) return -1;
     rc =
         tess_graph_create((uint32_t)a->g.nv, a->csr.in_first, a->csr.in_src, a->part, n, &a->graph);
     if (rc == 0) rc = tess_graph_prepare(a->graph, label_hops(&a->cli.opt));

@@ -73,7 +73,9 @@ typedef struct tess_config {
     tess_mode mode; /* default TESS_MODE_AUTO */
     double
         barrier_warn_seconds; /* a barrier waiting longer reports whom it waits for; default 10 */
-    int handle_signals;       /* install SIGINT/SIGTERM handlers; default 1 */
+    int handle_signals;       /* SIGINT/SIGTERM set tess_interrupted(); default 1: blocked in
+                                 the thread calling tess_init (and so in every thread started
+                                 after it) and taken by a runtime thread (docs/failures.md) */
     int verbose;              /* 1: runtime log lines on stderr; default 0 (TESS_VERBOSE=1) */
     /* Work stealing between ranks (docs/stealing.md): an idle rank takes the
      * biggest not-yet-started task of the busiest rank, and the task's

@@ -156,6 +156,7 @@ struct tess_ctx {
     _Atomic uint64_t all_resting_since_us;
 
     _Atomic int interrupted;
+    int signals_blocked;     /* tess_init blocked SIGINT/SIGTERM for the waiter (signals.c) */
     tess__fault_state fault; /* TESS_FAULT (fault.c) */
     /* a kernel of the current run failed on this rank: the run's other
      * kernels that wait for each other (tick processes, tile controllers)
@@ -211,7 +212,12 @@ int tess__slots_create(tess_ctx *ctx);
 void tess__ctx_free(tess_ctx *ctx);
 
 /* ---- signals (signals.c) ---- */
-void tess__signals_install(void);
+/* Block SIGINT/SIGTERM in the calling thread before any thread starts (all
+ * inherit it); install the flag handler and start the waiter that takes
+ * them; release the block when the last context ends. */
+int tess__signals_block(void);
+void tess__signals_install(int rank, int nranks);
+void tess__signals_release(void);
 
 /* Fault injection (fault.c): parse TESS_FAULT at tess_init; tess__fault()
  * is true once, on the armed rank, at the named point, where the caller

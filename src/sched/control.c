@@ -213,6 +213,10 @@ static int wait_ready(tess_ctx *ctx)
     pthread_mutex_unlock(&ctx->ctl_mu);
     if (rc == TESS_ERR_MISUSE)
         tess__fail(ctx, rc, "ranks registered different kernels or tables before tess_main()");
+    if (rc == TESS_ERR_INTERRUPTED) { /* the control function, which reports it, never ran */
+        tess__fail(ctx, rc, "interrupted by a signal");
+        tess__warn(ctx, "interrupted by a signal before the run started");
+    }
     return rc;
 }
 
