@@ -32,6 +32,7 @@ int bench_matmul_main(int argc, char **argv);
 int bench_mapreduce_main(int argc, char **argv);
 int bench_scaling_main(int argc, char **argv);
 int bench_crawl_main(int argc, char **argv);
+int bench_latency_main(int argc, char **argv);
 int supervise_main(int argc, char **argv);
 int workqueue_main(int argc, char **argv);
 
@@ -62,6 +63,7 @@ static void usage(FILE *out)
             "  bench kmeans [OPTIONS]   k-means against a plain C loop (--help)\n"
             "  bench scaling [OPTIONS]  the tables apps on 1-4 processes, strong and weak\n"
             "  bench crawl [OPTIONS]    crawler throughput vs fetchers and processes\n"
+            "  bench latency [OPTIONS]  RTTs between MPI ranks, a profile for --jitter\n"
             "  serve-web [OPTIONS]      a synthetic web on 127.0.0.1 to crawl (--help)\n"
             "  supervise [--max-restarts K] -- COMMAND ARGS...\n"
             "                           run COMMAND; after a failure run it again\n"
@@ -123,7 +125,7 @@ static const command benches[] = {
     {"tile", bench_tile_main},         {"ckpt", bench_ckpt_main},
     {"matmul", bench_matmul_main},     {"mapreduce", bench_mapreduce_main},
     {"scaling", bench_scaling_main},   {"crawl", bench_crawl_main},
-    {"kmeans", bench_kmeans_main},
+    {"kmeans", bench_kmeans_main},     {"latency", bench_latency_main},
 };
 #endif
 

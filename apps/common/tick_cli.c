@@ -18,6 +18,7 @@ const char app_tick_cli_usage[] =
     "  --layers M           replica layers for repl/combined, K <= M+1 (default 0)\n"
     "  --workers W          tick processes (worker threads) per rank\n"
     "  --jitter SPEC        latency model: none | fixed:US | cloud | ec2-2011 | modern |\n"
+    "                       trace:FILE (measured: tessera bench latency --profile) |\n"
     "                       lognormal:median=US,sigma=S[,spike_p=P,spike_xm=US,\n"
     "                       spike_alpha=A,spike_cap=US][,bw=MBPS][,stall_rate=R,\n"
     "                       stall_mean=US]   (docs/latency.md; default none)\n"

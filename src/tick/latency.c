@@ -46,9 +46,9 @@ typedef struct preset {
 } preset;
 
 static const preset presets[] = {
-    {"cloud", {TESS__LATENCY_LOGNORMAL, 0, 250, 0.4, 0.02, 2000, 1.5, 100000, 100, 0, 0}},
-    {"ec2-2011", {TESS__LATENCY_LOGNORMAL, 0, 250, 0.4, 0.02, 2000, 1.5, 100000, 100, 0, 0}},
-    {"modern", {TESS__LATENCY_LOGNORMAL, 0, 100, 0.3, 0.005, 1000, 1.5, 100000, 1250, 0, 0}},
+    {"cloud", {TESS__LATENCY_LOGNORMAL, 0, 250, 0.4, 0.02, 2000, 1.5, 100000, 100, 0, 0, {0}}},
+    {"ec2-2011", {TESS__LATENCY_LOGNORMAL, 0, 250, 0.4, 0.02, 2000, 1.5, 100000, 100, 0, 0, {0}}},
+    {"modern", {TESS__LATENCY_LOGNORMAL, 0, 100, 0.3, 0.005, 1000, 1.5, 100000, 1250, 0, 0, {0}}},
 };
 
 /* ------------------------------------------------------------ parser pieces */
@@ -293,12 +293,35 @@ static int parse_fixed(span params, tess__latency_spec *s, tess_ctx *ctx)
     return parse_number(params, "fixed", "delay", 0, 0, MAX_US, &s->fixed_us, ctx);
 }
 
+/* quantiles:Q0,...,Q31: a measured profile written out. */
+static int parse_quantiles(span params, tess__latency_spec *s, tess_ctx *ctx)
+{
+    memset(s, 0, sizeof *s);
+    s->kind = TESS__LATENCY_QUANTILES;
+    const char *p = params.p, *end = params.p + params.n;
+    for (int i = 0; i < TESS__LATENCY_QUANTILES_N; i++) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        span value = {p, (size_t)((comma != NULL ? comma : end) - p)};
+        char what[32];
+        snprintf(what, sizeof what, "value %d", i + 1);
+        double floor_us = i > 0 ? s->quantile_us[i - 1] : 0;
+        int rc =
+            parse_number(value, "quantiles", what, floor_us, 0, MAX_US, &s->quantile_us[i], ctx);
+        if (rc != 0) return rc;
+        if ((comma == NULL) != (i == TESS__LATENCY_QUANTILES_N - 1))
+            return fail(ctx, "quantiles: expected %d non-decreasing delays in microseconds",
+                        TESS__LATENCY_QUANTILES_N);
+        p = comma != NULL ? comma + 1 : end;
+    }
+    return 0;
+}
+
 int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx)
 {
     char q[48];
     if (text == NULL || text[0] == '\0')
         return fail(ctx, "missing profile (expected none, fixed:US, "
-                         "lognormal:median=US,sigma=S,..., cloud, ec2-2011 or modern)");
+                         "lognormal:median=US,sigma=S,..., cloud, ec2-2011, modern or trace:FILE)");
     const char *colon = strchr(text, ':');
     span name = {text, colon != NULL ? (size_t)(colon - text) : strlen(text)};
     span params = {colon != NULL ? colon + 1 : text + name.n, 0};
@@ -315,6 +338,8 @@ int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx
         rc = parse_fixed(params, &s, ctx);
     } else if (span_is(name, "lognormal")) {
         rc = parse_lognormal(params, "lognormal", NULL, &s, ctx);
+    } else if (span_is(name, "quantiles")) {
+        rc = parse_quantiles(params, &s, ctx);
     } else {
         const preset *base = NULL;
         for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
@@ -322,7 +347,8 @@ int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx
         if (base == NULL)
             return fail(ctx,
                         "unknown profile '%s' (expected none, fixed:US, "
-                        "lognormal:median=US,sigma=S,..., cloud, ec2-2011 or modern)",
+                        "lognormal:median=US,sigma=S,..., cloud, ec2-2011, modern or "
+                        "trace:FILE)",
                         quoted(name, q, sizeof q));
         rc = parse_lognormal(params, base->name, base, &s, ctx);
     }
@@ -364,6 +390,14 @@ int tess__latency_format(const tess__latency_spec *s, char *buf, size_t len)
     case TESS__LATENCY_FIXED:
         format_number(s->fixed_us, number, sizeof number);
         snprintf(text, sizeof text, "fixed:%s", number);
+        break;
+    case TESS__LATENCY_QUANTILES:
+        snprintf(text, sizeof text, "quantiles");
+        for (int i = 0; i < TESS__LATENCY_QUANTILES_N; i++) {
+            size_t used = strlen(text);
+            format_number(s->quantile_us[i], number, sizeof number);
+            snprintf(text + used, sizeof text - used, "%c%s", i ? ',' : ':', number);
+        }
         break;
     default:
         snprintf(text, sizeof text, "lognormal:");
@@ -423,6 +457,8 @@ void tess__latency_sample_parts(const tess__latency_spec *s, uint64_t seed, int 
         if (s->spike_p > 0 && message_draw(seed, stream, seq, DRAW_SPIKE_COIN) < s->spike_p)
             parts.spike_us = capped_pareto(s, message_draw(seed, stream, seq, DRAW_SPIKE_SIZE));
         if (s->bw_mbps > 0) parts.size_us = (double)bytes / s->bw_mbps; /* 1 MB/s is 1 byte/µs */
+    } else if (s->kind == TESS__LATENCY_QUANTILES) { /* measured at its size: no size term */
+        parts.base_us = tess__latency_quantile_draw(s, message_draw(seed, stream, seq, 0));
     }
     *parts_out = parts;
 }

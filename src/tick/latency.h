@@ -21,10 +21,15 @@
 #include "core/internal.h"
 
 typedef enum tess__latency_kind {
-    TESS__LATENCY_NONE = 0,     /* zero delay, links still FIFO */
-    TESS__LATENCY_FIXED = 1,    /* the same delay for every message */
-    TESS__LATENCY_LOGNORMAL = 2 /* lognormal base, spikes, bandwidth, stalls */
+    TESS__LATENCY_NONE = 0,      /* zero delay, links still FIFO */
+    TESS__LATENCY_FIXED = 1,     /* the same delay for every message */
+    TESS__LATENCY_LOGNORMAL = 2, /* lognormal base, spikes, bandwidth, stalls */
+    TESS__LATENCY_QUANTILES = 3  /* a measured distribution (latency_trace.c) */
 } tess__latency_kind;
+
+/* A measured profile is kept as its quantiles at these fixed probabilities
+ * (tess__latency_quantile_p), denser in the tail where the spikes are. */
+#define TESS__LATENCY_QUANTILES_N 32
 
 /* Parsed parameters, in canonical form: a component that is switched off
  * has all its fields zero (spike_cap_us too), so two specs describe the same
@@ -41,21 +46,25 @@ typedef struct tess__latency_spec {
     double bw_mbps;          /* link bandwidth, 10^6 bytes/s; 0: no size term */
     double stall_rate_per_s; /* stalls begin at this rate per second of running; 0: none */
     double stall_mean_us;    /* mean stall duration */
+    double quantile_us[TESS__LATENCY_QUANTILES_N]; /* QUANTILES: non-decreasing */
 } tess__latency_spec;
 
 /* Room for any text tess__latency_format writes. */
-#define TESS__LATENCY_FORMAT_MAX 400
+#define TESS__LATENCY_FORMAT_MAX 800
 
 /* Parse a latency spec: none | fixed:US | lognormal:KEY=VALUE,... | cloud |
- * ec2-2011 | modern; a preset may be followed by ":KEY=VALUE,..." overriding
- * its parameters (e.g. "cloud:stall_rate=1,stall_mean=20000").  Returns 0 and
+ * ec2-2011 | modern | quantiles:Q0,...,Q31 (a measured profile written out,
+ * 32 non-decreasing delays at tess__latency_quantile_p); a preset may be
+ * followed by ":KEY=VALUE,..." overriding its parameters (e.g.
+ * "cloud:stall_rate=1,stall_mean=20000").  `trace:FILE` is not read here (no
+ * I/O): see tess__latency_resolve.  Returns 0 and
  * fills *out, or TESS_ERR_INVAL with ctx's last error naming the bad field
  * ("lognormal: sigma must be >= 0, got '-1'"; ctx may be NULL) and *out
  * untouched.  No allocation; any thread. */
 int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx);
 
-/* The canonical text of s: "none", "fixed:US" or the explicit lognormal form
- * (presets are spelled out), which parses back to an equal spec.  Returns 0,
+/* The canonical text of s: "none", "fixed:US", the explicit lognormal form
+ * (presets are spelled out) or "quantiles:...", which parses back to an equal spec.  Returns 0,
  * or TESS_ERR_INVAL if it does not fit in len bytes (buf then holds a
  * truncated, NUL-terminated prefix).  TESS__LATENCY_FORMAT_MAX always fits. */
 int tess__latency_format(const tess__latency_spec *s, char *buf, size_t len);
@@ -76,6 +85,24 @@ void tess__latency_sample_parts(const tess__latency_spec *s, uint64_t seed, int 
 /* base + spike + size of tess__latency_sample_parts. */
 double tess__latency_sample_delay(const tess__latency_spec *s, uint64_t seed, int src, int dst,
                                   uint64_t seq, size_t bytes);
+
+/* ---- measured profiles (latency_trace.c) ---- */
+
+extern const double tess__latency_quantile_p[TESS__LATENCY_QUANTILES_N];
+
+/* The spec a tick run's `jitter` option names: NULL means none; `trace:FILE`
+ * reads FILE, one one-way delay in microseconds per line ('#' starts a
+ * comment; what `tessera bench latency --profile` writes), into its
+ * quantiles; anything else is tess__latency_parse's.  Errors name the file
+ * and line ("trace: prof.txt:7: expected a delay in microseconds, got 'x'"). */
+int tess__latency_resolve(const char *text, tess__latency_spec *out, tess_ctx *ctx);
+
+/* The quantiles of n delays (sorted in place), n >= 1. */
+void tess__latency_quantiles_of(double *delays, size_t n, tess__latency_spec *out);
+
+/* The delay at probability u in [0, 1) of a QUANTILES spec: the inverse of
+ * the piecewise-linear CDF through its quantiles. */
+double tess__latency_quantile_draw(const tess__latency_spec *s, double u);
 
 typedef struct tess__latency tess__latency;
 

@@ -91,8 +91,7 @@ static int check_options(tess_ctx *ctx, const tess_tick_options *o, tess__latenc
     TESS_RETURN_IF(ctx, o->clock == TESS_TICK_CLOCK_VIRTUAL && ctx->nranks > 1, TESS_ERR_INVAL,
                    "clock: virtual runs in one process (use --workers, not %d MPI ranks)",
                    ctx->nranks);
-    if (tess__latency_parse(o->jitter ? o->jitter : "none", jitter_out, ctx) == TESS_OK)
-        return TESS_OK;
+    if (tess__latency_resolve(o->jitter, jitter_out, ctx) == TESS_OK) return TESS_OK;
     char why[400];
     snprintf(why, sizeof why, "%s", tess_last_error(ctx));
     return tess__fail(ctx, TESS_ERR_INVAL, "jitter: %s", why);

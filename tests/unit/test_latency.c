@@ -40,7 +40,8 @@ static int spec_equal(const tess__latency_spec *a, const tess__latency_spec *b)
            a->sigma == b->sigma && a->spike_p == b->spike_p && a->spike_xm_us == b->spike_xm_us &&
            a->spike_alpha == b->spike_alpha && a->spike_cap_us == b->spike_cap_us &&
            a->bw_mbps == b->bw_mbps && a->stall_rate_per_s == b->stall_rate_per_s &&
-           a->stall_mean_us == b->stall_mean_us;
+           a->stall_mean_us == b->stall_mean_us &&
+           memcmp(a->quantile_us, b->quantile_us, sizeof a->quantile_us) == 0;
 }
 
 static void assert_formats_as(const tess__latency_spec *s, const char *expected)
@@ -151,9 +152,9 @@ typedef struct bad_case {
 
 static const bad_case bad_cases[] = {
     {"", "missing profile (expected none, fixed:US, lognormal:median=US,sigma=S,..., cloud, "
-         "ec2-2011 or modern)"},
+         "ec2-2011, modern or trace:FILE)"},
     {"gcp", "unknown profile 'gcp' (expected none, fixed:US, lognormal:median=US,sigma=S,..., "
-            "cloud, ec2-2011 or modern)"},
+            "cloud, ec2-2011, modern or trace:FILE)"},
     {"Cloud", NULL},
     {"none:5", "none: takes no parameters, got '5'"},
     {"fixed", "fixed: missing delay (expected fixed:US)"},
@@ -641,6 +642,53 @@ static void test_simple_model_grid(void **state)
            grid_relative_throughput(&modern, 1, 7, 500, 0));
 }
 
+/* ------------------------------------------------ measured profiles */
+
+static void test_quantiles(void **state)
+{
+    (void)state;
+    double d[1000];
+    for (int i = 0; i < 1000; i++) d[i] = 1000 - i; /* 1..1000, unsorted */
+    tess__latency_spec s;
+    tess__latency_quantiles_of(d, 1000, &s);
+    assert_int_equal(s.kind, TESS__LATENCY_QUANTILES);
+    assert_true(s.quantile_us[0] == 1 && s.quantile_us[TESS__LATENCY_QUANTILES_N - 1] == 1000);
+    assert_true(s.quantile_us[10] == 500.5); /* p = 0.50 */
+    char buf[TESS__LATENCY_FORMAT_MAX];
+    assert_int_equal(tess__latency_format(&s, buf, sizeof buf), 0);
+    tess__latency_spec again = parse_ok(buf); /* the canonical text is the model */
+    assert_true(spec_equal(&s, &again));
+    /* the draw inverts the CDF: monotone, its median the data's */
+    double prev = 0, below = 0;
+    for (int i = 0; i < 100000; i++) {
+        double v = tess__latency_quantile_draw(&s, (i + 0.5) / 100000);
+        assert_true(v >= prev && v >= 1 && v <= 1000);
+        below += v < 500.5;
+        prev = v;
+    }
+    assert_true(below == 50000);
+    for (uint64_t seq = 0; seq < 1000; seq++) {
+        double v = tess__latency_sample_delay(&s, 7, 0, 1, seq, 16384);
+        assert_true(v >= 1 && v <= 1000); /* no size term: measured at its size */
+    }
+}
+
+static void test_quantiles_errors(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = tess__ctx_alloc(NULL);
+    tess__latency_spec s;
+    assert_int_equal(tess__latency_parse("quantiles:1,2", &s, ctx), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "expected 32 non-decreasing"));
+    char text[400] = "quantiles:5";
+    for (int i = 1; i < TESS__LATENCY_QUANTILES_N; i++) strcat(text, i == 3 ? ",4" : ",6");
+    assert_int_equal(tess__latency_parse(text, &s, ctx), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "value 4 must be >= 6"));
+    assert_int_equal(tess__latency_resolve("trace:", &s, ctx), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "missing file"));
+    tess__ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -659,6 +707,8 @@ int main(void)
         cmocka_unit_test(test_sender_model_matches),
         cmocka_unit_test(test_sources_in_parallel),
         cmocka_unit_test(test_simple_model_grid),
+        cmocka_unit_test(test_quantiles),
+        cmocka_unit_test(test_quantiles_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
