@@ -77,11 +77,10 @@ static int parse(int argc, char **argv, lat_opts *o)
         if (bench_is_option(a, "--bytes"))
             rc = parse_long(bench_option_value(argc, argv, &i), "--bytes", 1, 1L << 30, &o->bytes);
         else if (bench_is_option(a, "--rounds"))
-            rc = parse_long(bench_option_value(argc, argv, &i), "--rounds", 1, 10000000,
-                            &o->rounds);
+            rc =
+                parse_long(bench_option_value(argc, argv, &i), "--rounds", 1, 10000000, &o->rounds);
         else if (bench_is_option(a, "--warmup"))
-            rc = parse_long(bench_option_value(argc, argv, &i), "--warmup", 0, 1000000,
-                            &o->warmup);
+            rc = parse_long(bench_option_value(argc, argv, &i), "--warmup", 0, 1000000, &o->warmup);
         else if (bench_is_option(a, "--profile")) {
             o->profile = bench_option_value(argc, argv, &i);
             if (o->profile == NULL) rc = bad("--profile", "missing FILE");
@@ -121,8 +120,8 @@ static void print_summary(const lat_opts *o, int nranks, double *rtt, size_t n, 
     qsort(rtt, n, sizeof *rtt, cmp_double);
     double sum = 0;
     for (size_t i = 0; i < n; i++) sum += rtt[i];
-    printf("# %s: %ld-byte messages, %d ranks, %d pairs x %ld round trips (MPI ping-pong)\n",
-           NAME, o->bytes, nranks, nranks * (nranks - 1) / 2, o->rounds);
+    printf("# %s: %ld-byte messages, %d ranks, %d pairs x %ld round trips (MPI ping-pong)\n", NAME,
+           o->bytes, nranks, nranks * (nranks - 1) / 2, o->rounds);
     printf("rtt_us  min %.1f  p10 %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  "
            "mean %.1f\n",
            rtt[0], quantile(rtt, n, 0.10), quantile(rtt, n, 0.50), quantile(rtt, n, 0.90),
@@ -167,8 +166,7 @@ static void quiet_barrier(void)
     int done = 0;
     MPI_Ibarrier(MPI_COMM_WORLD, &req);
     struct timespec nap = {0, 100000};
-    for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done;
-         MPI_Test(&req, &done, MPI_STATUS_IGNORE))
+    for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&req, &done, MPI_STATUS_IGNORE))
         nanosleep(&nap, NULL);
 }
 
@@ -202,8 +200,7 @@ static void measure_all(const lat_opts *o, int me, int nranks, double *all, doub
         for (int b = a + 1; b < nranks; b++) {
             quiet_barrier();
             if (me == a || me == b) measure_pair(o, me, a, b, buf, rtt);
-            if (me == a && a != 0)
-                MPI_Send(rtt, (int)o->rounds, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+            if (me == a && a != 0) MPI_Send(rtt, (int)o->rounds, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
             if (me != 0) continue;
             double *dst = all + filled;
             if (a != 0)
@@ -224,8 +221,7 @@ static int run(const lat_opts *o)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (nranks < 2) {
-        fprintf(stderr, "tessera %s: needs 2 or more ranks: mpirun -np 2 tessera %s\n", NAME,
-                NAME);
+        fprintf(stderr, "tessera %s: needs 2 or more ranks: mpirun -np 2 tessera %s\n", NAME, NAME);
         MPI_Finalize();
         return 2;
     }

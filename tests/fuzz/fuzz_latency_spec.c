@@ -20,7 +20,8 @@ static int spec_equal(const tess__latency_spec *a, const tess__latency_spec *b)
            a->sigma == b->sigma && a->spike_p == b->spike_p && a->spike_xm_us == b->spike_xm_us &&
            a->spike_alpha == b->spike_alpha && a->spike_cap_us == b->spike_cap_us &&
            a->bw_mbps == b->bw_mbps && a->stall_rate_per_s == b->stall_rate_per_s &&
-           a->stall_mean_us == b->stall_mean_us;
+           a->stall_mean_us == b->stall_mean_us &&
+           memcmp(a->quantile_us, b->quantile_us, sizeof a->quantile_us) == 0;
 }
 
 static void check_round_trip(const tess__latency_spec *s)
