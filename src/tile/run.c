@@ -115,6 +115,11 @@ int tess_tile_options_check(tess_ctx *ctx, const tess_tile_job *job, const tess_
     tess__tile_area area;
     int rc = tess__tile_parse_processors(ctx, o->processors, specs, &n);
     if (rc == TESS_OK) rc = tess__tile_parse_policy(ctx, o->policy, job->ndims, &pol);
+    if (rc == TESS_OK && tess__tile_policy_fit(job, &pol))
+        tess__log(ctx,
+                  "policy '%s': tiles of tile job '%s' kept within its smallest and largest "
+                  "tile (%llu cells each)",
+                  o->policy, job->name, (unsigned long long)pol.cells);
     if (rc == TESS_OK) rc = tess__tile_job_area(ctx, job, &pol, &area);
     for (int i = 0; rc == TESS_OK && i < n; i++)
         TESS_RETURN_IF(ctx, job->kernel[specs[i].kind] == NULL, TESS_ERR_INVAL,
