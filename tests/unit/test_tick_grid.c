@@ -180,7 +180,20 @@ static void test_options(void **state)
     assert_int_equal(tess_tick_options_check(ctx, &o), 0);
     o.depth = 0;
     assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
+    o.depth = 4; /* repl does not use depth */
+    assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
+    assert_string_equal(tess_last_error(ctx),
+                        "depth: 4 is for alg sched or combined, not repl (leave it at 1)");
+    o.alg = TESS_TICK_COMBINED;
+    assert_int_equal(tess_tick_options_check(ctx, &o), 0);
+    o.alg = TESS_TICK_LOCAL;
     o.depth = 1;
+    assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "period: only alg repl or combined uses it"));
+    o.alg = TESS_TICK_AUTO;
+    assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "auto chooses depth, period and layers"));
+    o.alg = TESS_TICK_REPL;
     o.jitter = "lognormal:sigma=1";
     assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
     assert_string_equal(tess_last_error(ctx), "jitter: lognormal: median is required");
