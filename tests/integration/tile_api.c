@@ -12,10 +12,13 @@
  *                                  (overlap, gap, outside): the run must fail
  *   tile_api fail PROCS            a kernel that fails on one cell
  *   tile_api clbuild               an OpenCL kernel whose source does not build
+ *   tile_api clhelper PROCS        grid2d with an OpenCL kernel made with
+ *                                  tess_tile_opencl_run (5 lines of OpenCL C)
+ *   tile_api clparams              the helper with a params name it does not know
  *
  * Each output is checked against a direct computation; prints "ok".  Exit 0
  * on success, 1 on a wrong output, 3 when the run failed (the message on
- * stderr), 77 when OpenCL is not available (clbuild).
+ * stderr), 77 when OpenCL is not available (clbuild, clhelper, clparams).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -133,6 +136,37 @@ static int kernel_clbuild(const tess_tile_box *b, const void *in, void *out, voi
     cl_program p;
     return tess_tile_opencl_build(dev, "__kernel void k(__global float *x) { x[0] = y; }", NULL,
                                   &p);
+}
+
+/* ---- clhelper: grid2d's kernel in OpenCL C, through the helper ---- */
+static const tess_tile_opencl_kernel grid2d_cl = {
+    .source = "__kernel void g(__global const ulong *in, __global ulong *out, int n, long x0,\n"
+              "                long y0, long y1) {\n"
+              "  int i = get_global_id(0); if (i >= n) return;\n"
+              "  long x = x0 + i / (y1 - y0), y = y0 + i % (y1 - y0);\n"
+              "  ulong z = in[i]; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;\n"
+              "  out[i] = (z ^ (z >> 27)) ^ (ulong)(x * 31 + y);\n"
+              "}\n",
+    .name = "g",
+    .params = "in,out,cells,lo0,lo1,hi1",
+    .in_bytes = 8,
+    .out_bytes = 8};
+
+static int kernel2d_cl(const tess_tile_box *b, const void *in, void *out, void *dev, void *arg)
+{
+    return tess_tile_opencl_run(&grid2d_cl, b, in, out, dev, arg);
+}
+
+static const tess_tile_opencl_kernel bad_params = {
+    .source = "__kernel void g(__global ulong *out) { out[get_global_id(0)] = 0; }",
+    .name = "g",
+    .params = "out,width",
+    .out_bytes = 8};
+
+static int kernel_bad_params(const tess_tile_box *b, const void *in, void *out, void *dev,
+                             void *arg)
+{
+    return tess_tile_opencl_run(&bad_params, b, in, out, dev, arg);
 }
 #endif
 
@@ -289,11 +323,19 @@ int main(int argc, char **argv)
         setup_fail(&r);
         r.job.kernel[TESS_TILE_OPENCL] = kernel_clbuild;
         r.procs = "opencl";
+    } else if (strcmp(argv[1], "clhelper") == 0 && argc == 3) {
+        setup_grid2d(&r, ctx);
+        r.job.kernel[TESS_TILE_OPENCL] = kernel2d_cl;
+    } else if (strcmp(argv[1], "clparams") == 0) {
+        setup_grid2d(&r, ctx);
+        r.job.kernel[TESS_TILE_OPENCL] = kernel_bad_params;
+        r.procs = "opencl";
+        r.check = 0;
     }
 #endif
     else {
         tess_finalize(ctx);
-        return strcmp(argv[1], "clbuild") == 0 ? 77 : 2;
+        return strncmp(argv[1], "cl", 2) == 0 ? 77 : 2;
     }
     if (argc == 4) r.policy = argv[2], r.procs = argv[3];
     if (argc == 3 && strcmp(argv[1], "badslab") != 0) r.procs = argv[2];

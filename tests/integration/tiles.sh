@@ -230,6 +230,20 @@ elif [ $rc != 77 ]; then
     die "clbuild: exit $rc"
 fi
 
+step "the OpenCL kernel helper: grid2d's kernel in 5 lines of OpenCL C, alone and beside a CPU"
+if [ $SANITIZED = 0 ] && [ $rc != 77 ] && ! grep -q "no OpenCL platform" "$tmp/err"; then
+    "$API" clhelper opencl
+    "$API" clhelper cpu+opencl
+    set +e
+    "$API" clparams 2> "$tmp/err"
+    rc=$?
+    set -e
+    [ $rc = 3 ] && grep -q "opencl kernel 'g': params: unknown 'width'" "$tmp/err" ||
+        die "clparams: exit $rc, $(cat "$tmp/err")"
+else
+    echo "   skipped: no OpenCL here"
+fi
+
 # The fast tier's bound catches a controller that cannot take work back from
 # a processor that slowed (that gives 2-3x); tiles_long.sh holds it to the
 # issue's 1.3x over more rounds (timing on a shared machine is noisy).
