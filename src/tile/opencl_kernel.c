@@ -97,16 +97,15 @@ static int set_params(tess_tile_opencl *dev, const tess_tile_opencl_kernel *k, c
         const void *value = NULL;
         size_t size = 0;
         cl_long edge = 0;
-        TESS_RETURN_IF(dev->ctx,
-                       !param_value(p, len, box, bufs, &value, &size, &cells, &edge),
+        TESS_RETURN_IF(dev->ctx, !param_value(p, len, box, bufs, &value, &size, &cells, &edge),
                        TESS_ERR_INVAL,
                        "opencl kernel '%s': params: unknown '%.*s' (in, out, cells, loD, hiD for "
                        "D below %d)",
                        k->name, (int)len, p, box->ndims);
         cl_int err = clSetKernelArg(kernel, i++, size, value);
         TESS_RETURN_IF(dev->ctx, err != CL_SUCCESS, TESS_ERR_KERNEL,
-                       "opencl kernel '%s': parameter %u (%.*s) not set (OpenCL error %d)",
-                       k->name, i - 1, (int)len, p, (int)err);
+                       "opencl kernel '%s': parameter %u (%.*s) not set (OpenCL error %d)", k->name,
+                       i - 1, (int)len, p, (int)err);
         p += len;
     }
     *next = i;
@@ -129,9 +128,9 @@ static cl_int make_buffers(tess_tile_opencl *dev, const tess_tile_opencl_kernel 
     bufs[0] = in_len && in ? clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                             in_len, (void *)in, &err)
                            : NULL;
-    bufs[1] = err == CL_SUCCESS
-                  ? clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, out_len ? out_len : 1, NULL, &err)
-                  : NULL;
+    bufs[1] = err == CL_SUCCESS ? clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY,
+                                                 out_len ? out_len : 1, NULL, &err)
+                                : NULL;
     return err;
 }
 
@@ -150,8 +149,8 @@ static cl_int run_tile(tess_tile_opencl *dev, const tess_tile_opencl_kernel *k, 
     return err;
 }
 
-int tess_tile_opencl_run(const tess_tile_opencl_kernel *k, const tess_tile_box *box,
-                         const void *in, void *out, void *device, void *arg)
+int tess_tile_opencl_run(const tess_tile_opencl_kernel *k, const tess_tile_box *box, const void *in,
+                         void *out, void *device, void *arg)
 {
     tess_tile_opencl *dev = device;
     cl_kstate *s = NULL;
