@@ -56,6 +56,10 @@ typedef struct tess_grid_fns {
                      int64_t tick, double *out);
 } tess_grid_fns;
 
+/* The dense grid class.  With TESS_TICK_CHECK=1 in the environment, cells
+ * a version does not hold read as NaN, and a STEP that gives NaN ends the
+ * run naming the tick (an RD too small, or an RX or WX too large;
+ * docs/ticks.md). */
 TESS_API extern const tess_state_class tess_grid_class;
 
 /* Packed form of a version (tess_tick_result.final_state): records of
