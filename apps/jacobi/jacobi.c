@@ -3,9 +3,10 @@
  * (DESIGN §6).  R x C interior cells inside a fixed ring; boundary row 0 is
  * 1.0, every other cell starts at 0.0; each tick
  *     u'[i][j] = 0.25 * ((u[i-1][j] + u[i+1][j]) + (u[i][j-1] + u[i][j+1]))
- * evaluated in exactly that order.  The state is the dense grid class; PART
- * is a block layout; RD/RX grow a rectangle by one cell, WD/WX are the
- * identity (cells do not move).
+ * evaluated in exactly that order.  A stencil of radius 1 on the dense grid
+ * (tess_grid_stencil_app): PART is a block layout inside the ring, RD/RX
+ * grow and shrink a rectangle by one cell, WD/WX are the identity (cells do
+ * not move).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,10 +19,10 @@
 #define APP "jacobi"
 
 typedef struct jacobi {
-    long rows, cols; /* interior */
+    tess_grid_stencil grid; /* first: the stencil's functions get the app's user */
+    long rows, cols;        /* interior */
     const char *dump_path;
     app_tick_cli cli;
-    tess_grid_fns fns;
     tess_tick_app tick;
 } jacobi;
 
@@ -63,51 +64,16 @@ static void jacobi_step_row(void *user, const tess_grid_view *u, int64_t r, int6
     }
 }
 
-static int jacobi_part(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query *parts)
+static int jacobi_setup(tess_ctx *ctx, jacobi *j)
 {
-    (void)snapshot;
-    const jacobi *j = user;
-    return tess_grid_part_blocks(ctx, j->rows + 2, j->cols + 2, 1, n, parts);
-}
-
-static void grow1(void *user, const tess_query *q, tess_query *out)
-{
-    tess_grid_grow(&((const jacobi *)user)->fns, 1, q, out);
-}
-
-static void shrink1(void *user, const tess_query *q, tess_query *out)
-{
-    tess_grid_shrink(&((const jacobi *)user)->fns, 1, q, out);
-}
-
-static void same(void *user, const tess_query *q, tess_query *out)
-{
-    (void)user;
-    *out = *q;
-}
-
-static int disjoint(void *user, const tess_query *a, const tess_query *b)
-{
-    (void)user;
-    return tess_grid_disjoint(a, b);
-}
-
-static void jacobi_setup(jacobi *j)
-{
-    j->fns = (tess_grid_fns){
-        .rows = j->rows + 2, .cols = j->cols + 2, .init = jacobi_init, .step_row = jacobi_step_row};
-    j->tick = (tess_tick_app){.name = APP,
-                              .state = &tess_grid_class,
-                              .user = j,
-                              .class_fns = &j->fns,
-                              .part = jacobi_part,
-                              .rd = grow1,
-                              .wd = same,
-                              .rx = shrink1,
-                              .wx = same,
-                              .disjoint = disjoint,
-                              .part_ignores_state = 1};
-    j->tick.universe = tess_grid_query((tess_grid_rect){0, j->rows + 2, 0, j->cols + 2});
+    j->grid = (tess_grid_stencil){.fns = {.rows = j->rows + 2,
+                                          .cols = j->cols + 2,
+                                          .init = jacobi_init,
+                                          .step_row = jacobi_step_row},
+                                  .radius = 1,
+                                  .ring = 1};
+    j->tick = (tess_tick_app){.name = APP};
+    return tess_grid_stencil_app(ctx, &j->grid, &j->tick);
 }
 
 /* ---- options ---- */
@@ -170,11 +136,11 @@ static int64_t cells(void *arg)
 static int prepare(tess_ctx *ctx, void *arg)
 {
     jacobi *j = arg;
-    jacobi_setup(j);
     int n = tess_workers_total(ctx);
     tess_query *parts = malloc((size_t)n * sizeof *parts);
     if (parts == NULL) tess_set_error(ctx, TESS_ERR_NOMEM, "out of memory");
-    int rc = parts ? jacobi_part(ctx, j, NULL, n, parts) : -1;
+    int rc = jacobi_setup(ctx, j);
+    if (rc == 0) rc = parts ? j->tick.part(ctx, j, NULL, n, parts) : -1;
     free(parts);
     if (rc != 0 && tess_rank(ctx) == 0) app_error(APP, "%s", tess_last_error(ctx));
     return rc;

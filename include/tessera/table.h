@@ -140,7 +140,9 @@ TESS_API int tess_table_remove(tess_table *t, const void *key);
  * rank (also to a kernel the caller then runs on a third rank). */
 TESS_API int tess_table_flush(tess_table *t);
 
-/* Remove every key of every partition on every rank (control function, between barriers). */
+/* Remove every key of every partition on every rank (control function, between barriers:
+ * from a kernel, or after tess_run() before its tess_barrier(), it would race with the
+ * kernels' writes and returns TESS_ERR_MISUSE instead). */
 TESS_API int tess_table_clear(tess_table *t);
 
 /* Number of keys over all partitions (control function, between barriers). */

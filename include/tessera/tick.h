@@ -173,7 +173,9 @@ typedef struct tess_tick_options {
     tess_tick_alg alg;
     int64_t ticks;          /* number of ticks to run, >= 0 */
     int depth;              /* d, for sched/combined (>= 1); 1 default; auto chooses
-                               d, k and m itself and ignores these three */
+                               d, k and m itself.  An algorithm that does not use
+                               one of these three refuses it away from its default
+                               (TESS_ERR_INVAL naming it) */
     int period;             /* k, for repl/combined; 1 default */
     int layers;             /* m, for repl/combined; k <= m+1; 0 default */
     int64_t repart_every;   /* 0: never; else PART again every N ticks (N % k == 0) */

@@ -56,6 +56,10 @@ typedef struct tess_grid_fns {
                      int64_t tick, double *out);
 } tess_grid_fns;
 
+/* The dense grid class.  With TESS_TICK_CHECK=1 in the environment, cells
+ * a version does not hold read as NaN, and a STEP that gives NaN ends the
+ * run naming the tick (an RD too small, or an RX or WX too large;
+ * docs/ticks.md). */
 TESS_API extern const tess_state_class tess_grid_class;
 
 /* Packed form of a version (tess_tick_result.final_state): records of
@@ -82,6 +86,32 @@ TESS_API void tess_grid_shrink(const tess_grid_fns *g, int64_t radius, const tes
 TESS_API int tess_grid_disjoint(const tess_query *a, const tess_query *b);
 TESS_API int tess_grid_part_blocks(tess_ctx *ctx, int64_t rows, int64_t cols, int64_t ring, int n,
                                    tess_query *parts);
+
+/*
+ * Stencils without wrappers.  A STEP that reads, for cell (r, c), only cells
+ * within `radius` rows and columns of it (a 5-point or 9-point stencil:
+ * radius 1; a radius-r box: r) and whose cells never move has all of Table
+ * 1 given by its radius: RD grows a rectangle by it, RX shrinks one by it,
+ * WD and WX are the identity, DISJOINT compares rectangles and PART is
+ * tess_grid_part_blocks.  tess_grid_stencil_app fills those into *app with
+ * the grid class, class_fns and universe; the application gives only the
+ * name, NEW and STEP.
+ *
+ * The functions it installs find the stencil through app->user, so it sets
+ * app->user = s: an application that needs its own data in NEW and STEP
+ * makes the stencil the first member of its struct and casts user back
+ * (apps/jacobi/jacobi.c).  *s must outlive the app.  TESS_ERR_INVAL when
+ * radius < 1, ring < 0 or the grid or its callbacks are missing (ctx may be
+ * NULL: the code only).
+ */
+typedef struct tess_grid_stencil {
+    tess_grid_fns fns; /* the whole grid, NEW (init) and STEP (step_row) */
+    int64_t radius;    /* >= 1: the cells STEP reads around a cell, each way */
+    int64_t ring;      /* PART: a fixed ring of this many cells around the
+                          blocks' interior (tess_grid_part_blocks), >= 0 */
+} tess_grid_stencil;
+
+TESS_API int tess_grid_stencil_app(tess_ctx *ctx, tess_grid_stencil *s, tess_tick_app *app);
 
 #ifdef __cplusplus
 }

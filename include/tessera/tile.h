@@ -106,7 +106,8 @@ typedef struct tess_tile_options {
      * "cuda[:N]"; joined with '+'.  NULL: one CPU worker per core. */
     const char *processors;
     /* "apc" (NULL), "dd:SIZE", "static:SIZE", "ws:SIZE"; SIZE a cell count
-     * or a box AxB[xC[xD]]. */
+     * or a box AxB[xC[xD]], moved within the job's min_tile and max_tile
+     * when outside them (tess_config.verbose logs it). */
     const char *policy;
     double queue_ms;    /* T: most queued work per processor; 0: 100 */
     double boot_ms;     /* a bootstrap tile taking this long ends it; 0: 10 */

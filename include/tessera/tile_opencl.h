@@ -48,6 +48,48 @@ TESS_API int tess_tile_opencl_build(tess_tile_opencl *dev, const char *source, c
  */
 TESS_API cl_int tess_tile_opencl_enqueue_1d(tess_tile_opencl *dev, cl_kernel kernel, size_t n);
 
+/*
+ * A tile kernel in a few lines: what a kernel of the form "one work-item
+ * per cell, input cells in, output cells out" needs around its OpenCL C.
+ * tess_tile_opencl_run builds `source` once per device (through the program
+ * cache above) and keeps it in dev->user until the device closes, then for
+ * each tile copies `in` to the device, sets the kernel's parameters, runs
+ * one work-item per cell of the box (tess_tile_opencl_enqueue_1d: work-items
+ * at or past `cells` must return) and reads the output back into `out`.
+ *
+ * `params` names the kernel's leading parameters in order, comma-separated:
+ *   in      __global const T *: the tile's input  (in_bytes per cell)
+ *   out     __global T *:       the tile's output (out_bytes per cell)
+ *   cells   int:  the cells of the tile (the work-items that count)
+ *   loD,hiD long: the tile's box in dimension D (lo0, hi0, lo1, ... hi3)
+ * and `args` (optional) sets the ones after them, from index `next` on,
+ * with clSetKernelArg (returning CL_SUCCESS or an OpenCL error).
+ *
+ *   static const tess_tile_opencl_kernel square = {
+ *       .source = "__kernel void sq(__global const float *x, __global float *y, int n)"
+ *                 "{ int i = get_global_id(0); if (i < n) y[i] = x[i] * x[i]; }",
+ *       .name = "sq", .params = "in,out,cells", .in_bytes = 4, .out_bytes = 4};
+ *   static int square_cl(const tess_tile_box *b, const void *in, void *out, void *dev,
+ *                        void *arg)
+ *   { return tess_tile_opencl_run(&square, b, in, out, dev, arg); }
+ *
+ * It owns dev->user (and dev->release) for one kernel: a kernel that keeps
+ * state of its own there cannot use it.  TESS_OK, or TESS_ERR_KERNEL (the
+ * build log, an OpenCL error) / TESS_ERR_INVAL (a bad params name) with
+ * the message set on dev->ctx.  Called on the processor's thread.
+ */
+typedef struct tess_tile_opencl_kernel {
+    const char *source;         /* OpenCL C */
+    const char *options;        /* build options, or NULL */
+    const char *name;           /* the __kernel function */
+    const char *params;         /* its leading parameters (above) */
+    size_t in_bytes, out_bytes; /* per cell, the job's */
+    cl_int (*args)(cl_kernel kernel, cl_uint next, const tess_tile_box *box, void *arg);
+} tess_tile_opencl_kernel;
+
+TESS_API int tess_tile_opencl_run(const tess_tile_opencl_kernel *k, const tess_tile_box *box,
+                                  const void *in, void *out, void *device, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,6 +64,19 @@ int tess__check_control(tess_ctx *ctx, const char *what)
     return TESS_OK;
 }
 
+int tess__check_at_rest(tess_ctx *ctx, const char *what)
+{
+    if (!ctx->started) return TESS_OK;
+    TESS_RETURN_IF(ctx, tess__current_slot(ctx) != &ctx->slots[ctx->workers], TESS_ERR_MISUSE,
+                   "%s called from a kernel (only the control function, between barriers)", what);
+    pthread_mutex_lock(&ctx->ctl_mu);
+    int running = ctx->rank == 0 && ctx->run_seq != ctx->rest_seq;
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    TESS_RETURN_IF(ctx, running, TESS_ERR_MISUSE,
+                   "%s while kernels may run: call tess_barrier() after tess_run() first", what);
+    return TESS_OK;
+}
+
 tess_ctx *tess__ctx_alloc(const tess_config *cfg)
 {
     tess_ctx *ctx = calloc(1, sizeof *ctx);

@@ -125,6 +125,7 @@ struct tess_ctx {
     pthread_mutex_t ctl_mu;
     pthread_cond_t ctl_cv;
     uint64_t run_seq;       /* rank 0: runs launched; others: runs received */
+    uint64_t rest_seq;      /* rank 0: run_seq when the last barrier saw every task done */
     tess__rank_view *views; /* rank 0: per rank */
     int ckpt_active;        /* rank 0: checkpoint epochs in progress (no steals while > 0) */
     /* rank 0: while run_seq equals this, the write counters in the ranks'
@@ -201,6 +202,11 @@ tess__slot *tess__current_slot(tess_ctx *ctx);
  * outside the control function" or "WHAT called from a kernel" (the
  * functions only the control function may call). */
 int tess__check_control(tess_ctx *ctx, const char *what);
+/* TESS_OK where no kernel can be running: before tess_main, or in the
+ * control function with no run launched since the last barrier; else
+ * TESS_ERR_MISUSE naming `what` (a whole-table call that would race with
+ * the kernels' writes). */
+int tess__check_at_rest(tess_ctx *ctx, const char *what);
 void tess__set_current_slot(tess__slot *slot);
 
 /* ---- the context (context.c) ---- */

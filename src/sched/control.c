@@ -526,13 +526,31 @@ static int collect_kernel_errors(tess_ctx *ctx)
     return TESS_OK;
 }
 
+static uint64_t run_seq_now(tess_ctx *ctx)
+{
+    pthread_mutex_lock(&ctx->ctl_mu);
+    uint64_t seq = ctx->run_seq;
+    pthread_mutex_unlock(&ctx->ctl_mu);
+    return seq;
+}
+
+/* Every task of the runs up to `launched` is done (tess__check_at_rest). */
+static void note_at_rest(tess_ctx *ctx, uint64_t launched)
+{
+    pthread_mutex_lock(&ctx->ctl_mu);
+    ctx->rest_seq = launched;
+    pthread_mutex_unlock(&ctx->ctl_mu);
+}
+
 int tess_barrier(tess_ctx *ctx)
 {
     int rc = tess__check_control(ctx, "tess_barrier()");
     if (rc != TESS_OK) return rc;
     double start = tess_now();
     rc = tess__slot_flush_all(tess__current_slot(ctx));
+    uint64_t launched = run_seq_now(ctx);
     if (rc == TESS_OK) rc = wait_tasks_done(ctx);
+    if (rc == TESS_OK) note_at_rest(ctx, launched);
     if (rc == TESS_OK && ctx->nranks > 1) rc = wait_writes_applied(ctx);
     ctx->sched->wait_seconds += tess_now() - start;
     if (rc == TESS_ERR_INTERRUPTED) return tess__fail(ctx, rc, "interrupted by a signal");

@@ -170,7 +170,10 @@ static int clear_local(tess_table *t)
 
 int tess_table_clear(tess_table *t)
 {
-    int rc = tess__buffer_flush_table(t);
+    char what[160];
+    snprintf(what, sizeof what, "tess_table_clear(%s)", t->name);
+    int rc = tess__check_at_rest(t->ctx, what);
+    if (rc == TESS_OK) rc = tess__buffer_flush_table(t);
     if (rc == TESS_OK) rc = clear_local(t);
     for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
         if (r != t->ctx->rank) rc = tess__remote_clear(t, r);

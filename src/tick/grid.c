@@ -11,6 +11,7 @@
  * cells still to compute (or present, to pack), each handed over whole — to
  * the application's step_row() in one call.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,26 @@ typedef struct grid {
     int ncut_cap;
     int64_t *ivs; /* scratch: a copy of one row's intervals (fn may mark the row) */
     int nivs_cap;
+    int check; /* TESS_TICK_CHECK=1: cells a version does not hold are NaN (poison) */
 } grid;
+
+/* TESS_TICK_CHECK=1: every cell a version does not hold reads as NaN, and a
+ * STEP that gives NaN read one (tick.h's checking mode).  Without it those
+ * cells hold stale values and a STEP reading one — RD too small, RX or WX
+ * too large — gives a wrong state silently, and only under the algorithms
+ * that reach that cell unreceived. */
+static void poison(grid *g, int slot)
+{
+    if (!g->check) return;
+    for (int64_t i = 0; i < g->area; i++) g->val[slot][i] = NAN;
+}
+
+static int gave_nan(const double *out, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (isnan(out[i])) return 1;
+    return 0;
+}
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -82,6 +102,8 @@ static void *grid_create(const tess_tick_app *app, int nslots, const tess_query 
     g->nrows = g->hull.r1 - g->hull.r0;
     g->area = g->nrows * g->stride;
     g->nslots = nslots;
+    const char *check = getenv("TESS_TICK_CHECK");
+    g->check = check != NULL && strcmp(check, "1") == 0;
     g->val = calloc((size_t)nslots, sizeof *g->val);
     g->have = calloc((size_t)nslots, sizeof *g->have);
     if (g->val == NULL || g->have == NULL) goto fail;
@@ -89,6 +111,7 @@ static void *grid_create(const tess_tick_app *app, int nslots, const tess_query 
         g->val[s] = malloc((size_t)(g->area ? g->area : 1) * sizeof(double));
         g->have[s] = calloc((size_t)(g->nrows ? g->nrows : 1), sizeof **g->have);
         if (g->val[s] == NULL || g->have[s] == NULL) goto fail;
+        poison(g, s);
     }
     return g;
 fail:
@@ -100,6 +123,7 @@ static void grid_clear(void *st, int slot)
 {
     grid *g = st;
     for (int64_t r = 0; r < g->nrows; r++) g->have[slot][r].n = 0;
+    poison(g, slot);
 }
 
 /* The rectangle of r's pos queries within the hull. */
@@ -279,7 +303,9 @@ typedef struct step_arg {
 static int step_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
 {
     step_arg *a = arg;
-    g->fns->step_row(g->app->user, &a->prev, row, c0, c1, a->tick, cell(g, slot, row, c0));
+    double *out = cell(g, slot, row, c0);
+    g->fns->step_row(g->app->user, &a->prev, row, c0, c1, a->tick, out);
+    if (g->check && gave_nan(out, c1 - c0)) return TESS_ERR_MISUSE; /* process.c says why */
     return mark(g, slot, row, c0, c1);
 }
 

@@ -97,11 +97,37 @@ static int check_options(tess_ctx *ctx, const tess_tick_options *o, tess__latenc
     return tess__fail(ctx, TESS_ERR_INVAL, "jitter: %s", why);
 }
 
+/*
+ * Options the algorithm does not use, set away from their defaults: an
+ * error (docs/ticks.md), since a program that sets depth for `local`
+ * believes it runs something it does not.  Only the user's options are
+ * checked; auto's own runs set what it chose.
+ */
+static int check_unused(tess_ctx *ctx, const tess_tick_options *o)
+{
+    const char *alg = tess_tick_alg_name(o->alg);
+    int sched = o->alg == TESS_TICK_SCHED || o->alg == TESS_TICK_COMBINED;
+    int repl = o->alg == TESS_TICK_REPL || o->alg == TESS_TICK_COMBINED;
+    int set_d = o->depth != 1, set_k = o->period != 1, set_m = o->layers != 0;
+    const char *what = set_d ? "depth" : set_k ? "period" : "layers";
+    TESS_RETURN_IF(ctx, o->alg == TESS_TICK_AUTO && (set_d || set_k || set_m), TESS_ERR_INVAL,
+                   "%s: auto chooses depth, period and layers itself (leave them at their "
+                   "defaults)",
+                   what);
+    TESS_RETURN_IF(ctx, set_d && !sched, TESS_ERR_INVAL,
+                   "depth: %d is for alg sched or combined, not %s (leave it at 1)", o->depth, alg);
+    TESS_RETURN_IF(ctx, (set_k || set_m) && !repl, TESS_ERR_INVAL,
+                   "%s: only alg repl or combined uses it, not %s (leave period at 1, layers at 0)",
+                   set_k ? "period" : "layers", alg);
+    return TESS_OK;
+}
+
 int tess_tick_options_check(tess_ctx *ctx, const tess_tick_options *o)
 {
     tess__latency_spec jitter;
     if (o == NULL) return tess__fail(ctx, TESS_ERR_INVAL, "no tick options");
-    return check_options(ctx, o, &jitter);
+    int rc = check_options(ctx, o, &jitter);
+    return rc == TESS_OK ? check_unused(ctx, o) : rc;
 }
 
 /* The effective (d, k, m) of an algorithm: the options it does not use are

@@ -193,6 +193,18 @@ static const tess_query *target_of(const proc *p, int64_t v)
  * m=14.  A piece's CPU time is its wall time (being preempted within a few
  * microseconds is rare enough not to bias the share).
  */
+/* Only the checking mode's STEP fails with TESS_ERR_MISUSE (grid.c). */
+static int step_failed(proc *p, int code, int64_t tick)
+{
+    if (code != TESS_ERR_MISUSE) return code;
+    char what[200];
+    snprintf(what, sizeof what,
+             "TESS_TICK_CHECK: STEP at tick %lld read a tuple this process does not hold then "
+             "(RD too small, or RX or WX too large)",
+             (long long)tick);
+    return tess__tick_proc_fail(p, code, "tick %s: %s", what);
+}
+
 static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int nneg, int piece)
 {
     tess_region r = {.npos = npos, .nneg = nneg, .pos = pos, .neg = p->negs};
@@ -201,7 +213,7 @@ static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int 
     int64_t c = p->app->state->step(p->st, slot_of(p, v - 1), slot_of(p, v), &r, v - 1);
     if (clocked) p->step_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
     else if (p->a->step_cost_us <= 0) p->step_cpu_us += proc_now_us(p) - t;
-    if (c < 0) return (int)c;
+    if (c < 0) return step_failed(p, (int)c, v - 1);
     p->tuple_ticks += c;
     if (p->a->step_cost_us > 0 && c > 0)
         p->emu_owed_us +=

@@ -223,12 +223,10 @@ static int run_auto(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
 int tess_tick_run(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
                   tess_tick_result *res)
 {
-    if (o != NULL && o->alg == TESS_TICK_AUTO) {
-        memset(res, 0, sizeof *res);
-        int rc = tess_tick_options_check(ctx, o);
-        return rc != TESS_OK ? rc : run_auto(ctx, app, o, res);
-    }
-    return run_once(ctx, app, o, res);
+    memset(res, 0, sizeof *res);
+    int rc = tess_tick_options_check(ctx, o);
+    if (rc != TESS_OK) return rc;
+    return o->alg == TESS_TICK_AUTO ? run_auto(ctx, app, o, res) : run_once(ctx, app, o, res);
 }
 
 void tess_tick_result_free(tess_tick_result *res)

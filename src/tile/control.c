@@ -127,6 +127,7 @@ static int setup(ctl *c)
     tess__tile_link *l = &c->link;
     tess__tile_policy_spec spec;
     int rc = tess__tile_parse_policy(l->ctx, l->args.policy, l->job->ndims, &spec);
+    if (rc == TESS_OK) tess__tile_policy_fit(l->job, &spec);
     if (rc == TESS_OK) rc = tess__tile_job_area(l->ctx, l->job, &spec, &l->area);
     if (rc == TESS_OK) rc = tess__tile_store_init(&c->store, l, on_ready, c);
     if (rc == TESS_OK) rc = tess__tile_steal_init(&c->steal, l, &c->store, &c->policy);

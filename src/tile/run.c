@@ -40,10 +40,14 @@ static int check_job(tess_ctx *ctx, const tess_tile_job *job)
     int kernels = 0;
     for (int k = 0; k < TESS_TILE_KINDS; k++) kernels += job->kernel[k] != NULL;
     TESS_RETURN_IF(ctx, kernels == 0, TESS_ERR_INVAL, "tile job '%s' has no kernel", job->name);
-    TESS_RETURN_IF(ctx,
-                   job->in_bytes > 0 && job->read == NULL && job->input == NULL &&
-                       job->input_hi != job->input_lo,
-                   TESS_ERR_INVAL, "tile job '%s': input rows given without the input", job->name);
+    int no_input = job->in_bytes > 0 && job->read == NULL && job->input == NULL;
+    TESS_RETURN_IF(ctx, no_input && job->input_hi != job->input_lo, TESS_ERR_INVAL,
+                   "tile job '%s': input rows given without the input", job->name);
+    /* With more ranks this one may own no rows; the run checks them all. */
+    TESS_RETURN_IF(ctx, no_input && ctx->nranks == 1, TESS_ERR_INVAL,
+                   "tile job '%s': in_bytes is %zu but there is no input (input with "
+                   "input_lo/input_hi, or read)",
+                   job->name, job->in_bytes);
     TESS_RETURN_IF(ctx, job->output_rank < 0 || job->output_rank >= ctx->nranks, TESS_ERR_INVAL,
                    "tile job '%s': output rank %d is not one of the %d ranks", job->name,
                    job->output_rank, ctx->nranks);
@@ -115,6 +119,11 @@ int tess_tile_options_check(tess_ctx *ctx, const tess_tile_job *job, const tess_
     tess__tile_area area;
     int rc = tess__tile_parse_processors(ctx, o->processors, specs, &n);
     if (rc == TESS_OK) rc = tess__tile_parse_policy(ctx, o->policy, job->ndims, &pol);
+    if (rc == TESS_OK && tess__tile_policy_fit(job, &pol))
+        tess__log(ctx,
+                  "policy '%s': tiles of tile job '%s' kept within its smallest and largest "
+                  "tile (%llu cells each)",
+                  o->policy, job->name, (unsigned long long)pol.cells);
     if (rc == TESS_OK) rc = tess__tile_job_area(ctx, job, &pol, &area);
     for (int i = 0; rc == TESS_OK && i < n; i++)
         TESS_RETURN_IF(ctx, job->kernel[specs[i].kind] == NULL, TESS_ERR_INVAL,

@@ -164,6 +164,43 @@ int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tess__ti
                       "policy '%s': expected apc, dd:SIZE, static:SIZE or ws:SIZE", spec);
 }
 
+static int64_t clamp_extent(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* A cell count is rows of the job's widest columns: between its fewest and
+ * most rows of them. */
+static int fit_cells(const tess_tile_job *job, tess__tile_policy_spec *pol)
+{
+    uint64_t cross = 1;
+    for (int d = 1; d < job->ndims; d++)
+        cross *= (uint64_t)clamp_extent(job->max_tile[d], 1, job->extent[d]);
+    int64_t most_rows = clamp_extent(job->max_tile[0], job->min_tile[0], job->extent[0]);
+    uint64_t least = cross * (uint64_t)job->min_tile[0], most = cross * (uint64_t)most_rows;
+    uint64_t cells = pol->cells < least ? least : pol->cells > most ? most : pol->cells;
+    int moved = cells != pol->cells;
+    pol->cells = cells;
+    return moved;
+}
+
+/* The job's bounds are the kernel's contract (whole rows, a stencil's
+ * width): a fixed tile outside them is moved inside, not obeyed. */
+int tess__tile_policy_fit(const tess_tile_job *job, tess__tile_policy_spec *pol)
+{
+    if (pol->kind == TILE_APC) return 0;
+    if (pol->nbox == 0) return fit_cells(job, pol);
+    int moved = 0;
+    pol->cells = 1;
+    for (int d = 0; d < pol->nbox && d < job->ndims; d++) {
+        int64_t v = clamp_extent(pol->box[d], job->min_tile[d], job->max_tile[d]);
+        moved |= v != pol->box[d];
+        pol->box[d] = v;
+        pol->cells *= (uint64_t)v;
+    }
+    return moved;
+}
+
 int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_policy_spec *pol,
                         tess__tile_area *area)
 {
@@ -182,12 +219,9 @@ int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__til
                        job->name, d, (long long)job->min_tile[d], (long long)job->max_tile[d]);
         min[d] = job->min_tile[d];
         max[d] = job->max_tile[d];
-        if (pol->nbox > 0) { /* a fixed box: it is the tile, whatever the job's limits */
-            min[d] = d == 0 ? 1 : pol->box[d];
-            max[d] = pol->box[d];
-        } else if (pol->kind != TILE_APC) {
-            min[d] = 1; /* a fixed cell count: rows of the job's widest columns */
-        }
+        if (pol->nbox > 0 && d > 0) /* a fixed box sets the columns (its extents fitted) */
+            min[d] = max[d] = pol->box[d];
+        else if (pol->nbox > 0) max[d] = pol->box[d];
     }
     int rc = tess__tile_area_init(area, job->ndims, job->extent, min, max);
     TESS_RETURN_IF(ctx, rc != TESS_OK, TESS_ERR_INVAL, "tile job '%s': bad area", job->name);

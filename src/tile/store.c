@@ -101,6 +101,10 @@ static int check_slabs(const tess__tile_store *s)
                            l->job->name, q, r);
         rows += (uint64_t)(s->slab_hi[r] - s->slab_lo[r]);
     }
+    TESS_RETURN_IF(l->ctx, rows == 0, TESS_ERR_INVAL,
+                   "tile job '%s': in_bytes is %zu but no rank gave input (input with "
+                   "input_lo/input_hi, or read)",
+                   l->job->name, l->job->in_bytes);
     TESS_RETURN_IF(l->ctx, rows != (uint64_t)l->area.extent[0], TESS_ERR_INVAL,
                    "tile job '%s': the ranks own input for %llu of the %lld rows", l->job->name,
                    (unsigned long long)rows, (long long)l->area.extent[0]);

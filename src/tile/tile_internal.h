@@ -70,6 +70,10 @@ typedef struct tess__tile_policy_spec {
 int tess__tile_parse_processors(tess_ctx *ctx, const char *spec, tess__tile_proc_spec *out, int *n);
 int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims,
                             tess__tile_policy_spec *out);
+/* Move a fixed policy's tile size inside the job's smallest and largest
+ * tile (each extent of a box, or a cell count); 1 when it moved.  Call
+ * before tess__tile_job_area. */
+int tess__tile_policy_fit(const tess_tile_job *job, tess__tile_policy_spec *pol);
 /* Set up the area of a job under a policy (a box policy sets the column
  * extents).  TESS_ERR_INVAL with the error set. */
 int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_policy_spec *pol,

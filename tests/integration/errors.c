@@ -17,7 +17,7 @@
 
 typedef struct app {
     tess_table *dense, *hash8, *hash16;
-    tess_tile_job job;
+    tess_tile_job job, no_input;
     char tile_error[256];
     uint8_t out[1024];
 } app;
@@ -47,6 +47,33 @@ static int k_tile_inside(tess_task *task, const void *args, size_t len)
     int rc = tess_tile_run(ctx, &a->job, NULL, &st);
     snprintf(a->tile_error, sizeof a->tile_error, "%d %s", rc, tess_last_error(ctx));
     return TESS_OK;
+}
+
+/* in_bytes without input: one rank refuses the job as it registers it;
+ * more ranks (any may own no rows) refuse it as the run starts. */
+static void register_no_input(tess_ctx *ctx, app *a)
+{
+    a->no_input = a->job;
+    a->no_input.name = "no_input";
+    a->no_input.in_bytes = 4;
+    a->no_input.output = NULL;
+    int rc = tess_tile_register(ctx, &a->no_input);
+    if (tess_nranks(ctx) == 1)
+        check(says(ctx, rc, TESS_ERR_INVAL,
+                   "tile job 'no_input': in_bytes is 4 but there is no input (input with "
+                   "input_lo/input_hi, or read)"),
+              "in_bytes without input: refused by tess_tile_register, naming the fields");
+    else check(rc == TESS_OK, "in_bytes without input on one of several ranks: registered");
+}
+
+static void check_no_input_run(tess_ctx *ctx, app *a)
+{
+    if (tess_nranks(ctx) == 1) return;
+    tess_tile_stats st;
+    int rc = tess_tile_run(ctx, &a->no_input, NULL, &st);
+    check(rc != TESS_OK &&
+              strstr(tess_last_error(ctx), "in_bytes is 4 but no rank gave input") != NULL,
+          "in_bytes without input on any rank: the run says so, naming the fields");
 }
 
 static int control(tess_ctx *ctx, void *arg)
@@ -81,6 +108,7 @@ static int control(tess_ctx *ctx, void *arg)
               strstr(a->tile_error, "tess_run()") == NULL,
           "tess_tile_run from a kernel names tess_tile_run(), not tess_run()");
     if (!strstr(a->tile_error, "tess_tile_run()")) printf("     said: %s\n", a->tile_error);
+    check_no_input_run(ctx, a);
     return rc;
 }
 
@@ -115,6 +143,7 @@ static int setup(tess_ctx *ctx, void *arg)
     a->job.kernel[TESS_TILE_CPU] = zero;
     a->job.output = a->out;
     if (rc == TESS_OK) rc = tess_tile_register(ctx, &a->job);
+    if (rc == TESS_OK) register_no_input(ctx, a);
     return rc;
 }
 

@@ -3,6 +3,7 @@
 # table and key of a get that found nothing, tess_tile_run() rather than the
 # tess_run() behind it; and a failing tick or tiles run names a tick process
 # or the tiles run, never the face's internal kernel (tess.tick, tess.tile).
+# A tile job with in_bytes but no input is refused naming the fields.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 prog="$TESS_BUILD/tests/integration/errors"

@@ -160,6 +160,36 @@ static int k_late(tess_task *t, const void *args, size_t len)
     return 0;
 }
 
+/* Clearing a table while kernels write it would race: refused. */
+static int k_clear(tess_task *t, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    app *a = tess_task_app(t);
+    return tess_table_clear(a->sums) == TESS_ERR_MISUSE ? 0 : -1;
+}
+
+static int k_idle(tess_task *t, const void *args, size_t len)
+{
+    (void)t, (void)args, (void)len;
+    return 0;
+}
+
+/* The kernels of the first run set no error: the context's last error is
+ * the control function's own while they run. */
+static void check_clear_refused(tess_ctx *ctx, app *a)
+{
+    int rc = tess_run(ctx, "k_idle", INSTANCES, NULL, NULL, 0);
+    int early = tess_table_clear(a->sums);
+    check(rc == TESS_OK && early == TESS_ERR_MISUSE &&
+              strstr(tess_last_error(ctx), "while kernels may run") != NULL,
+          "clear between tess_run and tess_barrier is refused, naming the table");
+    check(tess_barrier(ctx) == TESS_OK, "(barrier)");
+    rc = tess_run(ctx, "k_clear", INSTANCES, NULL, NULL, 0);
+    check(rc == TESS_OK && tess_barrier(ctx) == TESS_OK,
+          "clear from a kernel is refused (TESS_ERR_MISUSE)");
+    check(tess_table_clear(a->sums) == TESS_OK, "clear after the barrier works");
+}
+
 static int64_t get_i64(tess_table *t, uint64_t key)
 {
     int64_t v = -1;
@@ -291,7 +321,7 @@ static int control(tess_ctx *ctx, void *arg)
     check_hash(a);
     check_large(a);
     check_flush(ctx, a);
-    tess_table_clear(a->sums);
+    check_clear_refused(ctx, a);
     check(tess_table_size(a->sums) == 0, "clear empties every partition on every rank");
     check_late_writes(ctx, a);
     tess_run(ctx, "k_fail", INSTANCES, NULL, NULL, 0);
@@ -331,6 +361,8 @@ static int create(tess_ctx *ctx, void *arg)
     if (rc == 0) rc = tess_register_kernel(ctx, "k_flushed", k_flushed);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_slow", k_slow);
     if (rc == 0) rc = tess_register_kernel(ctx, "k_late", k_late);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_clear", k_clear);
+    if (rc == 0) rc = tess_register_kernel(ctx, "k_idle", k_idle);
     return rc;
 }
 

@@ -4,16 +4,21 @@
  *
  *   tile_api grid2d POLICY PROCS   a 2-D area cut into columns, input from a
  *                                  reader callback, output into an array
+ *   tile_api rows POLICY PROCS     grid2d whose smallest tile is 3 whole rows
+ *                                  (the kernels check every tile's bounds)
  *   tile_api grid3d POLICY PROCS   a 3-D area, input slabs spread over the
  *                                  ranks, output through a write callback
  *   tile_api badslab HOW           grid3d with the last rank's slab wrong
  *                                  (overlap, gap, outside): the run must fail
  *   tile_api fail PROCS            a kernel that fails on one cell
  *   tile_api clbuild               an OpenCL kernel whose source does not build
+ *   tile_api clhelper PROCS        grid2d with an OpenCL kernel made with
+ *                                  tess_tile_opencl_run (5 lines of OpenCL C)
+ *   tile_api clparams              the helper with a params name it does not know
  *
  * Each output is checked against a direct computation; prints "ok".  Exit 0
  * on success, 1 on a wrong output, 3 when the run failed (the message on
- * stderr), 77 when OpenCL is not available (clbuild).
+ * stderr), 77 when OpenCL is not available (clbuild, clhelper, clparams).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +32,7 @@
 
 typedef struct job_arg {
     tess_ctx *ctx;
+    const tess_tile_job *job;
     int64_t ny, nz;   /* extents after the first */
     uint8_t *written; /* grid3d: cells the write callback saw (rank 0) */
     float *sink;
@@ -48,10 +54,27 @@ static int read2d(const tess_tile_box *b, void *buf, void *arg)
     return TESS_OK;
 }
 
+/* Is b within the job's smallest and largest tile?  A column at the
+ * area's edge may be narrower (the rest of the extent). */
+static int in_bounds(const tess_tile_job *j, const tess_tile_box *b)
+{
+    for (int d = 0; d < b->ndims; d++) {
+        int64_t w = b->hi[d] - b->lo[d];
+        if (w > j->max_tile[d] || (w < j->min_tile[d] && b->hi[d] != j->extent[d])) return 0;
+    }
+    return 1;
+}
+
 static int kernel2d(const tess_tile_box *b, const void *in, void *out, void *dev, void *arg)
 {
     (void)dev;
-    (void)arg;
+    job_arg *a = arg;
+    if (!in_bounds(a->job, b))
+        return tess_set_error(a->ctx, TESS_ERR_KERNEL,
+                              "tile [%lld, %lld) x [%lld, %lld) is "
+                              "outside the job's tile bounds",
+                              (long long)b->lo[0], (long long)b->hi[0], (long long)b->lo[1],
+                              (long long)b->hi[1]);
     const uint64_t *i = in;
     uint64_t *o = out;
     for (int64_t x = b->lo[0]; x < b->hi[0]; x++)
@@ -113,6 +136,37 @@ static int kernel_clbuild(const tess_tile_box *b, const void *in, void *out, voi
     cl_program p;
     return tess_tile_opencl_build(dev, "__kernel void k(__global float *x) { x[0] = y; }", NULL,
                                   &p);
+}
+
+/* ---- clhelper: grid2d's kernel in OpenCL C, through the helper ---- */
+static const tess_tile_opencl_kernel grid2d_cl = {
+    .source = "__kernel void g(__global const ulong *in, __global ulong *out, int n, long x0,\n"
+              "                long y0, long y1) {\n"
+              "  int i = get_global_id(0); if (i >= n) return;\n"
+              "  long x = x0 + i / (y1 - y0), y = y0 + i % (y1 - y0);\n"
+              "  ulong z = in[i]; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;\n"
+              "  out[i] = (z ^ (z >> 27)) ^ (ulong)(x * 31 + y);\n"
+              "}\n",
+    .name = "g",
+    .params = "in,out,cells,lo0,lo1,hi1",
+    .in_bytes = 8,
+    .out_bytes = 8};
+
+static int kernel2d_cl(const tess_tile_box *b, const void *in, void *out, void *dev, void *arg)
+{
+    return tess_tile_opencl_run(&grid2d_cl, b, in, out, dev, arg);
+}
+
+static const tess_tile_opencl_kernel bad_params = {
+    .source = "__kernel void g(__global ulong *out) { out[get_global_id(0)] = 0; }",
+    .name = "g",
+    .params = "out,width",
+    .out_bytes = 8};
+
+static int kernel_bad_params(const tess_tile_box *b, const void *in, void *out, void *dev,
+                             void *arg)
+{
+    return tess_tile_opencl_run(&bad_params, b, in, out, dev, arg);
 }
 #endif
 
@@ -185,8 +239,16 @@ static void setup_grid2d(run *r, tess_ctx *ctx)
     j->max_tile[0] = 40, j->max_tile[1] = 32;
     j->kernel[TESS_TILE_CPU] = kernel2d;
     r->arg.ny = 257;
+    r->arg.job = j;
     if (tess_rank(ctx) == 0) j->output = r->out2d = calloc(301 * 257, 8);
     r->check = 2;
+}
+
+static void setup_rows(run *r, tess_ctx *ctx)
+{
+    setup_grid2d(r, ctx);
+    r->job.min_tile[0] = 3, r->job.min_tile[1] = 257;
+    r->job.max_tile[1] = 257;
 }
 
 /* bad: NULL, or how the last rank's slab is wrong (overlap, gap, outside) */
@@ -240,8 +302,9 @@ static void setup_fail(run *r)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: tile_api grid2d|grid3d POLICY PROCS | badslab HOW | fail PROCS | "
-                        "clbuild\n");
+        fprintf(stderr,
+                "usage: tile_api grid2d|rows|grid3d POLICY PROCS | badslab HOW | fail PROCS | "
+                "clbuild\n");
         return 2;
     }
     tess_config cfg;
@@ -251,6 +314,7 @@ int main(int argc, char **argv)
     if (tess_init(&cfg, &ctx) != TESS_OK) return 3;
     run r = {.arg = {.ctx = ctx}};
     if (strcmp(argv[1], "grid2d") == 0 && argc == 4) setup_grid2d(&r, ctx);
+    else if (strcmp(argv[1], "rows") == 0 && argc == 4) setup_rows(&r, ctx);
     else if (strcmp(argv[1], "grid3d") == 0 && argc == 4) setup_grid3d(&r, ctx, NULL);
     else if (strcmp(argv[1], "badslab") == 0 && argc == 3) setup_grid3d(&r, ctx, argv[2]);
     else if (strcmp(argv[1], "fail") == 0 && argc == 3) setup_fail(&r);
@@ -259,11 +323,19 @@ int main(int argc, char **argv)
         setup_fail(&r);
         r.job.kernel[TESS_TILE_OPENCL] = kernel_clbuild;
         r.procs = "opencl";
+    } else if (strcmp(argv[1], "clhelper") == 0 && argc == 3) {
+        setup_grid2d(&r, ctx);
+        r.job.kernel[TESS_TILE_OPENCL] = kernel2d_cl;
+    } else if (strcmp(argv[1], "clparams") == 0) {
+        setup_grid2d(&r, ctx);
+        r.job.kernel[TESS_TILE_OPENCL] = kernel_bad_params;
+        r.procs = "opencl";
+        r.check = 0;
     }
 #endif
     else {
         tess_finalize(ctx);
-        return strcmp(argv[1], "clbuild") == 0 ? 77 : 2;
+        return strncmp(argv[1], "cl", 2) == 0 ? 77 : 2;
     }
     if (argc == 4) r.policy = argv[2], r.procs = argv[3];
     if (argc == 3 && strcmp(argv[1], "badslab") != 0) r.procs = argv[2];

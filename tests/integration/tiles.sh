@@ -169,6 +169,11 @@ fi
 step "the API: 2-D and 3-D areas, reader and writer callbacks, slabs over ranks"
 API="$TESS_BUILD/tests/integration/tile_api"
 for pol in apc dd:100 static:50 ws:3x4; do "$API" grid2d "$pol" cpu*2; done
+# fixed tiles below the job's smallest tile (3 whole rows) are made that large
+for pol in dd:1x1 static:1x1 ws:1 dd:1 ws:2x300; do "$API" rows "$pol" cpu*2; done
+TESS_VERBOSE=1 "$API" rows dd:1x1 cpu > /dev/null 2> "$tmp/err"
+grep -q "kept within its smallest and largest tile (771 cells" "$tmp/err" ||
+    die "rows dd:1x1: no log line saying the tile was fitted"
 for pol in apc dd:100 ws:7x8x5 static:7x2x5; do "$API" grid3d "$pol" cpu+cpu@0.5; done
 if [ "$MPI" = 1 ]; then
     mpi 3 "$API" grid3d apc cpu
@@ -223,6 +228,20 @@ if [ $rc = 3 ]; then
         grep -q "no OpenCL platform" "$tmp/err" || die "clbuild: $(cat "$tmp/err")"
 elif [ $rc != 77 ]; then
     die "clbuild: exit $rc"
+fi
+
+step "the OpenCL kernel helper: grid2d's kernel in 5 lines of OpenCL C, alone and beside a CPU"
+if [ $SANITIZED = 0 ] && [ $rc != 77 ] && ! grep -q "no OpenCL platform" "$tmp/err"; then
+    "$API" clhelper opencl
+    "$API" clhelper cpu+opencl
+    set +e
+    "$API" clparams 2> "$tmp/err"
+    rc=$?
+    set -e
+    [ $rc = 3 ] && grep -q "opencl kernel 'g': params: unknown 'width'" "$tmp/err" ||
+        die "clparams: exit $rc, $(cat "$tmp/err")"
+else
+    echo "   skipped: no OpenCL here"
 fi
 
 # The fast tier's bound catches a controller that cannot take work back from

@@ -97,6 +97,41 @@ static void test_grow_disjoint(void **state)
     assert_true(r.r0 >= 3 && r.r1 <= 9 && r.c0 >= 2 && r.c1 <= 9);
 }
 
+/* A radius-2 stencil: Table 1 from its radius alone, the same rectangles
+ * as the grid helpers give. */
+static void test_stencil_app(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx();
+    tess_grid_stencil st = {.fns = fns, .radius = 2, .ring = 1};
+    tess_tick_app a = {.name = "stencil"};
+    assert_int_equal(tess_grid_stencil_app(ctx, &st, &a), 0);
+    assert_ptr_equal(a.state, &tess_grid_class);
+    assert_ptr_equal(a.user, &st);
+    tess_query q = rect(3, 9, 2, 9), got, want;
+    a.rd(a.user, &q, &got);
+    tess_grid_grow(&fns, 2, &q, &want);
+    assert_memory_equal(&got, &want, sizeof got);
+    a.rx(a.user, &q, &got);
+    tess_grid_shrink(&fns, 2, &q, &want);
+    assert_memory_equal(&got, &want, sizeof got);
+    a.wd(a.user, &q, &got);
+    assert_memory_equal(&got, &q, sizeof got);
+    a.wx(a.user, &q, &got);
+    assert_memory_equal(&got, &q, sizeof got);
+    tess_query b = rect(9, 12, 0, 10), parts[4], blocks[4];
+    assert_true(a.disjoint(a.user, &q, &b));
+    assert_int_equal(a.part(ctx, a.user, NULL, 4, parts), 0);
+    assert_int_equal(tess_grid_part_blocks(ctx, ROWS, COLS, 1, 4, blocks), 0);
+    assert_memory_equal(parts, blocks, sizeof parts);
+    tess_grid_rect u = tess_grid_rect_of(&a.universe);
+    assert_true(u.r0 == 0 && u.r1 == ROWS && u.c0 == 0 && u.c1 == COLS);
+    st.radius = 0;
+    assert_int_equal(tess_grid_stencil_app(ctx, &st, &a), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "radius must be >= 1"));
+    tess_finalize(ctx);
+}
+
 static void test_regions_pack_merge(void **state)
 {
     (void)state;
@@ -180,7 +215,20 @@ static void test_options(void **state)
     assert_int_equal(tess_tick_options_check(ctx, &o), 0);
     o.depth = 0;
     assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
+    o.depth = 4; /* repl does not use depth */
+    assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
+    assert_string_equal(tess_last_error(ctx),
+                        "depth: 4 is for alg sched or combined, not repl (leave it at 1)");
+    o.alg = TESS_TICK_COMBINED;
+    assert_int_equal(tess_tick_options_check(ctx, &o), 0);
+    o.alg = TESS_TICK_LOCAL;
     o.depth = 1;
+    assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "period: only alg repl or combined uses it"));
+    o.alg = TESS_TICK_AUTO;
+    assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
+    assert_non_null(strstr(tess_last_error(ctx), "auto chooses depth, period and layers"));
+    o.alg = TESS_TICK_REPL;
     o.jitter = "lognormal:sigma=1";
     assert_int_equal(tess_tick_options_check(ctx, &o), TESS_ERR_INVAL);
     assert_string_equal(tess_last_error(ctx), "jitter: lognormal: median is required");
@@ -196,11 +244,9 @@ int main(void)
 {
     app.state = &tess_grid_class;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout),
-        cmocka_unit_test(test_grow_disjoint),
-        cmocka_unit_test(test_regions_pack_merge),
-        cmocka_unit_test(test_step_never_twice),
-        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_layout),           cmocka_unit_test(test_grow_disjoint),
+        cmocka_unit_test(test_stencil_app),      cmocka_unit_test(test_regions_pack_merge),
+        cmocka_unit_test(test_step_never_twice), cmocka_unit_test(test_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
