@@ -54,7 +54,10 @@ struct tess__tick_ckpt {
     int64_t restored_tick;
     uint64_t restored_epoch;
     double restore_seconds;
-    char skipped[512]; /* the first epoch passed over, for a refusal */
+    /* the epochs passed over, newest first: said once an older one loads,
+     * or the newest alone in the refusal when none does (one line) */
+    char skipped[4][512];
+    int nskipped;
 };
 
 static uint64_t job_fingerprint(const char *job)
@@ -109,7 +112,11 @@ static int first_missing_word(const char *a, const char *b, char *word, size_t w
 static void describe_mismatch(const char *theirs, const char *mine, char *why, size_t whylen)
 {
     char w[200], o[200];
-    if (first_missing_word(theirs, mine, w, sizeof w, o, sizeof o))
+    size_t a = strcspn(theirs, " "), b = strcspn(mine, " ");
+    if (a != b || strncmp(theirs, mine, a) != 0) /* the application's name comes first */
+        snprintf(why, whylen, "its checkpoints are of %.*s, this run is %.*s", (int)a, theirs,
+                 (int)b, mine);
+    else if (first_missing_word(theirs, mine, w, sizeof w, o, sizeof o))
         snprintf(why, whylen, "its checkpoints are of another job ('%s'; this run: %s)", w, o);
     else if (first_missing_word(mine, theirs, w, sizeof w, o, sizeof o))
         snprintf(why, whylen, "its checkpoints are of another job (%s; this run: '%s')", o, w);
@@ -177,9 +184,16 @@ static int accept_epoch(void *arg, const tess__ckpt_epoch *e, char *why, size_t 
 
 static void report_skipped(void *arg, const char *line)
 {
-    tess__tick_ckpt *c = ((void **)arg)[1];
-    if (c->skipped[0] == '\0') snprintf(c->skipped, sizeof c->skipped, "%s", line);
-    tess__warn(((void **)arg)[0], "checkpoint skipped: %s", line);
+    tess__tick_ckpt *c = arg;
+    if (c->nskipped < 4) snprintf(c->skipped[c->nskipped], sizeof c->skipped[0], "%s", line);
+    c->nskipped++;
+}
+
+static void warn_skipped(tess_ctx *ctx, const tess__tick_ckpt *c)
+{
+    for (int i = 0; i < c->nskipped && i < 4; i++)
+        tess__warn(ctx, "checkpoint skipped: %s", c->skipped[i]);
+    if (c->nskipped > 4) tess__warn(ctx, "checkpoint skipped: %d more epochs", c->nskipped - 4);
 }
 
 static int read_parts(tess__tick_ckpt *c, const tess__ckpt_epoch *e, char *err, size_t errlen)
@@ -206,16 +220,17 @@ static int restore_newest(tess_ctx *ctx, tess__tick_ckpt *c, const char *dir)
     char err[512] = "";
     tess__ckpt_epoch *e = NULL;
     double t0 = tess__tick_now_us();
-    void *report_arg[2] = {ctx, c};
-    int rc = tess__ckpt_open_latest(c->store, UINT64_MAX, report_skipped, report_arg,
-                                    accept_epoch, c, &e, err, sizeof err);
-    if (rc == TESS_ERR_NOTFOUND && c->skipped[0] == '\0') {
+    int rc = tess__ckpt_open_latest(c->store, UINT64_MAX, report_skipped, c, accept_epoch, c, &e,
+                                    err, sizeof err);
+    if (rc == TESS_ERR_NOTFOUND && c->nskipped == 0) {
         fprintf(stderr, "%s: no checkpoint in %s; starting afresh\n", c->app, dir);
         return TESS_OK;
     }
     if (rc == TESS_ERR_NOTFOUND) /* every epoch damaged or refused: never silently afresh */
-        return tess__fail(ctx, TESS_ERR_INVAL, "cannot restore from %s: %s", dir, c->skipped);
+        return tess__fail(ctx, TESS_ERR_INVAL, "cannot restore from %s: %s%s", dir, c->skipped[0],
+                          c->nskipped > 1 ? " (and every older epoch)" : "");
     if (rc != TESS_OK) return tess__fail(ctx, rc, "cannot restore from %s: %s", dir, err);
+    warn_skipped(ctx, c);
     char *job = epoch_job(e, &c->restored_tick, NULL);
     free(job);
     c->restored_epoch = tess__ckpt_epoch_number(e);
@@ -274,10 +289,7 @@ int tess__tick_ckpt_open(tess_ctx *ctx, const tess_tick_app *app, const tess_tic
     return TESS_OK;
 }
 
-int64_t tess__tick_ckpt_restored_tick(const tess__tick_ckpt *c)
-{
-    return c ? c->restored_tick : 0;
-}
+int64_t tess__tick_ckpt_restored_tick(const tess__tick_ckpt *c) { return c ? c->restored_tick : 0; }
 
 const tess_buf *tess__tick_ckpt_loaded(const tess__tick_ckpt *c, int *n_out)
 {
