@@ -4,9 +4,10 @@
 # a while after its first epoch committed, then run again with --restore;
 # its --dump must be bitwise the uninterrupted run's ($tmp/ref.bin).
 
-# tick_reference ARGS... — `tessera run ARGS --dump $tmp/ref.bin`.
+# tick_reference ARGS... — `tessera run ARGS --dump $tmp/ref.bin` (TICK_OUTOPT:
+# the output option instead of --dump, pagerank-tick's --output).
 tick_reference() {
-    "$TESSERA" run "$@" --dump "$tmp/ref.bin" 2> "$tmp/ref.err" ||
+    "$TESSERA" run "$@" "${TICK_OUTOPT:---dump}" "$tmp/ref.bin" 2> "$tmp/ref.err" ||
         die "reference run $*: $(head -c 600 "$tmp/ref.err")"
 }
 
@@ -36,7 +37,7 @@ tick_kill_restore() {
     local ck="$dir.ck"
     rm -rf "$dir" "$ck" && mkdir -p "$dir"
     launch "$mpi" "${args[@]}" --checkpoint-dir "$ck" --checkpoint-every "$every" \
-        --dump "$dir/killed.bin" > /dev/null 2> "$dir/killed.err" &
+        "${TICK_OUTOPT:---dump}" "$dir/killed.bin" > /dev/null 2> "$dir/killed.err" &
     local pid=$! victim ended=0
     wait_commit "$ck" "$pid" || ended=1
     sleep "$delay"
@@ -49,7 +50,7 @@ tick_kill_restore() {
     wait "$pid"
     [ "$ended" = 1 ] && [ -n "$(newest_epoch "$ck")" ] && echo "   (the run had ended before the kill)"
     launch "$mpi" "${more[@]}" --checkpoint-dir "$ck" --checkpoint-every "$every" \
-        --restore --dump "$dir/out.bin" > /dev/null 2> "$dir/err" ||
+        --restore "${TICK_OUTOPT:---dump}" "$dir/out.bin" > /dev/null 2> "$dir/err" ||
         die "restore $mpi ${more[*]}: $(head -c 800 "$dir/err")"
     cmp -s "$dir/out.bin" "$tmp/ref.bin" ||
         die "restore $mpi ${more[*]}: the dump differs from the uninterrupted run's"
