@@ -15,8 +15,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ckpt_lib.bash"
 . "$(dirname "$0")/tick_ckpt_lib.bash"
-trap 'kill_leftovers; rm -rf "$tmp"' EXIT
-SEED=${CKPT_KILL_SEED:-1}
+tick_ckpt_setup
 
 JACOBI=(jacobi --rows 200 --cols 200 --ticks 2000 --jitter cloud --quiet --workers 2 --alg combined
     --depth 2 --period 2 --layers 3)

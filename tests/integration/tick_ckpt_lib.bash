@@ -4,6 +4,13 @@
 # a while after its first epoch committed, then run again with --restore;
 # its --dump must be bitwise the uninterrupted run's ($tmp/ref.bin).
 
+# tick_ckpt_setup — end every process the test started on exit, and SEED
+# from CKPT_KILL_SEED (default 1).
+tick_ckpt_setup() {
+    trap 'kill_leftovers; rm -rf "$tmp"' EXIT
+    SEED=${CKPT_KILL_SEED:-1}
+}
+
 # tick_reference ARGS... — `tessera run ARGS --dump $tmp/ref.bin` (TICK_OUTOPT:
 # the output option instead of --dump, pagerank-tick's --output).
 tick_reference() {

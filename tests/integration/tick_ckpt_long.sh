@@ -12,8 +12,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ckpt_lib.bash"
 . "$(dirname "$0")/tick_ckpt_lib.bash"
-trap 'kill_leftovers; rm -rf "$tmp"' EXIT
-SEED=${CKPT_KILL_SEED:-1}
+tick_ckpt_setup
 
 ALGS=("--alg bsp" "--alg local" "--alg sched --depth 3" "--alg repl --period 3 --layers 4"
     "--alg combined --depth 2 --period 2 --layers 3" "--alg auto")
