@@ -17,17 +17,21 @@ set -uo pipefail
 . "$(dirname "$0")/tick_ckpt_lib.bash"
 tick_ckpt_setup
 
-JACOBI=(jacobi --rows 200 --cols 200 --ticks 2000 --jitter cloud --quiet --workers 2 --alg combined
+# Under ASan/TSan (SANITIZED=1) a third of the ticks and one kill moment:
+# the same code paths, at the sanitizers' pace.
+TICKS=2000 EVERY=100 MOMENTS=2
+[ "${SANITIZED:-0}" = 1 ] && TICKS=600 EVERY=50 MOMENTS=1
+JACOBI=(jacobi --rows 200 --cols 200 --ticks "$TICKS" --jitter cloud --quiet --workers 2 --alg combined
     --depth 2 --period 2 --layers 3)
 FISH=(fish --fish 600 --informed 0.1 --ticks 60 --alg sched --depth 2 --quiet)
 
-step "jacobi: the uninterrupted run; killed at 2 moments after a checkpoint, then --restore"
+step "jacobi: the uninterrupted run; killed at $MOMENTS moment(s) after a checkpoint, then --restore"
 tick_reference "${JACOBI[@]}"
-tick_kill_moments "$([ "${SANITIZED:-0}" = 1 ] && echo 1 || echo 2)" "$SEED" 100 "" "${JACOBI[@]}"
+tick_kill_moments "$MOMENTS" "$SEED" "$EVERY" "" "${JACOBI[@]}"
 
 step "jacobi: restored onto 3 workers and --alg sched, and under tessera supervise"
-tick_kill_restore "$tmp/j_w3" 100 "" 0.1 "${JACOBI[@]}" -- "${JACOBI[@]:0:10}" --workers 3 --alg sched
-tick_supervised "$tmp/j_sup" 100 0.1 "${JACOBI[@]}"
+tick_kill_restore "$tmp/j_w3" "$EVERY" "" 0.1 "${JACOBI[@]}" -- "${JACOBI[@]:0:10}" --workers 3 --alg sched
+tick_supervised "$tmp/j_sup" "$EVERY" 0.1 "${JACOBI[@]}"
 
 if [ "$MPI" = 1 ]; then
     step "fish: mpirun -np 2, a rank killed after a checkpoint, then --restore"
