@@ -1,8 +1,9 @@
 /*
  * tick_cli.h — the command-line options every tick-face application shares
  * (--alg, --depth, --period, --layers, --ticks, --workers, --jitter, --seed,
- * --step-cost, --repart-every, --progress-every, --quiet, --metrics) and the
- * tick metrics JSON of DESIGN §6.
+ * --step-cost, --repart-every, --progress-every, --quiet, --metrics, and the
+ * checkpoint options of ckpt_cli.h, N counting ticks) and the tick metrics
+ * JSON of DESIGN §6.
  */
 #ifndef TESS_APPS_TICK_CLI_H
 #define TESS_APPS_TICK_CLI_H

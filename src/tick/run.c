@@ -151,6 +151,7 @@ static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
     res->per_process = calloc((size_t)res->processes, sizeof *res->per_process);
     if (res->per_process == NULL || (a.virtual_clock && ctx->tick->vclock == NULL)) {
         release_run(ctx);
+        tess_tick_result_free(res);
         return tess__fail(ctx, TESS_ERR_NOMEM, "out of memory");
     }
     ctx->tick->result = res;
