@@ -78,32 +78,40 @@ static char *job_string(const tess_tick_app *app, const tess_tick_options *o)
 
 /* ---- naming a mismatch ---- */
 
-/* The first word of `a` that `b` lacks, with b's word of the same key
+/* Words are separated by single spaces: the next word after w (or the end). */
+static const char *next_word(const char *w, size_t n) { return w + n + (w[n] == ' '); }
+
+/* 1 if the n bytes at w are a whole word of list. */
+static int has_word(const char *list, const char *w, size_t n)
+{
+    for (const char *v = list; *v; v = next_word(v, strcspn(v, " ")))
+        if (strcspn(v, " ") == n && strncmp(v, w, n) == 0) return 1;
+    return 0;
+}
+
+/* list's word with the key of `word` ("rows" of "rows=64"), or "no KEY". */
+static void word_of_key(const char *list, const char *word, char *out, size_t olen)
+{
+    size_t key = strcspn(word, "=");
+    snprintf(out, olen, "no %.*s", (int)key, word);
+    for (const char *v = list; *v; v = next_word(v, strcspn(v, " "))) {
+        size_t m = strcspn(v, " ");
+        if (strncmp(v, word, key) == 0 && (v[key] == '=' || (key == m && word[key] != '=')))
+            snprintf(out, olen, "%.*s", (int)m, v);
+    }
+}
+
+/* The first word of `a` that `b` lacks, and b's word of the same key
  * ("rows=64" against "rows=32"); 0 when every word is in b. */
 static int first_missing_word(const char *a, const char *b, char *word, size_t wlen, char *other,
                               size_t olen)
 {
-    for (const char *w = a; *w;) {
+    for (const char *w = a; *w; w = next_word(w, strcspn(w, " "))) {
         size_t n = strcspn(w, " ");
-        int found = 0;
-        for (const char *v = b; *v && !found;) {
-            size_t m = strcspn(v, " ");
-            found = m == n && strncmp(v, w, n) == 0;
-            v += m + (v[m] == ' ');
-        }
-        if (!found) {
-            snprintf(word, wlen, "%.*s", (int)n, w);
-            size_t key = strcspn(word, "=");
-            snprintf(other, olen, "no %.*s", (int)key, word);
-            for (const char *v = b; *v;) {
-                size_t m = strcspn(v, " ");
-                if (strncmp(v, word, key) == 0 && (v[key] == '=' || (key == m && v[m] != '=')))
-                    snprintf(other, olen, "%.*s", (int)m, v);
-                v += m + (v[m] == ' ');
-            }
-            return 1;
-        }
-        w += n + (w[n] == ' ');
+        if (has_word(b, w, n)) continue;
+        snprintf(word, wlen, "%.*s", (int)n, w);
+        word_of_key(b, word, other, olen);
+        return 1;
     }
     return 0;
 }
@@ -119,7 +127,8 @@ static void describe_mismatch(const char *theirs, const char *mine, char *why, s
     else if (first_missing_word(theirs, mine, w, sizeof w, o, sizeof o))
         snprintf(why, whylen, "its checkpoints are of another job ('%s'; this run: %s)", w, o);
     else if (first_missing_word(mine, theirs, w, sizeof w, o, sizeof o))
-        snprintf(why, whylen, "its checkpoints are of another job (%s; this run: '%s')", o, w);
+        snprintf(why, whylen, "its checkpoints are of another job ('%s'; this run: %s)",
+                 strncmp(o, "no ", 3) == 0 ? "(none)" : o, w);
     else snprintf(why, whylen, "its checkpoints are of another job");
 }
 
