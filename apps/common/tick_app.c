@@ -66,6 +66,7 @@ static int control(tess_ctx *ctx, void *arg)
         app_error(s->name, "%s", tess_last_error(ctx));
         return rc;
     }
+    app_tick_restored_line(s->name, s->cli, &res);
     rc = s->write_output(s->app, &res, s->output_path ? r->output.fp : NULL);
     if (rc == 0 && s->cli->metrics_path) rc = write_metrics(r, ctx, &res);
     if (rc == 0) app_tick_summary(s->name, s->cli, &res, s->tuples(s->app));

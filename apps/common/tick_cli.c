@@ -2,6 +2,7 @@
  * tick_cli.c — options and metrics shared by the tick-face applications.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,11 +106,35 @@ static int tick_options(app_tick_cli *c, app_opt *out)
 int app_tick_cli_parse(const char *app, app_tick_cli *c, const char *usage, const app_opt *own,
                        int n, int argc, char **argv)
 {
-    app_opt shared[SEEN_COUNT];
-    static char text[8192];
+    app_opt shared[SEEN_COUNT + APP_CKPT_CLI_OPTIONS];
+    static char text[10000];
     app_tick_cli_init(c);
-    snprintf(text, sizeof text, "%s%s", usage, app_tick_cli_usage);
-    return app_parse_options_with(app, text, argc, argv, own, n, shared, tick_options(c, shared));
+    snprintf(text, sizeof text, "%s%scheckpoint options (docs/checkpoints.md, \"Ticks\"):\n%s",
+             usage, app_tick_cli_usage, app_ckpt_cli_usage);
+    int m = tick_options(c, shared);
+    m += app_ckpt_cli_options(&c->ckpt, shared + m);
+    return app_parse_options_with(app, text, argc, argv, own, n, shared, m);
+}
+
+void app_tick_cli_set_job(app_tick_cli *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->job, sizeof c->job, fmt, ap);
+    va_end(ap);
+    c->opt.checkpoint_job = c->job;
+}
+
+/* The checkpoint options into the run's: the same parser and checks as the
+ * tables face's (ckpt_cli.c); the interval counts ticks. */
+static int take_checkpoint_options(const char *app, app_tick_cli *c)
+{
+    if (app_ckpt_cli_check(app, &c->ckpt) != 0) return -1;
+    c->opt.checkpoint_dir = c->ckpt.dir;
+    c->opt.checkpoint_every = c->ckpt.every;
+    c->opt.restore = c->ckpt.restore;
+    c->opt.checkpoint_overwrite = c->ckpt.overwrite;
+    return 0;
 }
 
 int app_tick_cli_check(const char *app, app_tick_cli *c)
@@ -131,7 +156,7 @@ int app_tick_cli_check(const char *app, app_tick_cli *c)
         return -1;
     }
     if (c->quiet) c->opt.progress_every = 0;
-    return 0;
+    return take_checkpoint_options(app, c);
 }
 
 /* The flag of each tess_tick_options field the library names in its errors. */
@@ -144,6 +169,8 @@ static const char *const field_flags[][2] = {{"alg", "alg"},
                                              {"repart_every", "repart-every"},
                                              {"step_cost_us", "step-cost"},
                                              {"clock", "clock"},
+                                             {"checkpoint_dir", "checkpoint-dir"},
+                                             {"checkpoint_every", "checkpoint-every"},
                                              {"jitter", "jitter"}};
 
 /* "FIELD: REASON" from the library becomes "option --FLAG: REASON". */
@@ -234,12 +261,27 @@ void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_
     app_metrics_int(m, "messages", (int64_t)t->messages);
     app_metrics_int(m, "bytes", (int64_t)t->bytes);
     app_metrics_int(m, "tuple_ticks", t->tuple_ticks);
+    if (c->opt.checkpoint_dir) {
+        app_metrics_int(m, "checkpoint_every", c->opt.checkpoint_every);
+        app_metrics_int(m, "checkpoints", res->checkpoints);
+        app_metrics_int(m, "restored_epoch", (int64_t)res->restored_epoch);
+        app_metrics_int(m, "restored_tick", res->restored_tick);
+        app_metrics_num(m, "restore_seconds", res->restore_seconds);
+    }
     app_metrics **per = calloc((size_t)res->processes + 1, sizeof *per);
     for (int i = 0; per != NULL && i < res->processes; i++)
         per[i] = figures_object(&res->per_process[i], c->opt.ticks);
     if (per == NULL) app_metrics_objects(m, "per_worker", NULL, -1); /* flags the OOM */
     else app_metrics_objects(m, "per_worker", per, res->processes);
     free(per);
+}
+
+void app_tick_restored_line(const char *app, const app_tick_cli *c, const tess_tick_result *res)
+{
+    if (res->restored_tick <= 0) return;
+    fprintf(stderr, "%s: restored checkpoint epoch %llu (tick %lld of %lld) from %s in %.3f s\n",
+            app, (unsigned long long)res->restored_epoch, (long long)res->restored_tick,
+            (long long)c->opt.ticks, c->opt.checkpoint_dir, res->restore_seconds);
 }
 
 void app_tick_summary(const char *app, const app_tick_cli *c, const tess_tick_result *res,

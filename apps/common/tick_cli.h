@@ -1,12 +1,14 @@
 /*
  * tick_cli.h — the command-line options every tick-face application shares
  * (--alg, --depth, --period, --layers, --ticks, --workers, --jitter, --seed,
- * --step-cost, --repart-every, --progress-every, --quiet, --metrics) and the
- * tick metrics JSON of DESIGN §6.
+ * --step-cost, --repart-every, --progress-every, --quiet, --metrics, and the
+ * checkpoint options of ckpt_cli.h, N counting ticks) and the tick metrics
+ * JSON of DESIGN §6.
  */
 #ifndef TESS_APPS_TICK_CLI_H
 #define TESS_APPS_TICK_CLI_H
 
+#include "ckpt_cli.h"
 #include "common.h"
 #include "tessera/tick.h"
 
@@ -15,7 +17,9 @@ typedef struct app_tick_cli {
     long workers;             /* 0: runtime default */
     const char *metrics_path; /* NULL: none */
     int quiet;
-    int seen[16]; /* repeated-option detection */
+    int seen[16];      /* repeated-option detection */
+    app_ckpt_cli ckpt; /* --checkpoint-dir, --checkpoint-every (ticks), --restore */
+    char job[256];     /* what a checkpoint belongs to (app_tick_cli_set_job) */
 } app_tick_cli;
 
 /* Defaults (ticks = 0 means "required": app_tick_cli_check reports it). */
@@ -36,6 +40,11 @@ int app_tick_cli_check(const char *app, app_tick_cli *c);
  * 0 or -1 on every rank alike. */
 int app_tick_cli_validate(const char *app, const app_tick_cli *c, tess_ctx *ctx);
 
+/* The options that change the application's result ("rows=64 cols=64"),
+ * printf-style: a checkpoint of other options is refused on --restore. */
+void app_tick_cli_set_job(app_tick_cli *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Usage text of the shared options, for an app's --help. */
 extern const char app_tick_cli_usage[];
 
@@ -49,6 +58,11 @@ void app_tick_cli_config(const app_tick_cli *c, tess_config *cfg);
  * (cells, fish, vertices) for tuple_ticks_per_second. */
 void app_tick_metrics(app_metrics *m, tess_ctx *ctx, const char *app, const app_tick_cli *c,
                       const tess_tick_result *res, double wall_seconds, int64_t tuples);
+
+/* With --restore, one line on stderr saying which checkpoint the run resumed
+ * from and how long reading and loading it took ("APP: restored checkpoint
+ * epoch E (tick T of N) from DIR in S s"). */
+void app_tick_restored_line(const char *app, const app_tick_cli *c, const tess_tick_result *res);
 
 /* One summary line on stderr unless quiet ("... ticks/s, emulated" when so). */
 void app_tick_summary(const char *app, const app_tick_cli *c, const tess_tick_result *res,

@@ -86,7 +86,14 @@ static int parse(int argc, char **argv, fish_app *f)
     };
     int rc = app_tick_cli_parse(APP, &f->cli, usage, opts, (int)(sizeof opts / sizeof *opts), argc,
                                 argv);
-    return rc != 0 ? rc : check_options(f, seen);
+    if (rc != 0) return rc;
+    /* the model's inputs, to the last bit: a checkpoint of others is refused */
+    app_tick_cli_set_job(&f->cli,
+                         "fish=%ld informed=%.17g alpha=%.17g rho=%.17g speed=%.17g theta=%.17g "
+                         "sigma=%.17g omega=%.17g dt=%.17g",
+                         f->count, f->informed, p->alpha, p->rho, p->speed, p->theta, p->sigma,
+                         p->omega, p->dt);
+    return check_options(f, seen);
 }
 
 /* ---------------------------------------------------------------- the application */

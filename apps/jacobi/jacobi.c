@@ -93,6 +93,7 @@ static int parse(int argc, char **argv, jacobi *j)
         app_error(APP, "option --%s: required", seen[0] ? "cols" : "rows");
         return -1;
     }
+    app_tick_cli_set_job(&j->cli, "rows=%ld cols=%ld", j->rows, j->cols);
     return app_tick_cli_check(APP, &j->cli);
 }
 

@@ -217,6 +217,19 @@ static int write_ranks(void *arg, const tess_tick_result *res, FILE *fp)
     return rc;
 }
 
+/* What a checkpoint belongs to: the graph itself (its ids and edges, not
+ * its file name) and the damping factor. */
+static void set_job(prt_app *a)
+{
+    const tg_graph *g = &a->g;
+    uint64_t h = app_hash_bytes(0, g->ids, g->nv * sizeof *g->ids);
+    h = app_hash_bytes(h, g->src, g->ne * sizeof *g->src);
+    h = app_hash_bytes(h, g->dst, g->ne * sizeof *g->dst);
+    app_tick_cli_set_job(&a->cli, "vertices=%llu edges=%llu graph=%016llx damping=%.17g",
+                         (unsigned long long)g->nv, (unsigned long long)g->ne,
+                         (unsigned long long)h, a->damping);
+}
+
 /* Every rank loads, partitions and labels the graph identically. */
 static int prepare(tess_ctx *ctx, void *arg)
 {
@@ -225,6 +238,7 @@ static int prepare(tess_ctx *ctx, void *arg)
     int rc = prepare_graph(a, tess_workers_total(ctx), err, sizeof err);
     if (rc != 0 && tess_rank(ctx) == 0) app_error(APP, "%s", err);
     if (rc == 0) setup_tick(a);
+    if (rc == 0) set_job(a);
     return rc;
 }
 

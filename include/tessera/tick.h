@@ -118,6 +118,14 @@ typedef struct tess_state_class {
     /* For PART: a view of the whole state of `slot` (class-defined: see the
      * class's header), valid until the slot changes. */
     const void *(*snapshot)(void *st, int slot);
+    /* Checkpoints (docs/checkpoints.md, "Ticks"); both optional, NULL: pack
+     * and merge.  save: append the tuples of slot in r to out in a form that
+     * does not depend on the partition (each tuple with its global identity:
+     * cell, particle or vertex id), so a run with other worker or rank counts
+     * can load it.  load: add the saved tuples that are in r (NULL: all) to
+     * slot; TESS_ERR_FORMAT on a malformed buffer. */
+    int (*save)(void *st, int slot, const tess_region *r, tess_buf *out);
+    int (*load)(void *st, int slot, const void *data, size_t len, const tess_region *r);
 } tess_state_class;
 
 /* ---- the application ---- */
@@ -185,6 +193,17 @@ typedef struct tess_tick_options {
     int64_t progress_every; /* > 0: a progress line every N ticks; -1: about every
                                second; 0: none (process 0, on stderr) */
     tess_tick_clock clock;  /* REAL default; VIRTUAL needs step_cost_us > 0 */
+    /* Checkpoints (docs/checkpoints.md, "Ticks"): NULL, or the directory
+     * where rank 0 writes the state of every checkpoint_every-th tick. */
+    const char *checkpoint_dir;
+    int64_t checkpoint_every; /* ticks between checkpoints, >= 1 with a directory */
+    int restore;              /* 1: resume from the newest valid checkpoint, if any */
+    int checkpoint_overwrite; /* 1: take a directory of another job (deleting it) */
+    /* What identifies the run besides the app's name: the options that change
+     * its result ("rows=64 cols=64"), never algorithm, workers, ranks or
+     * latency (the state does not depend on them).  A checkpoint of another
+     * job is refused. */
+    const char *checkpoint_job;
 } tess_tick_options;
 
 /* Defaults: local, 0 ticks, d=1, k=1, m=0, no jitter, seed 0, real clock. */
@@ -256,6 +275,12 @@ typedef struct tess_tick_result {
     int processes;
     tess_buf final_state; /* every tuple at the last tick, packed by the
                                        state class (merge() form), concatenated */
+    /* Checkpoints: the tick restored (0: started from NEW), its epoch, the
+     * seconds it took (read, verified, loaded), and those taken by this run. */
+    int64_t restored_tick;
+    uint64_t restored_epoch;
+    double restore_seconds;
+    int64_t checkpoints;
 } tess_tick_result;
 
 /*

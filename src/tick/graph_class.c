@@ -317,6 +317,10 @@ const tess_state_class tess_graph_class = {
     .step = gs_step,
     .count = gs_count,
     .snapshot = gs_snapshot,
+    /* Checkpoints: the packed form is already global (vertices with their global ids), so
+     * any partition of a restoring run loads it. */
+    .save = gs_pack,
+    .load = gs_merge,
 };
 
 /* ------------------------------------------------------------ unpacking */

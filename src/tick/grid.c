@@ -462,6 +462,10 @@ const tess_state_class tess_grid_class = {
     .step = grid_step,
     .count = grid_count,
     .snapshot = grid_snapshot,
+    /* Checkpoints: the packed form is already global (runs of cells with their global row and column), so
+     * any partition of a restoring run loads it. */
+    .save = grid_pack,
+    .load = grid_merge,
 };
 
 /* ---- unpacking a result ---- */

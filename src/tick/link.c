@@ -64,7 +64,9 @@ int tess__tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_
                          const void *payload, size_t len)
 {
     tick_hdr h = {.run_id = l->run_id, .tick = tick, .type = type, .src = l->me, .epoch = epoch};
-    int timed = type != TICK_FINAL && type != TICK_ABORT && type != TICK_START && type != TICK_GO;
+    /* Checkpoint traffic is outside the algorithms: not delayed, not counted. */
+    int timed = type != TICK_FINAL && type != TICK_ABORT && type != TICK_START && type != TICK_GO &&
+                type != TICK_SAVE && type != TICK_LOAD;
     h.deliver_at = 0;
     if (timed && l->model != NULL)
         h.deliver_at =

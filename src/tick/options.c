@@ -51,6 +51,20 @@ const char *tess_tick_clock_name(tess_tick_clock clock)
     return clock_names[clock];
 }
 
+/* Checkpoints: a directory, a positive interval, --restore only with a directory. */
+static int check_checkpoint_options(tess_ctx *ctx, const tess_tick_options *o)
+{
+    int dir = o->checkpoint_dir != NULL;
+    TESS_RETURN_IF(ctx, dir && o->checkpoint_dir[0] == '\0', TESS_ERR_INVAL,
+                   "checkpoint_dir: empty directory name");
+    TESS_RETURN_IF(ctx, dir && o->checkpoint_every < 1, TESS_ERR_INVAL,
+                   "checkpoint_every: must be >= 1, got %lld", (long long)o->checkpoint_every);
+    TESS_RETURN_IF(ctx, !dir && (o->restore || o->checkpoint_overwrite), TESS_ERR_INVAL,
+                   "checkpoint_dir: %s needs a checkpoint directory",
+                   o->restore ? "restore" : "checkpoint_overwrite");
+    return TESS_OK;
+}
+
 /*
  * The options against each other, and the latency spec parsed into
  * *jitter_out.  Messages name the field of tess_tick_options and speak of
@@ -91,6 +105,8 @@ static int check_options(tess_ctx *ctx, const tess_tick_options *o, tess__latenc
     TESS_RETURN_IF(ctx, o->clock == TESS_TICK_CLOCK_VIRTUAL && ctx->nranks > 1, TESS_ERR_INVAL,
                    "clock: virtual runs in one process (use --workers, not %d MPI ranks)",
                    ctx->nranks);
+    int rc = check_checkpoint_options(ctx, o);
+    if (rc != TESS_OK) return rc;
     if (tess__latency_resolve(o->jitter, jitter_out, ctx) == TESS_OK) return TESS_OK;
     char why[400];
     snprintf(why, sizeof why, "%s", tess_last_error(ctx));
@@ -145,6 +161,7 @@ int tess__tick_args_from_options(tess_ctx *ctx, const tess_tick_options *o, tick
     a->layers = repl ? o->layers : 0;
     a->ticks = o->ticks;
     a->repart_every = o->repart_every;
+    a->ckpt_every = o->checkpoint_dir ? o->checkpoint_every : 0;
     a->progress_every = o->progress_every;
     a->seed = o->seed;
     a->step_cost_us = o->step_cost_us;

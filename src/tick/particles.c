@@ -484,6 +484,10 @@ const tess_state_class tess_particles_class = {
     .step = particles_step,
     .count = particles_count,
     .snapshot = particles_snapshot,
+    /* Checkpoints: the packed form is already global (particles with their global ids), so
+     * any partition of a restoring run loads it. */
+    .save = particles_pack,
+    .load = particles_merge,
 };
 
 /* ---------------------------------------------------------------- final state */

@@ -442,9 +442,13 @@ static int idle_turn(proc *p, int *progressed)
 
 static int loop(proc *p)
 {
-    int rc = tess__tick_proc_after_full(p, 0);
+    int rc = tess__tick_proc_after_full(p, p->first);
     while (rc == TESS_OK) {
         int progressed = tess__tick_proc_advance(p);
+        if (progressed < 0) {
+            rc = progressed;
+            break;
+        }
         if (p->done == p->a->ticks && !p->final_sent) {
             rc = finish(p);
             if (rc != TESS_OK) break;
@@ -483,6 +487,7 @@ static int setup(proc *p)
         p->ver[s] = (version){.v = -1, .width = -1, .slot = -1};
         p->free_slots[p->nfree++] = p->nslots - 1 - s; /* slot 0 on top */
     }
+    if (p->a->restore_tick > 0) return tess__tick_proc_setup_restored(p);
     int rc = tess__tick_proc_part_from(p, NULL, 0, 1);
     if (rc == TESS_OK) rc = tess__tick_proc_plan_build(p, 0);
     if (rc == TESS_OK) rc = tess__tick_proc_state_create(p);
@@ -514,6 +519,7 @@ static int start_together(proc *p)
 
 static void teardown(proc *p)
 {
+    tess__tick_proc_ckpt_free(p);
     if (p->st) p->app->state->destroy(p->st);
     for (int j = 0; p->repart && j < p->n; j++) tess_buf_free(&p->repart[j]);
     for (int j = 0; p->moves && j < p->n; j++) tess_buf_free(&p->moves[j]);

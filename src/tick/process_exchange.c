@@ -115,6 +115,11 @@ static int proc_handle(proc *p, tick_msg *m)
         if (m->h.tick > p->released) p->released = m->h.tick;
         return TESS_OK;
     case TICK_START: p->starts++; return TESS_OK;
+    case TICK_SAVE: return tess__tick_proc_on_save(p, m);
+    case TICK_LOAD: {
+        int rc = tess__tick_proc_on_load(p, m);
+        return rc == TESS_OK ? 1 : rc; /* 1: the message's memory is kept */
+    }
     case TICK_GO: p->go = 1; return TESS_OK;
     case TICK_FINAL: {
         tess_tick_figures f;
@@ -268,8 +273,10 @@ static int64_t snapshot_lead(const proc *p)
 static int send_snapshot(proc *p, int64_t v)
 {
     int64_t next = tess__tick_proc_next_repart(p);
-    if (next == INT64_MAX || p->app->part_ignores_state || v != next - snapshot_lead(p) ||
-        p->snapshot_for == next)
+    /* After a restore less than the lead before it: at once. */
+    int64_t at =
+        next - snapshot_lead(p) > p->epoch_start ? next - snapshot_lead(p) : p->epoch_start;
+    if (next == INT64_MAX || p->app->part_ignores_state || v != at || p->snapshot_for == next)
         return TESS_OK;
     p->snapshot_for = next;
     tess__tick_proc_pay_step_cost(p); /* the data leave when their computation would have ended */
@@ -449,14 +456,14 @@ static int complete(const proc *p, int64_t v)
 static void progress_line(proc *p)
 {
     int64_t e = p->a->progress_every;
-    if (p->me != 0 || e == 0 || p->done <= 0) return;
+    if (p->me != 0 || e == 0 || p->done <= p->first) return;
     double now = proc_now_us(p);
     if (e > 0 && p->done % e != 0) return;
     if (e < 0 && now - p->last_progress_us < 1e6) return;
     p->last_progress_us = now;
     double secs = (now - p->start_us) / 1e6;
     fprintf(stderr, "tessera %s: tick %lld/%lld, %.1f ticks/s\n", p->app->name, (long long)p->done,
-            (long long)p->a->ticks, secs > 0 ? (double)p->done / secs : 0.0);
+            (long long)p->a->ticks, secs > 0 ? (double)(p->done - p->first) / secs : 0.0);
 }
 
 /* What one ghost layer adds to the process's tuples, from tick 0 (which
@@ -474,8 +481,10 @@ int tess__tick_proc_advance(proc *p)
     int any = 0;
     while (p->done < p->a->ticks && complete(p, p->done + 1)) {
         p->done++;
-        p->own_tuple_ticks += p->done > 0 ? p->own_count : 0;
-        if (p->done > 0 && p->ntick_waits < TESS_TICK_WAIT_SAMPLES)
+        int rc = tess__tick_proc_save_if_due(p, p->done);
+        if (rc != TESS_OK) return rc;
+        p->own_tuple_ticks += p->done > p->first ? p->own_count : 0;
+        if (p->done > p->first && p->ntick_waits < TESS_TICK_WAIT_SAMPLES)
             p->tick_wait_us[p->ntick_waits++] = p->link.wait_us - p->wait_at_done_us;
         p->wait_at_done_us = p->link.wait_us;
         if (p->done == 0) measure_layer(p);

@@ -56,6 +56,15 @@ typedef struct proc {
     int repart_got, moves_got;
     int64_t snapshot_for; /* the re-partitioning tick whose snapshot was sent */
 
+    /* Checkpoints (process_ckpt.c): the first tick (0, or the restored
+     * one), and on a restore the saved parts (process 0: the control
+     * function's; others: views into the TICK_LOAD message, load_mem). */
+    int64_t first;
+    const tess_buf *loaded;
+    int nloaded, load_got;
+    tess_buf *load_views;
+    void *load_mem;
+
     tick_msg *deferred;
     int ndeferred, capdeferred;
 
@@ -90,7 +99,12 @@ int tess__tick_proc_slot(proc *p, int64_t v);
 static inline int slot_of(proc *p, int64_t v) { return tess__tick_proc_slot(p, v); }
 /* Give back the slots of versions below `below` (no longer read). */
 void tess__tick_proc_release_below(proc *p, int64_t below);
-static inline int is_round_start(const proc *p, int64_t v) { return v % p->k == 0; }
+/* Rounds start every k ticks from the epoch's first tick (0, a re-partitioning
+ * tick, which is a multiple of k, or a restored tick). */
+static inline int is_round_start(const proc *p, int64_t v)
+{
+    return (v - p->epoch_start) % p->k == 0;
+}
 
 int tess__tick_proc_fail(proc *p, int code, const char *fmt, const char *what);
 double tess__tick_proc_thread_cpu_us(void);
@@ -113,6 +127,18 @@ int tess__tick_proc_pack_own(proc *p, int64_t v, tess_buf *out);
 int tess__tick_proc_state_create(proc *p);
 int tess__tick_proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all);
 int tess__tick_proc_advance(proc *p);
+
+/* ---- checkpoints (process_ckpt.c) ---- */
+/* Set up from the restored tick instead of NEW: PART on the saved state,
+ * the plan, and this process's tuples of that tick. */
+int tess__tick_proc_setup_restored(proc *p);
+/* At the complete tick v: this process's part of a checkpoint, if v is one. */
+int tess__tick_proc_save_if_due(proc *p, int64_t v);
+/* Process 0: a part from another process (TICK_SAVE). */
+int tess__tick_proc_on_save(proc *p, const tick_msg *m);
+/* The restored checkpoint from process 0 (TICK_LOAD); takes m->mem. */
+int tess__tick_proc_on_load(proc *p, tick_msg *m);
+void tess__tick_proc_ckpt_free(proc *p);
 int tess__tick_proc_after_full(proc *p, int64_t v);
 
 #endif

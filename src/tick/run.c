@@ -121,6 +121,15 @@ static void sum_figures(tess_tick_result *res)
     t->wait_median_seconds = median_of(res, wait_median_of);
 }
 
+/* What a run holds on rank 0 besides its result. */
+static void release_run(tess_ctx *ctx)
+{
+    tess__tick_vclock_free(ctx->tick->vclock);
+    ctx->tick->vclock = NULL;
+    tess__tick_ckpt_close(ctx->tick->ckpt);
+    ctx->tick->ckpt = NULL;
+}
+
 static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
                     tess_tick_result *res)
 {
@@ -133,16 +142,16 @@ static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
     if (rc != TESS_OK) return rc;
     a.app = idx;
     a.run_id = ++ctx->tick->runs;
+    rc = tess__tick_ckpt_open(ctx, app, o, &ctx->tick->ckpt);
+    if (rc != TESS_OK) return rc;
+    a.restore_tick = tess__tick_ckpt_restored_tick(ctx->tick->ckpt);
     a.t0_us = tess__tick_now_us();
-    if (a.virtual_clock) {
-        ctx->tick->vclock = tess__tick_vclock_new(ctx->workers_total);
-        TESS_RETURN_IF(ctx, ctx->tick->vclock == NULL, TESS_ERR_NOMEM, "out of memory");
-    }
+    if (a.virtual_clock) ctx->tick->vclock = tess__tick_vclock_new(ctx->workers_total);
     res->processes = ctx->workers_total;
     res->per_process = calloc((size_t)res->processes, sizeof *res->per_process);
-    if (res->per_process == NULL) {
-        tess__tick_vclock_free(ctx->tick->vclock);
-        ctx->tick->vclock = NULL;
+    if (res->per_process == NULL || (a.virtual_clock && ctx->tick->vclock == NULL)) {
+        release_run(ctx);
+        tess_tick_result_free(res);
         return tess__fail(ctx, TESS_ERR_NOMEM, "out of memory");
     }
     ctx->tick->result = res;
@@ -155,8 +164,8 @@ static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
     if (rc == TESS_OK) rc = tess_barrier(ctx);
     ctx->cfg.barrier_warn_seconds = warn;
     ctx->tick->result = NULL;
-    tess__tick_vclock_free(ctx->tick->vclock);
-    ctx->tick->vclock = NULL;
+    if (rc == TESS_OK) tess__tick_ckpt_report(ctx->tick->ckpt, res);
+    release_run(ctx);
     if (rc != TESS_OK) {
         tess_tick_result_free(res);
         return rc;
@@ -183,6 +192,8 @@ static int run_auto(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
     c.ticks = o->ticks < TICK_AUTO_CALIBRATION ? o->ticks : TICK_AUTO_CALIBRATION;
     c.repart_every = 0;
     c.progress_every = 0;
+    c.checkpoint_dir = NULL; /* timing only: the run below checkpoints and restores */
+    c.restore = c.checkpoint_overwrite = 0;
     tess_tick_calibration cal = {.ticks = c.ticks};
     if (c.ticks > 0) {
         tess_tick_result r;

@@ -12,6 +12,7 @@
 #include "tessera/tick.h"
 
 typedef struct tick_vclock tick_vclock;
+typedef struct tess__tick_ckpt tess__tick_ckpt;
 
 /* ---- registry (run.c) ---- */
 typedef struct tess__tick_reg {
@@ -20,6 +21,7 @@ typedef struct tess__tick_reg {
     tess_tick_result *result; /* rank 0: where process 0 leaves the result */
     uint64_t runs;            /* run ids, so stale messages of a failed run are dropped */
     tick_vclock *vclock;      /* the run's virtual clock (--clock virtual), or NULL */
+    tess__tick_ckpt *ckpt;    /* rank 0: the run's checkpoints (ckpt.c), or NULL */
 } tess__tick_reg;
 
 /* ---- what every process receives (flat, sent as kernel args) ---- */
@@ -28,6 +30,8 @@ typedef struct tick_args {
     int32_t alg, depth, period, layers;
     int32_t virtual_clock; /* TESS_TICK_CLOCK_VIRTUAL: vclock.c, not CLOCK_MONOTONIC */
     int64_t ticks, repart_every, progress_every;
+    int64_t ckpt_every;   /* 0: no checkpoints; else every N ticks (ckpt.c) */
+    int64_t restore_tick; /* 0: start from NEW; else the restored tick */
     uint64_t seed, run_id;
     double step_cost_us;
     double t0_us;              /* common clock origin (CLOCK_MONOTONIC, µs) */
@@ -50,7 +54,9 @@ enum tick_msg_type {
     TICK_ABORT,     /* the sender failed */
     TICK_START,     /* set up, to process 0 (start together: no setup skew in timings) */
     TICK_GO,        /* from process 0: every process is set up */
-    TICK_MOVE       /* re-partitioning: the sender's tuples that the receiver now owns */
+    TICK_MOVE,      /* re-partitioning: the sender's tuples that the receiver now owns */
+    TICK_SAVE,      /* to process 0: the sender's part of a checkpoint (tick in the header) */
+    TICK_LOAD       /* from process 0: the restored checkpoint, every part */
 };
 
 typedef struct tick_hdr {
@@ -114,6 +120,23 @@ double tess__tick_vclock_wait(tick_vclock *vc, int me, double now, double until)
 void tess__tick_vclock_sent(tick_vclock *vc, int dst, double deliver_at);
 /* Process me sends nothing more in this run. */
 void tess__tick_vclock_leave(tick_vclock *vc, int me);
+
+/* ---- checkpoints, rank 0 (ckpt.c) ---- */
+/* With o->checkpoint_dir: open and claim the store, and with o->restore read
+ * the newest valid epoch of this job (none: a line "starting afresh").
+ * *out NULL without a directory.  TESS_ERR_* with one line in ctx. */
+int tess__tick_ckpt_open(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_options *o,
+                         tess__tick_ckpt **out);
+void tess__tick_ckpt_close(tess__tick_ckpt *c); /* accepts NULL */
+/* The restored tick (0: none) and its parts, one per process that saved it. */
+int64_t tess__tick_ckpt_restored_tick(const tess__tick_ckpt *c);
+const tess_buf *tess__tick_ckpt_loaded(const tess__tick_ckpt *c, int *n_out);
+/* Process 0: part `part` of the checkpoint of `tick`; the epoch is written
+ * once every part is in. */
+int tess__tick_ckpt_add_part(tess_ctx *ctx, tess__tick_ckpt *c, int64_t tick, int part,
+                             const void *data, size_t len);
+/* The restore and checkpoint figures into res. */
+void tess__tick_ckpt_report(const tess__tick_ckpt *c, tess_tick_result *res);
 
 /* ---- options (options.c) ---- */
 /* Check o and fill a; TESS_ERR_INVAL with ctx's last error naming the field. */
