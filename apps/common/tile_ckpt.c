@@ -81,12 +81,16 @@ static char *make_identity(const app_tile_spec *spec)
     char *text = malloc(IDENTITY_MAX);
     if (text == NULL) return NULL;
     const tess_tile_job *j = spec->job;
-    int n = snprintf(text, IDENTITY_MAX, "tessera tiles checkpoint 1\napp %s\narea", spec->name);
-    for (int d = 0; d < j->ndims; d++)
-        n += snprintf(text + n, IDENTITY_MAX - (size_t)n, "%s%lld", d ? "x" : " ",
-                      (long long)j->extent[d]);
-    snprintf(text + n, IDENTITY_MAX - (size_t)n, " out %zu\n", j->out_bytes);
+    /* the area last: a mismatch is named by the first line that differs,
+     * and an option that sizes the area says more than the size */
+    snprintf(text, IDENTITY_MAX, "tessera tiles checkpoint 1\napp %s\n", spec->name);
     identity_options(spec, text, IDENTITY_MAX);
+    size_t n = strlen(text);
+    n += (size_t)snprintf(text + n, IDENTITY_MAX - n, "area");
+    for (int d = 0; d < j->ndims && n < IDENTITY_MAX; d++)
+        n += (size_t)snprintf(text + n, IDENTITY_MAX - n, "%s%lld", d ? "x" : " ",
+                              (long long)j->extent[d]);
+    if (n < IDENTITY_MAX) snprintf(text + n, IDENTITY_MAX - n, " out %zu\n", j->out_bytes);
     return text;
 }
 
@@ -165,17 +169,14 @@ static int restore(app_tile_ckpt *k)
     uint64_t cells = app_tile_area_cells(k->job);
     k->done = calloc(cells / 8 + 1, 1);
     if (k->done == NULL) return ckpt_error(k, "out of memory for the finished cells"), -1;
-    app_tile_journal_read j = {.job = k->job, .identity_hash = k->identity_hash,
+    app_tile_journal_read j = {.job = k->job,
+                               .identity_hash = k->identity_hash,
                                .out = tess_rank(k->ctx) == 0 ? k->job->output : NULL,
                                .done = k->done};
     char why[512];
     int rc = app_tile_journal_load(k->dir, &j, why, sizeof why);
     if (rc < 0) return ckpt_error(k, why), -1;
-    if (rc > 0) {
-        if (tess_rank(k->ctx) == 0)
-            fprintf(stderr, "%s: no checkpoint in %s; starting afresh\n", k->app, k->dir);
-        return 0;
-    }
+    if (rc > 0) return 0; /* no journal: start afresh */
     k->restoring = 1;
     k->journal_records = j.records;
     k->restored_cells = count_bits(k->done, cells);
@@ -265,8 +266,13 @@ static int journal_write(const tess_tile_box *box, const void *out, void *arg)
 
 int app_tile_ckpt_prepare(app_tile_ckpt *k, tess_ctx *ctx, const app_tile_spec *spec)
 {
-    *k = (app_tile_ckpt){.app = spec->name, .dir = spec->cli->ckpt_dir, .cli = spec->cli,
-                         .ctx = ctx, .job = spec->job, .fd_data = -1, .fd_journal = -1};
+    *k = (app_tile_ckpt){.app = spec->name,
+                         .dir = spec->cli->ckpt_dir,
+                         .cli = spec->cli,
+                         .ctx = ctx,
+                         .job = spec->job,
+                         .fd_data = -1,
+                         .fd_journal = -1};
     if (k->dir == NULL) return 0;
     k->identity = make_identity(spec);
     if (k->identity == NULL) return ckpt_error(k, "out of memory"), -1;
@@ -275,13 +281,14 @@ int app_tile_ckpt_prepare(app_tile_ckpt *k, tess_ctx *ctx, const app_tile_spec *
     int same = check_identity(k, why, sizeof why);
     if (same < 0 && !k->cli->ckpt_overwrite) {
         if (tess_rank(ctx) == 0)
-            app_error(k->app, "checkpoint in %s is another job's (%s); use another directory, "
-                      "or --checkpoint-overwrite", k->dir, why);
+            app_error(k->app,
+                      "checkpoint in %s is another job's (%s); use another directory, "
+                      "or --checkpoint-overwrite",
+                      k->dir, why);
         return -1;
     }
     if (k->cli->restore && same == 0 && restore(k) != 0) return -1;
-    if (k->cli->restore && same != 0 && tess_rank(ctx) == 0)
-        fprintf(stderr, "%s: no checkpoint of this job in %s; starting afresh\n", k->app, k->dir);
+    k->afresh_note = k->cli->restore && !k->restoring; /* said once DIR is claimed */
     if (tess_rank(ctx) == 0) { /* the output rank: its tiles go through the journal */
         k->out = k->job->output;
         k->job->output = NULL;
@@ -314,8 +321,10 @@ static int start_fresh(app_tile_ckpt *k)
     uint8_t head[APP_TILE_JOURNAL_HEADER];
     memcpy(head, APP_TILE_JOURNAL_MAGIC, 8);
     memcpy(head + 8, &k->identity_hash, 8);
-    int rc = write_all(fd, k->identity, strlen(k->identity), 0) || fsync(fd) ||
-             close(fd) || rename(tmp, path) ? -1 : 0;
+    int rc = write_all(fd, k->identity, strlen(k->identity), 0) || fsync(fd) || close(fd) ||
+                     rename(tmp, path)
+                 ? -1
+                 : 0;
     if (rc == 0) rc = open_file(k, APP_TILE_DATA, O_TRUNC, &k->fd_data);
     if (rc == 0) rc = open_file(k, APP_TILE_JOURNAL, O_TRUNC, &k->fd_journal);
     if (rc == 0 && (write_all(k->fd_journal, head, sizeof head, 0) || fsync(k->fd_journal))) {
@@ -349,6 +358,8 @@ int app_tile_ckpt_open(app_tile_ckpt *k)
 {
     if (k->dir == NULL) return 0;
     k->last_flush = tess_now();
+    if (k->afresh_note)
+        fprintf(stderr, "%s: no checkpoint of this job in %s; starting afresh\n", k->app, k->dir);
     return k->restoring ? go_on(k) : start_fresh(k);
 }
 

@@ -31,6 +31,7 @@ typedef struct app_tile_ckpt {
     char *identity; /* the text of DIR/tiles.identity */
     uint64_t identity_hash;
     int restoring;            /* a journal of this job was read */
+    int afresh_note;          /* --restore found nothing to restore: say so */
     uint8_t *done;            /* a bit per cell (tess_tile_job.done) */
     uint64_t restored_cells;  /* cells marked in done */
     uint64_t journal_records; /* valid records read */

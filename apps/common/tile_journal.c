@@ -197,8 +197,7 @@ int app_tile_journal_load(const char *dir, app_tile_journal_read *j, char *why, 
     /* whole records only: a short last one is the torn end of an append */
     size_t n = (len - APP_TILE_JOURNAL_HEADER) / sizeof(app_tile_record);
     if (rc == 0)
-        rc = take_records(j, p + APP_TILE_JOURNAL_HEADER, n, fd, (uint64_t)st.st_size, why,
-                          whylen);
+        rc = take_records(j, p + APP_TILE_JOURNAL_HEADER, n, fd, (uint64_t)st.st_size, why, whylen);
     if (fd >= 0) close(fd);
     free(p);
     return rc;
