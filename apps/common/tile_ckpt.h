@@ -41,6 +41,8 @@ typedef struct app_tile_ckpt {
     app_tile_record *pending; /* written to tiles.data, not yet journaled */
     int npending, cap_pending;
     double last_flush;
+    double busy_s;          /* rank 0's time in the journal: set-up, tiles, flushes */
+    uint64_t tiles_written; /* tiles journaled by this run */
 } app_tile_ckpt;
 
 /* Every rank, after the application's prepare, before tess_main: check
