@@ -3,6 +3,8 @@
  * identity, --restore, and the journal rank 0 writes while the tiles run
  * (tile_ckpt.h; the files are read back by tile_journal.c).
  *
+ * The journal's syncs run on a thread of their own (tile_flusher.h).
+ *
  * Ordering: every rank reads DIR in its prepare, before tess_main; rank 0
  * writes to it only from the control function, after tess_main claimed DIR
  * (its OWNER, src/ckpt/store_owner.c, through tess_checkpoint_enable with
@@ -210,18 +212,23 @@ static int io_error(app_tile_ckpt *k, const char *what)
                           what, strerror(errno));
 }
 
-/* The queued records, after the outputs they name are on disk. */
-static int flush(app_tile_ckpt *k)
+/* The flusher failed earlier: the run fails with its reason. */
+static int flusher_error(app_tile_ckpt *k)
 {
-    k->last_flush = tess_now();
-    if (k->npending == 0) return TESS_OK;
-    if (fdatasync(k->fd_data) != 0) return io_error(k, APP_TILE_DATA);
-    off_t end = lseek(k->fd_journal, 0, SEEK_END);
-    size_t bytes = (size_t)k->npending * sizeof *k->pending;
-    if (end < 0 || write_all(k->fd_journal, k->pending, bytes, end) != 0 ||
-        fdatasync(k->fd_journal) != 0)
-        return io_error(k, APP_TILE_JOURNAL);
-    k->npending = 0;
+    return tess_set_error(k->ctx, TESS_ERR_IO, "checkpoint in %s: cannot write %s: %s", k->dir,
+                          k->flusher.failed, strerror(k->flusher.err));
+}
+
+/* Every S seconds: the queued records to the flusher, if it is idle (else
+ * at a later tile: the controller does not wait for the disk). */
+static int offer(app_tile_ckpt *k)
+{
+    double every = k->cli->ckpt_every_s > 0 ? k->cli->ckpt_every_s : DEFAULT_EVERY_S;
+    double now = tess_now();
+    if (now - k->last_flush < every) return TESS_OK;
+    int rc = app_tile_flusher_offer(&k->flusher, &k->pending, &k->npending, &k->cap_pending);
+    if (rc < 0) return flusher_error(k);
+    if (rc > 0) k->last_flush = now;
     return TESS_OK;
 }
 
@@ -269,9 +276,7 @@ static int journal_tile(app_tile_ckpt *k, const tess_tile_box *box, const void *
         return io_error(k, APP_TILE_DATA);
     int rc = queue_record(k, box, out, bytes);
     k->data_off += bytes;
-    double every = k->cli->ckpt_every_s > 0 ? k->cli->ckpt_every_s : DEFAULT_EVERY_S;
-    if (rc == TESS_OK && tess_now() - k->last_flush >= every) rc = flush(k);
-    return rc;
+    return rc == TESS_OK ? offer(k) : rc;
 }
 
 /* ---- the steps ---- */
@@ -373,29 +378,38 @@ int app_tile_ckpt_open(app_tile_ckpt *k)
     if (k->afresh_note)
         fprintf(stderr, "%s: no checkpoint of this job in %s; starting afresh\n", k->app, k->dir);
     int rc = k->restoring ? go_on(k) : start_fresh(k);
+    k->data_start = k->data_off;
+    if (rc == 0 && (errno = app_tile_flusher_start(&k->flusher, k->fd_data, k->fd_journal)) != 0) {
+        app_error(k->app, "checkpoint in %s: cannot start its writer: %s", k->dir, strerror(errno));
+        rc = -1;
+    }
     k->busy_s = tess_now() - k->last_flush;
     return rc;
 }
 
 int app_tile_ckpt_finish(app_tile_ckpt *k)
 {
-    if (k->dir == NULL || k->fd_journal < 0) return 0;
+    if (k->dir == NULL || !k->flusher.started) return 0;
     double t0 = tess_now();
-    if (flush(k) != TESS_OK) {
-        app_error(k->app, "%s", tess_last_error(k->ctx));
+    int rc = app_tile_flusher_drain(&k->flusher, &k->pending, &k->npending, &k->cap_pending);
+    app_tile_flusher_stop(&k->flusher);
+    if (rc != 0) {
+        app_error(k->app, "checkpoint in %s: cannot write %s: %s", k->dir, k->flusher.failed,
+                  strerror(k->flusher.err));
         return -1;
     }
     k->busy_s += tess_now() - t0;
     if (k->cli->progress != APP_PROGRESS_OFF)
         fprintf(stderr, "%s: journaled %llu tiles (%.1f MB) in %s, %.3f s of rank 0's controller\n",
-                k->app, (unsigned long long)k->tiles_written, (double)k->data_off / 1e6, k->dir,
-                k->busy_s);
+                k->app, (unsigned long long)k->tiles_written,
+                (double)(k->data_off - k->data_start) / 1e6, k->dir, k->busy_s);
     return 0;
 }
 
 void app_tile_ckpt_free(app_tile_ckpt *k)
 {
-    if (k->dir == NULL) return; /* never prepared: nothing is open */
+    if (k->dir == NULL) return;         /* never prepared: nothing is open */
+    app_tile_flusher_stop(&k->flusher); /* a failed run: what it queued is lost */
     if (k->fd_data >= 0) close(k->fd_data);
     if (k->fd_journal >= 0) close(k->fd_journal);
     if (k->job != NULL && k->out != NULL) k->job->output = k->out; /* the app frees it */

@@ -7,9 +7,9 @@
  * directory its tiles reach it through the job's write() callback, which
  * copies each into the output, appends it to DIR/tiles.data and queues a
  * journal record (the box, where its bytes lie, their checksum).  At most
- * every S seconds the data file is synced and only then are the queued
- * records appended to DIR/tiles.journal (and synced): a record never names
- * output that is not on disk.  DIR/tiles.identity names the job (the app,
+ * every S seconds a thread of its own (tile_flusher.h) syncs the data file
+ * and only then appends the queued records to DIR/tiles.journal (and syncs
+ * it): a record never names output that is not on disk.  DIR/tiles.identity names the job (the app,
  * the area and the options that change the output, input files by size and
  * checksum; never processors or policy).  --restore reads the journal on
  * every rank before tess_main, marks the finished cells in the job's `done`
@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 #include "tile_app.h"
+#include "tile_flusher.h"
 #include "tile_journal.h"
 
 typedef struct app_tile_ckpt {
@@ -38,11 +39,13 @@ typedef struct app_tile_ckpt {
     uint8_t *out;             /* rank 0: the whole output */
     int fd_data, fd_journal;  /* rank 0 during the run, else -1 */
     uint64_t data_off;        /* where the next tile's output goes */
+    uint64_t data_start;      /* where this run's outputs began */
     app_tile_record *pending; /* written to tiles.data, not yet journaled */
     int npending, cap_pending;
-    double last_flush;
-    double busy_s;          /* rank 0's time in the journal: set-up, tiles, flushes */
-    uint64_t tiles_written; /* tiles journaled by this run */
+    app_tile_flusher flusher; /* rank 0 during the run */
+    double last_flush;        /* the last hand-over to the flusher */
+    double busy_s;            /* rank 0's time in the journal: set-up, tiles, flushes */
+    uint64_t tiles_written;   /* tiles journaled by this run */
 } app_tile_ckpt;
 
 /* Every rank, after the application's prepare, before tess_main: check
