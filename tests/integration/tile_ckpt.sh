@@ -108,6 +108,16 @@ kill -9 "$pid" 2> /dev/null || true
 wait "$pid" 2> /dev/null || true
 restored_same tex "$tmp/t2" "${TEX[@]}" --processors cpu*3 --policy ws:8x8
 
+step "texture restored with an OpenCL processor in the mix (PoCL: bitwise the CPU kernel's)"
+SANITIZED=0
+[ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ] && SANITIZED=1
+if [ $SANITIZED = 0 ] && "$TESSERA" info 2> /dev/null | grep -q "Portable Computing Language"; then
+    killed_run "$tmp/t3" "$tmp/t3.out" "${TEX[@]}" --processors "$SLOW"
+    restored_same tex "$tmp/t3" "${TEX[@]}" --processors cpu+opencl
+else
+    echo "   (skipped: no PoCL platform, or under a sanitizer)"
+fi
+
 step "sar killed under static:8x8, restored under apc"
 killed_run "$tmp/s1" "$tmp/s1.out" "${SAR[@]}" --processors "$SLOW" --policy static:8x8
 restored_same sar "$tmp/s1" "${SAR[@]}" --processors cpu
