@@ -9,8 +9,7 @@
 #include "tile_flusher.h"
 
 /* The outputs first, then the records that name them. */
-static int write_batch(app_tile_flusher *f, const app_tile_record *recs, int n,
-                       const char **failed)
+static int write_batch(app_tile_flusher *f, const app_tile_record *recs, int n, const char **failed)
 {
     *failed = APP_TILE_DATA;
     if (fdatasync(f->fd_data) != 0) return -1;

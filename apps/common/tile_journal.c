@@ -162,7 +162,6 @@ static int take_records(app_tile_journal_read *j, const uint8_t *p, size_t n, in
                    snprintf(why, whylen, "the output of journal record %zu fails its checksum",
                             i + 1),
                    -1;
-        j->valid_bytes = APP_TILE_JOURNAL_HEADER + (i + 1) * sizeof r;
     }
     free(buf);
     return 0;
@@ -193,7 +192,6 @@ int app_tile_journal_load(const char *dir, app_tile_journal_read *j, char *why, 
     struct stat st;
     rc = fd >= 0 && fstat(fd, &st) == 0 ? 0 : -1;
     if (rc != 0) snprintf(why, whylen, "cannot read %s", path);
-    j->valid_bytes = APP_TILE_JOURNAL_HEADER;
     /* whole records only: a short last one is the torn end of an append */
     size_t n = (len - APP_TILE_JOURNAL_HEADER) / sizeof(app_tile_record);
     if (rc == 0)

@@ -32,10 +32,9 @@ typedef struct app_tile_record app_tile_record;
 typedef struct app_tile_journal_read {
     const tess_tile_job *job;
     uint64_t identity_hash;
-    uint8_t *out;         /* the whole output to fill, or NULL (ranks other than 0) */
-    uint8_t *done;        /* a bit per cell, zeroed by the caller */
-    uint64_t records;     /* valid records */
-    uint64_t valid_bytes; /* the journal's length up to its last valid record */
+    uint8_t *out;     /* the whole output to fill, or NULL (ranks other than 0) */
+    uint8_t *done;    /* a bit per cell, zeroed by the caller */
+    uint64_t records; /* valid records */
 } app_tile_journal_read;
 
 /* Seal a record: magic and record_hash. */
