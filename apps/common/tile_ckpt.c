@@ -408,8 +408,10 @@ int app_tile_ckpt_finish(app_tile_ckpt *k)
 
 void app_tile_ckpt_free(app_tile_ckpt *k)
 {
-    if (k->dir == NULL) return;         /* never prepared: nothing is open */
-    app_tile_flusher_stop(&k->flusher); /* a failed run: what it queued is lost */
+    if (k->dir == NULL) return; /* never prepared: nothing is open */
+    if (k->flusher.started)     /* a failed or interrupted run: keep what it finished */
+        app_tile_flusher_drain(&k->flusher, &k->pending, &k->npending, &k->cap_pending);
+    app_tile_flusher_stop(&k->flusher);
     if (k->fd_data >= 0) close(k->fd_data);
     if (k->fd_journal >= 0) close(k->fd_journal);
     if (k->job != NULL && k->out != NULL) k->job->output = k->out; /* the app frees it */
