@@ -8,12 +8,16 @@
 #include <string.h>
 #include "internal.h"
 
-static volatile sig_atomic_t signal_seen;
+/* Set by the handler on whatever thread took the signal and read by every
+ * thread: an atomic (lock-free on int, so async-signal-safe), which a
+ * volatile sig_atomic_t is not across threads (TSan: a race with the tiles
+ * controller's poll). */
+static int signal_seen;
 
 static void on_signal(int sig)
 {
     (void)sig;
-    signal_seen = 1;
+    __atomic_store_n(&signal_seen, 1, __ATOMIC_RELAXED);
 }
 
 void tess__signals_install(void)
@@ -26,7 +30,7 @@ void tess__signals_install(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-int tess__signal_pending(void) { return signal_seen != 0; }
+int tess__signal_pending(void) { return __atomic_load_n(&signal_seen, __ATOMIC_RELAXED) != 0; }
 
 int tess_interrupted(const tess_ctx *ctx)
 {
