@@ -80,7 +80,10 @@ step "SIGINT: exit 130, no output, what was finished journaled; the restore goes
 "$TESSERA" run "${TEX[@]}" --quiet --output "$tmp/i.out" --checkpoint-dir "$tmp/i" \
     --checkpoint-every 100 --processors "$SLOW" 2> /dev/null &
 pid=$!
-sleep 0.6
+for i in $(seq 1 500); do # a tile finished: its output is in tiles.data
+    [ "$(stat -c %s "$tmp/i/tiles.data" 2> /dev/null || echo 0)" -gt 0 ] && break
+    sleep 0.02
+done
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
