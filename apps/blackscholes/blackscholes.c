@@ -203,6 +203,11 @@ static void release(void *arg)
     free(a->out);
 }
 
+/* Options that change no output (a checkpoint's identity leaves them out),
+ * and the input files (their content is part of it). */
+static const char *const no_identity[] = {"output", "iterations", "min-tile", "max-tile", NULL};
+static const char *const input_files[] = {"input", NULL};
+
 int blackscholes_main(int argc, char **argv)
 {
     bs_app a = {0};
@@ -217,6 +222,8 @@ int blackscholes_main(int argc, char **argv)
                           .files = {{a.o.output, write_prices}},
                           .prepare = prepare,
                           .units = priced,
-                          .release = release};
+                          .release = release,
+                          .identity_skip = no_identity,
+                          .identity_files = input_files};
     return app_tile_main(&spec);
 }

@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <string.h>
 #include "tile_app.h"
+#include "tile_ckpt.h"
 
 typedef struct tile_run {
     const app_tile_spec *spec;
     app_outfile files[APP_TILE_MAX_FILES], stats;
+    app_tile_ckpt ckpt;
 } tile_run;
 
 /* Write the files asked for that are written `before` the run or not. */
@@ -40,10 +42,11 @@ static int control(tess_ctx *ctx, void *arg)
 {
     tile_run *r = arg;
     const app_tile_spec *s = r->spec;
-    if (open_outputs(r) != 0) return -1;
+    if (open_outputs(r) != 0 || app_tile_ckpt_open(&r->ckpt) != 0) return -1;
     tess_tile_stats st;
     if (app_tile_cli_run(s->cli, ctx, s->job, s->seed, s->name, &st) != 0) return -1;
-    int rc = write_files(r, 0);
+    int rc = app_tile_ckpt_finish(&r->ckpt);
+    if (rc == 0) rc = write_files(r, 0);
     if (rc == 0)
         rc = app_tile_cli_report(s->cli, ctx, &st, r->stats.fp, s->name, s->what, s->units(s->app));
     if (rc == 0 && s->after && s->cli->progress != APP_PROGRESS_OFF) s->after(s->app);
@@ -69,6 +72,7 @@ static int finish(tile_run *r, tess_ctx *ctx, int rc)
     if (tess_rank(ctx) == 0) rc = finish_outputs(r, rc);
     int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);
+    app_tile_ckpt_free(&r->ckpt);
     r->spec->release(r->spec->app);
     if (rc != 0 && interrupted) return 130;
     return rc == 0 ? 0 : 1;
@@ -91,6 +95,7 @@ int app_tile_main(const app_tile_spec *spec)
         spec->release(spec->app);
         return 2; /* options that do not fit the job, as those found while parsing */
     }
+    if (rc == 0) rc = app_tile_ckpt_prepare(&r.ckpt, ctx, spec);
     if (rc == 0) rc = tess_main(ctx, control, &r);
     return finish(&r, ctx, rc);
 }

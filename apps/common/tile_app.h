@@ -2,8 +2,9 @@
  * tile_app.h — the skeleton every tiles-face application's main shares
  * (blackscholes, sar, texture): start the runtime with one worker (the
  * controller; processors are threads of their own), let the application
- * prepare and register its job, check the tiles options against it, run it
- * from rank 0's control thread, write the outputs atomically (nothing is
+ * prepare and register its job, check the tiles options against it, read
+ * its checkpoint (--checkpoint-dir, tile_ckpt.h), run it from rank 0's
+ * control thread, write the outputs atomically (nothing is
  * left behind on failure), print the statistics and the summary, and map
  * the outcome to one exit code for the same failure in every application.
  */
@@ -43,6 +44,12 @@ typedef struct app_tile_spec {
     void (*after)(const void *app);
     /* Every rank, at the end: free the application's memory. */
     void (*release)(void *app);
+    /* A checkpoint's identity (tile_ckpt.h) holds the application's options
+     * as given, but for these (NULL-terminated names without "--"; options
+     * that change no output: output paths, a cost knob); those named in
+     * identity_files count by their file's size and checksum. */
+    const char *const *identity_skip;
+    const char *const *identity_files;
 } app_tile_spec;
 
 /* Run the application whose options were parsed; returns the process exit

@@ -2,6 +2,7 @@
  * tile_cli.c — the tiles options and statistics of the tiles-face
  * applications (tile_cli.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tile_cli.h"
@@ -15,17 +16,35 @@ void app_tile_cli_init(app_tile_cli *c)
 /* 1 if `name` (without "--") is a tiles option taking a value, 2 a flag, 0 neither. */
 static int is_option(const char *name)
 {
-    static const char *const values[] = {"policy",     "processors", "tile-queue-ms",
-                                         "tile-chunk", "data-on",    "stats"};
+    static const char *const values[] = {"policy",         "processors",      "tile-queue-ms",
+                                         "tile-chunk",     "data-on",         "stats",
+                                         "checkpoint-dir", "checkpoint-every"};
+    static const char *const flags[] = {"progress", "quiet", "restore", "checkpoint-overwrite"};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         if (strcmp(name, values[i]) == 0) return 1;
-    return strcmp(name, "progress") == 0 || strcmp(name, "quiet") == 0 ? 2 : 0;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (strcmp(name, flags[i]) == 0) return 2;
+    return 0;
+}
+
+/* The checkpoint options; 0, -1 after printing why, 1 when `name` is none of them. */
+static int set_ckpt_option(app_tile_cli *c, const char *app, const char *name, const char *value)
+{
+    if (strcmp(name, "restore") == 0) c->restore = 1;
+    else if (strcmp(name, "checkpoint-overwrite") == 0) c->ckpt_overwrite = 1;
+    else if (strcmp(name, "checkpoint-dir") == 0) c->ckpt_dir = value;
+    else if (strcmp(name, "checkpoint-every") == 0)
+        return app_parse_double(app, name, value, 0.001, 1e6, &c->ckpt_every_s);
+    else return 1;
+    return 0;
 }
 
 /* Apply one; 0 or -1 after printing "tessera APP: option --NAME: ...". */
 static int set_option(app_tile_cli *c, const char *app, const char *name, const char *value)
 {
     long v;
+    int ck = set_ckpt_option(c, app, name, value);
+    if (ck <= 0) return ck;
     if (strcmp(name, "progress") == 0) c->progress = APP_PROGRESS_ON;
     else if (strcmp(name, "quiet") == 0) c->progress = APP_PROGRESS_OFF;
     else if (strcmp(name, "policy") == 0) c->opt.policy = value;
@@ -141,6 +160,15 @@ static int listed(const char *const *names, const char *name)
     return 0;
 }
 
+/* An application option, for a checkpoint's identity (tile_ckpt.c). */
+static void remember(app_tile_cli *c, const char *name, const char *value)
+{
+    if (c->ngiven == APP_TILE_MAX_GIVEN) return;
+    app_tile_given *g = &c->given[c->ngiven++];
+    snprintf(g->name, sizeof g->name, "%s", name);
+    g->value = value;
+}
+
 /* One argument at argv[*i]: 0, or -1 after printing why. */
 static int parse_one(app_tile_cli *c, const char *app, int argc, char **argv, int *i,
                      const char *const *values, const char *const *flags, app_tile_set_fn set,
@@ -162,7 +190,10 @@ static int parse_one(app_tile_cli *c, const char *app, int argc, char **argv, in
     name[len] = '\0';
     int tile = is_option(name);
     int flag = tile == 2 || listed(flags, name);
-    if (flag && !eq) return tile == 2 ? set_option(c, app, name, NULL) : set(opts, name, NULL);
+    if (flag && !eq) {
+        if (tile == 0) remember(c, name, NULL);
+        return tile == 2 ? set_option(c, app, name, NULL) : set(opts, name, NULL);
+    }
     if (flag || (tile != 1 && !listed(values, name))) {
         app_error(app, flag ? "option --%s takes no value" : "unknown option '--%s' (see --help)",
                   name);
@@ -173,7 +204,26 @@ static int parse_one(app_tile_cli *c, const char *app, int argc, char **argv, in
         app_error(app, "option --%s needs a value", name);
         return -1;
     }
+    if (tile == 0) remember(c, name, value);
     return tile == 1 ? set_option(c, app, name, value) : set(opts, name, value);
+}
+
+/* --restore, --checkpoint-every and --checkpoint-overwrite need a directory. */
+static int check_ckpt_options(const app_tile_cli *c, const char *app)
+{
+    const char *lone = c->restore            ? "restore"
+                       : c->ckpt_overwrite   ? "checkpoint-overwrite"
+                       : c->ckpt_every_s > 0 ? "checkpoint-every"
+                                             : NULL;
+    if (c->ckpt_dir == NULL && lone != NULL) {
+        app_error(app, "option --%s needs --checkpoint-dir DIR", lone);
+        return -1;
+    }
+    if (c->ckpt_dir != NULL && c->ckpt_dir[0] == '\0') {
+        app_error(app, "option --checkpoint-dir: empty directory name");
+        return -1;
+    }
+    return 0;
 }
 
 int app_tile_cli_parse(app_tile_cli *c, const char *app, const char *usage, int argc, char **argv,
@@ -188,7 +238,7 @@ int app_tile_cli_parse(app_tile_cli *c, const char *app, const char *usage, int 
     }
     for (int i = 1; i < argc; i++)
         if (parse_one(c, app, argc, argv, &i, values, flags, set, opts) != 0) return -1;
-    return 0;
+    return check_ckpt_options(c, app);
 }
 
 int app_tile_cli_run(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_job *job, uint64_t seed,

@@ -10,11 +10,27 @@
 #include "common.h"
 #include "tessera/tile.h"
 
+#define APP_TILE_MAX_GIVEN 32
+
+/* An application option as given (name without "--", value or NULL). */
+typedef struct app_tile_given {
+    char name[32];
+    const char *value;
+} app_tile_given;
+
 typedef struct app_tile_cli {
     tess_tile_options opt;
     const char *stats_path;
     long data_on; /* -1: spread over the ranks */
     app_progress_mode progress;
+    /* checkpoints (tile_ckpt.h): --checkpoint-dir, --checkpoint-every
+     * (seconds between journal flushes), --restore, --checkpoint-overwrite */
+    const char *ckpt_dir;
+    double ckpt_every_s;
+    int restore, ckpt_overwrite;
+    /* the application's options, in the order given: a checkpoint's identity */
+    app_tile_given given[APP_TILE_MAX_GIVEN];
+    int ngiven;
 } app_tile_cli;
 
 #define APP_TILE_CLI_USAGE                                                                     \
@@ -27,7 +43,12 @@ typedef struct app_tile_cli {
     "    --tile-chunk BYTES  storage-layer transfer unit (default 1048576)\n"                  \
     "    --data-on R         all input on rank R (default: spread over the ranks)\n"           \
     "    --stats FILE.json   the run's statistics (time split, per processor and rank)\n"      \
-    "    --progress | --quiet\n"
+    "    --progress | --quiet\n"                                                               \
+    "    --checkpoint-dir DIR  journal finished tiles in DIR (docs/checkpoints.md, Tiles)\n"   \
+    "    --checkpoint-every S  seconds between journal flushes (default 1)\n"                  \
+    "    --restore           compute only the tiles DIR's journal lacks (tessera supervise\n"  \
+    "                        adds it on a restart); none there: start afresh\n"                \
+    "    --checkpoint-overwrite  DIR may hold another job's checkpoint: replace it\n"
 
 void app_tile_cli_init(app_tile_cli *c);
 /* An application's own option: `value` is NULL for a flag.  0, or -1

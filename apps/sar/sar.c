@@ -216,6 +216,11 @@ static void release(void *arg)
     free(a->out);
 }
 
+/* Options that change no output (a checkpoint's identity leaves them out),
+ * and the input files (their content is part of it). */
+static const char *const no_identity[] = {"output", "image", "save-scene", NULL};
+static const char *const input_files[] = {"input", NULL};
+
 int sar_main(int argc, char **argv)
 {
     sar_app a = {0};
@@ -233,6 +238,8 @@ int sar_main(int argc, char **argv)
                           .prepare = prepare,
                           .units = pixel_pulses,
                           .after = print_brightest,
-                          .release = release};
+                          .release = release,
+                          .identity_skip = no_identity,
+                          .identity_files = input_files};
     return app_tile_main(&spec);
 }

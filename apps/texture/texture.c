@@ -277,6 +277,11 @@ static void release(void *arg)
     free(a->out);
 }
 
+/* Options that change no output (a checkpoint's identity leaves them out),
+ * and the input files (their content is part of it). */
+static const char *const no_identity[] = {"output", "map", "feature", "save-image", NULL};
+static const char *const input_files[] = {"image", NULL};
+
 int texture_main(int argc, char **argv)
 {
     tex_app a = {0};
@@ -293,6 +298,8 @@ int texture_main(int argc, char **argv)
                                     {a.o.save_image, write_pgm, 1}},
                           .prepare = prepare,
                           .units = blocks,
-                          .release = release};
+                          .release = release,
+                          .identity_skip = no_identity,
+                          .identity_files = input_files};
     return app_tile_main(&spec);
 }

@@ -93,6 +93,17 @@ typedef struct tess_tile_job {
     void *output;
     tess_tile_write_fn write;
     int output_rank;
+    /* Handed to `write` instead of `arg` when not NULL (a writer with state
+     * of its own, such as a checkpoint journal). */
+    void *write_arg;
+    /* Cells whose output is already in place (a restored checkpoint:
+     * docs/checkpoints.md, "Tiles"): one bit per cell of the area in
+     * row-major order (cell i is bit i % 8 of byte i / 8), the same on every
+     * rank; NULL: none.  A row of a column of the area whose cells are all
+     * marked is not computed, and `write` does not see it; `output` must
+     * hold it already.  A row only partly marked is computed again (a
+     * kernel's output does not depend on the tiling). */
+    const uint8_t *done;
 } tess_tile_job;
 
 /* Register a job: before tess_main(), identically on every rank (the name

@@ -110,3 +110,36 @@ uint64_t tess__tile_box_cells(const tess__tile_box *b)
     for (int d = 0; d < b->ndims; d++) n *= (uint64_t)(b->hi[d] - b->lo[d]);
     return n;
 }
+
+static int cell_marked(const uint8_t *done, uint64_t i) { return done[i / 8] >> (i % 8) & 1; }
+
+int tess__tile_row_done(const tess__tile_area *a, const uint8_t *done, int64_t c, int64_t row)
+{
+    if (done == NULL) return 0;
+    tess__tile_box b;
+    tess__tile_column_box(a, c, &b);
+    int nd = a->ndims;
+    int64_t idx[TESS__TILE_MAX_DIMS];
+    idx[0] = row;
+    for (int d = 1; d < nd; d++) idx[d] = b.lo[d];
+    for (;;) { /* odometer over the row's cross-section */
+        uint64_t i = (uint64_t)idx[0];
+        for (int d = 1; d < nd; d++) i = i * (uint64_t)a->extent[d] + (uint64_t)idx[d];
+        if (!cell_marked(done, i)) return 0;
+        int d = nd - 1;
+        for (; d >= 1; d--) {
+            if (++idx[d] < b.hi[d]) break;
+            idx[d] = b.lo[d];
+        }
+        if (d < 1) return 1;
+    }
+}
+
+uint64_t tess__tile_area_done_cells(const tess__tile_area *a, const uint8_t *done)
+{
+    uint64_t n = 0;
+    for (int64_t c = 0; done != NULL && c < a->ncolumns; c++)
+        for (int64_t r = 0; r < a->extent[0]; r++)
+            if (tess__tile_row_done(a, done, c, r)) n += tess__tile_column_cross(a, c);
+    return n;
+}

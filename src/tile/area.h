@@ -64,4 +64,10 @@ uint64_t tess__tile_split_tail(const tess__tile_area *a, tess__tile_segment *s, 
                                tess__tile_segment *given);
 uint64_t tess__tile_box_cells(const tess__tile_box *b);
 
+/* Is every cell of row `row` of column c marked in `done` (a bit per cell
+ * of the area, row-major; tess_tile_job.done)?  0 when done is NULL. */
+int tess__tile_row_done(const tess__tile_area *a, const uint8_t *done, int64_t c, int64_t row);
+/* Cells of the rows that tess__tile_row_done finds done, over the area. */
+uint64_t tess__tile_area_done_cells(const tess__tile_area *a, const uint8_t *done);
+
 #endif

@@ -29,12 +29,29 @@ int tess__tile_policy_shares(const tess__tile_policy *pol) { return pol->spec.ki
 
 /* ---- setup ---- */
 
+/* Rows [lo, hi) of column col, owned by `owner`, as work: the runs of rows
+ * a restored checkpoint has not done (job->done), before any tile is sized. */
+static int add_column_rows(tess__tile_policy *pol, int64_t col, int64_t lo, int64_t hi, int owner)
+{
+    const tess__tile_link *l = pol->link;
+    while (lo < hi) {
+        while (lo < hi && tess__tile_row_done(&l->area, l->job->done, col, lo)) lo++;
+        int64_t end = lo;
+        while (end < hi && !tess__tile_row_done(&l->area, l->job->done, col, end)) end++;
+        if (end == lo) break;
+        tess__tile_segment s = {.column = col, .r0 = lo, .r1 = end, .owner = owner};
+        int rc = tess__tile_plan_push(&pol->plan, &s);
+        if (rc != TESS_OK) return rc;
+        lo = end;
+    }
+    return TESS_OK;
+}
+
 /* Rows [lo, hi) of every column, owned by `owner`, as work. */
 static int add_rows(tess__tile_policy *pol, int64_t lo, int64_t hi, int owner)
 {
     for (int64_t col = 0; col < pol->link->area.ncolumns && lo < hi; col++) {
-        tess__tile_segment s = {.column = col, .r0 = lo, .r1 = hi, .owner = owner};
-        int rc = tess__tile_plan_push(&pol->plan, &s);
+        int rc = add_column_rows(pol, col, lo, hi, owner);
         if (rc != TESS_OK) return rc;
     }
     return TESS_OK;

@@ -267,6 +267,11 @@ void tess__tile_store_item_input(const tess__tile_store *s, const tess__tile_seg
 
 /* ---- outputs ---- */
 
+static int write_out(const tess_tile_job *job, const tess__tile_box *box, const void *out)
+{
+    return job->write(box, out, job->write_arg ? job->write_arg : job->arg);
+}
+
 /*
  * Outputs for a write() callback: the callback sees a cell only after every
  * rank's slab was checked (a rank starts before the others' slabs are
@@ -277,7 +282,7 @@ static int write_or_hold(tess__tile_store *s, const tess__tile_box *box, void *o
 {
     const tess_tile_job *job = s->link->job;
     if (s->slabs_checked) {
-        int rc = job->write(box, out, job->arg);
+        int rc = write_out(job, box, out);
         free(out);
         return rc;
     }
@@ -314,7 +319,7 @@ static int release_held(tess__tile_store *s)
     s->slabs_checked = 1;
     int rc = TESS_OK;
     for (int i = 0; i < s->nheld; i++) {
-        if (rc == TESS_OK) rc = job->write(&s->held[i].box, s->held[i].out, job->arg);
+        if (rc == TESS_OK) rc = write_out(job, &s->held[i].box, s->held[i].out);
         free(s->held[i].out);
     }
     s->nheld = 0;
@@ -389,7 +394,7 @@ static void take_output(tess__tile_store *s, const tess__tile_box *box, const ui
         return;
     }
     if (job->write) {
-        int rc = s->slabs_checked ? job->write(box, data, job->arg) : hold_copy(s, box, data, len);
+        int rc = s->slabs_checked ? write_out(job, box, data) : hold_copy(s, box, data, len);
         if (rc != TESS_OK) {
             tess__tile_abort_all(l, rc, NULL);
             return;
@@ -498,7 +503,9 @@ int tess__tile_store_init(tess__tile_store *s, tess__tile_link *l, tess__tile_re
     s->link = l;
     s->ready = ready;
     s->ready_arg = ready_arg;
-    s->total_cells = tess__tile_area_cells(&l->area);
+    /* rows a restored checkpoint did are not computed, nor gathered */
+    s->total_cells =
+        tess__tile_area_cells(&l->area) - tess__tile_area_done_cells(&l->area, l->job->done);
     s->slab_lo = calloc((size_t)l->nranks, sizeof *s->slab_lo);
     s->slab_hi = calloc((size_t)l->nranks, sizeof *s->slab_hi);
     TESS_RETURN_IF(l->ctx, !s->slab_lo || !s->slab_hi, TESS_ERR_NOMEM, "out of memory");

@@ -2,7 +2,7 @@
  * test_tile_area.c — columns, segments and tiles of a tiles work area:
  * every cell is cut exactly once whatever the tile sizes asked for, tiles
  * stay within the extents, no sliver is left, and stealing splits a segment
- * without losing rows.
+ * without losing rows; a restored checkpoint's finished rows are found.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,12 +134,44 @@ static void test_split_tail(void **state)
     assert_int_equal(s.r1 - s.r0, 0);
 }
 
+static void mark(uint8_t *done, const tess__tile_area *a, int64_t row, int64_t c0, int64_t c1)
+{
+    for (int64_t c = c0; c < c1; c++) {
+        uint64_t i = (uint64_t)(row * a->extent[1] + c);
+        done[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+}
+
+/* A restored checkpoint's done bitmap: a row of a column is done only when
+ * all of its cells are, whatever columns marked it (10 x 10, columns of
+ * width 4, 4 and 2). */
+static void test_done_rows(void **state)
+{
+    (void)state;
+    tess__tile_area a;
+    assert_int_equal(
+        tess__tile_area_init(&a, 2, (int64_t[]){10, 10}, (int64_t[]){1, 1}, (int64_t[]){4, 4}),
+        TESS_OK);
+    uint8_t done[13] = {0};
+    assert_int_equal(tess__tile_row_done(&a, NULL, 0, 0), 0);
+    mark(done, &a, 3, 0, 2); /* two boxes of another tiling cover column 0's row 3 */
+    assert_int_equal(tess__tile_row_done(&a, done, 0, 3), 0);
+    mark(done, &a, 3, 2, 4);
+    assert_int_equal(tess__tile_row_done(&a, done, 0, 3), 1);
+    mark(done, &a, 3, 4, 7); /* column 1's row 3 lacks cell 7 */
+    assert_int_equal(tess__tile_row_done(&a, done, 1, 3), 0);
+    mark(done, &a, 9, 8, 10);
+    assert_int_equal(tess__tile_row_done(&a, done, 2, 9), 1);
+    assert_int_equal(tess__tile_area_done_cells(&a, done), 4 + 2);
+    assert_int_equal(tess__tile_area_done_cells(&a, NULL), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_rejects), cmocka_unit_test(test_columns),
         cmocka_unit_test(test_cover),        cmocka_unit_test(test_rows_and_slivers),
-        cmocka_unit_test(test_split_tail),
+        cmocka_unit_test(test_split_tail),   cmocka_unit_test(test_done_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
