@@ -10,7 +10,21 @@
  *     removes) are visible to every later get, on any rank;
  *   - after tess_barrier() all kernels have finished and all writes applied;
  *   - a get/put/contains/remove on a key first flushes the caller's buffered
- *     updates to that key's partition.
+ *     updates to that key's partition;
+ *   - timeout flush: an update another running kernel issued at time T is
+ *     visible to a get by T + the table's flush timeout (spec.flush_ms, else
+ *     tess_config.flush_ms, default 5 ms) + a message's trip, as long as the
+ *     writing thread keeps calling table functions (it checks the clock every
+ *     64 buffered writes and on entry to get, contains, put, remove,
+ *     read_range and tess_table_iter; a thread that calls none sends at its
+ *     next call or its instance's end).  Before that a reader sees the old
+ *     value: a key's value is never torn and one thread's writes to one key
+ *     appear in issue order, but writes to different keys may appear in any
+ *     order.  A send that took time c delays the next timeout send to at
+ *     least 32 c (a dense table's private array is scanned whole).  With the
+ *     timeout off, writes wait for a full buffer, a flush, the worker's idle
+ *     time or a barrier: kernels that wait on each other must then flush.
+ *     docs/tables.md, "When other kernels see a write", has the details.
  *
  * Threads: table operations may be called from kernel instances and from the
  * control function, concurrently.  tess_table_clear() and the iterator over a
@@ -91,7 +105,13 @@ typedef struct tess_table_spec {
     /* Dense fixed-size tables: every rank keeps a read-only replica of the
      * whole table that follows tess_table_put_range (see tess_table_replica). */
     int replicated;
+    /* Timeout flush of this table's buffered writes, in milliseconds: 0 (the
+     * default) takes tess_config.flush_ms, TESS_FLUSH_NEVER sends them only
+     * when a buffer fills, on flush, at the instance's end and at barriers. */
+    double flush_ms;
 } tess_table_spec;
+
+#define TESS_FLUSH_NEVER (-1.0)
 
 /* Zero the spec and set defaults (1 partition, replace accumulator). */
 TESS_API void tess_table_spec_init(tess_table_spec *spec);

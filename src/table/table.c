@@ -28,6 +28,8 @@ static int check_spec(tess_ctx *ctx, const tess_table_spec *s)
                    "table %s: grouped tables need equal partition counts", n);
     TESS_RETURN_IF(ctx, s->replicated && (!s->dense || s->value_size == 0), TESS_ERR_INVAL,
                    "table %s: a replicated table must be dense with fixed-size values", n);
+    TESS_RETURN_IF(ctx, !(s->flush_ms <= 3.6e6), TESS_ERR_INVAL,
+                   "table %s: flush_ms must be at most 3600000 (one hour)", n);
     const char *why = NULL;
     int rc = tess__accum_check(s->accum, s->elem, s->value_size, &why);
     TESS_RETURN_IF(ctx, rc != TESS_OK, rc, "table %s: %s", n, why ? why : "bad accumulator");
@@ -144,6 +146,14 @@ static void table_free(tess_table *t)
     free(t);
 }
 
+/* The timeout flush in nanoseconds: the spec's, else the configuration's;
+ * 0 for none. */
+static uint64_t flush_timeout_ns(const tess_ctx *ctx, const tess_table_spec *s)
+{
+    double ms = s->flush_ms != 0 ? s->flush_ms : ctx->cfg.flush_ms;
+    return ms > 0 ? (uint64_t)(ms * 1e6) : 0;
+}
+
 static int register_table(tess_ctx *ctx, tess_table *t)
 {
     tess_table **grown = realloc(ctx->tables, (size_t)(ctx->ntables + 1) * sizeof *grown);
@@ -170,6 +180,7 @@ int tess_table_create(tess_ctx *ctx, const tess_table_spec *s, tess_table **tabl
     t->nparts = s->partitions;
     t->dense = s->dense;
     t->key_count = s->key_count;
+    t->flush_ns = flush_timeout_ns(ctx, s);
     rc = t->name ? TESS_OK : TESS_ERR_NOMEM;
     if (rc == TESS_OK && t->dense) rc = set_bounds(t, s);
     if (rc == TESS_OK) rc = set_accumulator(t, s);

@@ -72,6 +72,7 @@ struct tess_table {
     int is_static;                      /* checkpointed once per job (tess_table_set_static) */
     int replicated;                     /* spec.replicated: put_range also stages into replicas */
     tess__replica *replica;             /* table_replica.c; NULL until needed */
+    uint64_t flush_ns;        /* timeout flush of buffered writes (table_buffer.c); 0: none */
     _Atomic uint64_t changes; /* values this rank's updates changed since tess_table_changes
                                  (MIN and MAX tables; acc.changes points here) */
 };
@@ -164,6 +165,10 @@ int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals,
 int tess__buffer_update_fanout(tess_table *t, const void *keys, size_t n, const void *val);
 /* Flush what this thread buffered for partition p (before a get/put on it). */
 int tess__buffer_flush_partition(tess_table *t, int p);
+/* Send every buffer of the calling thread whose oldest write is past its
+ * table's timeout (on entry to a table operation: a kernel polling a key
+ * or waiting for a reply still lets its own writes out). */
+int tess__buffer_flush_expired(tess_ctx *ctx);
 
 /* Remote operations (table_remote.c). */
 int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys, const uint8_t *vals,

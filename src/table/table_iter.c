@@ -17,7 +17,8 @@ int tess_table_iter(tess_table *t, int p, tess_iter **it_out)
 {
     TESS_RETURN_IF(t->ctx, p < 0 || p >= t->nparts, TESS_ERR_INVAL, "table %s: no partition %d",
                    t->name, p);
-    int rc = tess__buffer_flush_partition(t, p);
+    int rc = tess__buffer_flush_expired(t->ctx);
+    if (rc == TESS_OK) rc = tess__buffer_flush_partition(t, p);
     if (rc != TESS_OK) return rc;
     tess_iter *it = calloc(1, sizeof *it);
     if (it == NULL) return TESS_ERR_NOMEM;

@@ -2,7 +2,8 @@
  * table_ops.c — the public table operations: each finds the key's partition
  * and runs locally or through a message to the owner, after flushing what
  * the caller buffered for that partition (so one thread's operations on one
- * key apply in issue order).
+ * key apply in issue order), and what it buffered anywhere longer than the
+ * table's timeout (table_buffer.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,8 @@ static int key_partition(tess_table *t, const void *key, int *p_out)
                           (unsigned long long)k, (unsigned long long)t->key_count);
     }
     *p_out = p;
-    return tess__buffer_flush_partition(t, p);
+    int rc = tess__buffer_flush_expired(t->ctx);
+    return rc == TESS_OK ? tess__buffer_flush_partition(t, p) : rc;
 }
 
 static int check_len(tess_table *t, size_t len)

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The timeout flush (tests/integration/timeout_flush.c): two running kernels
+# see each other's unflushed writes within 1 s, on a dense and a hash table,
+# embedded and under mpirun -np 2; without a timeout (TESS_FLUSH_NEVER) a
+# write waits for an explicit tess_table_flush.
+set -euo pipefail
+prog="$TESS_BUILD/tests/integration/timeout_flush"
+echo "== embedded, 2 workers"; timeout 60 "$prog" --workers 2
+. "$(dirname "$0")/mpi_lib.bash"
+mpi_case 2 '^0 passed' "$prog" --workers 1
