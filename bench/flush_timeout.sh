@@ -18,6 +18,9 @@ TESSERA=${TESSERA:-build/tessera}
 rounds=${1:-7} workers=${2:-2} np=${3:-2}
 pr_gen=${PR_GEN:-web:200000} pr_it=${PR_IT:-20}
 km_gen=${KM_GEN:-1000000:8:16} km_it=${KM_IT:-10}
+export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1}
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

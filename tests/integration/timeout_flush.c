@@ -20,12 +20,12 @@
 
 #include "checks.h"
 
-#define WAIT_LIMIT 1.0   /* seconds: the bound the issue asks for */
-#define NEVER_PROBE 0.3  /* seconds instance 1 watches for a write that must not come */
-#define RESULTS 4        /* per instance: wait for the first write, for the second */
+#define WAIT_LIMIT 1.0  /* seconds: the bound the issue asks for */
+#define NEVER_PROBE 0.3 /* seconds instance 1 watches for a write that must not come */
+#define RESULTS 4       /* per instance: wait for the first write, for the second */
 
 typedef struct app {
-    tess_table *results; /* dense: seconds waited, -1 for "never came" */
+    tess_table *results;  /* dense: seconds waited, -1 for "never came" */
     tess_table *boxes[3]; /* dense, hash, dense without a timeout */
 } app;
 
@@ -62,7 +62,10 @@ static double wait_for(tess_table *t, uint64_t key, int64_t want, double limit)
     return -1;
 }
 
-static void add(tess_table *t, uint64_t key, int64_t v) { tess_table_update(t, &key, &v, sizeof v); }
+static void add(tess_table *t, uint64_t key, int64_t v)
+{
+    tess_table_update(t, &key, &v, sizeof v);
+}
 
 static void record(app *a, uint64_t slot, double seconds)
 {
