@@ -117,10 +117,41 @@ typedef struct tess_table_spec {
 TESS_API void tess_table_spec_init(tess_table_spec *spec);
 
 /*
- * Create a table.  Before tess_main() only, identically on every rank (tables
- * are identified by creation order).  The table lives until tess_finalize().
+ * Create a table.  Tables are identified by creation order, so either:
+ *   - before tess_main(), identically on every rank; or
+ *   - at run time, from the control function (rank 0) between a
+ *     tess_barrier() and the next tess_run(): the runtime creates the table
+ *     on every rank and returns once all have it (every rank's `app` learns
+ *     of it only through kernel arguments or the table's use as locality;
+ *     kernels find it with tess_table_by_index()).  With checkpoints
+ *     enabled it first waits until the checkpoint being written is
+ *     committed; while tess_checkpoint_periodic() is on it is refused
+ *     (TESS_ERR_MISUSE), and spec.replicated is refused
+ *     (TESS_ERR_UNSUPPORTED).
+ * The table lives until tess_finalize() or tess_table_drop().  A checkpoint
+ * records every table that exists at its cut; a job restores it only with
+ * the same tables, so it creates (and drops) its run-time tables in the same
+ * order before tess_checkpoint_restore().
  */
 TESS_API int tess_table_create(tess_ctx *ctx, const tess_table_spec *spec, tess_table **table_out);
+
+/*
+ * Drop a table (control function, between a tess_barrier() and the next
+ * tess_run(), the same conditions as a run-time create): its entries are
+ * freed on every rank and every later operation on it returns
+ * TESS_ERR_MISUSE; the handle stays valid until tess_finalize() and its id
+ * is never reused, so checkpoints go on recording it, empty.  Refused for a
+ * table that others are grouped with (drop those first) and, for now, for a
+ * table with a replica (TESS_ERR_UNSUPPORTED).
+ */
+TESS_API int tess_table_drop(tess_table *t);
+
+/* The table of creation index `index` (0 = the first created), for kernels
+ * on any rank to reach tables made at run time: pass the index in the
+ * kernel's args.  NULL when out of range. */
+TESS_API tess_table *tess_table_by_index(tess_ctx *ctx, int index);
+/* t's creation index (what tess_table_by_index takes). */
+TESS_API int tess_table_index(const tess_table *t);
 
 /*
  * Copy the value of `key` into value_out (capacity `cap` bytes) and set

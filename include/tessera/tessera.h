@@ -7,7 +7,9 @@
  *   tess_config_init() -> tess_init() -> tess_register_*() / tess_table_create()
  *   -> tess_main(control) -> tess_finalize().
  * Registration and table creation must happen identically on every rank, in
- * the same order, before tess_main(); afterwards they return TESS_ERR_MISUSE.
+ * the same order, before tess_main(); afterwards registration returns
+ * TESS_ERR_MISUSE, and tables are created (and dropped) only by the control
+ * function between barriers, which makes them on every rank (table.h).
  *
  * Threads: unless stated otherwise a function may be called from the thread
  * that called tess_init() (the "main thread") and, during tess_main(), from

@@ -78,6 +78,13 @@ static void buffers_free(tess__slot_buffers *b, int nranks)
     free(b);
 }
 
+void tess__slot_forget_table(tess__slot *slot, int index)
+{
+    if (index >= slot->nbufs) return;
+    buffers_free(slot->bufs[index], slot->ctx->nranks);
+    slot->bufs[index] = NULL;
+}
+
 void tess__slot_buffers_free(tess__slot *slot)
 {
     for (int i = 0; i < slot->nbufs; i++) buffers_free(slot->bufs[i], slot->ctx->nranks);

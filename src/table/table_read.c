@@ -44,6 +44,7 @@ static int read_remote(tess_table *t, int p, uint64_t first, uint64_t n, uint8_t
 
 int tess_table_read_range(tess_table *t, uint64_t first, uint64_t n, void *values_out)
 {
+    if (t->dropped) return tess__table_check_live(t);
     TESS_RETURN_IF(t->ctx, !t->dense || t->value_size == 0, TESS_ERR_INVAL,
                    "table %s: tess_table_read_range needs a dense table with fixed-size values",
                    t->name);
