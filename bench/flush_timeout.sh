@@ -6,7 +6,10 @@
 # hits both alike.  A run's time is the sum of its iteration_seconds
 # (loading not counted).  Prints every round, the medians, A/B of the
 # medians and the median of the rounds' ratios (> 1: the timeout is
-# slower; the goal is at most 1.03).  A benchmark: never fails on speed.
+# slower; the goal is at most 1.03), then what rank 0 sent in one run of
+# each (messages_sent, updates_remote: equal counts mean the timeout left
+# the batching as it was, whatever the noise of the machine's timings).  A
+# benchmark: never fails on speed.
 #
 #   TESSERA=build/tessera bench/flush_timeout.sh [ROUNDS] [WORKERS] [NP]
 #
@@ -33,6 +36,18 @@ run_once() {
     if [ "$variant" = A ]; then env -u TESS_FLUSH_MS "$@" --quiet --metrics "$m" > /dev/null
     else TESS_FLUSH_MS=0 "$@" --quiet --metrics "$m" > /dev/null; fi
     python3 -c 'import json,sys; print(sum(json.load(open(sys.argv[1]))["iteration_seconds"]))' "$m"
+    cp "$m" "$tmp/last-$variant.json"
+}
+
+# rank 0's traffic in the last run of A and of B
+traffic() {
+    python3 - "$1" "$tmp/last-A.json" "$tmp/last-B.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[2:4])
+keys = ("messages_sent", "bytes_sent", "updates_remote")
+print(f"{sys.argv[1]}: rank 0 sent, A (5 ms) / B (off): " +
+      ", ".join(f"{k} {a[k]} / {b[k]}" for k in keys))
+PY
 }
 
 # ROUNDS alternating rounds of one case; prints its lines.
@@ -55,6 +70,7 @@ ratio = statistics.median(r[0] / r[1] for r in rows)
 print(f"{sys.argv[1]}: median A (5 ms) {a:.4f} s, B (off) {b:.4f} s, A/B {a / b:.4f}, "
       f"median of round ratios {ratio:.4f} ({len(rows)} rounds)")
 PY
+    traffic "$name"
 }
 
 echo "bench/flush_timeout.sh rounds=$rounds workers=$workers np=$np ($(git rev-parse --short HEAD 2>/dev/null || echo '?'))"

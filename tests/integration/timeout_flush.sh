@@ -8,3 +8,6 @@ prog="$TESS_BUILD/tests/integration/timeout_flush"
 echo "== embedded, 2 workers"; timeout 60 "$prog" --workers 2
 . "$(dirname "$0")/mpi_lib.bash"
 mpi_case 2 '^0 passed' "$prog" --workers 1
+# what the timeout costs on the update paths, printed (not asserted: a shared
+# machine); the sums are checked.  Longer: flush_cost --updates 2000000 --rounds 11
+echo "== flush_cost, embedded"; timeout 120 "$TESS_BUILD/tests/integration/flush_cost" --workers 2 --updates 100000 --rounds 3
