@@ -229,6 +229,16 @@ static int drop_here(tess_table *t)
     return empty_partitions(t);
 }
 
+/* A table not dropped whose placement follows t's (group_with), or NULL. */
+static tess_table *live_follower(const tess_table *t)
+{
+    for (int i = 0; i < t->ctx->ntables; i++) {
+        tess_table *o = t->ctx->tables[i];
+        if (o != t && o->group == t->index && !o->dropped) return o;
+    }
+    return NULL;
+}
+
 int tess_table_drop(tess_table *t)
 {
     if (t == NULL) return TESS_ERR_INVAL;
@@ -238,11 +248,10 @@ int tess_table_drop(tess_table *t)
     if (rc != TESS_OK) return rc;
     TESS_RETURN_IF(ctx, t->replica != NULL, TESS_ERR_UNSUPPORTED,
                    "table %s: not supported yet: dropping a table with a replica", t->name);
-    for (int i = 0; i < ctx->ntables; i++)
-        TESS_RETURN_IF(ctx, i != t->index && ctx->tables[i]->group == t->index &&
-                                !ctx->tables[i]->dropped,
-                       TESS_ERR_INVAL, "table %s: table %s is grouped with it (drop that first)",
-                       t->name, ctx->tables[i]->name);
+    tess_table *follower = live_follower(t);
+    TESS_RETURN_IF(ctx, follower != NULL, TESS_ERR_INVAL,
+                   "table %s: table %s is grouped with it (drop that first)", t->name,
+                   follower->name);
     uint8_t body[4];
     tess__put_le32(body, (uint32_t)t->index);
     rc = drop_here(t);
