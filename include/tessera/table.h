@@ -20,10 +20,11 @@
  *     next call or its instance's end).  Before that a reader sees the old
  *     value: a key's value is never torn and one thread's writes to one key
  *     appear in issue order, but writes to different keys may appear in any
- *     order.  A send that took time c delays the next timeout send to at
- *     least 32 c (a dense table's private array is scanned whole).  With the
- *     timeout off, writes wait for a full buffer, a flush, the worker's idle
- *     time or a barrier: kernels that wait on each other must then flush.
+ *     order.  A send that took c of the thread's CPU time delays the next
+ *     timeout send to at least 32 c (a dense table's private array is
+ *     scanned whole).  With the timeout off, writes wait for a full buffer,
+ *     a flush, the worker's idle time or a barrier: kernels that wait on
+ *     each other must then flush.
  *     docs/tables.md, "When other kernels see a write", has the details.
  *
  * Threads: table operations may be called from kernel instances and from the

@@ -21,8 +21,8 @@
  * writes, and on entry to any table operation (tess__buffer_flush_expired:
  * a kernel polling a key, or about to wait for a remote reply).  A send
  * that took long (a dense table's private array is scanned whole) stretches
- * the next wait to COST_FACTOR times its cost, so the timeout never costs
- * more than about 1/COST_FACTOR of the kernel's time.
+ * the next wait to COST_FACTOR times its CPU time, so the timeout never
+ * costs more than about 1/COST_FACTOR of the kernel's time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -241,21 +241,26 @@ static int owner_for_buffer(tess_table *t, tess__slot_buffers *b, int p, int *ds
     }
 }
 
-static uint64_t clock_ns(void)
+static uint64_t clock_of(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Send everything b holds if its oldest write waited long enough at `now`;
- * the send's cost sets the least wait before the next one. */
+static uint64_t clock_ns(void) { return clock_of(CLOCK_MONOTONIC); }
+
+/* Send everything b holds if its oldest write waited long enough at `now`.
+ * The send's cost in this thread's CPU time (a thread descheduled meanwhile
+ * on a busy machine must not stretch the bound) sets the least wait before
+ * the next one. */
 static int flush_if_expired(tess_table *t, tess__slot_buffers *b, uint64_t now)
 {
     uint64_t wait = t->flush_ns > b->stretch_ns ? t->flush_ns : b->stretch_ns;
     if (b->oldest_ns == 0 || now - b->oldest_ns < wait) return TESS_OK;
+    uint64_t cpu = clock_of(CLOCK_THREAD_CPUTIME_ID);
     int rc = flush_all_of(t, b);
-    b->stretch_ns = (clock_ns() - now) * COST_FACTOR;
+    b->stretch_ns = (clock_of(CLOCK_THREAD_CPUTIME_ID) - cpu) * COST_FACTOR;
     return rc;
 }
 
