@@ -75,16 +75,7 @@ static int k_verify(tess_task *task, const void *args, size_t len)
 static int make(tess_ctx *ctx, const char *name, int dense, int parts, int replicated,
                 tess_table **out)
 {
-    tess_table_spec s;
-    tess_table_spec_init(&s);
-    s.name = name;
-    s.key_size = sizeof(uint64_t);
-    s.value_size = sizeof(int64_t);
-    s.partitions = parts;
-    s.dense = dense;
-    s.key_count = dense ? KEYS : 0;
-    s.accum = TESS_ACC_SUM;
-    s.elem = TESS_I64;
+    tess_table_spec s = checks_sum_spec(name, parts, dense ? KEYS : 0);
     s.replicated = replicated;
     return tess_table_create(ctx, &s, out);
 }

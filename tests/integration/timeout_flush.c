@@ -172,16 +172,7 @@ static int control(tess_ctx *ctx, void *p)
 
 static int make_box(tess_ctx *ctx, int dense, double flush_ms, tess_table **out)
 {
-    tess_table_spec s;
-    tess_table_spec_init(&s);
-    s.name = dense ? "box" : "hashbox";
-    s.key_size = sizeof(uint64_t);
-    s.value_size = sizeof(int64_t);
-    s.partitions = 2;
-    s.dense = dense;
-    s.key_count = dense ? 2 : 0;
-    s.accum = TESS_ACC_SUM;
-    s.elem = TESS_I64;
+    tess_table_spec s = checks_sum_spec(dense ? "box" : "hashbox", 2, dense ? 2 : 0);
     s.flush_ms = flush_ms;
     return tess_table_create(ctx, &s, out);
 }
