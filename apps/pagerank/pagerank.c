@@ -326,6 +326,8 @@ static const char *usage_text(void)
              "                     rank RANK runs FACTOR (>= 1) times slower (a throttle\n"
              "                     for stealing experiments); its threads spin for the\n"
              "                     extra time (default) or sleep\n"
+             "  --flush-ms MS      send buffered table writes once the oldest is MS ms old\n"
+             "                     (default 5, TESS_FLUSH_MS; 0: only when buffers fill)\n"
              "  --progress         a line per iteration on stderr (default when a terminal)\n"
              "  --quiet            no progress lines\n"
              "%s"
@@ -356,6 +358,7 @@ static int parse_slow_worker(const char *app, const app_opt *opt, const char *ar
 static void apply_steal_options(const pr_options *o, tess_config *cfg)
 {
     if (o->no_steal) cfg->steal = 0;
+    if (o->flush_ms >= 0) cfg->flush_ms = o->flush_ms;
     if (o->slow_factor >= 1.0) {
         cfg->slow_rank = o->slow_rank;
         cfg->slow_factor = o->slow_factor;
@@ -400,8 +403,8 @@ static int check_options(pr_options *o)
  * (message printed).  Each option may be given once. */
 static int parse_options(pr_options *o, int argc, char **argv)
 {
-    *o = (pr_options){.iterations = 20, .damping = 0.85};
-    int seen[16] = {0}, progress = APP_PROGRESS_AUTO;
+    *o = (pr_options){.iterations = 20, .damping = 0.85, .flush_ms = -1};
+    int seen[17] = {0}, progress = APP_PROGRESS_AUTO;
     const app_opt opts[] = {
         {"graph", APP_OPT_TEXT, &o->graph_path, 0, 0, 0, &seen[0], NULL},
         {"gen", APP_OPT_TEXT, &o->gen_spec, 0, 0, 0, &seen[1], NULL},
@@ -415,6 +418,7 @@ static int parse_options(pr_options *o, int argc, char **argv)
         {"quiet", APP_OPT_FLAG, &progress, 0, 0, APP_PROGRESS_OFF, &seen[9], NULL},
         {"no-steal", APP_OPT_FLAG, &o->no_steal, 0, 0, 1, &seen[10], NULL},
         {"slow-worker", APP_OPT_CUSTOM, o, 0, 0, 0, &seen[11], parse_slow_worker},
+        {"flush-ms", APP_OPT_DOUBLE, &o->flush_ms, 0, 3.6e6, 0, &seen[16], NULL},
     };
     app_opt ckpt[APP_CKPT_CLI_OPTIONS];
     app_ckpt_cli_options(&o->ckpt, ckpt);

@@ -27,6 +27,8 @@ typedef struct pr_options {
     int slow_rank;
     double slow_factor;
     int slow_sleep;
+    /* --flush-ms MS: the tables' timeout flush (tess_config.flush_ms); -1: not given */
+    double flush_ms;
 } pr_options;
 
 typedef struct pr_app {

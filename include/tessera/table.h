@@ -10,7 +10,22 @@
  *     removes) are visible to every later get, on any rank;
  *   - after tess_barrier() all kernels have finished and all writes applied;
  *   - a get/put/contains/remove on a key first flushes the caller's buffered
- *     updates to that key's partition.
+ *     updates to that key's partition;
+ *   - timeout flush: an update another running kernel issued at time T is
+ *     visible to a get by T + the table's flush timeout (spec.flush_ms, else
+ *     tess_config.flush_ms, default 5 ms) + a message's trip, as long as the
+ *     writing thread keeps calling table functions (it checks the clock every
+ *     64 buffered writes and on entry to get, contains, put, remove,
+ *     read_range and tess_table_iter; a thread that calls none sends at its
+ *     next call or its instance's end).  Before that a reader sees the old
+ *     value: a key's value is never torn and one thread's writes to one key
+ *     appear in issue order, but writes to different keys may appear in any
+ *     order.  A send that took c of the thread's CPU time delays the next
+ *     timeout send to at least 32 c (a dense table's private array is
+ *     scanned whole).  With the timeout off, writes wait for a full buffer,
+ *     a flush, the worker's idle time or a barrier: kernels that wait on
+ *     each other must then flush.
+ *     docs/tables.md, "When other kernels see a write", has the details.
  *
  * Threads: table operations may be called from kernel instances and from the
  * control function, concurrently.  tess_table_clear() and the iterator over a
@@ -91,16 +106,53 @@ typedef struct tess_table_spec {
     /* Dense fixed-size tables: every rank keeps a read-only replica of the
      * whole table that follows tess_table_put_range (see tess_table_replica). */
     int replicated;
+    /* Timeout flush of this table's buffered writes, in milliseconds: 0 (the
+     * default) takes tess_config.flush_ms, TESS_FLUSH_NEVER sends them only
+     * when a buffer fills, on flush, at the instance's end and at barriers. */
+    double flush_ms;
 } tess_table_spec;
+
+#define TESS_FLUSH_NEVER (-1.0)
 
 /* Zero the spec and set defaults (1 partition, replace accumulator). */
 TESS_API void tess_table_spec_init(tess_table_spec *spec);
 
 /*
- * Create a table.  Before tess_main() only, identically on every rank (tables
- * are identified by creation order).  The table lives until tess_finalize().
+ * Create a table.  Tables are identified by creation order, so either:
+ *   - before tess_main(), identically on every rank; or
+ *   - at run time, from the control function (rank 0) between a
+ *     tess_barrier() and the next tess_run(): the runtime creates the table
+ *     on every rank and returns once all have it (every rank's `app` learns
+ *     of it only through kernel arguments or the table's use as locality;
+ *     kernels find it with tess_table_by_index()).  With checkpoints
+ *     enabled it first waits until the checkpoint being written is
+ *     committed; while tess_checkpoint_periodic() is on it is refused
+ *     (TESS_ERR_MISUSE), and spec.replicated is refused
+ *     (TESS_ERR_UNSUPPORTED).
+ * The table lives until tess_finalize() or tess_table_drop().  A checkpoint
+ * records every table that exists at its cut; a job restores it only with
+ * the same tables, so it creates (and drops) its run-time tables in the same
+ * order before tess_checkpoint_restore().
  */
 TESS_API int tess_table_create(tess_ctx *ctx, const tess_table_spec *spec, tess_table **table_out);
+
+/*
+ * Drop a table (control function, between a tess_barrier() and the next
+ * tess_run(), the same conditions as a run-time create): its entries are
+ * freed on every rank and every later operation on it returns
+ * TESS_ERR_MISUSE; the handle stays valid until tess_finalize() and its id
+ * is never reused, so checkpoints go on recording it, empty.  Refused for a
+ * table that others are grouped with (drop those first) and, for now, for a
+ * table with a replica (TESS_ERR_UNSUPPORTED).
+ */
+TESS_API int tess_table_drop(tess_table *t);
+
+/* The table of creation index `index` (0 = the first created), for kernels
+ * on any rank to reach tables made at run time: pass the index in the
+ * kernel's args.  NULL when out of range. */
+TESS_API tess_table *tess_table_by_index(tess_ctx *ctx, int index);
+/* t's creation index (what tess_table_by_index takes). */
+TESS_API int tess_table_index(const tess_table *t);
 
 /*
  * Copy the value of `key` into value_out (capacity `cap` bytes) and set

@@ -7,7 +7,9 @@
  *   tess_config_init() -> tess_init() -> tess_register_*() / tess_table_create()
  *   -> tess_main(control) -> tess_finalize().
  * Registration and table creation must happen identically on every rank, in
- * the same order, before tess_main(); afterwards they return TESS_ERR_MISUSE.
+ * the same order, before tess_main(); afterwards registration returns
+ * TESS_ERR_MISUSE, and tables are created (and dropped) only by the control
+ * function between barriers, which makes them on every rank (table.h).
  *
  * Threads: unless stated otherwise a function may be called from the thread
  * that called tess_init() (the "main thread") and, during tess_main(), from
@@ -68,6 +70,9 @@ typedef enum tess_mode {
     TESS_MODE_MPI = 2       /* require MPI; fails with TESS_ERR_UNSUPPORTED without it */
 } tess_mode;
 
+/* The default of tess_config.flush_ms. */
+#define TESS_FLUSH_MS_DEFAULT 5.0
+
 typedef struct tess_config {
     int workers;    /* worker threads per rank; 0 = cores this rank may use */
     tess_mode mode; /* default TESS_MODE_AUTO */
@@ -95,10 +100,18 @@ typedef struct tess_config {
     int slow_rank;
     double slow_factor;
     int slow_sleep;
+    /* Timeout flush (docs/tables.md, "When other kernels see a write"): a
+     * kernel's buffered table writes are sent to their partitions' owners
+     * once the oldest of them is this many milliseconds old, even while the
+     * kernel keeps running and never flushes.  Default 5; 0 sends only when
+     * a buffer fills, on tess_table_flush, at the instance's end and at
+     * barriers (maximum batching).  A table's spec.flush_ms overrides it.
+     * TESS_FLUSH_MS in the environment sets it (a number >= 0). */
+    double flush_ms;
 } tess_config;
 
-/* Fill *cfg with defaults, then apply TESS_WORKERS, TESS_VERBOSE, TESS_STEAL
- * and TESS_SLOW_WORKER from the environment (malformed values are ignored with a
+/* Fill *cfg with defaults, then apply TESS_WORKERS, TESS_VERBOSE, TESS_STEAL,
+ * TESS_SLOW_WORKER and TESS_FLUSH_MS from the environment (malformed values are ignored with a
  * warning on stderr). */
 TESS_API void tess_config_init(tess_config *cfg);
 

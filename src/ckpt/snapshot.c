@@ -106,6 +106,8 @@ int tess_checkpoint_set_overwrite(tess_ctx *ctx, int overwrite)
     return TESS_OK;
 }
 
+static int tables_quiet(tess_ctx *ctx, const char *what);
+
 int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job, int keep)
 {
     if (ctx == NULL) return TESS_ERR_INVAL;
@@ -129,12 +131,15 @@ int tess_checkpoint_enable(tess_ctx *ctx, const char *dir, const char *job, int 
     }
     ctx->ckpt = rt;
     tess__table_set_intercept(ctx, on_table_message);
+    ctx->tables_change_hook = tables_quiet;
     tess__sched_ckpt_hooks hooks = {tess__ckpt_quiesce, tess__ckpt_take_restored, claim_dir};
     tess__sched_set_ckpt_hooks(ctx, &hooks);
     return TESS_OK;
 }
 
-/* Tables are frozen once tess_main started: the fingerprint is final. */
+/* The fingerprint covers the tables created before tess_main (tables made at
+ * run time are not part of it): computed once, when tess_main claims the
+ * directory, it is final. */
 uint64_t tess__ckpt_fingerprint(tess_ctx *ctx)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
@@ -631,6 +636,26 @@ int tess_checkpoint_periodic(tess_ctx *ctx, double seconds, const void *user, si
     return TESS_OK;
 }
 
+/* Before a table is created or dropped at run time (rank 0's control
+ * thread): the writers read the table list until an epoch is committed, and
+ * a periodic epoch could start at any moment. */
+static int tables_quiet(tess_ctx *ctx, const char *what)
+{
+    tess__ckpt_rt *rt = ctx->ckpt;
+    pthread_mutex_lock(&rt->mu);
+    int periodic = rt->timer_running && rt->period > 0;
+    pthread_mutex_unlock(&rt->mu);
+    TESS_RETURN_IF(ctx, periodic, TESS_ERR_MISUSE,
+                   "%s while periodic checkpoints are on (tess_checkpoint_periodic(ctx, 0, ...) "
+                   "stops them)",
+                   what);
+    tess__ckpt_hurry(ctx);
+    pthread_mutex_lock(&rt->mu);
+    wait_committed_locked(rt);
+    pthread_mutex_unlock(&rt->mu);
+    return TESS_OK;
+}
+
 /* ---------------------------------------------------------------- waiting */
 
 int tess_checkpoint_wait(tess_ctx *ctx, uint64_t *epoch_out)
@@ -718,4 +743,5 @@ void tess__ckpt_free(tess_ctx *ctx)
     free(rt);
     ctx->ckpt = NULL;
     tess__table_set_intercept(ctx, NULL);
+    ctx->tables_change_hook = NULL;
 }

@@ -32,6 +32,7 @@
  *   64-66, 72 sched: work stealing                (sched/sched.h)
  *   67-71     table: partition migration          (table/table_internal.h)
  *   73-76     table: replicas of dense tables     (table/table_internal.h)
+ *   77-78     table: tables created, dropped at run time (table/table_internal.h)
  *   80-95     free (the tick and tiles faces talk through worker mailboxes, 15)
  */
 enum tess__comm_msg_type {

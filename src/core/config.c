@@ -20,6 +20,21 @@ int tess__usable_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* TESS_FLUSH_MS: the timeout flush in milliseconds, 0 to turn it off. */
+static void config_flush_ms(tess_config *cfg)
+{
+    const char *s = getenv("TESS_FLUSH_MS");
+    if (s == NULL) return;
+    char *end = NULL;
+    double ms = strtod(s, &end);
+    if (end != s && *end == '\0' && ms >= 0 && ms <= 3.6e6) cfg->flush_ms = ms;
+    else
+        fprintf(stderr,
+                "tessera: TESS_FLUSH_MS: expected milliseconds in [0, 3600000], got '%s' "
+                "(ignored)\n",
+                s);
+}
+
 void tess_config_init(tess_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -46,6 +61,8 @@ void tess_config_init(tess_config *cfg)
     else if (s != NULL && strcmp(s, "1") != 0)
         fprintf(stderr, "tessera: TESS_STEAL: expected 0 or 1, got '%s' (ignored: stealing on)\n",
                 s);
+    cfg->flush_ms = TESS_FLUSH_MS_DEFAULT;
+    config_flush_ms(cfg);
     s = getenv("TESS_SLOW_WORKER");
     if (s != NULL &&
         tess_parse_slow_worker(s, &cfg->slow_rank, &cfg->slow_factor, &cfg->slow_sleep) != TESS_OK)

@@ -141,6 +141,14 @@ struct tess_ctx {
     /* called with the new count after writes were applied (set by sched,
      * called by the table layer through tess__count_applied) */
     void (*applied_hook)(tess_ctx *ctx, uint64_t applied);
+    /* rank 0's control thread: a tess_run since the last tess_barrier that
+     * succeeded (sched/control.c); tables are created and dropped at run
+     * time only while it is 0 (table/table_runtime.c) */
+    int run_open;
+    /* set while checkpoints are enabled (ckpt/snapshot.c): before a table is
+     * created or dropped at run time, wait until no epoch is being written,
+     * or refuse (a negative status) while periodic checkpoints are on */
+    int (*tables_change_hook)(tess_ctx *ctx, const char *what);
     /* node-shared copies of the ranks' reports, where the ranks of a node
      * share memory (sched/control.c): rank r's at node_counts[r], NULL off
      * this node or when nothing is shared; rank 0 reads them in a barrier

@@ -285,12 +285,14 @@ int tess_run(tess_ctx *ctx, const char *kernel, int instances, tess_table *local
     TESS_RETURN_IF(ctx, locality && instances != tess_table_partitions(locality), TESS_ERR_INVAL,
                    "kernel '%s': %d instances but the locality table has %d partitions", kernel,
                    instances, tess_table_partitions(locality));
+    if (locality != NULL && (rc = tess__table_check_live(locality)) != TESS_OK) return rc;
     TESS_RETURN_IF(ctx, tess_interrupted(ctx), TESS_ERR_INTERRUPTED, "interrupted");
     rc = tess__slot_flush_all(tess__current_slot(ctx));
     if (rc != TESS_OK) return rc;
     pthread_mutex_lock(&ctx->ctl_mu);
     uint64_t seq = ++ctx->run_seq;
     pthread_mutex_unlock(&ctx->ctl_mu);
+    ctx->run_open = 1; /* no table created or dropped until a barrier */
     int where = locality ? tess__table_index(locality) : -1;
     if (instances == TESS_EVERY_WORKER) {
         instances = ctx->workers_total;
@@ -556,6 +558,7 @@ int tess_barrier(tess_ctx *ctx)
     if (rc == TESS_ERR_INTERRUPTED) return tess__fail(ctx, rc, "interrupted by a signal");
     if (rc != TESS_OK) return rc;
     rc = collect_kernel_errors(ctx);
+    ctx->run_open = 0;          /* every kernel finished, failed or not */
     tess__comm_fail_clear(ctx); /* this rank's failure, if any, is reported */
     /* every write has landed: ranges staged for replicas become visible */
     int switched = tess__replica_switch_everywhere(ctx);

@@ -28,6 +28,8 @@ static int check_spec(tess_ctx *ctx, const tess_table_spec *s)
                    "table %s: grouped tables need equal partition counts", n);
     TESS_RETURN_IF(ctx, s->replicated && (!s->dense || s->value_size == 0), TESS_ERR_INVAL,
                    "table %s: a replicated table must be dense with fixed-size values", n);
+    TESS_RETURN_IF(ctx, !(s->flush_ms <= 3.6e6), TESS_ERR_INVAL,
+                   "table %s: flush_ms must be at most 3600000 (one hour)", n);
     const char *why = NULL;
     int rc = tess__accum_check(s->accum, s->elem, s->value_size, &why);
     TESS_RETURN_IF(ctx, rc != TESS_OK, rc, "table %s: %s", n, why ? why : "bad accumulator");
@@ -129,7 +131,7 @@ static int place_partitions(tess_table *t, const tess_table_spec *s)
     return TESS_OK;
 }
 
-static void table_free(tess_table *t)
+void tess__table_free(tess_table *t)
 {
     if (t == NULL) return;
     for (int p = 0; t->parts && p < t->nparts; p++) tess__partition_free(t->parts[p]);
@@ -144,21 +146,39 @@ static void table_free(tess_table *t)
     free(t);
 }
 
+/* The timeout flush in nanoseconds: the spec's, else the configuration's;
+ * 0 for none. */
+static uint64_t flush_timeout_ns(const tess_ctx *ctx, const tess_table_spec *s)
+{
+    double ms = s->flush_ms != 0 ? s->flush_ms : ctx->cfg.flush_ms;
+    return ms > 0 ? (uint64_t)(ms * 1e6) : 0;
+}
+
+/* The list of tables has a fixed capacity: tables created at run time are
+ * added while other threads read the list (the progress thread, checkpoint
+ * writers), so it must never move. */
 static int register_table(tess_ctx *ctx, tess_table *t)
 {
-    tess_table **grown = realloc(ctx->tables, (size_t)(ctx->ntables + 1) * sizeof *grown);
-    if (grown == NULL) return TESS_ERR_NOMEM;
-    ctx->tables = grown;
+    if (ctx->tables == NULL) ctx->tables = calloc(TESS__TABLES_MAX, sizeof *ctx->tables);
+    if (ctx->tables == NULL) return TESS_ERR_NOMEM;
+    TESS_RETURN_IF(ctx, ctx->ntables == TESS__TABLES_MAX, TESS_ERR_INVAL,
+                   "table %s: a job holds at most %d tables (dropped ones count)", t->name,
+                   TESS__TABLES_MAX);
     t->index = ctx->ntables;
-    grown[ctx->ntables++] = t;
+    ctx->tables[t->index] = t;
+    ctx->ntables++;
     return TESS_OK;
 }
 
 int tess_table_create(tess_ctx *ctx, const tess_table_spec *s, tess_table **table_out)
 {
     if (ctx == NULL || s == NULL || table_out == NULL) return TESS_ERR_INVAL;
-    TESS_RETURN_IF(ctx, ctx->started, TESS_ERR_MISUSE, "table %s created after tess_main() started",
-                   s->name ? s->name : "");
+    if (ctx->started) return tess__table_create_at_run_time(ctx, s, table_out);
+    return tess__table_create_here(ctx, s, table_out);
+}
+
+int tess__table_create_here(tess_ctx *ctx, const tess_table_spec *s, tess_table **table_out)
+{
     int rc = check_spec(ctx, s);
     if (rc != TESS_OK) return rc;
     tess_table *t = calloc(1, sizeof *t);
@@ -170,6 +190,8 @@ int tess_table_create(tess_ctx *ctx, const tess_table_spec *s, tess_table **tabl
     t->nparts = s->partitions;
     t->dense = s->dense;
     t->key_count = s->key_count;
+    t->flush_ns = flush_timeout_ns(ctx, s);
+    t->at_run_time = ctx->started;
     rc = t->name ? TESS_OK : TESS_ERR_NOMEM;
     if (rc == TESS_OK && t->dense) rc = set_bounds(t, s);
     if (rc == TESS_OK) rc = set_accumulator(t, s);
@@ -180,7 +202,7 @@ int tess_table_create(tess_ctx *ctx, const tess_table_spec *s, tess_table **tabl
     if (rc == TESS_OK) rc = register_table(ctx, t);
     if (rc == TESS_OK) t->group = s->group_with ? s->group_with->group : t->index;
     if (rc != TESS_OK) {
-        table_free(t);
+        tess__table_free(t);
         return rc;
     }
     *table_out = t;
@@ -219,7 +241,7 @@ void tess__table_stats(const tess_ctx *ctx, tess_stats *st)
 
 void tess__tables_free(tess_ctx *ctx)
 {
-    for (int i = 0; i < ctx->ntables; i++) table_free(ctx->tables[i]);
+    for (int i = 0; i < ctx->ntables; i++) tess__table_free(ctx->tables[i]);
     free(ctx->tables);
     ctx->tables = NULL;
     ctx->ntables = 0;
@@ -242,6 +264,13 @@ uint64_t tess__setup_fingerprint(const tess_ctx *ctx)
 }
 
 int tess__table_index(const tess_table *t) { return t->index; }
+int tess_table_index(const tess_table *t) { return t ? t->index : -1; }
+
+tess_table *tess_table_by_index(tess_ctx *ctx, int index)
+{
+    if (ctx == NULL || index < 0 || index >= ctx->ntables) return NULL;
+    return ctx->tables[index];
+}
 int tess_table_partitions(const tess_table *t) { return t->nparts; }
 
 int tess_table_owner(const tess_table *t, int p)
@@ -300,7 +329,7 @@ int tess_table_dense_range(const tess_table *t, int p, uint64_t *first_out, uint
 
 void *tess_table_dense_data(tess_table *t, int p, uint64_t *count_out)
 {
-    if (!t->dense || !tess_table_is_local(t, p)) return NULL;
+    if (!t->dense || t->dropped || !tess_table_is_local(t, p)) return NULL;
     tess__partition *part = tess__part_here(t, p);
     return part ? tess__partition_dense_data(part, count_out) : NULL;
 }

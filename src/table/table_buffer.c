@@ -12,13 +12,27 @@
  * old placement before it routes a new write, and a flushed combiner goes to
  * the owners of its keys at the time of sending (table_route.c), so a key's
  * older writes can never be overtaken by newer ones on another path.
+ *
+ * Timeout flush: besides those, a thread sends all its buffers of a table
+ * once the oldest write in them is older than the table's flush_ns, so
+ * kernels that run for long see each other's writes without flushing.  No
+ * timer thread can touch the buffers (they are the thread's own, unlocked),
+ * so the thread itself looks at the clock: every CHECK_EVERY buffered
+ * writes, and on entry to any table operation (tess__buffer_flush_expired:
+ * a kernel polling a key, or about to wait for a remote reply).  A send
+ * that took long (a dense table's private array is scanned whole) stretches
+ * the next wait to COST_FACTOR times its CPU time, so the timeout never
+ * costs more than about 1/COST_FACTOR of the kernel's time.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "table_internal.h"
 
 #define LOCAL_CAP 4096
 #define REMOTE_CAP 16384
+#define CHECK_EVERY 64 /* buffered writes between two looks at the clock */
+#define COST_FACTOR 32 /* a send's cost times this: the least wait before the next */
 
 typedef struct combiner {
     uint8_t *keys, *vals;
@@ -37,6 +51,9 @@ struct tess__slot_buffers {
     tess__private *priv;    /* dense tables: this thread's combining array */
     int priv_failed;        /* could not allocate it: use the local buffer */
     unsigned seen_version;  /* table placement the buffered writes were routed under */
+    uint64_t oldest_ns;     /* clock at the first write buffered since the last send; 0: none */
+    uint64_t stretch_ns;    /* least wait before a timeout send: COST_FACTOR x the last's cost */
+    int countdown;          /* buffered writes until the next look at the clock */
 };
 
 static void combiner_free(combiner *c)
@@ -59,6 +76,13 @@ static void buffers_free(tess__slot_buffers *b, int nranks)
     free(b->skeys);
     free(b->svals);
     free(b);
+}
+
+void tess__slot_forget_table(tess__slot *slot, int index)
+{
+    if (index >= slot->nbufs) return;
+    buffers_free(slot->bufs[index], slot->ctx->nranks);
+    slot->bufs[index] = NULL;
 }
 
 void tess__slot_buffers_free(tess__slot *slot)
@@ -217,10 +241,63 @@ static int owner_for_buffer(tess_table *t, tess__slot_buffers *b, int p, int *ds
     }
 }
 
-int tess__buffer_update(tess_table *t, const void *key, const void *val)
+static uint64_t clock_of(clockid_t id)
 {
-    tess__slot_buffers *b = my_buffers(t);
-    if (b == NULL) return TESS_ERR_NOMEM;
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t clock_ns(void) { return clock_of(CLOCK_MONOTONIC); }
+
+/* Send everything b holds if its oldest write waited long enough at `now`.
+ * The send's cost in this thread's CPU time (a thread descheduled meanwhile
+ * on a busy machine must not stretch the bound) sets the least wait before
+ * the next one. */
+static int flush_if_expired(tess_table *t, tess__slot_buffers *b, uint64_t now)
+{
+    uint64_t wait = t->flush_ns > b->stretch_ns ? t->flush_ns : b->stretch_ns;
+    if (b->oldest_ns == 0 || now - b->oldest_ns < wait) return TESS_OK;
+    uint64_t cpu = clock_of(CLOCK_THREAD_CPUTIME_ID);
+    int rc = flush_all_of(t, b);
+    b->stretch_ns = (clock_of(CLOCK_THREAD_CPUTIME_ID) - cpu) * COST_FACTOR;
+    return rc;
+}
+
+/* After buffering n writes: start the clock of the oldest one, or every
+ * CHECK_EVERY writes see whether it expired.  Costs a subtraction on most. */
+static inline int note_buffered(tess_table *t, tess__slot_buffers *b, size_t n)
+{
+    if (t->flush_ns == 0) return TESS_OK;
+    if (b->oldest_ns == 0) {
+        b->oldest_ns = clock_ns();
+        b->countdown = CHECK_EVERY;
+        return TESS_OK;
+    }
+    b->countdown -= n < CHECK_EVERY ? (int)n : CHECK_EVERY;
+    if (b->countdown > 0) return TESS_OK;
+    b->countdown = CHECK_EVERY;
+    return flush_if_expired(t, b, clock_ns());
+}
+
+int tess__buffer_flush_expired(tess_ctx *ctx)
+{
+    tess__slot *s = tess__current_slot(ctx);
+    uint64_t now = 0;
+    int rc = TESS_OK;
+    for (int i = 0; i < s->nbufs && rc == TESS_OK; i++) {
+        tess__slot_buffers *b = s->bufs[i];
+        if (b == NULL || b->oldest_ns == 0 || ctx->tables[i]->flush_ns == 0) continue;
+        if (now == 0) now = clock_ns();
+        rc = flush_if_expired(ctx->tables[i], b, now);
+    }
+    return rc;
+}
+
+/* One write into b's buffers (the private array, a combiner or the local
+ * buffer). */
+static int buffer_one(tess_table *t, tess__slot_buffers *b, const void *key, const void *val)
+{
     int crc = check_placement(t, b);
     if (crc != TESS_OK) return crc;
     int p = tess_table_partition_of(t, key);
@@ -241,8 +318,17 @@ int tess__buffer_update(tess_table *t, const void *key, const void *val)
     return ++b->ln == LOCAL_CAP ? flush_local(t, b) : TESS_OK;
 }
 
+int tess__buffer_update(tess_table *t, const void *key, const void *val)
+{
+    tess__slot_buffers *b = my_buffers(t);
+    if (b == NULL) return TESS_ERR_NOMEM;
+    int rc = buffer_one(t, b, key, val);
+    return rc == TESS_OK ? note_buffered(t, b, 1) : rc;
+}
+
 static int flush_all_of(tess_table *t, tess__slot_buffers *b)
 {
+    b->oldest_ns = 0;
     int rc = flush_local(t, b);
     for (int r = 0; r < t->ctx->nranks; r++) {
         int rrc = flush_remote(t, b, r);
@@ -374,6 +460,9 @@ static int batch_private(tess_table *t, tess__private *d, const uint64_t *keys, 
     return TESS_OK;
 }
 
+static int batch_routed(tess_table *t, tess__slot_buffers *b, const void *keys, const void *vals,
+                        size_t n);
+
 int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals, size_t n)
 {
     tess__slot_buffers *b = my_buffers(t);
@@ -381,8 +470,16 @@ int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals,
     int rc = check_placement(t, b);
     if (rc != TESS_OK) return rc;
     tess__private *d = my_private(t, b);
-    if (d != NULL) return batch_private(t, d, keys, vals, n);
-    rc = apply_pending(t, b); /* earlier single updates go first */
+    if (d != NULL) rc = batch_private(t, d, keys, vals, n);
+    else rc = batch_routed(t, b, keys, vals, n);
+    return rc == TESS_OK ? note_buffered(t, b, n) : rc;
+}
+
+/* The batch without a private array: local keys applied, others combined. */
+static int batch_routed(tess_table *t, tess__slot_buffers *b, const void *keys, const void *vals,
+                        size_t n)
+{
+    int rc = apply_pending(t, b); /* earlier single updates go first */
     for (size_t off = 0; rc == TESS_OK && off < n; off += LOCAL_CAP) {
         size_t m = n - off < LOCAL_CAP ? n - off : LOCAL_CAP;
         /* A chunk is routed under one placement: an owner that changed in
@@ -416,5 +513,6 @@ int tess__buffer_update_fanout(tess_table *t, const void *keys, size_t n, const 
     memcpy(&v, val, sizeof v);
     size_t done = tess__private_fanout_f64_sum(d, keys, n, v, t->key_count);
     tess__private_mark_all(t, d);
-    return done == n ? TESS_OK : TESS_ERR_INVAL;
+    if (done != n) return TESS_ERR_INVAL;
+    return note_buffered(t, b, n);
 }

@@ -4,7 +4,8 @@
  * table messages (updates, puts, requests) go to tess__table_deliver, which
  * lets a partition on the move (migrate.c) hold or pass on a message before
  * table_remote.c applies it; the migration protocol's own messages go to
- * migrate.c, the replicas' to table_replica.c.
+ * migrate.c, the replicas' to table_replica.c, the creation and dropping of
+ * tables at run time to table_runtime.c.
  */
 #include "table_internal.h"
 
@@ -29,5 +30,6 @@ int tess__table_handlers_init(tess_ctx *ctx)
         rc = tess__comm_handle(ctx, table_types[i], tess__table_deliver);
     for (size_t i = 0; rc == TESS_OK && i < sizeof migrate_types / sizeof *migrate_types; i++)
         rc = tess__comm_handle(ctx, migrate_types[i], tess__migrate_on_message);
+    if (rc == TESS_OK) rc = tess__table_runtime_handlers_init(ctx);
     return rc == TESS_OK ? tess__replica_handlers_init(ctx) : rc;
 }

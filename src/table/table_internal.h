@@ -34,7 +34,10 @@ enum tess__table_msg_type {
     TESS_MSG_REPLICA_REQ = 73,    /* rank 0 -> all: send your partitions' values to every rank */
     TESS_MSG_REPLICA_DATA = 74,   /* owner or writer -> all: values of a key range */
     TESS_MSG_REPLICA_SWITCH = 75, /* rank 0 -> all, after a barrier: staged ranges become visible */
-    TESS_MSG_REPLICA_SHARED = 76  /* writer -> its node: a key range is in my shared segment */
+    TESS_MSG_REPLICA_SHARED = 76, /* writer -> its node: a key range is in my shared segment */
+    /* tables made and dropped at run time (table_runtime.c) */
+    TESS_MSG_TABLE_CREATE = 77, /* rank 0 -> all: create this table (request) */
+    TESS_MSG_TABLE_DROP = 78    /* rank 0 -> all: drop this table (request) */
 };
 
 /* Header of every table message (after a tess__req_hdr for requests). */
@@ -72,6 +75,9 @@ struct tess_table {
     int is_static;                      /* checkpointed once per job (tess_table_set_static) */
     int replicated;                     /* spec.replicated: put_range also stages into replicas */
     tess__replica *replica;             /* table_replica.c; NULL until needed */
+    int at_run_time;                    /* created after tess_main started (table_runtime.c) */
+    int dropped;                        /* tess_table_drop: emptied, refused by every operation */
+    uint64_t flush_ns;        /* timeout flush of buffered writes (table_buffer.c); 0: none */
     _Atomic uint64_t changes; /* values this rank's updates changed since tess_table_changes
                                  (MIN and MAX tables; acc.changes points here) */
 };
@@ -130,6 +136,18 @@ int tess__replica_switch_was_last(tess_ctx *ctx, int r, uint64_t posted, uint64_
  * 1 if this rank has made n switches now, 0 if it is further behind. */
 int tess__replica_switch_to(tess_ctx *ctx, uint64_t n);
 
+/* ---- creating and dropping tables (table.c, table_runtime.c) ---- */
+#define TESS__TABLES_MAX 4096 /* tables of a job, dropped ones included */
+/* Create a table on this rank only (before tess_main on every rank, or as
+ * a rank's part of a creation at run time). */
+int tess__table_create_here(tess_ctx *ctx, const tess_table_spec *s, tess_table **table_out);
+/* Rank 0's control function: create it on every rank, then return. */
+int tess__table_create_at_run_time(tess_ctx *ctx, const tess_table_spec *s, tess_table **table_out);
+void tess__table_free(tess_table *t);
+/* 0, or TESS_ERR_MISUSE (the message set) when t was dropped. */
+int tess__table_check_live(tess_table *t);
+int tess__table_runtime_handlers_init(tess_ctx *ctx);
+
 /* An empty partition p of t, as table creation makes them (migrate.c). */
 tess__partition *tess__table_new_partition(tess_table *t, int p);
 
@@ -164,6 +182,10 @@ int tess__buffer_update_batch(tess_table *t, const void *keys, const void *vals,
 int tess__buffer_update_fanout(tess_table *t, const void *keys, size_t n, const void *val);
 /* Flush what this thread buffered for partition p (before a get/put on it). */
 int tess__buffer_flush_partition(tess_table *t, int p);
+/* Send every buffer of the calling thread whose oldest write is past its
+ * table's timeout (on entry to a table operation: a kernel polling a key
+ * or waiting for a reply still lets its own writes out). */
+int tess__buffer_flush_expired(tess_ctx *ctx);
 
 /* Remote operations (table_remote.c). */
 int tess__remote_send_updates(tess_table *t, int dst, const uint8_t *keys, const uint8_t *vals,
@@ -206,6 +228,8 @@ uint64_t tess__replica_switches(tess_ctx *ctx);
 int tess__table_handlers_init(tess_ctx *ctx);
 void tess__tables_free(tess_ctx *ctx);
 void tess__slot_buffers_free(tess__slot *slot);
+/* Free a slot's buffers of one table (dropped; nothing is buffered). */
+void tess__slot_forget_table(tess__slot *slot, int index);
 /* Flush every table buffer of a slot (end of a kernel instance, barrier). */
 int tess__slot_flush_all(tess__slot *slot);
 /* Fingerprint of registered names and table shapes: equal on every rank. */
@@ -245,7 +269,9 @@ int tess__table_restore_partition(tess_table *t, int p, int nparts, const uint8_
 int tess__table_replay_log(tess_ctx *ctx, const uint8_t *log, size_t len);
 /* Empty every local partition of every table. */
 void tess__tables_clear_local(tess_ctx *ctx);
-/* What a checkpoint must match: table names, shapes and accumulators. */
+/* What a checkpoint must match: names, shapes and accumulators of the tables
+ * created before tess_main (tables made at run time must be made alike again
+ * before a restore: their shapes are not checked). */
 uint64_t tess__tables_ckpt_fingerprint(const tess_ctx *ctx);
 int tess__table_is_static(const tess_table *t);
 

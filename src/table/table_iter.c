@@ -17,7 +17,9 @@ int tess_table_iter(tess_table *t, int p, tess_iter **it_out)
 {
     TESS_RETURN_IF(t->ctx, p < 0 || p >= t->nparts, TESS_ERR_INVAL, "table %s: no partition %d",
                    t->name, p);
-    int rc = tess__buffer_flush_partition(t, p);
+    int rc = tess__table_check_live(t);
+    if (rc == TESS_OK) rc = tess__buffer_flush_expired(t->ctx);
+    if (rc == TESS_OK) rc = tess__buffer_flush_partition(t, p);
     if (rc != TESS_OK) return rc;
     tess_iter *it = calloc(1, sizeof *it);
     if (it == NULL) return TESS_ERR_NOMEM;
@@ -58,6 +60,7 @@ void tess_iter_free(tess_iter *it)
 
 int tess_table_scan(tess_table *t, int p, tess_scan_fn fn, void *arg)
 {
+    if (t->dropped) return tess__table_check_live(t);
     TESS_RETURN_IF(t->ctx, !tess_table_is_local(t, p), TESS_ERR_INVAL,
                    "table %s: partition %d is not stored on rank %d", t->name, p, t->ctx->rank);
     int rc = tess__buffer_flush_partition(t, p);
@@ -71,6 +74,7 @@ int tess_table_scan(tess_table *t, int p, tess_scan_fn fn, void *arg)
 
 int tess_table_scan_dense(tess_table *t, int p, tess_scan_dense_fn fn, void *arg)
 {
+    if (t->dropped) return tess__table_check_live(t);
     TESS_RETURN_IF(t->ctx, !t->dense, TESS_ERR_INVAL,
                    "table %s: tess_table_scan_dense needs a dense table", t->name);
     TESS_RETURN_IF(t->ctx, !tess_table_is_local(t, p), TESS_ERR_INVAL,

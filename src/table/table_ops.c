@@ -2,7 +2,8 @@
  * table_ops.c — the public table operations: each finds the key's partition
  * and runs locally or through a message to the owner, after flushing what
  * the caller buffered for that partition (so one thread's operations on one
- * key apply in issue order).
+ * key apply in issue order), and what it buffered anywhere longer than the
+ * table's timeout (table_buffer.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@ int tess__remote_sync_dirty(tess_table *t);
 
 static int key_partition(tess_table *t, const void *key, int *p_out)
 {
+    if (t->dropped) return tess__table_check_live(t);
     TESS_RETURN_IF(t->ctx, key == NULL, TESS_ERR_INVAL, "table %s: NULL key", t->name);
     int p = tess_table_partition_of(t, key);
     if (p < 0) {
@@ -22,7 +24,8 @@ static int key_partition(tess_table *t, const void *key, int *p_out)
                           (unsigned long long)k, (unsigned long long)t->key_count);
     }
     *p_out = p;
-    return tess__buffer_flush_partition(t, p);
+    int rc = tess__buffer_flush_expired(t->ctx);
+    return rc == TESS_OK ? tess__buffer_flush_partition(t, p) : rc;
 }
 
 static int check_len(tess_table *t, size_t len)
@@ -118,7 +121,7 @@ int tess_table_remove(tess_table *t, const void *key)
 
 int tess_table_update(tess_table *t, const void *key, const void *update, size_t len)
 {
-    int rc = check_len(t, len);
+    int rc = t->dropped ? tess__table_check_live(t) : check_len(t, len);
     if (rc != TESS_OK) return rc;
     if (t->value_size == 0) return tess_table_put(t, key, update, len); /* replace */
     rc = tess__buffer_update(t, key, update);
@@ -138,6 +141,7 @@ static int explain_bad_key(tess_table *t, const void *keys, size_t n)
 
 int tess_table_update_batch(tess_table *t, const void *keys, const void *updates, size_t n)
 {
+    if (t->dropped) return tess__table_check_live(t);
     TESS_RETURN_IF(t->ctx, t->value_size == 0, TESS_ERR_INVAL,
                    "table %s: batched updates need fixed-size values", t->name);
     int rc = tess__buffer_update_batch(t, keys, updates, n);
@@ -146,6 +150,7 @@ int tess_table_update_batch(tess_table *t, const void *keys, const void *updates
 
 int tess_table_update_fanout(tess_table *t, const void *keys, size_t n, const void *update)
 {
+    if (t->dropped) return tess__table_check_live(t);
     TESS_RETURN_IF(t->ctx, t->value_size == 0, TESS_ERR_INVAL,
                    "table %s: fan-out updates need fixed-size values", t->name);
     int rc = tess__buffer_update_fanout(t, keys, n, update);
@@ -170,9 +175,12 @@ static int clear_local(tess_table *t)
 
 int tess_table_clear(tess_table *t)
 {
-    char what[160];
-    snprintf(what, sizeof what, "tess_table_clear(%s)", t->name);
-    int rc = tess__check_at_rest(t->ctx, what);
+    int rc = tess__table_check_live(t);
+    if (rc == TESS_OK) {
+        char what[160];
+        snprintf(what, sizeof what, "tess_table_clear(%s)", t->name);
+        rc = tess__check_at_rest(t->ctx, what);
+    }
     if (rc == TESS_OK) rc = tess__buffer_flush_table(t);
     if (rc == TESS_OK) rc = clear_local(t);
     for (int r = 0; rc == TESS_OK && r < t->ctx->nranks; r++)
@@ -198,7 +206,8 @@ static int64_t sum_over_ranks(tess_table *t, int64_t local,
 
 int64_t tess_table_size(tess_table *t)
 {
-    int rc = tess__buffer_flush_table(t);
+    int rc = tess__table_check_live(t);
+    if (rc == TESS_OK) rc = tess__buffer_flush_table(t);
     if (rc != TESS_OK) return rc;
     int64_t local = 0;
     for (int p = 0; p < t->nparts; p++) local += (int64_t)tess__table_local_size(t, p);

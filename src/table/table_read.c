@@ -44,6 +44,7 @@ static int read_remote(tess_table *t, int p, uint64_t first, uint64_t n, uint8_t
 
 int tess_table_read_range(tess_table *t, uint64_t first, uint64_t n, void *values_out)
 {
+    if (t->dropped) return tess__table_check_live(t);
     TESS_RETURN_IF(t->ctx, !t->dense || t->value_size == 0, TESS_ERR_INVAL,
                    "table %s: tess_table_read_range needs a dense table with fixed-size values",
                    t->name);
@@ -54,7 +55,7 @@ int tess_table_read_range(tess_table *t, uint64_t first, uint64_t n, void *value
     TESS_RETURN_IF(t->ctx, values_out == NULL && n > 0, TESS_ERR_INVAL,
                    "table %s: tess_table_read_range into NULL", t->name);
     uint8_t *out = values_out;
-    int rc = TESS_OK;
+    int rc = tess__buffer_flush_expired(t->ctx);
     while (rc == TESS_OK && n > 0) {
         int p = tess_table_partition_of(t, &first);
         uint64_t in_p = t->bounds[p + 1] - first, take = n < in_p ? n : in_p;

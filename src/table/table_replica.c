@@ -502,7 +502,8 @@ static int put_range_remote(tess_table *t, int p, uint64_t first, uint64_t n, co
 
 int tess_table_put_range(tess_table *t, uint64_t first, uint64_t n, const void *values)
 {
-    int rc = check_dense_fixed(t, "tess_table_put_range");
+    int rc = tess__table_check_live(t);
+    if (rc == TESS_OK) rc = check_dense_fixed(t, "tess_table_put_range");
     if (rc != TESS_OK) return rc;
     TESS_RETURN_IF(t->ctx, first > t->key_count || n > t->key_count - first, TESS_ERR_INVAL,
                    "table %s: keys %llu..%llu outside [0, %llu)", t->name,

@@ -35,6 +35,23 @@ static inline void checks_workers(int argc, char **argv, tess_config *cfg)
     if (argc == 3 && strcmp(argv[1], "--workers") == 0) cfg->workers = atoi(argv[2]);
 }
 
+/* The spec of a table of int64 sums under uint64_t keys: dense over
+ * key_count keys, or a hash table when key_count is 0. */
+static inline tess_table_spec checks_sum_spec(const char *name, int partitions, uint64_t key_count)
+{
+    tess_table_spec s;
+    tess_table_spec_init(&s);
+    s.name = name;
+    s.key_size = sizeof(uint64_t);
+    s.value_size = sizeof(int64_t);
+    s.partitions = partitions;
+    s.dense = key_count > 0;
+    s.key_count = key_count;
+    s.accum = TESS_ACC_SUM;
+    s.elem = TESS_I64;
+    return s;
+}
+
 /* tess_init, setup (a failure reported as "setup failed: ..."), the control
  * function, tess_finalize: TESS_OK, or the first failure's status; -1 when
  * the runtime did not start. */
