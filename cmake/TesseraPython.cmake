@@ -43,12 +43,18 @@ if(TESS_HAVE_PYTHON)
   # CPython's own macros trip -Wextra's missing-field-initializers.
   target_compile_options(tessera_python PRIVATE -Wno-missing-field-initializers)
   target_link_libraries(tessera_python PRIVATE tessera)
-  # The pure-Python part, copied next to the extension on every build.
+  # The pure-Python part, copied next to the extension whenever it changes.
   tess_glob_flat(TESS_PYTHON_SOURCES "${PROJECT_SOURCE_DIR}/python/tessera/*.py")
-  add_custom_command(TARGET tessera_python POST_BUILD
-    COMMAND ${CMAKE_COMMAND} -E copy_if_different ${TESS_PYTHON_SOURCES}
-            "${TESS_PYTHON_DIR}/tessera/"
-    VERBATIM)
+  set(_tess_py_copies "")
+  foreach(_py IN LISTS TESS_PYTHON_SOURCES)
+    get_filename_component(_pyname "${_py}" NAME)
+    add_custom_command(OUTPUT "${TESS_PYTHON_DIR}/tessera/${_pyname}"
+      COMMAND ${CMAKE_COMMAND} -E copy "${_py}" "${TESS_PYTHON_DIR}/tessera/${_pyname}"
+      DEPENDS "${_py}" VERBATIM)
+    list(APPEND _tess_py_copies "${TESS_PYTHON_DIR}/tessera/${_pyname}")
+  endforeach()
+  add_custom_target(tessera_python_files ALL DEPENDS ${_tess_py_copies})
+  add_dependencies(tessera_python tessera_python_files)
   install(TARGETS tessera_python LIBRARY DESTINATION "${_tess_py_site}/tessera")
   install(FILES ${TESS_PYTHON_SOURCES} DESTINATION "${_tess_py_site}/tessera")
 endif()

@@ -37,9 +37,9 @@ class Table(_tessera.Table):
         """Accumulate values[i] into keys[i] for every i (one call, GIL released)."""
         np = _np()
         keys = np.ascontiguousarray(keys, dtype=np.uint64 if self.dense else np.int64)
-        values = np.ascontiguousarray(values, dtype=self._dtype())
-        if values.ndim == 0:
+        if np.ndim(values) == 0:
             values = np.full(keys.shape, values, dtype=self._dtype())
+        values = np.ascontiguousarray(values, dtype=self._dtype())
         super().update_many(keys, values)
 
     def read_range(self, first, count, out=None):
