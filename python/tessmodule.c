@@ -438,6 +438,50 @@ static PyObject *tess__py_table_update_many(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* update_fanout(keys, offsets, updates): updates[i] into keys[offsets[i]:offsets[i+1]]
+ * for every i (a CSR of out-edges and one share per vertex), GIL released. */
+static int tess__py_fanout(tess_table *t, const uint64_t *keys, size_t nkeys, const int64_t *off,
+                           const char *upd, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (off[i] < 0 || off[i] > off[i + 1] || (uint64_t)off[i + 1] > nkeys) return -100;
+        if (off[i + 1] == off[i]) continue;
+        int rc =
+            tess_table_update_fanout(t, keys + off[i], (size_t)(off[i + 1] - off[i]), upd + i * 8);
+        if (rc != TESS_OK) return rc;
+    }
+    return TESS_OK;
+}
+
+static PyObject *tess__py_table_update_fanout(PyObject *self, PyObject *args)
+{
+    tess__py_table *t = tess__py_table_fixed(self, "update_fanout");
+    PyObject *ko, *oo, *vo;
+    if (!t || !PyArg_ParseTuple(args, "OOO", &ko, &oo, &vo)) return NULL;
+    Py_buffer kb, ob, vb;
+    if (tess__py_buf8(ko, &kb, 0, "keys")) return NULL;
+    if (tess__py_buf8(oo, &ob, 0, "offsets")) return PyBuffer_Release(&kb), NULL;
+    if (tess__py_buf8(vo, &vb, 0, "updates"))
+        return PyBuffer_Release(&kb), PyBuffer_Release(&ob), NULL;
+    size_t n = (size_t)vb.len / 8;
+    int rc = -100;
+    if ((size_t)ob.len / 8 == n + 1) {
+        Py_BEGIN_ALLOW_THREADS rc =
+            tess__py_fanout(t->t, kb.buf, (size_t)kb.len / 8, ob.buf, vb.buf, n);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&vb);
+    if (rc == -100)
+        return PyErr_Format(PyExc_ValueError,
+                            "tessera: update_fanout: offsets must be %zu ascending positions "
+                            "into keys, one more than updates",
+                            n + 1);
+    if (rc != TESS_OK) return tess__py_raise(t->owner, rc);
+    Py_RETURN_NONE;
+}
+
 typedef int (*tess__py_range_fn)(tess_table *, uint64_t, uint64_t, void *);
 
 static PyObject *tess__py_table_range(PyObject *self, PyObject *args, int writable,
@@ -498,6 +542,8 @@ static PyMethodDef tess__py_table_methods[] = {
     {"items_of", tess__py_table_items, METH_O, "items_of(p) -> [(key, value)]"},
     {"update_many", tess__py_table_update_many, METH_VARARGS,
      "update_many(keys, values): 8-byte arrays, GIL released"},
+    {"update_fanout", tess__py_table_update_fanout, METH_VARARGS,
+     "update_fanout(keys, offsets, updates): a CSR fan-out, GIL released"},
     {"read_range_into", tess__py_table_read_range_into, METH_VARARGS,
      "read_range_into(first, out): dense, GIL released"},
     {"put_range", tess__py_table_put_range, METH_VARARGS,

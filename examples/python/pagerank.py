@@ -4,8 +4,9 @@
 Two dense tables of ranks, curr and next, partitioned alike, with a sum
 accumulator.  Kernel instance p reads its partition of curr (one
 read_range), gives each out-edge of its vertices the share d*PR(u)/outdeg(u)
-and sends all of them to next in one update_many (NumPy arrays; the GIL is
-released while tessera applies them), plus the teleport and dangling term
+and sends all of them to next in one update_fanout (NumPy arrays: its
+out-edges as a CSR and a share per vertex; the GIL is released while
+tessera applies them), plus the teleport and dangling term
 for its own vertices.  The control function loops: run the kernel on every
 partition, barrier, clear the old table, swap.  The results match
 `tessera run pagerank` (same update, same vertex numbering and output
@@ -62,22 +63,31 @@ class PageRank:
         self.dst = np.ascontiguousarray(dst[order], dtype=np.uint64)
         self.outdeg = np.bincount(src, minlength=self.n)
         self.offsets = np.concatenate(([0], np.cumsum(self.outdeg)))
+        self.inv_outdeg = 1.0 / np.maximum(self.outdeg, 1)  # no share without out-edges
         self.dangling = np.flatnonzero(self.outdeg == 0)
         curr = ctx.table("curr", key_count=self.n, partitions=partitions, accum="sum")
         nxt = ctx.table("next", key_count=self.n, partitions=partitions, accum="sum",
                         group_with=curr)
         self.tables = [curr, nxt]
+        self.cache = {}
         ctx.kernel(self.pr_step)
+
+    def edges_of(self, p, first, last):
+        """Partition p's out-edges as a CSR: destinations and offsets (made once: the
+        ranges of a dense table never change)."""
+        if p not in self.cache:
+            lo, hi = self.offsets[first], self.offsets[last]
+            self.cache[p] = (self.dst[lo:hi], self.offsets[first:last + 1] - lo)
+        return self.cache[p]
 
     def pr_step(self, task, a):
         """Instance p: push the shares of partition p's vertices into the next table."""
         cur, nxt = self.tables[a["cur"]], self.tables[1 - a["cur"]]
         first, pr = cur.read_partition(task.instance)
         last = first + len(pr)
-        deg = self.outdeg[first:last]
-        share = np.divide(self.d * pr, deg, out=np.zeros_like(pr), where=deg > 0)
-        lo, hi = self.offsets[first], self.offsets[last]
-        nxt.update_many(self.dst[lo:hi], np.repeat(share, deg))
+        share = self.d * pr * self.inv_outdeg[first:last]
+        dst, offsets = self.edges_of(task.instance, first, last)
+        nxt.update_fanout(dst, offsets, share)
         nxt.update_many(np.arange(first, last, dtype=np.uint64), a["base"])
 
     def control(self, ctx, iterations):

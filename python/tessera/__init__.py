@@ -42,6 +42,15 @@ class Table(_tessera.Table):
         values = np.ascontiguousarray(values, dtype=self._dtype())
         super().update_many(keys, values)
 
+    def update_fanout(self, keys, offsets, updates):
+        """Accumulate updates[i] into every key of keys[offsets[i]:offsets[i+1]] (a CSR of
+        edges and one value per source, as a vertex sends its share to its out-neighbours;
+        one call, GIL released)."""
+        np = _np()
+        super().update_fanout(np.ascontiguousarray(keys, dtype=np.uint64 if self.dense else np.int64),
+                              np.ascontiguousarray(offsets, dtype=np.int64),
+                              np.ascontiguousarray(updates, dtype=self._dtype()))
+
     def read_range(self, first, count, out=None):
         """Dense tables: the values of keys first..first+count-1 as an array."""
         if out is None:

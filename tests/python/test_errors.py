@@ -77,3 +77,18 @@ def test_wrong_types_and_calls_outside_context():
         ctx.main(control)
     with pytest.raises(tessera.Error, match="finalized"):
         t.get(1)
+
+
+def test_bulk_shape_errors():
+    with tessera.Context(workers=1, mode="embedded") as ctx:
+        d = ctx.table("d", key_count=10, partitions=2, accum="sum")
+
+        def control(c):
+            with pytest.raises(ValueError, match="3 keys but 2 values"):
+                d.update_many([1, 2, 3], [1.0, 2.0])
+            with pytest.raises(ValueError, match="offsets must be 3 ascending"):
+                d.update_fanout([1, 2], [0, 5, 2], [1.0, 2.0])
+            with pytest.raises(tessera.Error, match="key"):
+                d.update_many([10], [1.0])  # outside the dense table
+
+        ctx.main(control)

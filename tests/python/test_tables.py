@@ -68,6 +68,8 @@ def test_dense_bulk_operations():
         def scatter(task, args):
             keys = np.arange(n, dtype=np.uint64)
             t.update_many(keys, np.full(n, args["w"]))
+            # vertex i of 3 sends args["w"] * (i+1) to its out-neighbours
+            t.update_fanout([0, 1, 2, 5], [0, 2, 2, 4], np.array([1.0, 2.0, 3.0]) * args["w"])
             first, values = t.read_partition(task.instance)
             assert len(values) == t.dense_range(task.instance)[1]
 
@@ -82,7 +84,9 @@ def test_dense_bulk_operations():
         return t.gather(), t.read_range(100, 3)
 
     whole, part = run_job(setup, control)
-    np.testing.assert_array_equal(whole, np.arange(n) + 4 * 0.25)
+    fanout = np.zeros(n)
+    fanout[[0, 1, 2, 5]] = 4 * 0.25 * np.array([1.0, 1.0, 3.0, 3.0])
+    np.testing.assert_array_equal(whole, np.arange(n) + 4 * 0.25 + fanout)
     np.testing.assert_array_equal(part, [101.0, 102.0, 103.0])
 
 
