@@ -138,6 +138,46 @@ class Context(_tessera.Context):
         payload = pickle.dumps(args) if args is not None else b""
         self._run(kname, self._kernels[kname], instances, locality, payload)
 
+    def tile_job(self, name, kernel, extent, *, min_tile, max_tile, input=None, output=None,
+                 out_dtype="float64", out_cell=()):
+        """Register a tiles job (before main, identically on every rank).
+
+        kernel(lo, hi, inp, out) computes the tile lo..hi (tuples, hi exclusive): inp is
+        a read-only NumPy view of its input (shape hi-lo, then the input's cell shape),
+        out a writable view of its output (hi-lo, then out_cell); valid only during the
+        call.  input: an array of shape extent + cell shape, given on rank 0 (other ranks
+        may pass None); output: an array of shape extent + out_cell on rank 0, filled by
+        tile_run.  The kernel runs on the tiles face's CPU processors, any policy.
+        """
+        np = _np()
+        extent = tuple(int(e) for e in extent)
+        nd, odt, out_cell = len(extent), np.dtype(out_dtype), tuple(out_cell)
+        if input is None:
+            raise ValueError(f"tessera: tile_job {name}: give the input array (on every rank; "
+                             "rank 0's is used)")
+        input = np.ascontiguousarray(input)
+        if input.shape[:nd] != extent:
+            raise ValueError(f"tessera: tile_job {name}: input shape {input.shape} does not "
+                             f"start with the extent {extent}")
+        idt, icell = input.dtype, input.shape[nd:]
+        if output is not None and (output.shape != extent + out_cell or output.dtype != odt
+                                   or not output.flags.c_contiguous):
+            raise ValueError(f"tessera: tile_job {name}: output must be a C-contiguous "
+                             f"{odt} array of shape {extent + out_cell}")
+
+        def call(lo, hi, inp, out):
+            shape = tuple(h - l for l, h in zip(lo, hi))
+            kernel(lo, hi, np.frombuffer(inp, idt).reshape(shape + icell),
+                   np.frombuffer(out, odt).reshape(shape + out_cell))
+
+        in_bytes = idt.itemsize * int(np.prod(icell, dtype=np.int64))
+        out_bytes = odt.itemsize * int(np.prod(out_cell, dtype=np.int64))
+        rank0 = self.rank == 0
+        return self._tile_job(name, tuple(int(x) for x in extent), tuple(min_tile),
+                              tuple(max_tile), in_bytes, out_bytes, call,
+                              input if rank0 else b"", 0, extent[0] if rank0 else 0,
+                              output if rank0 else None)
+
     def __enter__(self):
         return self
 
