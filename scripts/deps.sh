@@ -2,7 +2,8 @@
 # deps.sh — make sure the build and test dependencies are installed.
 #
 #   scripts/deps.sh          compilers, cmake, MPI, zlib, cmocka, zstd, xxhash, METIS,
-#                            OpenBLAS, OpenCL (loader, headers, PoCL)
+#                            OpenBLAS, OpenCL (loader, headers, PoCL), Python 3
+#                            headers, NumPy and pytest (the Python module)
 #   scripts/deps.sh fuzz     the above plus clang with libFuzzer
 #   scripts/deps.sh plot     the above plus python3-matplotlib (bench figures)
 #   scripts/deps.sh bench    the above plus the benches' peers: ScaLAPACK, MR-MPI,
@@ -101,6 +102,14 @@ if [ "$want_bench" = 1 ]; then
     [ -e /usr/include/mrmpi/mapreduce.h ] || need libmrmpi-dev
     pkg-config --exists starpu-1.3 2> /dev/null || need libstarpu-dev
 fi
+
+# The Python module (docs/python.md): headers and NumPy for Debian's python3,
+# pytest for its tests.
+pyd=/usr/bin/python3; [ -x "$pyd" ] || pyd=python3
+pyinc=$("$pyd" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2> /dev/null || true)
+[ -n "$pyinc" ] && [ -e "$pyinc/Python.h" ] || need python3-dev
+"$pyd" -c 'import numpy' > /dev/null 2>&1 || need python3-numpy
+"$pyd" -c 'import pytest' > /dev/null 2>&1 || need python3-pytest
 
 if [ "$want_plot" = 1 ]; then
     # Debian's matplotlib is importable by Debian's python3 (not a pyenv one).
