@@ -34,6 +34,10 @@ int tess__tile_policy_shares(const tess__tile_policy *pol) { return pol->spec.ki
 static int add_column_rows(tess__tile_policy *pol, int64_t col, int64_t lo, int64_t hi, int owner)
 {
     const tess__tile_link *l = pol->link;
+    if (l->job->done == NULL) { /* nothing restored: the rows as they are */
+        tess__tile_segment s = {.column = col, .r0 = lo, .r1 = hi, .owner = owner};
+        return tess__tile_plan_push(&pol->plan, &s);
+    }
     while (lo < hi) {
         while (lo < hi && tess__tile_row_done(&l->area, l->job->done, col, lo)) lo++;
         int64_t end = lo;
