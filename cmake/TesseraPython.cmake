@@ -61,6 +61,14 @@ endif()
 
 # The pytest suite (tests/python), fast tier; under mpirun too when MPI is usable.
 if(TESS_HAVE_PYTHON AND TESS_BUILD_TESTS AND NOT TESS_TILES_ONLY)
+  # TESSERA: compare with `tessera run pagerank`; TESS_CMAKE, TESS_BUILD_DIR:
+  # install this build into a temporary prefix and import from there.
+  set(_tess_py_env
+      "PYTHONPATH=${TESS_PYTHON_DIR}" "TESSERA=${CMAKE_BINARY_DIR}/tessera"
+      "TESS_HAVE_MPI=${TESS_HAVE_MPI}" "TESS_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+      "TESS_CMAKE=${CMAKE_COMMAND}" "TESS_BUILD_DIR=${CMAKE_BINARY_DIR}"
+      "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+      "OMPI_MCA_btl_vader_single_copy_mechanism=none")
   add_test(NAME python_tables
            COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider
                    "${PROJECT_SOURCE_DIR}/tests/python"
@@ -69,5 +77,5 @@ if(TESS_HAVE_PYTHON AND TESS_BUILD_TESTS AND NOT TESS_TILES_ONLY)
     TIMEOUT 120
     LABELS "fast;python"
     SKIP_RETURN_CODE 5
-    ENVIRONMENT "PYTHONPATH=${TESS_PYTHON_DIR};TESSERA=${CMAKE_BINARY_DIR}/tessera;TESS_HAVE_MPI=${TESS_HAVE_MPI};TESS_SOURCE_DIR=${PROJECT_SOURCE_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+    ENVIRONMENT "${_tess_py_env}")
 endif()
