@@ -164,15 +164,24 @@ static int outfile_open_stream(app_outfile *o, const char *path)
     return 0;
 }
 
+/* An output path naming a directory would only fail at the final rename,
+ * after the work: 1 after the message, else 0. */
+static int names_directory(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    struct stat st;
+    if (path[0] != '\0' && !(slash && slash[1] == '\0') &&
+        !(stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+        return 0;
+    outfile_report(path, EISDIR);
+    return 1;
+}
+
 int app_outfile_check(const char *path)
 {
     const char *slash = strrchr(path, '/');
     struct stat st;
-    if (path[0] == '\0' || (slash && slash[1] == '\0') ||
-        (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
-        outfile_report(path, EISDIR);
-        return -1;
-    }
+    if (names_directory(path)) return -1;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return 0; /* a stream: opened later */
     char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
     int rc = dir && access(dir, W_OK | X_OK) == 0 ? 0 : -1;
@@ -184,14 +193,8 @@ int app_outfile_check(const char *path)
 int app_outfile_open(app_outfile *o, const char *path)
 {
     memset(o, 0, sizeof *o);
-    const char *slash = strrchr(path, '/');
     struct stat st;
-    /* an existing directory would only fail at the final rename, after the work */
-    if (path[0] == '\0' || (slash && slash[1] == '\0') ||
-        (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
-        outfile_report(path, EISDIR);
-        return -1;
-    }
+    if (names_directory(path)) return -1;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return outfile_open_stream(o, path);
     outfile_clean_stale(path);
     o->path = strdup(path);

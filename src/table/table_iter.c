@@ -58,7 +58,9 @@ void tess_iter_free(tess_iter *it)
     free(it);
 }
 
-int tess_table_scan(tess_table *t, int p, tess_scan_fn fn, void *arg)
+/* Partition p of this rank, its buffered writes applied, locked: TESS_OK
+ * with the lock held, or an error without it. */
+static int lock_own_partition(tess_table *t, int p)
 {
     if (t->dropped) return tess__table_check_live(t);
     TESS_RETURN_IF(t->ctx, !tess_table_is_local(t, p), TESS_ERR_INVAL,
@@ -66,24 +68,27 @@ int tess_table_scan(tess_table *t, int p, tess_scan_fn fn, void *arg)
     int rc = tess__buffer_flush_partition(t, p);
     if (rc != TESS_OK) return rc;
     pthread_mutex_lock(&t->locks[p]);
-    if (t->parts[p] == NULL) rc = TESS_ERR_INVAL; /* still on its way here */
-    else rc = tess__partition_scan(t->parts[p], fn, arg);
+    if (t->parts[p] != NULL) return TESS_OK;
+    pthread_mutex_unlock(&t->locks[p]);
+    return TESS_ERR_INVAL; /* still on its way here */
+}
+
+int tess_table_scan(tess_table *t, int p, tess_scan_fn fn, void *arg)
+{
+    int rc = lock_own_partition(t, p);
+    if (rc != TESS_OK) return rc;
+    rc = tess__partition_scan(t->parts[p], fn, arg);
     pthread_mutex_unlock(&t->locks[p]);
     return rc;
 }
 
 int tess_table_scan_dense(tess_table *t, int p, tess_scan_dense_fn fn, void *arg)
 {
-    if (t->dropped) return tess__table_check_live(t);
-    TESS_RETURN_IF(t->ctx, !t->dense, TESS_ERR_INVAL,
+    TESS_RETURN_IF(t->ctx, !t->dropped && !t->dense, TESS_ERR_INVAL,
                    "table %s: tess_table_scan_dense needs a dense table", t->name);
-    TESS_RETURN_IF(t->ctx, !tess_table_is_local(t, p), TESS_ERR_INVAL,
-                   "table %s: partition %d is not stored on rank %d", t->name, p, t->ctx->rank);
-    int rc = tess__buffer_flush_partition(t, p);
+    int rc = lock_own_partition(t, p);
     if (rc != TESS_OK) return rc;
-    pthread_mutex_lock(&t->locks[p]);
-    if (t->parts[p] == NULL) rc = TESS_ERR_INVAL; /* still on its way here */
-    else rc = tess__dense_scan_chunks(t->parts[p], fn, arg);
+    rc = tess__dense_scan_chunks(t->parts[p], fn, arg);
     pthread_mutex_unlock(&t->locks[p]);
     return rc;
 }
