@@ -356,6 +356,16 @@ int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx
     return rc;
 }
 
+int tess__latency_spec_equal(const tess__latency_spec *a, const tess__latency_spec *b)
+{
+    return a->kind == b->kind && a->fixed_us == b->fixed_us && a->median_us == b->median_us &&
+           a->sigma == b->sigma && a->spike_p == b->spike_p && a->spike_xm_us == b->spike_xm_us &&
+           a->spike_alpha == b->spike_alpha && a->spike_cap_us == b->spike_cap_us &&
+           a->bw_mbps == b->bw_mbps && a->stall_rate_per_s == b->stall_rate_per_s &&
+           a->stall_mean_us == b->stall_mean_us &&
+           memcmp(a->quantile_us, b->quantile_us, sizeof a->quantile_us) == 0;
+}
+
 /* ---------------------------------------------------------------- formatter */
 
 /* The shortest text that reads back as exactly v; whole numbers without an

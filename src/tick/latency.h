@@ -63,6 +63,10 @@ typedef struct tess__latency_spec {
  * untouched.  No allocation; any thread. */
 int tess__latency_parse(const char *text, tess__latency_spec *out, tess_ctx *ctx);
 
+/* Whether two parsed specs are the same model (field by field: parsed specs
+ * are canonical). */
+int tess__latency_spec_equal(const tess__latency_spec *a, const tess__latency_spec *b);
+
 /* The canonical text of s: "none", "fixed:US", the explicit lognormal form
  * (presets are spelled out) or "quantiles:...", which parses back to an equal spec.  Returns 0,
  * or TESS_ERR_INVAL if it does not fit in len bytes (buf then holds a

@@ -14,22 +14,13 @@
 #include "tick/latency.h"
 #include "core/internal.h"
 
-static int spec_equal(const tess__latency_spec *a, const tess__latency_spec *b)
-{
-    return a->kind == b->kind && a->fixed_us == b->fixed_us && a->median_us == b->median_us &&
-           a->sigma == b->sigma && a->spike_p == b->spike_p && a->spike_xm_us == b->spike_xm_us &&
-           a->spike_alpha == b->spike_alpha && a->spike_cap_us == b->spike_cap_us &&
-           a->bw_mbps == b->bw_mbps && a->stall_rate_per_s == b->stall_rate_per_s &&
-           a->stall_mean_us == b->stall_mean_us &&
-           memcmp(a->quantile_us, b->quantile_us, sizeof a->quantile_us) == 0;
-}
-
 static void check_round_trip(const tess__latency_spec *s)
 {
     char text[TESS__LATENCY_FORMAT_MAX], again_text[TESS__LATENCY_FORMAT_MAX];
     tess__latency_spec again;
     if (tess__latency_format(s, text, sizeof text) != 0) __builtin_trap();
-    if (tess__latency_parse(text, &again, NULL) != 0 || !spec_equal(s, &again)) __builtin_trap();
+    if (tess__latency_parse(text, &again, NULL) != 0 || !tess__latency_spec_equal(s, &again))
+        __builtin_trap();
     if (tess__latency_format(&again, again_text, sizeof again_text) != 0 ||
         strcmp(text, again_text) != 0)
         __builtin_trap();

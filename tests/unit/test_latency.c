@@ -34,23 +34,13 @@ static tess__latency_spec parse_ok(const char *text)
     return s;
 }
 
-static int spec_equal(const tess__latency_spec *a, const tess__latency_spec *b)
-{
-    return a->kind == b->kind && a->fixed_us == b->fixed_us && a->median_us == b->median_us &&
-           a->sigma == b->sigma && a->spike_p == b->spike_p && a->spike_xm_us == b->spike_xm_us &&
-           a->spike_alpha == b->spike_alpha && a->spike_cap_us == b->spike_cap_us &&
-           a->bw_mbps == b->bw_mbps && a->stall_rate_per_s == b->stall_rate_per_s &&
-           a->stall_mean_us == b->stall_mean_us &&
-           memcmp(a->quantile_us, b->quantile_us, sizeof a->quantile_us) == 0;
-}
-
 static void assert_formats_as(const tess__latency_spec *s, const char *expected)
 {
     char buf[TESS__LATENCY_FORMAT_MAX];
     assert_int_equal(tess__latency_format(s, buf, sizeof buf), 0);
     assert_string_equal(buf, expected);
     tess__latency_spec again = parse_ok(buf);
-    assert_true(spec_equal(s, &again));
+    assert_true(tess__latency_spec_equal(s, &again));
 }
 
 /* ------------------------------------------------------------------ parser */
@@ -66,8 +56,8 @@ static void test_parse_presets(void **state)
     assert_formats_as(&c, cloud_text);
 
     tess__latency_spec e = parse_ok("ec2-2011");
-    assert_true(spec_equal(&c, &e));
-    assert_true(spec_equal(&c, (tess__latency_spec[]){parse_ok(cloud_text)}));
+    assert_true(tess__latency_spec_equal(&c, &e));
+    assert_true(tess__latency_spec_equal(&c, (tess__latency_spec[]){parse_ok(cloud_text)}));
 
     tess__latency_spec m = parse_ok("modern");
     assert_true(m.median_us == 100 && m.sigma == 0.3 && m.spike_p == 0.005);
@@ -142,7 +132,7 @@ static void test_parse_preset_overrides(void **state)
     s = parse_ok("modern:spike_p=0");
     assert_true(s.spike_p == 0 && s.spike_xm_us == 0 && s.median_us == 100);
     s = parse_ok("cloud:");
-    assert_true(spec_equal(&s, (tess__latency_spec[]){parse_ok("cloud")}));
+    assert_true(tess__latency_spec_equal(&s, (tess__latency_spec[]){parse_ok("cloud")}));
 }
 
 typedef struct bad_case {
@@ -266,7 +256,7 @@ static void test_format_small_buffer(void **state)
                  "stall_mean=0.30000000000000004e-300");
     char big[TESS__LATENCY_FORMAT_MAX];
     assert_int_equal(tess__latency_format(&s, big, sizeof big), 0);
-    assert_true(spec_equal(&s, (tess__latency_spec[]){parse_ok(big)}));
+    assert_true(tess__latency_spec_equal(&s, (tess__latency_spec[]){parse_ok(big)}));
 }
 
 /* ----------------------------------------------------------- determinism */
@@ -657,7 +647,7 @@ static void test_quantiles(void **state)
     char buf[TESS__LATENCY_FORMAT_MAX];
     assert_int_equal(tess__latency_format(&s, buf, sizeof buf), 0);
     tess__latency_spec again = parse_ok(buf); /* the canonical text is the model */
-    assert_true(spec_equal(&s, &again));
+    assert_true(tess__latency_spec_equal(&s, &again));
     /* the draw inverts the CDF: monotone, its median the data's */
     double prev = 0, below = 0;
     for (int i = 0; i < 100000; i++) {
