@@ -144,7 +144,7 @@ static int fail(tess_tile_cuda *d, CUresult r, const char *what)
                           what, cu_name(r));
 }
 
-int tess__tile_cuda_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device)
+int tess__tile_cuda_probe(tess_ctx *ctx, const tess__tile_proc_spec *spec)
 {
     if (!TESS_HAVE_CUDA)
         return tess_set_error(ctx, TESS_ERR_UNSUPPORTED,
@@ -165,6 +165,13 @@ int tess__tile_cuda_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void *
     TESS_RETURN_IF(ctx, spec->device >= count, TESS_ERR_UNSUPPORTED,
                    "processor '%s': there are only %d CUDA devices on this machine", spec->text,
                    count);
+    return TESS_OK;
+}
+
+int tess__tile_cuda_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device)
+{
+    int rc = tess__tile_cuda_probe(ctx, spec);
+    if (rc != TESS_OK) return rc;
     tess_tile_cuda *d = calloc(1, sizeof *d);
     impl *m = calloc(1, sizeof *m);
     if (d == NULL || m == NULL) {

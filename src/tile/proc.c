@@ -214,7 +214,8 @@ static int warm_input(tess__tile_processor *p, const tess__tile_item *it, const 
 static int start_device(tess__tile_processor *p)
 {
     tess__tile_link *c = p->link;
-    int rc = tess__tile_opencl_open(c->ctx, &p->spec, &p->device);
+    int rc = p->spec.kind == TESS_TILE_CUDA ? tess__tile_cuda_open(c->ctx, &p->spec, &p->device)
+                                            : tess__tile_opencl_open(c->ctx, &p->spec, &p->device);
     pthread_mutex_lock(&p->mu);
     int stop = p->stop;
     pthread_mutex_unlock(&p->mu);
@@ -232,7 +233,11 @@ static int start_device(tess__tile_processor *p)
     void *out = rc == TESS_OK ? grow(&p->out_buf, &p->out_cap, it.cells * c->job->out_bytes) : NULL;
     if (rc == TESS_OK && out == NULL)
         rc = tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile's output");
-    if (rc == TESS_OK) rc = c->job->kernel[p->spec.kind](&it.box, in, out, p->device, c->job->arg);
+    tess_tile_kernel_fn k = c->job->kernel[p->spec.kind];
+    if (rc == TESS_OK && p->spec.kind == TESS_TILE_CUDA) /* the module's load and JIT */
+        rc = tess__tile_cuda_run(p->device, k, &it.box, in, it.cells * c->job->in_bytes, out,
+                                 it.cells * c->job->out_bytes, c->job->arg);
+    else if (rc == TESS_OK) rc = k(&it.box, in, out, p->device, c->job->arg);
     return rc > 0 ? TESS_ERR_KERNEL : rc;
 }
 
@@ -282,7 +287,7 @@ static int start_one(tess__tile_processor *p, tess__tile_link *c, const tess__ti
     p->index = index;
     p->spec = *spec;
     if (spec->kind == TESS_TILE_CUDA) { /* no device or driver: say that first */
-        int rc = tess__tile_cuda_open(c->ctx, spec, &p->device);
+        int rc = tess__tile_cuda_probe(c->ctx, spec);
         if (rc != TESS_OK) return rc;
     }
     TESS_RETURN_IF(c->ctx, c->job->kernel[spec->kind] == NULL, TESS_ERR_INVAL,
@@ -291,7 +296,8 @@ static int start_one(tess__tile_processor *p, tess__tile_link *c, const tess__ti
                    : spec->kind == TESS_TILE_OPENCL ? "opencl"
                                                     : "cuda",
                    spec->text);
-    p->starting = spec->kind == TESS_TILE_OPENCL; /* opened in its thread (start_device) */
+    /* devices are opened in their own thread (start_device) */
+    p->starting = spec->kind == TESS_TILE_OPENCL || spec->kind == TESS_TILE_CUDA;
     p->qcap = 64;
     p->queue = malloc((size_t)p->qcap * sizeof *p->queue);
     TESS_RETURN_IF(c->ctx, p->queue == NULL, TESS_ERR_NOMEM, "out of memory");

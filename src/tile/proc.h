@@ -65,7 +65,11 @@ int tess__tile_proc_recall(tess__tile_processor *p, tess__tile_item *out, int ma
 int tess__tile_opencl_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device);
 void tess__tile_opencl_close(void *device);
 
-/* CUDA devices (cuda.c): the driver is loaded at run time. */
+/* CUDA devices (cuda.c): the driver is loaded at run time.  probe: is the
+ * driver there, with the device spec names (fast, before any thread starts);
+ * open: also its context and streams (slow on a real GPU: in the
+ * processor's own thread, as OpenCL's). */
+int tess__tile_cuda_probe(tess_ctx *ctx, const tess__tile_proc_spec *spec);
 int tess__tile_cuda_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device);
 void tess__tile_cuda_close(void *device);
 /* Run a CUDA kernel on a tile of host input and output (in parts over
