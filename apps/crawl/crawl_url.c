@@ -54,12 +54,24 @@ static int parts_get(CURLU *h, url_parts *p)
     return q == CURLUE_OK || q == CURLUE_NO_QUERY ? 0 : -1;
 }
 
+/* A host name is letters, digits, '.', '-' and '_' (or bytes of a UTF-8
+ * name); anything else, a '%' above all, is not a host: libcurl decodes
+ * "%33" in a host, so "b.e%%33" would turn into another name each time it
+ * is normalised.  An IPv6 literal in brackets is libcurl's to check. */
+static int host_name_ok(const char *host)
+{
+    if (host[0] == '[') return 1;
+    for (const unsigned char *c = (const unsigned char *)host; *c; c++)
+        if (*c < 0x80 && !isalnum(*c) && *c != '.' && *c != '-' && *c != '_') return 0;
+    return 1;
+}
+
 static int format_url(url_parts *p, char *out, size_t cap, char *origin, size_t ocap)
 {
     lower(p->scheme);
     lower(p->host);
     int def = scheme_port(p->scheme);
-    if (def < 0 || p->host[0] == '\0') return -1;
+    if (def < 0 || p->host[0] == '\0' || !host_name_ok(p->host)) return -1;
     char port[16] = "";
     if (atoi(p->port) != def) snprintf(port, sizeof port, ":%s", p->port);
     const char *path = p->path[0] ? p->path : "/";
@@ -73,8 +85,8 @@ static int format_url(url_parts *p, char *out, size_t cap, char *origin, size_t 
     return 0;
 }
 
-int crawl_url_normalize(const char *base, const char *href, char *out, size_t cap, char *origin,
-                        size_t ocap)
+static int normalize_once(const char *base, const char *href, char *out, size_t cap, char *origin,
+                          size_t ocap)
 {
     if (strlen(href) >= CRAWL_URL_MAX) return -1;
     CURLU *h = curl_url();
@@ -87,6 +99,24 @@ int crawl_url_normalize(const char *base, const char *href, char *out, size_t ca
     parts_free(&p);
     curl_url_cleanup(h);
     return rc;
+}
+
+/* libcurl's form of a URL is not always its own form: a host it decoded
+ * ("http://%3333" gives host "333") is read as a number the next time
+ * ("0.0.1.77").  A URL is kept only in a form that normalises to itself,
+ * so that one page never has two keys. */
+int crawl_url_normalize(const char *base, const char *href, char *out, size_t cap, char *origin,
+                        size_t ocap)
+{
+    char again[CRAWL_URL_MAX];
+    if (normalize_once(base, href, out, cap, origin, ocap) != 0) return -1;
+    for (int round = 0; round < 2; round++) {
+        if (normalize_once(NULL, out, again, sizeof again, origin, ocap) != 0) return -1;
+        if (strcmp(again, out) == 0) return 0;
+        if (strlen(again) >= cap) return -1;
+        memcpy(out, again, strlen(again) + 1);
+    }
+    return -1;
 }
 
 void crawl_url_origin(const char *url, char *origin, size_t cap)

@@ -143,6 +143,28 @@ static void test_links_stay_on_the_seeds_hosts(void **state)
     crawl_scope_free(&s);
 }
 
+/* A host is a name (or a bracketed IPv6 literal): a '%' in it is refused,
+ * as libcurl decodes "%33" there and "b.e%%33" would turn into another name
+ * each time it is normalised (found by fuzz_crawl). */
+static void test_url_host_is_a_name(void **state)
+{
+    (void)state;
+    char url[CRAWL_URL_MAX], again[CRAWL_URL_MAX];
+    const char *base = "http://a.example/dir/";
+    assert_int_equal(crawl_url_normalize(base, "http://B.e%%3333/", url, sizeof url, NULL, 0), -1);
+    assert_int_equal(crawl_url_normalize(base, "http://a b.example/", url, sizeof url, NULL, 0),
+                     -1);
+    const char *good[] = {"http://Example.COM/a", "http://[::1]:8080/x", "//x_y.example/p",
+                          "q?a=1"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        assert_int_equal(crawl_url_normalize(base, good[i], url, sizeof url, NULL, 0), 0);
+        assert_int_equal(crawl_url_normalize(NULL, url, again, sizeof again, NULL, 0), 0);
+        assert_string_equal(url, again);
+    }
+    assert_int_equal(crawl_url_normalize(base, "http://%3333", url, sizeof url, NULL, 0), 0);
+    assert_string_equal(url, "http://0.0.1.77/");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +172,7 @@ int main(void)
         cmocka_unit_test(test_allow_addresses),
         cmocka_unit_test(test_bad_options_refused),
         cmocka_unit_test(test_links_stay_on_the_seeds_hosts),
+        cmocka_unit_test(test_url_host_is_a_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
