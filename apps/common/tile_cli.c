@@ -248,7 +248,8 @@ int app_tile_cli_run(const app_tile_cli *c, tess_ctx *ctx, const tess_tile_job *
     opt.progress = app_progress_enabled(c->progress);
     opt.seed = seed;
     if (tess_tile_run(ctx, job, &opt, st) == TESS_OK) return 0;
-    app_error(app, "%s", tess_last_error(ctx));
+    char why[1024]; /* a signal ends the run while the tiles controller may still fail */
+    app_error(app, "%s", tess_last_error_copy(ctx, why, sizeof why));
     return -1;
 }
 

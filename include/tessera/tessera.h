@@ -139,6 +139,11 @@ TESS_API void tess_finalize(tess_ctx *ctx);
 /* Detailed message of the last error on this context (which file, line or
  * option).  Valid until the next failing call; never NULL. */
 TESS_API const char *tess_last_error(const tess_ctx *ctx);
+/* The same message copied into buf (len bytes, NUL-terminated), under the
+ * context's lock: for a thread that may read it while another fails, such
+ * as a control function whose barrier returned on a signal while kernels
+ * still end.  Returns buf. */
+TESS_API char *tess_last_error_copy(tess_ctx *ctx, char *buf, size_t len);
 
 /* Record a one-line message as ctx's last error and return `status` (a
  * negative TESS_ERR_* code): how a callback the runtime calls (a kernel, a

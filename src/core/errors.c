@@ -60,6 +60,15 @@ int tess_set_error(tess_ctx *ctx, int status, const char *fmt, ...)
     return status;
 }
 
+char *tess_last_error_copy(tess_ctx *ctx, char *buf, size_t len)
+{
+    if (len == 0) return buf;
+    if (ctx == NULL) snprintf(buf, len, "no context");
+    else tess__last_error_copy(ctx, buf, len);
+    if (buf[0] == '\0') snprintf(buf, len, "no error");
+    return buf;
+}
+
 const char *tess_last_error(const tess_ctx *ctx)
 {
     if (ctx == NULL) return "no context";
