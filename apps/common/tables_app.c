@@ -38,7 +38,8 @@ int app_run_parse(const char *app, const char *usage, app_run_opts *run, long ma
 
 int app_control_fail(const char *app, tess_ctx *ctx, const char *what, int rc)
 {
-    const char *detail = tess_last_error(ctx);
+    char detail[1024]; /* kernels may still be failing after a barrier ended on a signal */
+    tess_last_error_copy(ctx, detail, sizeof detail);
     app_error(app, "%s: %s", what, detail[0] ? detail : tess_strerror(rc));
     return rc;
 }

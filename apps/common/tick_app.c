@@ -63,7 +63,8 @@ static int control(tess_ctx *ctx, void *arg)
     tess_tick_result res;
     int rc = tess_tick_run(ctx, s->tick, &s->cli->opt, &res);
     if (rc != 0) {
-        app_error(s->name, "%s", tess_last_error(ctx));
+        char why[1024]; /* a signal ends the run while tick processes may still fail */
+        app_error(s->name, "%s", tess_last_error_copy(ctx, why, sizeof why));
         return rc;
     }
     app_tick_restored_line(s->name, s->cli, &res);
