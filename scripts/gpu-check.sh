@@ -13,10 +13,15 @@
 #       tiles-only build needs (zlib, zstd, xxhash, libpng; the OpenCL
 #       headers and ICD loader) into DIR (default build-gpu-deps, about
 #       3 MB; git ignores build-*), to carry to the GPU machine.
-#   scripts/gpu-check.sh [run]        THERE: builds build-gpu with
-#       -DTESS_TILES_ONLY=ON -DTESS_WITH_MPI=OFF -DTESS_BUILD_TESTS=OFF
-#       (no MPI, OpenBLAS, METIS, curl, libxml2, libmicrohttpd, OpenMP), using
-#       build-gpu-deps when present, then runs the checks.
+#       Where nvcc is (every machine of this project), pack also builds
+#       build-gpu here (the tiles-only build below, about 14 MB): carry it
+#       too and the GPU machine runs it instead of building (device time is
+#       scarce; its glibc is newer than Debian 12's, so the binary runs).
+#   scripts/gpu-check.sh [run]        THERE: uses a carried build-gpu whose
+#       binary starts, else builds build-gpu with -DTESS_TILES_ONLY=ON
+#       -DTESS_WITH_MPI=OFF -DTESS_BUILD_TESTS=OFF (no MPI, OpenBLAS, METIS,
+#       curl, libxml2, libmicrohttpd, OpenMP), using build-gpu-deps when
+#       present, then runs the checks.
 #
 # Results: $OUT/gpu-check/ if OUT is set, else build-gpu/results/: the
 # summary (summary.txt), every run's statistics (*.json) and log.  Exit 0
@@ -24,7 +29,10 @@
 # run failed, 2 when the machine cannot run the check (no nvcc, no driver,
 # no GPU, build failed).  Environment: GPU_CHECK_BUDGET_S (default 540: the
 # checks stop starting new runs after it, so the whole script stays under
-# 10 minutes), JOBS (default nproc), GPU_CHECK_SCALE (default 1; 0.1 for a
+# 10 minutes; one run is stopped after GPU_CHECK_RUN_S, default 120),
+# GPU_CHECK_ROUNDS (default 3: alternating rounds of the mix-against-alone
+# comparison), GPU_CHECK_REBUILD=1 (build even when a carried build-gpu
+# starts), JOBS (default nproc), GPU_CHECK_SCALE (default 1; 0.1 for a
 # smoke test: every problem 10x smaller).
 set -u -o pipefail
 
@@ -63,6 +71,23 @@ pack() {
         mkdir -p "$dir/usr/lib" && cp -a "$dir/lib/." "$dir/usr/lib/" && rm -rf "${dir:?}/lib"
     fi
     echo "gpu-check pack: $n files in $dir ($(du -sh "$dir" | cut -f1)); carry it to the GPU machine"
+    pack_build
+}
+
+# pack_build: the tiles-only build with CUDA kernels, made here so that the
+# GPU machine need not spend device time building it.
+pack_build() {
+    local nvcc=${CUDA_HOME:+$CUDA_HOME/bin/nvcc}
+    [ -n "$nvcc" ] && [ -x "$nvcc" ] || nvcc=$(command -v nvcc 2> /dev/null || echo /usr/local/cuda/bin/nvcc)
+    if [ ! -x "$nvcc" ]; then
+        echo "gpu-check pack: no nvcc here: build-gpu not built (the GPU machine will build it)" >&2
+        return 0
+    fi
+    cmake -S "$ROOT" -B "$ROOT/build-gpu" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESS_TILES_ONLY=ON \
+        -DTESS_WITH_MPI=OFF -DTESS_BUILD_TESTS=OFF -DTESS_WITH_CUDA=ON > /dev/null &&
+        cmake --build "$ROOT/build-gpu" -j"$(nproc)" --target tessera_cli > /dev/null ||
+        die 2 "pack: the tiles-only build failed (cmake --build build-gpu --target tessera_cli)"
+    echo "gpu-check pack: built build-gpu ($(du -sh "$ROOT/build-gpu" | cut -f1)); carry it too"
 }
 
 case "$MODE" in
@@ -83,6 +108,8 @@ T0=$SECONDS
 BUDGET=${GPU_CHECK_BUDGET_S:-540}
 JOBS=${JOBS:-$(nproc 2> /dev/null || echo 4)}
 SCALE=${GPU_CHECK_SCALE:-1}
+RUN_S=${GPU_CHECK_RUN_S:-120}
+ROUNDS=${GPU_CHECK_ROUNDS:-3}
 BUILD="$ROOT/build-gpu"
 if [ -n "${OUT:-}" ]; then RES="$OUT/gpu-check"; else RES="$BUILD/results"; fi
 mkdir -p "$RES" || die 2 "cannot create $RES"
@@ -115,6 +142,18 @@ if [ -d "$DEPS_DEFAULT/usr" ]; then
     fi
 fi
 
+# NVIDIA's OpenCL library without its ICD file (a container image): name it
+# to the ICD loader through a vendors folder of our own.
+if [ ! -e /etc/OpenCL/vendors/nvidia.icd ] && [ -z "${OCL_ICD_VENDORS:-}" ]; then
+    for d in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/cuda/lib64; do
+        if [ -e "$d/libnvidia-opencl.so.1" ]; then
+            mkdir -p "$RES/icd" && echo "$d/libnvidia-opencl.so.1" > "$RES/icd/nvidia.icd"
+            export OCL_ICD_VENDORS="$RES/icd"
+            break
+        fi
+    done
+fi
+
 say "== gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
 say "nvcc: $("$NVCC" --version | tail -1)"
 if command -v nvidia-smi > /dev/null; then
@@ -123,22 +162,47 @@ fi
 
 # ---------------------------------------------------------------- build
 b0=$SECONDS
-if ! cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESS_TILES_ONLY=ON \
+T="$BUILD/tessera"
+PREBUILT=0
+if [ -x "$T" ] && [ "${GPU_CHECK_REBUILD:-0}" != 1 ]; then
+    # Carried from the machine that packed it: its RPATH names that
+    # machine's folder, so the libraries are found through the path.
+    export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    "$T" info > /dev/null 2>&1 && PREBUILT=1
+fi
+if [ $PREBUILT = 1 ]; then
+    say "build: carried build-gpu ($("$T" --version 2> /dev/null | head -1))"
+else
+    # A carried build-gpu that does not start here was configured
+    # elsewhere: cmake refuses another source folder's cache.
+    if [ -f "$BUILD/CMakeCache.txt" ] && ! grep -q "^CMAKE_HOME_DIRECTORY:INTERNAL=$ROOT\$" "$BUILD/CMakeCache.txt"; then
+        rm -rf "$BUILD/CMakeCache.txt" "$BUILD/CMakeFiles"
+    fi
+fi
+if [ $PREBUILT = 0 ] && ! cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESS_TILES_ONLY=ON \
     -DTESS_WITH_MPI=OFF -DTESS_BUILD_TESTS=OFF -DTESS_WITH_CUDA=ON "${CMAKE_EXTRA[@]}" \
     > "$RES/configure.log" 2>&1; then
     tail -20 "$RES/configure.log" >&2
     die 2 "configure failed ($RES/configure.log); on a machine without the -dev packages run 'scripts/gpu-check.sh pack' where they are and carry build-gpu-deps here"
 fi
-if ! cmake --build "$BUILD" -j"$JOBS" --target tessera_cli > "$RES/build.log" 2>&1; then
-    tail -30 "$RES/build.log" >&2
-    die 2 "build failed ($RES/build.log)"
+if [ $PREBUILT = 0 ]; then
+    if ! cmake --build "$BUILD" -j"$JOBS" --target tessera_cli > "$RES/build.log" 2>&1; then
+        tail -30 "$RES/build.log" >&2
+        die 2 "build failed ($RES/build.log)"
+    fi
+    say "build: $((SECONDS - b0)) s (tiles only, $JOBS jobs)"
 fi
-T="$BUILD/tessera"
-say "build: $((SECONDS - b0)) s (tiles only, $JOBS jobs)"
 "$T" info > "$RES/info.txt" 2>&1
 cat "$RES/info.txt" >> "$SUMMARY"
-grep -q "^cuda: kernels for" "$RES/info.txt" || die 2 "the build has no CUDA kernels ($RES/info.txt)"
-grep -q "^  cuda:0 " "$RES/info.txt" || die 2 "no CUDA device or driver: $(grep '^cuda driver' "$RES/info.txt")"
+# GPU_CHECK_FAKE_CUDA=opencl (a dry run of the script's logic where there is
+# no GPU): every `cuda` processor becomes that kind; its results mean nothing.
+FAKE=${GPU_CHECK_FAKE_CUDA:-}
+if [ -n "$FAKE" ]; then
+    say "DRY RUN: 'cuda' is replaced by '$FAKE' (GPU_CHECK_FAKE_CUDA): no GPU result below"
+else
+    grep -q "^cuda: kernels for" "$RES/info.txt" || die 2 "the build has no CUDA kernels ($RES/info.txt)"
+    grep -q "^  cuda:0 " "$RES/info.txt" || die 2 "no CUDA device or driver: $(grep '^cuda driver' "$RES/info.txt")"
+fi
 HAVE_CL=0
 grep -q "^  opencl:0 " "$RES/info.txt" && HAVE_CL=1
 
@@ -190,8 +254,11 @@ runapp() {
     fi
     local args
     args=$(app_args "$app")
+    [ -z "$FAKE" ] || procs=${procs//cuda/$FAKE}
     # shellcheck disable=SC2086 # app_args is a word list
-    if ! timeout "$(($(left) + 30))" "$T" run "$app" --quiet $args --processors "$procs" \
+    local cap=$(($(left) + 30))
+    [ "$cap" -le "$RUN_S" ] || cap=$RUN_S
+    if ! timeout "$cap" "$T" run "$app" --quiet $args --processors "$procs" \
         --policy "$policy" --stats "$RES/$label.json" ${out:+--output "$out"} \
         > "$RES/$label.log" 2>&1; then
         echo "run $label failed: $(tail -1 "$RES/$label.log")" | tee -a "$FAILS" >&2
@@ -206,12 +273,12 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%
 
 # ---------------------------------------------------------------- bitwise
 say ""
-say "== outputs against a CPU run ($((CORES - 1)) CPU threads), bitwise"
+say "== outputs against a CPU run ($NCPU CPU threads), bitwise"
 say "$(printf '%-13s %-16s %-10s %s' app processors seconds output)"
 for app in blackscholes sar texture; do
     ref="$RES/$app.cpu.out"
-    s=$(runapp "$app.cpu" "$app" "cpu*$((CORES - 1))" apc "$ref")
-    say "$(printf '%-13s %-16s %-10s %s' "$app" "cpu*$((CORES - 1))" "$s" reference)"
+    s=$(runapp "$app.cpu" "$app" "cpu*$NCPU" apc "$ref")
+    say "$(printf '%-13s %-16s %-10s %s' "$app" "cpu*$NCPU" "$s" reference)"
     kinds="cuda $MIX"
     [ $HAVE_CL = 1 ] && kinds="$kinds opencl"
     for k in $kinds; do
@@ -230,6 +297,52 @@ for app in blackscholes sar texture; do
         rm -f "$out"
     done
     rm -f "$ref"
+done
+
+# ---------------------------------------------------------------- mix
+# cells_share LABEL KIND: the share of the cells that processors of KIND
+# computed in run LABEL (its --stats file).
+cells_share() {
+    python3 - "$RES/$1.json" "$2" << 'PY' 2> /dev/null || echo -
+import json, sys
+s = json.load(open(sys.argv[1]))
+ps = s.get("processors", [])
+tot = sum(p["cells"] for p in ps)
+mine = sum(p["cells"] for p in ps if p["kind"] == sys.argv[2])
+print(f"{mine / tot:.3f}" if tot else "-")
+PY
+}
+median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+say ""
+say "== $MIX against cuda and cpu*$NCPU alone (APC), $ROUNDS alternating rounds: median seconds and ratios"
+say "   (the goal: the mix faster than both wherever the slower kind does >= 10% of the faster's work)"
+say "$(printf '%-13s %-9s %-9s %-9s %-9s %-9s %s' app mix cuda cpu mix/cuda mix/cpu 'cpu share in mix')"
+for app in blackscholes sar texture; do
+    tm="" tg="" tc="" share=""
+    for r in $(seq 1 "$ROUNDS"); do
+        # Rotate which kind runs first in a round: the machine's state drifts.
+        case $((r % 3)) in
+            1) order="mix cuda cpu" ;;
+            2) order="cuda cpu mix" ;;
+            0) order="cpu mix cuda" ;;
+        esac
+        for k in $order; do
+            case $k in
+                mix) p=$MIX ;;
+                cuda) p=cuda ;;
+                cpu) p="cpu*$NCPU" ;;
+            esac
+            v=$(runapp "alone.$app.$k.$r" "$app" "$p" apc)
+            case $k in
+                mix) tm="$tm $v" share="$share $(cells_share "alone.$app.mix.$r" cpu)" ;;
+                cuda) tg="$tg $v" ;;
+                cpu) tc="$tc $v" ;;
+            esac
+        done
+    done
+    m=$(echo "$tm" | median) g=$(echo "$tg" | median) c=$(echo "$tc" | median)
+    say "$(printf '%-13s %-9s %-9s %-9s %-9s %-9s %s' "$app" "$m" "$g" "$c" "$(ratio "$m" "$g")" "$(ratio "$m" "$c")" "$(echo "$share" | median)")"
 done
 
 # ---------------------------------------------------------------- Table 1
