@@ -109,6 +109,8 @@ BUDGET=${GPU_CHECK_BUDGET_S:-540}
 JOBS=${JOBS:-$(nproc 2> /dev/null || echo 4)}
 SCALE=${GPU_CHECK_SCALE:-1}
 RUN_S=${GPU_CHECK_RUN_S:-120}
+SECTIONS=${GPU_CHECK_SECTIONS:-bitwise mix table1 apc}
+MIX_SCALE=${GPU_CHECK_MIX_SCALE:-$SCALE}
 ROUNDS=${GPU_CHECK_ROUNDS:-3}
 BUILD="$ROOT/build-gpu"
 if [ -n "${OUT:-}" ]; then RES="$OUT/gpu-check"; else RES="$BUILD/results"; fi
@@ -211,12 +213,17 @@ NCPU=$((CORES > 3 ? CORES - 2 : 1)) # the controller and the GPU's thread need c
 MIX="cpu*$NCPU+cuda"
 
 # The problems (GPU_CHECK_SCALE shrinks them).
-scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { v = int(n * s); print (v < 1 ? 1 : v) }'; }
-BS_N=$(scaled 16000000)
-SAR_W=$(scaled 1024)
-SAR_H=$(scaled 1024)
-TEX_W=$(scaled 16384)
-TEX_H=$(scaled 16384)
+# set_scale S: the problems at S times the default size per dimension.
+set_scale() {
+    scaled() { awk -v n="$1" -v s="$2" 'BEGIN { v = int(n * s); print (v < 1 ? 1 : v) }'; }
+    BS_N=$(scaled 16000000 "$1")
+    SAR_W=$(scaled 1024 "$1")
+    SAR_H=$(scaled 1024 "$1")
+    TEX_W=$(scaled 16384 "$1")
+    TEX_H=$(scaled 16384 "$1")
+}
+set_scale "$SCALE"
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; *) return 1 ;; esac }
 app_args() { # app_args APP: the problem's options
     case "$1" in
         blackscholes) echo "--options $BS_N --iterations 4" ;;
@@ -272,6 +279,7 @@ runapp() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "-" }'; }
 
 # ---------------------------------------------------------------- bitwise
+if want bitwise; then
 say ""
 say "== outputs against a CPU run ($NCPU CPU threads), bitwise"
 say "$(printf '%-13s %-16s %-10s %s' app processors seconds output)"
@@ -298,6 +306,7 @@ for app in blackscholes sar texture; do
     done
     rm -f "$ref"
 done
+fi # bitwise
 
 # ---------------------------------------------------------------- mix
 # cells_share LABEL KIND: the share of the cells that processors of KIND
@@ -314,8 +323,11 @@ PY
 }
 median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+if want mix; then
+set_scale "$MIX_SCALE"
 say ""
 say "== $MIX against cuda and cpu*$NCPU alone (APC), $ROUNDS alternating rounds: median seconds and ratios"
+say "   (problems at $MIX_SCALE x the default size per dimension: $(app_args blackscholes); $(app_args sar); $(app_args texture))"
 say "   (the goal: the mix faster than both wherever the slower kind does >= 10% of the faster's work)"
 say "$(printf '%-13s %-9s %-9s %-9s %-9s %-9s %s' app mix cuda cpu mix/cuda mix/cpu 'cpu share in mix')"
 for app in blackscholes sar texture; do
@@ -333,7 +345,12 @@ for app in blackscholes sar texture; do
                 cuda) p=cuda ;;
                 cpu) p="cpu*$NCPU" ;;
             esac
-            v=$(runapp "alone.$app.$k.$r" "$app" "$p" apc)
+            # The first round's mix leaves a per-tile trace (docs/tiles.md).
+            if [ "$k$r" = mix1 ]; then
+                v=$(TESS_TILE_TRACE="$RES/trace.$app" runapp "alone.$app.$k.$r" "$app" "$p" apc)
+            else
+                v=$(runapp "alone.$app.$k.$r" "$app" "$p" apc)
+            fi
             case $k in
                 mix) tm="$tm $v" share="$share $(cells_share "alone.$app.mix.$r" cpu)" ;;
                 cuda) tg="$tg $v" ;;
@@ -344,8 +361,11 @@ for app in blackscholes sar texture; do
     m=$(echo "$tm" | median) g=$(echo "$tg" | median) c=$(echo "$tc" | median)
     say "$(printf '%-13s %-9s %-9s %-9s %-9s %-9s %s' "$app" "$m" "$g" "$c" "$(ratio "$m" "$g")" "$(ratio "$m" "$c")" "$(echo "$share" | median)")"
 done
+set_scale "$SCALE"
+fi # mix
 
 # ---------------------------------------------------------------- Table 1
+if want table1; then
 say ""
 say "== one CPU thread against the GPU per tile size (the APC+ paper's Table 1): seconds, speedup"
 say "$(printf '%-13s %-12s %-10s %-10s %s' app tile cpu cuda speedup)"
@@ -358,8 +378,10 @@ for app in blackscholes sar texture; do
         say "$(printf '%-13s %-12s %-10s %-10s %s' "$app" "$size" "$c" "$g" "$(ratio "$c" "$g")")"
     done
 done
+fi # table1
 
 # ---------------------------------------------------------------- APC
+if want apc; then
 say ""
 say "== APC against the best fixed tile size on $MIX: seconds (the target: apc/best <= 1.10)"
 say "$(printf '%-13s %-10s %-22s %s' app apc 'best fixed (size)' apc/best)"
@@ -377,6 +399,8 @@ for app in blackscholes sar texture; do
     done
     say "$(printf '%-13s %-10s %-22s %s' "$app" "$a" "${best:--} ($bsize)" "$(ratio "$a" "$best")")"
 done
+fi # apc
+
 
 say ""
 say "total: $((SECONDS - T0)) s; results in $RES"

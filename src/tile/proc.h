@@ -66,9 +66,9 @@ int tess__tile_opencl_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void
 void tess__tile_opencl_close(void *device);
 
 /* CUDA devices (cuda.c): the driver is loaded at run time.  probe: is the
- * driver there, with the device spec names (fast, before any thread starts);
- * open: also its context and streams (slow on a real GPU: in the
- * processor's own thread, as OpenCL's). */
+ * driver library there (fast, before any thread starts); open: the driver's
+ * initialisation, the device the spec names, its context and streams (slow
+ * on a real GPU, 0.1-0.3 s: in the processor's own thread, as OpenCL's). */
 int tess__tile_cuda_probe(tess_ctx *ctx, const tess__tile_proc_spec *spec);
 int tess__tile_cuda_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device);
 void tess__tile_cuda_close(void *device);
