@@ -33,14 +33,14 @@
  * parts (OpenCL C and CUDA have no common 128-bit type). */
 #define SAR_TRIG(M)                                                                                \
     M(                                                                                             \
-        SAR_TABLE sar_u64 sar_2_over_pi[19] = {                                                    \
-            0x0000000000000000UL, 0xa2f9836e4e441529UL, 0xfc2757d1f534ddc0UL,                      \
-            0xdb6295993c439041UL, 0xfe5163abdebbc561UL, 0xb7246e3a424dd2e0UL,                      \
-            0x06492eea09d1921cUL, 0xfe1deb1cb129a73eUL, 0xe88235f52ebb4484UL,                      \
-            0xe99c7026b45f7e41UL, 0x3991d639835339f4UL, 0x9c845f8bbdf9283bUL,                      \
-            0x1ff897ffde05980fUL, 0xef2f118b5a0a6d1fUL, 0x6d367ecf27cb09b7UL,                      \
-            0x4f463f669e5fea2dUL, 0x7527bac7ebe5f17bUL, 0x3d0739f78a5292eaUL,                      \
-            0x6bfb5fb11f8d5d08UL};                                                                 \
+        SAR_TABLE sar_u64                                                                          \
+            sar_2_over_pi[19] = {0x0000000000000000UL, 0xa2f9836e4e441529UL, 0xfc2757d1f534ddc0UL, \
+                                 0xdb6295993c439041UL, 0xfe5163abdebbc561UL, 0xb7246e3a424dd2e0UL, \
+                                 0x06492eea09d1921cUL, 0xfe1deb1cb129a73eUL, 0xe88235f52ebb4484UL, \
+                                 0xe99c7026b45f7e41UL, 0x3991d639835339f4UL, 0x9c845f8bbdf9283bUL, \
+                                 0x1ff897ffde05980fUL, 0xef2f118b5a0a6d1fUL, 0x6d367ecf27cb09b7UL, \
+                                 0x4f463f669e5fea2dUL, 0x7527bac7ebe5f17bUL, 0x3d0739f78a5292eaUL, \
+                                 0x6bfb5fb11f8d5d08UL};                                            \
         static sar_u64 sar_mulhi(sar_u64 a, sar_u64 b) {                                           \
             sar_u64 a0 = a & 0xffffffffUL, a1 = a >> 32, b0 = b & 0xffffffffUL, b1 = b >> 32;      \
             sar_u64 p01 = a0 * b1, p10 = a1 * b0;                                                  \
@@ -51,8 +51,8 @@
             sar_u64 u = sar_bits(ax);                                                              \
             int e = (int)(u >> 52) - 1075; /* ax = m * 2^e */                                      \
             sar_u64 m = (u & 0x000fffffffffffffUL) | 0x0010000000000000UL;                         \
-            int j = e + 62; /* the window starts at bit e-1 of 2/pi: the earlier bits times m*2^e  \
-                               are multiples of 4 */                                               \
+            /* the window starts at bit e-1 of 2/pi: earlier bits times m*2^e are 0 mod 4 */       \
+            int j = e + 62;                                                                        \
             int w = j >> 6, sh = j & 63;                                                           \
             sar_u64 w0 = sar_2_over_pi[w] << sh, w1 = sar_2_over_pi[w + 1] << sh;                  \
             if (sh) {                                                                              \
@@ -84,28 +84,25 @@
                 }                                                                                  \
             }                                                                                      \
             double z = r * r;                                                                      \
-            double sr =                                                                            \
-                r +                                                                                \
-                r * z *                                                                            \
-                    (-0.16666666666666666 +                                                        \
-                     z * (0.008333333333333333 +                                                   \
-                          z * (-0.0001984126984126984 +                                            \
-                               z * (2.7557319223985893e-06 +                                       \
-                                    z * (-2.505210838544172e-08 +                                  \
-                                         z * (1.6059043836821613e-10 +                             \
-                                              z * (-7.647163731819816e-13 +                        \
-                                                   z * 2.8114572543455206e-15)))))));              \
+            double sr = r + r * z *                                                                \
+                                (-0.16666666666666666 +                                            \
+                                 z * (0.008333333333333333 +                                       \
+                                      z * (-0.0001984126984126984 +                                \
+                                           z * (2.7557319223985893e-06 +                           \
+                                                z * (-2.505210838544172e-08 +                      \
+                                                     z * (1.6059043836821613e-10 +                 \
+                                                          z * (-7.647163731819816e-13 +            \
+                                                               z * 2.8114572543455206e-15)))))));  \
             double cr =                                                                            \
-                1.0 +                                                                              \
-                z * (-0.5 +                                                                        \
-                     z * (0.041666666666666664 +                                                   \
-                          z * (-0.001388888888888889 +                                             \
-                               z * (2.48015873015873e-05 +                                         \
-                                    z * (-2.755731922398589e-07 +                                  \
-                                         z * (2.08767569878681e-09 +                               \
-                                              z * (-1.1470745597729725e-11 +                       \
-                                                   z * (4.779477332387385e-14 +                    \
-                                                        z * -1.5619206968586225e-16))))))));       \
+                1.0 + z * (-0.5 +                                                                  \
+                           z * (0.041666666666666664 +                                             \
+                                z * (-0.001388888888888889 +                                       \
+                                     z * (2.48015873015873e-05 +                                   \
+                                          z * (-2.755731922398589e-07 +                            \
+                                               z * (2.08767569878681e-09 +                         \
+                                                    z * (-1.1470745597729725e-11 +                 \
+                                                         z * (4.779477332387385e-14 +              \
+                                                              z * -1.5619206968586225e-16)))))))); \
             switch (q & 3) {                                                                       \
             case 0: *c = cr, *s = sr; break;                                                       \
             case 1: *c = -sr, *s = cr; break;                                                      \
