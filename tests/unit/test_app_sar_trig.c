@@ -55,7 +55,8 @@ static void test_near_quadrants(void **state)
         double x = k * 1.5707963267948966;
         for (int d = -3; d <= 3; d++) {
             double y = x;
-            for (int j = 0; j < (d < 0 ? -d : d); j++) y = nextafter(y, d < 0 ? -INFINITY : INFINITY);
+            for (int j = 0; j < (d < 0 ? -d : d); j++)
+                y = nextafter(y, d < 0 ? -INFINITY : INFINITY);
             worst = fmax(worst, error_at(y));
         }
     }
