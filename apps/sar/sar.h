@@ -42,6 +42,9 @@ void sar_free(sar_scene *s);
 
 /* The value of pixel (ix, iy) (docs/tiles.md gives the arithmetic). */
 void sar_pixel(const sar_scene *s, int64_t ix, int64_t iy, float out[2]);
+/* The cosine and sine of a phase, as all the kernels compute them
+ * (sar_trig.h): the same bits on every processor. */
+void sar_phase_cos_sin(double phase, double *c, double *s);
 /* The tiles-face kernels; arg is the scene. */
 int sar_kernel_cpu(const tess_tile_box *box, const void *in, void *out, void *device, void *arg);
 extern const tess_tile_kernel_fn sar_kernel_opencl;

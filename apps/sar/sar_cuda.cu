@@ -1,12 +1,23 @@
 /*
  * sar_cuda.cu — backprojection for CUDA processors: the operations of
  * sar_kernel.c in the same order, one thread per pixel, compiled without
- * contraction and with IEEE division and square root.  Its double cos and
- * sin are CUDA's (within 2 ulp in double): rounded to float they agree with
- * the C library's except when the double lands within an ulp or two of a
- * float rounding boundary, so SAR images are compared within tolerance, as
- * on OpenCL (docs/tiles.md).  Device code only; sar_cuda.c launches it.
+ * contraction and with IEEE division and square root (--fmad=false
+ * -prec-div=true -prec-sqrt=true, cmake/TesseraCuda.cmake).  The cosine and
+ * sine are sar_trig.h's, not CUDA's (within 2 ulp, so not the C library's
+ * bits), so the images are meant to equal the CPU's to the bit
+ * (docs/tiles.md).  Device code only; sar_cuda.c launches it.
  */
+typedef unsigned long long sar_u64;
+typedef long long sar_i64;
+__device__ static sar_u64 sar_bits(double x) { return (sar_u64)__double_as_longlong(x); }
+#define SAR_TABLE static const
+
+#include "sar_trig.h"
+/* Every function and table of the formula is `static`: make each a device one. */
+#define static static __device__
+SAR_TRIG(SAR_AS_C)
+#undef static
+
 extern "C" __global__ void sar(const double *pos, const float *smp, unsigned pulses, unsigned bins,
                                double r0, double dr, double ku, double x0, double y0, double dx,
                                double dy, long ix0, long iy0, long tw, long n, float *out)
@@ -27,7 +38,9 @@ extern "C" __global__ void sar(const double *pos, const float *smp, unsigned pul
         float sr = (1.0f - w) * v[0] + w * v[2];
         float si = (1.0f - w) * v[1] + w * v[3];
         double phase = 2.0 * ku * r;
-        float c = (float)cos(phase), sn = (float)sin(phase);
+        double cd, sd;
+        sar_cos_sin(phase, &cd, &sd);
+        float c = (float)cd, sn = (float)sd;
         re += sr * c - si * sn;
         im += sr * sn + si * c;
     }

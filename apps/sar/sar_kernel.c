@@ -3,10 +3,30 @@
  * the distance from the platform to the pixel and its phase in double
  * precision, the range-compressed sample interpolated linearly at that
  * distance and accumulated in complex float (the PERFECT suite's
- * formulation).  sar_opencl.c does the same operations in the same order.
+ * formulation).  sar_opencl.c and sar_cuda.cu do the same operations in
+ * the same order, with the same cosine and sine (sar_trig.h) instead of the
+ * C library's, and the build contracts nothing into fused multiply-adds
+ * (CMakeLists.txt), so their images equal this one to the bit.
  */
 #include <math.h>
+#include <string.h>
 #include "sar.h"
+#include "sar_trig.h"
+
+typedef uint64_t sar_u64;
+typedef int64_t sar_i64;
+
+static sar_u64 sar_bits(double x)
+{
+    sar_u64 u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+#define SAR_TABLE static const
+SAR_TRIG(SAR_AS_C)
+
+void sar_phase_cos_sin(double phase, double *c, double *s) { sar_cos_sin(phase, c, s); }
 
 void sar_pixel(const sar_scene *s, int64_t ix, int64_t iy, float out[2])
 {
@@ -25,7 +45,9 @@ void sar_pixel(const sar_scene *s, int64_t ix, int64_t iy, float out[2])
         float sr = (1.0f - w) * v[0] + w * v[2];
         float si = (1.0f - w) * v[1] + w * v[3];
         double phase = 2.0 * s->ku * r;
-        float c = (float)cos(phase), sn = (float)sin(phase);
+        double cd, sd;
+        sar_cos_sin(phase, &cd, &sd);
+        float c = (float)cd, sn = (float)sd;
         re += sr * c - si * sn;
         im += sr * sn + si * c;
     }

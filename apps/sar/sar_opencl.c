@@ -2,12 +2,14 @@
  * sar_opencl.c — backprojection on OpenCL processors: one work item per
  * pixel, the same operations in the same order as sar_kernel.c, in double
  * precision where it is (the device needs cl_khr_fp64; PoCL has it).  The
- * device's cos and sin may differ from the C library's in the last place,
- * so images agree with the CPU's within a stated tolerance (docs/tiles.md).
- * The scene is copied to the device once per run.
+ * cosine and sine are sar_trig.h's (made a string), not the device's, and
+ * nothing is contracted, so the images equal the CPU's to the bit unless
+ * the device's arithmetic is not IEEE (docs/tiles.md).  The scene is copied
+ * to the device once per run.
  */
 #include <stdlib.h>
 #include "sar.h"
+#include "sar_trig.h"
 
 #if TESS_HAVE_OPENCL
 #include "tile_cl.h"
@@ -15,33 +17,40 @@
 static const char sar_source[] =
     "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
     "#pragma OPENCL FP_CONTRACT OFF\n"
-    "__kernel void sar(__global const double *pos, __global const float *smp, uint pulses,\n"
-    "                  uint bins, double r0, double dr, double ku, double x0, double y0,\n"
-    "                  double dx, double dy, long ix0, long iy0, long tw, long n,\n"
-    "                  __global float *out) {\n"
-    "  long i = get_global_id(0);\n"
-    "  if (i >= n) return;\n"
-    "  double px = x0 + (double)(ix0 + i % tw) * dx, py = y0 + (double)(iy0 + i / tw) * dy;\n"
-    "  double last_bin = (double)(bins - 1);\n"
-    "  float re = 0.0f, im = 0.0f;\n"
-    "  for (uint p = 0; p < pulses; p++) {\n"
-    "    double ex = pos[3 * p] - px, ey = pos[3 * p + 1] - py, ez = pos[3 * p + 2];\n"
-    "    double r = sqrt(ex * ex + ey * ey + ez * ez);\n"
-    "    double bin = (r - r0) / dr;\n"
-    "    if (!(bin >= 0.0 && bin < last_bin)) continue;\n"
-    "    uint b = (uint)bin;\n"
-    "    float w = (float)(bin - (double)b);\n"
-    "    __global const float *v = smp + 2 * ((ulong)p * bins + b);\n"
-    "    float sr = (1.0f - w) * v[0] + w * v[2];\n"
-    "    float si = (1.0f - w) * v[1] + w * v[3];\n"
-    "    double phase = 2.0 * ku * r;\n"
-    "    float c = (float)cos(phase), sn = (float)sin(phase);\n"
-    "    re += sr * c - si * sn;\n"
-    "    im += sr * sn + si * c;\n"
-    "  }\n"
-    "  out[2 * i] = re;\n"
-    "  out[2 * i + 1] = im;\n"
-    "}\n";
+    "typedef ulong sar_u64;\n"
+    "typedef long sar_i64;\n"
+    "ulong sar_bits(double x) { return as_ulong(x); }\n"
+    "#define SAR_TABLE __constant\n" SAR_TRIG(
+        SAR_AS_TEXT) "\n"
+                     "__kernel void sar(__global const double *pos, __global const float *smp, uint pulses,\n"
+                     "                  uint bins, double r0, double dr, double ku, double x0, double y0,\n"
+                     "                  double dx, double dy, long ix0, long iy0, long tw, long n,\n"
+                     "                  __global float *out) {\n"
+                     "  long i = get_global_id(0);\n"
+                     "  if (i >= n) return;\n"
+                     "  double px = x0 + (double)(ix0 + i % tw) * dx, py = y0 + (double)(iy0 + i / tw) * dy;\n"
+                     "  double last_bin = (double)(bins - 1);\n"
+                     "  float re = 0.0f, im = 0.0f;\n"
+                     "  for (uint p = 0; p < pulses; p++) {\n"
+                     "    double ex = pos[3 * p] - px, ey = pos[3 * p + 1] - py, ez = pos[3 * p + 2];\n"
+                     "    double r = sqrt(ex * ex + ey * ey + ez * ez);\n"
+                     "    double bin = (r - r0) / dr;\n"
+                     "    if (!(bin >= 0.0 && bin < last_bin)) continue;\n"
+                     "    uint b = (uint)bin;\n"
+                     "    float w = (float)(bin - (double)b);\n"
+                     "    __global const float *v = smp + 2 * ((ulong)p * bins + b);\n"
+                     "    float sr = (1.0f - w) * v[0] + w * v[2];\n"
+                     "    float si = (1.0f - w) * v[1] + w * v[3];\n"
+                     "    double phase = 2.0 * ku * r;\n"
+                     "    double cd, sd;\n"
+                     "    sar_cos_sin(phase, &cd, &sd);\n"
+                     "    float c = (float)cd, sn = (float)sd;\n"
+                     "    re += sr * c - si * sn;\n"
+                     "    im += sr * sn + si * c;\n"
+                     "  }\n"
+                     "  out[2 * i] = re;\n"
+                     "  out[2 * i + 1] = im;\n"
+                     "}\n";
 
 /* Copy the scene to the device, once per device: keep[0] the positions,
  * keep[1] the samples. */
