@@ -31,7 +31,9 @@
 # checks stop starting new runs after it, so the whole script stays under
 # 10 minutes; one run is stopped after GPU_CHECK_RUN_S, default 120),
 # GPU_CHECK_ROUNDS (default 3: alternating rounds of the mix-against-alone
-# comparison), GPU_CHECK_REBUILD=1 (build even when a carried build-gpu
+# comparison), GPU_CHECK_SECTIONS (default "bitwise mix table1 apc"),
+# GPU_CHECK_MIX_SCALE and GPU_CHECK_MIX_APPS (the mix comparison's problem
+# scale, default GPU_CHECK_SCALE, and applications), GPU_CHECK_REBUILD=1 (build even when a carried build-gpu
 # starts), JOBS (default nproc), GPU_CHECK_SCALE (default 1; 0.1 for a
 # smoke test: every problem 10x smaller).
 set -u -o pipefail
@@ -111,6 +113,7 @@ SCALE=${GPU_CHECK_SCALE:-1}
 RUN_S=${GPU_CHECK_RUN_S:-120}
 SECTIONS=${GPU_CHECK_SECTIONS:-bitwise mix table1 apc}
 MIX_SCALE=${GPU_CHECK_MIX_SCALE:-$SCALE}
+MIX_APPS=${GPU_CHECK_MIX_APPS:-blackscholes sar texture}
 ROUNDS=${GPU_CHECK_ROUNDS:-3}
 BUILD="$ROOT/build-gpu"
 if [ -n "${OUT:-}" ]; then RES="$OUT/gpu-check"; else RES="$BUILD/results"; fi
@@ -330,7 +333,7 @@ say "== $MIX against cuda and cpu*$NCPU alone (APC), $ROUNDS alternating rounds:
 say "   (problems at $MIX_SCALE x the default size per dimension: $(app_args blackscholes); $(app_args sar); $(app_args texture))"
 say "   (the goal: the mix faster than both wherever the slower kind does >= 10% of the faster's work)"
 say "$(printf '%-13s %-9s %-9s %-9s %-9s %-9s %s' app mix cuda cpu mix/cuda mix/cpu 'cpu share in mix')"
-for app in blackscholes sar texture; do
+for app in $MIX_APPS; do
     tm="" tg="" tc="" share=""
     for r in $(seq 1 "$ROUNDS"); do
         # Rotate which kind runs first in a round: the machine's state drifts.
