@@ -138,11 +138,17 @@ double tess__tile_plan_queue_left(const tess__tile_plan *p, int i)
     return left > 0 ? left : 0.0;
 }
 
+/* While another processor still bootstraps, its best rate so far stands
+ * for its rate: a lower bound, since its rate rises with the tile size.
+ * Waiting for its bootstrap to end (as before) handed the CPUs of an H200
+ * machine 30 ms tiles while the GPU, still doubling its tiles, went on to
+ * finish everything else in 9 ms; the job then waited 30 ms for the CPUs
+ * (SAR: the mix 1.15x slower than the GPU alone, docs/tiles.md). */
 static uint64_t settled_size(const tess__tile_plan *p, int i)
 {
     double rate[64], queued[64], mine;
     uint64_t share[64], best = tess__tile_plan_best(p, i, &mine);
-    if (p->nprocs > 64 || !all_booted(p)) return best;
+    if (p->nprocs > 64) return best;
     for (int k = 0; k < p->nprocs; k++) {
         tess__tile_plan_best(p, k, &rate[k]);
         queued[k] = tess__tile_plan_queue_left(p, k);
