@@ -95,7 +95,8 @@ static void cu_load(void)
     cu.loaded = 1;
 }
 
-/* cuInit takes 0.1-0.3 s on a datacenter GPU (measured on an H200): a job
+/* cuInit is slow on a datacenter GPU (`tessera info`, which is little else,
+ * took 0.31 s on an H200, docs/results/gpu-check-2026-11-28.txt): a job
  * that asks for a cuda processor pays it in the processor's own start-up
  * thread, beside the other processors' work, not before the job starts. */
 static void cu_init(void)
