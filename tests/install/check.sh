@@ -9,26 +9,14 @@
 # CC, TESS_CONSUMER_CFLAGS (sanitizer flags the library was built with).
 set -euo pipefail
 
-src=${TESS_SRC:?TESS_SRC not set}
-build=${TESS_BUILD:?TESS_BUILD not set}
-cmake=${TESS_CMAKE:-cmake}
-cc=${CC:-cc}
-extra=${TESS_CONSUMER_CFLAGS:-}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/tess-install.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-prefix=$work/prefix
-
-step() { printf '== install_consumer: %s\n' "$*"; }
+NAME=install_consumer
+. "$(dirname "$0")/lib.sh"
 
 step "install into $prefix"
-"$cmake" --install "$build" --prefix "$prefix" > "$work/install.log" ||
-    { cat "$work/install.log"; exit 1; }
+install_build
 for f in include/tessera/tessera.h; do
     [ -e "$prefix/$f" ] || { echo "missing $prefix/$f" >&2; exit 1; }
 done
-libdir=$(dirname "$(find "$prefix" -name 'libtessera.so' -print -quit)")
-[ -n "$libdir" ] && [ -d "$libdir" ] || { echo "libtessera.so not installed" >&2; exit 1; }
 if find "$prefix" -name 'libtessera_static*' | grep -q .; then
     echo "the static test library must not be installed" >&2; exit 1
 fi

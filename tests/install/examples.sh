@@ -11,18 +11,9 @@
 # TESS_CONSUMER_CFLAGS (sanitizer flags the library was built with).
 set -euo pipefail
 
-src=${TESS_SRC:?TESS_SRC not set}
-build=${TESS_BUILD:?TESS_BUILD not set}
-cmake=${TESS_CMAKE:-cmake}
-cc=${CC:-cc}
-extra=${TESS_CONSUMER_CFLAGS:-}
+NAME=install_examples
+. "$(dirname "$0")/lib.sh"
 ref="$src/tests/install/examples_ref.py"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/tess-examples.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-prefix=$work/prefix
-step() { printf '== install_examples: %s\n' "$*"; }
-die() { echo "FAIL: $*" >&2; exit 1; }
 
 step "the docs show examples/ as they are"
 # doc_block FILE NAME: the first fenced block after the line that links NAME
@@ -43,8 +34,7 @@ python3 "$ref" heat 30 40 > "$work/ref.heat" &
 python3 "$ref" mandelbrot 64 48 > "$work/ref.mandelbrot" &
 
 step "install into $prefix"
-"$cmake" --install "$build" --prefix "$prefix" > "$work/install.log" || { cat "$work/install.log"; exit 1; }
-libdir=$(dirname "$(find "$prefix" -name 'libtessera.so' -print -quit)")
+install_build
 
 step "pkg-config"
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
