@@ -205,8 +205,8 @@ static int p_part(tess_ctx *ctx, void *user, const void *snap, int n, tess_query
 {
     (void)ctx, (void)user, (void)snap;
     for (int i = 0; i < n; i++) {
-        tess_particle_rect r = {i == 0 ? -INFINITY : W * i / n, i == n - 1 ? INFINITY : W * (i + 1) / n,
-                                -INFINITY, INFINITY};
+        tess_particle_rect r = {i == 0 ? -INFINITY : W * i / n,
+                                i == n - 1 ? INFINITY : W * (i + 1) / n, -INFINITY, INFINITY};
         parts[i] = tess_particle_query(r);
     }
     return TESS_OK;
@@ -215,20 +215,19 @@ static int p_part(tess_ctx *ctx, void *user, const void *snap, int n, tess_query
 static int particles_setup(prog *p)
 {
     p->pfns = (tess_particle_fns){.count = NV, .radius = RADIUS, .init = p_init, .step = p_step};
-    p->app = (tess_tick_app){
-        .name = "flock",
-        .state = &tess_particles_class,
-        .user = p,
-        .class_fns = &p->pfns,
-        .universe = tess_particle_query((tess_particle_rect){-INFINITY, INFINITY, -INFINITY,
-                                                             INFINITY}),
-        .part = p_part,
-        .part_ignores_state = 1,
-        .rd = p_rd,
-        .wd = p_wd,
-        .rx = p_rx,
-        .wx = p_wx,
-        .disjoint = p_disjoint};
+    p->app = (tess_tick_app){.name = "flock",
+                             .state = &tess_particles_class,
+                             .user = p,
+                             .class_fns = &p->pfns,
+                             .universe = tess_particle_query(
+                                 (tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY}),
+                             .part = p_part,
+                             .part_ignores_state = 1,
+                             .rd = p_rd,
+                             .wd = p_wd,
+                             .rx = p_rx,
+                             .wx = p_wx,
+                             .disjoint = p_disjoint};
     return TESS_OK;
 }
 
