@@ -21,7 +21,10 @@
  * approximations: RD and WD may return a superset, RX and WX a subset, and
  * DISJOINT may say 0 when unsure; the result stays exact, only more is sent
  * or less computed ahead.  The other directions (RD or WD too small, RX or
- * WX too large) give wrong states.
+ * WX too large) give wrong states.  With TESS_TICK_CHECK=1 in the
+ * environment the three state classes shipped (tick_grid.h, tick_graph.h,
+ * tick_particles.h) end the run instead, naming the tick, when a STEP reads
+ * a tuple its process does not hold then (docs/ticks.md, "Checking mode").
  *
  * The runtime derives what it needs without looking inside queries: hold =
  * RD∘WD (what a process must hold to step Q) and its powers, which give the

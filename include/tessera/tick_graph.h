@@ -168,6 +168,13 @@ typedef struct tess_graph_fns {
                  double *out);
 } tess_graph_fns;
 
+/* The graph class.  A STEP whose in-neighbours are not all present in the
+ * version it reads ends the run, naming the tick, the vertex and the
+ * in-neighbour (always: the labels or an RD too small, an RX or WX too
+ * large).  With TESS_TICK_CHECK=1 in the environment, besides, values a
+ * version does not hold are NaN and a STEP giving NaN ends the run: a STEP
+ * that reads beyond its in-neighbours is caught too (docs/ticks.md,
+ * "Checking mode"; it touches every slot's nv doubles). */
 TESS_API extern const tess_state_class tess_graph_class;
 
 /*

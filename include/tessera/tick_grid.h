@@ -59,7 +59,7 @@ typedef struct tess_grid_fns {
 /* The dense grid class.  With TESS_TICK_CHECK=1 in the environment, cells
  * a version does not hold read as NaN, and a STEP that gives NaN ends the
  * run naming the tick (an RD too small, or an RX or WX too large;
- * docs/ticks.md). */
+ * docs/ticks.md, "Checking mode").  Without it: no checks, no cost. */
 TESS_API extern const tess_state_class tess_grid_class;
 
 /* Packed form of a version (tess_tick_result.final_state): records of

@@ -85,6 +85,12 @@ typedef struct tess_particle_fns {
                  int64_t tick, tess_particle *out);
 } tess_particle_fns;
 
+/* The particles class.  With TESS_TICK_CHECK=1 in the environment, each
+ * version records the regions it holds every particle of (what NEW and STEP
+ * filled in, and what the runtime received), and a STEP whose particle is
+ * kept must have the square of side 2 * radius around it inside one of them,
+ * or the run ends naming the tick and the particle (an RD too small, or an
+ * RX or WX too large; docs/ticks.md).  Without it: no checks, no cost. */
 TESS_API extern const tess_state_class tess_particles_class;
 
 /* snapshot(): the particles of a version, in no particular order; valid

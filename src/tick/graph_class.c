@@ -2,12 +2,22 @@
  * graph_class.c — regions over the graph's queries and the graph state
  * class (tess_graph_class): the per-process versions of vertex values, their
  * packing, merging and stepping (graph.c holds the graph and its labels).
+ *
+ * What STEP reads is checked twice.  Always: before a vertex is stepped,
+ * every in-neighbour (what tick_graph.h lets STEP read) must be present in
+ * the version it reads, or the step fails with TESS_ERR_MISUSE naming both.
+ * In the checking mode (TESS_TICK_CHECK=1, tick.h) besides: values a
+ * version does not hold are NaN, so a STEP that reads beyond its
+ * in-neighbours (its own old value, two hops) a vertex the process does not
+ * hold gives NaN, and a NaN result fails the same way.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tick/graph_impl.h"
+#include "tick/tick_internal.h"
 
 /* ------------------------------------------------------------ regions */
 
@@ -91,6 +101,7 @@ typedef struct graph_state {
     tess_graph *g;
     void *user;
     int nslots;
+    int check;    /* TESS_TICK_CHECK=1: values not held are NaN */
     size_t words; /* of a presence bitmap */
     version *v;
     uint32_t batch[STEP_BATCH];
@@ -122,6 +133,7 @@ static void *gs_create(const tess_tick_app *app, int nslots, const tess_query *o
     s->g = fns->graph;
     s->user = app->user;
     s->nslots = nslots;
+    s->check = tess__tick_check_on();
     s->words = ((size_t)s->g->nv + 63) / 64;
     s->v = calloc((size_t)nslots, sizeof *s->v);
     for (int i = 0; s->v != NULL && i < nslots; i++) {
@@ -130,6 +142,8 @@ static void *gs_create(const tess_tick_app *app, int nslots, const tess_query *o
         s->v[i].present = calloc(s->words + 1, sizeof(uint64_t));
         if (s->v[i].val == NULL || s->v[i].present == NULL) break;
         s->v[i].view = (tess_graph_view){s->v[i].val, s->v[i].present, s->g->nv};
+        /* The checking mode's poison touches every page: nv doubles per slot. */
+        for (uint32_t u = 0; s->check && u < s->g->nv; u++) s->v[i].val[u] = NAN;
         if (i == nslots - 1) return s;
     }
     gs_destroy(s);
@@ -145,7 +159,11 @@ static void gs_clear(void *p, int slot)
 {
     graph_state *s = p;
     version *v = slot_of(s, slot);
-    if (v != NULL) memset(v->present, 0, s->words * sizeof *v->present);
+    if (v == NULL) return;
+    for (size_t w = 0; s->check && w < s->words; w++) /* poison what it held: O(held) */
+        for (uint64_t bits = v->present[w]; bits != 0; bits &= bits - 1)
+            v->val[w * 64 + (size_t)__builtin_ctzll(bits)] = NAN;
+    memset(v->present, 0, s->words * sizeof *v->present);
 }
 
 static int gs_init(void *p, int slot, const tess_region *r)
@@ -239,17 +257,26 @@ static int reads_present(const graph_state *s, const version *from, uint32_t v)
 {
     const tess_graph *g = s->g;
     for (uint64_t e = g->in_first[v]; e < g->in_first[v + 1]; e++)
-        if (!bit_get(from->present, g->in_src[e])) return 0;
+        if (!bit_get(from->present, g->in_src[e])) {
+            tess__tick_check_note("vertex %u reads its in-neighbour %u", v, g->in_src[e]);
+            return 0;
+        }
     return 1;
 }
 
-static void step_flush(graph_state *s, const version *from, version *to, size_t n, int64_t tick)
+static int step_flush(graph_state *s, const version *from, version *to, size_t n, int64_t tick)
 {
     s->fns->step(s->user, from->val, s->batch, n, tick, s->out);
     for (size_t i = 0; i < n; i++) {
+        if (s->check && isnan(s->out[i])) {
+            tess__tick_check_note("vertex %u came out NaN (a value not held reads as NaN)",
+                                  s->batch[i]);
+            return TESS_ERR_MISUSE;
+        }
         to->val[s->batch[i]] = s->out[i];
         bit_set(to->present, s->batch[i]);
     }
+    return TESS_OK;
 }
 
 static int64_t gs_step(void *p, int from_slot, int to_slot, const tess_region *r, int64_t tick)
@@ -271,12 +298,13 @@ static int64_t gs_step(void *p, int from_slot, int to_slot, const tess_region *r
         }
         s->batch[n++] = v;
         if (n == STEP_BATCH) {
-            step_flush(s, from, to, n, tick);
+            rc = step_flush(s, from, to, n, tick);
+            if (rc != TESS_OK) break;
             done += (int64_t)n;
             n = 0;
         }
     }
-    if (n > 0) step_flush(s, from, to, n, tick);
+    if (n > 0 && rc == TESS_OK) rc = step_flush(s, from, to, n, tick);
     done += (int64_t)n;
     region_free(&c);
     return rc != TESS_OK ? rc : done;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
+#include "tick/tick_internal.h"
 #include "tessera/tick_grid.h"
 
 /* The column intervals [iv[2i], iv[2i+1]) a version holds in one row. */
@@ -51,11 +52,12 @@ static void poison(grid *g, int slot)
     for (int64_t i = 0; i < g->area; i++) g->val[slot][i] = NAN;
 }
 
-static int gave_nan(const double *out, int64_t n)
+/* The first NaN of out[0 .. n), or -1. */
+static int64_t first_nan(const double *out, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
-        if (isnan(out[i])) return 1;
-    return 0;
+        if (isnan(out[i])) return i;
+    return -1;
 }
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -102,8 +104,7 @@ static void *grid_create(const tess_tick_app *app, int nslots, const tess_query 
     g->nrows = g->hull.r1 - g->hull.r0;
     g->area = g->nrows * g->stride;
     g->nslots = nslots;
-    const char *check = getenv("TESS_TICK_CHECK");
-    g->check = check != NULL && strcmp(check, "1") == 0;
+    g->check = tess__tick_check_on();
     g->val = calloc((size_t)nslots, sizeof *g->val);
     g->have = calloc((size_t)nslots, sizeof *g->have);
     if (g->val == NULL || g->have == NULL) goto fail;
@@ -305,7 +306,12 @@ static int step_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void
     step_arg *a = arg;
     double *out = cell(g, slot, row, c0);
     g->fns->step_row(g->app->user, &a->prev, row, c0, c1, a->tick, out);
-    if (g->check && gave_nan(out, c1 - c0)) return TESS_ERR_MISUSE; /* process.c says why */
+    int64_t bad = g->check ? first_nan(out, c1 - c0) : -1;
+    if (bad >= 0) { /* process.c says why */
+        tess__tick_check_note("cell (%lld, %lld) came out NaN (a cell not held reads as NaN)",
+                              (long long)row, (long long)(c0 + bad));
+        return TESS_ERR_MISUSE;
+    }
     return mark(g, slot, row, c0, c1);
 }
 

@@ -11,13 +11,34 @@
  * build.  Neighbours are handed to STEP sorted by id, whatever order the
  * version was filled in: that order is what makes the application's sums
  * bitwise reproducible across partitions and algorithms.
+ *
+ * Checking mode (TESS_TICK_CHECK=1, tick.h): a version also records the
+ * regions of the plane it holds every particle of — what init() and step()
+ * filled in, and what the runtime says of received data (a round's ghost
+ * layers, a new partition: tess__particles_held) — and a STEP whose result
+ * is kept must have read its neighbourhood (the box of side 2 * radius
+ * around the particle) inside one of them; otherwise a neighbour may be
+ * missing (an RD too small, an RX or WX too large) and the step fails with
+ * TESS_ERR_MISUSE, which process.c reports naming the tick.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/bytes.h"
+#include "tick/tick_internal.h"
 #include "tessera/tick_particles.h"
+
+/* Checking mode: a region a version holds every particle of — box minus
+ * the negs (clipped to it).  The runtime subtracts at most one query (what
+ * a version held already); beyond HELD_NEGS the rest are dropped, which
+ * claims more than is held: a missed error, never a false one. */
+#define HELD_NEGS 4
+typedef struct held {
+    tess_particle_rect box;
+    int nneg;
+    tess_particle_rect neg[HELD_NEGS];
+} held;
 
 typedef struct pslot {
     tess_particle *p;
@@ -31,6 +52,8 @@ typedef struct pslot {
     int64_t nx, ny;
     uint32_t *start, *items;
     size_t start_cap, items_cap;
+    held *held; /* checking mode only */
+    int nheld, held_cap;
 } pslot;
 
 typedef struct pstate {
@@ -39,6 +62,7 @@ typedef struct pstate {
     double r2; /* radius * radius */
     int nslots;
     pslot *slots;
+    int check;           /* TESS_TICK_CHECK=1: record and check held regions */
     tess_particle *nbrs; /* STEP's neighbour list, reused */
     uint64_t *keys;      /* its sort keys */
     size_t nbrs_cap;
@@ -137,6 +161,7 @@ static void slot_clear(pslot *s)
      * in O(particles) rather than O(count). */
     for (size_t i = 0; i < s->n; i++) s->present[s->p[i].id >> 6] = 0;
     s->n = 0;
+    s->nheld = 0;
     slot_changed(s);
 }
 
@@ -146,6 +171,7 @@ static void slot_free(pslot *s)
     free(s->present);
     free(s->start);
     free(s->items);
+    free(s->held);
 }
 
 /* ---------------------------------------------------------------- the spatial index */
@@ -289,6 +315,109 @@ static int64_t gather_neighbours(pstate *st, const pslot *s, const tess_particle
     return (int64_t)n;
 }
 
+/* ---------------------------------------------------------------- held regions (checking mode) */
+
+static tess_particle_rect rect_clip(tess_particle_rect a, tess_particle_rect b)
+{
+    return (tess_particle_rect){fmax(a.x0, b.x0), fmin(a.x1, b.x1), fmax(a.y0, b.y0),
+                                fmin(a.y1, b.y1)};
+}
+
+static int rect_is_empty(const tess_particle_rect *r) { return !(r->x0 < r->x1 && r->y0 < r->y1); }
+
+/* a within b (half-open rectangles; an empty a is within anything). */
+static int rect_within(const tess_particle_rect *a, const tess_particle_rect *b)
+{
+    return rect_is_empty(a) ||
+           (a->x0 >= b->x0 && a->x1 <= b->x1 && a->y0 >= b->y0 && a->y1 <= b->y1);
+}
+
+/* Is every point of the closed box [x0, x1] x [y0, y1] in half-open r? */
+static int closed_within(double x0, double x1, double y0, double y1, const tess_particle_rect *r)
+{
+    return x0 >= r->x0 && (x1 < r->x1 || x1 == INFINITY) && y0 >= r->y0 &&
+           (y1 < r->y1 || y1 == INFINITY);
+}
+
+static int closed_meets(double x0, double x1, double y0, double y1, const tess_particle_rect *r)
+{
+    return !rect_is_empty(r) && x0 < r->x1 && x1 >= r->x0 && y0 < r->y1 && y1 >= r->y0;
+}
+
+/* A neg of an entry that a whole held box covers subtracts nothing. */
+static int covered(const pslot *s, const tess_particle_rect *r)
+{
+    for (int i = 0; i < s->nheld; i++)
+        if (s->held[i].nneg == 0 && rect_within(r, &s->held[i].box)) return 1;
+    return 0;
+}
+
+/* Drop the negs now covered, then entries a whole box contains: a version
+ * filled piece by piece (work ahead, then the rest; replica layers ring by
+ * ring) ends as one box, and the list stays a few entries long. */
+static void held_tidy(pslot *s)
+{
+    for (int i = 0; i < s->nheld; i++) {
+        held *h = &s->held[i];
+        for (int j = 0; j < h->nneg;)
+            if (covered(s, &h->neg[j])) h->neg[j] = h->neg[--h->nneg];
+            else j++;
+    }
+    for (int i = 0; i < s->nheld;) {
+        int inside = 0;
+        for (int j = 0; j < s->nheld && !inside; j++)
+            inside =
+                j != i && s->held[j].nneg == 0 && rect_within(&s->held[i].box, &s->held[j].box) &&
+                (s->held[i].nneg > 0 || j < i || !rect_within(&s->held[j].box, &s->held[i].box));
+        if (inside) s->held[i] = s->held[--s->nheld];
+        else i++;
+    }
+}
+
+static int held_add(pslot *s, const tess_region *r)
+{
+    held h = {.box = {-INFINITY, INFINITY, -INFINITY, INFINITY}};
+    for (int i = 0; i < r->npos; i++) h.box = rect_clip(h.box, tess_particle_rect_of(&r->pos[i]));
+    if (rect_is_empty(&h.box)) return TESS_OK;
+    for (int i = 0; i < r->nneg && h.nneg < HELD_NEGS; i++) {
+        tess_particle_rect n = rect_clip(tess_particle_rect_of(&r->neg[i]), h.box);
+        if (!rect_is_empty(&n)) h.neg[h.nneg++] = n;
+    }
+    if (covered(s, &h.box)) return TESS_OK; /* told again: nothing new */
+    if (s->nheld == s->held_cap) {
+        int cap = s->held_cap ? 2 * s->held_cap : 8;
+        held *p = realloc(s->held, (size_t)cap * sizeof *p);
+        if (!p) return TESS_ERR_NOMEM;
+        s->held = p;
+        s->held_cap = cap;
+    }
+    s->held[s->nheld++] = h;
+    held_tidy(s);
+    return TESS_OK;
+}
+
+/* Does the slot hold every particle a STEP of `self` may read? */
+static int held_covers(const pslot *s, const tess_particle *self, double radius)
+{
+    double x0 = self->x - radius, x1 = self->x + radius, y0 = self->y - radius,
+           y1 = self->y + radius;
+    for (int i = 0; i < s->nheld; i++) {
+        const held *h = &s->held[i];
+        if (!closed_within(x0, x1, y0, y1, &h->box)) continue;
+        int clear = 1;
+        for (int j = 0; j < h->nneg && clear; j++)
+            clear = !closed_meets(x0, x1, y0, y1, &h->neg[j]);
+        if (clear) return 1;
+    }
+    return 0;
+}
+
+void tess__particles_held(void *vst, int slot, const tess_region *r)
+{
+    pstate *st = vst;
+    if (st && st->check && slot >= 0 && slot < st->nslots) (void)held_add(&st->slots[slot], r);
+}
+
 /* ---------------------------------------------------------------- class operations */
 
 static void *particles_create(const tess_tick_app *app, int nslots, const tess_query *own,
@@ -306,6 +435,7 @@ static void *particles_create(const tess_tick_app *app, int nslots, const tess_q
     st->fns = fns;
     st->r2 = fns->radius * fns->radius;
     st->nslots = nslots;
+    st->check = tess__tick_check_on();
     st->slots = calloc((size_t)nslots, sizeof *st->slots);
     if (!st->slots) goto fail;
     size_t words = (size_t)(fns->count / 64 + 1);
@@ -356,7 +486,7 @@ static int particles_init(void *vst, int slot, const tess_region *r)
         if (in_region(r, &p) && !slot_has(s, id) && slot_add(s, &p) != TESS_OK)
             return TESS_ERR_NOMEM;
     }
-    return TESS_OK;
+    return st->check ? held_add(s, r) : TESS_OK;
 }
 
 static int particles_pack(void *vst, int slot, const tess_region *r, tess_buf *out)
@@ -426,6 +556,12 @@ static int step_one(pstate *st, pslot *from, pslot *to, const tess_region *r,
     next.id = self->id;
     if (!particle_finite(&next)) return TESS_ERR_INVAL;
     if (!in_region(r, &next)) return 0;
+    if (st->check && !held_covers(from, self, st->fns->radius)) {
+        tess__tick_check_note("particle %llu at (%.9g, %.9g) reads its neighbours within %g, "
+                              "beyond the regions held",
+                              (unsigned long long)self->id, self->x, self->y, st->fns->radius);
+        return TESS_ERR_MISUSE;
+    }
     return slot_add(to, &next) == TESS_OK ? 1 : TESS_ERR_NOMEM;
 }
 
@@ -436,7 +572,8 @@ static int64_t particles_step(void *vst, int from_slot, int to_slot, const tess_
     pslot *from = slot_at(st, from_slot), *to = slot_at(st, to_slot);
     if (!from || !to || from == to || !r || r->npos < 1) return TESS_ERR_INVAL;
     tess_particle_rect box = candidate_box(st, r);
-    if (!(box.x0 < box.x1 && box.y0 < box.y1) || from->n == 0) return 0;
+    if (!(box.x0 < box.x1 && box.y0 < box.y1) || from->n == 0)
+        return st->check ? held_add(to, r) : 0; /* nothing reaches r: it holds all of r */
     if (index_build(from, st->fns->radius) != TESS_OK) return TESS_ERR_NOMEM;
     cell_range c = cells_of_box(from, box.x0, box.x1, box.y0, box.y1);
     int64_t kept = 0;
@@ -452,6 +589,7 @@ static int64_t particles_step(void *vst, int from_slot, int to_slot, const tess_
             }
         }
     }
+    if (st->check && held_add(to, r) != TESS_OK) return TESS_ERR_NOMEM;
     return kept;
 }
 

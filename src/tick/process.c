@@ -31,6 +31,7 @@
 #include <sys/prctl.h>
 #include <string.h>
 #include <time.h>
+#include "tessera/tick_particles.h"
 #include "tick/process_impl.h"
 
 double tess__tick_proc_thread_cpu_us(void)
@@ -182,6 +183,25 @@ static const tess_query *target_of(const proc *p, int64_t v)
     return &p->Lown[tess__tick_width_std(&p->widths, v)];
 }
 
+/* ---- the checking mode ---- */
+
+void tess__tick_proc_note_held(proc *p, int64_t v, const tess_query *q)
+{
+    if (!p->check || p->app->state != &tess_particles_class) return;
+    tess_region r = {.npos = 1, .pos = q};
+    tess__particles_held(p->st, slot_of(p, v), &r);
+}
+
+void tess__tick_proc_note_round(proc *p, int64_t v)
+{
+    if (!p->check || v < p->epoch_start || !is_round_start(p, v)) return;
+    const version *x = ver_of(p, v);
+    if (x->v != v || !x->full || x->slot < 0) return;
+    for (int j = 0; j < p->n_in; j++)
+        if (p->recv_round[j] <= v) return;
+    tess__tick_proc_note_held(p, v, &p->Lown[p->m + 1]);
+}
+
 /* ---- step and its emulated cost ---- */
 
 /*
@@ -193,15 +213,19 @@ static const tess_query *target_of(const proc *p, int64_t v)
  * m=14.  A piece's CPU time is its wall time (being preempted within a few
  * microseconds is rare enough not to bias the share).
  */
-/* Only the checking mode's STEP fails with TESS_ERR_MISUSE (grid.c). */
+/* Only a STEP that read (or was about to read) a tuple its version does not
+ * hold fails with TESS_ERR_MISUSE: the checking mode's (grid.c, graph_class.c,
+ * particles.c) and the graph class's in-neighbour check, which is always on;
+ * the class left a note of what was read. */
 static int step_failed(proc *p, int code, int64_t tick)
 {
     if (code != TESS_ERR_MISUSE) return code;
-    char what[200];
+    const char *note = tess__tick_check_take_note();
+    char what[400];
     snprintf(what, sizeof what,
-             "TESS_TICK_CHECK: STEP at tick %lld read a tuple this process does not hold then "
-             "(RD too small, or RX or WX too large)",
-             (long long)tick);
+             "%sSTEP at tick %lld read a tuple this process does not hold then "
+             "(RD too small, or RX or WX too large)%s%s",
+             p->check ? "TESS_TICK_CHECK: " : "", (long long)tick, note[0] ? ": " : "", note);
     return tess__tick_proc_fail(p, code, "tick %s: %s", what);
 }
 
@@ -480,6 +504,7 @@ static int setup(proc *p)
     p->moves = calloc((size_t)n, sizeof *p->moves);
     p->negs = calloc(1, sizeof *p->negs);
     p->snapshot_for = -1;
+    p->check = tess__tick_check_on();
     if (!p->Q || !p->ver || !p->repart || !p->moves || !p->negs) return TESS_ERR_NOMEM;
     p->free_slots = malloc((size_t)p->nslots * sizeof *p->free_slots);
     if (p->free_slots == NULL) return TESS_ERR_NOMEM;

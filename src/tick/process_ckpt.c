@@ -140,6 +140,7 @@ int tess__tick_proc_setup_restored(proc *p)
     version *x = ver_of(p, v);
     x->computed_any = x->full = 1;
     x->width = 0;
+    if (rc == TESS_OK) tess__tick_proc_note_held(p, v, &p->Q[p->me]);
     tess__tick_proc_ckpt_free(p); /* the whole state is no longer needed */
     p->loaded = NULL;
     p->nloaded = 0;

@@ -54,6 +54,7 @@ static int apply_round(proc *p, const tick_msg *m)
     if (rc != TESS_OK)
         return tess__tick_proc_fail(p, rc, "tick %s: %s", "cannot merge received tuples");
     p->recv_round[x] = m->h.tick + p->k;
+    tess__tick_proc_note_round(p, m->h.tick);
     return TESS_OK;
 }
 
@@ -375,6 +376,7 @@ static int repartition(proc *p, int64_t v)
         version *x = ver_of(p, v);
         x->computed_any = x->full = 1;
         x->width = 0;
+        if (rc == TESS_OK) tess__tick_proc_note_held(p, v, &p->Q[p->me]);
     }
     free(old);
     for (int j = 0; j < n; j++) {
@@ -395,6 +397,7 @@ int tess__tick_proc_after_full(proc *p, int64_t v)
 {
     version *x = ver_of(p, v);
     int rc = TESS_OK;
+    tess__tick_proc_note_round(p, v);
     if (tess__tick_proc_is_repart_tick(p, v) && p->epoch_start < v) {
         if (v != p->done + 1) return TESS_OK; /* wait until it is next */
         rc = repartition(p, v);

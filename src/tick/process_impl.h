@@ -73,6 +73,7 @@ typedef struct proc {
     double step_us, emu_deadline, emu_owed_us, start_us, end_us;
     int emu_busy; /* no wait for messages since the last emulated compute */
     int stalled;  /* nothing to do since the last grace wait (grace_wait) */
+    int check;    /* TESS_TICK_CHECK=1 (check.c), read once at setup */
     double stall_start_us, last_stall_us;
     double grace_until_us; /* no replica layers widened before (grace_wait) */
     double step_cpu_us, wait_cpu_us, start_cpu_us;
@@ -140,5 +141,14 @@ int tess__tick_proc_on_save(proc *p, const tick_msg *m);
 int tess__tick_proc_on_load(proc *p, tick_msg *m);
 void tess__tick_proc_ckpt_free(proc *p);
 int tess__tick_proc_after_full(proc *p, int64_t v);
+
+/* ---- the checking mode (process.c; check.c) ---- */
+/* Version v holds every tuple of q: a fact of received data that merge()
+ * cannot see, told to the classes that check reads against what a version
+ * holds (the particles class).  Nothing without TESS_TICK_CHECK=1. */
+void tess__tick_proc_note_held(proc *p, int64_t v, const tess_query *q);
+/* At a round start whose version is full and whose round data have all
+ * arrived: it holds L_{m+1}(Q_i). */
+void tess__tick_proc_note_round(proc *p, int64_t v);
 
 #endif

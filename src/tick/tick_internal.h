@@ -167,6 +167,21 @@ int tess__tick_width_next(const tick_widths *t, int64_t goal, int (*width_of)(vo
 void tess__tick_auto_choose(const tess_tick_calibration *c, int64_t repart_every,
                             tess_tick_alg *alg, int *depth, int *period, int *layers);
 
+/* ---- the checking mode (check.c; tick.h, docs/ticks.md) ---- */
+/* 1 when TESS_TICK_CHECK=1 is in the environment: a state class reads it
+ * once, at create, and costs nothing without it. */
+int tess__tick_check_on(void);
+/* A state class whose STEP returns TESS_ERR_MISUSE (a read of a tuple the
+ * version does not hold) says what was read; process.c appends it to the
+ * error.  Per thread; taking it clears it. */
+void tess__tick_check_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *tess__tick_check_take_note(void);
+/* Checking mode, particles class: slot now holds every particle of region r
+ * (what the runtime knows of received data: a round's L_{m+1}(Q_i), a new
+ * partition's own query; the class records what it computes itself).  The
+ * class checks each STEP's neighbourhood against what was recorded. */
+void tess__particles_held(void *st, int slot, const tess_region *r);
+
 /* ---- a process (process.c) ---- */
 int tess__tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_args *a, int me,
                            tess_tick_result *result);

@@ -184,6 +184,10 @@ same_as_base virtual_local --alg local --workers 16 --clock virtual --step-cost 
 same_as_base virtual_combined --alg combined --depth 2 --period 2 --layers 3 --workers 9 \
     --clock virtual --step-cost 500 --jitter fixed:3000 --repart-every 6
 echo "   --clock virtual (16 and 9 workers): bitwise equal"
+# The checking mode (docs/ticks.md) finds nothing wrong and changes nothing.
+same_as_base check_mode env TESS_TICK_CHECK=1 -- --alg combined --depth 2 --period 2 \
+    --layers 3 --workers 4 --jitter cloud --seed 1 --repart-every 6
+echo "   TESS_TICK_CHECK=1 (combined, cloud, re-partitioning): bitwise equal"
 # Lazy replication costs nothing while messages are on time: without latency
 # on the virtual clock (deterministic), spare replica layers (k=2, m=3) step
 # exactly the tuples of none (m=1).  A grace wait ended by another

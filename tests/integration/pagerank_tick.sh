@@ -78,6 +78,12 @@ for a in "${ALGS[@]}"; do
         run $a --workers 4 --jitter fixed:3000
 done
 
+step "the checking mode (TESS_TICK_CHECK=1) finds nothing wrong and changes nothing"
+same_as "$tmp/base.txt" "TESS_TICK_CHECK=1 --alg combined --workers 4 --jitter cloud" \
+    env TESS_TICK_CHECK=1 "$TESSERA" run pagerank-tick --quiet --graph "$G" --ticks $T \
+    --output "$tmp/out.txt" --alg combined --depth 2 --period 2 --layers 3 --workers 4 \
+    --jitter cloud --seed 3 --repart-every 4
+
 step "virtual clock (simulated time): every algorithm, 8 workers, late messages"
 for a in "${ALGS[@]}"; do
     same_as "$tmp/base.txt" "--clock virtual $a --workers 8 --jitter fixed:3000" \

@@ -1,7 +1,8 @@
 /*
  * tick_check.c — the tick face's checking mode (TESS_TICK_CHECK=1, grid
  * class): 2-D heat on a 40 x 40 plate through tess_grid_stencil_app, run by
- * tick_check.sh with and without the mode.
+ * tick_check.sh with and without the mode (tick_check_classes.c does the
+ * graph and particles classes).
  *
  *   tick_check ALG [bad-rx]    ALG: local, sched, combined (d=2, k=2, m=3)
  *

@@ -17,5 +17,6 @@ for alg in sched combined; do
     TESS_TICK_CHECK=1 "$prog" $alg bad-rx > /dev/null 2> "$tmp/err" && die "$alg bad-rx: not caught"
     grep -q "TESS_TICK_CHECK: STEP at tick [0-9]* read a tuple this process does not hold" "$tmp/err" ||
         die "$alg bad-rx: $(cat "$tmp/err")"
+    grep -q "cell ([0-9]*, [0-9]*) came out NaN" "$tmp/err" || die "$alg bad-rx: no cell in $(cat "$tmp/err")"
 done
 echo "ok: a too-large RX is caught under sched and combined ($(head -c 160 "$tmp/err"))"
