@@ -31,7 +31,8 @@ endif()
 
 if(TESS_HAVE_PYTHON)
   set(TESS_PYTHON_DIR "${CMAKE_BINARY_DIR}/python")
-  Python3_add_library(tessera_python MODULE "${PROJECT_SOURCE_DIR}/python/tessmodule.c")
+  tess_glob_flat(TESS_PYTHON_C_SOURCES "${PROJECT_SOURCE_DIR}/python/*.c")
+  Python3_add_library(tessera_python MODULE ${TESS_PYTHON_C_SOURCES})
   set(_tess_py_site
       "${CMAKE_INSTALL_LIBDIR}/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/site-packages")
   file(RELATIVE_PATH _tess_py_rpath "/x/${_tess_py_site}/tessera" "/x/${CMAKE_INSTALL_LIBDIR}")
