@@ -44,6 +44,11 @@ if(TESS_HAVE_PYTHON)
   # CPython's own macros trip -Wextra's missing-field-initializers.
   target_compile_options(tessera_python PRIVATE -Wno-missing-field-initializers)
   target_link_libraries(tessera_python PRIVATE tessera)
+  # OpenCL kernels given as source (python/tess_py_tile.c) need CL/cl.h.
+  target_compile_definitions(tessera_python PRIVATE TESS_HAVE_OPENCL=${TESS_HAVE_OPENCL})
+  if(TESS_HAVE_OPENCL)
+    target_link_libraries(tessera_python PRIVATE OpenCL::OpenCL)
+  endif()
   # The pure-Python part, copied next to the extension whenever it changes.
   tess_glob_flat(TESS_PYTHON_SOURCES "${PROJECT_SOURCE_DIR}/python/tessera/*.py")
   set(_tess_py_copies "")

@@ -23,7 +23,6 @@
 extern PyObject *tess__py_error;        /* tessera.Error */
 extern PyObject *tess__py_kernel_error; /* tessera.KernelError */
 
-
 typedef struct {
     PyObject_HEAD tess_ctx *ctx;
     PyObject *kernels;                       /* list of callables; index = registration order */
@@ -53,7 +52,9 @@ typedef struct {
 typedef struct {
     PyObject_HEAD tess__py_ctx *owner;
     tess_tile_job job;
-    PyObject *kernel; /* kernel(lo, hi, in, out) over memoryviews */
+    PyObject *kernel;     /* kernel(lo, hi, in, out) over memoryviews, or None */
+    PyObject *cl_strings; /* (source, name, params, options) of the OpenCL kernel, or NULL */
+    void *cl;             /* its tess_tile_opencl_kernel (tile_opencl.h), or NULL */
     Py_buffer in, out;
     int has_in, has_out;
     char name[64];

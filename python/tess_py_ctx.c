@@ -438,4 +438,3 @@ PyTypeObject tess__py_ctx_type = {
     .tp_getset = tess__py_ctx_getset,
     .tp_doc = "A tessera runtime (one per process).",
 };
-

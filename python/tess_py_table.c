@@ -448,4 +448,3 @@ PyTypeObject tess__py_table_type = {
     .tp_getset = tess__py_table_getset,
     .tp_doc = "A partitioned key/value table (create with Context.table).",
 };
-

@@ -2,13 +2,18 @@
  * tess_py_tile.c — a TileJob of the Python module (docs/python.md, "Tiles"):
  * a tiles job (tile.h) whose CPU kernel is a Python function called with
  * memoryviews of the tile's input and output (the package turns them into
- * NumPy views), on any policy.  Each processor thread takes the GIL for the
- * kernel's Python code; a kernel exception prints its traceback and ends the
- * job with one line.
+ * NumPy views), on any policy, and optionally an OpenCL kernel given as
+ * OpenCL C source, run through tess_tile_opencl_run (no GIL: it never calls
+ * Python).  Each processor thread takes the GIL for the CPU kernel's Python
+ * code; a kernel exception prints its traceback and ends the job with one
+ * line.
  */
 #include <string.h>
 
 #include "tess_py.h"
+#if TESS_HAVE_OPENCL
+#include <tessera/tile_opencl.h>
+#endif
 
 static void tess__py_tile_dealloc(PyObject *self)
 {
@@ -16,6 +21,8 @@ static void tess__py_tile_dealloc(PyObject *self)
     if (j->has_in) PyBuffer_Release(&j->in);
     if (j->has_out) PyBuffer_Release(&j->out);
     Py_XDECREF(j->kernel);
+    Py_XDECREF(j->cl_strings);
+    PyMem_Free(j->cl);
     Py_XDECREF(j->owner);
     Py_TYPE(self)->tp_free(self);
 }
@@ -75,6 +82,47 @@ static int tess__py_tile_kernel(const tess_tile_box *box, const void *in, void *
     return rc;
 }
 
+#if TESS_HAVE_OPENCL
+static int tess__py_tile_opencl(const tess_tile_box *box, const void *in, void *out, void *device,
+                                void *arg)
+{
+    tess__py_tile *j = arg;
+    return tess_tile_opencl_run(j->cl, box, in, out, device, arg);
+}
+
+/* The OpenCL kernel of (source, name, params, options): strings kept alive
+ * by j->cl_strings, since the device's build cache knows the kernel by its
+ * descriptor's address. */
+static int tess__py_tile_set_opencl(tess__py_tile *j, PyObject *cl)
+{
+    const char *source, *name, *params, *options;
+    if (!PyArg_ParseTuple(cl, "sssz", &source, &name, &params, &options)) return -1;
+    tess_tile_opencl_kernel *k = PyMem_Calloc(1, sizeof *k);
+    if (k == NULL) return PyErr_NoMemory(), -1;
+    *k = (tess_tile_opencl_kernel){.source = source,
+                                   .options = options,
+                                   .name = name,
+                                   .params = params,
+                                   .in_bytes = j->job.in_bytes,
+                                   .out_bytes = j->job.out_bytes};
+    Py_INCREF(cl);
+    j->cl_strings = cl;
+    j->cl = k;
+    j->job.kernel[TESS_TILE_OPENCL] = tess__py_tile_opencl;
+    return 0;
+}
+#else
+static int tess__py_tile_set_opencl(tess__py_tile *j, PyObject *cl)
+{
+    (void)cl;
+    PyErr_Format(tess__py_error,
+                 "tessera: tile_job %s: not supported: an OpenCL kernel (this build has no "
+                 "OpenCL; apt-get install ocl-icd-opencl-dev opencl-c-headers)",
+                 j->name);
+    return -1;
+}
+#endif
+
 static int tess__py_dims(PyObject *o, int64_t *v, int *n)
 {
     PyObject *seq = PySequence_Fast(o, "tessera: a tile shape must be a sequence of ints");
@@ -95,16 +143,17 @@ static int tess__py_dims(PyObject *o, int64_t *v, int *n)
 }
 
 /* _tile_job(name, extent, min_tile, max_tile, in_bytes, out_bytes, kernel, input, input_lo,
- * input_hi, output) */
+ * input_hi, output, opencl): kernel None for none on CPUs, opencl None or (source, name,
+ * params, options) */
 PyObject *tess__py_ctx_tile_job(PyObject *self, PyObject *args)
 {
     tess__py_ctx *c = (tess__py_ctx *)self;
     const char *name;
-    PyObject *ext, *mint, *maxt, *kernel, *input, *output;
+    PyObject *ext, *mint, *maxt, *kernel, *input, *output, *cl;
     Py_ssize_t in_bytes, out_bytes;
     long long lo, hi;
-    if (!PyArg_ParseTuple(args, "sOOOnnOOLLO", &name, &ext, &mint, &maxt, &in_bytes, &out_bytes,
-                          &kernel, &input, &lo, &hi, &output) ||
+    if (!PyArg_ParseTuple(args, "sOOOnnOOLLOO", &name, &ext, &mint, &maxt, &in_bytes, &out_bytes,
+                          &kernel, &input, &lo, &hi, &output, &cl) ||
         !tess__py_need_setup(c, "tile_job"))
         return NULL;
     tess__py_tile *j = PyObject_New(tess__py_tile, &tess__py_tile_type);
@@ -123,8 +172,9 @@ PyObject *tess__py_ctx_tile_job(PyObject *self, PyObject *args)
         return Py_DECREF(j), NULL;
     job->in_bytes = (size_t)in_bytes;
     job->out_bytes = (size_t)out_bytes;
-    job->kernel[TESS_TILE_CPU] = tess__py_tile_kernel;
+    if (kernel != Py_None) job->kernel[TESS_TILE_CPU] = tess__py_tile_kernel;
     job->arg = j;
+    if (cl != Py_None && tess__py_tile_set_opencl(j, cl) < 0) return Py_DECREF(j), NULL;
     if (input != Py_None) {
         if (PyObject_GetBuffer(input, &j->in, PyBUF_C_CONTIGUOUS) < 0) return Py_DECREF(j), NULL;
         j->has_in = 1;
@@ -166,4 +216,3 @@ PyObject *tess__py_ctx_tile_run(PyObject *self, PyObject *args, PyObject *kw)
     tess_tile_stats_free(&st);
     return res;
 }
-

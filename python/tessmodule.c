@@ -87,7 +87,8 @@ PyMODINIT_FUNC PyInit__tessera(void)
         tess__py_add_type(m, &tess__py_table_type, "Table") < 0 ||
         tess__py_add_type(m, &tess__py_task_type, "Task") < 0 ||
         tess__py_add_type(m, &tess__py_tile_type, "TileJob") < 0 ||
-        PyModule_AddStringConstant(m, "version", tess_version()) < 0) {
+        PyModule_AddStringConstant(m, "version", tess_version()) < 0 ||
+        PyModule_AddIntConstant(m, "have_opencl", TESS_HAVE_OPENCL) < 0) {
         Py_DECREF(m);
         return NULL;
     }
