@@ -405,6 +405,76 @@ static PyObject *tess__py_table_gather_into(PyObject *self, PyObject *o)
     Py_RETURN_NONE;
 }
 
+/* replica_view() -> a read-only memoryview of this rank's replica (tess_table_replica),
+ * or None while there is none.  No copy: valid until the next barrier that changes it. */
+static PyObject *tess__py_table_replica_view(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    tess__py_table *t = tess__py_table_fixed(self, "replica");
+    if (!t) return NULL;
+    uint64_t count = 0;
+    const void *r = tess_table_replica(t->t, &count);
+    if (r == NULL) Py_RETURN_NONE;
+    return PyMemoryView_FromMemory((char *)r, (Py_ssize_t)(count * t->value_size), PyBUF_READ);
+}
+
+/* out[i] = the sum of rep[keys[j]] for j in off[i] .. off[i+1]-1, in order: a pull
+ * kernel's gather and sum in one pass over the replica.  -100: bad offsets, -101: a
+ * key outside the table. */
+static int tess__py_csr_sum(const double *rep, uint64_t nrep, const int64_t *keys, size_t nkeys,
+                            const int64_t *off, size_t n, double *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (off[i] < 0 || off[i] > off[i + 1] || (uint64_t)off[i + 1] > nkeys) return -100;
+        double sum = 0.0;
+        for (int64_t j = off[i]; j < off[i + 1]; j++) {
+            if ((uint64_t)keys[j] >= nrep) return -101;
+            sum += rep[keys[j]];
+        }
+        out[i] = sum;
+    }
+    return 0;
+}
+
+/* replica_sums_into(keys, offsets, out): tess__py_csr_sum over this rank's replica, GIL
+ * released. */
+static PyObject *tess__py_table_replica_sums(PyObject *self, PyObject *args)
+{
+    tess__py_table *t = tess__py_table_fixed(self, "replica_sums");
+    PyObject *ko, *oo, *vo;
+    if (!t || !PyArg_ParseTuple(args, "OOO", &ko, &oo, &vo)) return NULL;
+    uint64_t nrep = 0;
+    const double *rep = tess_table_replica(t->t, &nrep);
+    if (t->vkind != TESS__PY_F64 || rep == NULL)
+        return PyErr_Format(tess__py_error,
+                            "tessera: replica_sums() needs a float table with a "
+                            "replica (table '%s')",
+                            t->name);
+    Py_buffer kb, ob, vb;
+    if (tess__py_buf8(ko, &kb, 0, "keys")) return NULL;
+    if (tess__py_buf8(oo, &ob, 0, "offsets")) return PyBuffer_Release(&kb), NULL;
+    if (tess__py_buf8(vo, &vb, 1, "out")) return PyBuffer_Release(&kb), PyBuffer_Release(&ob), NULL;
+    size_t n = (size_t)vb.len / 8;
+    int rc = -100;
+    if ((size_t)ob.len / 8 == n + 1) {
+        Py_BEGIN_ALLOW_THREADS rc =
+            tess__py_csr_sum(rep, nrep, kb.buf, (size_t)kb.len / 8, ob.buf, n, vb.buf);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&vb);
+    if (rc == -101)
+        return PyErr_Format(PyExc_IndexError, "tessera: replica_sums: a key outside table '%s'",
+                            t->name);
+    if (rc != 0)
+        return PyErr_Format(PyExc_ValueError,
+                            "tessera: replica_sums: offsets must be %zu ascending positions "
+                            "into keys, one more than out",
+                            n + 1);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef tess__py_table_methods[] = {
     {"get", tess__py_table_get, METH_VARARGS, "get(key[, default]) -> value"},
     {"put", tess__py_table_put, METH_VARARGS, "put(key, value)"},
@@ -426,6 +496,10 @@ static PyMethodDef tess__py_table_methods[] = {
     {"put_range", tess__py_table_put_range, METH_VARARGS,
      "put_range(first, values): dense, GIL released"},
     {"gather_into", tess__py_table_gather_into, METH_O, "gather_into(out): dense, control"},
+    {"replica_sums_into", tess__py_table_replica_sums, METH_VARARGS,
+     "replica_sums_into(keys, offsets, out): sums over a CSR of replica keys, GIL released"},
+    {"replica_view", tess__py_table_replica_view, METH_NOARGS,
+     "replica_view() -> memoryview of this rank's replica, or None"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef tess__py_table_getset[] = {

@@ -82,6 +82,26 @@ class Table(_tessera.Table):
         self.gather_into(out)
         return out
 
+    def replica(self):
+        """Dense tables with a replica (replicated=True): this rank's read-only copy of the
+        whole table as an array, without copying; None while there is none.  A kernel
+        reads the previous epoch's values while put_range writes the next (visible after
+        the barrier); the array is valid until the next barrier, so take it anew in each
+        kernel."""
+        view = self.replica_view()
+        return None if view is None else _np().frombuffer(view, self._dtype())
+
+    def replica_sums(self, keys, offsets, out=None):
+        """Float tables with a replica: out[i] = the sum of the replica's values at
+        keys[offsets[i]:offsets[i+1]], added in that order (a CSR gather and sum, as a pull
+        kernel sums its in-neighbours' shares; one pass in C, GIL released)."""
+        np = _np()
+        if out is None:
+            out = np.empty(len(offsets) - 1)
+        super().replica_sums_into(np.ascontiguousarray(keys, dtype=np.int64),
+                                  np.ascontiguousarray(offsets, dtype=np.int64), out)
+        return out
+
     def items(self, partition=None):
         """(key, value) pairs of one partition, or of every partition."""
         parts = range(self.partitions) if partition is None else [partition]
