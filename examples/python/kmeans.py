@@ -31,7 +31,7 @@ import numpy as np
 
 import tessera
 
-CHUNK = 1 << 16  # points per distance block (bounds the block's memory: CHUNK x K doubles)
+BLOCK = 1 << 22  # distances per block (32 MiB of doubles): points per block = BLOCK // K
 
 
 def read_points(path):
@@ -52,12 +52,13 @@ def nearest(x, centres):
     """Index of each point's nearest centre: distances summed in coordinate order
     (as the C kernel sums them), ties to the lowest index (argmin's first)."""
     out = np.empty(len(x), dtype=np.int64)
-    for lo in range(0, len(x), CHUNK):
-        block = x[lo:lo + CHUNK]
+    step = max(1, BLOCK // len(centres))
+    for lo in range(0, len(x), step):
+        block = x[lo:lo + step]
         dist = (block[:, None, 0] - centres[None, :, 0]) ** 2
         for d in range(1, x.shape[1]):
             dist += (block[:, None, d] - centres[None, :, d]) ** 2
-        out[lo:lo + CHUNK] = np.argmin(dist, axis=1)
+        out[lo:lo + step] = np.argmin(dist, axis=1)
     return out
 
 
