@@ -31,7 +31,8 @@ endif()
 
 if(TESS_HAVE_PYTHON)
   set(TESS_PYTHON_DIR "${CMAKE_BINARY_DIR}/python")
-  Python3_add_library(tessera_python MODULE "${PROJECT_SOURCE_DIR}/python/tessmodule.c")
+  tess_glob_flat(TESS_PYTHON_C_SOURCES "${PROJECT_SOURCE_DIR}/python/*.c")
+  Python3_add_library(tessera_python MODULE ${TESS_PYTHON_C_SOURCES})
   set(_tess_py_site
       "${CMAKE_INSTALL_LIBDIR}/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/site-packages")
   file(RELATIVE_PATH _tess_py_rpath "/x/${_tess_py_site}/tessera" "/x/${CMAKE_INSTALL_LIBDIR}")
@@ -43,6 +44,11 @@ if(TESS_HAVE_PYTHON)
   # CPython's own macros trip -Wextra's missing-field-initializers.
   target_compile_options(tessera_python PRIVATE -Wno-missing-field-initializers)
   target_link_libraries(tessera_python PRIVATE tessera)
+  # OpenCL kernels given as source (python/tess_py_tile.c) need CL/cl.h.
+  target_compile_definitions(tessera_python PRIVATE TESS_HAVE_OPENCL=${TESS_HAVE_OPENCL})
+  if(TESS_HAVE_OPENCL)
+    target_link_libraries(tessera_python PRIVATE OpenCL::OpenCL)
+  endif()
   # The pure-Python part, copied next to the extension whenever it changes.
   tess_glob_flat(TESS_PYTHON_SOURCES "${PROJECT_SOURCE_DIR}/python/tessera/*.py")
   set(_tess_py_copies "")

@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
 """pagerank.py -- the Piccolo paper's PageRank (its Figure 2) on tessera's tables, in Python.
 
-Two dense tables of ranks, curr and next, partitioned alike, with a sum
-accumulator.  Kernel instance p reads its partition of curr (one
-read_range), gives each out-edge of its vertices the share d*PR(u)/outdeg(u)
-and sends all of them to next in one update_fanout (NumPy arrays: its
-out-edges as a CSR and a share per vertex; the GIL is released while
-tessera applies them), plus the teleport and dangling term
-for its own vertices.  The control function loops: run the kernel on every
-partition, barrier, clear the old table, swap.  The results match
-`tessera run pagerank` (same update, same vertex numbering and output
-format):
+Two kernels (--kernel):
+
+- pull (the default, as `tessera run pagerank` does it): a replicated dense
+  table of shares PR(u)/outdeg(u) and a dense table of ranks.  Kernel
+  instance p sums, for each of its vertices, the shares of the previous
+  iteration over its in-edges, read from its rank's replica of the shares
+  (replica_sums: one pass in C over a CSR of in-edges, GIL released), then
+  writes its vertices' new ranks and shares with one put_range each (the
+  shares reach every replica at the barrier).  The sums come in the same
+  order as in `tessera run pagerank`, so the ranks are the same bits.
+- push (Figure 2's form): two dense tables of ranks, curr and next, with a
+  sum accumulator.  Kernel instance p reads its partition of curr (one
+  read_range), gives each out-edge of its vertices the share
+  d*PR(u)/outdeg(u) and sends all of them to next in one update_fanout (its
+  out-edges as a CSR and a share per vertex; the GIL is released while
+  tessera applies them), plus the teleport and dangling term for its own
+  vertices; the control function clears the old table and swaps.
+
+The results match `tessera run pagerank` (same update, same vertex numbering
+and output format):
 
     PR_0(v) = 1/N
     PR_{k+1}(v) = (1-d)/N + d * (sum over u->v of PR_k(u)/outdeg(u) + D_k/N)
@@ -54,7 +64,53 @@ def load_graph(path):
     return ids, inv[0::2].astype(np.int64), inv[1::2].astype(np.int64)
 
 
-class PageRank:
+class PullPageRank:
+    """The graph by destination (a CSR of in-edges), the rank table, the replicated table
+    of shares and the kernel."""
+
+    def __init__(self, ctx, ids, src, dst, partitions, damping):
+        self.ids, self.n, self.d = ids, len(ids), damping
+        order = np.argsort(dst, kind="stable")
+        self.in_src = np.ascontiguousarray(src[order], dtype=np.int64)
+        self.in_offsets = np.concatenate(([0], np.cumsum(np.bincount(dst, minlength=self.n))))
+        outdeg = np.bincount(src, minlength=self.n)
+        # A dangling vertex has no share to give: its entry holds its rank (times 1.0).
+        self.inv_outdeg = np.where(outdeg > 0, 1.0 / np.maximum(outdeg, 1), 1.0)
+        self.dangling = np.flatnonzero(outdeg == 0)
+        self.ranks = ctx.table("ranks", key_count=self.n, partitions=partitions)
+        self.shares = ctx.table("shares", key_count=self.n, partitions=partitions,
+                                group_with=self.ranks, replicated=True)
+        self.parts = {}  # partition -> its first vertex and its in-edges as a CSR
+        for p in range(partitions):
+            first, count = self.ranks.dense_range(p)
+            off = self.in_offsets[first:first + count + 1]
+            self.parts[p] = (first, self.in_src[off[0]:off[-1]], off - off[0])
+        ctx.kernel(self.pr_pull)
+
+    def pr_pull(self, task, a):
+        """Instance p: the new ranks and shares of partition p's vertices."""
+        first, srcs, offsets = self.parts[task.instance]
+        pr = a["teleport"] + self.d * (self.shares.replica_sums(srcs, offsets) + a["spread"])
+        self.ranks.put_range(first, pr)
+        self.shares.put_range(first, pr * self.inv_outdeg[first:first + len(pr)])
+
+    def control(self, ctx, iterations):
+        """Rank 0: PR_0, then `iterations` rounds; returns the final ranks."""
+        pr0 = np.full(self.n, 1.0 / self.n)
+        self.ranks.put_range(0, pr0)
+        self.shares.put_range(0, pr0 * self.inv_outdeg)
+        ctx.barrier()
+        no_edges = np.array([0, len(self.dangling)])
+        for _ in range(iterations):
+            # D_k: the dangling vertices' ranks from the replica, added in vertex order.
+            spread = self.shares.replica_sums(self.dangling, no_edges)[0] / self.n
+            ctx.run(self.pr_pull, locality=self.ranks,
+                    args={"teleport": (1.0 - self.d) / self.n, "spread": spread})
+            ctx.barrier()
+        return self.ranks.gather()
+
+
+class PushPageRank:
     """The graph by source (CSR), the two rank tables and the kernel."""
 
     def __init__(self, ctx, ids, src, dst, partitions, damping):
@@ -121,11 +177,13 @@ def main(argv=None):
     ap.add_argument("--partitions", type=int, default=8)
     ap.add_argument("--workers", type=int, default=0, help="worker threads per rank (0: cores)")
     ap.add_argument("--mode", default="auto", choices=["auto", "embedded", "mpi"])
+    ap.add_argument("--kernel", default="pull", choices=["pull", "push"])
     opt = ap.parse_args(argv)
     t0 = time.perf_counter()
     ids, src, dst = load_graph(opt.graph)
     with tessera.Context(workers=opt.workers, mode=opt.mode) as ctx:
-        app = PageRank(ctx, ids, src, dst, opt.partitions, opt.damping)
+        kind = PullPageRank if opt.kernel == "pull" else PushPageRank
+        app = kind(ctx, ids, src, dst, opt.partitions, opt.damping)
         t1 = time.perf_counter()
         result = {}
 

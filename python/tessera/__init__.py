@@ -9,11 +9,20 @@ gather) release it.  See docs/python.md.
 """
 
 import pickle
+from collections import namedtuple
 
 from . import _tessera
-from ._tessera import Error, KernelError, Task, version
+from ._tessera import Error, KernelError, Task, have_opencl, version
 
-__all__ = ["Context", "Table", "Task", "Error", "KernelError", "version"]
+__all__ = ["Context", "Table", "Task", "Error", "KernelError", "OpenCLKernel", "have_opencl",
+           "version"]
+
+OpenCLKernel = namedtuple("OpenCLKernel", "source name params options", defaults=("in,out,cells",
+                                                                                  None))
+OpenCLKernel.__doc__ = """A tile job's OpenCL kernel: OpenCL C `source`, the __kernel function
+`name`, `params` naming its leading parameters in order (comma-separated: in, out, cells,
+loD, hiD; docs/tiles.md) and build `options` (e.g. "-DSCALE=2", or None).  One work-item per
+cell of the tile, row-major; work-items at or past `cells` must return at once."""
 
 
 def _np():
@@ -71,6 +80,26 @@ class Table(_tessera.Table):
         """Dense tables, control function: the whole table as an array."""
         out = _np().empty(self.key_count, dtype=self._dtype())
         self.gather_into(out)
+        return out
+
+    def replica(self):
+        """Dense tables with a replica (replicated=True): this rank's read-only copy of the
+        whole table as an array, without copying; None while there is none.  A kernel
+        reads the previous epoch's values while put_range writes the next (visible after
+        the barrier); the array is valid until the next barrier, so take it anew in each
+        kernel."""
+        view = self.replica_view()
+        return None if view is None else _np().frombuffer(view, self._dtype())
+
+    def replica_sums(self, keys, offsets, out=None):
+        """Float tables with a replica: out[i] = the sum of the replica's values at
+        keys[offsets[i]:offsets[i+1]], added in that order (a CSR gather and sum, as a pull
+        kernel sums its in-neighbours' shares; one pass in C, GIL released)."""
+        np = _np()
+        if out is None:
+            out = np.empty(len(offsets) - 1)
+        super().replica_sums_into(np.ascontiguousarray(keys, dtype=np.int64),
+                                  np.ascontiguousarray(offsets, dtype=np.int64), out)
         return out
 
     def items(self, partition=None):
@@ -139,7 +168,7 @@ class Context(_tessera.Context):
         self._run(kname, self._kernels[kname], instances, locality, payload)
 
     def tile_job(self, name, kernel, extent, *, min_tile, max_tile, input=None, output=None,
-                 out_dtype="float64", out_cell=()):
+                 out_dtype="float64", out_cell=(), opencl=None):
         """Register a tiles job (before main, identically on every rank).
 
         kernel(lo, hi, inp, out) computes the tile lo..hi (tuples, hi exclusive): inp is
@@ -148,6 +177,8 @@ class Context(_tessera.Context):
         call.  input: an array of shape extent + cell shape, given on rank 0 (other ranks
         may pass None); output: an array of shape extent + out_cell on rank 0, filled by
         tile_run.  The kernel runs on the tiles face's CPU processors, any policy.
+        opencl: an OpenCLKernel for the job's OpenCL processors (kernel may then be None,
+        for a job that runs on OpenCL processors only).
         """
         np = _np()
         extent = tuple(int(e) for e in extent)
@@ -165,6 +196,11 @@ class Context(_tessera.Context):
             raise ValueError(f"tessera: tile_job {name}: output must be a C-contiguous "
                              f"{odt} array of shape {extent + out_cell}")
 
+        if kernel is None and opencl is None:
+            raise ValueError(f"tessera: tile_job {name}: give a kernel, an opencl kernel or both")
+        if opencl is not None and not isinstance(opencl, OpenCLKernel):
+            raise TypeError(f"tessera: tile_job {name}: opencl must be a tessera.OpenCLKernel")
+
         def call(lo, hi, inp, out):
             shape = tuple(h - l for l, h in zip(lo, hi))
             kernel(lo, hi, np.frombuffer(inp, idt).reshape(shape + icell),
@@ -174,9 +210,11 @@ class Context(_tessera.Context):
         out_bytes = odt.itemsize * int(np.prod(out_cell, dtype=np.int64))
         rank0 = self.rank == 0
         return self._tile_job(name, tuple(int(x) for x in extent), tuple(min_tile),
-                              tuple(max_tile), in_bytes, out_bytes, call,
+                              tuple(max_tile), in_bytes, out_bytes,
+                              call if kernel is not None else None,
                               input if rank0 else b"", 0, extent[0] if rank0 else 0,
-                              output if rank0 else None)
+                              output if rank0 else None,
+                              tuple(opencl) if opencl is not None else None)
 
     def __enter__(self):
         return self

@@ -111,3 +111,43 @@ def test_checkpoint_and_restore(tmp_path):
     run_job(setup, first)
     user, items = run_job(setup, second)
     assert user == b"epoch-one" and items == [(k, k * k) for k in range(5)]
+
+
+def test_replica_view_and_sums():
+    """A replicated dense table: kernels read the previous epoch's values from the replica
+    (a view) and sum them over a CSR of keys (replica_sums) while put_range writes the next."""
+    def setup(ctx):
+        r = ctx.table("r", key_count=10, partitions=2, replicated=True)
+        plain = ctx.table("plain", key_count=10, partitions=2)
+        seen = ctx.table("seen", key_count=2, partitions=1)
+
+        @ctx.kernel
+        def step(task, args):
+            first, count = r.dense_range(task.instance)
+            rep = r.replica()
+            sums = r.replica_sums([0, 9, 9, 3, 1], [0, 2, 2, 5])  # rows {0,9}, {}, {9,3,1}
+            seen.put(task.instance, float(sums @ [1, 10, 100]))
+            r.put_range(first, rep[first:first + count] * 2)
+
+        return r, plain, seen
+
+    def control(ctx, state):
+        r, plain, seen = state
+        assert r.replica() is not None and plain.replica() is None
+        r.put_range(0, np.arange(10.0))
+        ctx.barrier()
+        np.testing.assert_array_equal(r.replica(), np.arange(10.0))
+        ctx.run("step", locality=r)
+        ctx.barrier()
+        got = [seen.get(0), seen.get(1)]
+        np.testing.assert_array_equal(r.replica(), 2 * np.arange(10.0))  # the next epoch
+        np.testing.assert_array_equal(r.replica_sums([9, 9], [0, 1, 2]), [18.0, 18.0])
+        with pytest.raises(IndexError, match="a key outside table 'r'"):
+            r.replica_sums([10], [0, 1])
+        with pytest.raises(ValueError, match="offsets must be 3 ascending"):
+            r.replica_sums([1, 2], [0, 2, 1])
+        with pytest.raises(tessera.Error, match="needs a float table with a replica"):
+            plain.replica_sums([1], [0, 1])
+        return got
+
+    assert run_job(setup, control) == [9.0 + 1300.0] * 2
