@@ -72,6 +72,10 @@ int tess__tile_plan_init_empty(tess__tile_plan *p, const tess__tile_area *area, 
 void tess__tile_plan_free(tess__tile_plan *p);
 /* Add work at the end.  TESS_ERR_NOMEM or TESS_OK. */
 int tess__tile_plan_push(tess__tile_plan *p, const tess__tile_segment *s);
+/* Rows taken back from a processor's queue: joined to the work they border
+ * (a late GPU then takes the CPUs' recalled tiles in one, not one by one),
+ * else added at the end.  TESS_ERR_NOMEM or TESS_OK. */
+int tess__tile_plan_give_back(tess__tile_plan *p, const tess__tile_segment *s);
 /* Cut a tile of about `cells` cells from the first segment with work into
  * *box (p->last describes it); its cells, 0 when there is no work. */
 uint64_t tess__tile_plan_cut(tess__tile_plan *p, uint64_t cells, tess__tile_box *box);
@@ -98,5 +102,16 @@ double tess__tile_plan_queue_left(const tess__tile_plan *p, int i);
  * size at or above its floor) and that size's rate. */
 uint64_t tess__tile_plan_best(const tess__tile_plan *p, int i, double *rate);
 void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double est, double seconds);
+/* The processor whose unstarted tiles should go back to the work (through
+ * tess__tile_plan_recalled and tess__tile_plan_push) for the plan to share
+ * anew, or -1: when `idle` (a processor that just finished a tile, or -1)
+ * has nothing queued and nothing is left to hand out, the one with at
+ * least two tiles whose queue ends last; and at any time one whose queue,
+ * less one of its tiles, ends after Algorithm 2's common finish time (a
+ * fast processor arrived late: the queues of the others, filled for T
+ * seconds, would end after it had done everything else). */
+int tess__tile_plan_victim(const tess__tile_plan *p, int idle);
+/* Processor proc's unstarted tile, estimated at est seconds, was taken back. */
+void tess__tile_plan_recalled(tess__tile_plan *p, int proc, double est);
 
 #endif
