@@ -38,6 +38,7 @@ typedef struct tess__tile_proc {
     int queued_tiles;
     uint32_t finished; /* tiles done; the first is a warm-up, not measured */
     int last_off;      /* the last tile was far slower (1) or faster (-1) than estimated */
+    int stale;         /* tiles still queued that were estimated before the last rescale */
     /* Still starting (a device opening, a program building, in its own
      * thread): it gets no tile, counts in no share and no bootstrap, so the
      * job never waits for it; the caller clears it when it is ready. */
@@ -60,6 +61,12 @@ typedef struct tess__tile_plan {
      * measure or to amortise their overhead.  Only the end game shrinks
      * tiles further, down to min_cells. */
     uint64_t floor_cells;
+    /* Seconds from now to the global estimated end time (all ranks' work
+     * left over their summed rates, exchanged every 100 ms; control.c), 0
+     * when unknown (one rank): near the end a tile is sized to end by it as
+     * well, so that a rank holding more than its part keeps the rest in its
+     * work, where a thief can take it, not in long tiles. */
+    double global_left_s;
 } tess__tile_plan;
 
 /* The whole area as work for nprocs processors; queue_s is T, threshold_s

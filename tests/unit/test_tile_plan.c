@@ -459,6 +459,41 @@ static void test_give_back_joins(void **state)
     tess__tile_plan_free(&p);
 }
 
+/* With ranks, the global estimated end (global_left_s) sizes the tiles of
+ * a rank that holds more than its part: half of what a processor can do by
+ * then, not below its floor; unknown (0) or after this rank's own finish,
+ * it changes nothing. */
+static void test_global_end_sizes_tiles(void **state)
+{
+    (void)state;
+    tess__tile_area a;
+    assert_int_equal(
+        tess__tile_area_init(&a, 1, (int64_t[]){1 << 20}, (int64_t[]){256}, (int64_t[]){1 << 20}),
+        TESS_OK);
+    uint64_t want[4];
+    double global[4] = {0.0, 10.0, 0.1, 0.0001};
+    for (int g = 0; g < 4; g++) {
+        tess__tile_plan p;
+        assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+        for (int i = 0; i < 2; i++) { /* booted at 1024 cells; 256k cells/s up to 65536 */
+            p.procs[i].boot.done = 1;
+            p.procs[i].boot.next = 1024;
+            tess__tile_model_add(&p.procs[i].model, 1024, 0.004);
+            tess__tile_model_add(&p.procs[i].model, 65536, 0.256);
+        }
+        p.global_left_s = global[g];
+        int i;
+        tess__tile_box box;
+        double est;
+        assert_true(tess__tile_plan_next(&p, &i, &box, &want[g], &est));
+        tess__tile_plan_free(&p);
+    }
+    assert_int_equal(want[0], 65536); /* the best size: 2 s of work left here */
+    assert_int_equal(want[1], 65536); /* the global end after this rank's */
+    assert_int_equal(want[2], 12800); /* 0.1 s: half of 25600 cells */
+    assert_int_equal(want[3], 1024);  /* never below the floor */
+}
+
 static void test_equal_finish(void **state)
 {
     (void)state;
@@ -483,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_bootstrap_follows_rising_rate),
         cmocka_unit_test(test_fast_late_starter),
         cmocka_unit_test(test_give_back_joins),
+        cmocka_unit_test(test_global_end_sizes_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
