@@ -6,7 +6,8 @@
  * (policy.c), fetches stolen input (store.c), steals when out of work
  * (steal.c), runs the handlers of the messages that came (link.c), and
  * tells the peers periodically how much work it holds and how fast it
- * goes, so every controller knows the global estimated end time.  The
+ * goes, so every controller knows the global estimated end time, which
+ * sizes its tiles near the end (plan.h, global_left_s).  The
  * processors' reports (TILE_DONE) and the peers' status (TILE_STATUS) are
  * routed here.
  */
@@ -178,6 +179,8 @@ static int main_loop(ctl *c)
             tess__tile_abort_all(l, TESS_ERR_KERNEL, "a kernel of this run failed");
             break;
         }
+        double now = tess__tile_now(l);
+        c->policy.plan.global_left_s = c->est_end > now ? c->est_end - now : 0.0;
         tess__tile_policy_dispatch(&c->policy);
         tess__tile_policy_check_boot(&c->policy);
         tess__tile_store_request(&c->store);

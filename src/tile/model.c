@@ -81,6 +81,8 @@ void tess__tile_boot_init(tess__tile_boot *b, uint64_t min, uint64_t max, double
     b->handed = 0;
     b->last_cells = 0;
     b->last_seconds = 0.0;
+    b->prev_cells = 0;
+    b->prev_seconds = 0.0;
     b->best_rate = 0.0;
 }
 
@@ -115,6 +117,7 @@ int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds)
 {
     if (b->done) return 1;
     int rises = rate_rises(b, cells, seconds);
+    if (cells > b->last_cells) b->prev_cells = b->last_cells, b->prev_seconds = b->last_seconds;
     b->last_cells = cells;
     b->last_seconds = seconds;
     if (seconds > 0 && (double)cells / seconds > b->best_rate)
@@ -126,4 +129,13 @@ int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds)
     uint64_t twice = cells > b->max / 2 ? b->max : 2 * cells;
     if (twice > b->next) b->next = twice;
     return 0;
+}
+
+double tess__tile_boot_potential(const tess__tile_boot *b)
+{
+    double r = b->best_rate, cap = TESS__TILE_POTENTIAL * b->best_rate;
+    if (b->done || !(r > 0) || b->prev_cells == 0 || b->last_cells <= b->prev_cells) return r;
+    double dt = b->last_seconds - b->prev_seconds;
+    double slope = dt > 0 ? (double)(b->last_cells - b->prev_cells) / dt : cap;
+    return slope < r ? r : slope > cap ? cap : slope;
 }

@@ -56,6 +56,8 @@ typedef struct tess__tile_boot {
     uint32_t handed;     /* bootstrap tiles handed out */
     uint64_t last_cells; /* the last result recorded: its size and seconds */
     double last_seconds;
+    uint64_t prev_cells; /* the result before it (a smaller size), 0 if none */
+    double prev_seconds;
     double best_rate; /* the best rate of the bootstrap's results, cells/s */
     double threshold; /* seconds a tile must take to end the bootstrap */
     int done;
@@ -82,6 +84,14 @@ void tess__tile_boot_handed(tess__tile_boot *b, uint64_t cells);
  * the next tile is twice as large.  Returns b->done. */
 #define TESS__TILE_RISE 1.10
 int tess__tile_boot_record(tess__tile_boot *b, uint64_t cells, double seconds);
+/* The rate a processor still in its bootstrap is heading for: the slope of
+ * its last two sizes (a fixed cost per tile, then cells at the peak rate:
+ * (n2 - n1) / (t2 - t1)), at least its best rate so far and at most
+ * TESS__TILE_POTENTIAL times it; its best rate when there is no slope yet
+ * or the bootstrap is done.  A GPU's first tiles are all fixed cost: at
+ * 2048 cells its rate was a fifth of its peak (H200, SAR). */
+#define TESS__TILE_POTENTIAL 8.0
+double tess__tile_boot_potential(const tess__tile_boot *b);
 
 /* ---- work partitioner (Algorithm 2) ---- */
 /*

@@ -71,6 +71,42 @@ uint64_t tess__tile_plan_cut(tess__tile_plan *p, uint64_t cells, tess__tile_box 
     return got;
 }
 
+/* Can rows s and t join into one segment (t's rows right after s's)? */
+static int adjacent(const tess__tile_segment *s, const tess__tile_segment *t)
+{
+    return s->r1 == t->r0 && s->column == t->column && s->owner == t->owner && s->chunk == NULL &&
+           t->chunk == NULL && s->r1 > s->r0 && t->r1 > t->r0;
+}
+
+/* Join s into a segment of the work it borders, and that one into the next
+ * it then borders; 0 when it borders none. */
+static int join(tess__tile_plan *p, const tess__tile_segment *s)
+{
+    tess__tile_segment *into = NULL;
+    for (int64_t i = p->first; i < p->nsegs && into == NULL; i++) {
+        tess__tile_segment *t = &p->segs[i];
+        if (adjacent(t, s)) t->r1 = s->r1, into = t;
+        else if (adjacent(s, t)) t->r0 = s->r0, into = t;
+    }
+    if (into == NULL) return 0;
+    p->remaining += tess__tile_segment_cells(&p->area, s);
+    for (int64_t i = p->first; i < p->nsegs; i++) {
+        tess__tile_segment *t = &p->segs[i];
+        if (t == into) continue;
+        if (adjacent(into, t)) into->r1 = t->r1, t->r1 = t->r0;
+        else if (adjacent(t, into)) into->r0 = t->r0, t->r1 = t->r0;
+        else continue;
+        break;
+    }
+    return 1;
+}
+
+int tess__tile_plan_give_back(tess__tile_plan *p, const tess__tile_segment *s)
+{
+    if (s->r1 <= s->r0 || join(p, s)) return TESS_OK;
+    return tess__tile_plan_push(p, s);
+}
+
 static int movable(const tess__tile_segment *s, int owner)
 {
     return s->r1 > s->r0 && s->chunk == NULL && (owner < 0 || s->owner == owner);
@@ -138,26 +174,84 @@ double tess__tile_plan_queue_left(const tess__tile_plan *p, int i)
     return left > 0 ? left : 0.0;
 }
 
-/* While another processor still bootstraps, its best rate so far stands
- * for its rate: a lower bound, since its rate rises with the tile size.
- * Waiting for its bootstrap to end (as before) handed the CPUs of an H200
- * machine 30 ms tiles while the GPU, still doubling its tiles, went on to
- * finish everything else in 9 ms; the job then waited 30 ms for the CPUs
- * (SAR: the mix 1.15x slower than the GPU alone, docs/tiles.md). */
+/* Processor k's rate in the shares: past its bootstrap its best size's;
+ * during it, the rate its results head for (tess__tile_boot_potential).
+ * Its best rate so far alone (3779a40) was a fifth of an H200's at its
+ * first tiles: the CPUs kept their 33 ms tiles, the GPU did the rest in
+ * 30 ms and waited for them (the mix 1.37x the GPU alone). */
+static double shares_rate(const tess__tile_plan *p, int k)
+{
+    double rate;
+    tess__tile_plan_best(p, k, &rate);
+    if (p->procs[k].boot.done || p->procs[k].starting) return rate;
+    double potential = tess__tile_boot_potential(&p->procs[k].boot);
+    return potential > rate ? potential : rate;
+}
+
+/* Would processor i's smallest tile end after everyone else, were it
+ * given nothing more?  Then it gets nothing: at the end of the H200 run
+ * the CPUs' one-row tiles (8 ms) ended after the GPU had done the rest. */
+static int min_tile_too_late(const tess__tile_plan *p, int i, double *rate, const double *queued)
+{
+    uint64_t share[64];
+    double mine = rate[i];
+    rate[i] = 0;
+    double without = tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);
+    rate[i] = mine;
+    return without > 0 && queued[i] + (double)p->min_cells / mine > without;
+}
+
+/* While another processor is still starting (a device opening), a tile
+ * takes at most half the bootstrap threshold (not below the minimum): the
+ * device may arrive any moment and, when it is a GPU, do everything else
+ * in less than a CPU tile, and a running tile cannot be taken back (the
+ * fake-CUDA reproduction: the CPUs' 18 ms tiles ended 20 ms after the
+ * device had finished).  Tiles of 5 ms still cost a CPU under 1%. */
+static uint64_t cap_while_starting(const tess__tile_plan *p, int i, double rate, uint64_t size)
+{
+    int starting = 0;
+    for (int k = 0; k < p->nprocs; k++) starting |= k != i && p->procs[k].starting;
+    double cap = rate * p->procs[i].boot.threshold / 2;
+    if (!starting || !(rate > 0) || cap >= (double)size) return size;
+    return cap > (double)p->min_cells ? (uint64_t)cap : p->min_cells;
+}
+
+/* The global estimated end comes before this rank's own finish: half of
+ * what processor i can do by then (this rank holds more than its part; what
+ * its tiles leave, a thief may take), but not below its floor — the
+ * estimate is up to 100 ms old and may be early, and tiles below the floor
+ * cost more overhead than they save. */
+static uint64_t by_global_end(const tess__tile_plan *p, int i, double rate, double queued,
+                              double finish, uint64_t size)
+{
+    double g = p->global_left_s;
+    uint64_t floor = proc_floor(p, i);
+    if (!(g > 0) || g >= finish || !(rate > 0) || size <= floor) return size;
+    double cells = g > queued ? rate * (g - queued) / 2 : 0.0;
+    if (cells < (double)floor) return floor;
+    return cells < (double)size ? (uint64_t)cells : size;
+}
+
+/* Past its bootstrap, a processor's tiles are its best size, cut to half of
+ * its Algorithm-2 share of what is left (every processor at its rate in the
+ * shares, shares_rate); 0 when its share is nothing. */
 static uint64_t settled_size(const tess__tile_plan *p, int i)
 {
     double rate[64], queued[64], mine;
     uint64_t share[64], best = tess__tile_plan_best(p, i, &mine);
+    best = cap_while_starting(p, i, mine, best);
     if (p->nprocs > 64) return best;
     for (int k = 0; k < p->nprocs; k++) {
-        tess__tile_plan_best(p, k, &rate[k]);
+        rate[k] = shares_rate(p, k);
         queued[k] = tess__tile_plan_queue_left(p, k);
     }
     double finish = tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);
     /* No queue longer than half the time left: what is queued cannot be
      * shared anew, so on a short job T alone would fix the split early. */
     if (share[i] == 0 || queued[i] >= 0.5 * finish) return 0;
+    if (share[i] < p->min_cells && min_tile_too_late(p, i, rate, queued)) return 0;
     uint64_t half = share[i] / 2 > p->min_cells ? share[i] / 2 : p->min_cells;
+    half = by_global_end(p, i, rate[i], queued[i], finish, half);
     return half < best ? half : best;
 }
 
@@ -188,14 +282,18 @@ int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_
     int idle = 1;
     for (int k = 0; k < p->nprocs; k++) idle &= p->procs[k].queued_tiles == 0;
     /* Round robin, idle processors first: at the end a processor waiting
-     * for work must not see the last tile go to one that is still busy. */
-    for (int k = 0; k < 2 * p->nprocs; k++) {
+     * for work must not see the last tile go to one that is still busy.
+     * Work left and nobody busy: someone must take it, whatever the shares
+     * say (rates unknown or too rough for this little work) — but only
+     * when no processor wants it (a second pass): a CPU too slow for its
+     * smallest tile took one while the GPU beside it was idle too. */
+    for (int k = 0; k < (idle ? 4 : 2) * p->nprocs; k++) {
         int i = (p->next_rr + k) % p->nprocs;
-        if ((k < p->nprocs) != (p->procs[i].queued_tiles == 0) || p->procs[i].starting) continue;
+        if ((k % (2 * p->nprocs) < p->nprocs) != (p->procs[i].queued_tiles == 0) ||
+            p->procs[i].starting)
+            continue;
         uint64_t want = wanted(p, i);
-        /* Work left and nobody busy: someone must take it, whatever the
-         * shares say (rates unknown or too rough for this little work). */
-        if (want == 0 && idle) want = tess__tile_plan_best(p, i, &(double){0});
+        if (want == 0 && k >= 2 * p->nprocs) want = tess__tile_plan_best(p, i, &(double){0});
         if (want == 0) continue;
         uint64_t cells = tess__tile_plan_cut(p, want, box_out);
         if (cells == 0) return 0;
@@ -212,6 +310,45 @@ int tess__tile_plan_next(tess__tile_plan *p, int *proc_out, tess__tile_box *box_
     return 0;
 }
 
+/* The common finish time of Algorithm 2 over what is queued and left, each
+ * processor at its rate in the shares; 0 when nothing is left or known. */
+static double common_finish(const tess__tile_plan *p)
+{
+    double rate[64], queued[64];
+    uint64_t share[64];
+    if (p->nprocs > 64 || p->remaining == 0) return 0.0;
+    for (int k = 0; k < p->nprocs; k++) {
+        rate[k] = shares_rate(p, k);
+        queued[k] = tess__tile_plan_queue_left(p, k);
+    }
+    return tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);
+}
+
+int tess__tile_plan_victim(const tess__tile_plan *p, int idle)
+{
+    int victim = -1;
+    double latest = 0, finish = common_finish(p);
+    for (int i = 0; i < p->nprocs; i++) {
+        const tess__tile_proc *q = &p->procs[i];
+        double left = tess__tile_plan_queue_left(p, i);
+        if (i == idle || q->queued_tiles < 2 || left <= latest) continue;
+        /* The end game on this rank (idle has nothing queued, nothing is
+         * left to hand out): the queue that ends last; or a queue that,
+         * less one of its tiles, still ends after the common finish time. */
+        int dry = p->remaining == 0 && idle >= 0 && p->procs[idle].queued_tiles == 0;
+        int late = finish > 0 && left - q->queued_s / q->queued_tiles > finish;
+        if (dry || late) latest = left, victim = i;
+    }
+    return victim;
+}
+
+void tess__tile_plan_recalled(tess__tile_plan *p, int proc, double est)
+{
+    tess__tile_proc *q = &p->procs[proc];
+    q->queued_s = q->queued_s > est ? q->queued_s - est : 0.0;
+    q->queued_tiles--;
+}
+
 void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double est, double seconds)
 {
     tess__tile_proc *q = &p->procs[proc];
@@ -223,7 +360,16 @@ void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double e
      * processor itself changed speed (slowed by another job, throttled), not
      * just this size class.  One alone is noise (a preempted tile). */
     int off = !(q->boot.done && est > 0) ? 0 : seconds > 2 * est ? 1 : seconds < 0.5 * est ? -1 : 0;
-    if (off != 0 && off == q->last_off) tess__tile_model_scale(&q->model, seconds / est);
+    /* The tiles queued when the model was rescaled were estimated before:
+     * each of them, off the same way, rescaled it again (2.2 x 2.6 x 3.0 x
+     * 2.9 x 3.2 x 4.2 in one run on a loaded machine), until the model's
+     * rates were 0 and the processor got no share. */
+    if (q->stale > 0) q->stale--, off = 0;
+    if (off != 0 && off == q->last_off) {
+        tess__tile_model_scale(&q->model, seconds / est);
+        q->stale = q->queued_tiles;
+        off = 0;
+    }
     q->last_off = off;
     tess__tile_model_add(&q->model, cells, seconds);
     if (!q->boot.done) tess__tile_boot_record(&q->boot, cells, seconds);

@@ -38,6 +38,7 @@ typedef struct tess__tile_proc {
     int queued_tiles;
     uint32_t finished; /* tiles done; the first is a warm-up, not measured */
     int last_off;      /* the last tile was far slower (1) or faster (-1) than estimated */
+    int stale;         /* tiles still queued that were estimated before the last rescale */
     /* Still starting (a device opening, a program building, in its own
      * thread): it gets no tile, counts in no share and no bootstrap, so the
      * job never waits for it; the caller clears it when it is ready. */
@@ -60,6 +61,12 @@ typedef struct tess__tile_plan {
      * measure or to amortise their overhead.  Only the end game shrinks
      * tiles further, down to min_cells. */
     uint64_t floor_cells;
+    /* Seconds from now to the global estimated end time (all ranks' work
+     * left over their summed rates, exchanged every 100 ms; control.c), 0
+     * when unknown (one rank): near the end a tile is sized to end by it as
+     * well, so that a rank holding more than its part keeps the rest in its
+     * work, where a thief can take it, not in long tiles. */
+    double global_left_s;
 } tess__tile_plan;
 
 /* The whole area as work for nprocs processors; queue_s is T, threshold_s
@@ -72,6 +79,10 @@ int tess__tile_plan_init_empty(tess__tile_plan *p, const tess__tile_area *area, 
 void tess__tile_plan_free(tess__tile_plan *p);
 /* Add work at the end.  TESS_ERR_NOMEM or TESS_OK. */
 int tess__tile_plan_push(tess__tile_plan *p, const tess__tile_segment *s);
+/* Rows taken back from a processor's queue: joined to the work they border
+ * (a late GPU then takes the CPUs' recalled tiles in one, not one by one),
+ * else added at the end.  TESS_ERR_NOMEM or TESS_OK. */
+int tess__tile_plan_give_back(tess__tile_plan *p, const tess__tile_segment *s);
 /* Cut a tile of about `cells` cells from the first segment with work into
  * *box (p->last describes it); its cells, 0 when there is no work. */
 uint64_t tess__tile_plan_cut(tess__tile_plan *p, uint64_t cells, tess__tile_box *box);
@@ -98,5 +109,16 @@ double tess__tile_plan_queue_left(const tess__tile_plan *p, int i);
  * size at or above its floor) and that size's rate. */
 uint64_t tess__tile_plan_best(const tess__tile_plan *p, int i, double *rate);
 void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double est, double seconds);
+/* The processor whose unstarted tiles should go back to the work (through
+ * tess__tile_plan_recalled and tess__tile_plan_push) for the plan to share
+ * anew, or -1: when `idle` (a processor that just finished a tile, or -1)
+ * has nothing queued and nothing is left to hand out, the one with at
+ * least two tiles whose queue ends last; and at any time one whose queue,
+ * less one of its tiles, ends after Algorithm 2's common finish time (a
+ * fast processor arrived late: the queues of the others, filled for T
+ * seconds, would end after it had done everything else). */
+int tess__tile_plan_victim(const tess__tile_plan *p, int idle);
+/* Processor proc's unstarted tile, estimated at est seconds, was taken back. */
+void tess__tile_plan_recalled(tess__tile_plan *p, int proc, double est);
 
 #endif

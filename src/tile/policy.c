@@ -298,16 +298,14 @@ static void recall_queue(tess__tile_policy *pol, int proc)
 {
     tess__tile_item back[64];
     int n = tess__tile_proc_recall(&pol->procs->p[proc], back, 64);
-    tess__tile_proc *q = &pol->plan.procs[proc];
     for (int k = 0; k < n; k++) {
         tess__tile_segment s = {.column = back[k].column,
                                 .r0 = back[k].box.lo[0],
                                 .r1 = back[k].box.hi[0],
                                 .owner = pol->link->me,
                                 .chunk = back[k].chunk};
-        q->queued_s = q->queued_s > back[k].est ? q->queued_s - back[k].est : 0.0;
-        q->queued_tiles--;
-        if (tess__tile_plan_push(&pol->plan, &s) != TESS_OK)
+        tess__tile_plan_recalled(&pol->plan, proc, back[k].est);
+        if (tess__tile_plan_give_back(&pol->plan, &s) != TESS_OK)
             tess__tile_abort_all(pol->link, TESS_ERR_NOMEM, "tiles: out of memory");
     }
 }
@@ -323,27 +321,24 @@ static void recall_if_slowed(tess__tile_policy *pol, const tess__tile_done *d)
 }
 
 /*
- * The end game, on this rank: processor `idle` has nothing queued and no
- * work is left to hand out, while another still has tiles it has not
- * started (handed out on estimates, and the last one's processor ran
- * slower than estimated).  The queue that ends last goes back to the work,
- * so that the plan shares it between the two; without this the idle
- * processor waited for up to a tile (3-5 ms in the texture runs).
+ * The end game, on this rank (tess__tile_plan_victim): processor `idle`
+ * has nothing queued and no work is left to hand out, while another still
+ * has tiles it has not started (handed out on estimates, and the last
+ * one's processor ran slower than estimated); or a processor's queue ends
+ * well after the common finish time (a fast processor arrived late).  That
+ * queue goes back to the work, so that the plan shares it anew; without
+ * this the idle processor waited for up to a tile (3-5 ms in the texture
+ * runs), and a late GPU for the CPUs' whole queues.
  */
-static void rebalance_at_end(tess__tile_policy *pol, int idle)
+static void rebalance(tess__tile_policy *pol, int idle)
 {
-    tess__tile_plan *plan = &pol->plan;
-    if (pol->spec.kind != TILE_APC || plan->remaining > 0 || plan->procs[idle].queued_tiles > 0)
-        return;
-    int victim = -1;
-    double latest = 0;
+    if (pol->spec.kind != TILE_APC) return;
     note_running(pol);
-    for (int i = 0; i < pol->procs->n; i++) {
-        double left = tess__tile_plan_queue_left(plan, i);
-        if (i != idle && plan->procs[i].queued_tiles >= 2 && left > latest)
-            latest = left, victim = i;
+    for (int victim, k = 0; k < pol->procs->n; k++) {
+        if ((victim = tess__tile_plan_victim(&pol->plan, idle)) < 0) return;
+        recall_queue(pol, victim);
+        note_running(pol);
     }
-    if (victim >= 0) recall_queue(pol, victim);
 }
 
 void tess__tile_policy_done(tess__tile_policy *pol, const tess__tile_done *d)
@@ -353,7 +348,7 @@ void tess__tile_policy_done(tess__tile_policy *pol, const tess__tile_done *d)
     if (!q->boot.done && pol->ntried[d->proc] < 16)
         pol->tried[d->proc][pol->ntried[d->proc]++] = d->cells;
     tess__tile_plan_done(&pol->plan, d->proc, d->cells, d->est, d->seconds);
-    rebalance_at_end(pol, d->proc);
+    rebalance(pol, d->proc);
 }
 
 void tess__tile_policy_started(tess__tile_policy *pol, int proc, double seconds)

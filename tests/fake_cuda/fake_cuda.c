@@ -12,12 +12,16 @@
  *
  * Environment: FAKE_CUDA_DEVICES (default 1), FAKE_CUDA_OOM_ABOVE=BYTES
  * (device allocations above it fail: CUDA_ERROR_OUT_OF_MEMORY),
- * FAKE_CUDA_LAUNCH_FAIL=1 (every launch fails: CUDA_ERROR_LAUNCH_FAILED).
+ * FAKE_CUDA_LAUNCH_FAIL=1 (every launch fails: CUDA_ERROR_LAUNCH_FAILED),
+ * FAKE_CUDA_INIT_MS=MS (cuInit takes that long, as a real driver's 0.1-0.3 s:
+ * with its nearly free stand-in kernels, the fake device is then the fast
+ * processor that starts late, to reproduce the end game of a GPU run).
  */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int CUresult;
 #define API __attribute__((visibility("default")))
@@ -28,7 +32,13 @@ static long env_long(const char *name, long dflt)
     return e && *e ? strtol(e, NULL, 10) : dflt;
 }
 
-API CUresult cuInit(unsigned f) { return f == 0 ? 0 : 1; }
+API CUresult cuInit(unsigned f)
+{
+    long ms = env_long("FAKE_CUDA_INIT_MS", 0);
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    if (ms > 0) nanosleep(&ts, NULL);
+    return f == 0 ? 0 : 1;
+}
 API CUresult cuDriverGetVersion(int *v) { return *v = 13000, 0; }
 API CUresult cuDeviceGetCount(int *n) { return *n = (int)env_long("FAKE_CUDA_DEVICES", 1), 0; }
 API CUresult cuDeviceGet(int *d, int i) { return *d = i, 0; }

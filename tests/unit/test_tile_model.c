@@ -145,6 +145,31 @@ static void test_bootstrap(void **state)
     assert_int_equal(seen[2], 10);
 }
 
+/* A bootstrapping processor's potential rate: the slope of its last two
+ * sizes, between its best rate so far and 8 times it. */
+static void test_boot_potential(void **state)
+{
+    (void)state;
+    tess__tile_boot b;
+    tess__tile_boot_init(&b, 1000, 1 << 20, 0.010);
+    tess__tile_boot_record(&b, 1000, 0.002); /* 5e5 cells/s, no slope yet */
+    assert_true(fabs(tess__tile_boot_potential(&b) - 5e5) < 1e-6);
+    /* 1 ms per tile, then 1e6 cells/s: 2000 cells in 3 ms */
+    tess__tile_boot_record(&b, 2000, 0.003);
+    assert_true(fabs(tess__tile_boot_potential(&b) - 1e6) < 1e-3);
+    /* all fixed cost so far: 4000 cells in 1 ms as 2000 took (the slope is
+     * infinite): 8 times the best rate, 3.2e7 */
+    tess__tile_boot_init(&b, 2000, 1 << 20, 0.010);
+    tess__tile_boot_record(&b, 2000, 0.001);
+    tess__tile_boot_record(&b, 4000, 0.001);
+    assert_true(fabs(tess__tile_boot_potential(&b) - 3.2e7) < 1e-3);
+    /* a flat rate: the slope is the rate */
+    tess__tile_boot_init(&b, 2000, 1 << 20, 0.010);
+    tess__tile_boot_record(&b, 2000, 0.001);
+    tess__tile_boot_record(&b, 4000, 0.002);
+    assert_true(fabs(tess__tile_boot_potential(&b) - 2e6) < 1e-3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +180,7 @@ int main(void)
         cmocka_unit_test(test_allocate_finish_together),
         cmocka_unit_test(test_model_rates),
         cmocka_unit_test(test_bootstrap),
+        cmocka_unit_test(test_boot_potential),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 typedef struct sim_tile {
     uint64_t cells;
     double est;
+    tess__tile_segment seg; /* its rows, to give back when recalled */
 } sim_tile;
 
 typedef struct sim_proc {
@@ -31,6 +32,7 @@ typedef struct sim_proc {
     int head, tail;
     double busy_until; /* when the tile at the head of the queue ends */
     double last_end;   /* when its last tile ended */
+    double start_at;   /* still starting (a device opening) until then */
     uint64_t boot_sizes[32];
     int nboot;
 } sim_proc;
@@ -38,6 +40,39 @@ typedef struct sim_proc {
 static double tile_seconds(const sim_proc *s, uint64_t cells)
 {
     return s->per_tile + (double)cells / s->peak;
+}
+
+/* What a controller reads from its processors: how long each has run its
+ * running tile. */
+static void note_running(tess__tile_plan *p, const sim_proc *sim, double now)
+{
+    for (int k = 0; k < p->nprocs; k++) {
+        const sim_proc *s = &sim[k];
+        double run = 0;
+        if (s->head != s->tail) {
+            const sim_tile *t = &s->q[s->head % MAXQ];
+            run = now - (s->busy_until - tile_seconds(s, t->cells));
+            run = run < t->est ? run : t->est;
+        }
+        p->procs[k].running_s = run;
+    }
+}
+
+/* The unstarted tiles of the processors the plan names go back to it (as
+ * src/tile/policy.c does after every finished tile). */
+static void recall(tess__tile_plan *p, sim_proc *sim, int idle, uint64_t *handed, double now)
+{
+    for (int k = 0; k < p->nprocs; k++) {
+        note_running(p, sim, now);
+        int v = tess__tile_plan_victim(p, idle);
+        if (v < 0) return;
+        while (sim[v].tail - sim[v].head > 1) {
+            sim_tile t = sim[v].q[--sim[v].tail % MAXQ];
+            tess__tile_plan_recalled(p, v, t.est);
+            assert_int_equal(tess__tile_plan_give_back(p, &t.seg), TESS_OK);
+            *handed -= t.cells;
+        }
+    }
 }
 
 /* Hand out what the plan wants at time now; an idle processor starts its
@@ -48,30 +83,33 @@ static void fill(tess__tile_plan *p, sim_proc *sim, uint64_t *handed, double now
     tess__tile_box box;
     uint64_t cells;
     double est;
-    for (int k = 0; k < p->nprocs; k++) { /* what a controller reads from its processors */
-        sim_proc *s = &sim[k];
-        double run = 0;
-        if (s->head != s->tail) {
-            sim_tile *t = &s->q[s->head % MAXQ];
-            run = now - (s->busy_until - tile_seconds(s, t->cells));
-            run = run < t->est ? run : t->est;
-        }
-        p->procs[k].running_s = run;
-    }
+    note_running(p, sim, now);
     while (tess__tile_plan_next(p, &i, &box, &cells, &est)) {
         sim_proc *s = &sim[i];
         assert_true(s->tail - s->head < MAXQ);
         if (!p->procs[i].boot.done && s->nboot < 32) s->boot_sizes[s->nboot++] = cells;
         if (s->head == s->tail) s->busy_until = now + tile_seconds(s, cells);
-        s->q[s->tail++ % MAXQ] = (sim_tile){cells, est};
+        s->q[s->tail++ % MAXQ] = (sim_tile){cells, est, p->last};
+
         *handed += cells;
     }
+}
+
+/* The earliest start of a processor still starting, before `before`
+ * (which the caller may lower): its index, or -1. */
+static int next_start(const tess__tile_plan *p, const sim_proc *sim, int n, double *before)
+{
+    int who = -1;
+    for (int i = 0; i < n; i++)
+        if (p->procs[i].starting && sim[i].start_at < *before) *before = sim[i].start_at, who = i;
+    return who;
 }
 
 /* Run to the end; returns the finish time. */
 static double simulate(tess__tile_plan *p, sim_proc *sim, int n, uint64_t *handed)
 {
     double now = 0;
+    for (int i = 0; i < n; i++) p->procs[i].starting = sim[i].start_at > 0;
     fill(p, sim, handed, now);
     for (;;) {
         int next = -1;
@@ -79,6 +117,15 @@ static double simulate(tess__tile_plan *p, sim_proc *sim, int n, uint64_t *hande
             if (sim[i].head != sim[i].tail &&
                 (next < 0 || sim[i].busy_until < sim[next].busy_until))
                 next = i;
+        double at = next >= 0 ? sim[next].busy_until : 1e30;
+        int starts = p->remaining > 0 ? next_start(p, sim, n, &at) : -1;
+        if (starts >= 0) { /* its start-up was its warm-up: the first tile is measured */
+            now = at;
+            p->procs[starts].starting = 0;
+            p->procs[starts].finished = 1;
+            fill(p, sim, handed, now);
+            continue;
+        }
         if (next < 0) return now;
         sim_proc *s = &sim[next];
         sim_tile t = s->q[s->head++ % MAXQ];
@@ -86,8 +133,30 @@ static double simulate(tess__tile_plan *p, sim_proc *sim, int n, uint64_t *hande
         s->last_end = now;
         if (s->head != s->tail) s->busy_until = now + tile_seconds(s, s->q[s->head % MAXQ].cells);
         tess__tile_plan_done(p, next, t.cells, t.est, tile_seconds(s, t.cells));
+        recall(p, sim, next, handed, now);
         fill(p, sim, handed, now);
     }
+}
+
+/* Run the processors sim[0..n) describe (peak, per_tile, start_at) over
+ * `total` cells in tiles of min_cells to max_cells; the finish time. */
+static double run_sim(sim_proc *sim, int n, uint64_t total, uint64_t min_cells, uint64_t max_cells,
+                      double threshold)
+{
+    tess__tile_area a;
+    assert_int_equal(tess__tile_area_init(&a, 1, (int64_t[]){(int64_t)total},
+                                          (int64_t[]){(int64_t)min_cells},
+                                          (int64_t[]){(int64_t)max_cells}),
+                     TESS_OK);
+    tess__tile_plan p;
+    assert_int_equal(tess__tile_plan_init(&p, &a, n, 0.1, threshold), TESS_OK);
+    uint64_t handed = 0;
+    double t = simulate(&p, sim, n, &handed);
+    assert_int_equal(handed, total);
+    assert_int_equal(p.remaining, 0);
+    for (int i = 0; i < n; i++) assert_int_equal(p.procs[i].queued_tiles, 0);
+    tess__tile_plan_free(&p);
+    return t;
 }
 
 static double run_mix(const double *peaks, int n, uint64_t total, double threshold,
@@ -330,6 +399,101 @@ static void test_starting_gets_nothing(void **state)
     tess__tile_plan_free(&p);
 }
 
+/* The end game of the H200 run (docs/tiles.md, GPU results): SAR 2048^2
+ * on 14 CPUs of 250k cells/s (8192-cell tiles of 33 ms) and a GPU that
+ * starts at 0.25 s, then runs 1.1e8 cells/s with 1 ms per tile.  The mix
+ * must not end after the GPU alone: the CPUs' last tiles must end with the
+ * GPU's estimated end. */
+static void gpu_like(sim_proc *sim, int cpus, double start)
+{
+    memset(sim, 0, (size_t)(cpus + 1) * sizeof *sim);
+    for (int i = 0; i < cpus; i++) sim[i].peak = 250e3, sim[i].per_tile = 20e-6;
+    sim[cpus].peak = 1.1e8;
+    sim[cpus].per_tile = 0.001;
+    sim[cpus].start_at = start;
+}
+
+static void test_fast_late_starter(void **state)
+{
+    (void)state;
+    static sim_proc sim[15];
+    uint64_t total = (uint64_t)1 << 22;
+    gpu_like(sim + 14, 0, 0.25);
+    double alone = run_sim(sim + 14, 1, total, 2048, total, 0.010);
+    gpu_like(sim, 14, 0.25);
+    double mix = run_sim(sim, 15, total, 2048, total, 0.010);
+    double cpu_end = 0;
+    for (int i = 0; i < 14; i++) cpu_end = sim[i].last_end > cpu_end ? sim[i].last_end : cpu_end;
+    print_message("fast late starter: mix %.4f s, GPU alone %.4f s, mix/GPU %.3f, the CPUs end "
+                  "%.1f ms after the GPU\n",
+                  mix, alone, mix / alone, (cpu_end - sim[14].last_end) * 1e3);
+    assert_true(mix <= alone);
+}
+
+/* Tiles given back join the work they border, so the processor that takes
+ * them gets them in one tile, not one by one. */
+static void test_give_back_joins(void **state)
+{
+    (void)state;
+    tess__tile_area a;
+    assert_int_equal(
+        tess__tile_area_init(&a, 1, (int64_t[]){4096}, (int64_t[]){256}, (int64_t[]){4096}),
+        TESS_OK);
+    tess__tile_plan p;
+    assert_int_equal(tess__tile_plan_init(&p, &a, 1, 0.1, 0.005), TESS_OK);
+    tess__tile_box box;
+    tess__tile_segment cut[3];
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(tess__tile_plan_cut(&p, 1024, &box), 1024);
+        cut[k] = p.last;
+    }
+    assert_int_equal(p.remaining, 1024);
+    assert_int_equal(tess__tile_plan_give_back(&p, &cut[1]), TESS_OK); /* rows 1024-2048: alone */
+    assert_int_equal(tess__tile_plan_give_back(&p, &cut[2]), TESS_OK); /* joins both */
+    assert_int_equal(tess__tile_plan_give_back(&p, &cut[0]), TESS_OK);
+    assert_int_equal(p.remaining, 4096);
+    assert_int_equal(tess__tile_plan_cut(&p, 4096, &box), 4096);
+    assert_int_equal(box.lo[0], 0);
+    assert_int_equal(box.hi[0], 4096);
+    assert_int_equal(tess__tile_plan_cut(&p, 4096, &box), 0);
+    tess__tile_plan_free(&p);
+}
+
+/* With ranks, the global estimated end (global_left_s) sizes the tiles of
+ * a rank that holds more than its part: half of what a processor can do by
+ * then, not below its floor; unknown (0) or after this rank's own finish,
+ * it changes nothing. */
+static void test_global_end_sizes_tiles(void **state)
+{
+    (void)state;
+    tess__tile_area a;
+    assert_int_equal(
+        tess__tile_area_init(&a, 1, (int64_t[]){1 << 20}, (int64_t[]){256}, (int64_t[]){1 << 20}),
+        TESS_OK);
+    uint64_t want[4];
+    double global[4] = {0.0, 10.0, 0.1, 0.0001};
+    for (int g = 0; g < 4; g++) {
+        tess__tile_plan p;
+        assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+        for (int i = 0; i < 2; i++) { /* booted at 1024 cells; 256k cells/s up to 65536 */
+            p.procs[i].boot.done = 1;
+            p.procs[i].boot.next = 1024;
+            tess__tile_model_add(&p.procs[i].model, 1024, 0.004);
+            tess__tile_model_add(&p.procs[i].model, 65536, 0.256);
+        }
+        p.global_left_s = global[g];
+        int i;
+        tess__tile_box box;
+        double est;
+        assert_true(tess__tile_plan_next(&p, &i, &box, &want[g], &est));
+        tess__tile_plan_free(&p);
+    }
+    assert_int_equal(want[0], 65536); /* the best size: 2 s of work left here */
+    assert_int_equal(want[1], 65536); /* the global end after this rank's */
+    assert_int_equal(want[2], 12800); /* 0.1 s: half of 25600 cells */
+    assert_int_equal(want[3], 1024);  /* never below the floor */
+}
+
 static void test_equal_finish(void **state)
 {
     (void)state;
@@ -352,6 +516,9 @@ int main(void)
         cmocka_unit_test(test_idle_served_first),
         cmocka_unit_test(test_starting_gets_nothing),
         cmocka_unit_test(test_bootstrap_follows_rising_rate),
+        cmocka_unit_test(test_fast_late_starter),
+        cmocka_unit_test(test_give_back_joins),
+        cmocka_unit_test(test_global_end_sizes_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
