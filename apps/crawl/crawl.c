@@ -156,10 +156,12 @@ static int read_totals(tess_ctx *ctx, crawl_app *app)
 static void print_progress(const crawl_app *app, int64_t pending, double seconds)
 {
     const int64_t *t = app->totals;
+    char round[48] = "";
+    if (app->opt.rounds) snprintf(round, sizeof round, " round %lld:", (long long)app->rounds);
     fprintf(stderr,
-            "crawl: round %lld: %lld pages (%lld ok, %.1f MB), %lld blacklisted, %lld to fetch, "
+            "crawl:%s %lld pages (%lld ok, %.1f MB), %lld blacklisted, %lld to fetch, "
             "%.1f pages/s\n",
-            (long long)app->rounds, (long long)t[CRAWL_C_FETCHED], (long long)t[CRAWL_C_OK],
+            round, (long long)t[CRAWL_C_FETCHED], (long long)t[CRAWL_C_OK],
             (double)t[CRAWL_C_BYTES] / 1e6, (long long)t[CRAWL_C_BLACKLISTED], (long long)pending,
             seconds > 0 ? (double)(t[CRAWL_C_FETCHED] - app->restored_fetched) / seconds : 0.0);
 }
