@@ -717,13 +717,20 @@ static void round_free(round *r)
     free(r->taken.slot);
 }
 
+/* A zeroed round of the instance `task` runs. */
+static void round_zero(round *r, tess_task *task)
+{
+    memset(r, 0, sizeof *r);
+    r->app = tess_task_app(task);
+    r->ctx = tess_task_ctx(task);
+    r->part = tess_task_instance(task);
+    r->task = task;
+}
+
 int crawl_round_kernel(tess_task *task, const void *args, size_t args_len)
 {
     round r;
-    memset(&r, 0, sizeof r);
-    r.app = tess_task_app(task);
-    r.ctx = tess_task_ctx(task);
-    r.part = tess_task_instance(task);
+    round_zero(&r, task);
     if (args_len != sizeof r.args) return tess_set_error(r.ctx, TESS_ERR_INVAL, "crawl: bad args");
     memcpy(&r.args, args, sizeof r.args);
     r.deadline = wall_now() + r.args.seconds;
@@ -839,11 +846,7 @@ static int64_t budget_share(int64_t total, int part, int partitions)
 int crawl_run_kernel(tess_task *task, const void *args, size_t args_len)
 {
     round r;
-    memset(&r, 0, sizeof r);
-    r.app = tess_task_app(task);
-    r.ctx = tess_task_ctx(task);
-    r.part = tess_task_instance(task);
-    r.task = task;
+    round_zero(&r, task);
     r.run = 1;
     crawl_run_args a;
     if (args_len != sizeof a) return tess_set_error(r.ctx, TESS_ERR_INVAL, "crawl: bad args");

@@ -54,7 +54,10 @@ if [ "$MPI" = 1 ]; then
         ls "$K/ck" 2> /dev/null | grep -q '^epoch-[0-9]*$' && [ "$(wc -l < "$K/log")" -gt 30 ] && break
         sleep 0.1
     done
-    rank=$(pgrep -P $pid -f "tessera run crawl" | tail -1)
+    # a rank: a process under mpirun (a child, or further down) running the crawl
+    descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
+    rank=$(for c in $(descendants $pid); do ps -o pid=,args= -p "$c"; done |
+        awk '/run crawl/ { p = $1 } END { print p }')
     [ -n "$rank" ] || die "no rank process of mpirun $pid found"
     kill -9 "$rank"
     timeout 60 tail --pid=$pid -f /dev/null
