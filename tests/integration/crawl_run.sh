@@ -8,7 +8,8 @@
 #      periodic checkpoints (CpPeriodic), then --restore on 2 ranks: no page
 #      lost; the pages the server saw twice are the metrics' refetched plus
 #      at most one cut transfer per site;
-#   4. more partitions on a rank than workers is refused in one line (an
+#   4. --max-pages: never more pages, the rest listed as to-fetch;
+#   5. more partitions on a rank than workers is refused in one line (an
 #      instance without a worker would never run, and the end needs it).
 #
 # Environment: TESSERA, TESS_SRC, TESS_BUILD, TESS_HAVE_MPI=0|1.
@@ -86,6 +87,22 @@ print("   restored epoch %d, %d pages fetched again" % (m["restored_epoch"], twi
 PY
     echo "   ($before requests before the kill)"
 fi
+
+step "--max-pages N: at most N pages, each partition its share, the rest to-fetch"
+start_server "$C/logm" "${web_args[@]}"
+echo "http://127.0.0.1:$PORT/" > "$C/seedsm"
+crawl --seeds "$C/seedsm" --output "$C/m" --workers 2 --max-pages 9 --metrics "$C/m/m.json" ||
+    die "crawl --max-pages failed"
+python3 - "$C/m/manifest.tsv" "$C/m/m.json" <<'PY' || die "--max-pages"
+import json, sys
+states = [l.split("\t")[1] for l in open(sys.argv[1]) if not l.startswith("#")]
+m = json.load(open(sys.argv[2]))
+if not 0 < m["pages_fetched"] <= 9 or states.count("done") != m["pages_fetched"]:
+    sys.exit("%d pages fetched, %d done, for --max-pages 9" % (m["pages_fetched"], states.count("done")))
+if "to-fetch" not in states:
+    sys.exit("nothing left to fetch after --max-pages 9")
+PY
+echo "   ok"
 
 step "more partitions than workers: refused in one line"
 "$TESSERA" run crawl --quiet "${LOOPBACK[@]}" --seeds "$C/seeds" --output "$tmp/p" --workers 2 \
