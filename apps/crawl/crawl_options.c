@@ -45,7 +45,6 @@ int crawl_opts_parse(int argc, char **argv, crawl_opts *o)
     memset(o, 0, sizeof *o);
     o->per_site_rate = 1.0;
     o->fetchers = 8;
-    o->round_seconds = 1.0;
     o->timeout_seconds = 30.0;
     o->max_page_bytes = 16L << 20;
     o->user_agent = "tessera-crawl/1.0";
@@ -78,6 +77,11 @@ int crawl_opts_parse(int argc, char **argv, crawl_opts *o)
         app_error(CRAWL_APP, "option --checkpoint-seconds needs --checkpoint-dir");
         return -1;
     }
+    if (o->round_seconds > 0 && !o->rounds) {
+        app_error(CRAWL_APP, "option --round-seconds needs --rounds");
+        return -1;
+    }
+    if (o->round_seconds == 0) o->round_seconds = 1.0;
     if (o->checkpoint_seconds == 0) o->checkpoint_seconds = 10.0;
     return app_ckpt_cli_check(CRAWL_APP, &o->ckpt);
 }

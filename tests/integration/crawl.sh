@@ -77,7 +77,7 @@ mkdir -p "$K"
 start_server "$K/log" --sites 2 --pages 30
 echo "http://127.0.0.1:$PORT/" > "$K/seeds"
 kargs=(--seeds "$K/seeds" --output "$K/out" --per-site-rate 8 --workers 2 "${LOOPBACK[@]}"
-    --checkpoint-dir "$K/ck" --checkpoint-seconds 0.4 --round-seconds 0.2 --metrics "$K/out/m.json")
+    --checkpoint-dir "$K/ck" --checkpoint-seconds 0.4 --metrics "$K/out/m.json")
 "$TESSERA" run crawl --quiet "${kargs[@]}" &
 pid=$!
 for _ in $(seq 100); do
@@ -166,6 +166,7 @@ expect_fail "fetchers" --seeds "$B/good" --output "$B/o" --fetchers x
 expect_fail "earlier crawl" --seeds "$B/good" --output "$B/used"
 expect_fail "afile" --seeds "$B/good" --output "$B/afile"
 expect_fail "checkpoint-dir" --seeds "$B/good" --output "$B/o" --checkpoint-seconds 1
+expect_fail "round-seconds needs --rounds" --seeds "$B/good" --output "$B/o" --round-seconds 1
 expect_fail "output" --seeds "$B/good"
 expect_fail "unknown option" --seeds "$B/good" --output "$B/o" --bogus
 expect_fail "option --scope" --seeds "$B/good" --output "$B/o" --scope everywhere
