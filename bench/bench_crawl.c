@@ -8,7 +8,10 @@
  * output directory, with R processes of one worker each (embedded for
  * R = 1, mpirun otherwise) and F transfers per worker.  Rounds alternate
  * over every (R, F); the report gives medians and the ratio to F = 1,
- * R = 1.  The server shares this machine's cores with the crawler, and the
+ * R = 1.  With --compare-rounds every point is also crawled with --rounds
+ * (the barrier-round crawler), the two in alternating order, and the report
+ * adds the median of the per-round ratios long-running / rounds.  The
+ * server shares this machine's cores with the crawler, and the
  * per-site rate caps the throughput at S * rate pages/s: both are printed,
  * so no figure is mistaken for a crawl of the real web.
  */
@@ -34,6 +37,7 @@ typedef struct bc_opts {
     const char *fetchers_text, *ranks_text, *jsonl, *tmp_parent;
     long fetchers[BC_MAX], ranks[BC_MAX];
     int nfetchers, nranks;
+    int compare; /* --compare-rounds */
 } bc_opts;
 
 typedef struct bc_state {
@@ -41,17 +45,21 @@ typedef struct bc_state {
     char exe[PATH_MAX], mpirun[PATH_MAX], tmp[PATH_MAX];
     pid_t server;
     double pages[BC_MAX][BC_MAX][BC_MAX_ROUNDS], mb[BC_MAX][BC_MAX][BC_MAX_ROUNDS];
+    /* --compare-rounds: the same with --rounds */
+    double rpages[BC_MAX][BC_MAX][BC_MAX_ROUNDS], rmb[BC_MAX][BC_MAX][BC_MAX_ROUNDS];
 } bc_state;
 
 static const char bc_usage[] =
     "usage: tessera bench crawl [--sites S] [--pages P] [--rate R] [--fetchers LIST]\n"
     "                           [--ranks LIST] [--rounds K] [--port PORT] [--json FILE]\n"
-    "                           [--tmpdir DIR]\n"
+    "                           [--tmpdir DIR] [--compare-rounds]\n"
     "  Crawler throughput against fetchers per worker and processes (one worker\n"
     "  each), crawling `tessera serve-web` on 127.0.0.1: S sites (default 16) of P\n"
     "  pages (default 150), R fetches per second per site (default 100), fetchers\n"
     "  1,2,4,8,16, processes 1,2, 3 alternating rounds; medians and ratios to\n"
-    "  one fetcher on one process.  The server shares the machine with the crawler.\n";
+    "  one fetcher on one process.  The server shares the machine with the crawler.\n"
+    "  --compare-rounds also crawls every point with --rounds (barrier rounds), in\n"
+    "  alternating order, and reports the median ratio long-running / rounds.\n";
 
 static int parse(bc_opts *o, int argc, char **argv)
 {
@@ -67,6 +75,7 @@ static int parse(bc_opts *o, int argc, char **argv)
         {"ranks", APP_OPT_STRING, &o->ranks_text, 0, 0, 0, NULL, NULL},
         {"json", APP_OPT_STRING, &o->jsonl, 0, 0, 0, NULL, NULL},
         {"tmpdir", APP_OPT_STRING, &o->tmp_parent, 0, 0, 0, NULL, NULL},
+        {"compare-rounds", APP_OPT_FLAG, &o->compare, 0, 0, 1, NULL, NULL},
     };
     int rc =
         app_parse_options(BC_NAME, bc_usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
@@ -124,7 +133,7 @@ static int write_seeds(const bc_state *s)
 
 /* ---------------------------------------------------------------- runs */
 
-static int run_one(bc_state *s, long ranks, long fetchers, double *pages, double *mb)
+static int run_one(bc_state *s, long ranks, long fetchers, int rounds, double *pages, double *mb)
 {
     char np[16], f[16], rate[32], seeds[PATH_MAX + 16], out[PATH_MAX + 16], metrics[PATH_MAX + 16];
     snprintf(np, sizeof np, "%ld", ranks);
@@ -143,9 +152,11 @@ static int run_one(bc_state *s, long ranks, long fetchers, double *pages, double
     for (size_t i = 0; i < sizeof run / sizeof *run; i++) argv[n++] = (char *)run[i];
     argv[n++] = "--allow-addresses"; /* the web is on loopback, refused by default */
     argv[n++] = "127.0.0.1";
+    if (rounds) argv[n++] = "--rounds";
     argv[n] = NULL;
     char label[64];
-    snprintf(label, sizeof label, "crawl with R=%ld F=%ld", ranks, fetchers);
+    snprintf(label, sizeof label, "crawl with R=%ld F=%ld%s", ranks, fetchers,
+             rounds ? " --rounds" : "");
     bench_remove_tmpdir(out);
     int rc = bench_run_reported(argv, s->tmp, BC_NAME, label);
     char *json = rc == 0 ? bench_read_text(metrics) : NULL;
@@ -159,10 +170,11 @@ static int run_one(bc_state *s, long ranks, long fetchers, double *pages, double
     return rc;
 }
 
-static void record(const bc_state *s, long ranks, long fetchers, int round, double pages, double mb)
+static void record(const bc_state *s, long ranks, long fetchers, int rounds, int round,
+                   double pages, double mb)
 {
-    printf("   round %d  R=%ld F=%-3ld %8.1f pages/s %7.2f MB/s\n", round + 1, ranks, fetchers,
-           pages, mb);
+    printf("   round %d  R=%ld F=%-3ld %8.1f pages/s %7.2f MB/s%s\n", round + 1, ranks, fetchers,
+           pages, mb, rounds ? "  (--rounds)" : "");
     fflush(stdout);
     if (!s->o.jsonl) return;
     app_metrics *m = app_metrics_new();
@@ -174,11 +186,31 @@ static void record(const bc_state *s, long ranks, long fetchers, int round, doub
     app_metrics_int(m, "pages_per_site", s->o.pages);
     app_metrics_num(m, "per_site_rate", s->o.rate);
     app_metrics_int(m, "round", round + 1);
+    app_metrics_str(m, "mode", rounds ? "rounds" : "long-running");
     app_metrics_num(m, "pages_per_second", pages);
     app_metrics_num(m, "megabytes_per_second", mb);
     app_metrics_str(m, "web", "loopback serve-web, sharing the cores");
     app_metrics_append_line(m, s->o.jsonl, BC_NAME);
     app_metrics_free(m);
+}
+
+/* Long-running against --rounds: medians, and the median of the ratios of
+ * the pairs run back to back (the fairer figure on a shared machine). */
+static void report_compare(const bc_state *s)
+{
+    int k = (int)s->o.rounds;
+    printf("\nlong-running kernels against barrier rounds (--rounds), same points, alternating\n");
+    printf("  %-4s %-9s %14s %14s %20s\n", "R", "fetchers", "long pages/s", "rounds pages/s",
+           "long/rounds (median)");
+    for (int r = 0; r < s->o.nranks; r++)
+        for (int f = 0; f < s->o.nfetchers; f++) {
+            double ratio[BC_MAX_ROUNDS];
+            for (int i = 0; i < k; i++)
+                ratio[i] = s->rpages[r][f][i] > 0 ? s->pages[r][f][i] / s->rpages[r][f][i] : 0;
+            printf("  %-4ld %-9ld %14.1f %14.1f %19.2fx\n", s->o.ranks[r], s->o.fetchers[f],
+                   bench_median(s->pages[r][f], k), bench_median(s->rpages[r][f], k),
+                   bench_median(ratio, k));
+        }
 }
 
 static void report(const bc_state *s)
@@ -195,18 +227,24 @@ static void report(const bc_state *s)
             printf("  %-4ld %-9ld %10.1f %9.2f %11.2fx\n", s->o.ranks[r], s->o.fetchers[f], p, mb,
                    base > 0 ? p / base : 0.0);
         }
+    if (s->o.compare) report_compare(s);
 }
 
 static int run_all(bc_state *s)
 {
     for (int round = 0; round < s->o.rounds; round++)
         for (int r = 0; r < s->o.nranks; r++)
-            for (int f = 0; f < s->o.nfetchers; f++) {
-                double pages, mb;
-                if (run_one(s, s->o.ranks[r], s->o.fetchers[f], &pages, &mb) != 0) return -1;
-                s->pages[r][f][round] = pages, s->mb[r][f][round] = mb;
-                record(s, s->o.ranks[r], s->o.fetchers[f], round, pages, mb);
-            }
+            for (int f = 0; f < s->o.nfetchers; f++)
+                for (int i = 0; i < 1 + s->o.compare; i++) {
+                    /* with --compare-rounds the order alternates per round */
+                    int rounds = s->o.compare && (i + round) % 2 == 1;
+                    double pages, mb;
+                    if (run_one(s, s->o.ranks[r], s->o.fetchers[f], rounds, &pages, &mb) != 0)
+                        return -1;
+                    if (rounds) s->rpages[r][f][round] = pages, s->rmb[r][f][round] = mb;
+                    else s->pages[r][f][round] = pages, s->mb[r][f][round] = mb;
+                    record(s, s->o.ranks[r], s->o.fetchers[f], rounds, round, pages, mb);
+                }
     report(s);
     return 0;
 }

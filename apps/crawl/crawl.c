@@ -1,9 +1,11 @@
 /*
  * crawl.c — `tessera run crawl`: a polite web crawler on the tables face
- * (Piccolo §4.5): the setup, the seeds, the rounds and their checkpoints,
- * and the manifest.  One round is crawl_fetch.c's kernel on every
- * partition, then a barrier — a checkpoint barrier every
- * --checkpoint-seconds, so a checkpoint never holds a transfer half done.
+ * (Piccolo §4.5): the setup, the seeds, the crawl and its checkpoints, and
+ * the manifest.  By default one long-running kernel instance per partition
+ * (crawl_fetch.c) crawls until crawl_term.c finds the crawl over, under
+ * CpPeriodic checkpoints every --checkpoint-seconds.  With --rounds the
+ * crawl runs in rounds: crawl_fetch.c's round kernel on every partition,
+ * then a barrier — a checkpoint barrier every --checkpoint-seconds.
  */
 #include <curl/curl.h>
 #include <dirent.h>
@@ -154,10 +156,12 @@ static int read_totals(tess_ctx *ctx, crawl_app *app)
 static void print_progress(const crawl_app *app, int64_t pending, double seconds)
 {
     const int64_t *t = app->totals;
+    char round[48] = "";
+    if (app->opt.rounds) snprintf(round, sizeof round, " round %lld:", (long long)app->rounds);
     fprintf(stderr,
-            "crawl: round %lld: %lld pages (%lld ok, %.1f MB), %lld blacklisted, %lld to fetch, "
+            "crawl:%s %lld pages (%lld ok, %.1f MB), %lld blacklisted, %lld to fetch, "
             "%.1f pages/s\n",
-            (long long)app->rounds, (long long)t[CRAWL_C_FETCHED], (long long)t[CRAWL_C_OK],
+            round, (long long)t[CRAWL_C_FETCHED], (long long)t[CRAWL_C_OK],
             (double)t[CRAWL_C_BYTES] / 1e6, (long long)t[CRAWL_C_BLACKLISTED], (long long)pending,
             seconds > 0 ? (double)(t[CRAWL_C_FETCHED] - app->restored_fetched) / seconds : 0.0);
 }
@@ -186,6 +190,28 @@ static int run_round(tess_ctx *ctx, crawl_app *app, double *last_ckpt, int *more
     if (app_progress_enabled(app->opt.run.progress))
         print_progress(app, pending, tess_now() - app->start);
     return 0;
+}
+
+/* The long-running crawl: one tess_run until every instance is idle, under
+ * periodic checkpoints.  A restored run resumes the instances of the
+ * checkpoint (the runtime skips those that had finished). */
+static int run_long(tess_ctx *ctx, crawl_app *app)
+{
+    crawl_run_args args = {-1};
+    if (app->opt.max_pages > 0) {
+        args.budget = app->opt.max_pages - app->totals[CRAWL_C_FETCHED];
+        if (args.budget < 0) args.budget = 0;
+    }
+    int64_t mark = 0; /* the user data of a checkpoint: no round */
+    int ckpt = app->opt.ckpt.dir != NULL;
+    int rc =
+        ckpt ? tess_checkpoint_periodic(ctx, app->opt.checkpoint_seconds, &mark, sizeof mark) : 0;
+    if (rc == 0) rc = tess_run(ctx, "crawl_run", app->partitions, app->url, &args, sizeof args);
+    if (rc == 0) rc = tess_barrier(ctx);
+    int stop = ckpt ? tess_checkpoint_periodic(ctx, 0, NULL, 0) : 0;
+    if (rc == 0) rc = stop;
+    if (rc != 0) return app_control_fail(CRAWL_APP, ctx, "crawling", rc);
+    return read_totals(ctx, app);
 }
 
 /* ---------------------------------------------------------------- manifest */
@@ -347,6 +373,7 @@ static int write_metrics(tess_ctx *ctx, const crawl_app *app, double crawl_secon
     app_metrics_int(m, "partitions", app->partitions);
     app_metrics_int(m, "fetchers_per_worker", app->opt.fetchers);
     app_metrics_num(m, "per_site_rate", app->opt.per_site_rate);
+    app_metrics_str(m, "mode", app->opt.rounds ? "rounds" : "long-running");
     app_metrics_int(m, "rounds", app->rounds);
     app_metrics_int(m, "pages_fetched", t[CRAWL_C_FETCHED]);
     app_metrics_int(m, "pages_ok", t[CRAWL_C_OK]);
@@ -387,7 +414,8 @@ static int crawl_control(tess_ctx *ctx, void *arg)
     if (app->opt.run.metrics && app_outfile_check(app->opt.run.metrics) != 0) rc = TESS_ERR_IO;
     if (rc == 0) rc = start_state(ctx, app);
     double t0 = tess_now(), last_ckpt = t0;
-    for (int more = 1; rc == 0 && more;) rc = run_round(ctx, app, &last_ckpt, &more);
+    if (rc == 0 && !app->opt.rounds) rc = run_long(ctx, app);
+    for (int more = app->opt.rounds; rc == 0 && more;) rc = run_round(ctx, app, &last_ckpt, &more);
     double seconds = tess_now() - t0;
     if (rc == 0) app_ckpt_cli_finish(CRAWL_APP, ctx, &app->opt.ckpt);
     if (rc == 0) rc = write_manifest(ctx, app);
@@ -443,6 +471,43 @@ static int prepare_output(crawl_app *app, int report)
     return used ? -1 : 0;
 }
 
+/* crawl_term: key p is instance p's status, key `partitions` the probe
+ * (crawl_term.c); the crawl_site partitioner puts key p in partition p. */
+static int create_term(tess_ctx *ctx, crawl_app *app)
+{
+    tess_table_spec spec;
+    tess_table_spec_init(&spec);
+    spec.name = "crawl_term";
+    spec.key_size = sizeof(uint64_t);
+    spec.value_size = 3 * sizeof(int64_t);
+    spec.partitions = app->partitions;
+    spec.partitioner = "crawl_site";
+    spec.group_with = app->url;
+    int rc = tess_table_create(ctx, &spec, &app->term);
+    if (rc == 0) rc = tess_register_kernel(ctx, "crawl_run", crawl_run_kernel);
+    return rc;
+}
+
+/* A long-running instance holds its worker for the whole crawl, and the
+ * end needs every instance: each rank must have a worker per partition it
+ * holds.  0, or -1 after one line. */
+static int check_workers(tess_ctx *ctx, const crawl_app *app, int report)
+{
+    for (int rank = 0; rank < tess_nranks(ctx); rank++) {
+        int held = 0;
+        for (int p = 0; p < app->partitions; p++) held += tess_table_owner(app->url, p) == rank;
+        if (held <= tess_workers(ctx)) continue;
+        if (report)
+            app_error(CRAWL_APP,
+                      "not supported: rank %d holds %d partitions for %d workers; the "
+                      "long-running crawl needs a worker per partition (fewer --partitions, "
+                      "more --workers, or --rounds)",
+                      rank, held, tess_workers(ctx));
+        return -1;
+    }
+    return 0;
+}
+
 static int create_tables(tess_ctx *ctx, crawl_app *app)
 {
     struct {
@@ -487,6 +552,7 @@ static int create_tables(tess_ctx *ctx, crawl_app *app)
     spec.group_with = app->url;
     if (rc == 0) rc = tess_table_create(ctx, &spec, &app->counts);
     if (rc == 0) rc = tess_register_kernel(ctx, "crawl_round", crawl_round_kernel);
+    if (rc == 0 && !app->opt.rounds) rc = create_term(ctx, app);
     return rc;
 }
 
@@ -499,7 +565,9 @@ static void make_job(const crawl_app *app, char *job, size_t cap)
     size_t n;
     while (fp && (n = fread(buf, 1, sizeof buf, fp)) > 0) h = app_hash_bytes(h, buf, n);
     if (fp) fclose(fp);
-    snprintf(job, cap, "crawl seeds=%016llx partitions=%d", (unsigned long long)h, app->partitions);
+    /* The two modes' checkpoints do not mix (other tables, other user data). */
+    snprintf(job, cap, "crawl seeds=%016llx partitions=%d%s", (unsigned long long)h,
+             app->partitions, app->opt.rounds ? "" : " long-running");
 }
 
 static int prepare(tess_ctx *ctx, void *arg)
@@ -518,6 +586,7 @@ static int prepare(tess_ctx *ctx, void *arg)
         if (report) app_control_fail(CRAWL_APP, ctx, "setting up tables", rc);
         return rc;
     }
+    if (!app->opt.rounds && check_workers(ctx, app, report) != 0) return TESS_ERR_INVAL;
     char job[128];
     make_job(app, job, sizeof job);
     return app_ckpt_cli_enable(CRAWL_APP, ctx, &app->opt.ckpt, job);

@@ -11,7 +11,9 @@
  *   crawl_page   key crawl_key, a crawl_page_info once fetched;
  *   crawl_polite key site, the wall-clock time its next fetch may start;
  *   crawl_robots key site, its parsed robots.txt (crawl_robots.c).
- * and crawl_counts, a dense table of per-partition counters.
+ * and crawl_counts, a dense table of per-partition counters.  The
+ * long-running crawl (the default) adds crawl_term, the instances' statuses
+ * for termination detection (crawl_term.c); --rounds runs barrier rounds.
  */
 #ifndef TESS_APPS_CRAWL_APP_H
 #define TESS_APPS_CRAWL_APP_H
@@ -67,6 +69,7 @@ typedef struct crawl_opts {
     double per_site_rate;
     long fetchers; /* concurrent fetches per worker */
     double round_seconds;
+    int rounds; /* --rounds: barrier rounds instead of long-running kernels */
     double checkpoint_seconds;
     double timeout_seconds;
     long max_page_bytes;
@@ -96,10 +99,16 @@ typedef struct crawl_round_args {
     double seconds; /* start no fetch after this long */
 } crawl_round_args;
 
+/* What the control function hands each long-running instance. */
+typedef struct crawl_run_args {
+    int64_t budget; /* pages all partitions may still fetch; -1: no limit */
+} crawl_run_args;
+
 typedef struct crawl_app {
     crawl_opts opt;
     int partitions;
     tess_table *url, *text, *page, *polite, *robots, *counts;
+    tess_table *term; /* long-running mode only */
     crawl_scope scope;
     double start;
     char *pages_dir; /* OUTPUT/pages */
@@ -115,6 +124,32 @@ int crawl_opts_parse(int argc, char **argv, crawl_opts *o);
 
 /* The kernel of one round (crawl_fetch.c). */
 int crawl_round_kernel(tess_task *task, const void *args, size_t args_len);
+/* The long-running kernel: fetches until the crawl is over (crawl_fetch.c). */
+int crawl_run_kernel(tess_task *task, const void *args, size_t args_len);
+
+/* ---- termination of the long-running crawl (crawl_term.c) ---- */
+typedef struct crawl_term {
+    tess_table *table;
+    int part, partitions;
+    int64_t gen, ack, probe_seen;
+    int idle;
+    /* instance 0, the detector: */
+    int phase;     /* 0: no probe out; 1: waiting for the acks of `probe` */
+    int64_t probe; /* the last probe published */
+    int64_t *gens; /* every instance's gen when the probe went out */
+    int64_t *cur;  /* the statuses just read, 3 per instance */
+} crawl_term;
+/* Read this instance's last gen and publish busy with the next one. */
+int crawl_term_start(crawl_term *t, tess_table *table, int part, int partitions);
+/* Read the probe (into t->probe_seen) and whether the crawl is over. */
+int crawl_term_read_probe(crawl_term *t, int *done);
+/* Publish busy (a new gen) if idle, before doing anything. */
+int crawl_term_busy(crawl_term *t);
+/* Publish idle with ack = the probe read before the scan that found nothing. */
+int crawl_term_idle(crawl_term *t);
+/* Instance 0 while idle: one step of the detection; *done when over. */
+int crawl_term_detect(crawl_term *t, int *done);
+void crawl_term_free(crawl_term *t);
 
 /* ---- URLs (crawl_url.c) ---- */
 #define CRAWL_URL_MAX 2048

@@ -1,5 +1,6 @@
 /*
- * crawl_fetch.c — one round of the crawler on one partition (Piccolo §4.5).
+ * crawl_fetch.c — the crawler's kernels on one partition (Piccolo §4.5):
+ * the long-running one (the default) and one round (--rounds).
  *
  * The instance takes a snapshot of its partition's URLs still to fetch,
  * groups them by site and fetches with libcurl's multi interface, at most
@@ -14,6 +15,16 @@
  * under way finish first, so at a barrier nothing is half fetched.  Links
  * out of scope are dropped, and a connection to an address the scope
  * refuses is never opened (crawl_scope.c).
+ *
+ * The long-running kernel does the same without rounds: it keeps its sites
+ * (politeness, robots rules) for the whole crawl, scans its partition again
+ * for URLs it has not taken yet, takes each URL at most once (the `taken`
+ * set, so its own writes need not be visible to its next scan), and stops
+ * when crawl_term.c finds every instance idle.  Between two transfers'
+ * results it calls tess_task_checkpoint_point(): a checkpoint never holds a
+ * transfer's results in part (page record, links, Done and counters are
+ * issued between two points); a transfer under way at the cut is Fetching
+ * in the checkpoint and is fetched again after a restore.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -32,6 +43,14 @@ typedef struct url_set {
     uint64_t *slot; /* 0 = empty; a hash of 0 is stored as 1 */
     size_t cap, n;
 } url_set;
+
+static int set_has(const url_set *s, uint64_t h)
+{
+    if (h == 0) h = 1;
+    for (size_t j = s->cap ? h % s->cap : 0; s->cap && s->slot[j]; j = (j + 1) % s->cap)
+        if (s->slot[j] == h) return 1;
+    return 0;
+}
 
 /* 1 if h was added, 0 if already there, -1 out of memory. */
 static int set_add(url_set *s, uint64_t h)
@@ -65,7 +84,7 @@ static int set_add(url_set *s, uint64_t h)
 typedef struct site {
     uint64_t hash;
     char origin[CRAWL_URL_MAX - 32];
-    crawl_key *urls; /* still to look at, this round */
+    crawl_key *urls; /* still to look at, this round (owned) */
     size_t n, next;
     double next_start; /* wall clock */
     unsigned char *robots;
@@ -98,8 +117,15 @@ typedef struct round {
     int part;
     crawl_round_args args;
     double deadline;
-    site *sites;
+    site **sites;
     size_t nsites, cursor;
+    /* the long-running kernel: */
+    int run;
+    tess_task *task;
+    url_set taken;               /* URLs this instance started or blacklisted */
+    double next_scan;            /* when to scan the partition again while busy */
+    double scan_seconds;         /* what the last scan took */
+    int64_t saved[CRAWL_NCOUNT]; /* counts already written to crawl_counts */
     transfer *slots;
     int nslots, busy;
     CURLM *multi;
@@ -156,6 +182,7 @@ static int collect_keys(round *r, crawl_key **keys_out, size_t *n_out)
         int32_t state;
         memcpy(&state, v, sizeof state);
         if (state >= CRAWL_BLACKLISTED) continue;
+        if (r->run && set_has(&r->taken, ((const crawl_key *)k)->url)) continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 256;
             crawl_key *grown = realloc(keys, cap * sizeof *keys);
@@ -177,64 +204,106 @@ static int collect_keys(round *r, crawl_key **keys_out, size_t *n_out)
     return 0;
 }
 
-/* Load a site's politeness time and robots rules, and its origin from one
- * of its URLs. */
-static int site_load(round *r, site *s)
+/* Load a site's politeness time and robots rules. */
+static void site_load(round *r, site *s)
 {
     double t;
     size_t len;
     if (tess_table_get(r->app->polite, &s->hash, &t, sizeof t, &len) == 0) s->next_start = t;
     s->robots = get_blob(r->app->robots, &s->hash, &s->robots_len);
-    /* A link's text and state travel as two writes: one whose text has not
-     * arrived yet waits for the next round, after the barrier. */
-    for (size_t i = 0; i < s->n; i++) {
+}
+
+/* The site's origin from one of its URLs.  A link's text and state travel
+ * as two writes: while none of its URLs has its text yet, the site waits
+ * (for the next round, or the next scan). */
+static void site_origin(round *r, site *s)
+{
+    size_t len;
+    for (size_t i = 0; s->origin[0] == '\0' && i < s->n; i++) {
         unsigned char *url = get_blob(r->app->text, &s->urls[i], &len);
         if (url == NULL) continue;
         crawl_url_origin((const char *)url, s->origin, sizeof s->origin);
         free(url);
-        return 0;
     }
-    s->next = s->n; /* none has: nothing to do for this site this round */
-    return 0;
+    if (s->origin[0] == '\0') s->next = s->n; /* nothing to do for this site yet */
 }
 
 static void sites_free(round *r)
 {
-    for (size_t i = 0; i < r->nsites; i++) free(r->sites[i].robots);
-    if (r->nsites) free(r->sites[0].urls); /* one array, cut by site */
+    for (size_t i = 0; i < r->nsites; i++) {
+        free(r->sites[i]->robots);
+        free(r->sites[i]->urls);
+        free(r->sites[i]);
+    }
     free(r->sites);
     r->sites = NULL, r->nsites = 0, r->cursor = 0;
 }
 
-/* Take a new snapshot; 0 with r->nsites sites (0: nothing to fetch). */
+/* The site of hash h, made (and loaded) if new; NULL when out of memory.
+ * sites[0..nsites) is sorted by hash. */
+static site *site_of(round *r, uint64_t h, size_t *cap)
+{
+    size_t lo = 0, hi = r->nsites;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->sites[mid]->hash < h) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < r->nsites && r->sites[lo]->hash == h) return r->sites[lo];
+    if (r->nsites == *cap) {
+        size_t grown_cap = *cap ? 2 * *cap : 16;
+        site **grown = realloc(r->sites, grown_cap * sizeof *grown);
+        if (grown == NULL) return NULL;
+        r->sites = grown, *cap = grown_cap;
+    }
+    site *s = calloc(1, sizeof *s);
+    if (s == NULL) return NULL;
+    s->hash = h;
+    site_load(r, s);
+    memmove(&r->sites[lo + 1], &r->sites[lo], (r->nsites - lo) * sizeof *r->sites);
+    r->sites[lo] = s;
+    r->nsites++;
+    return s;
+}
+
+/* Hand keys[0..n) (sorted by site) to their sites as what is left to look
+ * at; a site not among them has nothing left. */
+static int assign_keys(round *r, const crawl_key *keys, size_t n)
+{
+    size_t cap = r->nsites;
+    for (size_t i = 0; i < r->nsites; i++) {
+        free(r->sites[i]->urls);
+        r->sites[i]->urls = NULL, r->sites[i]->n = r->sites[i]->next = 0;
+    }
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && keys[j].site == keys[i].site;) j++;
+        site *s = site_of(r, keys[i].site, &cap);
+        crawl_key *urls = malloc((j - i) * sizeof *urls);
+        if (s == NULL || urls == NULL) {
+            free(urls);
+            return fail(r, TESS_ERR_NOMEM, "out of memory");
+        }
+        memcpy(urls, &keys[i], (j - i) * sizeof *urls);
+        s->urls = urls, s->n = j - i, s->next = 0;
+        site_origin(r, s);
+    }
+    if (r->cursor >= r->nsites) r->cursor = 0;
+    return 0;
+}
+
+/* Take a new snapshot; 0 with r->nsites sites (0: nothing to fetch).  The
+ * long-running kernel keeps its sites from one scan to the next. */
 static int snapshot(round *r)
 {
     crawl_key *keys = NULL;
     size_t n = 0;
-    sites_free(r);
+    double t0 = wall_now();
+    if (!r->run) sites_free(r);
     if (collect_keys(r, &keys, &n) != 0) return r->rc;
-    if (n == 0) {
-        free(keys);
-        return 0;
-    }
-    size_t ns = 1;
-    for (size_t i = 1; i < n; i++) ns += keys[i].site != keys[i - 1].site;
-    r->sites = calloc(ns, sizeof *r->sites);
-    if (r->sites == NULL) {
-        free(keys);
-        return fail(r, TESS_ERR_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || keys[i].site != keys[i - 1].site) {
-            site *s = &r->sites[r->nsites++];
-            s->hash = keys[i].site;
-            s->urls = &keys[i];
-        }
-        r->sites[r->nsites - 1].n++;
-    }
-    for (size_t i = 0; i < r->nsites; i++)
-        if (site_load(r, &r->sites[i]) != 0) return r->rc;
-    return 0;
+    int rc = assign_keys(r, keys, n);
+    free(keys);
+    r->scan_seconds = wall_now() - t0;
+    return rc;
 }
 
 /* ---------------------------------------------------------------- sending links */
@@ -366,7 +435,11 @@ static int next_allowed(round *r, site *s, transfer *t)
         crawl_key k = s->urls[s->next++];
         size_t len;
         unsigned char *url = get_blob(r->app->text, &k, &len);
-        if (url == NULL) continue; /* its text comes later (see site_load) */
+        if (url == NULL) continue; /* its text comes later (see site_origin) */
+        if (r->run && set_add(&r->taken, k.url) < 0) {
+            free(url);
+            return fail(r, TESS_ERR_NOMEM, "out of memory"), 0;
+        }
         int allowed =
             crawl_robots_allows(s->robots, s->robots_len, crawl_url_path((const char *)url));
         if (allowed) {
@@ -400,7 +473,7 @@ static void start_ready(round *r)
     double now = wall_now();
     if (r->args.budget == 0) return;
     for (size_t tried = 0; tried < r->nsites && r->busy < r->nslots && r->rc == 0; tried++) {
-        site *s = &r->sites[r->cursor];
+        site *s = r->sites[r->cursor];
         r->cursor = (r->cursor + 1) % r->nsites;
         if (!site_ready(s, now)) continue;
         transfer *t = free_slot(r);
@@ -522,6 +595,11 @@ static void finish_transfers(round *r)
         curl_off_t sent_us = 0;
         curl_easy_getinfo(msg->easy_handle, CURLINFO_PRETRANSFER_TIME_T, &sent_us);
         t->site->next_start = t->started + 1e-6 * (double)sent_us + 1.0 / r->app->opt.per_site_rate;
+        /* Long-running: into the table at once, so a checkpoint holds it. */
+        int rc = r->run ? tess_table_put(r->app->polite, &t->site->hash, &t->site->next_start,
+                                         sizeof(double))
+                        : 0;
+        if (rc != 0) fail(r, rc, "updating the politeness table");
         curl_multi_remove_handle(r->multi, msg->easy_handle);
         if (t->robots) finish_robots(r, t, res, status);
         else finish_page(r, t, res, status);
@@ -541,7 +619,7 @@ static double next_ready_in(const round *r, double now)
     double best = 1e9;
     if (r->args.budget == 0 || r->busy >= r->nslots) return best;
     for (size_t i = 0; i < r->nsites; i++) {
-        const site *s = &r->sites[i];
+        const site *s = r->sites[i];
         if (s->busy || s->next >= s->n) continue;
         double in = s->next_start - now;
         if (in < best) best = in;
@@ -598,18 +676,21 @@ static void crawl_loop(round *r)
 static void save_politeness(round *r)
 {
     for (size_t i = 0; i < r->nsites && r->rc == 0; i++) {
-        int rc = tess_table_put(r->app->polite, &r->sites[i].hash, &r->sites[i].next_start,
+        int rc = tess_table_put(r->app->polite, &r->sites[i]->hash, &r->sites[i]->next_start,
                                 sizeof(double));
         if (rc != 0) fail(r, rc, "updating the politeness table");
     }
 }
 
+/* Add what the counters gained since the last call. */
 static void save_counts(round *r)
 {
     for (int c = 0; c < CRAWL_NCOUNT && r->rc == 0; c++) {
         uint64_t key = (uint64_t)r->part * CRAWL_NCOUNT + (uint64_t)c;
-        int rc = tess_table_update(r->app->counts, &key, &r->count[c], sizeof r->count[c]);
+        int64_t add = r->count[c] - r->saved[c];
+        int rc = add ? tess_table_update(r->app->counts, &key, &add, sizeof add) : 0;
         if (rc != 0) fail(r, rc, "updating the counters");
+        r->saved[c] = r->count[c];
     }
 }
 
@@ -633,26 +714,152 @@ static void round_free(round *r)
     free(r->slots);
     sites_free(r);
     free(r->sent.slot);
+    free(r->taken.slot);
+}
+
+/* A zeroed round of the instance `task` runs. */
+static void round_zero(round *r, tess_task *task)
+{
+    memset(r, 0, sizeof *r);
+    r->app = tess_task_app(task);
+    r->ctx = tess_task_ctx(task);
+    r->part = tess_task_instance(task);
+    r->task = task;
 }
 
 int crawl_round_kernel(tess_task *task, const void *args, size_t args_len)
 {
     round r;
-    memset(&r, 0, sizeof r);
-    r.app = tess_task_app(task);
-    r.ctx = tess_task_ctx(task);
-    r.part = tess_task_instance(task);
+    round_zero(&r, task);
     if (args_len != sizeof r.args) return tess_set_error(r.ctx, TESS_ERR_INVAL, "crawl: bad args");
     memcpy(&r.args, args, sizeof r.args);
     r.deadline = wall_now() + r.args.seconds;
     if (round_init(&r) == 0 && snapshot(&r) == 0) {
-        for (size_t i = 0; i < r.nsites; i++) r.count[CRAWL_C_PENDING] += (int64_t)r.sites[i].n;
+        for (size_t i = 0; i < r.nsites; i++) r.count[CRAWL_C_PENDING] += (int64_t)r.sites[i]->n;
         crawl_loop(&r);
     }
     /* Transfers under way at an error are dropped with their handles; the
      * URLs stay Fetching and are fetched again by a later run. */
     save_politeness(&r);
     save_counts(&r);
+    round_free(&r);
+    return r.rc;
+}
+
+/* ---------------------------------------------------------------- the long-running kernel */
+
+/* Whether this instance has anything to do: a transfer under way, or a URL
+ * to look at that the budget allows. */
+static int has_work(const round *r)
+{
+    if (r->busy > 0) return 1;
+    if (r->args.budget == 0) return 0;
+    for (size_t i = 0; i < r->nsites; i++)
+        if (r->sites[i]->next < r->sites[i]->n) return 1;
+    return 0;
+}
+
+/* Scan the partition for URLs not taken yet; while busy at most every 50 ms
+ * and every ten scans' time, so a large partition is not scanned away. */
+static void rescan(round *r)
+{
+    snapshot(r);
+    double every = 10 * r->scan_seconds;
+    r->next_scan = wall_now() + (every > 0.05 ? every : 0.05);
+}
+
+/* Between two transfers' results: the counters written, and a checkpoint
+ * may cut here (docs/crawl.md, "What a checkpoint holds"). */
+static void safe_point(round *r, const crawl_term *t)
+{
+    save_counts(r);
+    int64_t gen = t->gen; /* the position: the next life reads its own from crawl_term */
+    int rc = r->rc == 0 ? tess_task_checkpoint_point(r->task, &gen, sizeof gen) : 0;
+    if (rc != 0) fail(r, rc, "at a checkpoint point");
+}
+
+/* Nothing under way and nothing to start: make this instance's links
+ * visible where they go, read the probe, then scan again; idle when that
+ * finds nothing (crawl_term.c).  1 when the crawl is over. */
+static int idle_step(round *r, crawl_term *t)
+{
+    int done = 0;
+    save_counts(r);
+    int rc = tess_table_flush(r->app->url);
+    if (rc == 0) rc = tess_table_flush(r->app->text);
+    if (rc == 0) rc = crawl_term_read_probe(t, &done);
+    if (rc == 0 && !done) {
+        rescan(r);
+        if (r->rc == 0 && has_work(r)) rc = crawl_term_busy(t);
+        else if (r->rc == 0) rc = crawl_term_idle(t);
+        if (rc == 0 && r->rc == 0 && t->idle && r->part == 0) rc = crawl_term_detect(t, &done);
+    }
+    if (rc != 0) fail(r, rc, "detecting the end of the crawl");
+    return done;
+}
+
+static void sleep_seconds(double s)
+{
+    struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static void run_loop(round *r, crawl_term *t)
+{
+    double nap = 0.001;
+    while (r->rc == 0) {
+        if (tess_interrupted(r->ctx)) {
+            fail(r, TESS_ERR_INTERRUPTED, "interrupted");
+            break;
+        }
+        if (wall_now() >= r->next_scan) rescan(r);
+        start_ready(r);
+        if (!has_work(r)) {
+            if (idle_step(r, t) || r->rc != 0) break;
+            if (t->idle) {
+                /* idle: look again soon, less often the longer it lasts */
+                sleep_seconds(nap);
+                nap = nap < 0.016 ? 2 * nap : nap;
+                safe_point(r, t);
+            }
+            continue;
+        }
+        nap = 0.001;
+        double ms = next_ready_in(r, wall_now()) * 1000.0 + 1.0;
+        int timeout_ms = ms >= 50 ? 50 : (int)ms;
+        curl_multi_poll(r->multi, NULL, 0, timeout_ms, NULL);
+        int running;
+        curl_multi_perform(r->multi, &running);
+        finish_transfers(r);
+        safe_point(r, t);
+    }
+}
+
+/* This partition's share of the pages all may still fetch. */
+static int64_t budget_share(int64_t total, int part, int partitions)
+{
+    if (total < 0) return -1;
+    return total / partitions + (part < total % partitions);
+}
+
+int crawl_run_kernel(tess_task *task, const void *args, size_t args_len)
+{
+    round r;
+    round_zero(&r, task);
+    r.run = 1;
+    crawl_run_args a;
+    if (args_len != sizeof a) return tess_set_error(r.ctx, TESS_ERR_INVAL, "crawl: bad args");
+    memcpy(&a, args, sizeof a);
+    r.args.budget = budget_share(a.budget, r.part, r.app->partitions);
+    crawl_term t;
+    int rc = crawl_term_start(&t, r.app->term, r.part, r.app->partitions);
+    if (rc != 0) fail(&r, rc, "publishing its status");
+    else if (round_init(&r) == 0) run_loop(&r, &t);
+    /* As in a round: transfers under way at an error stay Fetching. */
+    save_politeness(&r);
+    save_counts(&r);
+    crawl_term_free(&t);
     round_free(&r);
     return r.rc;
 }
