@@ -1,0 +1,252 @@
+/*
+ * iter_stream.c — iterators read a partition in chunks (table.h): over a
+ * partition hundreds of chunks long, stored here or (under mpirun) on
+ * another rank, of a dense and of a hash table, every key comes exactly
+ * once with its value and the iterator never holds much more than one
+ * chunk (tess_iter_bytes); then the same while the partition is written
+ * between chunks — keys removed, removed and put back, changed, and enough
+ * new ones that a hash partition grows several times — checked against the
+ * rules in table.h: a key present throughout exactly once, with its old or
+ * its new value, any other key at most once.  Run with TESS_ITER_CHUNK
+ * small (iter_stream.sh sets 4096), embedded or under `mpirun -np 2`.
+ * With --bench KEYS: the seconds to iterate a partition of KEYS int64
+ * values (another rank's under mpirun) and the reader's peak RSS growth,
+ * alone (also builds against the whole-copy iterator, for comparisons).
+ * Prints one line per check and "N passed, N failed".
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include "tessera/tessera.h"
+
+#include "checks.h"
+
+#define PARTS 2
+
+typedef struct app {
+    uint64_t keys; /* initial keys of each table */
+    tess_table *dense, *hash;
+    uint64_t bench;
+} app;
+
+static int64_t value_of(uint64_t k) { return (int64_t)(k * 3 + 1); }
+static int64_t changed_of(uint64_t k) { return -(int64_t)k - 7; }
+
+/* A partition of t that is not stored here when there is one. */
+static int remote_partition(tess_table *t)
+{
+    for (int p = 0; p < PARTS; p++)
+        if (!tess_table_is_local(t, p)) return p;
+    return 0;
+}
+
+/* What happens to key k (below 5 * keys) while the partition is read. */
+enum { STABLE, REMOVED, BACK, CHANGED, ADDED };
+
+static int fate_of(const app *a, tess_table *t, uint64_t k)
+{
+    if (k >= a->keys) return t == a->hash ? ADDED : STABLE;
+    switch (k % 4) {
+    case 1: return REMOVED;
+    case 2: return BACK;
+    case 3: return CHANGED;
+    default: return STABLE;
+    }
+}
+
+/* Writes to partition p of t, spread over the iteration: op i of n. */
+typedef struct writer {
+    app *a;
+    tess_table *t;
+    int p;
+    uint64_t next, end; /* keys still to write */
+} writer;
+
+static int write_some(writer *w, uint64_t n)
+{
+    int rc = TESS_OK;
+    for (; rc == TESS_OK && n > 0 && w->next < w->end; w->next++) {
+        uint64_t k = w->next;
+        if (tess_table_partition_of(w->t, &k) != w->p) continue;
+        n--;
+        int64_t v = changed_of(k);
+        switch (fate_of(w->a, w->t, k)) {
+        case REMOVED: rc = tess_table_remove(w->t, &k); break;
+        case BACK:
+            rc = tess_table_remove(w->t, &k);
+            if (rc == TESS_OK) rc = tess_table_put(w->t, &k, &(int64_t){value_of(k)}, 8);
+            break;
+        case CHANGED:
+        case ADDED: rc = tess_table_put(w->t, &k, &v, sizeof v); break;
+        default: break;
+        }
+    }
+    return rc;
+}
+
+/* Iterate partition p of t, writing `per` keys every 64 entries when
+ * `writes`: checks the keys seen against the rules. */
+static void check_partition(app *a, tess_table *t, int p, int writes, const char *what)
+{
+    uint64_t universe = 5 * a->keys;
+    uint8_t *seen = calloc(universe, 1);
+    writer w = {a, t, p, 0, writes ? (t == a->hash ? universe : a->keys) : 0};
+    uint64_t per = a->keys / 50 + 1; /* all written by about a third of the way */
+    tess_iter *it = NULL;
+    int rc = seen ? tess_table_iter(t, p, &it) : TESS_ERR_NOMEM, twice = 0, wrong = 0;
+    size_t most = 0, n = 0;
+    const void *key, *value;
+    size_t len;
+    while (rc == TESS_OK && (rc = tess_iter_next(it, &key, &value, &len)) == 1) {
+        rc = TESS_OK;
+#ifdef TESS_ITER_CHUNK_DEFAULT /* not in the whole-copy iterator */
+        size_t held = tess_iter_bytes(it);
+        most = held > most ? held : most;
+#endif
+        uint64_t k;
+        int64_t v;
+        memcpy(&k, key, 8);
+        memcpy(&v, value, 8);
+        if (k >= universe || len != 8 || tess_table_partition_of(t, &k) != p) {
+            wrong++;
+            continue;
+        }
+        twice += seen[k]++ > 0;
+        int f = fate_of(a, t, k);
+        int ok = f == ADDED ? v == changed_of(k)
+                            : v == value_of(k) || (f == CHANGED && v == changed_of(k));
+        wrong += !ok || (!writes && k >= a->keys);
+        if (++n % 64 == 0 && writes) rc = write_some(&w, per);
+    }
+    tess_iter_free(it);
+    uint64_t missing = 0, present_throughout = 0;
+    for (uint64_t k = 0; seen && k < a->keys; k++) {
+        if (tess_table_partition_of(t, &k) != p) continue;
+        int f = fate_of(a, t, k), kept = !writes || f == STABLE || f == CHANGED;
+        present_throughout += kept;
+        missing += kept && !seen[k];
+    }
+    free(seen);
+    char line[256];
+    snprintf(line, sizeof line,
+             "%s: %zu entries, %llu present throughout all seen, none twice, values right, "
+             "at most %zu bytes held",
+             what, n, (unsigned long long)present_throughout, most);
+    /* a chunk passes its budget by at most a probe run of keys */
+    const char *env = getenv("TESS_ITER_CHUNK");
+    size_t budget = env ? (size_t)atol(env) : 1 << 20;
+    check(rc == 0 && missing == 0 && twice == 0 && wrong == 0 && most <= budget + 16 + 64 * 24,
+          line);
+    if (rc != 0 || missing || twice || wrong)
+        printf("      rc %d, missing %llu, twice %d, wrong %d\n", rc, (unsigned long long)missing,
+               twice, wrong);
+}
+
+static int load(app *a)
+{
+    int rc = TESS_OK;
+    for (uint64_t k = 0; rc == TESS_OK && k < a->keys; k++) {
+        int64_t v = value_of(k);
+        rc = tess_table_put(a->dense, &k, &v, sizeof v);
+        if (rc == TESS_OK) rc = tess_table_put(a->hash, &k, &v, sizeof v);
+    }
+    return rc;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long peak_rss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* --bench: one partition of the dense table, iterated and summed. */
+static int bench(tess_ctx *ctx, app *a)
+{
+    int64_t *v = malloc(a->bench * sizeof *v);
+    if (v == NULL) return TESS_ERR_NOMEM;
+    for (uint64_t k = 0; k < a->bench; k++) v[k] = value_of(k);
+    int rc = tess_table_put_range(a->dense, 0, a->bench, v);
+    free(v);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
+    int p = remote_partition(a->dense);
+    long rss0 = peak_rss_kb();
+    double t0 = now();
+    tess_iter *it = NULL;
+    if (rc == TESS_OK) rc = tess_table_iter(a->dense, p, &it);
+    const void *key, *value;
+    size_t len, n = 0;
+    int64_t sum = 0, x;
+    while (rc == TESS_OK && (rc = tess_iter_next(it, &key, &value, &len)) == 1) {
+        memcpy(&x, value, sizeof x);
+        sum += x;
+        n++;
+        rc = TESS_OK;
+    }
+    tess_iter_free(it);
+    double secs = now() - t0;
+    printf("bench: partition %d (%s), %zu entries in %.3f s, reader peak RSS +%ld MB (sum %lld)\n",
+           p, tess_table_is_local(a->dense, p) ? "here" : "remote", n, secs,
+           (peak_rss_kb() - rss0) / 1024, (long long)sum);
+    return rc;
+}
+
+static int control(tess_ctx *ctx, void *arg)
+{
+    app *a = arg;
+    if (a->bench) return bench(ctx, a);
+    int rc = load(a);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
+    if (rc != TESS_OK) return rc;
+    int pd = remote_partition(a->dense), ph = remote_partition(a->hash);
+    const char *where = tess_table_is_local(a->dense, pd) ? "here" : "remote";
+    char what[96];
+    snprintf(what, sizeof what, "dense partition %d (%s)", pd, where);
+    check_partition(a, a->dense, pd, 0, what);
+    snprintf(what, sizeof what, "hash partition %d (%s)", ph, where);
+    check_partition(a, a->hash, ph, 0, what);
+    snprintf(what, sizeof what, "dense partition %d (%s) written while read", pd, where);
+    check_partition(a, a->dense, pd, 1, what);
+    snprintf(what, sizeof what, "hash partition %d (%s) written and grown while read", ph, where);
+    check_partition(a, a->hash, ph, 1, what);
+    return tess_barrier(ctx);
+}
+
+static int setup(tess_ctx *ctx, void *arg)
+{
+    app *a = arg;
+    uint64_t count = a->bench ? a->bench : a->keys;
+    tess_table_spec s = checks_sum_spec("dense", PARTS, count);
+    s.accum = TESS_ACC_REPLACE;
+    int rc = tess_table_create(ctx, &s, &a->dense);
+    s = checks_sum_spec("hash", PARTS, 0);
+    s.accum = TESS_ACC_REPLACE;
+    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->hash);
+    return rc;
+}
+
+/* iter_stream [--workers W] [--keys N] [--bench KEYS] */
+int main(int argc, char **argv)
+{
+    app a = {.keys = 40000};
+    tess_config cfg;
+    tess_config_init(&cfg);
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--workers") == 0) cfg.workers = atoi(argv[i + 1]);
+        if (strcmp(argv[i], "--keys") == 0) a.keys = strtoull(argv[i + 1], NULL, 10);
+        if (strcmp(argv[i], "--bench") == 0) a.bench = strtoull(argv[i + 1], NULL, 10);
+    }
+    int rc = checks_run(&cfg, setup, control, &a);
+    if (rc < 0 && rc != -1) fprintf(stderr, "iter_stream: %s\n", tess_strerror(rc));
+    return checks_report() || rc != TESS_OK;
+}
