@@ -7,18 +7,18 @@
  * between chunks — keys removed, removed and put back, changed, and enough
  * new ones that a hash partition grows several times — checked against the
  * rules in table.h: a key present throughout exactly once, with its old or
- * its new value, any other key at most once.  Run with TESS_ITER_CHUNK
+ * its new value, any other key at most once — and while a kernel writes it
+ * on the owner's side.  Run with TESS_ITER_CHUNK
  * small (iter_stream.sh sets 4096), embedded or under `mpirun -np 2`.
  * With --bench KEYS: the seconds to iterate a partition of KEYS int64
- * values (another rank's under mpirun) and the reader's peak RSS growth,
- * alone (also builds against the whole-copy iterator, for comparisons).
+ * values (another rank's under mpirun) and the reader's peak RSS growth
+ * meanwhile (also builds against the whole-copy iterator, for comparisons).
  * Prints one line per check and "N passed, N failed".
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include "tessera/tessera.h"
 
@@ -27,8 +27,8 @@
 #define PARTS 2
 
 typedef struct app {
-    uint64_t keys; /* initial keys of each table */
-    tess_table *dense, *hash;
+    uint64_t keys;                    /* initial keys of each table */
+    tess_table *dense, *hash, *hash2; /* hash2: written by a kernel while read */
     uint64_t bench;
 } app;
 
@@ -48,7 +48,7 @@ enum { STABLE, REMOVED, BACK, CHANGED, ADDED };
 
 static int fate_of(const app *a, tess_table *t, uint64_t k)
 {
-    if (k >= a->keys) return t == a->hash ? ADDED : STABLE;
+    if (k >= a->keys) return t == a->dense ? STABLE : ADDED;
     switch (k % 4) {
     case 1: return REMOVED;
     case 2: return BACK;
@@ -87,13 +87,18 @@ static int write_some(writer *w, uint64_t n)
     return rc;
 }
 
-/* Iterate partition p of t, writing `per` keys every 64 entries when
- * `writes`: checks the keys seen against the rules. */
+/* Who writes while partition p of t is read: nobody, the reader itself
+ * (`per` keys every 64 entries), or a kernel running meanwhile (changing
+ * and adding keys only). */
+enum { QUIET, BETWEEN_CHUNKS, KERNEL };
+
+/* Iterate partition p of t: checks the keys seen against the rules. */
 static void check_partition(app *a, tess_table *t, int p, int writes, const char *what)
 {
     uint64_t universe = 5 * a->keys;
     uint8_t *seen = calloc(universe, 1);
-    writer w = {a, t, p, 0, writes ? (t == a->hash ? universe : a->keys) : 0};
+    uint64_t end = writes != BETWEEN_CHUNKS ? 0 : t == a->dense ? a->keys : universe;
+    writer w = {a, t, p, 0, end};
     uint64_t per = a->keys / 50 + 1; /* all written by about a third of the way */
     tess_iter *it = NULL;
     int rc = seen ? tess_table_iter(t, p, &it) : TESS_ERR_NOMEM, twice = 0, wrong = 0;
@@ -118,14 +123,14 @@ static void check_partition(app *a, tess_table *t, int p, int writes, const char
         int f = fate_of(a, t, k);
         int ok = f == ADDED ? v == changed_of(k)
                             : v == value_of(k) || (f == CHANGED && v == changed_of(k));
-        wrong += !ok || (!writes && k >= a->keys);
-        if (++n % 64 == 0 && writes) rc = write_some(&w, per);
+        wrong += !ok || (writes == QUIET && k >= a->keys);
+        if (++n % 64 == 0 && writes == BETWEEN_CHUNKS) rc = write_some(&w, per);
     }
     tess_iter_free(it);
     uint64_t missing = 0, present_throughout = 0;
     for (uint64_t k = 0; seen && k < a->keys; k++) {
         if (tess_table_partition_of(t, &k) != p) continue;
-        int f = fate_of(a, t, k), kept = !writes || f == STABLE || f == CHANGED;
+        int f = fate_of(a, t, k), kept = writes != BETWEEN_CHUNKS || f == STABLE || f == CHANGED;
         present_throughout += kept;
         missing += kept && !seen[k];
     }
@@ -152,6 +157,23 @@ static int load(app *a)
         int64_t v = value_of(k);
         rc = tess_table_put(a->dense, &k, &v, sizeof v);
         if (rc == TESS_OK) rc = tess_table_put(a->hash, &k, &v, sizeof v);
+        if (rc == TESS_OK) rc = tess_table_put(a->hash2, &k, &v, sizeof v);
+    }
+    return rc;
+}
+
+/* Instance i changes and adds the keys of partition i of hash2 (the
+ * growth interleaved with the control function's reads). */
+static int k_write(tess_task *task, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    app *a = tess_task_app(task);
+    int i = tess_task_instance(task), rc = TESS_OK;
+    for (uint64_t k = 0; rc == TESS_OK && k < 5 * a->keys; k++) {
+        int f = fate_of(a, a->hash2, k);
+        int64_t v = changed_of(k);
+        if ((f == CHANGED || f == ADDED) && tess_table_partition_of(a->hash2, &k) == i)
+            rc = tess_table_put(a->hash2, &k, &v, sizeof v);
     }
     return rc;
 }
@@ -163,11 +185,23 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static long peak_rss_kb(void)
+/* A line of /proc/self/status in kB ("VmRSS:", "VmHWM:"), -1 when unknown. */
+static long status_kb(const char *field)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, field, strlen(field)) == 0) kb = atol(line + strlen(field));
+    if (f != NULL) fclose(f);
+    return kb;
+}
+
+/* Restart the peak (VmHWM) from the current RSS (Linux: clear_refs 5). */
+static void reset_peak(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f != NULL) fputs("5", f), fclose(f);
 }
 
 /* --bench: one partition of the dense table, iterated and summed. */
@@ -180,7 +214,8 @@ static int bench(tess_ctx *ctx, app *a)
     free(v);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
     int p = remote_partition(a->dense);
-    long rss0 = peak_rss_kb();
+    long rss0 = status_kb("VmRSS:");
+    reset_peak();
     double t0 = now();
     tess_iter *it = NULL;
     if (rc == TESS_OK) rc = tess_table_iter(a->dense, p, &it);
@@ -197,7 +232,7 @@ static int bench(tess_ctx *ctx, app *a)
     double secs = now() - t0;
     printf("bench: partition %d (%s), %zu entries in %.3f s, reader peak RSS +%ld MB (sum %lld)\n",
            p, tess_table_is_local(a->dense, p) ? "here" : "remote", n, secs,
-           (peak_rss_kb() - rss0) / 1024, (long long)sum);
+           (status_kb("VmHWM:") - rss0) / 1024, (long long)sum);
     return rc;
 }
 
@@ -212,14 +247,18 @@ static int control(tess_ctx *ctx, void *arg)
     const char *where = tess_table_is_local(a->dense, pd) ? "here" : "remote";
     char what[96];
     snprintf(what, sizeof what, "dense partition %d (%s)", pd, where);
-    check_partition(a, a->dense, pd, 0, what);
+    check_partition(a, a->dense, pd, QUIET, what);
     snprintf(what, sizeof what, "hash partition %d (%s)", ph, where);
-    check_partition(a, a->hash, ph, 0, what);
-    snprintf(what, sizeof what, "dense partition %d (%s) written while read", pd, where);
-    check_partition(a, a->dense, pd, 1, what);
-    snprintf(what, sizeof what, "hash partition %d (%s) written and grown while read", ph, where);
-    check_partition(a, a->hash, ph, 1, what);
-    return tess_barrier(ctx);
+    check_partition(a, a->hash, ph, QUIET, what);
+    snprintf(what, sizeof what, "dense partition %d (%s) written between chunks", pd, where);
+    check_partition(a, a->dense, pd, BETWEEN_CHUNKS, what);
+    snprintf(what, sizeof what, "hash partition %d (%s) written and grown between chunks", ph,
+             where);
+    check_partition(a, a->hash, ph, BETWEEN_CHUNKS, what);
+    rc = tess_run(ctx, "write", PARTS, a->hash2, NULL, 0);
+    snprintf(what, sizeof what, "hash partition %d (%s) written by a running kernel", ph, where);
+    if (rc == TESS_OK) check_partition(a, a->hash2, ph, KERNEL, what);
+    return rc == TESS_OK ? tess_barrier(ctx) : rc;
 }
 
 static int setup(tess_ctx *ctx, void *arg)
@@ -232,6 +271,10 @@ static int setup(tess_ctx *ctx, void *arg)
     s = checks_sum_spec("hash", PARTS, 0);
     s.accum = TESS_ACC_REPLACE;
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->hash);
+    s.name = "hash2";
+    s.group_with = a->hash;
+    if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->hash2);
+    if (rc == TESS_OK) rc = tess_register_kernel(ctx, "write", k_write);
     return rc;
 }
 
