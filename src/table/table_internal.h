@@ -170,6 +170,7 @@ int tess__table_get_local(tess_table *t, int p, const void *key, void *out, size
  * each key and viewed value padded to 8 with a u64 length between.
  * TESS__MOVED when the partition is not here. */
 #define TESS__CHUNK_HEAD 16
+#define TESS__CHUNK_MAX (1L << 30) /* the largest TESS_ITER_CHUNK */
 int tess__table_chunk_local(tess_table *t, int p, uint64_t from, size_t budget, uint8_t **buf_out,
                             size_t *len_out);
 

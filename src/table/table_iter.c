@@ -30,7 +30,7 @@ static size_t chunk_budget(void)
     const char *s = getenv("TESS_ITER_CHUNK");
     long n = 0;
     if (s == NULL) return TESS_ITER_CHUNK_DEFAULT;
-    if (tess__parse_count(s, 1, 1L << 30, &n)) return (size_t)n;
+    if (tess__parse_count(s, 1, TESS__CHUNK_MAX, &n)) return (size_t)n;
     if (!atomic_exchange(&warned, 1))
         fprintf(stderr,
                 "tessera: TESS_ITER_CHUNK: expected bytes in [1, 1073741824], got '%s' "

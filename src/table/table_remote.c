@@ -230,6 +230,7 @@ static void on_chunk(tess_table *t, int src, const tess__req_hdr *rq, uint32_t p
     size_t out = 0;
     chunk_req cr = {0, 0};
     if (len >= sizeof cr) memcpy(&cr, body, sizeof cr);
+    if (cr.budget > TESS__CHUNK_MAX) cr.budget = TESS__CHUNK_MAX; /* what a reader may ask */
     int rc = len >= sizeof cr && p < (uint32_t)t->nparts && t->parts[p]
                  ? tess__table_chunk_local(t, (int)p, cr.from, (size_t)cr.budget, &buf, &out)
                  : TESS_ERR_INVAL;
