@@ -162,22 +162,6 @@ static int load(app *a)
     return rc;
 }
 
-/* Instance i changes and adds the keys of partition i of hash2 (the
- * growth interleaved with the control function's reads). */
-static int k_write(tess_task *task, const void *args, size_t len)
-{
-    (void)args, (void)len;
-    app *a = tess_task_app(task);
-    int i = tess_task_instance(task), rc = TESS_OK;
-    for (uint64_t k = 0; rc == TESS_OK && k < 5 * a->keys; k++) {
-        int f = fate_of(a, a->hash2, k);
-        int64_t v = changed_of(k);
-        if ((f == CHANGED || f == ADDED) && tess_table_partition_of(a->hash2, &k) == i)
-            rc = tess_table_put(a->hash2, &k, &v, sizeof v);
-    }
-    return rc;
-}
-
 static double now(void)
 {
     struct timespec ts;
@@ -202,6 +186,30 @@ static void reset_peak(void)
 {
     FILE *f = fopen("/proc/self/clear_refs", "w");
     if (f != NULL) fputs("5", f), fclose(f);
+}
+
+/* Key k of hash2 to its new value when it is one that changes or is added
+ * and lies in partition i. */
+static int write_key(app *a, int i, uint64_t k)
+{
+    int f = fate_of(a, a->hash2, k);
+    int64_t v = changed_of(k);
+    if ((f != CHANGED && f != ADDED) || tess_table_partition_of(a->hash2, &k) != i) return TESS_OK;
+    return tess_table_put(a->hash2, &k, &v, sizeof v);
+}
+
+/* Instance i changes and adds the keys of partition i of hash2, the added
+ * ones among the changed ones, so that the growth overlaps the reads. */
+static int k_write(tess_task *task, const void *args, size_t len)
+{
+    (void)args, (void)len;
+    app *a = tess_task_app(task);
+    int i = tess_task_instance(task), rc = TESS_OK;
+    for (uint64_t j = 0; rc == TESS_OK && j < a->keys; j++) {
+        rc = write_key(a, i, j);
+        for (uint64_t m = 0; rc == TESS_OK && m < 4; m++) rc = write_key(a, i, a->keys + 4 * j + m);
+    }
+    return rc;
 }
 
 /* --bench: one partition of the dense table, iterated and summed. */
@@ -236,6 +244,19 @@ static int bench(tess_ctx *ctx, app *a)
     return rc;
 }
 
+/* Until the kernel writing partition p of hash2 has begun (its first
+ * changed key changed; 5 s at most), so that the read overlaps its writes. */
+static void wait_for_writer(app *a, int p)
+{
+    uint64_t k = 3;
+    while (k < a->keys && tess_table_partition_of(a->hash2, &k) != p) k += 4;
+    double until = now() + 5;
+    int64_t v = 0;
+    while (now() < until && k < a->keys &&
+           tess_table_get(a->hash2, &k, &v, sizeof v, NULL) == TESS_OK && v != changed_of(k))
+        nanosleep(&(struct timespec){0, 100000}, NULL);
+}
+
 static int control(tess_ctx *ctx, void *arg)
 {
     app *a = arg;
@@ -256,6 +277,7 @@ static int control(tess_ctx *ctx, void *arg)
              where);
     check_partition(a, a->hash, ph, BETWEEN_CHUNKS, what);
     rc = tess_run(ctx, "write", PARTS, a->hash2, NULL, 0);
+    if (rc == TESS_OK) wait_for_writer(a, ph);
     snprintf(what, sizeof what, "hash partition %d (%s) written by a running kernel", ph, where);
     if (rc == TESS_OK) check_partition(a, a->hash2, ph, KERNEL, what);
     return rc == TESS_OK ? tess_barrier(ctx) : rc;
