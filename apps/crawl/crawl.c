@@ -219,10 +219,10 @@ static int run_long(tess_ctx *ctx, crawl_app *app)
 typedef struct entry {
     crawl_key key;
     int32_t state;
-    const char *url;
+    char *url; /* copies: an iterator's entries last until its next chunk */
     crawl_page_info info;
     int has_info;
-    const char *reason;
+    char *reason;
 } entry;
 
 typedef struct snap {
@@ -315,7 +315,10 @@ static int gather_partition(crawl_app *app, int p, snap *s, entry **all, size_t 
     if (pn > 1) qsort(part, pn, sizeof *part, entry_cmp_key);
     while (rc >= 0 && (rc = tess_iter_next(s->text, &k, &v, &len)) == 1) {
         entry *e = find_entry(part, pn, *(const crawl_key *)k);
-        if (e && len > 0 && ((const char *)v)[len - 1] == '\0') e->url = v;
+        if (e && len > 0 && ((const char *)v)[len - 1] == '\0') {
+            free(e->url);
+            if ((e->url = strdup(v)) == NULL) return TESS_ERR_NOMEM;
+        }
     }
     while (rc >= 0 && (rc = tess_iter_next(s->page, &k, &v, &len)) == 1) {
         entry *e = find_entry(part, pn, *(const crawl_key *)k);
@@ -328,8 +331,10 @@ static int gather_partition(crawl_app *app, int p, snap *s, entry **all, size_t 
          * URLs × sites). */
         for (size_t i = lower_bound(part, pn, first_of_site);
              i < pn && part[i].key.site == first_of_site.site; i++)
-            if (part[i].state == CRAWL_BLACKLISTED)
-                part[i].reason = reason[0] ? reason : "robots.txt";
+            if (part[i].state == CRAWL_BLACKLISTED && reason[0]) { /* else "robots.txt" */
+                free(part[i].reason);
+                if ((part[i].reason = strdup(reason)) == NULL) return TESS_ERR_NOMEM;
+            }
     }
     return rc < 0 ? rc : 0;
 }
@@ -358,6 +363,7 @@ static int write_manifest(tess_ctx *ctx, crawl_app *app)
         tess_iter_free(snaps[p].page), tess_iter_free(snaps[p].robots);
     }
     free(snaps);
+    for (size_t i = 0; i < n; i++) free(all[i].url), free(all[i].reason);
     free(all);
     return rc;
 }

@@ -319,14 +319,43 @@ typedef int (*tess_scan_dense_fn)(uint64_t first, size_t n, const void *const *v
                                   const size_t *lens, void *arg);
 TESS_API int tess_table_scan_dense(tess_table *t, int partition, tess_scan_dense_fn fn, void *arg);
 
-/* Iterator over one partition.  Remote partitions are fetched as a snapshot. */
+/*
+ * Iterator over one partition, stored here or on another rank, read a chunk
+ * at a time so that it holds about TESS_ITER_CHUNK bytes (environment
+ * variable; TESS_ITER_CHUNK_DEFAULT when unset) however large the partition
+ * is.  A chunk is copied under the partition's lock (by its owner when
+ * remote) when the iterator reaches it: the first in tess_table_iter(), the
+ * others in the tess_iter_next() that needs them.  Chunks follow an order
+ * that no write changes: ascending key for dense tables, a fixed order of
+ * the key's hash for hash tables (not the order of insertion, and the same
+ * after the partition grows, is cleared or moves to another rank).  So,
+ * while others write to the partition:
+ *   - a key present from tess_table_iter() until tess_iter_next() returns 0
+ *     is seen exactly once;
+ *   - a key added or removed meanwhile is seen at most once (when present
+ *     as its chunk is copied);
+ *   - each value is the one its key had when its chunk was copied: keys of
+ *     one chunk are consistent with each other, keys of different chunks
+ *     may not be (a write between two chunks may show in the later one
+ *     only).  There is no snapshot of the whole partition unless it fits in
+ *     one chunk (TESS_ITER_CHUNK at least its size), or nobody writes to it
+ *     while it is read (between barriers).
+ * The caller's own buffered writes to the partition are sent first, as for
+ * a get.  A chunk's records are each key and value padded to 8 bytes plus 8:
+ * a chunk ends once they reach TESS_ITER_CHUNK, after at least one key, and
+ * a hash chunk may pass it by the few keys that share a probe run.
+ */
 typedef struct tess_iter tess_iter;
+#define TESS_ITER_CHUNK_DEFAULT ((size_t)1 << 20)
 
 TESS_API int tess_table_iter(tess_table *t, int partition, tess_iter **it_out);
-/* Next entry: 1, 0 at the end, <0 on error.  The pointers point into the
- * iterator's snapshot: valid until tess_iter_free(). */
+/* Next entry: 1, 0 at the end, <0 on error (fetching a chunk).  The
+ * pointers point into the iterator's current chunk: valid until the next
+ * tess_iter_next() or tess_iter_free(), so copy what must outlive them. */
 TESS_API int tess_iter_next(tess_iter *it, const void **key_out, const void **value_out,
                             size_t *len_out);
+/* Bytes of the chunk the iterator holds now (0 for NULL): what bounds its memory. */
+TESS_API size_t tess_iter_bytes(const tess_iter *it);
 /* Accepts NULL. */
 TESS_API void tess_iter_free(tess_iter *it);
 

@@ -215,6 +215,33 @@ int tess__partition_next(const tess__partition *p, tess__cursor *c, const void *
     return 1;
 }
 
+/* Slot s (present) to fn, its record's bytes (the iterator's layout: key
+ * and value each padded to 8, and a length) added to *bytes. */
+int tess__visit_slot(const tess__partition *p, uint64_t s, tess__scan_visit *fn, void *arg,
+                     size_t *bytes)
+{
+    uint64_t dense_key = p->first + s;
+    const void *key = p->dense ? (const void *)&dense_key : p->keys + s * p->key_size;
+    const void *value;
+    size_t len;
+    if (p->value_size) {
+        value = p->vals + s * p->value_size;
+        len = p->value_size;
+    } else {
+        value = p->arena.buf ? p->arena.buf + p->var[s].off : (const void *)"";
+        len = p->var[s].len;
+    }
+    *bytes += tess__record_bytes(p->key_size, len);
+    return fn(key, value, len, arg);
+}
+
+int tess__partition_chunk(const tess__partition *p, uint64_t from, size_t budget,
+                          tess__scan_visit *fn, void *arg, uint64_t *next_out, int *more_out)
+{
+    if (p->dense) return tess__dense_chunk(p, from, budget, fn, arg, next_out, more_out);
+    return tess__hash_chunk(p, from, budget, fn, arg, next_out, more_out);
+}
+
 /* Dense partitions in one inlined loop: a pull kernel's graph scan calls
  * fn for every vertex, where the cursor's calls per key cost as much as a
  * short in-list. */

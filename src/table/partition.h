@@ -69,6 +69,23 @@ typedef struct tess__cursor {
 int tess__partition_next(const tess__partition *p, tess__cursor *c, const void **key_out,
                          const void **value_out, size_t *len_out);
 
+/*
+ * Present keys a chunk at a time, in an order no write changes (ascending
+ * key for dense, ascending key hash for hash, whatever the table's size):
+ * fn for the keys at or after position `from` (0 for the first chunk) until
+ * their records (tess__record_bytes each) reach `budget` bytes — a chunk
+ * ends where a key's probe run does, so it may pass the budget by a few
+ * keys, and holds at least one.  *more_out 1 and *next_out the next chunk's
+ * `from` when keys may follow, else 0.  Returns 0 or fn's first non-zero.
+ */
+int tess__partition_chunk(const tess__partition *p, uint64_t from, size_t budget,
+                          tess__scan_visit *fn, void *arg, uint64_t *next_out, int *more_out);
+/* Bytes of an iterator record: key and value each padded to 8, a u64 length. */
+static inline size_t tess__record_bytes(size_t key_size, size_t len)
+{
+    return ((key_size + 7) & ~(size_t)7) + 8 + ((len + 7) & ~(size_t)7);
+}
+
 /* Checkpoint bytes of a partition (partition_codec.c): stored values, in a
  * layout any partitioning can be restored from.  *buf_out is malloc'd. */
 int tess__partition_encode(const tess__partition *p, uint8_t **buf_out, size_t *len_out);

@@ -123,6 +123,25 @@ int tess__dense_scan(const tess__partition *p, tess__scan_visit *fn, void *arg)
     return 0;
 }
 
+/* Slots from `from` on; the next chunk starts past the slot that filled it. */
+int tess__dense_chunk(const tess__partition *p, uint64_t from, size_t budget, tess__scan_visit *fn,
+                      void *arg, uint64_t *next_out, int *more_out)
+{
+    size_t bytes = 0;
+    int rc = 0;
+    *more_out = 0;
+    for (uint64_t s = from; rc == 0 && s < p->count; s++) {
+        if (!(p->present[s >> 3] & (1u << (s & 7)))) continue;
+        rc = tess__visit_slot(p, s, fn, arg, &bytes);
+        if (bytes >= budget && s + 1 < p->count) {
+            *next_out = s + 1;
+            *more_out = 1;
+            break;
+        }
+    }
+    return rc;
+}
+
 #define SCAN_CHUNK 256
 
 int tess__dense_scan_chunks(const tess__partition *p, tess__scan_chunk *fn, void *arg)

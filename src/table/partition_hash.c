@@ -41,13 +41,19 @@ static int alloc_slots(tess__partition *p, uint64_t cap)
 
 enum { INITIAL_SLOTS = 16 };
 
+/* A key's home slot is the top bits of its hash, so slot order follows hash
+ * order and doubling the table splits each slot into two adjacent ones: what
+ * lets tess__hash_chunk resume by hash value across a rehash. */
+static unsigned home_shift(uint64_t cap) { return 64u - (unsigned)__builtin_ctzll(cap); }
+static uint64_t home_slot(uint64_t h, uint64_t cap) { return h >> home_shift(cap); }
+
 int tess__hash_init(tess__partition *p) { return alloc_slots(p, INITIAL_SLOTS); }
 
 long tess__hash_find(const tess__partition *p, const void *key)
 {
     if (p->cap == 0) return -1;
     uint64_t mask = p->cap - 1;
-    for (uint64_t s = hash_bytes(key, p->key_size) & mask;; s = (s + 1) & mask) {
+    for (uint64_t s = home_slot(hash_bytes(key, p->key_size), p->cap);; s = (s + 1) & mask) {
         if (p->state[s] == EMPTY) return -1;
         if (p->state[s] == FULL && memcmp(p->keys + s * p->key_size, key, p->key_size) == 0)
             return (long)s;
@@ -67,7 +73,7 @@ static int rehash(tess__partition *p, uint64_t cap)
     uint64_t mask = cap - 1;
     for (uint64_t o = 0; o < old.cap; o++) {
         if (old.state[o] != FULL) continue;
-        uint64_t s = hash_bytes(old.keys + o * p->key_size, p->key_size) & mask;
+        uint64_t s = home_slot(hash_bytes(old.keys + o * p->key_size, p->key_size), cap);
         while (p->state[s] != EMPTY) s = (s + 1) & mask;
         p->state[s] = FULL;
         memcpy(p->keys + s * p->key_size, old.keys + o * p->key_size, p->key_size);
@@ -91,7 +97,7 @@ long tess__hash_insert(tess__partition *p, const void *key)
             p->size * 10 > p->cap * 3 ? 2 * p->cap : p->cap; /* tombstones only: same size */
         if (rehash(p, cap) != TESS_OK) return -1;
     }
-    uint64_t mask = p->cap - 1, s = hash_bytes(key, p->key_size) & mask;
+    uint64_t mask = p->cap - 1, s = home_slot(hash_bytes(key, p->key_size), p->cap);
     while (p->state[s] == FULL) s = (s + 1) & mask;
     if (p->state[s] == EMPTY) p->used++;
     p->state[s] = TOMB; /* becomes FULL when its value is stored */
@@ -99,4 +105,44 @@ long tess__hash_insert(tess__partition *p, const void *key)
     if (p->value_size) tess__accum_identity(&p->acc, p->vals + s * p->value_size);
     else p->var[s] = (tess__varslot){0, 0};
     return (long)s;
+}
+
+/* Slot s in the chunk: the hash of its key when it is present, its hash is
+ * at least `from` and its home is below `cut`, and it is wrapped (home past
+ * the slot: a probe that ran off the end) exactly when `wrapped` asks. */
+static int in_chunk(const tess__partition *p, uint64_t s, uint64_t from, uint64_t cut, int wrapped)
+{
+    if (p->state[s] != FULL) return 0;
+    uint64_t h = hash_bytes(p->keys + s * p->key_size, p->key_size), home = home_slot(h, p->cap);
+    return h >= from && home < cut && (home > s) == wrapped;
+}
+
+/*
+ * The keys whose hash lies in [from, cut << shift): every key of a home slot
+ * below `cut` lies between that slot and the next empty one (linear probing
+ * never crosses an empty slot), so once the budget sets `cut` the scan ends
+ * at the next empty slot.  Probes that ran off the end sit at the start of
+ * the table with homes past every empty slot: visited last, whole.
+ */
+int tess__hash_chunk(const tess__partition *p, uint64_t from, size_t budget, tess__scan_visit *fn,
+                     void *arg, uint64_t *next_out, int *more_out)
+{
+    *more_out = 0;
+    if (p->cap == 0 || p->size == 0) return 0;
+    uint64_t cut = p->cap, s = home_slot(from, p->cap);
+    size_t bytes = 0;
+    int rc = 0;
+    for (; rc == 0 && s < p->cap; s++) {
+        if (p->state[s] == EMPTY && cut < p->cap) break;
+        if (!in_chunk(p, s, from, cut, 0)) continue;
+        rc = tess__visit_slot(p, s, fn, arg, &bytes);
+        if (bytes >= budget && cut == p->cap) cut = s + 1; /* past its home: it stays in */
+    }
+    for (uint64_t w = 0; rc == 0 && s == p->cap && w < p->cap && p->state[w] != EMPTY; w++)
+        if (in_chunk(p, w, from, cut, 1)) rc = tess__visit_slot(p, w, fn, arg, &bytes);
+    if (cut < p->cap) {
+        *next_out = cut << home_shift(p->cap);
+        *more_out = 1;
+    }
+    return rc;
 }

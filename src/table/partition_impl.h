@@ -52,5 +52,11 @@ int tess__dense_init(tess__partition *p);
 int tess__dense_scan(const tess__partition *p, tess__scan_visit *fn, void *arg);
 int tess__slot_present(const tess__partition *p, uint64_t slot);
 uint64_t tess__slot_count(const tess__partition *p);
+int tess__visit_slot(const tess__partition *p, uint64_t s, tess__scan_visit *fn, void *arg,
+                     size_t *bytes);
+int tess__dense_chunk(const tess__partition *p, uint64_t from, size_t budget, tess__scan_visit *fn,
+                      void *arg, uint64_t *next_out, int *more_out);
+int tess__hash_chunk(const tess__partition *p, uint64_t from, size_t budget, tess__scan_visit *fn,
+                     void *arg, uint64_t *next_out, int *more_out);
 
 #endif

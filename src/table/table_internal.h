@@ -20,7 +20,7 @@ enum tess__table_msg_type {
     TESS_MSG_PUT = 8,
     TESS_MSG_REMOVE = 9,
     TESS_MSG_GET_REQ = 10,      /* get or contains */
-    TESS_MSG_SNAPSHOT_REQ = 11, /* copy of a partition (iterators) */
+    TESS_MSG_SNAPSHOT_REQ = 11, /* a chunk of a partition (iterators) */
     TESS_MSG_CLEAR_REQ = 12,
     TESS_MSG_SIZE_REQ = 13,
     TESS_MSG_SYNC_REQ = 16, /* answered once everything sent before it is applied */
@@ -164,8 +164,15 @@ int tess__table_remove_local(tess_table *t, int p, const void *key);
 /* Viewed value into out (cap bytes): 1 found, 0 absent, <0 error; *len_out set. */
 int tess__table_get_local(tess_table *t, int p, const void *key, void *out, size_t cap,
                           size_t *len_out);
-/* Serialised entries of a local partition: [key][u32 len][viewed value]... malloc'd. */
-int tess__table_snapshot_local(tess_table *t, int p, uint8_t **buf_out, size_t *len_out);
+/* One chunk of local partition p for an iterator (tess__partition_chunk
+ * from `from`, about `budget` bytes of records), malloc'd: a head of u64
+ * next position and u64 more (0 after the last chunk), then the records,
+ * each key and viewed value padded to 8 with a u64 length between.
+ * TESS__MOVED when the partition is not here. */
+#define TESS__CHUNK_HEAD 16
+#define TESS__CHUNK_MAX (1L << 30) /* the largest TESS_ITER_CHUNK */
+int tess__table_chunk_local(tess_table *t, int p, uint64_t from, size_t budget, uint8_t **buf_out,
+                            size_t *len_out);
 
 /* Per-thread buffers (table_buffer.c). */
 int tess__buffer_update(tess_table *t, const void *key, const void *val);
@@ -194,7 +201,9 @@ int tess__remote_put(tess_table *t, int dst, const void *key, const void *val, s
 int tess__remote_remove(tess_table *t, int dst, const void *key);
 int tess__remote_get(tess_table *t, int dst, const void *key, void *out, size_t cap,
                      size_t *len_out);
-int tess__remote_snapshot(tess_table *t, int p, uint8_t **buf_out, size_t *len_out);
+/* The same chunk from partition p's owner. */
+int tess__remote_chunk(tess_table *t, int p, uint64_t from, size_t budget, uint8_t **buf_out,
+                       size_t *len_out);
 int tess__remote_clear(tess_table *t, int dst);
 int tess__remote_size(tess_table *t, int dst, uint64_t *size_out);
 /* dst's count of values changed (tess_table_changes), which dst restarts at 0. */

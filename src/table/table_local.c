@@ -101,43 +101,56 @@ int tess__table_get_local(tess_table *t, int p, const void *key, void *out, size
     return found;
 }
 
-static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+/* A chunk being written: the 16-byte head (next position, more), then
+ * records — key (padded to 8), u64 length, viewed value (padded to 8):
+ * aligned for readers. */
+typedef struct chunk_out {
+    const tess_table *t;
+    uint8_t *buf;
+    size_t len, cap;
+} chunk_out;
 
-static size_t snapshot_bytes(const tess_table *t, int p)
+static int add_record(const void *key, const void *value, size_t len, void *arg)
 {
-    tess__cursor c = {0, 0};
-    const void *k, *v;
-    size_t len, total = 0;
-    while (tess__partition_next(t->parts[p], &c, &k, &v, &len))
-        total += pad8(t->key_size) + 8 + pad8(len);
-    return total;
+    chunk_out *c = arg;
+    size_t kpad = (c->t->key_size + 7) & ~(size_t)7, need = tess__record_bytes(c->t->key_size, len);
+    if (c->len + need > c->cap) { /* past the budget by a probe run's keys */
+        size_t cap = 2 * c->cap > c->len + need ? 2 * c->cap : c->len + need;
+        uint8_t *grown = realloc(c->buf, cap);
+        if (grown == NULL) return TESS_ERR_NOMEM;
+        c->buf = grown;
+        c->cap = cap;
+    }
+    uint8_t *at = c->buf + c->len;
+    memset(at, 0, need);
+    memcpy(at, key, c->t->key_size);
+    uint64_t l64 = len;
+    memcpy(at + kpad, &l64, 8);
+    copy_viewed(c->t, at + kpad + 8, value, len);
+    c->len += need;
+    return 0;
 }
 
-/* Records: key (padded to 8), u64 length, value (padded to 8): aligned for readers. */
-int tess__table_snapshot_local(tess_table *t, int p, uint8_t **buf_out, size_t *len_out)
+int tess__table_chunk_local(tess_table *t, int p, uint64_t from, size_t budget, uint8_t **buf_out,
+                            size_t *len_out)
 {
+    chunk_out c = {t, malloc(TESS__CHUNK_HEAD + budget), TESS__CHUNK_HEAD,
+                   TESS__CHUNK_HEAD + budget};
+    if (c.buf == NULL) return TESS_ERR_NOMEM;
+    uint64_t head[2] = {0, 0};
+    int more = 0;
     pthread_mutex_lock(&t->locks[p]);
-    if (t->parts[p] == NULL) {
-        pthread_mutex_unlock(&t->locks[p]);
-        return TESS__MOVED;
-    }
-    size_t total = snapshot_bytes(t, p), off = 0;
-    uint8_t *buf = calloc(1, total ? total : 1);
-    tess__cursor c = {0, 0};
-    const void *k, *v;
-    size_t len;
-    while (buf && tess__partition_next(t->parts[p], &c, &k, &v, &len)) {
-        memcpy(buf + off, k, t->key_size);
-        off += pad8(t->key_size);
-        uint64_t l64 = len;
-        memcpy(buf + off, &l64, 8);
-        off += 8;
-        copy_viewed(t, buf + off, v, len);
-        off += pad8(len);
-    }
+    int rc = t->parts[p]
+                 ? tess__partition_chunk(t->parts[p], from, budget, add_record, &c, &head[0], &more)
+                 : TESS__MOVED;
     pthread_mutex_unlock(&t->locks[p]);
-    if (buf == NULL) return TESS_ERR_NOMEM;
-    *buf_out = buf;
-    *len_out = total;
+    if (rc != TESS_OK) {
+        free(c.buf);
+        return rc;
+    }
+    head[1] = (uint64_t)more;
+    memcpy(c.buf, head, sizeof head);
+    *buf_out = c.buf;
+    *len_out = c.len;
     return TESS_OK;
 }

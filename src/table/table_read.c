@@ -1,7 +1,7 @@
 /*
  * table_read.c — reading a dense table's keys in ranges: a partition stored
- * here is copied under its lock in one go, one stored elsewhere comes as one
- * snapshot from its owner.  Reading one's own partition key by key with
+ * here is copied under its lock in one go, one stored elsewhere comes from its
+ * owner through an iterator (a chunk at a time).  Reading one's own partition key by key with
  * tess_table_get costs a lock, a flush check and a call per key (100x the
  * copy); these are the one-call forms, and the gather of a whole table.
  */
@@ -23,7 +23,7 @@ static int read_local(tess_table *t, int p, uint64_t first, uint64_t n, uint8_t 
     return rc;
 }
 
-/* The same from the owner's snapshot of p: the identity, then what is present. */
+/* The same from p's owner, through an iterator: the identity, then what is present. */
 static int read_remote(tess_table *t, int p, uint64_t first, uint64_t n, uint8_t *out)
 {
     size_t vs = t->value_size;

@@ -92,11 +92,26 @@ int tess__remote_get(tess_table *t, int dst, const void *key, void *out, size_t 
     return 1;
 }
 
-int tess__remote_snapshot(tess_table *t, int p, uint8_t **buf_out, size_t *len_out)
+/* The request's body after the table header: where the chunk starts and
+ * its budget in bytes. */
+typedef struct chunk_req {
+    uint64_t from, budget;
+} chunk_req;
+
+int tess__remote_chunk(tess_table *t, int p, uint64_t from, size_t budget, uint8_t **buf_out,
+                       size_t *len_out)
 {
+    chunk_req cr = {from, budget};
+    uint8_t body[sizeof(tess__table_hdr) + sizeof cr];
+    tess__table_hdr h = {.table = (uint32_t)t->index, .arg = (uint32_t)p};
+    memcpy(body, &h, sizeof h);
+    memcpy(body + sizeof h, &cr, sizeof cr);
     void *rep = NULL;
-    int rc = table_request(t, t->owner[p], TESS_MSG_SNAPSHOT_REQ, (uint32_t)p, NULL, &rep, len_out);
+    int rc = tess__request_into(t->ctx, tess__owner(t, p), TESS_MSG_SNAPSHOT_REQ, body, sizeof body,
+                                NULL, &rep, len_out);
+    if (rc == TESS_OK && *len_out < TESS__CHUNK_HEAD) rc = TESS_ERR_FORMAT;
     if (rc == TESS_OK) *buf_out = rep;
+    else free(rep);
     return rc;
 }
 
@@ -208,14 +223,18 @@ static void on_get(tess_table *t, int src, const tess__req_hdr *rq, const tess__
     free(out);
 }
 
-static void on_snapshot(tess_table *t, int src, const tess__req_hdr *rq, uint32_t p)
+static void on_chunk(tess_table *t, int src, const tess__req_hdr *rq, uint32_t p,
+                     const uint8_t *body, size_t len)
 {
     uint8_t *buf = NULL;
-    size_t len = 0;
-    int rc = p < (uint32_t)t->nparts && t->parts[p]
-                 ? tess__table_snapshot_local(t, (int)p, &buf, &len)
+    size_t out = 0;
+    chunk_req cr = {0, 0};
+    if (len >= sizeof cr) memcpy(&cr, body, sizeof cr);
+    if (cr.budget > TESS__CHUNK_MAX) cr.budget = TESS__CHUNK_MAX; /* what a reader may ask */
+    int rc = len >= sizeof cr && p < (uint32_t)t->nparts && t->parts[p]
+                 ? tess__table_chunk_local(t, (int)p, cr.from, (size_t)cr.budget, &buf, &out)
                  : TESS_ERR_INVAL;
-    tess__reply(t->ctx, src, rq, rc, buf, len);
+    tess__reply(t->ctx, src, rq, rc, buf, out);
     free(buf);
 }
 
@@ -243,7 +262,7 @@ static void on_request(tess_table *t, int src, uint32_t type, const tess__req_hd
 {
     switch (type) {
     case TESS_MSG_GET_REQ: on_get(t, src, rq, h, body, len); break;
-    case TESS_MSG_SNAPSHOT_REQ: on_snapshot(t, src, rq, h->arg); break;
+    case TESS_MSG_SNAPSHOT_REQ: on_chunk(t, src, rq, h->arg, body, len); break;
     case TESS_MSG_SYNC_REQ: tess__reply(t->ctx, src, rq, TESS_OK, NULL, 0); break;
     default: on_clear_or_size(t, src, rq, type, h->arg); break;
     }

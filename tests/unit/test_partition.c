@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "table/partition.h"
+#include "table/partition_impl.h"
 
 static tess__accum make_accum(tess_accum kind, tess_elem elem, size_t value_size)
 {
@@ -540,6 +540,110 @@ static void test_bytes(void **state)
     tess__partition_free(p);
 }
 
+/* ---- chunks (tess__partition_chunk) ---- */
+
+typedef struct chunk_seen {
+    uint8_t *seen; /* times each key 0..n-1 was visited */
+    uint64_t n, bad;
+} chunk_seen;
+
+static int count_key(const void *key, const void *value, size_t len, void *arg)
+{
+    chunk_seen *c = arg;
+    uint64_t k;
+    (void)value, (void)len;
+    memcpy(&k, key, sizeof k);
+    if (k < c->n) c->seen[k]++;
+    else c->bad++;
+    return 0;
+}
+
+/* Chunks of `budget` bytes from the start; between chunks, `churn` keys
+ * of the upper half are removed and put back, and `grow` new ones (from
+ * *next_new on, 4n at most: the table grows) put.  Returns the number of
+ * chunks. */
+static uint64_t walk_chunks(tess__partition *p, size_t budget, chunk_seen *c, uint64_t churn,
+                            uint64_t grow, uint64_t *next_new)
+{
+    uint64_t from = 0, next = 0, chunks = 0, rng = 99;
+    int more = 1;
+    int64_t one = 1;
+    while (more) {
+        assert_int_equal(tess__partition_chunk(p, from, budget, count_key, c, &next, &more), 0);
+        chunks++;
+        assert_true(!more || chunks == 1 || next > from);
+        from = next;
+        for (uint64_t i = 0; i < churn; i++) {
+            uint64_t k = c->n / 2 + next_random(&rng) % (c->n - c->n / 2); /* upper half only */
+            tess__partition_remove(p, &k);
+            assert_int_equal(tess__partition_put(p, &k, &one, sizeof one), TESS_OK);
+        }
+        for (uint64_t i = 0; i < grow && *next_new < 5 * c->n; i++, (*next_new)++)
+            assert_int_equal(tess__partition_put(p, next_new, &one, sizeof one), TESS_OK);
+    }
+    return chunks;
+}
+
+/* Keys whose probe ran past the last slot to the first ones (their home, as
+ * partition_hash.c computes it for 8-byte keys, is past their slot). */
+static int wrapped_keys(const tess__partition *p)
+{
+    int n = 0;
+    for (uint64_t s = 0; s < p->cap && p->state[s] != 0; s++) {
+        uint64_t k;
+        memcpy(&k, p->keys + s * 8, 8);
+        uint64_t home = tess_mix64(8 ^ k) >> (64 - __builtin_ctzll(p->cap));
+        n += p->state[s] == 1 && home > s;
+    }
+    return n;
+}
+
+/* Every key once, whatever the table's size and the chunk's budget, with
+ * probe runs that wrap past the end among the cases; and while keys are
+ * removed, put back and added between chunks (the table growing), the keys
+ * present throughout still once and none twice. */
+static void test_hash_chunks(void **state)
+{
+    (void)state;
+    tess__accum a = make_accum(TESS_ACC_REPLACE, TESS_I64, sizeof(int64_t));
+    int wrapped = 0;
+    for (uint64_t n = 1; n < 3000; n = n * 9 / 8 + 1) {
+        for (size_t budget = 1; budget < 100000; budget *= 17) {
+            tess__partition *p = tess__partition_new_hash(8, sizeof(int64_t), &a);
+            int64_t one = 1;
+            for (uint64_t k = 0; k < n; k++) tess__partition_put(p, &k, &one, sizeof one);
+            wrapped += wrapped_keys(p);
+            chunk_seen c = {calloc(n, 1), n, 0};
+            uint64_t chunks = walk_chunks(p, budget, &c, 0, 0, NULL);
+            for (uint64_t k = 0; k < n; k++) assert_int_equal(c.seen[k], 1);
+            assert_true(c.bad == 0 && (budget > 24 * n || chunks > 1));
+            memset(c.seen, 0, n);
+            uint64_t next_new = n;
+            walk_chunks(p, budget, &c, 3, n / 8 + 1, &next_new);
+            for (uint64_t k = 0; k < n; k++)
+                assert_true(k >= n / 2 ? c.seen[k] <= 1 : c.seen[k] == 1);
+            free(c.seen);
+            tess__partition_free(p);
+        }
+    }
+    assert_true(wrapped > 0);
+}
+
+static void test_dense_chunks(void **state)
+{
+    (void)state;
+    tess__accum a = make_accum(TESS_ACC_REPLACE, TESS_I64, sizeof(int64_t));
+    tess__partition *p = tess__partition_new_dense(0, 1000, sizeof(int64_t), &a);
+    int64_t one = 1;
+    for (uint64_t k = 0; k < 1000; k += 3) tess__partition_put(p, &k, &one, sizeof one);
+    chunk_seen c = {calloc(1000, 1), 1000, 0};
+    uint64_t chunks = walk_chunks(p, 100, &c, 0, 0, NULL);
+    for (uint64_t k = 0; k < 1000; k++) assert_int_equal(c.seen[k], k % 3 == 0);
+    assert_int_equal(chunks, (334 + 4) / 5); /* 24-byte records: 5 per 100 bytes */
+    free(c.seen);
+    tess__partition_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -549,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_hash_single_ops),  cmocka_unit_test(test_hash_growth),
         cmocka_unit_test(test_hash_churn),       cmocka_unit_test(test_batch_equals_loop),
         cmocka_unit_test(test_user_accumulator), cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_hash_chunks),      cmocka_unit_test(test_dense_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
