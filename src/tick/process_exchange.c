@@ -198,12 +198,19 @@ int tess__tick_proc_wait_for_messages(proc *p, double max_wait_us)
 /* ---- partitioning ---- */
 
 /* The application's PART; a PART that fails without saying why still leaves
- * a message. */
+ * a message.  Only a failure writes the context's error: the tick processes
+ * share it, and a message set ahead of every PART overwrote another
+ * process's report of why it failed (seen under TSan's timing in CI). */
 static int call_part(proc *p, const void *snapshot)
 {
-    tess__fail(p->ctx, TESS_ERR_INVAL, "tick %s: PART failed", p->app->name);
+    char before[256], after[256];
+    tess__last_error_copy(p->ctx, before, sizeof before);
     int rc = p->app->part(p->ctx, p->app->user, snapshot, p->n, p->Q);
-    return rc == 0 ? TESS_OK : rc < 0 ? rc : TESS_ERR_INVAL;
+    if (rc == 0) return TESS_OK;
+    tess__last_error_copy(p->ctx, after, sizeof after);
+    if (strcmp(before, after) == 0)
+        tess__fail(p->ctx, TESS_ERR_INVAL, "tick %s: PART failed", p->app->name);
+    return rc < 0 ? rc : TESS_ERR_INVAL;
 }
 
 int tess__tick_proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
