@@ -348,9 +348,10 @@ for app in $MIX_APPS; do
                 cuda) p=cuda ;;
                 cpu) p="cpu*$NCPU" ;;
             esac
-            # The first round's mix leaves a per-tile trace (docs/tiles.md).
+            # The first round's mix leaves a per-tile trace (docs/tiles.md)
+            # and the runtime's log (where the GPU's start-up went).
             if [ "$k$r" = mix1 ]; then
-                v=$(TESS_TILE_TRACE="$RES/trace.$app" runapp "alone.$app.$k.$r" "$app" "$p" apc)
+                v=$(TESS_VERBOSE=1 TESS_TILE_TRACE="$RES/trace.$app" runapp "alone.$app.$k.$r" "$app" "$p" apc)
             else
                 v=$(runapp "alone.$app.$k.$r" "$app" "$p" apc)
             fi

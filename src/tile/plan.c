@@ -207,10 +207,16 @@ static int min_tile_too_late(const tess__tile_plan *p, int i, double *rate, cons
  * in less than a CPU tile, and a running tile cannot be taken back (the
  * fake-CUDA reproduction: the CPUs' 18 ms tiles ended 20 ms after the
  * device had finished).  Tiles of 5 ms still cost a CPU under 1%. */
-static uint64_t cap_while_starting(const tess__tile_plan *p, int i, double rate, uint64_t size)
+static int another_starting(const tess__tile_plan *p, int i)
 {
     int starting = 0;
     for (int k = 0; k < p->nprocs; k++) starting |= k != i && p->procs[k].starting;
+    return starting;
+}
+
+static uint64_t cap_while_starting(const tess__tile_plan *p, int i, double rate, uint64_t size)
+{
+    int starting = another_starting(p, i);
     double cap = rate * p->procs[i].boot.threshold / 2;
     if (!starting || !(rate > 0) || cap >= (double)size) return size;
     return cap > (double)p->min_cells ? (uint64_t)cap : p->min_cells;
@@ -262,6 +268,11 @@ static uint64_t wanted(const tess__tile_plan *p, int i)
     if (q->starting) return 0;
     if (!q->boot.done) return tess__tile_boot_want(&q->boot, q->queued_tiles);
     if (q->queued_s >= p->queue_s) return 0;
+    /* While a device opens, one tile queued behind the running one and no
+     * more: the tile floor (SAR's 4 rows, 25 ms on a CPU) made the 5 ms cap
+     * moot, and the 14 CPUs of the H200 run held 100 ms queues each when the
+     * GPU arrived, which ended 40 ms after it had done the rest. */
+    if (q->queued_tiles >= 2 && another_starting(p, i)) return 0;
     /* Others still bootstrapping: the shares cannot be computed yet, and a
      * long queue handed out now could not be shared anew later. */
     if (q->queued_tiles >= 2 && !all_booted(p)) return 0;
@@ -324,6 +335,16 @@ static double common_finish(const tess__tile_plan *p)
     return tess__tile_allocate(p->nprocs, rate, queued, p->remaining, share);
 }
 
+/* How far past the common finish time a queue may end before its unstarted
+ * tiles are taken back: a quarter of its mean tile (at least 1 ms), so that
+ * estimates' noise does not shuffle tiles.  A whole tile (7ab64ae) left a CPU's
+ * queued 40 ms tile in place while the GPU finished the rest in 10 ms. */
+static double late_margin(const tess__tile_proc *q)
+{
+    double m = 0.25 * q->queued_s / q->queued_tiles;
+    return m > 0.001 ? m : 0.001;
+}
+
 int tess__tile_plan_victim(const tess__tile_plan *p, int idle)
 {
     int victim = -1;
@@ -336,7 +357,7 @@ int tess__tile_plan_victim(const tess__tile_plan *p, int idle)
          * left to hand out): the queue that ends last; or a queue that,
          * less one of its tiles, still ends after the common finish time. */
         int dry = p->remaining == 0 && idle >= 0 && p->procs[idle].queued_tiles == 0;
-        int late = finish > 0 && left - q->queued_s / q->queued_tiles > finish;
+        int late = finish > 0 && left - finish > late_margin(q);
         if (dry || late) latest = left, victim = i;
     }
     return victim;

@@ -234,10 +234,13 @@ static int start_device(tess__tile_processor *p)
     if (rc == TESS_OK && out == NULL)
         rc = tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile's output");
     tess_tile_kernel_fn k = c->job->kernel[p->spec.kind];
+    double t0 = tess_now();
     if (rc == TESS_OK && p->spec.kind == TESS_TILE_CUDA) /* the module's load and JIT */
         rc = tess__tile_cuda_run(p->device, k, &it.box, in, it.cells * c->job->in_bytes, out,
                                  it.cells * c->job->out_bytes, c->job->arg);
     else if (rc == TESS_OK) rc = k(&it.box, in, out, p->device, c->job->arg);
+    tess__log(c->ctx, "processor %s: warm-up tile (program load or build) %.3f s", p->spec.text,
+              tess_now() - t0);
     return rc > 0 ? TESS_ERR_KERNEL : rc;
 }
 

@@ -26,8 +26,10 @@ typedef struct sim_tile {
 } sim_tile;
 
 typedef struct sim_proc {
-    double peak;     /* cells per second at infinite tile size */
-    double per_tile; /* seconds of overhead per tile */
+    double peak;      /* cells per second at infinite tile size */
+    double per_tile;  /* seconds of overhead per tile */
+    double grow_cost; /* seconds more for a tile larger than any before (buffers grown) */
+    uint64_t largest;
     sim_tile q[MAXQ];
     int head, tail;
     double busy_until; /* when the tile at the head of the queue ends */
@@ -39,7 +41,7 @@ typedef struct sim_proc {
 
 static double tile_seconds(const sim_proc *s, uint64_t cells)
 {
-    return s->per_tile + (double)cells / s->peak;
+    return s->per_tile + (double)cells / s->peak + (cells > s->largest ? s->grow_cost : 0.0);
 }
 
 /* What a controller reads from its processors: how long each has run its
@@ -131,8 +133,10 @@ static double simulate(tess__tile_plan *p, sim_proc *sim, int n, uint64_t *hande
         sim_tile t = s->q[s->head++ % MAXQ];
         now = s->busy_until;
         s->last_end = now;
+        double took = tile_seconds(s, t.cells);
+        if (t.cells > s->largest) s->largest = t.cells;
         if (s->head != s->tail) s->busy_until = now + tile_seconds(s, s->q[s->head % MAXQ].cells);
-        tess__tile_plan_done(p, next, t.cells, t.est, tile_seconds(s, t.cells));
+        tess__tile_plan_done(p, next, t.cells, t.est, took);
         recall(p, sim, next, handed, now);
         fill(p, sim, handed, now);
     }
@@ -494,6 +498,40 @@ static void test_global_end_sizes_tiles(void **state)
     assert_int_equal(want[3], 1024);  /* never below the floor */
 }
 
+/* SAR 4096^2 on the H200 (docs/results/gpu-check-2026-11-28b.txt): 14 CPUs
+ * of 167k cells/s whose smallest tile (4096 cells) takes 25 ms, a GPU that
+ * opens at 0.232 s, then runs 1.7e8 cells/s with 0.2 ms per tile and, in
+ * the second case, 2 ms more for each tile larger than any before (its
+ * buffers grown).  The CPUs queued 100 ms each while the GPU opened, and
+ * their last tiles ended 40 ms after the GPU had done the rest: the mix must
+ * not end after the GPU alone, nor the CPUs more than 5 ms after the GPU. */
+static void test_late_gpu_takes_queues_back(void **state)
+{
+    (void)state;
+    static sim_proc sim[15];
+    uint64_t total = (uint64_t)1 << 24;
+    for (int grow = 0; grow < 2; grow++) {
+        double t[2], cpu_end = 0;
+        for (int mix = 0; mix < 2; mix++) {
+            int cpus = mix ? 14 : 0;
+            memset(sim, 0, sizeof sim);
+            for (int i = 0; i < cpus; i++) sim[i].peak = 167e3, sim[i].per_tile = 20e-6;
+            sim[cpus].peak = 1.7e8;
+            sim[cpus].per_tile = 0.0002;
+            sim[cpus].grow_cost = grow ? 0.002 : 0.0;
+            sim[cpus].start_at = 0.232;
+            t[mix] = run_sim(sim, cpus + 1, total, 4096, 1 << 20, 0.010);
+            for (int i = 0; i < cpus; i++)
+                cpu_end = sim[i].last_end > cpu_end ? sim[i].last_end : cpu_end;
+        }
+        print_message("late GPU (grow %d): mix %.4f s, GPU alone %.4f s, the CPUs end %.1f ms "
+                      "after the GPU\n",
+                      grow, t[1], t[0], (cpu_end - sim[14].last_end) * 1e3);
+        assert_true(t[1] <= t[0]);
+        assert_true(cpu_end <= sim[14].last_end + 0.005);
+    }
+}
+
 static void test_equal_finish(void **state)
 {
     (void)state;
@@ -519,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_fast_late_starter),
         cmocka_unit_test(test_give_back_joins),
         cmocka_unit_test(test_global_end_sizes_tiles),
+        cmocka_unit_test(test_late_gpu_takes_queues_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
