@@ -5,10 +5,12 @@
  * processor there fails, with one line.  "cuda:N" uses device N's primary
  * context.
  *
- * A tile runs in parts of whole rows over NSLOT streams, so that the input
- * copy of part k+1, the kernel of part k and the output copy of part k-1
- * overlap (APC+'s copy/compute overlap, within a tile: the processor thread
- * stays the one-tile-at-a-time loop of proc.c).  Each slot owns a pinned
+ * A tile runs in parts of whole rows over NSLOT streams, taken in turn
+ * across tiles, so that the input copy of part k+1, the kernel of part k
+ * and the output copy of part k-1 overlap (APC+'s copy/compute overlap).
+ * A small tile is one part; the processor (proc.c) submits the next tile
+ * before it waits for the last (tess__tile_cuda_submit, _finish), so tile
+ * i+1's input goes over while tile i computes.  Each slot owns a pinned
  * input and output staging buffer and device buffers, grown as needed and
  * kept for the run (pooled).  A driver error becomes one line naming the
  * device and the driver's reason (out of memory, launch failure).
@@ -150,6 +152,7 @@ typedef struct slot {
     int64_t lo, hi; /* the rows in flight, hi == lo when none */
     uint8_t *dest;  /* where the part's output goes */
     size_t out_len;
+    unsigned ticket; /* the tile the part belongs to */
 } slot;
 
 typedef struct impl {
@@ -161,6 +164,8 @@ typedef struct impl {
         CUmodule mod;
     } mods[MAX_MODULES];
     int nmods;
+    int next_slot;        /* parts take the slots in turn, across tiles */
+    unsigned next_ticket; /* the next tile's number */
 } impl;
 
 static int fail(tess_tile_cuda *d, CUresult r, const char *what)
@@ -205,6 +210,7 @@ static int check_device(tess_ctx *ctx, const tess__tile_proc_spec *spec)
 }
 
 static int slot_grow(tess_tile_cuda *d, slot *s, size_t in_len, size_t out_len);
+int tess__tile_cuda_finish(void *device, unsigned ticket);
 
 int tess__tile_cuda_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device)
 {
@@ -317,52 +323,84 @@ static int64_t part_rows(int64_t rows, size_t row_bytes)
     return want > least ? (want < rows ? want : rows) : least;
 }
 
-int tess__tile_cuda_run(void *device, tess_tile_kernel_fn kernel, const tess_tile_box *box,
-                        const void *in, size_t in_bytes, void *out, size_t out_bytes, void *arg)
+/* Queue one part (rows [lo, hi) of the tile) on slot s: its input staged
+ * and copied, the kernel, its output copied back (drained later). */
+static int part_submit(tess_tile_cuda *d, slot *s, tess_tile_kernel_fn kernel,
+                       const tess_tile_box *box, int64_t lo, int64_t hi, const uint8_t *in,
+                       size_t row_in, uint8_t *out, size_t row_out, void *arg)
+{
+    size_t il = (size_t)(hi - lo) * row_in, ol = (size_t)(hi - lo) * row_out;
+    int rc = slot_grow(d, s, il, ol);
+    if (rc != TESS_OK) return rc;
+    CUresult r = 0;
+    if (il > 0) {
+        memcpy(s->h_in, in + (size_t)lo * row_in, il);
+        r = cu.cuMemcpyHtoDAsync_v2(s->d_in, s->h_in, il, s->stream);
+    }
+    if (r != 0) return fail(d, r, "cannot copy a tile's input to the device");
+    tess_tile_box part = *box;
+    part.lo[0] = box->lo[0] + lo;
+    part.hi[0] = box->lo[0] + hi;
+    d->stream = s->stream;
+    rc = kernel(&part, il > 0 ? (void *)(uintptr_t)s->d_in : NULL, (void *)(uintptr_t)s->d_out, d,
+                arg);
+    if (rc > 0) rc = TESS_ERR_KERNEL;
+    if (rc == TESS_OK && ol > 0) r = cu.cuMemcpyDtoHAsync_v2(s->h_out, s->d_out, ol, s->stream);
+    if (r != 0) rc = fail(d, r, "cannot copy a tile's output from the device");
+    s->lo = lo;
+    s->hi = rc == TESS_OK ? hi : lo;
+    s->dest = out + (size_t)lo * row_out;
+    s->out_len = ol;
+    return rc;
+}
+
+int tess__tile_cuda_submit(void *device, tess_tile_kernel_fn kernel, const tess_tile_box *box,
+                           const void *in, size_t in_bytes, void *out, size_t out_bytes, void *arg,
+                           unsigned *ticket)
 {
     tess_tile_cuda *d = device;
     impl *m = d->impl;
     cu.cuCtxSetCurrent(d->context);
+    *ticket = m->next_ticket++;
     int64_t rows = box->hi[0] - box->lo[0];
     if (rows <= 0) return TESS_OK;
     size_t row_in = in_bytes / (size_t)rows, row_out = out_bytes / (size_t)rows;
     int64_t step = part_rows(rows, row_in > row_out ? row_in : row_out);
-    int rc = TESS_OK, k = 0;
-    for (int64_t lo = 0; rc == TESS_OK && lo < rows; lo += step, k = (k + 1) % NSLOT) {
-        slot *s = &m->s[k];
-        rc = slot_drain(d, s); /* the part NSLOT before this one */
+    int rc = TESS_OK;
+    for (int64_t lo = 0; rc == TESS_OK && lo < rows; lo += step) {
+        slot *s = &m->s[m->next_slot];
+        m->next_slot = (m->next_slot + 1) % NSLOT;
+        rc = slot_drain(d, s); /* the part NSLOT before this one, maybe the last tile's */
+        s->ticket = *ticket;
         int64_t hi = lo + step < rows ? lo + step : rows;
-        size_t il = (size_t)(hi - lo) * row_in, ol = (size_t)(hi - lo) * row_out;
-        if (rc == TESS_OK) rc = slot_grow(d, s, il, ol);
-        if (rc != TESS_OK) break;
-        CUresult r = 0;
-        if (il > 0) {
-            memcpy(s->h_in, (const uint8_t *)in + (size_t)lo * row_in, il);
-            r = cu.cuMemcpyHtoDAsync_v2(s->d_in, s->h_in, il, s->stream);
-        }
-        if (r != 0) {
-            rc = fail(d, r, "cannot copy a tile's input to the device");
-            break;
-        }
-        tess_tile_box part = *box;
-        part.lo[0] = box->lo[0] + lo;
-        part.hi[0] = box->lo[0] + hi;
-        d->stream = s->stream;
-        rc = kernel(&part, il > 0 ? (void *)(uintptr_t)s->d_in : NULL, (void *)(uintptr_t)s->d_out,
-                    d, arg);
-        if (rc > 0) rc = TESS_ERR_KERNEL;
-        if (rc == TESS_OK && ol > 0) r = cu.cuMemcpyDtoHAsync_v2(s->h_out, s->d_out, ol, s->stream);
-        if (r != 0) rc = fail(d, r, "cannot copy a tile's output from the device");
-        s->lo = lo;
-        s->hi = rc == TESS_OK ? hi : lo;
-        s->dest = (uint8_t *)out + (size_t)lo * row_out;
-        s->out_len = ol;
+        if (rc == TESS_OK)
+            rc = part_submit(d, s, kernel, box, lo, hi, in, row_in, out, row_out, arg);
     }
+    if (rc != TESS_OK) tess__tile_cuda_finish(d, *ticket); /* its parts in flight, dropped */
+    return rc;
+}
+
+int tess__tile_cuda_finish(void *device, unsigned ticket)
+{
+    tess_tile_cuda *d = device;
+    impl *m = d->impl;
+    cu.cuCtxSetCurrent(d->context);
+    int rc = TESS_OK;
     for (int i = 0; i < NSLOT; i++) {
+        if (m->s[i].ticket != ticket) continue;
         int r2 = slot_drain(d, &m->s[i]);
         if (rc == TESS_OK) rc = r2;
     }
     return rc;
+}
+
+int tess__tile_cuda_run(void *device, tess_tile_kernel_fn kernel, const tess_tile_box *box,
+                        const void *in, size_t in_bytes, void *out, size_t out_bytes, void *arg)
+{
+    unsigned ticket;
+    int rc =
+        tess__tile_cuda_submit(device, kernel, box, in, in_bytes, out, out_bytes, arg, &ticket);
+    return rc == TESS_OK ? tess__tile_cuda_finish(device, ticket) : rc;
 }
 
 int tess_tile_cuda_function(tess_tile_cuda *d, const void *image, const char *name, void **function)

@@ -3,7 +3,7 @@
  * from its queue in order, runs the job's kernel for its kind on each, puts
  * the output where it belongs (straight into the output array on the output
  * rank, else a message to it) and tells its controller how long the tile
- * took.  A slowed processor (cpu@F) sleeps t(1/F - 1) after a tile of t
+ * took.  A CUDA processor keeps two tiles in flight (cuda_loop).  A slowed processor (cpu@F) sleeps t(1/F - 1) after a tile of t
  * seconds, so that heterogeneity can be tested on any machine.
  */
 #include <sched.h>
@@ -130,42 +130,83 @@ static double slowdown(const tess__tile_processor *p, double started, double sec
     return seconds * (1.0 / s->frac - 1.0);
 }
 
-static int run_tile(tess__tile_processor *p, const tess__tile_item *it, tess__tile_done *d)
+/* A tile between its set-up and its report: what it needs to finish. */
+typedef struct flight {
+    tess__tile_item it;
+    tess__tile_done d;
+    void *out;
+    int direct, in_image, rc;
+    double t0;
+    unsigned ticket; /* a CUDA tile's submission */
+} flight;
+
+/* Set a tile up and start it: its input found, read or gathered, its
+ * output's place, then the kernel (a CPU's or OpenCL's runs here; a CUDA
+ * tile is submitted). */
+static void tile_begin(tess__tile_processor *p, const tess__tile_item *it, flight *f)
 {
     tess__tile_link *c = p->link;
     const tess_tile_job *job = c->job;
-    double t0 = tess_now();
-    d->started = t0 - c->t0;
+    *f = (flight){.it = *it,
+                  .d = {.proc = p->index,
+                        .cells = it->cells,
+                        .est = it->est,
+                        .chunk = it->chunk,
+                        .box = it->box}};
+    f->t0 = tess_now();
+    f->d.started = f->t0 - c->t0;
     const void *in;
-    int direct = 0, in_image = 0, rc = tile_input(p, it, &in);
-    void *out = rc == TESS_OK ? tile_output(p, it, &direct, &in_image) : NULL;
-    if (rc == TESS_OK && out == NULL)
-        rc = tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile's output");
-    if (rc == TESS_OK) {
-        tess_tile_kernel_fn k = job->kernel[p->spec.kind];
-        rc = p->spec.kind == TESS_TILE_CUDA
-                 ? tess__tile_cuda_run(p->device, k, &it->box, in, it->cells * job->in_bytes, out,
-                                       it->cells * job->out_bytes, job->arg)
-                 : k(&it->box, in, out, p->device, job->arg);
-        if (rc > 0) rc = TESS_ERR_KERNEL;
-    }
-    double t = tess_now() - t0;
-    double extra = slowdown(p, d->started, t);
+    f->rc = tile_input(p, it, &in);
+    f->out = f->rc == TESS_OK ? tile_output(p, it, &f->direct, &f->in_image) : NULL;
+    if (f->rc == TESS_OK && f->out == NULL)
+        f->rc = tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile's output");
+    if (f->rc != TESS_OK) return;
+    tess_tile_kernel_fn k = job->kernel[p->spec.kind];
+    if (p->spec.kind == TESS_TILE_CUDA)
+        f->rc = tess__tile_cuda_submit(p->device, k, &it->box, in, it->cells * job->in_bytes,
+                                       f->out, it->cells * job->out_bytes, job->arg, &f->ticket);
+    else f->rc = k(&it->box, in, f->out, p->device, job->arg);
+    if (f->rc > 0) f->rc = TESS_ERR_KERNEL;
+}
+
+/* Finish a tile tile_begin started: a CUDA tile's output home, a slowed
+ * processor's sleep, the output delivered.  `since`: when the processor
+ * began on it (a CUDA tile submitted while the last one ran counts from
+ * that one's end, so its seconds are its own). */
+static int tile_end(tess__tile_processor *p, flight *f, double since)
+{
+    if (f->rc == TESS_OK && p->spec.kind == TESS_TILE_CUDA)
+        f->rc = tess__tile_cuda_finish(p->device, f->ticket);
+    double t = tess_now() - since;
+    double extra = slowdown(p, f->d.started, t);
     sleep_s(extra);
-    d->seconds = t + extra;
-    if (rc == TESS_OK && !direct) rc = deliver(p, it, out, in_image, d);
-    if (d->out == NULL && out != NULL && !direct && !in_image && out != p->out_buf) free(out);
+    f->d.seconds = t + extra;
+    int rc = f->rc;
+    if (rc == TESS_OK && !f->direct) rc = deliver(p, &f->it, f->out, f->in_image, &f->d);
+    int scratch = f->out == p->out_buf || f->out == p->out_spare;
+    if (f->d.out == NULL && f->out != NULL && !f->direct && !f->in_image && !scratch) free(f->out);
     return rc;
 }
 
-static int pop(tess__tile_processor *p, tess__tile_item *it)
+static int run_tile(tess__tile_processor *p, const tess__tile_item *it, tess__tile_done *d)
+{
+    flight f;
+    tile_begin(p, it, &f);
+    int rc = tile_end(p, &f, f.t0);
+    *d = f.d;
+    return rc;
+}
+
+/* Take the next tile from the queue, waiting for one when `wait`; 0 when
+ * there is none (or the processor stops). */
+static int take(tess__tile_processor *p, tess__tile_item *it, int wait)
 {
     pthread_mutex_lock(&p->mu);
     double w0 = tess_now();
-    while (p->qlen == 0 && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
+    while (wait && p->qlen == 0 && !p->stop) pthread_cond_wait(&p->cv, &p->mu);
     double now = tess_now();
     p->idle += now - w0;
-    int got = p->qlen > 0;
+    int got = p->qlen > 0 && !(p->stop && !wait);
     if (got) {
         *it = p->queue[p->qhead];
         p->qhead = (p->qhead + 1) % p->qcap;
@@ -176,6 +217,8 @@ static int pop(tess__tile_processor *p, tess__tile_item *it)
     pthread_mutex_unlock(&p->mu);
     return got;
 }
+
+static int pop(tess__tile_processor *p, tess__tile_item *it) { return take(p, it, 1); }
 
 /* A CPU processor given a core of its own runs there: the scheduler
  * otherwise moved it between cores whenever the controller woke, and its
@@ -244,6 +287,54 @@ static int start_device(tess__tile_processor *p)
     return rc > 0 ? TESS_ERR_KERNEL : rc;
 }
 
+/* Tell the controller a tile is done; `next`: the tile in flight after it
+ * (a CUDA processor's), which runs from now on. */
+static void report(tess__tile_processor *p, tess__tile_done *d, const flight *next)
+{
+    p->busy += d->seconds;
+    p->tiles++;
+    p->cells += d->cells;
+    pthread_mutex_lock(&p->mu); /* before DONE: the plan must not count it twice */
+    p->run_since = next != NULL ? tess_now() : 0;
+    if (next != NULL) p->run_est = next->it.est;
+    pthread_mutex_unlock(&p->mu);
+    tess__tile_send(p->link, p->link->me, TILE_DONE, d, sizeof *d, NULL, 0);
+}
+
+/* A CUDA processor submits the next queued tile before it waits for the
+ * one on the device, so the next one's input crosses while this one
+ * computes.  Only a tile already queued: waiting for one would hold back
+ * the report the controller needs to hand out more.  The output scratch
+ * of the tile in flight is kept aside while the next one is set up. */
+static void cuda_loop(tess__tile_processor *p)
+{
+    flight f[2];
+    int cur = 0, have = 0;
+    double since = 0;
+    tess__tile_item it;
+    for (;;) {
+        if (!have) {
+            if (!pop(p, &it)) return;
+            tile_begin(p, &it, &f[cur]);
+            since = f[cur].t0;
+            have = 1;
+        }
+        if (f[cur].out == p->out_buf) { /* the next tile takes the other scratch */
+            void *b = p->out_buf;
+            size_t cap = p->out_cap;
+            p->out_buf = p->out_spare, p->out_cap = p->spare_cap;
+            p->out_spare = b, p->spare_cap = cap;
+        }
+        int next = 1 - cur, more = f[cur].rc == TESS_OK && take(p, &it, 0);
+        if (more) tile_begin(p, &it, &f[next]);
+        f[cur].d.status = tile_end(p, &f[cur], since);
+        since = tess_now();
+        report(p, &f[cur].d, more ? &f[next] : NULL);
+        cur = next;
+        have = more;
+    }
+}
+
 static void *proc_main(void *arg)
 {
     tess__tile_processor *p = arg;
@@ -264,19 +355,13 @@ static void *proc_main(void *arg)
         d.seconds = tess_now() - t0;
         tess__tile_send(c, c->me, TILE_DONE, &d, sizeof d, NULL, 0);
     }
-    tess__tile_item it;
-    while (pop(p, &it)) {
-        tess__tile_done d = {
-            .proc = p->index, .cells = it.cells, .est = it.est, .chunk = it.chunk, .box = it.box};
-        d.status = run_tile(p, &it, &d);
-        p->busy += d.seconds;
-        p->tiles++;
-        p->cells += it.cells;
-        pthread_mutex_lock(&p->mu); /* before DONE: the plan must not count it twice */
-        p->run_since = 0;
-        pthread_mutex_unlock(&p->mu);
-        tess__tile_send(c, c->me, TILE_DONE, &d, sizeof d, NULL, 0);
-    }
+    if (p->spec.kind == TESS_TILE_CUDA) cuda_loop(p);
+    else
+        for (tess__tile_item it; pop(p, &it);) {
+            tess__tile_done d;
+            d.status = run_tile(p, &it, &d);
+            report(p, &d, NULL);
+        }
     return NULL;
 }
 
@@ -406,8 +491,9 @@ static void stop_one(tess__tile_processor *p)
     free(p->queue);
     free(p->in_buf);
     free(p->out_buf);
+    free(p->out_spare);
     p->queue = NULL;
-    p->in_buf = p->out_buf = NULL;
+    p->in_buf = p->out_buf = p->out_spare = NULL;
 }
 
 void tess__tile_procs_stop(tess__tile_procs *ps)

@@ -33,7 +33,9 @@ typedef struct tess__tile_processor {
     int pin_cpu;            /* the CPU its thread is bound to, or -1 */
     void *in_buf, *out_buf; /* scratch, grown as needed */
     size_t in_cap, out_cap;
-    void *device; /* OpenCL or CUDA device state, or NULL */
+    void *out_spare;  /* a CUDA processor's second output scratch: the tile */
+    size_t spare_cap; /* in flight keeps one while the next is set up */
+    void *device;     /* OpenCL or CUDA device state, or NULL */
     /* statistics (written by the thread, read after it stopped) */
     double busy, idle;
     uint64_t tiles, cells;
@@ -76,5 +78,14 @@ void tess__tile_cuda_close(void *device);
  * streams, copies overlapping kernels); TESS_OK or the error, set. */
 int tess__tile_cuda_run(void *device, tess_tile_kernel_fn kernel, const tess_tile_box *box,
                         const void *in, size_t in_bytes, void *out, size_t out_bytes, void *arg);
+/* The same in two halves: submit queues the tile (its input already
+ * copied to staging when it returns, so `in` may be reused; `out` must
+ * stay until finish) and numbers it; finish waits for that tile and puts
+ * its output in `out`.  Tiles finish in the order they were submitted.
+ * A failed submit has dropped its parts: no finish for it. */
+int tess__tile_cuda_submit(void *device, tess_tile_kernel_fn kernel, const tess_tile_box *box,
+                           const void *in, size_t in_bytes, void *out, size_t out_bytes, void *arg,
+                           unsigned *ticket);
+int tess__tile_cuda_finish(void *device, unsigned ticket);
 
 #endif

@@ -3,7 +3,8 @@
  * build/tests/fake_cuda), so that the host side of the CUDA processors
  * (src/tile/cuda.c: loading the driver, devices, pooled and pinned memory,
  * tiles in parts over streams, error messages) is tested on machines
- * without a GPU.  Device memory is host memory, streams run at once, and a
+ * without a GPU.  Device memory is host memory, a stream runs its work only
+ * when it is synchronised (as late as a GPU may run it), and a
  * "launch" runs a host stand-in of the kernel that writes where each
  * output cell came from (its option's inputs, its pixel or block
  * coordinates), so a test sees every part land in its place.  It does NOT
@@ -87,57 +88,114 @@ API CUresult cuMemcpyHtoD_v2(unsigned long long d, const void *h, size_t n)
 {
     return memcpy((void *)(uintptr_t)d, h, n), 0;
 }
+/* Streams run their work at cuStreamSynchronize, not at once, as a GPU
+ * runs it later: a host that reads a part's output before waiting for it,
+ * or writes its staged input before the copy ran, sees the wrong bytes. */
+typedef struct op {
+    int kind; /* 0 copy, 1 bs, 2 sar, 3 tex */
+    void *dst;
+    const void *src;
+    size_t n;
+    long v[6];
+} op;
+typedef struct stream {
+    op *ops;
+    size_t len, cap;
+} stream;
+
+static CUresult enqueue(void *s, op o)
+{
+    stream *st = s;
+    if (st->len == st->cap) {
+        size_t cap = st->cap ? 2 * st->cap : 16;
+        op *ops = realloc(st->ops, cap * sizeof *ops);
+        if (ops == NULL) return 2;
+        st->ops = ops, st->cap = cap;
+    }
+    st->ops[st->len++] = o;
+    return 0;
+}
+
 API CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *h, size_t n, void *s)
 {
-    (void)s;
-    return memcpy((void *)(uintptr_t)d, h, n), 0;
+    return enqueue(s, (op){.kind = 0, .dst = (void *)(uintptr_t)d, .src = h, .n = n});
 }
 API CUresult cuMemcpyDtoHAsync_v2(void *h, unsigned long long d, size_t n, void *s)
 {
-    (void)s;
-    return memcpy(h, (void *)(uintptr_t)d, n), 0;
+    return enqueue(s, (op){.kind = 0, .dst = h, .src = (const void *)(uintptr_t)d, .n = n});
 }
-API CUresult cuStreamCreate(void **s, unsigned f) { return (void)f, (*s = malloc(1)) ? 0 : 2; }
-API CUresult cuStreamDestroy_v2(void *s) { return free(s), 0; }
-API CUresult cuStreamSynchronize(void *s) { return (void)s, 0; }
+API CUresult cuStreamCreate(void **s, unsigned f)
+{
+    return (void)f, (*s = calloc(1, sizeof(stream))) ? 0 : 2;
+}
 
 /* The stand-ins: bs writes (price, strike) of each option; sar (ix, iy) of
  * each pixel; tex (by, bx) of each block then zeros. */
-static void fake_bs(void **a)
+static void fake_bs(const op *o)
 {
-    const float *in = *(float **)a[0];
-    float *out = *(float **)a[1];
-    int n = *(int *)a[5];
-    for (int i = 0; i < n; i++) out[2 * i] = in[3 * i], out[2 * i + 1] = in[3 * i + 1];
+    const float *in = o->src;
+    float *out = o->dst;
+    for (long i = 0; i < o->v[0]; i++) out[2 * i] = in[3 * i], out[2 * i + 1] = in[3 * i + 1];
 }
-static void fake_sar(void **a)
+static void fake_sar(const op *o)
 {
-    long ix0 = *(long *)a[11], iy0 = *(long *)a[12], tw = *(long *)a[13], n = *(long *)a[14];
-    float *out = *(float **)a[15];
+    long ix0 = o->v[0], iy0 = o->v[1], tw = o->v[2], n = o->v[3];
+    float *out = o->dst;
     for (long i = 0; i < n; i++)
         out[2 * i] = (float)(ix0 + i % tw), out[2 * i + 1] = (float)(iy0 + i / tw);
 }
-static void fake_tex(void **a)
+static void fake_tex(const op *o)
 {
-    float *out = *(float **)a[1];
-    long by0 = *(long *)a[3], bx0 = *(long *)a[4], tw = *(long *)a[5], n = *(long *)a[6];
+    float *out = o->dst;
+    long by0 = o->v[0], bx0 = o->v[1], tw = o->v[2], n = o->v[3];
     for (long i = 0; i < n; i++) {
         memset(out + 16 * i, 0, 16 * sizeof(float));
         out[16 * i] = (float)(by0 + i / tw), out[16 * i + 1] = (float)(bx0 + i % tw);
     }
 }
 
+API CUresult cuStreamSynchronize(void *s)
+{
+    stream *st = s;
+    for (size_t i = 0; i < st->len; i++) {
+        const op *o = &st->ops[i];
+        if (o->kind == 0) memcpy(o->dst, o->src, o->n);
+        if (o->kind == 1) fake_bs(o);
+        if (o->kind == 2) fake_sar(o);
+        if (o->kind == 3) fake_tex(o);
+    }
+    st->len = 0;
+    return 0;
+}
+API CUresult cuStreamDestroy_v2(void *s)
+{
+    cuStreamSynchronize(s);
+    free(((stream *)s)->ops);
+    return free(s), 0;
+}
+
+/* A launch takes its arguments' values now, as the driver does. */
 API CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                            unsigned by, unsigned bz, unsigned shared, void *s, void **args,
+                            unsigned by, unsigned bz, unsigned shared, void *s, void **a,
                             void **extra)
 {
-    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)s;
+    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared;
     (void)extra;
     if (env_long("FAKE_CUDA_LAUNCH_FAIL", 0)) return 719;
     const char *name = f;
-    if (strcmp(name, "bs") == 0) fake_bs(args);
-    if (strcmp(name, "sar") == 0) fake_sar(args);
-    if (strcmp(name, "tex") == 0) fake_tex(args);
+    if (strcmp(name, "bs") == 0)
+        return enqueue(
+            s,
+            (op){.kind = 1, .src = *(float **)a[0], .dst = *(float **)a[1], .v = {*(int *)a[5]}});
+    if (strcmp(name, "sar") == 0)
+        return enqueue(s,
+                       (op){.kind = 2,
+                            .dst = *(float **)a[15],
+                            .v = {*(long *)a[11], *(long *)a[12], *(long *)a[13], *(long *)a[14]}});
+    if (strcmp(name, "tex") == 0)
+        return enqueue(s, (op){.kind = 3,
+                               .dst = *(float **)a[1],
+                               .v = {*(long *)a[3], *(long *)a[4], *(long *)a[5], *(long *)a[6]}});
     return 0;
 }
 

@@ -91,12 +91,16 @@ for policy in dd:300000 dd:70001 apc; do
 done
 "$TESSERA" run blackscholes --quiet --options 20000 --processors 'cpu*2+cuda' > /dev/null
 
-step "stand-in driver: sar and texture 2-D tiles land in place"
+step "stand-in driver: sar and texture 2-D tiles land in place (streams run when synchronised)"
 "$TESSERA" run sar --quiet --gen 8:64:64:4096 --output "$tmp/s.tsim" --processors cuda \
     --policy dd:262144
 "$TESSERA" run sar --quiet --gen 8:64:40:300 --output "$tmp/s2.tsim" --processors cuda \
     --policy dd:7x40
-for f in s s2; do
+# Tiles narrower than the image: not contiguous in the output, so each
+# lands in the processor's scratch, two tiles in flight (proc.c, cuda_loop).
+"$TESSERA" run sar --quiet --gen 8:64:64:64 --output "$tmp/s3.tsim" --processors cuda \
+    --policy dd:8x16
+for f in s s2 s3; do
     python3 - "$tmp/$f.tsim" << 'PY'
 import struct, sys
 d = open(sys.argv[1], "rb").read()
