@@ -138,6 +138,7 @@ static int run_tile(tess__tile_processor *p, const tess__tile_item *it, tess__ti
     d->started = t0 - c->t0;
     const void *in;
     int direct = 0, in_image = 0, rc = tile_input(p, it, &in);
+    d->input_s = tess_now() - t0;
     void *out = rc == TESS_OK ? tile_output(p, it, &direct, &in_image) : NULL;
     if (rc == TESS_OK && out == NULL)
         rc = tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile's output");
@@ -153,7 +154,10 @@ static int run_tile(tess__tile_processor *p, const tess__tile_item *it, tess__ti
     double extra = slowdown(p, d->started, t);
     sleep_s(extra);
     d->seconds = t + extra;
+    double t1 = tess_now();
     if (rc == TESS_OK && !direct) rc = deliver(p, it, out, in_image, d);
+    d->deliver_s = tess_now() - t1;
+    d->out_here = output_here(c);
     if (d->out == NULL && out != NULL && !direct && !in_image && out != p->out_buf) free(out);
     return rc;
 }
