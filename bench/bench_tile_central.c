@@ -94,9 +94,10 @@ static void central_one(bt_opts *o, bt_app app, int ranks, long rounds)
         return;
     }
     bench_ratio q = bench_median_ratio(t.t[1], t.t[0], got);
-    printf("%-12s %d ranks: capc/apc %.3f [%.3f, %.3f] (median of %d alternating rounds' "
-           "ratios [its %.0f%% confidence interval]); medians:\n",
-           bt_tile_app_names[app], ranks, q.median, q.lo, q.hi, got, 100 * q.coverage);
+    printf(
+        "%-12s %d ranks: capc/apc %.3f [%.3f, %.3f] (median of %d alternating rounds' "
+        "ratios [its %.0f%% confidence interval]); median seconds, and each part's own median:\n",
+        bt_tile_app_names[app], ranks, q.median, q.lo, q.hi, got, 100 * q.coverage);
     print_split(r, 0, "apc", bench_median(t.t[0], got));
     print_split(r, 1, "capc", bench_median(t.t[1], got));
     fflush(stdout);

@@ -21,6 +21,8 @@
  * Each rank's controller drives only its own processors (--processors);
  * ranks steal work from each other, and the storage layer moves a stolen
  * tile's input from the rank that owns it to the rank that processes it.
+ * (Policy "capc" is the centralised APC instead: rank 0's controller
+ * drives every rank's processors.)
  */
 #ifndef TESSERA_TILE_H
 #define TESSERA_TILE_H
