@@ -9,8 +9,8 @@
  * Rounds of fixed order, so slow phases of a shared machine hit every
  * policy alike.  Then: APC's overhead against a plain C loop calling the
  * same kernel over the whole array (alternating rounds, median ratio), 2
- * ranks against 1, weak and strong scaling (bench_tile_scale.c) and the
- * StarPU peer.
+ * ranks against 1, weak and strong scaling (bench_tile_scale.c), the
+ * StarPU peer and the centralised APC against APC+ (bench_tile_central.c).
  * Figures are never pass/fail; results go to a JSON Lines file.
  */
 #include <math.h>
@@ -63,8 +63,11 @@ static void usage(FILE *out)
             "                   pixels, texture 4 blocks)\n"
             "  --policies LIST  fixed-size policies (default dd,static,ws)\n"
             "  --out FILE       JSON Lines results (default bench-tile.jsonl)\n"
-            "  --parts LIST     sweep,overhead,scaling,weak,strong,starpu,mrmpi (default\n"
-            "                   all).  weak and strong run up to 4 ranks (oversubscribed\n"
+            "  --parts LIST     sweep,overhead,scaling,weak,strong,starpu,mrmpi,central\n"
+            "                   (default all).  central: --policy capc (the centralised\n"
+            "                   APC) against apc at 2 and 3 ranks, --confirm alternating\n"
+            "                   rounds, with the time split.  weak and strong run up to\n"
+            "                   4 ranks (oversubscribed\n"
             "                   where there are fewer cores; the output says so).  The\n"
             "                   peers are built when their packages are there: StarPU\n"
             "                   (libstarpu-dev; dmda, best block count; every app,\n"
@@ -84,7 +87,7 @@ static int parse(bt_opts *o, int argc, char **argv)
                    .out = "bench-tile.jsonl",
                    .policies = "dd,static,ws",
                    .apps = "blackscholes,sar,texture",
-                   .parts = "sweep,overhead,scaling,weak,strong,starpu,mrmpi"};
+                   .parts = "sweep,overhead,scaling,weak,strong,starpu,mrmpi,central"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         long *num = NULL;
@@ -700,6 +703,7 @@ int bench_tile_main(int argc, char **argv)
     if (strstr(o.parts, "strong")) bt_strong_scaling(&o);
     if (strstr(o.parts, "starpu")) starpu_peer(&o);
     if (strstr(o.parts, "mrmpi")) bt_mrmpi_peer(&o);
+    if (strstr(o.parts, "central")) bt_central(&o);
     char cmd[8300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", o.tmp);
     if (system(cmd) != 0) fprintf(stderr, "tessera bench tile: could not remove %s\n", o.tmp);

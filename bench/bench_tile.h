@@ -50,5 +50,7 @@ void bt_weak_scaling(bt_opts *o);
 void bt_strong_scaling(bt_opts *o);
 /* Black-Scholes against MR-MPI at 1, 2, 4 ranks (tessera-mrmpi-bs). */
 void bt_mrmpi_peer(bt_opts *o);
+/* The centralised APC against APC+ at 2 and 3 ranks (bench_tile_central.c). */
+void bt_central(bt_opts *o);
 
 #endif

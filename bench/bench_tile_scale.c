@@ -2,8 +2,8 @@
  * bench_tile_scale.c — the scaling parts of `tessera bench tile`, as the
  * APC+ paper ran them.  Weak scaling (its Figures 9-14): the work per rank
  * fixed, 1, 2 and 4 ranks of 1 processor each, every application under
- * apc and the fixed-size policies, with the time split PROC / L-IMB / OVER
- * / BOOT.  Strong scaling of the tunable CCR application (its Figure 15):
+ * apc and the fixed-size policies, with the time split BOOT / PROC / L-IMB
+ * / INIT / TCP / OUT / OVER.  Strong scaling of the tunable CCR application (its Figure 15):
  * Black-Scholes' speedup over 1 rank at K in {1, 10, 75, 250}.  More ranks
  * than cores share them: such figures are labelled oversubscribed.  And the
  * MR-MPI peer on Black-Scholes across ranks, as the paper compared.
@@ -78,8 +78,8 @@ void bt_weak_scaling(bt_opts *o)
            cores() < 4 ? " (the 4-rank figures share 2 cores: emulated, not measured "
                          "scaling)"
                        : "");
-    printf("%-12s %-7s %5s %8s %6s  %7s %7s %7s %7s\n", "app", "policy", "ranks", "seconds", "eff",
-           "boot", "proc", "l-imb", "over");
+    printf("%-12s %-7s %5s %8s %6s  %7s %7s %7s %7s %7s %7s %7s\n", "app", "policy", "ranks",
+           "seconds", "eff", "boot", "proc", "l-imb", "init", "tcp", "out", "over");
     for (int a = 0; a < BT_APPS; a++) {
         if (!strstr(o->apps, bt_tile_app_names[a])) continue;
         for (size_t p = 0; p < sizeof policies / sizeof policies[0]; p++) {
@@ -88,11 +88,12 @@ void bt_weak_scaling(bt_opts *o)
                 double t = weak_point(o, (bt_app)a, ranks[r], policies[p], stats, sizeof stats);
                 if (t < 0) continue;
                 if (ranks[r] == 1) t1 = t;
-                printf("%-12s %-7s %5d %8.3f %6.2f  %7.3f %7.3f %7.3f %7.3f%s\n",
+                printf("%-12s %-7s %5d %8.3f %6.2f  %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f%s\n",
                        bt_tile_app_names[a], policies[p], ranks[r], t, t1 / t,
                        json_number(stats, "boot"), json_number(stats, "proc"),
-                       json_number(stats, "limb"), json_number(stats, "over"),
-                       ranks[r] > cores() ? "  oversubscribed" : "");
+                       json_number(stats, "limb"), json_number(stats, "init"),
+                       json_number(stats, "tcp"), json_number(stats, "out"),
+                       json_number(stats, "over"), ranks[r] > cores() ? "  oversubscribed" : "");
                 fflush(stdout);
             }
         }

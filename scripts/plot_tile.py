@@ -25,7 +25,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-PARTS = (("boot", "#999"), ("proc", "#4c72b0"), ("limb", "#dd8452"), ("over", "#c44e52"))
+PARTS = (("boot", "#999"), ("proc", "#4c72b0"), ("limb", "#dd8452"), ("init", "#55a868"),
+         ("tcp", "#8172b3"), ("out", "#937860"), ("over", "#c44e52"))
 TITLES = {"blackscholes": "Black-Scholes", "sar": "SAR backprojection", "texture": "slide texture"}
 UNITS = {"blackscholes": "options", "sar": "pixels", "texture": "blocks"}
 
@@ -55,8 +56,9 @@ def median_run(rs):
 def stacked(ax, x, stats, first):
     bottom = 0
     for part, color in PARTS:
-        ax.bar(x, stats[part], bottom=bottom, color=color, label=part.upper() if first else None)
-        bottom += stats[part]
+        v = stats.get(part, 0.0)  # init, tcp and out: absent from older results
+        ax.bar(x, v, bottom=bottom, color=color, label=part.upper() if first else None)
+        bottom += v
 
 
 def plot_sweep(sweep, outdir):

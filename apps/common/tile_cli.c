@@ -94,6 +94,9 @@ static app_metrics *proc_object(const tess_tile_proc_stats *p)
     app_metrics_num(m, "busy", p->busy);
     app_metrics_num(m, "idle", p->idle);
     app_metrics_num(m, "busy_after_boot", p->busy_after_boot);
+    app_metrics_num(m, "init", p->init);
+    app_metrics_num(m, "out", p->out);
+    app_metrics_num(m, "tcp", p->tcp);
     return m;
 }
 
@@ -112,6 +115,9 @@ static app_metrics *rank_object(const tess_tile_rank_stats *r, int rank)
     app_metrics_int(m, "output_bytes_shared", (int64_t)r->output_bytes_shared);
     app_metrics_num(m, "boot_seconds", r->boot_seconds);
     app_metrics_num(m, "estimated_end", r->est_end);
+    app_metrics_num(m, "init_seconds", r->init_seconds);
+    app_metrics_num(m, "out_seconds", r->out_seconds);
+    app_metrics_num(m, "tcp_seconds", r->tcp_seconds);
     return m;
 }
 
@@ -128,6 +134,9 @@ static int stats_print(const tess_tile_stats *s, tess_ctx *ctx, const char *app,
     app_metrics_num(m, "proc", s->proc);
     app_metrics_num(m, "limb", s->limb);
     app_metrics_num(m, "over", s->over);
+    app_metrics_num(m, "init", s->init);
+    app_metrics_num(m, "out", s->out);
+    app_metrics_num(m, "tcp", s->tcp);
     app_metrics_int(m, "cells", (int64_t)s->cells);
     app_metrics_int(m, "tiles", (int64_t)s->tiles);
     app_metrics **procs = calloc((size_t)(s->nprocs + 1), sizeof *procs);
@@ -148,9 +157,10 @@ static void summary(const tess_tile_stats *s, const char *app, const char *what,
 {
     fprintf(stderr,
             "%s: %.0f %s in %.3f s (%.3g per second), policy %s, %d processors on %d ranks, "
-            "%llu tiles; boot %.3f proc %.3f l-imb %.3f over %.3f s\n",
+            "%llu tiles; boot %.3f proc %.3f l-imb %.3f init %.3f tcp %.3f out %.3f over %.3f s\n",
             app, units, what, s->seconds, s->seconds > 0 ? units / s->seconds : 0.0, s->policy,
-            s->nprocs, s->nranks, (unsigned long long)s->tiles, s->boot, s->proc, s->limb, s->over);
+            s->nprocs, s->nranks, (unsigned long long)s->tiles, s->boot, s->proc, s->limb, s->init,
+            s->tcp, s->out, s->over);
 }
 
 static int listed(const char *const *names, const char *name)

@@ -35,8 +35,8 @@ typedef struct app_tile_cli {
 
 #define APP_TILE_CLI_USAGE                                                                     \
     "  tiles options (docs/tiles.md):\n"                                                       \
-    "    --policy P          apc (default), dd:SIZE, static:SIZE or ws:SIZE (SIZE: cells or\n" \
-    "                        a box AxB)\n"                                                     \
+    "    --policy P          apc (default), capc, dd:SIZE, static:SIZE, ws:SIZE (SIZE: cell\n" \
+    "                        count or box AxB; capc: one controller for all ranks)\n"          \
     "    --processors SPEC   cpu*N, cpu@F (slowed to fraction F), cpu@F/S (from S seconds\n"   \
     "                        on), opencl[:N], joined with '+' (default: cpu per core)\n"       \
     "    --tile-queue-ms T   most queued work per processor (default 100)\n"                   \

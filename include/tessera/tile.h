@@ -21,6 +21,8 @@
  * Each rank's controller drives only its own processors (--processors);
  * ranks steal work from each other, and the storage layer moves a stolen
  * tile's input from the rank that owns it to the rank that processes it.
+ * (Policy "capc" is the centralised APC instead: rank 0's controller
+ * drives every rank's processors.)
  */
 #ifndef TESSERA_TILE_H
 #define TESSERA_TILE_H
@@ -116,7 +118,9 @@ typedef struct tess_tile_options {
      * that slows to F after S seconds, "opencl[:N]" OpenCL device N,
      * "cuda[:N]"; joined with '+'.  NULL: one CPU worker per core. */
     const char *processors;
-    /* "apc" (NULL), "dd:SIZE", "static:SIZE", "ws:SIZE"; SIZE a cell count
+    /* "apc" (NULL), "capc" (the centralised APC: rank 0's controller hands
+     * every rank's processors their tiles, no stealing; docs/tiles.md),
+     * "dd:SIZE", "static:SIZE", "ws:SIZE"; SIZE a cell count
      * or a box AxB[xC[xD]], moved within the job's min_tile and max_tile
      * when outside them (tess_config.verbose logs it). */
     const char *policy;
@@ -143,7 +147,10 @@ typedef struct tess_tile_proc_stats {
     uint64_t settled;  /* the size with the best measured rate */
     double rate;       /* its rate, cells per second */
     double busy, idle; /* seconds processing tiles / waiting for one */
-    double busy_after_boot;
+    /* after the bootstrap: seconds in the kernel (busy less the input),
+     * getting tiles' input (read(), copies from the slab), putting their
+     * output in place on the output rank, sending it there */
+    double busy_after_boot, init, out, tcp;
 } tess_tile_proc_stats;
 
 typedef struct tess_tile_rank_stats {
@@ -155,15 +162,28 @@ typedef struct tess_tile_rank_stats {
                                        its node-shared image instead of sending them */
     double boot_seconds;            /* when its bootstrap ended */
     double est_end;                 /* last global estimated end time it computed */
+    /* its controller's seconds after the bootstrap: checking slabs (init),
+     * write() and gathering outputs (out), moving input for others (tcp) */
+    double init_seconds, out_seconds, tcp_seconds;
 } tess_tile_rank_stats;
 
 typedef struct tess_tile_stats {
     /* Wall time from the start of the run to the last output gathered, and
      * its split as the APC+ paper's charts split it: BOOT (until every
      * processor's bootstrap ended), PROC (the least time a processor spent
-     * processing after that), L-IMB (the most minus the least), OVER (the
-     * rest).  boot + proc + limb + over == seconds. */
+     * in the kernel after that), L-IMB (the most minus the least), INIT
+     * (reading input: read(), copies from slabs, checking them), TCP
+     * (transfers: input fetched for other ranks, outputs sent to the output
+     * rank), OUT (writing output: write(), gathering outputs on the output
+     * rank) and OVER (the rest: the runtime and waiting).  INIT, TCP and
+     * OUT are each the most seconds one thread (a processor or a
+     * controller) spent on it after the bootstrap.  Parts that overlapped
+     * (on different threads at once) are counted once: in the order PROC,
+     * L-IMB, INIT, TCP, OUT each is cut to what the ones before left of
+     * seconds - boot, so that
+     * boot + proc + limb + init + tcp + out + over == seconds. */
     double seconds, boot, proc, limb, over;
+    double init, out, tcp;
     uint64_t cells, tiles;
     char policy[64];
     int nprocs, nranks;

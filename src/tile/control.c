@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tile/policy_central.h"
 #include "tile/stats.h"
 #include "tile/steal.h"
 
@@ -27,6 +28,8 @@ typedef struct ctl {
     tess__tile_policy policy;
     tess__tile_steal steal;
     tess__tile_tally tally;
+    tess__tile_central central; /* --policy capc (central_on): rank 0 plans for all */
+    int central_on;
     /* per rank: cells not finished and aggregate rate, from its last status */
     uint64_t *peer_left;
     double *peer_rate;
@@ -46,7 +49,8 @@ typedef struct tile_status_msg {
 static uint64_t cells_left(const ctl *c)
 {
     uint64_t received = c->policy.own_cells + c->steal.stolen_in - c->steal.stolen_out;
-    return tess__tile_policy_left(&c->policy) + received - c->completed;
+    uint64_t held = tess__tile_policy_left(&c->policy) + received;
+    return held > c->completed ? held - c->completed : 0; /* capc: rank 0 holds the work */
 }
 
 /* ---- messages ---- */
@@ -63,15 +67,18 @@ static void on_done(ctl *c, tess__tile_done *d)
             fprintf(c->trace, "# started %d %.6f %.6f\n", d->proc, d->started, d->seconds);
         if (d->status != TESS_OK) tess__tile_abort_all(&c->link, d->status, NULL);
         else tess__tile_policy_started(&c->policy, d->proc, d->seconds);
+        if (d->status == TESS_OK && c->central_on) tess__tile_central_done(&c->central, d);
         return;
     }
     if (c->trace != NULL)
         fprintf(c->trace, "%d %d %.6f %.6f %.6f %llu\n", c->link.me, d->proc, d->started,
                 d->seconds, d->est, (unsigned long long)d->cells);
     const tess__tile_policy *pol = &c->policy;
-    if (d->started >= pol->boot_seconds && pol->booted)
-        c->tally.busy_after_boot[d->proc] += d->seconds;
+    int after_boot = c->central_on ? c->central.booted && d->started >= c->central.boot_seconds
+                                   : pol->booted && d->started >= pol->boot_seconds;
+    tess__tile_tally_done(&c->tally, d, after_boot);
     tess__tile_policy_done(&c->policy, d);
+    if (c->central_on) tess__tile_central_done(&c->central, d);
     c->completed += d->cells;
     int rc = tess__tile_store_done(&c->store, d);
     if (rc != TESS_OK) tess__tile_abort_all(&c->link, rc, NULL);
@@ -116,6 +123,10 @@ static void on_status(void *state, int src, const uint8_t *p, size_t len)
 static void on_ready(void *arg, const tess__tile_segment *s)
 {
     ctl *c = arg;
+    if (c->central_on) { /* a tile rank 0 handed here, its input fetched whole */
+        tess__tile_central_ready(&c->central, s);
+        return;
+    }
     tess__tile_steal_timed(&c->steal);
     if (tess__tile_policy_add_work(&c->policy, s) != TESS_OK)
         tess__tile_abort_all(&c->link, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
@@ -139,6 +150,9 @@ static int setup(ctl *c)
     tess__tile_tally_init(&c->tally, l);
     rc = tess__tile_procs_start(&c->procs, l, &c->store);
     if (rc == TESS_OK) rc = tess__tile_policy_init(&c->policy, l, &c->store, &c->procs, &spec);
+    c->central_on = spec.kind == TILE_CAPC;
+    if (rc == TESS_OK && c->central_on)
+        rc = tess__tile_central_init(&c->central, l, &c->store, &c->procs, &c->policy);
     return rc;
 }
 
@@ -181,10 +195,13 @@ static int main_loop(ctl *c)
         }
         double now = tess__tile_now(l);
         c->policy.plan.global_left_s = c->est_end > now ? c->est_end - now : 0.0;
-        tess__tile_policy_dispatch(&c->policy);
+        if (c->central_on) tess__tile_central_dispatch(&c->central);
+        else tess__tile_policy_dispatch(&c->policy);
         tess__tile_policy_check_boot(&c->policy);
+        if (c->central_on ? c->central.booted : c->policy.booted)
+            tess__tile_tally_boot(&c->tally, &c->store);
         tess__tile_store_request(&c->store);
-        tess__tile_steal_maybe(&c->steal);
+        if (!c->central_on) tess__tile_steal_maybe(&c->steal);
         periodic(c);
         if (tess__tile_link_receive(l, 0.05)) /* drain what is there before deciding again */
             while (l->status == TESS_OK && tess__tile_link_receive(l, 0.0)) {
@@ -207,6 +224,7 @@ static void send_stats(ctl *c)
                                .output_bytes_shared = s->output_bytes_shared,
                                .boot_seconds = c->policy.boot_seconds,
                                .est_end = c->est_end};
+    tess__tile_tally_controller(&c->tally, s, &rs);
     tess__tile_stats_send(&c->tally, &rs, s->finish_at, &c->procs, &c->policy);
 }
 
@@ -214,6 +232,7 @@ static void teardown(ctl *c)
 {
     tess__tile_procs_stop(&c->procs);
     tess__tile_policy_free(&c->policy);
+    tess__tile_central_free(&c->central);
     tess__tile_steal_free(&c->steal);
     tess__tile_store_free(&c->store);
     free(c->peer_left);
@@ -260,6 +279,8 @@ int tess__tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tess__
         while (tess__tile_link_receive(l, 0.0)) {
         }
     if (!c->policy.booted) c->policy.boot_seconds = c->store.finish_at; /* the work ran out first */
+    if (c->central_on) /* capc: the bootstrap of rank 0's plan */
+        c->policy.boot_seconds = c->central.booted ? c->central.boot_seconds : c->store.finish_at;
     if (rc == TESS_OK) send_stats(c);
     if (rc == TESS_OK && l->me == 0)
         while (c->tally.stats_in < l->nranks && l->status == TESS_OK && !tess_interrupted(ctx))

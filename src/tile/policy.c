@@ -11,7 +11,9 @@
  *              upfront, processed in fixed tiles, never rebalanced
  *              (MapReduce's static split);
  *   ws:SIZE    per-processor deques of fixed tiles; a processor whose deque
- *              is empty steals half of another's (KAAPI, Cilk).
+ *              is empty steals half of another's (KAAPI, Cilk);
+ *   capc       the centralised APC: rank 0 plans for every rank's
+ *              processors (policy_central.c); here only the queues' counts.
  *
  * apc, dd and ws also give work to other ranks when asked (steal.c).
  */
@@ -142,7 +144,7 @@ int tess__tile_policy_init(tess__tile_policy *pol, tess__tile_link *l, tess__til
     pol->list_len = calloc((size_t)n, sizeof *pol->list_len);
     pol->list_head = calloc((size_t)n, sizeof *pol->list_head);
     if (!pol->lists || !pol->list_len || !pol->list_head) return TESS_ERR_NOMEM;
-    rc = add_own_work(pol);
+    rc = pol->spec.kind == TILE_CAPC ? TESS_OK : add_own_work(pol); /* capc: rank 0 plans */
     pol->own_cells = pol->plan.remaining;
     if (rc == TESS_OK && listed(pol)) rc = deal_fixed(pol);
     return rc;

@@ -157,6 +157,7 @@ static void tile_begin(tess__tile_processor *p, const tess__tile_item *it, fligh
     f->d.started = f->t0 - c->t0;
     const void *in;
     f->rc = tile_input(p, it, &in);
+    f->d.input_s = tess_now() - f->t0;
     f->out = f->rc == TESS_OK ? tile_output(p, it, &f->direct, &f->in_image) : NULL;
     if (f->rc == TESS_OK && f->out == NULL)
         f->rc = tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile's output");
@@ -182,7 +183,10 @@ static int tile_end(tess__tile_processor *p, flight *f, double since)
     sleep_s(extra);
     f->d.seconds = t + extra;
     int rc = f->rc;
+    double t1 = tess_now();
     if (rc == TESS_OK && !f->direct) rc = deliver(p, &f->it, f->out, f->in_image, &f->d);
+    f->d.deliver_s = tess_now() - t1;
+    f->d.out_here = output_here(p->link);
     int scratch = f->out == p->out_buf || f->out == p->out_spare;
     if (f->d.out == NULL && f->out != NULL && !f->direct && !f->in_image && !scratch) free(f->out);
     return rc;

@@ -142,6 +142,10 @@ int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tess__ti
 {
     *out = (tess__tile_policy_spec){.kind = TILE_APC};
     if (spec == NULL || strcmp(spec, "apc") == 0) return TESS_OK;
+    if (strcmp(spec, "capc") == 0) { /* the centralised APC (policy_central.c) */
+        out->kind = TILE_CAPC;
+        return TESS_OK;
+    }
     static const struct {
         const char *name;
         tess__tile_policy_kind kind;
@@ -161,7 +165,7 @@ int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims, tess__ti
         return TESS_OK;
     }
     return tess__fail(ctx, TESS_ERR_INVAL,
-                      "policy '%s': expected apc, dd:SIZE, static:SIZE or ws:SIZE", spec);
+                      "policy '%s': expected apc, capc, dd:SIZE, static:SIZE or ws:SIZE", spec);
 }
 
 static int64_t clamp_extent(int64_t v, int64_t lo, int64_t hi)
@@ -188,7 +192,7 @@ static int fit_cells(const tess_tile_job *job, tess__tile_policy_spec *pol)
  * width): a fixed tile outside them is moved inside, not obeyed. */
 int tess__tile_policy_fit(const tess_tile_job *job, tess__tile_policy_spec *pol)
 {
-    if (pol->kind == TILE_APC) return 0;
+    if (pol->kind == TILE_APC || pol->kind == TILE_CAPC) return 0;
     if (pol->nbox == 0) return fit_cells(job, pol);
     int moved = 0;
     pol->cells = 1;

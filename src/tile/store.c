@@ -238,7 +238,9 @@ static void take_data(tess__tile_store *s, const tess__tile_wire_seg *w, const u
         tess__tile_abort_all(s->link, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
         return;
     }
+    double t0 = tess_now();
     memcpy(copy, data, len);
+    s->tcp_s += tess_now() - t0;
     *k = (tess__tile_chunk){.column = w->column, .r0 = w->r0, .r1 = w->r1, .data = copy};
     tess__tile_segment seg = {
         .column = w->column, .r0 = w->r0, .r1 = w->r1, .owner = w->owner, .chunk = k};
@@ -267,9 +269,14 @@ void tess__tile_store_item_input(const tess__tile_store *s, const tess__tile_seg
 
 /* ---- outputs ---- */
 
-static int write_out(const tess_tile_job *job, const tess__tile_box *box, const void *out)
+/* The one call of write(): its time is the statistics' OUT. */
+static int write_out(tess__tile_store *s, const tess__tile_box *box, const void *out)
 {
-    return job->write(box, out, job->write_arg ? job->write_arg : job->arg);
+    const tess_tile_job *job = s->link->job;
+    double t0 = tess_now();
+    int rc = job->write(box, out, job->write_arg ? job->write_arg : job->arg);
+    s->out_s += tess_now() - t0;
+    return rc;
 }
 
 /*
@@ -280,9 +287,8 @@ static int write_out(const tess_tile_job *job, const tess__tile_box *box, const 
  */
 static int write_or_hold(tess__tile_store *s, const tess__tile_box *box, void *out)
 {
-    const tess_tile_job *job = s->link->job;
     if (s->slabs_checked) {
-        int rc = write_out(job, box, out);
+        int rc = write_out(s, box, out);
         free(out);
         return rc;
     }
@@ -315,11 +321,10 @@ static int hold_copy(tess__tile_store *s, const tess__tile_box *box, const void 
  * ones go straight to it.  TESS_OK or write()'s error. */
 static int release_held(tess__tile_store *s)
 {
-    const tess_tile_job *job = s->link->job;
     s->slabs_checked = 1;
     int rc = TESS_OK;
     for (int i = 0; i < s->nheld; i++) {
-        if (rc == TESS_OK) rc = write_out(job, &s->held[i].box, s->held[i].out);
+        if (rc == TESS_OK) rc = write_out(s, &s->held[i].box, s->held[i].out);
         free(s->held[i].out);
     }
     s->nheld = 0;
@@ -394,13 +399,15 @@ static void take_output(tess__tile_store *s, const tess__tile_box *box, const ui
         return;
     }
     if (job->write) {
-        int rc = s->slabs_checked ? write_out(job, box, data) : hold_copy(s, box, data, len);
+        int rc = s->slabs_checked ? write_out(s, box, data) : hold_copy(s, box, data, len);
         if (rc != TESS_OK) {
             tess__tile_abort_all(l, rc, NULL);
             return;
         }
     } else if (job->output) {
+        double t0 = tess_now();
         tess__tile_copy_box(&l->area, box, job->out_bytes, job->output, 0, (uint8_t *)data, 0);
+        s->out_s += tess_now() - t0;
     }
     gathered(s, cells);
 }
@@ -430,7 +437,9 @@ static void take_shared_output(tess__tile_store *s, const tess__tile_box *box)
         tess__tile_abort_all(l, TESS_ERR_NOMEM, "tiles: out of memory for an output");
         return;
     }
+    double t0 = tess_now();
     tess__tile_copy_box(&l->area, box, l->job->out_bytes, image, 0, copy, 1);
+    s->out_s += tess_now() - t0;
     take_output(s, box, copy, len);
     free(copy);
 }
@@ -442,7 +451,9 @@ static void take_shared_output(tess__tile_store *s, const tess__tile_box *box)
  * before. */
 static void on_all_hellos(tess__tile_store *s)
 {
+    double t0 = tess_now();
     int rc = check_slabs(s);
+    s->init_s += tess_now() - t0;
     if (rc == TESS_OK) rc = release_held(s);
     if (rc != TESS_OK) tess__tile_abort_all(s->link, rc, NULL);
     else finish_if_done(s);
@@ -462,8 +473,11 @@ static void on_hello(void *state, int src, const uint8_t *p, size_t len)
 
 static void on_fetch(void *state, int src, const uint8_t *p, size_t len)
 {
+    tess__tile_store *s = state;
     tess__tile_wire_seg w;
-    if (tess__tile_unpack(p, len, &w, sizeof w)) answer_fetch(state, src, &w);
+    double t0 = tess_now();
+    if (tess__tile_unpack(p, len, &w, sizeof w)) answer_fetch(s, src, &w);
+    s->tcp_s += tess_now() - t0;
 }
 
 static void on_data(void *state, int src, const uint8_t *p, size_t len)

@@ -35,6 +35,9 @@ typedef struct tess__tile_store {
     int finish_sent;  /* the output rank announced the end */
     double finish_at; /* when the output rank had every output */
     uint64_t bytes_in, bytes_out, output_bytes_shared; /* statistics */
+    /* the controller's seconds checking slabs (INIT), in write() and
+     * gathering outputs (OUT), moving input for other ranks (TCP) */
+    double init_s, out_s, tcp_s;
 } tess__tile_store;
 
 /* Set up this rank's slab and route the store's messages.  TESS_OK or

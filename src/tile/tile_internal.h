@@ -57,7 +57,9 @@ typedef struct tess__tile_proc_spec {
     char text[32];
 } tess__tile_proc_spec;
 
-typedef enum { TILE_APC = 0, TILE_DD, TILE_STATIC, TILE_WS } tess__tile_policy_kind;
+/* TILE_CAPC: the centralised APC, rank 0's controller hands every rank's
+ * processors their tiles (policy_central.c) */
+typedef enum { TILE_APC = 0, TILE_DD, TILE_STATIC, TILE_WS, TILE_CAPC } tess__tile_policy_kind;
 typedef struct tess__tile_policy_spec {
     tess__tile_policy_kind kind;
     uint64_t cells;                  /* fixed tile size (not apc) */
@@ -106,6 +108,9 @@ enum tess__tile_msg_type {
     TILE_ABORT,        /* any -> all: the run failed (message follows) */
     TILE_OUTPUT_SHARED /* rank -> output rank: a tile's output is in your shared image */
 };
+/* capc: rank 0 <-> ranks, a tile handed out or a processor's report
+ * (policy_central.c) */
+enum { TILE_CENTRAL = TILE_OUTPUT_SHARED + 1 };
 
 typedef struct tess__tile_hdr {
     uint32_t run_id, type;
@@ -142,6 +147,12 @@ typedef struct tess__tile_done {
     int32_t warm; /* 1: not a tile but the processor's start-up, done (proc.c) */
     uint64_t cells;
     double est, seconds, started; /* started: seconds since t0 */
+    /* input_s: the part of `seconds` spent getting the input (read(), a
+     * copy from the slab); deliver_s: after `seconds`, putting the output
+     * in place on the output rank (out_here 1) or sending it there (the
+     * statistics' INIT, OUT and TCP) */
+    double input_s, deliver_s;
+    int32_t out_here, pad;
     tess__tile_chunk *chunk;
     void *out; /* output handed to the controller (write() sink), or NULL */
     tess__tile_box box;

@@ -53,9 +53,10 @@ python3 - "$tmp/apc.json" "$tmp/slowed.json" << 'PY'
 import json, sys
 for path in sys.argv[1:]:
     s = json.load(open(path))
-    split = s["boot"] + s["proc"] + s["limb"] + s["over"]
+    parts = ("boot", "proc", "limb", "init", "tcp", "out", "over")
+    split = sum(s[k] for k in parts)
     assert abs(split - s["seconds"]) < 1e-6, (path, split, s["seconds"])
-    assert min(s["boot"], s["proc"], s["limb"], s["over"]) >= 0, s
+    assert min(s[k] for k in parts) >= 0, s
     assert s["cells"] == 30011, s["cells"]
     assert sum(p["cells"] for p in s["processors"]) == 30011
     assert sum(p["tiles"] for p in s["processors"]) == s["tiles"]

@@ -1,0 +1,111 @@
+/*
+ * test_tile_stats.c — the split of a tiles run's seconds (src/tile/stats.c,
+ * tess__tile_stats_finish) into BOOT, PROC, L-IMB, INIT, TCP, OUT and OVER,
+ * on figures written here: the parts always sum to the seconds, INIT, TCP
+ * and OUT are the most one thread (processor or controller) spent on each,
+ * and where they overlapped the processing they are cut in the documented
+ * order (tile.h).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tile/tile_internal.h"
+
+/* A run of `seconds` on one rank (boot at `boot`) with two processors. */
+static void run_of(tess_tile_stats *s, double seconds, double boot)
+{
+    tess__tile_stats_begin(s, 1, "apc");
+    s->procs = calloc(2, sizeof *s->procs);
+    assert_non_null(s->procs);
+    s->nprocs = 2;
+    s->seconds = seconds;
+    s->ranks[0].boot_seconds = boot;
+}
+
+static void assert_sums(const tess_tile_stats *s)
+{
+    double sum = s->boot + s->proc + s->limb + s->init + s->tcp + s->out + s->over;
+    assert_true(sum > s->seconds - 1e-12 && sum < s->seconds + 1e-12);
+    assert_true(s->boot >= 0 && s->proc >= 0 && s->limb >= 0 && s->init >= 0);
+    assert_true(s->tcp >= 0 && s->out >= 0 && s->over >= 0);
+}
+
+static void close_to(double a, double b) { assert_true(a > b - 1e-9 && a < b + 1e-9); }
+
+/* Input read in the processors' own threads: serial with their kernels. */
+static void test_io_beside_processing(void **state)
+{
+    (void)state;
+    tess_tile_stats s;
+    run_of(&s, 10.0, 1.0);
+    s.procs[0].busy_after_boot = 6.0;
+    s.procs[0].init = 2.0;
+    s.procs[1].busy_after_boot = 5.0;
+    s.procs[1].init = 1.5;
+    s.procs[1].tcp = 0.5;
+    s.ranks[0].out_seconds = 0.25; /* write() on the controller */
+    tess__tile_stats_finish(&s);
+    close_to(s.boot, 1.0);
+    close_to(s.proc, 5.0);
+    close_to(s.limb, 1.0);
+    close_to(s.init, 2.0); /* the most one thread spent, not the sum */
+    close_to(s.tcp, 0.5);
+    close_to(s.out, 0.25);
+    close_to(s.over, 0.25);
+    assert_sums(&s);
+    tess_tile_stats_free(&s);
+}
+
+/* A controller writing while the processors compute: only the part the
+ * processing left uncovered is OUT, after INIT and TCP took theirs. */
+static void test_overlap_cut_in_order(void **state)
+{
+    (void)state;
+    tess_tile_stats s;
+    run_of(&s, 10.0, 0.0);
+    s.procs[0].busy_after_boot = 8.0;
+    s.procs[1].busy_after_boot = 8.0;
+    s.procs[0].init = 1.0;
+    s.ranks[0].tcp_seconds = 0.5;
+    s.ranks[0].out_seconds = 5.0;
+    tess__tile_stats_finish(&s);
+    close_to(s.proc, 8.0);
+    close_to(s.limb, 0.0);
+    close_to(s.init, 1.0);
+    close_to(s.tcp, 0.5);
+    close_to(s.out, 0.5);
+    close_to(s.over, 0.0);
+    assert_sums(&s);
+    tess_tile_stats_free(&s);
+}
+
+/* Processing measured past the wall time after the bootstrap (a tile begun
+ * just before it ended): PROC and L-IMB scaled into it, nothing else left. */
+static void test_clamped(void **state)
+{
+    (void)state;
+    tess_tile_stats s;
+    run_of(&s, 4.0, 2.0);
+    s.procs[0].busy_after_boot = 3.0;
+    s.procs[1].busy_after_boot = 1.5;
+    s.procs[1].init = 1.0;
+    tess__tile_stats_finish(&s);
+    close_to(s.proc + s.limb, 2.0);
+    close_to(s.init + s.tcp + s.out + s.over, 0.0);
+    assert_sums(&s);
+    tess_tile_stats_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_io_beside_processing),
+        cmocka_unit_test(test_overlap_cut_in_order),
+        cmocka_unit_test(test_clamped),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
