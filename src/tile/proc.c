@@ -331,6 +331,8 @@ static void cuda_loop(tess__tile_processor *p)
         }
         int next = 1 - cur, more = f[cur].rc == TESS_OK && take(p, &it, 0);
         if (more) tile_begin(p, &it, &f[next]);
+        if (more)
+            f[next].d.input_s = 0; /* its input came while this tile ran: not in its seconds */
         f[cur].d.status = tile_end(p, &f[cur], since);
         since = tess_now();
         report(p, &f[cur].d, more ? &f[next] : NULL);
