@@ -91,6 +91,9 @@ uint64_t tess__tile_plan_cut(tess__tile_plan *p, uint64_t cells, tess__tile_box 
     uint64_t got = tess__tile_cut(&p->area, s, cells, box, rest, &nrest);
     p->last.box = *box;
     p->remaining -= got;
+    /* the tile took all of s's rows: the piece worked on last takes its
+     * place (else the empty ones would pile up behind the first) */
+    if (nrest > 0 && empty(s)) *s = rest[--nrest];
     p->first -= nrest;
     for (int k = 0; k < nrest; k++) p->segs[p->first + k] = rest[k];
     return got;

@@ -181,6 +181,7 @@ static int next_fetch(tess__tile_store *s, tess__tile_wire_seg *w)
     uint64_t cells = l->args.chunk / (l->job->in_bytes ? l->job->in_bytes : 1);
     tess__tile_cut(&l->area, &head, cells > 0 ? cells : 1, &box, rest, &nrest);
     *w = tess__tile_wire(&(tess__tile_segment){.box = box, .owner = head.owner});
+    if (nrest > 0 && tess__tile_box_cells(&head.box) == 0) head = rest[--nrest];
     s->pending[0] = head;
     if (tess__tile_box_cells(&head.box) == 0)
         memmove(s->pending, s->pending + 1, (size_t)--s->npending * sizeof *s->pending);

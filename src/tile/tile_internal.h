@@ -74,7 +74,7 @@ int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims,
  * tile (each extent of a box, or a cell count); 1 when it moved.  Call
  * before tess__tile_job_area. */
 int tess__tile_policy_fit(const tess_tile_job *job, tess__tile_policy_spec *pol);
-/* Set up the area of a job under a policy (a box policy sets the column
+/* Set up the area of a job under a policy (a box policy sets the tile
  * extents).  TESS_ERR_INVAL with the error set. */
 int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_policy_spec *pol,
                         tess__tile_area *area);

@@ -275,6 +275,37 @@ static void test_cover(void **state)
     check_cover(4, (int64_t[]){12, 11, 10, 9}, (int64_t[]){1, 1, 1, 1}, (int64_t[]){12, 11, 10, 9});
 }
 
+/* Cutting a 2-D area in bands of square tiles, sizes going up and down:
+ * the plan's list stays a few boxes long (pieces beside a tile replace the
+ * segment it emptied); asked for 4096 cells each time, every tile is
+ * 64 x 64. */
+static int cut_all(const tess__tile_area *a, const uint64_t *asks, int nasks)
+{
+    tess__tile_plan p;
+    assert_int_equal(tess__tile_plan_init(&p, a, 1, 0.1, 0.01), TESS_OK);
+    uint64_t seen = 0, got;
+    int square = 0;
+    tess__tile_box b;
+    for (int k = 0; (got = tess__tile_plan_cut(&p, asks[k % nasks], &b)) > 0; k++) {
+        seen += got;
+        square += b.hi[0] - b.lo[0] == 64 && b.hi[1] - b.lo[1] == 64;
+        assert_true(p.nsegs - p.first <= 8);
+        assert_true(p.cap <= 64);
+    }
+    assert_int_equal(seen, tess__tile_area_cells(a));
+    tess__tile_plan_free(&p);
+    return square;
+}
+
+static void test_plan_list_short(void **state)
+{
+    (void)state;
+    tess__tile_area a;
+    init(&a, 2, (int64_t[]){2048, 2048}, (int64_t[]){1, 1}, (int64_t[]){2048, 2048});
+    cut_all(&a, (uint64_t[]){4096, 4096, 4096, 1024, 16384, 4096, 300, 70000}, 8);
+    assert_int_equal(cut_all(&a, (uint64_t[]){4096}, 1), 1024);
+}
+
 static void mark_box(uint8_t *done, const tess__tile_area *a, const tess__tile_box *b)
 {
     unsigned char *hit = calloc(tess__tile_area_cells(a), 1);
@@ -378,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_rows_and_slivers),
         cmocka_unit_test(test_split_tail),
         cmocka_unit_test(test_cover),
+        cmocka_unit_test(test_plan_list_short),
         cmocka_unit_test(test_done_boxes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
