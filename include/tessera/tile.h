@@ -101,10 +101,12 @@ typedef struct tess_tile_job {
     /* Cells whose output is already in place (a restored checkpoint:
      * docs/checkpoints.md, "Tiles"): one bit per cell of the area in
      * row-major order (cell i is bit i % 8 of byte i / 8), the same on every
-     * rank; NULL: none.  A row of a column of the area whose cells are all
-     * marked is not computed, and `write` does not see it; `output` must
-     * hold it already.  A row only partly marked is computed again (a
-     * kernel's output does not depend on the tiling). */
+     * rank; NULL: none.  Boxes whose cells are all marked (found by
+     * halving the area, never below the minimum tile extent but in the
+     * first dimension) are not computed, and `write` does not see them;
+     * `output` must hold them already.  Marked cells in a box that could
+     * not be halved further are computed again (a kernel's output does not
+     * depend on the tiling). */
     const uint8_t *done;
 } tess_tile_job;
 

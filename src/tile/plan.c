@@ -2,13 +2,16 @@
  * plan.c — a tiles controller's decisions (plan.h).
  */
 #include <stdlib.h>
+#include <string.h>
 #include "tessera/tessera.h"
 #include "tile/plan.h"
 
-/* The smallest and largest tile of the area, in cells (of its widest column). */
+/* The smallest and largest tile of the area, in cells: the first
+ * dimension's fewest and most rows of the widest cross-section (the sizes
+ * the search tries; their shape is tess__tile_cut's). */
 static void cell_bounds(const tess__tile_area *a, uint64_t *min_out, uint64_t *max_out)
 {
-    uint64_t cross = tess__tile_column_cross(a, 0);
+    uint64_t cross = tess__tile_area_max_cross(a);
     *min_out = cross * (uint64_t)a->min[0];
     *max_out = cross * (uint64_t)a->max[0];
 }
@@ -17,7 +20,7 @@ int tess__tile_plan_init_empty(tess__tile_plan *p, const tess__tile_area *area, 
                                double queue_s, double threshold_s)
 {
     *p = (tess__tile_plan){.area = *area, .nprocs = nprocs, .queue_s = queue_s};
-    p->cap = area->ncolumns > 16 ? area->ncolumns : 16;
+    p->cap = 16;
     p->segs = malloc((size_t)p->cap * sizeof *p->segs);
     p->procs = calloc((size_t)(nprocs > 0 ? nprocs : 1), sizeof *p->procs);
     if (p->segs == NULL || p->procs == NULL) {
@@ -36,16 +39,15 @@ int tess__tile_plan_init(tess__tile_plan *p, const tess__tile_area *area, int np
                          double queue_s, double threshold_s)
 {
     int rc = tess__tile_plan_init_empty(p, area, nprocs, queue_s, threshold_s);
-    for (int64_t c = 0; rc == TESS_OK && c < area->ncolumns; c++) {
-        tess__tile_segment s = tess__tile_column_segment(area, c);
-        rc = tess__tile_plan_push(p, &s);
-    }
-    return rc;
+    tess__tile_segment s = tess__tile_rows_segment(area, 0, area->extent[0], -1);
+    return rc == TESS_OK ? tess__tile_plan_push(p, &s) : rc;
 }
+
+static int empty(const tess__tile_segment *s) { return tess__tile_box_cells(&s->box) == 0; }
 
 int tess__tile_plan_push(tess__tile_plan *p, const tess__tile_segment *s)
 {
-    if (s->r1 <= s->r0) return TESS_OK;
+    if (empty(s)) return TESS_OK;
     if (p->first > 0 && p->first == p->nsegs) p->first = p->nsegs = 0; /* reuse the room */
     if (p->nsegs == p->cap) {
         int64_t cap = p->cap * 2;
@@ -59,23 +61,51 @@ int tess__tile_plan_push(tess__tile_plan *p, const tess__tile_segment *s)
     return TESS_OK;
 }
 
+/* Room for n segments before the first (the pieces a cut leaves beside its
+ * tile are worked on next). */
+static int room_in_front(tess__tile_plan *p, int64_t n)
+{
+    if (p->first >= n) return TESS_OK;
+    int64_t shift = n - p->first + 16;
+    if (p->nsegs + shift > p->cap) {
+        int64_t cap = (p->nsegs + shift) * 2;
+        tess__tile_segment *segs = realloc(p->segs, (size_t)cap * sizeof *segs);
+        if (segs == NULL) return TESS_ERR_NOMEM;
+        p->segs = segs;
+        p->cap = cap;
+    }
+    memmove(p->segs + p->first + shift, p->segs + p->first,
+            (size_t)(p->nsegs - p->first) * sizeof *p->segs);
+    p->first += shift;
+    p->nsegs += shift;
+    return TESS_OK;
+}
+
 uint64_t tess__tile_plan_cut(tess__tile_plan *p, uint64_t cells, tess__tile_box *box)
 {
-    while (p->first < p->nsegs && p->segs[p->first].r0 >= p->segs[p->first].r1) p->first++;
-    if (p->first == p->nsegs) return 0;
-    tess__tile_segment *s = &p->segs[p->first];
+    while (p->first < p->nsegs && empty(&p->segs[p->first])) p->first++;
+    if (p->first == p->nsegs || room_in_front(p, TESS__TILE_MAX_DIMS) != TESS_OK) return 0;
+    tess__tile_segment *s = &p->segs[p->first], rest[TESS__TILE_MAX_DIMS];
+    int nrest;
     p->last = *s;
-    uint64_t got = tess__tile_cut(&p->area, s, cells, box);
-    p->last.r1 = s->r0;
+    uint64_t got = tess__tile_cut(&p->area, s, cells, box, rest, &nrest);
+    p->last.box = *box;
     p->remaining -= got;
+    /* the tile took all of s's rows: the piece worked on last takes its
+     * place (else the empty ones would pile up behind the first) */
+    if (nrest > 0 && empty(s)) *s = rest[--nrest];
+    p->first -= nrest;
+    for (int k = 0; k < nrest; k++) p->segs[p->first + k] = rest[k];
     return got;
 }
 
-/* Can rows s and t join into one segment (t's rows right after s's)? */
-static int adjacent(const tess__tile_segment *s, const tess__tile_segment *t)
+/* Can s and t join into one segment (one box, the same owner, input not
+ * fetched)?  Then *into's box becomes the join. */
+static int joined(const tess__tile_segment *s, const tess__tile_segment *t,
+                  tess__tile_segment *into)
 {
-    return s->r1 == t->r0 && s->column == t->column && s->owner == t->owner && s->chunk == NULL &&
-           t->chunk == NULL && s->r1 > s->r0 && t->r1 > t->r0;
+    return s->owner == t->owner && s->chunk == NULL && t->chunk == NULL &&
+           tess__tile_box_join(&s->box, &t->box, &into->box);
 }
 
 /* Join s into a segment of the work it borders, and that one into the next
@@ -83,19 +113,14 @@ static int adjacent(const tess__tile_segment *s, const tess__tile_segment *t)
 static int join(tess__tile_plan *p, const tess__tile_segment *s)
 {
     tess__tile_segment *into = NULL;
-    for (int64_t i = p->first; i < p->nsegs && into == NULL; i++) {
-        tess__tile_segment *t = &p->segs[i];
-        if (adjacent(t, s)) t->r1 = s->r1, into = t;
-        else if (adjacent(s, t)) t->r0 = s->r0, into = t;
-    }
+    for (int64_t i = p->first; i < p->nsegs && into == NULL; i++)
+        if (joined(&p->segs[i], s, &p->segs[i])) into = &p->segs[i];
     if (into == NULL) return 0;
     p->remaining += tess__tile_segment_cells(&p->area, s);
     for (int64_t i = p->first; i < p->nsegs; i++) {
         tess__tile_segment *t = &p->segs[i];
-        if (t == into) continue;
-        if (adjacent(into, t)) into->r1 = t->r1, t->r1 = t->r0;
-        else if (adjacent(t, into)) into->r0 = t->r0, t->r1 = t->r0;
-        else continue;
+        if (t == into || !joined(into, t, into)) continue;
+        t->box.hi[0] = t->box.lo[0];
         break;
     }
     return 1;
@@ -103,13 +128,13 @@ static int join(tess__tile_plan *p, const tess__tile_segment *s)
 
 int tess__tile_plan_give_back(tess__tile_plan *p, const tess__tile_segment *s)
 {
-    if (s->r1 <= s->r0 || join(p, s)) return TESS_OK;
+    if (empty(s) || join(p, s)) return TESS_OK;
     return tess__tile_plan_push(p, s);
 }
 
 static int movable(const tess__tile_segment *s, int owner)
 {
-    return s->r1 > s->r0 && s->chunk == NULL && (owner < 0 || s->owner == owner);
+    return !empty(s) && s->chunk == NULL && (owner < 0 || s->owner == owner);
 }
 
 uint64_t tess__tile_plan_take_tail(tess__tile_plan *p, uint64_t cells, int owner,

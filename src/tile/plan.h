@@ -49,7 +49,7 @@ typedef struct tess__tile_plan {
     tess__tile_area area;
     tess__tile_segment *segs; /* the work not handed out yet, in order */
     int64_t nsegs, first, cap;
-    tess__tile_segment last; /* what the last tile was cut from (its rows only) */
+    tess__tile_segment last; /* the last tile cut (owner and chunk of what it was cut from) */
     uint64_t remaining;      /* cells in segs */
     tess__tile_proc *procs;
     int nprocs, next_rr;
@@ -79,12 +79,14 @@ int tess__tile_plan_init_empty(tess__tile_plan *p, const tess__tile_area *area, 
 void tess__tile_plan_free(tess__tile_plan *p);
 /* Add work at the end.  TESS_ERR_NOMEM or TESS_OK. */
 int tess__tile_plan_push(tess__tile_plan *p, const tess__tile_segment *s);
-/* Rows taken back from a processor's queue: joined to the work they border
+/* A tile taken back from a processor's queue: joined to the work it borders
  * (a late GPU then takes the CPUs' recalled tiles in one, not one by one),
  * else added at the end.  TESS_ERR_NOMEM or TESS_OK. */
 int tess__tile_plan_give_back(tess__tile_plan *p, const tess__tile_segment *s);
 /* Cut a tile of about `cells` cells from the first segment with work into
- * *box (p->last describes it); its cells, 0 when there is no work. */
+ * *box (tess__tile_cut: as square as the bounds allow; p->last describes
+ * it, the pieces left beside it are cut next); its cells, 0 when there is
+ * no work. */
 uint64_t tess__tile_plan_cut(tess__tile_plan *p, uint64_t cells, tess__tile_box *box);
 /* Take up to `cells` cells from the end of the work, whole segments first,
  * only from segments whose data has not moved (chunk NULL) and, when owner

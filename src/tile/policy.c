@@ -31,36 +31,25 @@ int tess__tile_policy_shares(const tess__tile_policy *pol) { return pol->spec.ki
 
 /* ---- setup ---- */
 
-/* Rows [lo, hi) of column col, owned by `owner`, as work: the runs of rows
- * a restored checkpoint has not done (job->done), before any tile is sized. */
-static int add_column_rows(tess__tile_policy *pol, int64_t col, int64_t lo, int64_t hi, int owner)
+typedef struct own_work {
+    tess__tile_policy *pol;
+    int owner;
+} own_work;
+
+static int push_box(void *arg, const tess__tile_box *box)
 {
-    const tess__tile_link *l = pol->link;
-    if (l->job->done == NULL) { /* nothing restored: the rows as they are */
-        tess__tile_segment s = {.column = col, .r0 = lo, .r1 = hi, .owner = owner};
-        return tess__tile_plan_push(&pol->plan, &s);
-    }
-    while (lo < hi) {
-        while (lo < hi && tess__tile_row_done(&l->area, l->job->done, col, lo)) lo++;
-        int64_t end = lo;
-        while (end < hi && !tess__tile_row_done(&l->area, l->job->done, col, end)) end++;
-        if (end == lo) break;
-        tess__tile_segment s = {.column = col, .r0 = lo, .r1 = end, .owner = owner};
-        int rc = tess__tile_plan_push(&pol->plan, &s);
-        if (rc != TESS_OK) return rc;
-        lo = end;
-    }
-    return TESS_OK;
+    own_work *w = arg;
+    tess__tile_segment s = {.box = *box, .owner = w->owner};
+    return tess__tile_plan_push(&w->pol->plan, &s);
 }
 
-/* Rows [lo, hi) of every column, owned by `owner`, as work. */
+/* Rows [lo, hi), owned by `owner`, as work: the boxes a restored
+ * checkpoint has not done (job->done), before any tile is sized. */
 static int add_rows(tess__tile_policy *pol, int64_t lo, int64_t hi, int owner)
 {
-    for (int64_t col = 0; col < pol->link->area.ncolumns && lo < hi; col++) {
-        int rc = add_column_rows(pol, col, lo, hi, owner);
-        if (rc != TESS_OK) return rc;
-    }
-    return TESS_OK;
+    const tess__tile_link *l = pol->link;
+    own_work w = {pol, owner};
+    return tess__tile_undone_boxes(&l->area, l->job->done, lo, hi, push_box, &w);
 }
 
 static int list_append(tess__tile_policy *pol, int proc, const tess__tile_segment *s)
@@ -173,20 +162,13 @@ static double estimate(const tess__tile_policy *pol, int proc, uint64_t cells)
 static int hand(tess__tile_policy *pol, int proc, const tess__tile_segment *seg,
                 const tess__tile_box *box, uint64_t cells, double est, int counted)
 {
-    tess__tile_item it = {.box = *box, .cells = cells, .est = est, .column = seg->column};
+    tess__tile_item it = {.box = *box, .cells = cells, .est = est};
     tess__tile_store_item_input(pol->store, seg, &it);
     if (!counted) { /* the plan counts what plan_next hands out itself */
         pol->plan.procs[proc].queued_s += est;
         pol->plan.procs[proc].queued_tiles++;
     }
     return tess__tile_proc_push(&pol->procs->p[proc], &it);
-}
-
-static void seg_box(const tess__tile_policy *pol, const tess__tile_segment *s, tess__tile_box *box)
-{
-    tess__tile_column_box(&pol->link->area, s->column, box);
-    box->lo[0] = s->r0;
-    box->hi[0] = s->r1;
 }
 
 /* ws: take the back half of the longest other deque. */
@@ -214,8 +196,7 @@ static int dispatch_listed(tess__tile_policy *pol)
             if (pol->list_head[i] == pol->list_len[i]) break;
             tess__tile_segment s = pol->lists[i][pol->list_head[i]++];
             if (pol->list_head[i] == pol->list_len[i]) pol->list_head[i] = pol->list_len[i] = 0;
-            tess__tile_box box;
-            seg_box(pol, &s, &box);
+            tess__tile_box box = s.box;
             uint64_t cells = tess__tile_box_cells(&box);
             int rc = hand(pol, i, &s, &box, cells, estimate(pol, i, cells), 0);
             if (rc != TESS_OK) return rc;
@@ -301,11 +282,7 @@ static void recall_queue(tess__tile_policy *pol, int proc)
     tess__tile_item back[64];
     int n = tess__tile_proc_recall(&pol->procs->p[proc], back, 64);
     for (int k = 0; k < n; k++) {
-        tess__tile_segment s = {.column = back[k].column,
-                                .r0 = back[k].box.lo[0],
-                                .r1 = back[k].box.hi[0],
-                                .owner = pol->link->me,
-                                .chunk = back[k].chunk};
+        tess__tile_segment s = {.box = back[k].box, .owner = pol->link->me, .chunk = back[k].chunk};
         tess__tile_plan_recalled(&pol->plan, proc, back[k].est);
         if (tess__tile_plan_give_back(&pol->plan, &s) != TESS_OK)
             tess__tile_abort_all(pol->link, TESS_ERR_NOMEM, "tiles: out of memory");

@@ -28,7 +28,6 @@ typedef struct central_msg {
     int32_t owner;  /* TILE: the rank holding its input */
     uint64_t cells; /* PROCS: a bit per processor still starting */
     double est, seconds;
-    int64_t column;
     tess__tile_box box;
 } central_msg;
 
@@ -68,22 +67,25 @@ static int plan_start(tess__tile_central *c)
     return TESS_OK;
 }
 
-/* Rows [lo, hi) of every column, whose input `owner` holds, as work: the
- * runs of rows a restored checkpoint has not done. */
+typedef struct central_work {
+    tess__tile_central *c;
+    int owner;
+} central_work;
+
+static int push_box(void *arg, const tess__tile_box *box)
+{
+    central_work *w = arg;
+    tess__tile_segment s = {.box = *box, .owner = w->owner};
+    return tess__tile_plan_push(&w->c->plan, &s);
+}
+
+/* Rows [lo, hi), whose input `owner` holds, as work: the boxes a restored
+ * checkpoint has not done (as policy.c's add_rows). */
 static int load_rows(tess__tile_central *c, int64_t lo, int64_t hi, int owner)
 {
     const tess__tile_link *l = c->link;
-    for (int64_t col = 0; col < l->area.ncolumns; col++)
-        for (int64_t r = lo; r < hi;) {
-            int64_t end = r;
-            while (end < hi &&
-                   !(l->job->done && tess__tile_row_done(&l->area, l->job->done, col, end)))
-                end++;
-            tess__tile_segment s = {.column = col, .r0 = r, .r1 = end, .owner = owner};
-            if (end > r && tess__tile_plan_push(&c->plan, &s) != TESS_OK) return TESS_ERR_NOMEM;
-            r = end > r ? end : r + 1; /* past the run, or past a done row */
-        }
-    return TESS_OK;
+    central_work w = {c, owner};
+    return tess__tile_undone_boxes(&l->area, l->job->done, lo, hi, push_box, &w);
 }
 
 /* Every rank's rows, once every slab was checked (their owners known). */
@@ -135,7 +137,6 @@ void tess__tile_central_dispatch(tess__tile_central *c)
         int r = plan_rank(c, g);
         m.proc = g - c->base[r];
         m.owner = c->plan.last.owner;
-        m.column = c->plan.last.column;
         send_central(c, r, &m);
     }
     if (!c->booted) check_boot(c);
@@ -179,7 +180,7 @@ static void on_report(tess__tile_central *c, int src, const central_msg *m)
 
 static void queue_tile(tess__tile_central *c, const central_msg *m, const tess__tile_segment *seg)
 {
-    tess__tile_item it = {.box = m->box, .cells = m->cells, .est = m->est, .column = m->column};
+    tess__tile_item it = {.box = m->box, .cells = m->cells, .est = m->est};
     tess__tile_store_item_input(c->store, seg, &it);
     if (tess__tile_proc_push(&c->procs->p[m->proc], &it) != TESS_OK)
         tess__tile_abort_all(c->link, TESS_ERR_NOMEM, "tiles: out of memory for the queues");
@@ -207,8 +208,7 @@ static void on_tile(tess__tile_central *c, const central_msg *m)
     tess__tile_proc *q = &c->policy->plan.procs[m->proc];
     q->queued_s += m->est;
     q->queued_tiles++;
-    tess__tile_segment seg = {
-        .column = m->column, .r0 = m->box.lo[0], .r1 = m->box.hi[0], .owner = m->owner};
+    tess__tile_segment seg = {.box = m->box, .owner = m->owner};
     if (!tess__tile_store_needs_fetch(c->store, &seg)) {
         queue_tile(c, m, &seg);
         return;
@@ -217,15 +217,22 @@ static void on_tile(tess__tile_central *c, const central_msg *m)
         tess__tile_abort_all(l, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
         return;
     }
-    tess__tile_wire_seg w = {seg.column, seg.r0, seg.r1, seg.owner, 0};
+    tess__tile_wire_seg w = tess__tile_wire(&seg);
     tess__tile_send(l, seg.owner, TILE_FETCH, &w, sizeof w, NULL, 0);
+}
+
+static int same_box(const tess__tile_box *a, const tess__tile_box *b)
+{
+    for (int d = 0; d < a->ndims; d++)
+        if (a->lo[d] != b->lo[d] || a->hi[d] != b->hi[d]) return 0;
+    return a->ndims == b->ndims;
 }
 
 void tess__tile_central_ready(tess__tile_central *c, const tess__tile_segment *s)
 {
     for (int k = 0; k < c->nwait; k++) {
         const central_msg *m = &c->wait[k].m;
-        if (m->column != s->column || m->box.lo[0] != s->r0 || m->box.hi[0] != s->r1) continue;
+        if (!same_box(&m->box, &s->box)) continue;
         queue_tile(c, m, s);
         c->wait[k] = c->wait[--c->nwait];
         return;

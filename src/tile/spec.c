@@ -173,8 +173,8 @@ static int64_t clamp_extent(int64_t v, int64_t lo, int64_t hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* A cell count is rows of the job's widest columns: between its fewest and
- * most rows of them. */
+/* A cell count lies between the plan's smallest and largest tile: the
+ * fewest and most rows of the widest cross-section (tess__tile_area_max_cross). */
 static int fit_cells(const tess_tile_job *job, tess__tile_policy_spec *pol)
 {
     uint64_t cross = 1;
@@ -223,7 +223,7 @@ int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__til
                        job->name, d, (long long)job->min_tile[d], (long long)job->max_tile[d]);
         min[d] = job->min_tile[d];
         max[d] = job->max_tile[d];
-        if (pol->nbox > 0 && d > 0) /* a fixed box sets the columns (its extents fitted) */
+        if (pol->nbox > 0 && d > 0) /* a fixed box sets the tiles' shape (its extents fitted) */
             min[d] = max[d] = pol->box[d];
         else if (pol->nbox > 0) max[d] = pol->box[d];
     }

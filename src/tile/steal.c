@@ -87,7 +87,7 @@ static void give(tess__tile_steal *st, int src, double thief_rate, double thief_
     if (w == NULL) n = 0;
     uint64_t cells = 0;
     for (int i = 0; i < n; i++) {
-        w[i] = (tess__tile_wire_seg){segs[i].column, segs[i].r0, segs[i].r1, segs[i].owner, 0};
+        w[i] = tess__tile_wire(&segs[i]);
         cells += tess__tile_segment_cells(&st->link->area, &segs[i]);
     }
     tess__tile_send(st->link, src, TILE_GIVE, w, (size_t)n * sizeof *w, NULL, 0);
@@ -128,8 +128,8 @@ static void receive_work(tess__tile_steal *st, int src, const tess__tile_wire_se
     }
     uint64_t cells = 0;
     for (int i = 0; i < n; i++) {
-        tess__tile_segment s = {
-            .column = segs[i].column, .r0 = segs[i].r0, .r1 = segs[i].r1, .owner = segs[i].owner};
+        tess__tile_segment s = {.box = tess__tile_wire_box(&segs[i], st->link->area.ndims),
+                                .owner = segs[i].owner};
         cells += tess__tile_segment_cells(&st->link->area, &s);
         if (take(st, &s, &fetched) != TESS_OK) {
             tess__tile_abort_all(st->link, TESS_ERR_NOMEM, "tiles: out of memory for stolen work");

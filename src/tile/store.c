@@ -25,8 +25,6 @@ struct tess__tile_held {
     void *out;
 };
 
-int tess__tile_area_contiguous(const tess__tile_area *a) { return a->ncolumns == 1; }
-
 static uint64_t row_cells(const tess__tile_area *a)
 {
     return tess__tile_area_cells(a) / (uint64_t)a->extent[0];
@@ -163,56 +161,72 @@ uint64_t tess__tile_store_take_pending(tess__tile_store *s, uint64_t cells, tess
     while (s->npending > 0 && taken < cells && *n < max) {
         tess__tile_segment *seg = &s->pending[s->npending - 1];
         taken += tess__tile_split_tail(&s->link->area, seg, cells - taken, &out[(*n)++]);
-        if (seg->r1 <= seg->r0) s->npending--;
+        if (tess__tile_box_cells(&seg->box) == 0) s->npending--;
     }
     return taken;
 }
 
 int tess__tile_store_fetching(const tess__tile_store *s) { return s->fetch_bytes_out > 0; }
 
-/* Rows of segment seg that make about one chunk. */
-static int64_t chunk_rows(const tess__tile_link *l, const tess__tile_segment *seg)
+/* The next box to fetch: about one chunk cut from the first pending
+ * segment as a tile is (tess__tile_cut: within the tile bounds, so that
+ * the tiles cut from the chunk later are rows of it); the pieces beside it
+ * are fetched next. */
+static int next_fetch(tess__tile_store *s, tess__tile_wire_seg *w)
 {
-    uint64_t row_bytes = tess__tile_column_cross(&l->area, seg->column) * l->job->in_bytes;
-    int64_t rows = (int64_t)(l->args.chunk / (row_bytes ? row_bytes : 1));
-    if (rows < 1) rows = 1;
-    return rows < seg->r1 - seg->r0 ? rows : seg->r1 - seg->r0;
+    const tess__tile_link *l = s->link;
+    tess__tile_segment head = s->pending[0], rest[TESS__TILE_MAX_DIMS];
+    tess__tile_box box;
+    int nrest;
+    uint64_t cells = l->args.chunk / (l->job->in_bytes ? l->job->in_bytes : 1);
+    tess__tile_cut(&l->area, &head, cells > 0 ? cells : 1, &box, rest, &nrest);
+    *w = tess__tile_wire(&(tess__tile_segment){.box = box, .owner = head.owner});
+    if (nrest > 0 && tess__tile_box_cells(&head.box) == 0) head = rest[--nrest];
+    s->pending[0] = head;
+    if (tess__tile_box_cells(&head.box) == 0)
+        memmove(s->pending, s->pending + 1, (size_t)--s->npending * sizeof *s->pending);
+    for (int k = 0; k < nrest; k++) /* appended, then moved to the front */
+        if (tess__tile_store_add_pending(s, &rest[k]) != TESS_OK) return TESS_ERR_NOMEM;
+    memmove(rest, s->pending + s->npending - nrest, (size_t)nrest * sizeof *rest);
+    memmove(s->pending + nrest, s->pending, (size_t)(s->npending - nrest) * sizeof *s->pending);
+    memcpy(s->pending, rest, (size_t)nrest * sizeof *rest);
+    return TESS_OK;
 }
 
 void tess__tile_store_request(tess__tile_store *s)
 {
     tess__tile_link *l = s->link;
     while (s->npending > 0 && s->fetch_bytes_out < 2 * l->args.chunk) {
-        tess__tile_segment *seg = &s->pending[0];
-        int64_t rows = chunk_rows(l, seg);
-        tess__tile_wire_seg w = {seg->column, seg->r0, seg->r0 + rows, seg->owner, 0};
-        seg->r0 += rows;
-        if (seg->r0 >= seg->r1) memmove(seg, seg + 1, (size_t)--s->npending * sizeof *seg);
-        s->fetch_bytes_out +=
-            (uint64_t)rows * tess__tile_column_cross(&l->area, w.column) * l->job->in_bytes;
+        tess__tile_wire_seg w;
+        if (next_fetch(s, &w) != TESS_OK) {
+            tess__tile_abort_all(l, TESS_ERR_NOMEM, "tiles: out of memory for a transfer");
+            return;
+        }
+        tess__tile_box box = tess__tile_wire_box(&w, l->area.ndims);
+        s->fetch_bytes_out += tess__tile_box_cells(&box) * l->job->in_bytes;
         tess__tile_send(l, w.owner, TILE_FETCH, &w, sizeof w, NULL, 0);
     }
 }
+
+static int box_in_area(const tess__tile_area *a, const tess__tile_box *box);
 
 static void answer_fetch(tess__tile_store *s, int src, const tess__tile_wire_seg *w)
 {
     tess__tile_link *l = s->link;
     const tess_tile_job *job = l->job;
-    tess__tile_box box;
-    tess__tile_column_box(&l->area, w->column, &box);
-    box.lo[0] = w->r0;
-    box.hi[0] = w->r1;
+    tess__tile_box box = tess__tile_wire_box(w, l->area.ndims);
     uint64_t cells = tess__tile_box_cells(&box);
     size_t bytes = cells * job->in_bytes;
     int64_t lo = s->slab_lo[l->me];
-    if (w->r0 < lo || w->r1 > s->slab_hi[l->me]) {
+    if (w->ndims != l->area.ndims || !box_in_area(&l->area, &box) || box.lo[0] < lo ||
+        box.hi[0] > s->slab_hi[l->me]) {
         tess__tile_abort_all(l, TESS_ERR_INVAL,
                              "tiles: a rank asked for input this rank does not own");
         return;
     }
-    if (tess__tile_area_contiguous(&l->area)) {
+    if (tess__tile_box_whole_rows(&l->area, &box)) {
         const uint8_t *p = (const uint8_t *)job->input +
-                           (size_t)(w->r0 - lo) * row_cells(&l->area) * job->in_bytes;
+                           (size_t)(box.lo[0] - lo) * row_cells(&l->area) * job->in_bytes;
         tess__tile_send(l, src, TILE_DATA, w, sizeof *w, p, bytes);
     } else {
         uint8_t *buf = malloc(bytes ? bytes : 1);
@@ -241,9 +255,9 @@ static void take_data(tess__tile_store *s, const tess__tile_wire_seg *w, const u
     double t0 = tess_now();
     memcpy(copy, data, len);
     s->tcp_s += tess_now() - t0;
-    *k = (tess__tile_chunk){.column = w->column, .r0 = w->r0, .r1 = w->r1, .data = copy};
     tess__tile_segment seg = {
-        .column = w->column, .r0 = w->r0, .r1 = w->r1, .owner = w->owner, .chunk = k};
+        .box = tess__tile_wire_box(w, s->link->area.ndims), .owner = w->owner, .chunk = k};
+    *k = (tess__tile_chunk){.box = seg.box, .data = copy};
     k->cells_left = tess__tile_segment_cells(&s->link->area, &seg);
     s->fetch_bytes_out = s->fetch_bytes_out > len ? s->fetch_bytes_out - len : 0;
     s->bytes_in += len;
@@ -258,10 +272,10 @@ void tess__tile_store_item_input(const tess__tile_store *s, const tess__tile_seg
     it->in = NULL;
     it->chunk = seg->chunk;
     if (seg->chunk != NULL) {
-        tess__tile_chunk *k = seg->chunk;
-        uint64_t cross = tess__tile_column_cross(&l->area, k->column);
-        it->in = k->data + (size_t)(it->box.lo[0] - k->r0) * cross * job->in_bytes;
-    } else if (needs_data(l) && tess__tile_area_contiguous(&l->area)) {
+        tess__tile_chunk *k = seg->chunk; /* its tiles are rows of it (tess__tile_shape) */
+        uint64_t cross = tess__tile_box_cells(&k->box) / (uint64_t)(k->box.hi[0] - k->box.lo[0]);
+        it->in = k->data + (size_t)(it->box.lo[0] - k->box.lo[0]) * cross * job->in_bytes;
+    } else if (needs_data(l) && tess__tile_box_whole_rows(&l->area, &it->box)) {
         it->in = (const uint8_t *)job->input +
                  (size_t)(it->box.lo[0] - s->slab_lo[l->me]) * row_cells(&l->area) * job->in_bytes;
     }
@@ -369,7 +383,7 @@ int tess__tile_store_done(tess__tile_store *s, tess__tile_done *d)
 
 uint8_t *tess__tile_output_place(const tess__tile_link *l, const tess__tile_box *box, void *whole)
 {
-    if (whole == NULL || !tess__tile_area_contiguous(&l->area)) return NULL;
+    if (whole == NULL || !tess__tile_box_whole_rows(&l->area, box)) return NULL;
     uint64_t first = (uint64_t)box->lo[0] * row_cells(&l->area);
     return (uint8_t *)whole + first * l->job->out_bytes;
 }

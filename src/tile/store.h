@@ -75,8 +75,6 @@ void tess__tile_store_item_input(const tess__tile_store *s, const tess__tile_seg
 int tess__tile_store_done(tess__tile_store *s, tess__tile_done *d);
 
 /* For processor threads (read only): */
-/* Is the whole of a column's rows contiguous in the area's row-major order? */
-int tess__tile_area_contiguous(const tess__tile_area *a);
 /* Copy a box's cells between the area-row-major slab starting at row base
  * (every cell of its rows) and a buffer row-major within the box. */
 void tess__tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, size_t cell_bytes,
@@ -84,7 +82,7 @@ void tess__tile_copy_box(const tess__tile_area *a, const tess__tile_box *box, si
 /* The output rank's shared image of the run's job's output, or NULL. */
 uint8_t *tess__tile_shared_output(const tess__tile_link *l);
 /* Where box's output lies in `whole` (the whole area's output, row-major)
- * when the area's tiles are contiguous there; NULL otherwise or for NULL. */
+ * when it is contiguous there (whole rows); NULL otherwise or for NULL. */
 uint8_t *tess__tile_output_place(const tess__tile_link *l, const tess__tile_box *box, void *whole);
 
 #endif

@@ -76,7 +76,7 @@ int tess__tile_parse_policy(tess_ctx *ctx, const char *spec, int ndims,
  * tile (each extent of a box, or a cell count); 1 when it moved.  Call
  * before tess__tile_job_area. */
 int tess__tile_policy_fit(const tess_tile_job *job, tess__tile_policy_spec *pol);
-/* Set up the area of a job under a policy (a box policy sets the column
+/* Set up the area of a job under a policy (a box policy sets the tile
  * extents).  TESS_ERR_INVAL with the error set. */
 int tess__tile_job_area(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_policy_spec *pol,
                         tess__tile_area *area);
@@ -98,7 +98,7 @@ enum tess__tile_msg_type {
     TILE_DONE,         /* processor -> its controller: a tile finished */
     TILE_STEAL,        /* thief -> victim: its aggregate rate */
     TILE_GIVE,         /* victim -> thief: segments (maybe none) */
-    TILE_FETCH,        /* rank -> owner: send the input of rows of a column */
+    TILE_FETCH,        /* rank -> owner: send the input of a box */
     TILE_DATA,         /* owner -> rank: that input */
     TILE_OUTPUT,       /* rank -> output rank: a tile's output */
     TILE_STATUS,       /* rank -> all: work received, completed, rate */
@@ -117,11 +117,26 @@ typedef struct tess__tile_hdr {
     int32_t src, pad;
 } tess__tile_hdr;
 
-/* A segment as sent in messages. */
+/* A segment as sent in messages (its box and owner). */
 typedef struct tess__tile_wire_seg {
-    int64_t column, r0, r1;
-    int32_t owner, pad;
+    int64_t lo[TESS_TILE_MAX_DIMS], hi[TESS_TILE_MAX_DIMS];
+    int32_t ndims, owner;
 } tess__tile_wire_seg;
+
+static inline tess__tile_wire_seg tess__tile_wire(const tess__tile_segment *s)
+{
+    tess__tile_wire_seg w = {.ndims = s->box.ndims, .owner = s->owner};
+    for (int d = 0; d < TESS_TILE_MAX_DIMS; d++) w.lo[d] = s->box.lo[d], w.hi[d] = s->box.hi[d];
+    return w;
+}
+
+/* The box of a segment received (ndims checked against the area's). */
+static inline tess__tile_box tess__tile_wire_box(const tess__tile_wire_seg *w, int ndims)
+{
+    tess__tile_box b = {.ndims = ndims};
+    for (int d = 0; d < ndims; d++) b.lo[d] = w->lo[d], b.hi[d] = w->hi[d];
+    return b;
+}
 
 /* ---- a tile handed to a processor ---- */
 typedef struct tess__tile_chunk tess__tile_chunk;
@@ -131,14 +146,13 @@ typedef struct tess__tile_item {
     double est;              /* the plan's estimate, given back when done */
     const void *in;          /* input, or NULL: the processor gathers or reads it */
     tess__tile_chunk *chunk; /* holds `in` while the tile runs */
-    int64_t column;
 } tess__tile_item;
 
 /* Input fetched from another rank (store.c); the tiles cut from it hold it. */
 struct tess__tile_chunk {
-    int64_t column, r0, r1; /* the rows it holds */
-    uint8_t *data;          /* row-major over the column box restricted to [r0, r1) */
-    uint64_t cells_left;    /* freed when every cell was processed */
+    tess__tile_box box;  /* the cells it holds */
+    uint8_t *data;       /* row-major over box */
+    uint64_t cells_left; /* freed when every cell was processed */
 };
 
 /* A processor's report to its controller (TILE_DONE): a tile finished. */
