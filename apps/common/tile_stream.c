@@ -51,8 +51,8 @@ int app_tile_stream_output(const app_tile_cli *c, const char *path, int whole)
     return stat(path, &st) != 0 || S_ISREG(st.st_mode);
 }
 
-void app_tile_sink_init(app_tile_sink *k, tess_ctx *ctx, const tess_tile_job *job,
-                        const char *path, off_t header)
+void app_tile_sink_init(app_tile_sink *k, tess_ctx *ctx, const tess_tile_job *job, const char *path,
+                        off_t header)
 {
     memset(k, 0, sizeof *k);
     k->ctx = ctx;

@@ -37,17 +37,17 @@ int app_tile_stream_output(const app_tile_cli *c, const char *path, int whole);
  */
 typedef struct app_tile_sink {
     tess_ctx *ctx;
-    const char *path;   /* for messages */
-    int fd;             /* -1 until opened */
-    off_t header;       /* bytes before the first cell */
-    size_t cell_bytes;  /* out_bytes */
+    const char *path;  /* for messages */
+    int fd;            /* -1 until opened */
+    off_t header;      /* bytes before the first cell */
+    size_t cell_bytes; /* out_bytes */
     int ndims;
     int64_t extent[TESS_TILE_MAX_DIMS];
 } app_tile_sink;
 
 /* Set up a sink for `job`'s area (fd -1). */
-void app_tile_sink_init(app_tile_sink *k, tess_ctx *ctx, const tess_tile_job *job,
-                        const char *path, off_t header);
+void app_tile_sink_init(app_tile_sink *k, tess_ctx *ctx, const tess_tile_job *job, const char *path,
+                        off_t header);
 /* The job's write() for a sink (arg: the app_tile_sink). */
 int app_tile_sink_write(const tess_tile_box *box, const void *out, void *arg);
 
