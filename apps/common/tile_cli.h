@@ -36,23 +36,23 @@ typedef struct app_tile_cli {
     int ngiven;
 } app_tile_cli;
 
-#define APP_TILE_CLI_USAGE                                                                      \
-    "  tiles options (docs/tiles.md):\n"                                                        \
-    "    --policy P          apc (default), dd:SIZE, static:SIZE or ws:SIZE (SIZE: cells or\n"  \
-    "                        a box AxB)\n"                                                      \
-    "    --processors SPEC   cpu*N, cpu@F (slowed to fraction F), cpu@F/S (from S seconds\n"    \
-    "                        on), opencl[:N], joined with '+' (default: cpu per core)\n"        \
-    "    --tile-queue-ms T   most queued work per processor (default 100)\n"                    \
-    "    --tile-chunk BYTES  storage-layer transfer unit (default 1048576)\n"                   \
-    "    --data-on R         all input on rank R (default: spread over the ranks)\n"            \
-    "    --stats FILE.json   the run's statistics (time split, per processor and rank)\n"       \
-    "    --progress | --quiet\n"                                                                \
-    "    --in-memory         read all input before the run, write outputs after it (default:\n" \
-    "                        file input read by region, outputs written as tiles finish)\n"     \
-    "    --checkpoint-dir DIR  journal finished tiles in DIR (docs/checkpoints.md, Tiles)\n"    \
-    "    --checkpoint-every S  seconds between journal flushes (default 1)\n"                   \
-    "    --restore           compute only the tiles DIR's journal lacks (tessera supervise\n"   \
-    "                        adds it on a restart); none there: start afresh\n"                 \
+#define APP_TILE_CLI_USAGE                                                                     \
+    "  tiles options (docs/tiles.md):\n"                                                       \
+    "    --policy P          apc (default), dd:SIZE, static:SIZE or ws:SIZE (SIZE: cells or\n" \
+    "                        a box AxB)\n"                                                     \
+    "    --processors SPEC   cpu*N, cpu@F (slowed to fraction F), cpu@F/S (from S seconds\n"   \
+    "                        on), opencl[:N], joined with '+' (default: cpu per core)\n"       \
+    "    --tile-queue-ms T   most queued work per processor (default 100)\n"                   \
+    "    --tile-chunk BYTES  storage-layer transfer unit (default 1048576)\n"                  \
+    "    --data-on R         all input on rank R (default: spread over the ranks)\n"           \
+    "    --stats FILE.json   the run's statistics (time split, per processor and rank)\n"      \
+    "    --progress | --quiet\n"                                                               \
+    "    --in-memory         all input read first, outputs written last (default: file\n"      \
+    "                        input read by region, outputs written as tiles finish)\n"         \
+    "    --checkpoint-dir DIR  journal finished tiles in DIR (docs/checkpoints.md, Tiles)\n"   \
+    "    --checkpoint-every S  seconds between journal flushes (default 1)\n"                  \
+    "    --restore           compute only the tiles DIR's journal lacks (tessera supervise\n"  \
+    "                        adds it on a restart); none there: start afresh\n"                \
     "    --checkpoint-overwrite  DIR may hold another job's checkpoint: replace it\n"
 
 void app_tile_cli_init(app_tile_cli *c);
