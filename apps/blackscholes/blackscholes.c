@@ -141,6 +141,11 @@ static int read_slab(bs_app *a, int64_t lo, int64_t hi, int rank)
     return ok ? 0 : -1;
 }
 
+/* Read-ahead after a tile: its own length, at least this much (the
+ * bootstrap's tiny tiles otherwise each waited for the disk, and a 10 ms
+ * read ended the bootstrap at 512 options). */
+#define BS_READ_AHEAD ((off_t)4 << 20)
+
 /* The job's read() for a streamed --input: the tile's records, on the
  * processor's thread; the kernel is told to fetch the rows after them,
  * where this processor's next tile most likely starts. */
@@ -151,7 +156,8 @@ static int read_region(const tess_tile_box *box, void *buf, void *arg)
     off_t off = (off_t)box->lo[0] * BS_IN_BYTES;
     if (app_pread_full(p->in_fd, buf, len, off) != 0)
         return app_tile_input_error(p->ctx, p->in_path, errno);
-    (void)posix_fadvise(p->in_fd, off + (off_t)len, (off_t)len, POSIX_FADV_WILLNEED);
+    off_t ahead = (off_t)len > BS_READ_AHEAD ? (off_t)len : BS_READ_AHEAD;
+    (void)posix_fadvise(p->in_fd, off + (off_t)len, ahead, POSIX_FADV_WILLNEED);
     return TESS_OK;
 }
 
