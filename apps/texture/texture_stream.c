@@ -56,7 +56,8 @@ static int read_band(const tex_reader *src, int64_t y0, int64_t y1, int64_t x0, 
         uint8_t *dst = ch == 1 ? band + r * w : raw;
         rc = app_pread_full(src->fd, dst, ch * w * n, at);
         for (size_t i = 0; rc == 0 && ch == 3 && i < w * n; i++) /* as tex_parse_pnm */
-            band[r * w + i] = (uint8_t)(((unsigned)dst[3 * i] + dst[3 * i + 1] + dst[3 * i + 2]) / 3);
+            band[r * w + i] =
+                (uint8_t)(((unsigned)dst[3 * i] + dst[3 * i + 1] + dst[3 * i + 2]) / 3);
     }
     int err = errno;
     if (raw != band) free(raw);
@@ -74,7 +75,8 @@ int tex_read_records(const tess_tile_box *box, void *buf, void *arg)
     y1 = y1 > p->height ? p->height : y1;
     x1 = x1 > p->width ? p->width : x1;
     uint8_t *band = malloc((size_t)(y1 - y0) * (size_t)(x1 - x0));
-    if (band == NULL) return tess_set_error(p->src->ctx, TESS_ERR_NOMEM, "out of memory for a band");
+    if (band == NULL)
+        return tess_set_error(p->src->ctx, TESS_ERR_NOMEM, "out of memory for a band");
     int rc = read_band(p->src, y0, y1, x0, x1, band);
     if (rc == TESS_OK) tex_band_records(band, y0, x0, (size_t)(x1 - x0), p, box, buf);
     free(band);
