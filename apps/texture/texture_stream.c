@@ -112,7 +112,7 @@ int tex_sink_open(tex_sink *k, tess_ctx *ctx, const char *path, const char *app)
     free(name);
     if (name && k->fd >= 0) return 0;
     k->fd = -1;
-    app_error(app, "cannot write beside %s: %s", path, strerror(err));
+    app_error(app, "cannot write %s: %s", path, strerror(err));
     return -1;
 }
 

@@ -4,8 +4,8 @@
 # texture write the same bytes streamed (the default for files) as with
 # --in-memory, embedded and as 2 ranks, for several policies; a streamed
 # Black-Scholes run holds well under its input in memory; bad input (a
-# missing or truncated file) gives one line naming the file, exit 1 and
-# no output or temporary left behind.
+# missing or truncated file, an output in a missing directory) gives one
+# line naming the file, exit 1 and no output or temporary left behind.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 SANITIZED=0
@@ -69,7 +69,7 @@ app blackscholes --input "$tmp/bs.in" --output /dev/null
 
 if [ $SANITIZED = 0 ]; then
     step "blackscholes: a streamed run holds the tiles in flight, not the input"
-    m=8000000 # 96 MB of input, 64 MB of output
+    m=5000000 # 60 MB of input, 40 MB of output
     app blackscholes --options $m --save-input "$tmp/big.in" --output /dev/null --processors cpu
     rss() { # max RSS in KB of the command
         python3 -c 'import resource, subprocess, sys
@@ -80,7 +80,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -1)
         --quiet --processors 'cpu*2')
     mem_rss=$(rss "$TESSERA" run blackscholes --input "$tmp/big.in" --output "$tmp/big.mem" \
         --quiet --processors 'cpu*2' --in-memory)
-    same "$tmp/big.out" "$tmp/big.mem" "blackscholes 8M options streamed"
+    same "$tmp/big.out" "$tmp/big.mem" "blackscholes 5M options streamed"
     in_kb=$(($(wc -c < "$tmp/big.in") / 1024))
     echo "max RSS: streamed $run_rss KB, in memory $mem_rss KB, input $in_kb KB"
     [ "$run_rss" -gt 0 ] && [ "$run_rss" -lt $((in_kb / 2)) ] ||
@@ -88,7 +88,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -1)
     rm -f "$tmp/big.in" "$tmp/big.out" "$tmp/big.mem"
 fi
 
-step "bad input: one line naming the file, exit 1, nothing left behind"
+step "bad input or output: one line naming the file, exit 1, nothing left behind"
 bad() { # PATTERN APP ARGS... (writing into the empty $tmp/bad)
     local pattern=$1
     shift
@@ -108,4 +108,6 @@ bad "missing.in" blackscholes --input "$tmp/missing.in" --output "$tmp/bad/p.out
 bad "short.in" blackscholes --input "$tmp/short.in" --output "$tmp/bad/p.out"
 bad "missing.pgm" texture --image "$tmp/missing.pgm" --output "$tmp/bad/f.txt"
 bad "short.pgm" texture --image "$tmp/short.pgm" --output "$tmp/bad/f.txt"
-echo "bad input: 4 cases refused"
+bad "nodir/p.out" blackscholes --input "$tmp/bs.in" --output "$tmp/bad/nodir/p.out"
+bad "nodir/f.txt" texture --image "$tmp/slide.pgm" --output "$tmp/bad/nodir/f.txt"
+echo "bad input and output: 6 cases refused"
