@@ -481,7 +481,7 @@ static void overhead(bt_opts *o)
     float *in = malloc((size_t)n * 12);
     if (in == NULL) return;
     bs_generate(0, 0, n, in);
-    bs_params p = {0.02f, 0.30f, (int)k, NULL};
+    bs_params p = {0.02f, 0.30f, (int)k, NULL, -1, NULL};
     enum { ROUNDS = 10 };
     double ratio[ROUNDS];
     int rounds = 0, cores[CPU_SETSIZE];

@@ -15,8 +15,10 @@
 
 typedef struct bs_params {
     float riskfree, volatility;
-    int iterations; /* each option is priced this many times (the CCR knob) */
-    tess_ctx *ctx;  /* for kernel error messages */
+    int iterations;      /* each option is priced this many times (the CCR knob) */
+    tess_ctx *ctx;       /* for kernel error messages */
+    int in_fd;           /* --input read by region (streamed), else -1 */
+    const char *in_path; /* its name, for messages */
 } bs_params;
 
 /* Price options [0, n) of `in` into `out`, each `iterations` times. */

@@ -32,8 +32,11 @@ static int write_files(tile_run *r, int before)
 static int open_outputs(tile_run *r)
 {
     const app_tile_spec *s = r->spec;
-    for (int i = 0; i < APP_TILE_MAX_FILES; i++)
-        if (s->files[i].path && app_outfile_open(&r->files[i], s->files[i].path) != 0) return -1;
+    for (int i = 0; i < APP_TILE_MAX_FILES; i++) {
+        if (s->files[i].path == NULL) continue;
+        if (app_outfile_open(&r->files[i], s->files[i].path) != 0) return -1;
+        if (s->files[i].opened) s->files[i].opened(s->app, r->files[i].fp);
+    }
     if (s->cli->stats_path && app_outfile_open(&r->stats, s->cli->stats_path) != 0) return -1;
     return write_files(r, 1);
 }

@@ -22,6 +22,10 @@ typedef struct app_tile_file {
     /* Rank 0: write it (0, or -1 with errno set where the system said why). */
     int (*write)(const void *app, FILE *fp);
     int before; /* 1: written before the run (it does not depend on it) */
+    /* Rank 0, once the file is open, before the run: a streamed output
+     * keeps fileno(fp) to write tiles at their place while the run goes
+     * on (tile_stream.h); `write` then has nothing left to do.  Optional. */
+    void (*opened)(void *app, FILE *fp);
 } app_tile_file;
 
 typedef struct app_tile_spec {

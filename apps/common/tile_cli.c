@@ -19,7 +19,8 @@ static int is_option(const char *name)
     static const char *const values[] = {"policy",         "processors",      "tile-queue-ms",
                                          "tile-chunk",     "data-on",         "stats",
                                          "checkpoint-dir", "checkpoint-every"};
-    static const char *const flags[] = {"progress", "quiet", "restore", "checkpoint-overwrite"};
+    static const char *const flags[] = {"progress", "quiet", "restore", "checkpoint-overwrite",
+                                        "in-memory"};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         if (strcmp(name, values[i]) == 0) return 1;
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
@@ -47,6 +48,7 @@ static int set_option(app_tile_cli *c, const char *app, const char *name, const 
     if (ck <= 0) return ck;
     if (strcmp(name, "progress") == 0) c->progress = APP_PROGRESS_ON;
     else if (strcmp(name, "quiet") == 0) c->progress = APP_PROGRESS_OFF;
+    else if (strcmp(name, "in-memory") == 0) c->in_memory = 1;
     else if (strcmp(name, "policy") == 0) c->opt.policy = value;
     else if (strcmp(name, "processors") == 0) {
         if (tess_tile_count_processors(value) < 0) {

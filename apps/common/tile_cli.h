@@ -28,6 +28,9 @@ typedef struct app_tile_cli {
     const char *ckpt_dir;
     double ckpt_every_s;
     int restore, ckpt_overwrite;
+    /* --in-memory: read the whole input before the run and write the
+     * outputs after it, instead of streaming them (tile_stream.h) */
+    int in_memory;
     /* the application's options, in the order given: a checkpoint's identity */
     app_tile_given given[APP_TILE_MAX_GIVEN];
     int ngiven;
@@ -44,6 +47,8 @@ typedef struct app_tile_cli {
     "    --data-on R         all input on rank R (default: spread over the ranks)\n"           \
     "    --stats FILE.json   the run's statistics (time split, per processor and rank)\n"      \
     "    --progress | --quiet\n"                                                               \
+    "    --in-memory         all input read first, outputs written last (default: file\n"      \
+    "                        input read by region, outputs written as tiles finish)\n"         \
     "    --checkpoint-dir DIR  journal finished tiles in DIR (docs/checkpoints.md, Tiles)\n"   \
     "    --checkpoint-every S  seconds between journal flushes (default 1)\n"                  \
     "    --restore           compute only the tiles DIR's journal lacks (tessera supervise\n"  \

@@ -1,7 +1,9 @@
 /*
  * sar.c — `tessera run sar`: form a radar image by backprojection on the
  * tiles face (docs/tiles.md).  The scene (pulses) is small and every rank
- * holds all of it; the work area is the image, gathered on rank 0.
+ * holds all of it; the work area is the image, gathered on rank 0, which
+ * writes each tile into --output as it arrives (tile_stream.h) unless
+ * --image or --in-memory needs the whole image.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,8 +12,10 @@
 #include <string.h>
 #include "sar.h"
 #include "tile_app.h"
+#include "tile_stream.h"
 
 #define SAR_APP "sar"
+#define SAR_IMAGE_HEADER 12 /* --output: "TSIM", u32 width, u32 height */
 
 static const char sar_usage[] =
     "usage: tessera run sar (--gen P:B:W:H[:SEED] | --input FILE) [--output FILE]\n"
@@ -22,7 +26,8 @@ static const char sar_usage[] =
     "  --gen: a synthetic scene (a straight flight path, a few point scatterers and\n"
     "  noise), which --save-scene writes as a TSAR file.  --output: magic TSIM, u32 W,\n"
     "  u32 H, then W*H complex64 row-major.  --image: 20*log10(|pixel|/max) clipped to\n"
-    "  [-60, 0] dB as a grayscale PNG.\n" APP_TILE_CLI_USAGE;
+    "  [-60, 0] dB as a grayscale PNG.  Without --image, --output is written as tiles\n"
+    "  finish (memory holds the tiles in flight) unless --in-memory.\n" APP_TILE_CLI_USAGE;
 
 typedef struct sar_opts {
     const char *gen, *input, *output, *image, *save_scene;
@@ -36,6 +41,10 @@ typedef struct sar_app {
     sar_scene scene;
     tess_tile_job job;
     float *out;
+    int stream_out;     /* rank 0 writes --output as tiles finish */
+    app_tile_sink sink; /* then: where */
+    size_t bright_at;   /* and the brightest pixel so far (the summary's) */
+    double bright;
 } sar_app;
 
 /* ---------------------------------------------------------------- options */
@@ -111,6 +120,23 @@ static int load_scene(sar_app *a, int rank)
     return -1;
 }
 
+/* The job's write() for a streamed --output: note the brightest pixel (the
+ * first in row-major order among equals, as brightest() finds it), then
+ * write the tile at its place. */
+static int write_tile(const tess_tile_box *box, const void *out, void *arg)
+{
+    sar_app *a = arg;
+    const float *v = out;
+    for (int64_t y = box->lo[0]; y < box->hi[0]; y++)
+        for (int64_t x = box->lo[1]; x < box->hi[1]; x++, v += 2) {
+            double m = hypot(v[0], v[1]);
+            size_t at = (size_t)y * a->scene.width + (size_t)x;
+            if (m > a->bright || (m == a->bright && m > 0 && at < a->bright_at))
+                a->bright = m, a->bright_at = at;
+        }
+    return app_tile_sink_write(box, out, &a->sink);
+}
+
 static int prepare(tess_ctx *ctx, void *arg)
 {
     sar_app *a = arg;
@@ -118,7 +144,9 @@ static int prepare(tess_ctx *ctx, void *arg)
     if (load_scene(a, rank) != 0) return -1;
     const sar_scene *s = &a->scene;
     size_t pixels = (size_t)s->width * s->height;
-    if (rank == 0 && (a->out = malloc(pixels * SAR_PIXEL_BYTES)) == NULL) {
+    a->stream_out =
+        rank == 0 && app_tile_stream_output(&a->o.tile, a->o.output, a->o.image != NULL);
+    if (rank == 0 && !a->stream_out && (a->out = malloc(pixels * SAR_PIXEL_BYTES)) == NULL) {
         app_error(SAR_APP, "out of memory for a %u x %u image", s->width, s->height);
         return -1;
     }
@@ -135,6 +163,11 @@ static int prepare(tess_ctx *ctx, void *arg)
     j->kernel[TESS_TILE_CPU] = sar_kernel_cpu;
     j->kernel[TESS_TILE_OPENCL] = sar_kernel_opencl;
     j->kernel[TESS_TILE_CUDA] = sar_kernel_cuda;
+    app_tile_sink_init(&a->sink, ctx, j, a->o.output, SAR_IMAGE_HEADER);
+    if (a->stream_out) {
+        j->write = write_tile;
+        j->write_arg = a;
+    }
     if (tess_tile_register(ctx, j) == TESS_OK) return 0;
     if (rank == 0) app_error(SAR_APP, "%s", tess_last_error(ctx));
     return -1;
@@ -142,13 +175,22 @@ static int prepare(tess_ctx *ctx, void *arg)
 
 /* ---------------------------------------------------------------- outputs */
 
+/* A streamed --output: its tiles go there as they finish. */
+static void output_opened(void *arg, FILE *fp)
+{
+    sar_app *a = arg;
+    if (a->stream_out) a->sink.fd = fileno(fp);
+}
+
 static int write_image_file(const void *arg, FILE *fp)
 {
     const sar_app *a = arg;
-    uint8_t h[12] = {'T', 'S', 'I', 'M'};
+    uint8_t h[SAR_IMAGE_HEADER] = {'T', 'S', 'I', 'M'};
     uint32_t wh[2] = {a->scene.width, a->scene.height};
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < 4; i++) h[4 + 4 * k + i] = (uint8_t)(wh[k] >> (8 * i));
+    if (a->stream_out) /* the pixels were written during the run */
+        return app_pwrite_full(fileno(fp), h, sizeof h, 0);
     size_t n = 2 * (size_t)wh[0] * wh[1];
     return fwrite(h, 1, sizeof h, fp) == sizeof h && fwrite(a->out, sizeof(float), n, fp) == n ? 0
                                                                                                : -1;
@@ -159,6 +201,10 @@ static size_t brightest(const sar_app *a, double *mag)
 {
     size_t n = (size_t)a->scene.width * a->scene.height, best = 0;
     *mag = 0;
+    if (a->stream_out) { /* noted as the tiles went by */
+        *mag = a->bright;
+        return a->bright_at;
+    }
     for (size_t i = 0; i < n; i++) {
         double m = hypot(a->out[2 * i], a->out[2 * i + 1]);
         if (m > *mag) *mag = m, best = i;
@@ -232,7 +278,7 @@ int sar_main(int argc, char **argv)
                           .cli = &a.o.tile,
                           .job = &a.job,
                           .seed = (uint64_t)a.o.seed,
-                          .files = {{a.o.output, write_image_file},
+                          .files = {{a.o.output, write_image_file, 0, output_opened},
                                     {a.o.image, write_png},
                                     {a.o.save_scene, write_scene, 1}},
                           .prepare = prepare,

@@ -1,17 +1,21 @@
 /*
  * texture.c — `tessera run texture`: texture features of a slide image per
- * block on the tiles face (docs/tiles.md).  The whole image starts on one
- * rank (--data-on, 0 by default) and its blocks stream to the ranks that
- * process them through the storage layer; the features are gathered on
- * rank 0.
+ * block on the tiles face (docs/tiles.md).  An --image file is read by
+ * band as tiles need it, on every rank, and the features are written as
+ * tiles finish (texture_stream.c).  With --in-memory or --data-on (and
+ * always for --gen) the whole image starts on one rank (--data-on, 0 by
+ * default) and its blocks stream to the ranks that process them through
+ * the storage layer; the features are gathered on rank 0.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "texture.h"
 #include "tile_app.h"
+#include "tile_stream.h"
 
 #define TEX_APP "texture"
 
@@ -27,13 +31,17 @@ static const char tex_usage[] =
     "  co-occurrence matrix (32 levels, offset one pixel right, symmetric, normalised),\n"
     "  then lbp0..lbp9, the rotation-invariant uniform LBP histogram (P=8, R=1).\n"
     "  --output: a line per block, row<TAB>col<TAB>16 features.  --map: a heat map of\n"
-    "  --feature (default contrast).  The image starts on rank --data-on (default 0).\n" APP_TILE_CLI_USAGE;
+    "  --feature (default contrast).  An --image file is read by band as tiles need\n"
+    "  it and --output written as tiles finish (memory holds the tiles in flight); with\n"
+    "  --in-memory, --data-on R or --gen the image starts whole on rank R (default 0);\n"
+    "  --map keeps every block's features in memory.\n" APP_TILE_CLI_USAGE;
 
 typedef struct tex_opts {
     const char *image, *gen, *output, *map, *save_image;
     uint32_t gen_size[2];
     long seed, block;
     int feature;
+    int data_on_given;
     app_tile_cli tile;
 } tex_opts;
 
@@ -44,6 +52,9 @@ typedef struct tex_app {
     tess_tile_job job;
     uint8_t *records;
     float *out;
+    tex_reader src; /* the image read by band (params.src), fd -1 if not */
+    int stream_out; /* rank 0 writes --output as tiles finish */
+    tex_sink sink;  /* then: through this */
 } tex_app;
 
 /* ---------------------------------------------------------------- options */
@@ -103,6 +114,7 @@ static int parse(tex_opts *o, int argc, char **argv)
         app_error(TEX_APP, "give either --image FILE or --gen W:H[:SEED] (see --help)");
         return -1;
     }
+    o->data_on_given = o->tile.data_on >= 0;
     if (o->tile.data_on < 0) o->tile.data_on = 0; /* the image starts on one rank */
     if (o->save_image && o->tile.data_on != 0) {
         app_error(TEX_APP, "option --save-image: needs the image on rank 0 (--data-on 0)");
@@ -123,7 +135,7 @@ static int load_image(tex_app *a, int owner)
         if (owner) app_error(TEX_APP, "%s", err);
         return -1;
     }
-    a->img = (tex_image){a->o.gen_size[0], a->o.gen_size[1], NULL};
+    a->img = (tex_image){.width = a->o.gen_size[0], .height = a->o.gen_size[1]};
     if (!owner || tex_generate(a->img.width, a->img.height, (uint64_t)a->o.seed, &a->img) == 0)
         return 0;
     app_error(TEX_APP, "out of memory for a %u x %u image", a->img.width, a->img.height);
@@ -163,20 +175,43 @@ static int make_records(tex_app *a, int owner)
     return 0;
 }
 
+/* The image: read by band during the run (every rank opens the file), or
+ * loaded whole on the owner rank and cut into records now. */
+static int prepare_input(tex_app *a, tess_ctx *ctx)
+{
+    const tex_opts *o = &a->o;
+    int rank = tess_rank(ctx), owner = rank == o->tile.data_on;
+    if (o->image && !o->tile.in_memory && !o->data_on_given && !o->save_image) {
+        if (tex_reader_open(&a->src, ctx, o->image, TEX_APP) != 0) return -1;
+        a->img = (tex_image){.width = a->src.head.width, .height = a->src.head.height};
+        a->params.src = &a->src;
+        return make_params(a, rank);
+    }
+    return load_image(a, owner) != 0 || make_params(a, rank) != 0 || make_records(a, owner) != 0
+               ? -1
+               : 0;
+}
+
+/* Rank 0's features: written as tiles finish, or all of them in memory. */
+static int prepare_output(tex_app *a, tess_ctx *ctx)
+{
+    if (tess_rank(ctx) != 0) return 0;
+    a->stream_out = app_tile_stream_output(&a->o.tile, a->o.output, a->o.map != NULL);
+    if (a->stream_out) return tex_sink_open(&a->sink, ctx, a->o.output, TEX_APP);
+    size_t cells = (size_t)(a->params.grid_w * a->params.grid_h);
+    if ((a->out = malloc(cells * TEX_OUT_BYTES)) != NULL) return 0;
+    app_error(TEX_APP, "out of memory for the features of %zu blocks", cells);
+    return -1;
+}
+
 static int prepare(tess_ctx *ctx, void *arg)
 {
     tex_app *a = arg;
     int rank = tess_rank(ctx);
     if (app_tile_cli_check_data_on(&a->o.tile, ctx, TEX_APP) != 0) return -1;
-    int owner = rank == a->o.tile.data_on;
-    if (load_image(a, owner) != 0 || make_params(a, rank) != 0 || make_records(a, owner) != 0)
-        return -1;
+    if (prepare_input(a, ctx) != 0 || prepare_output(a, ctx) != 0) return -1;
+    int owner = rank == a->o.tile.data_on && a->params.src == NULL; /* of the whole image */
     tex_params *p = &a->params;
-    size_t cells = (size_t)(p->grid_w * p->grid_h);
-    if (rank == 0 && (a->out = malloc(cells * TEX_OUT_BYTES)) == NULL) {
-        app_error(TEX_APP, "out of memory for the features of %zu blocks", cells);
-        return -1;
-    }
     tess_tile_job *j = &a->job;
     *j = (tess_tile_job){.name = TEX_APP,
                          .ndims = 2,
@@ -186,7 +221,12 @@ static int prepare(tess_ctx *ctx, void *arg)
                          .input = a->records,
                          .input_lo = 0,
                          .input_hi = owner ? p->grid_h : 0,
+                         .read = p->src ? tex_read_records : NULL,
                          .output = a->out};
+    if (a->stream_out) {
+        j->write = tex_sink_write;
+        j->write_arg = &a->sink;
+    }
     j->extent[0] = j->max_tile[0] = p->grid_h;
     j->extent[1] = j->max_tile[1] = p->grid_w;
     j->min_tile[0] = j->min_tile[1] = 1;
@@ -203,13 +243,15 @@ static int prepare(tess_ctx *ctx, void *arg)
 static int write_features(const void *arg, FILE *fp)
 {
     const tex_app *a = arg;
+    if (a->stream_out) /* the run is over: the sink is rank 0's alone to sort */
+        return tex_sink_finish((tex_sink *)&a->sink, fp);
     const tex_params *p = &a->params;
     const float *f = a->out;
+    char line[TEX_LINE_MAX];
     for (int64_t by = 0; by < p->grid_h; by++)
         for (int64_t bx = 0; bx < p->grid_w; bx++, f += TEX_FEATURES) {
-            fprintf(fp, "%lld\t%lld", (long long)by, (long long)bx);
-            for (int k = 0; k < TEX_FEATURES; k++) fprintf(fp, "\t%.9g", (double)f[k]);
-            if (fputc('\n', fp) == EOF) return -1;
+            size_t n = tex_format_line(line, by, bx, f);
+            if (fwrite(line, 1, n, fp) != n) return -1;
         }
     return ferror(fp) ? -1 : 0;
 }
@@ -275,6 +317,8 @@ static void release(void *arg)
     free(a->img.pixels);
     free(a->records);
     free(a->out);
+    tex_sink_free(&a->sink);
+    if (a->src.fd >= 0) close(a->src.fd);
 }
 
 /* Options that change no output (a checkpoint's identity leaves them out),
@@ -284,7 +328,7 @@ static const char *const input_files[] = {"image", NULL};
 
 int texture_main(int argc, char **argv)
 {
-    tex_app a = {0};
+    tex_app a = {.src.fd = -1, .sink.fd = -1};
     int p = parse(&a.o, argc, argv);
     if (p != 0) return p > 0 ? 0 : 2;
     app_tile_spec spec = {.name = TEX_APP,

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "tessera/tile.h"
 
 #define TEX_FEATURES 16
@@ -18,16 +19,21 @@
 /* Feature names in output order. */
 extern const char *const tex_feature_names[TEX_FEATURES];
 
+struct tex_reader;
+
 typedef struct tex_params {
     int block;              /* S */
     uint32_t width, height; /* the image, pixels */
     int64_t grid_w, grid_h; /* whole blocks across and down */
+    struct tex_reader *src; /* the image read by band (streamed), else NULL */
 } tex_params;
 
 /* An 8-bit grey image, row-major. */
 typedef struct tex_image {
     uint32_t width, height;
-    uint8_t *pixels; /* NULL after a header-only parse */
+    uint8_t *pixels;  /* NULL after a header-only parse */
+    size_t raster_at; /* where the pixels start in the file */
+    int channels;     /* 1 (P5) or 3 (P6) */
 } tex_image;
 
 /*
@@ -50,6 +56,54 @@ size_t tex_record_bytes(int block);
 /* The records of block rows [row_lo, row_hi), every block column. */
 void tex_make_records(const tex_image *img, const tex_params *p, int64_t row_lo, int64_t row_hi,
                       uint8_t *out);
+/* The records of the blocks of `box` (row-major) from a band of the image:
+ * pixel rows from y0, columns [x0, x0 + stride), which must hold every
+ * pixel of the image the blocks and their halo touch. */
+void tex_band_records(const uint8_t *band, int64_t y0, int64_t x0, size_t stride,
+                      const tex_params *p, const tess_tile_box *box, uint8_t *out);
+
+/*
+ * Streamed input and output (texture_stream.c, docs/tiles.md): the image
+ * file read by band as tiles need it, and the features written as tiles
+ * finish to a scratch file beside --output (a piece per row of a tile),
+ * put in order into --output after the run.
+ */
+typedef struct tex_reader {
+    tess_ctx *ctx;
+    const char *path;
+    int fd;
+    tex_image head; /* size, raster_at, channels; no pixels */
+} tex_reader;
+/* Open the image for reads by band; 0, or -1 after rank 0 printed why. */
+int tex_reader_open(tex_reader *src, tess_ctx *ctx, const char *path, const char *app);
+/* The job's read(): arg is the tex_params. */
+int tex_read_records(const tess_tile_box *box, void *buf, void *arg);
+
+typedef struct tex_piece {
+    int64_t row, col;  /* its first block */
+    uint64_t off, len; /* where its text lies in the scratch file */
+} tex_piece;
+typedef struct tex_sink {
+    tess_ctx *ctx;
+    const char *path; /* --output */
+    int fd;           /* the scratch file (already unlinked), or -1 */
+    uint64_t end;
+    tex_piece *pieces;
+    size_t npieces, cap_pieces;
+    char *text;
+    size_t cap_text;
+} tex_sink;
+/* Format block (by, bx)'s line ("by<TAB>bx<TAB>16 features\n") into dst
+ * (TEX_LINE_MAX bytes); its length. */
+#define TEX_LINE_MAX 512
+size_t tex_format_line(char *dst, int64_t by, int64_t bx, const float f[TEX_FEATURES]);
+/* Make the scratch file beside `path`; 0, or -1 after printing why. */
+int tex_sink_open(tex_sink *k, tess_ctx *ctx, const char *path, const char *app);
+/* The job's write(): arg is the tex_sink. */
+int tex_sink_write(const tess_tile_box *box, const void *out, void *arg);
+/* After the run: the pieces in block order into fp; 0 or -1 (errno). */
+int tex_sink_finish(tex_sink *k, FILE *fp);
+void tex_sink_free(tex_sink *k);
 /* The 16 features of block (by, bx) from its record. */
 void tex_block_features(const tex_params *p, int64_t by, int64_t bx, const uint8_t *rec,
                         float f[TEX_FEATURES]);

@@ -81,6 +81,8 @@ int tex_parse_pnm(const uint8_t *buf, size_t len, size_t file_size, int header_o
                         (unsigned long long)want, (unsigned long long)have);
     img->width = (uint32_t)dims[0];
     img->height = (uint32_t)dims[1];
+    img->raster_at = at;
+    img->channels = channels;
     if (header_only) return 0;
     img->pixels = malloc((size_t)pixels);
     if (img->pixels == NULL)
@@ -199,19 +201,26 @@ int tex_generate(uint32_t width, uint32_t height, uint64_t seed, tex_image *img)
 
 size_t tex_record_bytes(int block) { return (size_t)(block + 2) * (size_t)(block + 2); }
 
-void tex_make_records(const tex_image *img, const tex_params *p, int64_t row_lo, int64_t row_hi,
-                      uint8_t *out)
+void tex_band_records(const uint8_t *band, int64_t y0, int64_t x0, size_t stride,
+                      const tex_params *p, const tess_tile_box *box, uint8_t *out)
 {
     int s = p->block;
-    for (int64_t by = row_lo; by < row_hi; by++)
-        for (int64_t bx = 0; bx < p->grid_w; bx++, out += tex_record_bytes(s))
+    for (int64_t by = box->lo[0]; by < box->hi[0]; by++)
+        for (int64_t bx = box->lo[1]; bx < box->hi[1]; bx++, out += tex_record_bytes(s))
             for (int r = -1; r <= s; r++) {
                 int64_t gy = by * s + r;
                 uint8_t *dst = out + (size_t)(r + 1) * (size_t)(s + 2);
                 for (int c = -1; c <= s; c++) {
                     int64_t gx = bx * s + c;
-                    int inside = gy >= 0 && gy < img->height && gx >= 0 && gx < img->width;
-                    dst[c + 1] = inside ? img->pixels[(size_t)gy * img->width + (size_t)gx] : 0;
+                    int inside = gy >= 0 && gy < p->height && gx >= 0 && gx < p->width;
+                    dst[c + 1] = inside ? band[(size_t)(gy - y0) * stride + (size_t)(gx - x0)] : 0;
                 }
             }
+}
+
+void tex_make_records(const tex_image *img, const tex_params *p, int64_t row_lo, int64_t row_hi,
+                      uint8_t *out)
+{
+    tess_tile_box rows = {.ndims = 2, .lo = {row_lo, 0}, .hi = {row_hi, p->grid_w}};
+    tex_band_records(img->pixels, 0, 0, img->width, p, &rows, out);
 }

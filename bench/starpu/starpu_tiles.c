@@ -161,7 +161,8 @@ static int setup(peer_app *a, int argc, char **argv, void **in)
     *in = NULL;
     if (strcmp(a->name, "blackscholes") == 0) {
         a->cells = arg_long(argc, argv, "--options", 1000000);
-        a->bs = (bs_params){0.02f, 0.30f, (int)arg_long(argc, argv, "--iterations", 1), NULL};
+        a->bs =
+            (bs_params){0.02f, 0.30f, (int)arg_long(argc, argv, "--iterations", 1), NULL, -1, NULL};
         a->in_bytes = BS_IN_BYTES, a->out_bytes = BS_OUT_BYTES, a->run = run_bs;
         if (a->cells < 1 || (*in = malloc((size_t)a->cells * BS_IN_BYTES)) == NULL) return -1;
         bs_generate(0, 0, a->cells, *in);
@@ -184,7 +185,8 @@ static int setup(peer_app *a, int argc, char **argv, void **in)
     char err[512];
     const char *path = arg_text(argc, argv, "--image", NULL);
     if (path == NULL || tex_read_pnm(path, 0, &img, err, sizeof err) != 0) return -1;
-    a->tex = (tex_params){(int)arg_long(argc, argv, "--block", 32), img.width, img.height, 0, 0};
+    a->tex =
+        (tex_params){(int)arg_long(argc, argv, "--block", 32), img.width, img.height, 0, 0, NULL};
     a->tex.grid_w = img.width / (uint32_t)a->tex.block;
     a->tex.grid_h = img.height / (uint32_t)a->tex.block;
     a->cells = a->tex.grid_w * a->tex.grid_h;

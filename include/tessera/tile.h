@@ -62,10 +62,18 @@ typedef enum tess_tile_kind {
  */
 typedef int (*tess_tile_kernel_fn)(const tess_tile_box *box, const void *in, void *out,
                                    void *device, void *arg);
-/* Input reader: fill `buf` with the input of `box` (in_bytes per cell). */
+/* Input reader: fill `buf` with the input of `box` (in_bytes per cell).
+ * Called on the processor's own thread just before its kernel, on the rank
+ * that processes the tile, concurrently with the other processors: a
+ * reader that reads the box from a file (a streamed source) overlaps
+ * reading with their work and holds no more than the tiles in flight
+ * (docs/tiles.md, "Streamed input and output").  Returns as a kernel. */
 typedef int (*tess_tile_read_fn)(const tess_tile_box *box, void *buf, void *arg);
-/* Output writer, called on the output rank for every tile, from the
- * controller's thread (one call at a time). */
+/* Output writer, called on the output rank for every tile as its output
+ * arrives, from the controller's thread (one call at a time) while the
+ * processors go on: a writer that puts the box at its place in a file is
+ * a streamed sink.  Returns TESS_OK, or a negative status after
+ * tess_set_error(), which ends the run. */
 typedef int (*tess_tile_write_fn)(const tess_tile_box *box, const void *out, void *arg);
 
 typedef struct tess_tile_job {
