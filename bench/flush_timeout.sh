@@ -2,8 +2,8 @@
 # bench/flush_timeout.sh — what the timeout flush costs (docs/tables.md,
 # "When other kernels see a write"): PageRank and k-means with the default
 # timeout (A: TESS_FLUSH_MS unset, 5 ms) against none (B: TESS_FLUSH_MS=0),
-# in alternating rounds A B, A B, ... so a slow phase of the shared machine
-# hits both alike.  A run's time is the sum of its iteration_seconds
+# in alternating rounds A B, B A, A B, ... so a slow phase of the shared
+# machine hits both alike and each goes first as often.  A run's time is the sum of its iteration_seconds
 # (loading not counted).  Prints every round, the medians, A/B of the
 # medians and the median of the rounds' ratios (> 1: the timeout is
 # slower; the goal is at most 1.03), then what rank 0 sent in one run of
@@ -77,8 +77,15 @@ bench_case() {
     shift
     : > "$tmp/rounds"
     for r in $(seq "$rounds"); do
-        read -r a as am <<< "$(run_once A "$@")"
-        read -r b bs bm <<< "$(run_once B "$@")"
+        # A B, B A, A B, ...: the first run of a pair is slower on this machine
+        # (A/A control 1.06), so each variant goes first in half the rounds.
+        if [ $((r % 2)) = 1 ]; then
+            read -r a as am <<< "$(run_once A "$@")"
+            read -r b bs bm <<< "$(run_once B "$@")"
+        else
+            read -r b bs bm <<< "$(run_once B "$@")"
+            read -r a as am <<< "$(run_once A "$@")"
+        fi
         echo "$a $b $as $bs $am $bm" >> "$tmp/rounds"
         printf '  %-28s round %d: A %.4f s (%d steals)  B %.4f s (%d steals)\n' "$name" "$r" \
             "$a" "$as" "$b" "$bs"
