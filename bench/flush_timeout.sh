@@ -77,8 +77,9 @@ bench_case() {
     shift
     : > "$tmp/rounds"
     for r in $(seq "$rounds"); do
-        # A B, B A, A B, ...: the first run of a pair is slower on this machine
-        # (A/A control 1.06), so each variant goes first in half the rounds.
+        # A B, B A, A B, ...: an A/A control with A always first came out 1.06
+        # here; each variant goes first in half the rounds, so an order effect
+        # cancels.
         if [ $((r % 2)) = 1 ]; then
             read -r a as am <<< "$(run_once A "$@")"
             read -r b bs bm <<< "$(run_once B "$@")"
