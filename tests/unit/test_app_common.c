@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "capture.h"
 
 #include "../../apps/common/common.h"
@@ -441,25 +443,14 @@ static void test_progress_modes(void **state)
     assert_int_equal(app_progress_enabled(APP_PROGRESS_AUTO), isatty(STDERR_FILENO) ? 1 : 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_outfile_commit_creates_exactly_the_file),
-        cmocka_unit_test(test_outfile_abort_leaves_nothing),
-        cmocka_unit_test(test_outfile_replaces_existing_file),
-        cmocka_unit_test(test_outfile_cleans_stale_temporaries),
-        cmocka_unit_test(test_outfile_sweep_spares_links),
-        cmocka_unit_test(test_outfile_ignores_planted_links),
-        cmocka_unit_test(test_outfile_open_failure_message),
-        cmocka_unit_test(test_metrics_text),
-        cmocka_unit_test(test_metrics_write_file),
-        cmocka_unit_test(test_metrics_empty_object),
-        cmocka_unit_test(test_metrics_nested_and_lines),
-        cmocka_unit_test(test_parse_int_accepts),
-        cmocka_unit_test(test_parse_int_rejects),
-        cmocka_unit_test(test_parse_double),
-        cmocka_unit_test(test_app_error_one_line),
-        cmocka_unit_test(test_progress_modes),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_outfile_commit_creates_exactly_the_file),
+          cmocka_unit_test(test_outfile_abort_leaves_nothing),
+          cmocka_unit_test(test_outfile_replaces_existing_file),
+          cmocka_unit_test(test_outfile_cleans_stale_temporaries),
+          cmocka_unit_test(test_outfile_sweep_spares_links),
+          cmocka_unit_test(test_outfile_ignores_planted_links),
+          cmocka_unit_test(test_outfile_open_failure_message), cmocka_unit_test(test_metrics_text),
+          cmocka_unit_test(test_metrics_write_file), cmocka_unit_test(test_metrics_empty_object),
+          cmocka_unit_test(test_metrics_nested_and_lines), cmocka_unit_test(test_parse_int_accepts),
+          cmocka_unit_test(test_parse_int_rejects), cmocka_unit_test(test_parse_double),
+          cmocka_unit_test(test_app_error_one_line), cmocka_unit_test(test_progress_modes))

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include "crawl/crawl_app.h"
 
 /* One rule "Disallow: pat" for every agent, as a parsed blob. */
@@ -145,14 +147,7 @@ static void test_normal_form(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_matches_the_definition),
-        cmocka_unit_test(test_longest_rule_wins),
-        cmocka_unit_test(test_many_stars_finish),
-        cmocka_unit_test(test_encoded_paths_cannot_dodge_rules),
-        cmocka_unit_test(test_normal_form),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_matches_the_definition), cmocka_unit_test(test_longest_rule_wins),
+          cmocka_unit_test(test_many_stars_finish),
+          cmocka_unit_test(test_encoded_paths_cannot_dodge_rules),
+          cmocka_unit_test(test_normal_form))

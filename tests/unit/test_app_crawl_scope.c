@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include "crawl/crawl_app.h"
 
 /* The scope of these options and seeds (NULL-terminated). */
@@ -165,14 +167,7 @@ static void test_url_host_is_a_name(void **state)
     assert_string_equal(url, "http://0.0.1.77/");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_non_public_addresses_refused),
-        cmocka_unit_test(test_allow_addresses),
-        cmocka_unit_test(test_bad_options_refused),
-        cmocka_unit_test(test_links_stay_on_the_seeds_hosts),
-        cmocka_unit_test(test_url_host_is_a_name),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_non_public_addresses_refused),
+          cmocka_unit_test(test_allow_addresses), cmocka_unit_test(test_bad_options_refused),
+          cmocka_unit_test(test_links_stay_on_the_seeds_hosts),
+          cmocka_unit_test(test_url_host_is_a_name))

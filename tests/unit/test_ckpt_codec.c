@@ -16,6 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "test_ctx.h"
 #include "comm/comm.h"
 #include "core/internal.h"
@@ -200,12 +202,6 @@ static void test_enable_dirs(void **s)
     assert_int_equal(system(cmd), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dense_fixed), cmocka_unit_test(test_dense_variable),
-        cmocka_unit_test(test_hash_fixed),  cmocka_unit_test(test_hash_variable),
-        cmocka_unit_test(test_replay),      cmocka_unit_test(test_enable_dirs),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_dense_fixed), cmocka_unit_test(test_dense_variable),
+          cmocka_unit_test(test_hash_fixed), cmocka_unit_test(test_hash_variable),
+          cmocka_unit_test(test_replay), cmocka_unit_test(test_enable_dirs))

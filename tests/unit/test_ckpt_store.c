@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "ckpt/store.h"
 #include "tessera/tessera.h"
 
@@ -733,31 +735,25 @@ static void test_retention(void **state)
     tess__ckpt_store_close(s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_latest_chosen, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_truncated, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_flipped, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_deleted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_manifest_flip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_manifest_truncated, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_manifest_deleted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_uncommitted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_read_detects_later_damage, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_no_epoch, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fingerprint_mismatch, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_static_saved_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failed_write_every_step, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unwritable_directory, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_writer_misuse, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_claim_refuses_another_job, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_claim_without_owner_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_retention_spares_another_job, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_planted_links_not_followed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_claim_sweeps_static_temporaries, setup, teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_latest_chosen, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_truncated, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_flipped, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_deleted, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_manifest_flip, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_manifest_truncated, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_manifest_deleted, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_uncommitted, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_read_detects_later_damage, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_no_epoch, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fingerprint_mismatch, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_static_saved_once, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_failed_write_every_step, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_unwritable_directory, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_writer_misuse, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_claim_refuses_another_job, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_claim_without_owner_file, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_retention_spares_another_job, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_planted_links_not_followed, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_claim_sweeps_static_temporaries, setup, teardown))

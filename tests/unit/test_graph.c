@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,23 +442,11 @@ static void test_bad_specs(void **state)
     assert_int_equal(tg_check_spec("uniform:18446744073709551615:1", NULL, 0), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_small),
-        cmocka_unit_test(test_renumber_sparse),
-        cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_long_line_truncated),
-        cmocka_unit_test(test_read_file_errors),
-        cmocka_unit_test(test_gzip),
-        cmocka_unit_test(test_gzip_line_number),
-        cmocka_unit_test(test_cache_round_trip),
-        cmocka_unit_test(test_snap_write_round_trip),
-        cmocka_unit_test(test_generators_deterministic),
-        cmocka_unit_test(test_rmat_shape),
-        cmocka_unit_test(test_uniform_shape),
-        cmocka_unit_test(test_web_sites),
-        cmocka_unit_test(test_bad_specs),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_parse_small), cmocka_unit_test(test_renumber_sparse),
+          cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_long_line_truncated),
+          cmocka_unit_test(test_read_file_errors), cmocka_unit_test(test_gzip),
+          cmocka_unit_test(test_gzip_line_number), cmocka_unit_test(test_cache_round_trip),
+          cmocka_unit_test(test_snap_write_round_trip),
+          cmocka_unit_test(test_generators_deterministic), cmocka_unit_test(test_rmat_shape),
+          cmocka_unit_test(test_uniform_shape), cmocka_unit_test(test_web_sites),
+          cmocka_unit_test(test_bad_specs))
