@@ -30,7 +30,7 @@
 #include <string.h>
 #include <vector>
 
-#include "mrmpi_args.h"
+#include "mrmpi_peer.h"
 
 extern "C" {
 #include "kmeans/kmeans.h"
@@ -153,11 +153,7 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
-    if (s.rank == 0 && rc == 0) {
-        printf("iteration_seconds");
-        for (double x : secs) printf(" %.6f", x);
-        printf("\n");
-    }
+    mrmpi_report(s.rank, rc, secs);
     delete mr;
     kmeans_points_free(&s.pts);
     MPI_Finalize();

@@ -33,7 +33,7 @@
 #include <string.h>
 #include <vector>
 
-#include "mrmpi_args.h"
+#include "mrmpi_peer.h"
 
 extern "C" {
 #include "graph.h"
@@ -233,11 +233,7 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
-    if (s.rank == 0 && rc == 0) {
-        printf("iteration_seconds");
-        for (double x : secs) printf(" %.6f", x);
-        printf("\n");
-    }
+    mrmpi_report(s.rank, rc, secs);
     delete graph;
     delete turn[0];
     delete turn[1];

@@ -1,15 +1,19 @@
 /*
- * mrmpi_args.h — what the MR-MPI peers of `tessera bench mapreduce`
+ * mrmpi_peer.h — what the MR-MPI peers of `tessera bench mapreduce`
  * (mrmpi_pagerank.cpp, mrmpi_kmeans.cpp) share: starting MPI with this
- * rank's place, and reading `--name VALUE` from the command line (the peers
- * are run only by the bench, which passes well-formed arguments).
+ * rank's place, reading `--name VALUE` from the command line (the peers
+ * are run only by the bench, which passes well-formed arguments), and the
+ * line of times the bench reads.
  * Header-only: each peer is one source file.
  */
-#ifndef TESS_BENCH_MRMPI_ARGS_H
-#define TESS_BENCH_MRMPI_ARGS_H
+#ifndef TESS_BENCH_MRMPI_PEER_H
+#define TESS_BENCH_MRMPI_PEER_H
 
 #include <mpi.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <vector>
 
 /* MPI_Init, then this rank and the number of ranks. */
 static inline void mrmpi_start(int *argc, char ***argv, int *rank, int *nranks)
@@ -25,6 +29,15 @@ static inline const char *mrmpi_arg(int argc, char **argv, const char *name, con
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], name) == 0) return argv[i + 1];
     return dflt;
+}
+
+/* Rank 0 of a run that succeeded: "iteration_seconds S1 S2 ...". */
+static inline void mrmpi_report(int rank, int rc, const std::vector<double> &secs)
+{
+    if (rank != 0 || rc != 0) return;
+    printf("iteration_seconds");
+    for (double x : secs) printf(" %.6f", x);
+    printf("\n");
 }
 
 #endif
