@@ -24,7 +24,6 @@
  * D_k/N) fits in the checkpoint's user data.
  */
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -366,23 +365,6 @@ static void apply_steal_options(const pr_options *o, tess_config *cfg)
     }
 }
 
-/* An output's directory must exist and be writable before hours of computing. */
-static int check_output_dir(const char *opt, const char *path)
-{
-    if (path == NULL) return 0;
-    char *copy = strdup(path);
-    if (copy == NULL) return -1;
-    const char *dir = dirname(copy);
-    struct stat st;
-    int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-    int ok = !is_dir && access(dir, W_OK) == 0;
-    if (!ok)
-        app_error(APP, "option --%s: cannot write %s: %s", opt, path,
-                  is_dir ? strerror(EISDIR) : strerror(errno));
-    free(copy);
-    return ok ? 0 : -1;
-}
-
 static int check_options(pr_options *o)
 {
     if (!o->graph_path == !o->gen_spec)
@@ -391,12 +373,7 @@ static int check_options(pr_options *o)
     char err[256];
     if (o->gen_spec && tg_check_spec(o->gen_spec, err, sizeof err) != 0)
         return app_error(APP, "option --gen: %s", err), -1;
-    const char *const names[] = {"output", "metrics"};
-    const char *const paths[] = {o->output, o->metrics};
-    if (app_outputs_distinct(APP, names, paths, 2) != 0) return -1;
-    if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics))
-        return -2; /* an I/O problem rather than a usage error */
-    return 0;
+    return app_check_outputs(APP, o->output, o->metrics); /* before hours of computing */
 }
 
 /* 0 to run, 1 after --help, -1 on a usage error, -2 on an unwritable output
