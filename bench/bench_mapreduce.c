@@ -198,17 +198,14 @@ static void record(const br_state *s, int app, long ranks, int mrmpi, int round,
            mrmpi ? "MR-MPI" : "tessera", per_it);
     fflush(stdout);
     if (!s->o.jsonl) return;
-    app_metrics *m = app_metrics_new();
-    bench_put_stamp(m);
-    app_metrics_str(m, "bench", "mapreduce");
+    app_metrics *m = bench_record_new("mapreduce");
     app_metrics_str(m, "app", app_names[app]);
     app_metrics_str(m, "system", mrmpi ? "mrmpi" : "tessera");
     app_metrics_str(m, "input", app == 0 ? s->o.pagerank_gen : s->o.kmeans_gen);
     app_metrics_int(m, "ranks", ranks);
     app_metrics_int(m, "round", round + 1);
     app_metrics_num(m, "seconds_per_iteration", per_it);
-    app_metrics_append_line(m, s->o.jsonl, BR_NAME);
-    app_metrics_free(m);
+    bench_record_write(m, s->o.jsonl, BR_NAME);
 }
 
 static int one_round(void *arg, int round)

@@ -177,9 +177,7 @@ static void record(const bm_state *s, long n, long ranks, const char *system, lo
            system, secs, 2.0 * (double)n * n * n / secs / 1e9);
     fflush(stdout);
     if (!s->o.jsonl) return;
-    app_metrics *m = app_metrics_new();
-    bench_put_stamp(m);
-    app_metrics_str(m, "bench", "matmul");
+    app_metrics *m = bench_record_new("matmul");
     app_metrics_str(m, "system", system);
     app_metrics_int(m, "n", n);
     app_metrics_int(m, "ranks", ranks);
@@ -191,8 +189,7 @@ static void record(const bm_state *s, long n, long ranks, const char *system, lo
     app_metrics_num(m, "seconds", secs);
     app_metrics_num(m, "gflops", 2.0 * (double)n * n * n / secs / 1e9);
     app_metrics_num(m, "checksum", sum);
-    app_metrics_append_line(m, s->o.jsonl, BM_NAME);
-    app_metrics_free(m);
+    bench_record_write(m, s->o.jsonl, BM_NAME);
 }
 
 /* The peer's C must be tessera's up to the order of additions. */

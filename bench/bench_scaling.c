@@ -202,9 +202,7 @@ static void record(const bs_state *s, int app, int mode, long ranks, int round, 
            mode ? "weak" : "strong", ranks, secs, ranks > s->cores ? "  (oversubscribed)" : "");
     fflush(stdout);
     if (!s->o.jsonl) return;
-    app_metrics *m = app_metrics_new();
-    bench_put_stamp(m);
-    app_metrics_str(m, "bench", "scaling");
+    app_metrics *m = bench_record_new("scaling");
     app_metrics_str(m, "app", app_names[app]);
     app_metrics_str(m, "mode", mode ? "weak" : "strong");
     app_metrics_int(m, "ranks", ranks);
@@ -213,8 +211,7 @@ static void record(const bs_state *s, int app, int mode, long ranks, int round, 
     app_metrics_num(m, "scale", s->o.scale);
     app_metrics_int(m, "round", round + 1);
     app_metrics_num(m, "seconds_per_iteration", secs);
-    app_metrics_append_line(m, s->o.jsonl, BS_NAME);
-    app_metrics_free(m);
+    bench_record_write(m, s->o.jsonl, BS_NAME);
 }
 
 static int one_round(void *arg, int round)
