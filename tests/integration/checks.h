@@ -68,6 +68,24 @@ static inline tess_table_spec checks_sum_spec(const char *name, int partitions, 
     return checks_acc_spec(name, partitions, key_count, TESS_ACC_SUM, TESS_I64);
 }
 
+/* A kernel registered under its function's name: CHECKS_KERNEL(k_sum). */
+typedef struct checks_kernel {
+    const char *name;
+    tess_kernel_fn fn;
+} checks_kernel;
+#define CHECKS_KERNEL(fn) \
+    {                     \
+#fn, fn           \
+    }
+
+/* Register kernels[0..n) in order while rc is TESS_OK; the status. */
+static inline int checks_register(tess_ctx *ctx, int rc, const checks_kernel *kernels, int n)
+{
+    for (int i = 0; rc == TESS_OK && i < n; i++)
+        rc = tess_register_kernel(ctx, kernels[i].name, kernels[i].fn);
+    return rc;
+}
+
 /* tess_init, setup (a failure reported as "setup failed: ..."), the control
  * function, tess_finalize: TESS_OK, or the first failure's status; -1 when
  * the runtime did not start. */
