@@ -72,12 +72,27 @@ static void remove_dir(char *dir)
     free(dir);
 }
 
+/* Tests that work in a fresh directory get it as their state; it is
+ * removed, with what they left in it, after the test. */
+static int dir_setup(void **state)
+{
+    *state = make_dir();
+    return 0;
+}
+
+static int dir_teardown(void **state)
+{
+    remove_dir(*state);
+    return 0;
+}
+
+#define DIR_TEST(f) cmocka_unit_test_setup_teardown(f, dir_setup, dir_teardown)
+
 /* ---- atomic output file ---- */
 
 static void test_outfile_commit_creates_exactly_the_file(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], names[1024], tmp_name[256];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     app_outfile o;
@@ -94,13 +109,11 @@ static void test_outfile_commit_creates_exactly_the_file(void **state)
     assert_string_equal(read_all(path), "hello\n");
     app_outfile_abort(&o); /* after commit: no-op, the file stays */
     assert_int_equal(list_dir(dir, names, sizeof names), 1);
-    remove_dir(dir);
 }
 
 static void test_outfile_abort_leaves_nothing(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], names[1024];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     app_outfile o;
@@ -112,15 +125,13 @@ static void test_outfile_abort_leaves_nothing(void **state)
     memset(&zeroed, 0, sizeof zeroed);
     app_outfile_abort(&zeroed);
     app_outfile_abort(NULL);
-    remove_dir(dir);
 }
 
 /* A killed run's temporary (its PID is gone) is removed by the next open;
  * one of a live process stays. */
 static void test_outfile_cleans_stale_temporaries(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], dead[600], live[600];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     pid_t child = fork();
@@ -137,15 +148,13 @@ static void test_outfile_cleans_stale_temporaries(void **state)
     assert_int_equal(access(live, F_OK), 0);
     app_outfile_abort(&o);
     unlink(live);
-    remove_dir(dir);
 }
 
 /* The sweep removes only our own regular files: a symbolic link (or a
  * directory) with a dead PID's temporary name stays, and so does its target. */
 static void test_outfile_sweep_spares_links(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], link_name[600], target[600], sub[600];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     pid_t child = fork();
@@ -166,7 +175,6 @@ static void test_outfile_sweep_spares_links(void **state)
     assert_int_equal(lstat(link_name, &st), 0);
     assert_int_equal(lstat(sub, &st), 0);
     rmdir(sub);
-    remove_dir(dir);
 }
 
 /* A symbolic link planted at every name a temporary of ours could take
@@ -174,8 +182,7 @@ static void test_outfile_sweep_spares_links(void **state)
  * target keeps its bytes and the output is a regular file. */
 static void test_outfile_ignores_planted_links(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], planted[600], target[600];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     snprintf(target, sizeof target, "%s/victim", dir);
@@ -194,13 +201,11 @@ static void test_outfile_ignores_planted_links(void **state)
     assert_true(S_ISREG(st.st_mode));
     assert_string_equal(read_all(path), "output\n");
     unlink(planted);
-    remove_dir(dir);
 }
 
 static void test_outfile_replaces_existing_file(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], names[1024];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     FILE *fp = fopen(path, "w");
@@ -213,7 +218,6 @@ static void test_outfile_replaces_existing_file(void **state)
     assert_int_equal(app_outfile_commit(&o), 0);
     assert_string_equal(read_all(path), "new\n");
     assert_int_equal(list_dir(dir, names, sizeof names), 1);
-    remove_dir(dir);
 }
 
 static const char *bad_open_path;
@@ -287,8 +291,7 @@ static void test_metrics_text(void **state)
 
 static void test_metrics_write_file(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], names[1024];
     snprintf(path, sizeof path, "%s/m.json", dir);
     app_metrics *m = sample_metrics();
@@ -296,7 +299,6 @@ static void test_metrics_write_file(void **state)
     assert_string_equal(read_all(path), sample_json);
     assert_int_equal(list_dir(dir, names, sizeof names), 1);
     app_metrics_free(m);
-    remove_dir(dir);
 }
 
 static void test_metrics_empty_object(void **state)
@@ -443,14 +445,13 @@ static void test_progress_modes(void **state)
     assert_int_equal(app_progress_enabled(APP_PROGRESS_AUTO), isatty(STDERR_FILENO) ? 1 : 0);
 }
 
-TEST_MAIN(cmocka_unit_test(test_outfile_commit_creates_exactly_the_file),
-          cmocka_unit_test(test_outfile_abort_leaves_nothing),
-          cmocka_unit_test(test_outfile_replaces_existing_file),
-          cmocka_unit_test(test_outfile_cleans_stale_temporaries),
-          cmocka_unit_test(test_outfile_sweep_spares_links),
-          cmocka_unit_test(test_outfile_ignores_planted_links),
+TEST_MAIN(DIR_TEST(test_outfile_commit_creates_exactly_the_file),
+          DIR_TEST(test_outfile_abort_leaves_nothing),
+          DIR_TEST(test_outfile_replaces_existing_file),
+          DIR_TEST(test_outfile_cleans_stale_temporaries),
+          DIR_TEST(test_outfile_sweep_spares_links), DIR_TEST(test_outfile_ignores_planted_links),
           cmocka_unit_test(test_outfile_open_failure_message), cmocka_unit_test(test_metrics_text),
-          cmocka_unit_test(test_metrics_write_file), cmocka_unit_test(test_metrics_empty_object),
+          DIR_TEST(test_metrics_write_file), cmocka_unit_test(test_metrics_empty_object),
           cmocka_unit_test(test_metrics_nested_and_lines), cmocka_unit_test(test_parse_int_accepts),
           cmocka_unit_test(test_parse_int_rejects), cmocka_unit_test(test_parse_double),
           cmocka_unit_test(test_app_error_one_line), cmocka_unit_test(test_progress_modes))
