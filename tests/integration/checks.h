@@ -29,9 +29,11 @@ static inline int checks_report(void)
     return failed ? 1 : 0;
 }
 
-/* `--workers W` (the only argument these programs take alike) into cfg. */
-static inline void checks_workers(int argc, char **argv, tess_config *cfg)
+/* The defaults (tess_config_init), and `--workers W` (the only argument
+ * these programs take alike). */
+static inline void checks_config(int argc, char **argv, tess_config *cfg)
 {
+    tess_config_init(cfg);
     if (argc == 3 && strcmp(argv[1], "--workers") == 0) cfg->workers = atoi(argv[2]);
 }
 

@@ -365,8 +365,7 @@ static int create(tess_ctx *ctx, void *arg)
 int main(int argc, char **argv)
 {
     tess_config cfg;
-    tess_config_init(&cfg);
-    checks_workers(argc, argv, &cfg);
+    checks_config(argc, argv, &cfg);
     cfg.barrier_warn_seconds = 0.3;
     app a = {0};
     int rc = checks_run(&cfg, create, control, &a);

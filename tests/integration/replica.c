@@ -393,8 +393,7 @@ static int create(tess_ctx *ctx, void *arg)
 int main(int argc, char **argv)
 {
     tess_config cfg;
-    tess_config_init(&cfg);
-    checks_workers(argc, argv, &cfg);
+    checks_config(argc, argv, &cfg);
     app a = {0};
     return checks_run(&cfg, create, control, &a) != 0 ? 1 : 0;
 }

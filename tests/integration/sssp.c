@@ -146,8 +146,7 @@ int main(int argc, char **argv)
     static app a;
     make_graph(&a);
     tess_config cfg;
-    tess_config_init(&cfg);
-    checks_workers(argc, argv, &cfg);
+    checks_config(argc, argv, &cfg);
     int rc = checks_run(&cfg, setup, control, &a);
     if (rc < 0 && rc != -1) fprintf(stderr, "sssp: %s\n", tess_strerror(rc));
     return checks_report() || rc != TESS_OK;

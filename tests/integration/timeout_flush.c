@@ -192,9 +192,8 @@ static int setup(tess_ctx *ctx, void *p)
 int main(int argc, char **argv)
 {
     tess_config cfg;
-    tess_config_init(&cfg);
+    checks_config(argc, argv, &cfg);
     cfg.steal = 0; /* partitions stay where the scenario put them */
-    checks_workers(argc, argv, &cfg);
     app a = {0};
     int rc = checks_run(&cfg, setup, control, &a);
     return rc == TESS_OK ? 0 : 1;

@@ -88,6 +88,18 @@ static int dir_teardown(void **state)
 
 #define DIR_TEST(f) cmocka_unit_test_setup_teardown(f, dir_setup, dir_teardown)
 
+/* app_metrics_print(m) writes exactly want. */
+static void assert_prints(const app_metrics *m, const char *want)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_int_equal(app_metrics_print(m, fp), 0);
+    fclose(fp);
+    assert_string_equal(buf, want);
+    free(buf);
+}
+
 /* ---- atomic output file ---- */
 
 static void test_outfile_commit_creates_exactly_the_file(void **state)
@@ -278,13 +290,7 @@ static void test_metrics_text(void **state)
 {
     (void)state;
     app_metrics *m = sample_metrics();
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    assert_int_equal(app_metrics_print(m, fp), 0);
-    fclose(fp);
-    assert_string_equal(buf, sample_json);
-    free(buf);
+    assert_prints(m, sample_json);
     app_metrics_free(m);
     app_metrics_free(NULL);
 }
@@ -305,13 +311,7 @@ static void test_metrics_empty_object(void **state)
 {
     (void)state;
     app_metrics *m = app_metrics_new();
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    assert_int_equal(app_metrics_print(m, fp), 0);
-    fclose(fp);
-    assert_string_equal(buf, "{\n}\n");
-    free(buf);
+    assert_prints(m, "{\n}\n");
     app_metrics_free(m);
 }
 
@@ -329,15 +329,9 @@ static void test_metrics_nested_and_lines(void **state)
     app_metrics *params = app_metrics_new();
     app_metrics_bool(params, "mpi", 0);
     app_metrics_object(m, "params", params);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    assert_int_equal(app_metrics_print(m, fp), 0);
-    fclose(fp);
-    assert_string_equal(buf, "{\n  \"app\": \"x\",\n"
-                             "  \"per_worker\": [{\"messages\": 3}, {\"wall_seconds\": 0.5}],\n"
-                             "  \"params\": {\"mpi\": false}\n}\n");
-    free(buf);
+    assert_prints(m, "{\n  \"app\": \"x\",\n"
+                     "  \"per_worker\": [{\"messages\": 3}, {\"wall_seconds\": 0.5}],\n"
+                     "  \"params\": {\"mpi\": false}\n}\n");
     char *dir = make_dir();
     char path[512];
     snprintf(path, sizeof path, "%s/r.jsonl", dir);
