@@ -552,8 +552,7 @@ void tess__migrate_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8
         on_data(ctx, src, p, len);
         return;
     }
-    if (len < sizeof msg) return;
-    memcpy(&msg, p, sizeof msg);
+    if (tess__msg_head(&msg, sizeof msg, p, len) != 0) return;
     if (type == TESS_MSG_MIG_BEGIN) on_begin(ctx, &msg);
     else if (type == TESS_MSG_MIG_ANNOUNCE) on_announce(ctx, &msg);
     else if (type == TESS_MSG_MIG_MARKER) on_marker(ctx);
