@@ -236,17 +236,6 @@ static int resume(pr_app *app, const pr_resume *r, uint64_t epoch)
     return TESS_OK;
 }
 
-/* An epoch this run can continue from: at most --iterations done (a
- * checkpoint of a longer run has older epochs that may be usable). */
-static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch, char *why,
-                        size_t whylen)
-{
-    const pr_app *app = arg;
-    (void)epoch, (void)len; /* app_ckpt_cli_restore checked len */
-    return app_ckpt_cli_accept_done(user, app->opt.iterations, "iteration", "iterations", why,
-                                    whylen);
-}
-
 /* A loaded epoch's tables: the whole graph and finite, non-negative sums. */
 static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len, uint64_t epoch,
                           char *why, size_t whylen)
@@ -270,7 +259,8 @@ static int restore_or_load(tess_ctx *ctx, pr_app *app)
 {
     pr_resume r;
     uint64_t epoch = 0;
-    int rc = app_ckpt_cli_restore(APP, ctx, &app->opt.ckpt, accept_epoch, validate_epoch, app, &r,
+    const app_ckpt_done done = {app->opt.iterations, "iteration", "iterations"};
+    int rc = app_ckpt_cli_restore(APP, ctx, &app->opt.ckpt, &done, validate_epoch, app, &r,
                                   sizeof r, &epoch);
     if (rc < 0) return rc;
     if (rc == 1) {
