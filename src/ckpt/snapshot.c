@@ -50,12 +50,8 @@ static int env_writer_paced(const tess_ctx *ctx)
 
 static int rt_init(tess_ctx *ctx, tess__ckpt_rt *rt)
 {
-    pthread_rwlockattr_t attr;
-    pthread_rwlockattr_init(&attr);
     /* the cut must not starve behind a stream of messages */
-    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    pthread_rwlock_init(&rt->rw, &attr);
-    pthread_rwlockattr_destroy(&attr);
+    tess__rwlock_init(&rt->rw, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
     pthread_mutex_init(&rt->mu, NULL);
     pthread_cond_init(&rt->cv, NULL);
     rt->marker_seen = calloc((size_t)ctx->nranks, 1);

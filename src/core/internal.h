@@ -195,6 +195,8 @@ void tess__warn(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format
 /* CLOCK_REALTIME deadline `seconds` from now, for pthread_cond_timedwait. */
 struct timespec;
 void tess__deadline_after(struct timespec *ts, double seconds);
+/* A read-write lock that prefers `kind` (PTHREAD_RWLOCK_PREFER_*_NP). */
+void tess__rwlock_init(pthread_rwlock_t *rw, int kind);
 
 /* ---- config.c ---- */
 int tess__default_workers(void);

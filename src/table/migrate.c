@@ -67,13 +67,9 @@ int tess__migrate_create(tess_ctx *ctx)
 {
     tess__migrate *m = calloc(1, sizeof *m);
     if (m == NULL) return TESS_ERR_NOMEM;
-    pthread_rwlockattr_t a;
-    pthread_rwlockattr_init(&a);
     /* readers may nest (a flush delivering to this rank); they must not wait
      * behind a queued writer */
-    pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_READER_NP);
-    pthread_rwlock_init(&m->place, &a);
-    pthread_rwlockattr_destroy(&a);
+    tess__rwlock_init(&m->place, PTHREAD_RWLOCK_PREFER_READER_NP);
     pthread_mutex_init(&m->mu, NULL);
     m->held_tail = &m->held;
     ctx->mig = m;
