@@ -70,6 +70,15 @@ static inline tess_table_spec checks_sum_spec(const char *name, int partitions, 
     return checks_acc_spec(name, partitions, key_count, TESS_ACC_SUM, TESS_I64);
 }
 
+/* The exit status after checks_run returned rc: 1 when a check or the run
+ * failed (the run's status on stderr after "PROG: ", unless -1: the runtime
+ * did not start, which it said), else 0. */
+static inline int checks_exit(const char *prog, int rc)
+{
+    if (rc < 0 && rc != -1) fprintf(stderr, "%s: %s\n", prog, tess_strerror(rc));
+    return checks_report() || rc != TESS_OK;
+}
+
 /* A kernel registered under its function's name: CHECKS_KERNEL(k_sum). */
 typedef struct checks_kernel {
     const char *name;

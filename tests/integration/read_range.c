@@ -164,7 +164,5 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--workers") == 0) cfg.workers = atoi(argv[i + 1]);
         if (strcmp(argv[i], "--bench") == 0) a.keys = strtoull(argv[i + 1], NULL, 10), a.bench = 1;
     }
-    int rc = checks_run(&cfg, setup, control, &a);
-    if (rc < 0 && rc != -1) fprintf(stderr, "read_range: %s\n", tess_strerror(rc));
-    return checks_report() || rc != TESS_OK;
+    return checks_exit("read_range", checks_run(&cfg, setup, control, &a));
 }

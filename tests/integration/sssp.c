@@ -147,7 +147,5 @@ int main(int argc, char **argv)
     make_graph(&a);
     tess_config cfg;
     checks_config(argc, argv, &cfg);
-    int rc = checks_run(&cfg, setup, control, &a);
-    if (rc < 0 && rc != -1) fprintf(stderr, "sssp: %s\n", tess_strerror(rc));
-    return checks_report() || rc != TESS_OK;
+    return checks_exit("sssp", checks_run(&cfg, setup, control, &a));
 }
