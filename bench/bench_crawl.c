@@ -177,9 +177,7 @@ static void record(const bc_state *s, long ranks, long fetchers, int rounds, int
            pages, mb, rounds ? "  (--rounds)" : "");
     fflush(stdout);
     if (!s->o.jsonl) return;
-    app_metrics *m = app_metrics_new();
-    bench_put_stamp(m);
-    app_metrics_str(m, "bench", "crawl");
+    app_metrics *m = bench_record_new("crawl");
     app_metrics_int(m, "ranks", ranks);
     app_metrics_int(m, "fetchers", fetchers);
     app_metrics_int(m, "sites", s->o.sites);
@@ -190,8 +188,7 @@ static void record(const bc_state *s, long ranks, long fetchers, int rounds, int
     app_metrics_num(m, "pages_per_second", pages);
     app_metrics_num(m, "megabytes_per_second", mb);
     app_metrics_str(m, "web", "loopback serve-web, sharing the cores");
-    app_metrics_append_line(m, s->o.jsonl, BC_NAME);
-    app_metrics_free(m);
+    bench_record_write(m, s->o.jsonl, BC_NAME);
 }
 
 /* Long-running against --rounds: medians, and the median of the ratios of

@@ -282,9 +282,7 @@ static int append_json(const bk_state *s)
     app_metrics_num(o, "ratio", bench_median(s->plain, n) / bench_median(s->tess, n));
     app_metrics_num(o, "median_round_ratio", bench_median_ratio(s->plain, s->tess, n).median);
     app_metrics_num(o, "max_rel_error", s->err);
-    int rc = app_metrics_append_line(o, s->opt.json_path, BENCH);
-    app_metrics_free(o);
-    return rc;
+    return bench_record_write(o, s->opt.json_path, BENCH);
 }
 
 /* ---------------------------------------------------------------- main */

@@ -198,17 +198,14 @@ static void record(const br_state *s, int app, long ranks, int mrmpi, int round,
            mrmpi ? "MR-MPI" : "tessera", per_it);
     fflush(stdout);
     if (!s->o.jsonl) return;
-    app_metrics *m = app_metrics_new();
-    bench_put_stamp(m);
-    app_metrics_str(m, "bench", "mapreduce");
+    app_metrics *m = bench_record_new("mapreduce");
     app_metrics_str(m, "app", app_names[app]);
     app_metrics_str(m, "system", mrmpi ? "mrmpi" : "tessera");
     app_metrics_str(m, "input", app == 0 ? s->o.pagerank_gen : s->o.kmeans_gen);
     app_metrics_int(m, "ranks", ranks);
     app_metrics_int(m, "round", round + 1);
     app_metrics_num(m, "seconds_per_iteration", per_it);
-    app_metrics_append_line(m, s->o.jsonl, BR_NAME);
-    app_metrics_free(m);
+    bench_record_write(m, s->o.jsonl, BR_NAME);
 }
 
 static int one_round(void *arg, int round)
@@ -268,23 +265,26 @@ static int locate(br_state *s)
     return 0;
 }
 
+static int parse(void *arg, int argc, char **argv)
+{
+    return parse_options(&((br_state *)arg)->o, argc, argv);
+}
+
+static long start(void *arg)
+{
+    br_state *s = arg;
+    if (locate(s) != 0 ||
+        bench_make_tmpdir(s->tmp, sizeof s->tmp, s->o.tmp_parent, "bench-mapreduce", BR_NAME) != 0)
+        return -1;
+    printf("bench mapreduce: %ld round(s) of %ld iterations; pagerank %s, kmeans %s\n", s->o.rounds,
+           s->o.iterations, s->o.pagerank_gen, s->o.kmeans_gen);
+    return s->o.rounds;
+}
+
+static void finish(void *arg) { bench_remove_tmpdir(((br_state *)arg)->tmp); }
+
 int bench_mapreduce_main(int argc, char **argv)
 {
-    br_state *s = calloc(1, sizeof *s);
-    if (!s) return 1;
-    int rc = parse_options(&s->o, argc, argv);
-    if (rc != 0) {
-        free(s);
-        return rc > 0 ? 0 : 2;
-    }
-    rc = locate(s);
-    if (rc == 0)
-        rc = bench_make_tmpdir(s->tmp, sizeof s->tmp, s->o.tmp_parent, "bench-mapreduce", BR_NAME);
-    if (rc == 0)
-        printf("bench mapreduce: %ld round(s) of %ld iterations; pagerank %s, kmeans %s\n",
-               s->o.rounds, s->o.iterations, s->o.pagerank_gen, s->o.kmeans_gen);
-    if (rc == 0) rc = bench_each_round(s, s->o.rounds, one_round, report);
-    bench_remove_tmpdir(s->tmp);
-    free(s);
-    return rc == 0 ? 0 : 1;
+    static const bench_rounds_def def = {sizeof(br_state), parse, start, one_round, report, finish};
+    return bench_rounds_main(&def, argc, argv);
 }

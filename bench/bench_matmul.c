@@ -177,9 +177,7 @@ static void record(const bm_state *s, long n, long ranks, const char *system, lo
            system, secs, 2.0 * (double)n * n * n / secs / 1e9);
     fflush(stdout);
     if (!s->o.jsonl) return;
-    app_metrics *m = app_metrics_new();
-    bench_put_stamp(m);
-    app_metrics_str(m, "bench", "matmul");
+    app_metrics *m = bench_record_new("matmul");
     app_metrics_str(m, "system", system);
     app_metrics_int(m, "n", n);
     app_metrics_int(m, "ranks", ranks);
@@ -191,8 +189,7 @@ static void record(const bm_state *s, long n, long ranks, const char *system, lo
     app_metrics_num(m, "seconds", secs);
     app_metrics_num(m, "gflops", 2.0 * (double)n * n * n / secs / 1e9);
     app_metrics_num(m, "checksum", sum);
-    app_metrics_append_line(m, s->o.jsonl, BM_NAME);
-    app_metrics_free(m);
+    bench_record_write(m, s->o.jsonl, BM_NAME);
 }
 
 /* The peer's C must be tessera's up to the order of additions. */
@@ -335,25 +332,28 @@ static int locate(bm_state *s)
     return 0;
 }
 
-int bench_matmul_main(int argc, char **argv)
+static int parse(void *arg, int argc, char **argv)
 {
-    bm_state *s = calloc(1, sizeof *s);
-    if (!s) return 1;
-    int rc = parse_options(&s->o, argc, argv);
-    if (rc != 0) {
-        free(s);
-        return rc > 0 ? 0 : 2;
-    }
+    return parse_options(&((bm_state *)arg)->o, argc, argv);
+}
+
+static long start(void *arg)
+{
+    bm_state *s = arg;
     s->cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (s->cores < 1) s->cores = 1;
-    rc = locate(s);
-    if (rc == 0)
-        rc = bench_make_tmpdir(s->tmp, sizeof s->tmp, s->o.tmp_parent, "bench-matmul", BM_NAME);
-    if (rc == 0)
-        printf("bench matmul: %ld round(s), %d cores; tessera vs pdgemm (ScaLAPACK) vs dgemm\n",
-               s->o.rounds, s->cores);
-    if (rc == 0) rc = bench_each_round(s, s->o.rounds, one_round, report);
-    bench_remove_tmpdir(s->tmp);
-    free(s);
-    return rc == 0 ? 0 : 1;
+    if (locate(s) != 0 ||
+        bench_make_tmpdir(s->tmp, sizeof s->tmp, s->o.tmp_parent, "bench-matmul", BM_NAME) != 0)
+        return -1;
+    printf("bench matmul: %ld round(s), %d cores; tessera vs pdgemm (ScaLAPACK) vs dgemm\n",
+           s->o.rounds, s->cores);
+    return s->o.rounds;
+}
+
+static void finish(void *arg) { bench_remove_tmpdir(((bm_state *)arg)->tmp); }
+
+int bench_matmul_main(int argc, char **argv)
+{
+    static const bench_rounds_def def = {sizeof(bm_state), parse, start, one_round, report, finish};
+    return bench_rounds_main(&def, argc, argv);
 }

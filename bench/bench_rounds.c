@@ -5,6 +5,8 @@
  */
 #include "bench_rounds.h"
 
+#include <stdlib.h>
+
 #include "bench_util.h"
 
 /* The most rounds a bench takes (--rounds of bench kmeans and ckpt). */
@@ -27,13 +29,22 @@ int bench_alternate(bench_side_fn run, void *ctx, long rounds, bench_on_failure 
     return out->n;
 }
 
-int bench_each_round(void *state, long rounds, int (*one_round)(void *, int),
-                     void (*report)(const void *))
+int bench_rounds_main(const bench_rounds_def *def, int argc, char **argv)
 {
-    int rc = 0;
-    for (int round = 0; rc == 0 && round < rounds; round++) rc = one_round(state, round);
-    if (rc == 0) report(state);
-    return rc;
+    void *state = calloc(1, def->state_size);
+    if (!state) return 1;
+    int rc = def->parse(state, argc, argv);
+    if (rc != 0) {
+        free(state);
+        return rc > 0 ? 0 : 2;
+    }
+    long rounds = def->start(state);
+    rc = rounds < 0 ? -1 : 0;
+    for (int round = 0; rc == 0 && round < rounds; round++) rc = def->one_round(state, round);
+    if (rc == 0) def->report(state);
+    def->finish(state);
+    free(state);
+    return rc == 0 ? 0 : 1;
 }
 
 bench_ratio bench_median_ratio(const double *num, const double *den, int n)

@@ -8,6 +8,8 @@
 #ifndef TESS_BENCH_ROUNDS_H
 #define TESS_BENCH_ROUNDS_H
 
+#include <stddef.h>
+
 #define BENCH_MAX_ROUNDS 64
 
 /* One timed run of side 0 (A) or 1 (B): seconds, or <= 0 when it failed. */
@@ -27,12 +29,25 @@ typedef enum { BENCH_SKIP_FAILED, BENCH_STOP_AT_FAILED } bench_on_failure;
 int bench_alternate(bench_side_fn run, void *ctx, long rounds, bench_on_failure on_failure,
                     bench_pair *out);
 
-/* The benches that time several systems in every round (bench matmul,
- * mapreduce, scaling): one_round(state, r) for r = 0 .. rounds-1, each
- * alternating the order of its systems by r, then report(state) when every
- * round ran; 0, or the first failure's status. */
-int bench_each_round(void *state, long rounds, int (*one_round)(void *, int),
-                     void (*report)(const void *));
+/* A bench that times several systems in every round (bench matmul,
+ * mapreduce, scaling), as bench_rounds_main runs it on its state. */
+typedef struct bench_rounds_def {
+    size_t state_size; /* the state, zeroed before parse */
+    /* argv into the state's options: 0 to run, 1 after --help, -1 after a
+     * usage error (message printed). */
+    int (*parse)(void *state, int argc, char **argv);
+    /* What the rounds need (the programs, a temporary directory) and the
+     * banner line: the number of rounds, or -1 after the message. */
+    long (*start)(void *state);
+    /* Round r, alternating the order of its systems by r: 0 or a failure. */
+    int (*one_round)(void *state, int round);
+    void (*report)(const void *state); /* when every round ran */
+    void (*finish)(void *state);       /* after start, whatever happened */
+} bench_rounds_def;
+
+/* The whole of such a bench: the exit status (0, 1 on a failure, 2 on a
+ * usage error; 0 after --help). */
+int bench_rounds_main(const bench_rounds_def *def, int argc, char **argv);
 
 /* The median of the rounds' ratios, its confidence interval [lo, hi] and
  * that interval's coverage (bench_median_ci). */

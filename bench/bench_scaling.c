@@ -202,9 +202,7 @@ static void record(const bs_state *s, int app, int mode, long ranks, int round, 
            mode ? "weak" : "strong", ranks, secs, ranks > s->cores ? "  (oversubscribed)" : "");
     fflush(stdout);
     if (!s->o.jsonl) return;
-    app_metrics *m = app_metrics_new();
-    bench_put_stamp(m);
-    app_metrics_str(m, "bench", "scaling");
+    app_metrics *m = bench_record_new("scaling");
     app_metrics_str(m, "app", app_names[app]);
     app_metrics_str(m, "mode", mode ? "weak" : "strong");
     app_metrics_int(m, "ranks", ranks);
@@ -213,8 +211,7 @@ static void record(const bs_state *s, int app, int mode, long ranks, int round, 
     app_metrics_num(m, "scale", s->o.scale);
     app_metrics_int(m, "round", round + 1);
     app_metrics_num(m, "seconds_per_iteration", secs);
-    app_metrics_append_line(m, s->o.jsonl, BS_NAME);
-    app_metrics_free(m);
+    bench_record_write(m, s->o.jsonl, BS_NAME);
 }
 
 static int one_round(void *arg, int round)
@@ -258,32 +255,35 @@ static void report(const void *arg)
         }
 }
 
-int bench_scaling_main(int argc, char **argv)
+static int parse(void *arg, int argc, char **argv)
 {
-    bs_state *s = calloc(1, sizeof *s);
-    if (!s) return 1;
-    int rc = parse_options(&s->o, argc, argv);
-    if (rc != 0) {
-        free(s);
-        return rc > 0 ? 0 : 2;
-    }
+    return parse_options(&((bs_state *)arg)->o, argc, argv);
+}
+
+static long start(void *arg)
+{
+    bs_state *s = arg;
     s->cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
-    rc = n > 0 ? 0 : -1;
-    if (rc == 0) s->exe[n] = '\0';
+    if (n <= 0) return -1;
+    s->exe[n] = '\0';
     int want_mpi = s->o.nranks > 1;
-    if (rc == 0 && want_mpi && bench_find_mpirun(s->mpirun, sizeof s->mpirun, 0) != NULL) {
+    if (want_mpi && bench_find_mpirun(s->mpirun, sizeof s->mpirun, 0) != NULL) {
         app_error(BS_NAME,
                   "needs MPI and mpirun for more than one process (--ranks 1 runs without)");
-        rc = -1;
+        return -1;
     }
-    if (rc == 0)
-        rc = bench_make_tmpdir(s->tmp, sizeof s->tmp, s->o.tmp_parent, "bench-scaling", BS_NAME);
-    if (rc == 0)
-        printf("bench scaling: %ld round(s), %ld iterations per run, scale %g, %d cores\n",
-               s->o.rounds, s->o.iterations, s->o.scale, s->cores);
-    if (rc == 0) rc = bench_each_round(s, s->o.rounds, one_round, report);
-    bench_remove_tmpdir(s->tmp);
-    free(s);
-    return rc == 0 ? 0 : 1;
+    if (bench_make_tmpdir(s->tmp, sizeof s->tmp, s->o.tmp_parent, "bench-scaling", BS_NAME) != 0)
+        return -1;
+    printf("bench scaling: %ld round(s), %ld iterations per run, scale %g, %d cores\n", s->o.rounds,
+           s->o.iterations, s->o.scale, s->cores);
+    return s->o.rounds;
+}
+
+static void finish(void *arg) { bench_remove_tmpdir(((bs_state *)arg)->tmp); }
+
+int bench_scaling_main(int argc, char **argv)
+{
+    static const bench_rounds_def def = {sizeof(bs_state), parse, start, one_round, report, finish};
+    return bench_rounds_main(&def, argc, argv);
 }

@@ -169,6 +169,21 @@ void bench_put_stamp(app_metrics *o)
     app_metrics_str(o, "version", tess_version());
 }
 
+app_metrics *bench_record_new(const char *bench)
+{
+    app_metrics *m = app_metrics_new();
+    bench_put_stamp(m);
+    app_metrics_str(m, "bench", bench);
+    return m;
+}
+
+int bench_record_write(app_metrics *m, const char *path, const char *who)
+{
+    int rc = app_metrics_append_line(m, path, who);
+    app_metrics_free(m);
+    return rc;
+}
+
 int bench_run_reported(char **argv, const char *dir, const char *bench, const char *label)
 {
     char out[PATH_MAX + 16], err[PATH_MAX + 16], line[400];

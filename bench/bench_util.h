@@ -98,5 +98,10 @@ int bench_interruptible(int (*run)(void *), void *arg);
  * and tessera's version. */
 typedef struct app_metrics app_metrics;
 void bench_put_stamp(app_metrics *o);
+/* A new record of bench `bench`: the stamp, then "bench": bench. */
+app_metrics *bench_record_new(const char *bench);
+/* Append the record m to the JSON Lines file path (a failure reported as
+ * `who`'s), then free m: 0, or -1. */
+int bench_record_write(app_metrics *m, const char *path, const char *who);
 
 #endif

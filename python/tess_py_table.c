@@ -149,25 +149,30 @@ static PyObject *tess__py_table_update(PyObject *self, PyObject *args)
     return tess__py_table_write(self, args, tess_table_update);
 }
 
-static PyObject *tess__py_table_contains(PyObject *self, PyObject *ko)
+typedef int (*tess__py_key_fn)(tess_table *, const void *);
+
+/* fn(table, key) without the GIL: its result (>= 0), or -1 with the Python
+ * exception set. */
+static int tess__py_table_key_call(PyObject *self, PyObject *ko, tess__py_key_fn fn)
 {
     tess__py_table *t = tess__py_table_live(self);
     uint64_t key;
-    if (!t || tess__py_key(t, ko, &key)) return NULL;
+    if (!t || tess__py_key(t, ko, &key)) return -1;
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc = tess_table_contains(t->t, &key);
-    Py_END_ALLOW_THREADS if (rc < 0) return tess__py_raise(t->owner, rc);
-    return PyBool_FromLong(rc);
+    Py_BEGIN_ALLOW_THREADS rc = fn(t->t, &key);
+    Py_END_ALLOW_THREADS if (rc < 0) return tess__py_raise(t->owner, rc), -1;
+    return rc;
+}
+
+static PyObject *tess__py_table_contains(PyObject *self, PyObject *ko)
+{
+    int rc = tess__py_table_key_call(self, ko, tess_table_contains);
+    return rc < 0 ? NULL : PyBool_FromLong(rc);
 }
 
 static PyObject *tess__py_table_remove(PyObject *self, PyObject *ko)
 {
-    tess__py_table *t = tess__py_table_live(self);
-    uint64_t key;
-    if (!t || tess__py_key(t, ko, &key)) return NULL;
-    int rc;
-    Py_BEGIN_ALLOW_THREADS rc = tess_table_remove(t->t, &key);
-    Py_END_ALLOW_THREADS if (rc < 0) return tess__py_raise(t->owner, rc);
+    if (tess__py_table_key_call(self, ko, tess_table_remove) < 0) return NULL;
     Py_RETURN_NONE;
 }
 

@@ -59,6 +59,12 @@ def save(plt, fig, out, name):
     return path
 
 
+def save_titled(plt, fig, out, name, title, fontsize=10):
+    """save() under a title over all the figure's plots; [the path]."""
+    fig.suptitle(title, fontsize=fontsize)
+    return [save(plt, fig, out, name)]
+
+
 def of_bench(rows, bench):
     return [r for r in rows if r.get("bench") == bench]
 
@@ -68,9 +74,6 @@ def cores_of(rows):
 
 
 def plot_scaling(plt, rows, out):
-    rows = of_bench(rows, "scaling")
-    if not rows:
-        return []
     made = []
     med = medians(rows, lambda r: (r["app"], r["mode"], r["ranks"]), "seconds_per_iteration")
     cores = cores_of(rows)
@@ -105,9 +108,6 @@ def plot_scaling(plt, rows, out):
 
 
 def plot_mapreduce(plt, rows, out):
-    rows = of_bench(rows, "mapreduce")
-    if not rows:
-        return []
     med = medians(rows, lambda r: (r["app"], r["system"], r["ranks"]), "seconds_per_iteration")
     apps = sorted({a for a, _, _ in med})
     fig, axes = plt.subplots(1, len(apps), figsize=(5 * len(apps), 4), squeeze=False)
@@ -129,15 +129,11 @@ def plot_mapreduce(plt, rows, out):
         ax.set_title("%s (%s)" % (app, rows[0]["input"] if len(apps) == 1 else
                                   next(r["input"] for r in rows if r["app"] == app)), fontsize=10)
         ax.legend(fontsize=8)
-    fig.suptitle("Figure 9 stand-in: tessera against MapReduce over MPI", fontsize=10)
-    path = save(plt, fig, out, "tables-mapreduce.png")
-    return [path]
+    return save_titled(plt, fig, out, "tables-mapreduce.png",
+                       "Figure 9 stand-in: tessera against MapReduce over MPI")
 
 
 def plot_matmul(plt, rows, out):
-    rows = of_bench(rows, "matmul")
-    if not rows:
-        return []
     med = medians(rows, lambda r: (r["n"], r["system"], r["ranks"]), "gflops")
     ns = sorted({n for n, _, _ in med})
     fig, axes = plt.subplots(1, len(ns), figsize=(4.5 * len(ns), 4), squeeze=False)
@@ -154,15 +150,11 @@ def plot_matmul(plt, rows, out):
         ax.set_title("N = %d" % n, fontsize=10)
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=7)
-    fig.suptitle("Figure 10: matrix multiply against ScaLAPACK", fontsize=10)
-    path = save(plt, fig, out, "tables-matmul.png")
-    return [path]
+    return save_titled(plt, fig, out, "tables-matmul.png",
+                       "Figure 10: matrix multiply against ScaLAPACK")
 
 
 def plot_crawl(plt, rows, out):
-    rows = of_bench(rows, "crawl")
-    if not rows:
-        return []
     pages = medians(rows, lambda r: (r["ranks"], r["fetchers"]), "pages_per_second")
     mb = medians(rows, lambda r: (r["ranks"], r["fetchers"]), "megabytes_per_second")
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.8))
@@ -176,10 +168,9 @@ def plot_crawl(plt, rows, out):
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=7)
     r0 = rows[0]
-    fig.suptitle("Figure 14: crawler throughput, loopback web of %d sites at most %g fetches/s each "
-                 "(server on the same cores)" % (r0["sites"], r0["per_site_rate"]), fontsize=9)
-    path = save(plt, fig, out, "tables-crawl.png")
-    return [path]
+    return save_titled(plt, fig, out, "tables-crawl.png",
+                       "Figure 14: crawler throughput, loopback web of %d sites at most %g fetches/s each "
+                       "(server on the same cores)" % (r0["sites"], r0["per_site_rate"]), fontsize=9)
 
 
 def main():
@@ -195,8 +186,12 @@ def main():
         sys.exit("plot_tables.py: matplotlib is missing (scripts/deps.sh plot; use /usr/bin/python3)")
     rows = load(args.files)
     os.makedirs(args.out, exist_ok=True)
-    made = plot_scaling(plt, rows, args.out) + plot_mapreduce(plt, rows, args.out) + \
-        plot_matmul(plt, rows, args.out) + plot_crawl(plt, rows, args.out)
+    made = []
+    for bench, plot in (("scaling", plot_scaling), ("mapreduce", plot_mapreduce),
+                        ("matmul", plot_matmul), ("crawl", plot_crawl)):
+        of_this = of_bench(rows, bench)
+        if of_this:
+            made += plot(plt, of_this, args.out)
     for p in made:
         print(p)
     if not made:

@@ -83,34 +83,45 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, c
     return rc;
 }
 
-/* The application's accept, after the size of its user data. */
+/* What the application accepts: the size of its user data, the range of
+ * its count of work done. */
 typedef struct cli_accept {
-    tess_checkpoint_accept_fn fn;
-    void *arg;
+    const app_ckpt_done *done;
     size_t len;
     const char *app;
 } cli_accept;
+
+static int accept_done(const app_ckpt_done *d, const void *user, char *why, size_t whylen)
+{
+    int64_t done;
+    memcpy(&done, user, sizeof done);
+    if (done >= 1 && done <= d->total) return 0;
+    snprintf(why, whylen, "after %s %lld, beyond --%s %ld", d->unit, (long long)done, d->option,
+             d->total);
+    return 1;
+}
 
 static int accept_sized(void *arg, const void *user, size_t len, uint64_t epoch, char *why,
                         size_t whylen)
 {
     const cli_accept *a = arg;
+    (void)epoch;
     if (len != a->len)
         return snprintf(why, whylen, "holds %zu bytes of %s state, expected %zu", len, a->app,
                         a->len),
                1;
-    return a->fn ? a->fn(a->arg, user, len, epoch, why, whylen) : 0;
+    return a->done ? accept_done(a->done, user, why, whylen) : 0;
 }
 
 int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
-                         tess_checkpoint_accept_fn accept, tess_checkpoint_validate_fn validate,
-                         void *arg, void *user_out, size_t len, uint64_t *epoch_out)
+                         const app_ckpt_done *done, tess_checkpoint_validate_fn validate, void *arg,
+                         void *user_out, size_t len, uint64_t *epoch_out)
 {
     if (!c->restore) return 0;
     void *user = NULL;
     size_t got = 0;
     uint64_t epoch = 0;
-    cli_accept a = {accept, arg, len, app};
+    cli_accept a = {done, len, app};
     int rc =
         tess_checkpoint_restore_checked(ctx, accept_sized, &a, validate, arg, &user, &got, &epoch);
     if (rc == TESS_ERR_NOTFOUND) {
@@ -124,16 +135,6 @@ int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
     memcpy(user_out, user, len);
     free(user);
     *epoch_out = epoch;
-    return 1;
-}
-
-int app_ckpt_cli_accept_done(const void *user, long total, const char *unit, const char *option,
-                             char *why, size_t whylen)
-{
-    int64_t done;
-    memcpy(&done, user, sizeof done);
-    if (done >= 1 && done <= total) return 0;
-    snprintf(why, whylen, "after %s %lld, beyond --%s %ld", unit, (long long)done, option, total);
     return 1;
 }
 

@@ -54,20 +54,21 @@ int app_ckpt_cli_enable(const char *app, tess_ctx *ctx, const app_ckpt_cli *c, c
  * then "APP: no checkpoint in DIR; starting afresh" on stderr, the tables
  * empty).  Negative: the status after a one-line error (another job's
  * checkpoint, ...).  An epoch whose user data is not `len` bytes is passed
- * over for an older one; so is one that accept (may be NULL) refuses on its
- * user data, or validate (may be NULL) on the tables once loaded
- * (tess_checkpoint_restore_checked); both get `arg`.
+ * over for an older one; so is one whose count of work done (`done`, may be
+ * NULL) is out of range, or that validate (may be NULL; gets `arg`) refuses
+ * on the tables once loaded (tess_checkpoint_restore_checked).
  */
+typedef struct app_ckpt_done {
+    /* The user data starts with the int64_t count of UNITs done: an epoch
+     * is usable when 1 <= done <= total, else passed over "after UNIT DONE,
+     * beyond --OPTION TOTAL" (a longer run's checkpoint has older epochs
+     * that may be usable). */
+    long total;
+    const char *unit, *option;
+} app_ckpt_done;
 int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
-                         tess_checkpoint_accept_fn accept, tess_checkpoint_validate_fn validate,
-                         void *arg, void *user_out, size_t len, uint64_t *epoch_out);
-
-/* For accept functions whose user data starts with the int64_t count of
- * iterations done: 0 when 1 <= done <= total, else 1 with "after UNIT DONE,
- * beyond --OPTION TOTAL" in why (a longer run's checkpoint has older epochs
- * that may be usable). */
-int app_ckpt_cli_accept_done(const void *user, long total, const char *unit, const char *option,
-                             char *why, size_t whylen);
+                         const app_ckpt_done *done, tess_checkpoint_validate_fn validate, void *arg,
+                         void *user_out, size_t len, uint64_t *epoch_out);
 
 /* For validate functions: every value of every partition of t (fixed-size
  * values of doubles) is finite, and *count_out (may be NULL) the number of

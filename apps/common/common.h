@@ -43,6 +43,11 @@ int app_outfiles_finish(app_outfile *const *files, const char *const *paths, int
  * files (/dev/null) may be shared. */
 int app_outputs_distinct(const char *app, const char *const *options, const char *const *paths,
                          int n);
+/* The --output and --metrics paths of a run (NULL: not given), checked
+ * before the work: 0; -1 after a usage error (both name one file); -2 after
+ * an I/O problem (a directory, or in a directory this process cannot
+ * write), each with "tessera APP: ..." on stderr. */
+int app_check_outputs(const char *app, const char *output, const char *metrics);
 /* Create a new temporary "DIR/.BASENAME.tmp.PID.XXXXXX" next to `path`
  * (random suffix, O_EXCL|O_NOFOLLOW: a planted file or symbolic link is
  * never written through) and open it for writing.  The fd, with the

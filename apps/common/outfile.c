@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,4 +332,32 @@ int app_outputs_distinct(const char *app, const char *const *options, const char
         free(a);
     }
     return rc;
+}
+
+/* Option --opt's path (NULL: not given) can be written: 0, or -1 after the
+ * message. */
+static int check_output_dir(const char *app, const char *opt, const char *path)
+{
+    if (path == NULL) return 0;
+    char *copy = strdup(path);
+    if (copy == NULL) return -1;
+    const char *dir = dirname(copy);
+    struct stat st;
+    int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    int ok = !is_dir && access(dir, W_OK) == 0;
+    if (!ok)
+        app_error(app, "option --%s: cannot write %s: %s", opt, path,
+                  is_dir ? strerror(EISDIR) : strerror(errno));
+    free(copy);
+    return ok ? 0 : -1;
+}
+
+int app_check_outputs(const char *app, const char *output, const char *metrics)
+{
+    const char *const names[] = {"output", "metrics"};
+    const char *const paths[] = {output, metrics};
+    if (app_outputs_distinct(app, names, paths, 2) != 0) return -1;
+    if (check_output_dir(app, "output", output) || check_output_dir(app, "metrics", metrics))
+        return -2; /* an I/O problem rather than a usage error */
+    return 0;
 }

@@ -318,16 +318,6 @@ typedef struct kmeans_resume {
     int64_t done; /* iterations finished */
 } kmeans_resume;
 
-/* An epoch this run can continue from: at most --iterations done. */
-static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch, char *why,
-                        size_t whylen)
-{
-    const kmeans_app *app = arg;
-    (void)epoch, (void)len; /* app_ckpt_cli_restore checked len */
-    return app_ckpt_cli_accept_done(user, app->opt.iterations, "iteration", "iterations", why,
-                                    whylen);
-}
-
 /* A loaded epoch's tables: K finite centres and every point. */
 static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len, uint64_t epoch,
                           char *why, size_t whylen)
@@ -389,8 +379,9 @@ static int control_start(tess_ctx *ctx, kmeans_app *app)
 {
     kmeans_resume r;
     uint64_t epoch = 0;
-    int restored = app_ckpt_cli_restore(KM_APP, ctx, &app->opt.ckpt, accept_epoch, validate_epoch,
-                                        app, &r, sizeof r, &epoch);
+    const app_ckpt_done done = {app->opt.iterations, "iteration", "iterations"};
+    int restored = app_ckpt_cli_restore(KM_APP, ctx, &app->opt.ckpt, &done, validate_epoch, app, &r,
+                                        sizeof r, &epoch);
     int rc = restored < 0 ? restored : control_alloc(ctx, app);
     if (rc == 0) rc = control_check_outputs(app);
     if (rc == 0) rc = restored == 1 ? control_resume(ctx, app, &r, epoch) : control_load(ctx, app);

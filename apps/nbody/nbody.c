@@ -45,14 +45,6 @@ typedef struct nbody_resume {
     int64_t done; /* steps finished; the state is in state[done % 2] */
 } nbody_resume;
 
-static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch, char *why,
-                        size_t whylen)
-{
-    const nbody_app *app = arg;
-    (void)epoch, (void)len; /* app_ckpt_cli_restore checked len */
-    return app_ckpt_cli_accept_done(user, app->opt.steps, "step", "steps", why, whylen);
-}
-
 /* Every particle of state table t, in table order, into a new array
  * (*n_out of them); TESS_ERR_FORMAT for an entry this program did not write. */
 static int gather_particles(const nbody_app *app, tess_table *t, nbody_particle **out,
@@ -141,8 +133,9 @@ static int control_start(tess_ctx *ctx, nbody_app *app)
 {
     nbody_resume r;
     uint64_t epoch = 0;
-    int restored = app_ckpt_cli_restore(NB_APP, ctx, &app->opt.ckpt, accept_epoch, validate_epoch,
-                                        app, &r, sizeof r, &epoch);
+    const app_ckpt_done done = {app->opt.steps, "step", "steps"};
+    int restored = app_ckpt_cli_restore(NB_APP, ctx, &app->opt.ckpt, &done, validate_epoch, app, &r,
+                                        sizeof r, &epoch);
     int rc = restored < 0 ? restored : 0;
     app->step_seconds = calloc((size_t)app->opt.steps + 1, sizeof(double));
     if (rc == 0 && !app->step_seconds)

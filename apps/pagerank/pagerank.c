@@ -24,7 +24,6 @@
  * D_k/N) fits in the checkpoint's user data.
  */
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -237,17 +236,6 @@ static int resume(pr_app *app, const pr_resume *r, uint64_t epoch)
     return TESS_OK;
 }
 
-/* An epoch this run can continue from: at most --iterations done (a
- * checkpoint of a longer run has older epochs that may be usable). */
-static int accept_epoch(void *arg, const void *user, size_t len, uint64_t epoch, char *why,
-                        size_t whylen)
-{
-    const pr_app *app = arg;
-    (void)epoch, (void)len; /* app_ckpt_cli_restore checked len */
-    return app_ckpt_cli_accept_done(user, app->opt.iterations, "iteration", "iterations", why,
-                                    whylen);
-}
-
 /* A loaded epoch's tables: the whole graph and finite, non-negative sums. */
 static int validate_epoch(tess_ctx *ctx, void *arg, const void *user, size_t len, uint64_t epoch,
                           char *why, size_t whylen)
@@ -271,7 +259,8 @@ static int restore_or_load(tess_ctx *ctx, pr_app *app)
 {
     pr_resume r;
     uint64_t epoch = 0;
-    int rc = app_ckpt_cli_restore(APP, ctx, &app->opt.ckpt, accept_epoch, validate_epoch, app, &r,
+    const app_ckpt_done done = {app->opt.iterations, "iteration", "iterations"};
+    int rc = app_ckpt_cli_restore(APP, ctx, &app->opt.ckpt, &done, validate_epoch, app, &r,
                                   sizeof r, &epoch);
     if (rc < 0) return rc;
     if (rc == 1) {
@@ -366,23 +355,6 @@ static void apply_steal_options(const pr_options *o, tess_config *cfg)
     }
 }
 
-/* An output's directory must exist and be writable before hours of computing. */
-static int check_output_dir(const char *opt, const char *path)
-{
-    if (path == NULL) return 0;
-    char *copy = strdup(path);
-    if (copy == NULL) return -1;
-    const char *dir = dirname(copy);
-    struct stat st;
-    int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-    int ok = !is_dir && access(dir, W_OK) == 0;
-    if (!ok)
-        app_error(APP, "option --%s: cannot write %s: %s", opt, path,
-                  is_dir ? strerror(EISDIR) : strerror(errno));
-    free(copy);
-    return ok ? 0 : -1;
-}
-
 static int check_options(pr_options *o)
 {
     if (!o->graph_path == !o->gen_spec)
@@ -391,12 +363,7 @@ static int check_options(pr_options *o)
     char err[256];
     if (o->gen_spec && tg_check_spec(o->gen_spec, err, sizeof err) != 0)
         return app_error(APP, "option --gen: %s", err), -1;
-    const char *const names[] = {"output", "metrics"};
-    const char *const paths[] = {o->output, o->metrics};
-    if (app_outputs_distinct(APP, names, paths, 2) != 0) return -1;
-    if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics))
-        return -2; /* an I/O problem rather than a usage error */
-    return 0;
+    return app_check_outputs(APP, o->output, o->metrics); /* before hours of computing */
 }
 
 /* 0 to run, 1 after --help, -1 on a usage error, -2 on an unwritable output

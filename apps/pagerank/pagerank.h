@@ -52,5 +52,8 @@ typedef struct pr_app {
 /* Write "id<TAB>rank" for every vertex into app->out_ranks (committed with
  * the metrics by the caller), or the top ten on stdout (rank 0). */
 int pr_write_results(pr_app *app, tess_ctx *ctx);
+/* The ten highest-ranked vertices of g on stdout, "id<TAB>rank" lines,
+ * higher rank first, then the smaller id (also pagerank-tick's summary). */
+void pr_print_top(const tg_graph *g, const double *pr);
 
 #endif

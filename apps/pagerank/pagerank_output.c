@@ -50,11 +50,11 @@ static int ranks_before(const double *pr, uint64_t x, uint64_t y)
 }
 
 /* The ten best by a partial selection: keep a sorted top list while scanning. */
-static void print_top(pr_app *app, const double *pr)
+void pr_print_top(const tg_graph *g, const double *pr)
 {
     uint64_t top[10];
     int n = 0;
-    for (uint64_t v = 0; v < app->g.nv; v++) {
+    for (uint64_t v = 0; v < g->nv; v++) {
         if (n == 10 && !ranks_before(pr, v, top[9])) continue;
         int at = n < 10 ? n++ : 9;
         top[at] = v;
@@ -66,7 +66,7 @@ static void print_top(pr_app *app, const double *pr)
         }
     }
     for (int i = 0; i < n; i++)
-        printf("%llu\t%.17g\n", (unsigned long long)app->g.ids[top[i]], pr[top[i]]);
+        printf("%llu\t%.17g\n", (unsigned long long)g->ids[top[i]], pr[top[i]]);
     fflush(stdout);
 }
 
@@ -83,7 +83,7 @@ int pr_write_results(pr_app *app, tess_ctx *ctx)
     } else {
         if (app->progress)
             fprintf(stderr, "pagerank: the ten highest-ranked vertices (id, rank):\n");
-        print_top(app, pr);
+        pr_print_top(&app->g, pr);
     }
     free(pr);
     return rc == 0 ? TESS_OK : TESS_ERR_IO;

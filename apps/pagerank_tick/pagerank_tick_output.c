@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 
+#include "pagerank/pagerank.h"
 #include "pagerank_tick.h"
 
 static int write_all(const prt_app *a, const double *pr, FILE *fp)
@@ -17,36 +18,9 @@ static int write_all(const prt_app *a, const double *pr, FILE *fp)
     return 0;
 }
 
-/* Does x rank before y: higher rank first, then the smaller id. */
-static int ranks_before(const double *pr, uint64_t x, uint64_t y)
-{
-    if (pr[x] != pr[y]) return pr[x] > pr[y];
-    return x < y;
-}
-
-/* A sorted top list kept while scanning once. */
-static void print_top(const prt_app *a, const double *pr)
-{
-    uint64_t top[10];
-    int n = 0;
-    for (uint64_t v = 0; v < a->g.nv; v++) {
-        if (n == 10 && !ranks_before(pr, v, top[9])) continue;
-        int at = n < 10 ? n++ : 9;
-        top[at] = v;
-        for (; at > 0 && ranks_before(pr, top[at], top[at - 1]); at--) {
-            uint64_t t = top[at];
-            top[at] = top[at - 1];
-            top[at - 1] = t;
-        }
-    }
-    for (int i = 0; i < n; i++)
-        printf("%llu\t%.17g\n", (unsigned long long)a->g.ids[top[i]], pr[top[i]]);
-    fflush(stdout);
-}
-
 int prt_write_ranks(const prt_app *a, const double *pr, FILE *fp)
 {
     if (fp != NULL) return write_all(a, pr, fp);
-    print_top(a, pr);
+    pr_print_top(&a->g, pr); /* the tables app's summary */
     return 0;
 }

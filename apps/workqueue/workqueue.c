@@ -9,7 +9,6 @@
  * processed exactly once and every bucket's checksum is right.
  */
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,16 +150,6 @@ static const char usage[] =
     "      --checkpoint-dir ck --checkpoint-seconds 0.5\n";
 
 /* An output's directory must be writable before the work starts. */
-static int check_output_dir(const char *opt, const char *path)
-{
-    if (path == NULL) return 0;
-    char *copy = strdup(path);
-    if (copy == NULL) return -1;
-    int ok = access(dirname(copy), W_OK) == 0;
-    if (!ok) app_error(WQ_APP, "option --%s: cannot write %s: %s", opt, path, strerror(errno));
-    free(copy);
-    return ok ? 0 : -1;
-}
 
 /* The options, each given at most once; seen[] counts them, in this order. */
 enum { WQ_SEEN_CKPT_SECONDS = 8, WQ_SEEN_KEEP = 10, WQ_OPTIONS = 17 };
@@ -176,12 +165,7 @@ static int check_options(const wq_options *o, const int *seen)
         return app_error(WQ_APP, "option %s: needs --checkpoint-dir DIR", needs_dir), -1;
     if (o->checkpoint_dir != NULL && o->checkpoint_dir[0] == '\0')
         return app_error(WQ_APP, "option --checkpoint-dir: empty path"), -1;
-    const char *const names[] = {"output", "metrics"};
-    const char *const paths[] = {o->output, o->metrics};
-    if (app_outputs_distinct(WQ_APP, names, paths, 2) != 0) return -1;
-    if (check_output_dir("output", o->output) || check_output_dir("metrics", o->metrics))
-        return -2; /* an I/O problem rather than a usage error */
-    return 0;
+    return app_check_outputs(WQ_APP, o->output, o->metrics);
 }
 
 /* 0 to run, 1 after --help, -1 on a usage error, -2 on an unwritable output

@@ -30,6 +30,8 @@
 #include <string.h>
 #include <vector>
 
+#include "mrmpi_peer.h"
+
 extern "C" {
 #include "kmeans/kmeans.h"
 }
@@ -109,25 +111,16 @@ static void iterate(MapReduce *mr, state *s)
     MPI_Bcast(s->centres.data(), (int)s->centres.size(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
 
-static const char *arg_text(int argc, char **argv, const char *name, const char *dflt)
-{
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], name) == 0) return argv[i + 1];
-    return dflt;
-}
-
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     state s = {};
-    MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &s.nranks);
-    const char *output = arg_text(argc, argv, "--output", NULL);
-    int iterations = atoi(arg_text(argc, argv, "--iterations", "10"));
+    mrmpi_start(&argc, &argv, &s.rank, &s.nranks);
+    const char *output = mrmpi_arg(argc, argv, "--output", NULL);
+    int iterations = atoi(mrmpi_arg(argc, argv, "--iterations", "10"));
     kmeans_gen_spec spec;
     char err[256];
     if (iterations < 1 ||
-        kmeans_gen_parse(arg_text(argc, argv, "--gen", "1000000:8:16"), &spec, err, sizeof err) != 0 ||
+        kmeans_gen_parse(mrmpi_arg(argc, argv, "--gen", "1000000:8:16"), &spec, err, sizeof err) != 0 ||
         kmeans_points_generate(&spec, &s.pts) != 0) {
         if (s.rank == 0) fprintf(stderr, "tessera-mrmpi-kmeans: bad --gen or --iterations\n");
         MPI_Finalize();
@@ -160,11 +153,7 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
-    if (s.rank == 0 && rc == 0) {
-        printf("iteration_seconds");
-        for (double x : secs) printf(" %.6f", x);
-        printf("\n");
-    }
+    mrmpi_report(s.rank, rc, secs);
     delete mr;
     kmeans_points_free(&s.pts);
     MPI_Finalize();

@@ -33,6 +33,8 @@
 #include <string.h>
 #include <vector>
 
+#include "mrmpi_peer.h"
+
 extern "C" {
 #include "graph.h"
 }
@@ -186,22 +188,13 @@ static int write_ranks(const char *path, const state *s)
     return fclose(fp) == 0 ? 0 : -1;
 }
 
-static const char *arg_text(int argc, char **argv, const char *name, const char *dflt)
-{
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], name) == 0) return argv[i + 1];
-    return dflt;
-}
-
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     state s = {};
-    MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &s.nranks);
-    const char *spec = arg_text(argc, argv, "--gen", "web:200000");
-    const char *output = arg_text(argc, argv, "--output", NULL);
-    int iterations = atoi(arg_text(argc, argv, "--iterations", "10"));
+    mrmpi_start(&argc, &argv, &s.rank, &s.nranks);
+    const char *spec = mrmpi_arg(argc, argv, "--gen", "web:200000");
+    const char *output = mrmpi_arg(argc, argv, "--output", NULL);
+    int iterations = atoi(mrmpi_arg(argc, argv, "--iterations", "10"));
     tg_graph g = {};
     char err[256];
     if (iterations < 1 || tg_generate(spec, &g, err, sizeof err) != 0) {
@@ -215,7 +208,7 @@ int main(int argc, char **argv)
      * pages, and on this VM a fresh page costs more than its use.  A pair
      * of a job is about 48 bytes with MR-MPI's alignment; twice that. */
     long fit = (long)((g.ne + g.nv) * 96 / (uint64_t)s.nranks >> 20) + 8;
-    int memsize = atoi(arg_text(argc, argv, "--memsize", "0"));
+    int memsize = atoi(mrmpi_arg(argc, argv, "--memsize", "0"));
     if (memsize <= 0) memsize = (int)(fit < 16 ? 16 : fit);
     MapReduce *graph = new_job(memsize), *turn[2] = {new_job(memsize), new_job(memsize)};
     graph->map(s.nranks, map_edges, &s);
@@ -240,11 +233,7 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
-    if (s.rank == 0 && rc == 0) {
-        printf("iteration_seconds");
-        for (double x : secs) printf(" %.6f", x);
-        printf("\n");
-    }
+    mrmpi_report(s.rank, rc, secs);
     delete graph;
     delete turn[0];
     delete turn[1];

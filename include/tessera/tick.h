@@ -46,6 +46,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "tessera/tessera.h"
 
 #ifdef __cplusplus
@@ -62,6 +63,23 @@ extern "C" {
 typedef struct tess_query {
     unsigned char bytes[TESS_QUERY_BYTES];
 } tess_query;
+
+/* The classes' query constructors and readers (tess_grid_query,
+ * tess_grid_rect_of, ...) are built on these two; not for applications:
+ * a query holding the len <= TESS_QUERY_BYTES bytes at desc, the rest zero,
+ * and those bytes copied back out. */
+static inline tess_query tess__query_pack(const void *desc, size_t len)
+{
+    tess_query q;
+    memset(&q, 0, sizeof q);
+    memcpy(q.bytes, desc, len);
+    return q;
+}
+
+static inline void tess__query_unpack(const tess_query *q, void *desc_out, size_t len)
+{
+    memcpy(desc_out, q->bytes, len);
+}
 
 /* The tuples that are in every pos[i] and in no neg[i].  npos >= 1. */
 typedef struct tess_region {

@@ -48,7 +48,6 @@
 #ifndef TESSERA_TICK_GRAPH_H
 #define TESSERA_TICK_GRAPH_H
 
-#include <string.h>
 #include "tessera/tick.h"
 
 #ifdef __cplusplus
@@ -76,16 +75,13 @@ typedef struct tess_graph_q {
 static inline tess_query tess_graph_query(int32_t part, int32_t kind, int32_t hops)
 {
     tess_graph_q g = {part, kind, hops};
-    tess_query q;
-    memset(&q, 0, sizeof q);
-    memcpy(q.bytes, &g, sizeof g);
-    return q;
+    return tess__query_pack(&g, sizeof g);
 }
 
 static inline tess_graph_q tess_graph_q_of(const tess_query *q)
 {
     tess_graph_q g;
-    memcpy(&g, q->bytes, sizeof g);
+    tess__query_unpack(q, &g, sizeof g);
     return g;
 }
 

@@ -8,7 +8,6 @@
 #ifndef TESSERA_TICK_GRID_H
 #define TESSERA_TICK_GRID_H
 
-#include <string.h>
 #include "tessera/tick.h"
 
 #ifdef __cplusplus
@@ -21,16 +20,13 @@ typedef struct tess_grid_rect {
 
 static inline tess_query tess_grid_query(tess_grid_rect r)
 {
-    tess_query q;
-    memset(&q, 0, sizeof q);
-    memcpy(q.bytes, &r, sizeof r);
-    return q;
+    return tess__query_pack(&r, sizeof r);
 }
 
 static inline tess_grid_rect tess_grid_rect_of(const tess_query *q)
 {
     tess_grid_rect r;
-    memcpy(&r, q->bytes, sizeof r);
+    tess__query_unpack(q, &r, sizeof r);
     return r;
 }
 

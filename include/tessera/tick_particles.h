@@ -21,7 +21,6 @@
 #ifndef TESSERA_TICK_PARTICLES_H
 #define TESSERA_TICK_PARTICLES_H
 
-#include <string.h>
 #include "tessera/tick.h"
 
 #ifdef __cplusplus
@@ -46,16 +45,13 @@ typedef struct tess_particle_rect {
 
 static inline tess_query tess_particle_query(tess_particle_rect r)
 {
-    tess_query q;
-    memset(&q, 0, sizeof q);
-    memcpy(q.bytes, &r, sizeof r);
-    return q;
+    return tess__query_pack(&r, sizeof r);
 }
 
 static inline tess_particle_rect tess_particle_rect_of(const tess_query *q)
 {
     tess_particle_rect r;
-    memcpy(&r, q->bytes, sizeof r);
+    tess__query_unpack(q, &r, sizeof r);
     return r;
 }
 

@@ -98,8 +98,7 @@ static int load_epoch(tess_ctx *ctx, uint64_t epoch, char *err, size_t errlen)
 void tess__ckpt_on_restore(tess_ctx *ctx, int src, const uint8_t *p, size_t len)
 {
     uint64_t epoch;
-    if (len < sizeof epoch) return;
-    memcpy(&epoch, p, sizeof epoch);
+    if (tess__msg_head(&epoch, sizeof epoch, p, len) != 0) return;
     double t0 = tess_now();
     restored_msg m = {0};
     m.status = load_epoch(ctx, epoch, m.error, sizeof m.error);
@@ -115,8 +114,7 @@ void tess__ckpt_on_restored(tess_ctx *ctx, int src, const uint8_t *p, size_t len
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     restored_msg m;
-    if (len < sizeof m) return;
-    memcpy(&m, p, sizeof m);
+    if (tess__msg_head(&m, sizeof m, p, len) != 0) return;
     m.error[sizeof m.error - 1] = '\0';
     pthread_mutex_lock(&rt->mu);
     if (m.status != TESS_OK && rt->restore_status == TESS_OK) {

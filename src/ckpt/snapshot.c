@@ -50,12 +50,8 @@ static int env_writer_paced(const tess_ctx *ctx)
 
 static int rt_init(tess_ctx *ctx, tess__ckpt_rt *rt)
 {
-    pthread_rwlockattr_t attr;
-    pthread_rwlockattr_init(&attr);
     /* the cut must not starve behind a stream of messages */
-    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    pthread_rwlock_init(&rt->rw, &attr);
-    pthread_rwlockattr_destroy(&attr);
+    tess__rwlock_init(&rt->rw, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
     pthread_mutex_init(&rt->mu, NULL);
     pthread_cond_init(&rt->cv, NULL);
     rt->marker_seen = calloc((size_t)ctx->nranks, 1);
@@ -262,8 +258,7 @@ static void on_mark(tess_ctx *ctx, int src, const uint8_t *p, size_t len)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     tess__ckpt_mark m;
-    if (len < sizeof m || src < 0 || src >= ctx->nranks) return;
-    memcpy(&m, p, sizeof m);
+    if (src < 0 || src >= ctx->nranks || tess__msg_head(&m, sizeof m, p, len) != 0) return;
     pthread_mutex_lock(&rt->mu);
     int begun = begin_local_epoch(ctx, rt, &m);
     if (!m.initiation && m.epoch == rt->epoch && src != ctx->rank && !rt->marker_seen[src]) {
@@ -279,8 +274,7 @@ static void on_mark(tess_ctx *ctx, int src, const uint8_t *p, size_t len)
 static void on_hurry(tess__ckpt_rt *rt, const uint8_t *p, size_t len)
 {
     uint64_t epoch;
-    if (len < sizeof epoch) return;
-    memcpy(&epoch, p, sizeof epoch);
+    if (tess__msg_head(&epoch, sizeof epoch, p, len) != 0) return;
     if (epoch > atomic_load(&rt->hurry_epoch)) atomic_store(&rt->hurry_epoch, epoch);
 }
 

@@ -357,8 +357,7 @@ void tess__ckpt_on_files(tess_ctx *ctx, int src, const uint8_t *p, size_t len)
 {
     tess__ckpt_rt *rt = ctx->ckpt;
     files_msg h;
-    if (len < sizeof h || ctx->rank != 0) return;
-    memcpy(&h, p, sizeof h);
+    if (ctx->rank != 0 || tess__msg_head(&h, sizeof h, p, len) != 0) return;
     h.error[sizeof h.error - 1] = '\0';
     size_t need = sizeof h + (size_t)h.nfiles * sizeof(tess__ckpt_file) + h.tasks_len;
     pthread_mutex_lock(&rt->mu);

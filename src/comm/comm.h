@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "core/internal.h"
 
 /*
@@ -45,6 +46,15 @@ enum tess__comm_msg_type {
  * the runtime starts only (handlers run on other threads afterwards).
  * TESS_ERR_INVAL for a type out of range, TESS_ERR_MISUSE when taken. */
 int tess__comm_handle(tess_ctx *ctx, uint32_t type, tess__msg_handler *fn);
+/* A handler's fixed-size message head: the first `size` bytes of the payload
+ * p (len bytes) copied into out: 0, or -1 with out untouched when the
+ * payload is shorter (a malformed message, which the handler drops). */
+static inline int tess__msg_head(void *out, size_t size, const uint8_t *p, size_t len)
+{
+    if (len < size) return -1;
+    memcpy(out, p, size);
+    return 0;
+}
 /* The message layer's own handlers (replies, worker mailboxes). */
 int tess__comm_handlers_init(tess_ctx *ctx);
 

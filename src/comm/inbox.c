@@ -116,8 +116,7 @@ void tess__inbox_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t
 {
     (void)src, (void)type;
     worker_hdr h;
-    if (len < sizeof h) return;
-    memcpy(&h, p, sizeof h);
+    if (tess__msg_head(&h, sizeof h, p, len) != 0) return;
     int local = h.dst - ctx->worker_base[ctx->rank];
     if (local < 0 || local >= ctx->workers) return;
     inbox_push(ctx, h.src, local, NULL, 0, p + sizeof h, len - sizeof h);

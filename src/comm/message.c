@@ -75,8 +75,7 @@ static void on_reply(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, si
 {
     (void)src, (void)type;
     tess__reply_hdr h;
-    if (len < sizeof h) return;
-    memcpy(&h, p, sizeof h);
+    if (tess__msg_head(&h, sizeof h, p, len) != 0) return;
     if (h.slot > (uint32_t)ctx->workers) return;
     tess__slot *s = &ctx->slots[h.slot];
     const uint8_t *payload = p + sizeof h;

@@ -29,6 +29,15 @@ void tess__deadline_after(struct timespec *ts, double seconds)
     ts->tv_nsec = (long)(ns % 1000000000LL);
 }
 
+void tess__rwlock_init(pthread_rwlock_t *rw, int kind)
+{
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, kind);
+    pthread_rwlock_init(rw, &attr);
+    pthread_rwlockattr_destroy(&attr);
+}
+
 static void tess__slot_init(tess__slot *s, tess_ctx *ctx, int index)
 {
     memset(s, 0, sizeof *s);

@@ -42,15 +42,6 @@ void tess__last_error_copy(tess_ctx *ctx, char *buf, size_t len)
     pthread_mutex_unlock(&ctx->error_mu);
 }
 
-int tess__fail(tess_ctx *ctx, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    tess__vfail(ctx, code, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 int tess_set_error(tess_ctx *ctx, int status, const char *fmt, ...)
 {
     va_list ap;

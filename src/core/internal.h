@@ -176,8 +176,9 @@ struct tess_ctx {
 
 /* ---- errors and logging (errors.c) ---- */
 /* Record a detailed message as the context's last error; returns code.
- * A NULL ctx records nothing (a caller that only wants the code). */
-int tess__fail(tess_ctx *ctx, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+ * A NULL ctx records nothing (a caller that only wants the code).  The
+ * runtime's name for tess_set_error, which does exactly this. */
+#define tess__fail(ctx, code, ...) tess_set_error((ctx), (code), __VA_ARGS__)
 int tess__vfail(tess_ctx *ctx, int code, const char *fmt, va_list ap);
 /* A copy of ctx's last error (empty if none), taken under its lock: a
  * kernel on another worker may be writing it (tess_set_error). */
@@ -194,6 +195,8 @@ void tess__warn(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format
 /* CLOCK_REALTIME deadline `seconds` from now, for pthread_cond_timedwait. */
 struct timespec;
 void tess__deadline_after(struct timespec *ts, double seconds);
+/* A read-write lock that prefers `kind` (PTHREAD_RWLOCK_PREFER_*_NP). */
+void tess__rwlock_init(pthread_rwlock_t *rw, int kind);
 
 /* ---- config.c ---- */
 int tess__default_workers(void);

@@ -34,8 +34,7 @@ static void on_done(tess_ctx *ctx, int src, uint32_t type, const uint8_t *payloa
 {
     (void)type;
     tess__done_msg d;
-    if (len < sizeof d || src < 0 || src >= ctx->nranks) return;
-    memcpy(&d, payload, sizeof d);
+    if (src < 0 || src >= ctx->nranks || tess__msg_head(&d, sizeof d, payload, len) != 0) return;
     pthread_mutex_lock(&ctx->ctl_mu);
     tess__rank_view *v = &ctx->views[src];
     if (d.seq >= v->done_seq) {
@@ -70,8 +69,7 @@ static void on_ready(tess_ctx *ctx, int src, uint32_t type, const uint8_t *paylo
 {
     (void)type;
     ready_msg m;
-    if (len < sizeof m) return;
-    memcpy(&m, payload, sizeof m);
+    if (tess__msg_head(&m, sizeof m, payload, len) != 0) return;
     /* compared in wait_ready: rank 0 may still be creating its own tables */
     pthread_mutex_lock(&ctx->ctl_mu);
     ctx->sched->ready_ranks++;
@@ -85,8 +83,9 @@ static void on_applied(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pay
 {
     (void)type;
     uint64_t applied;
-    if (len < sizeof applied || src < 0 || src >= ctx->nranks) return;
-    memcpy(&applied, payload, sizeof applied);
+    if (src < 0 || src >= ctx->nranks ||
+        tess__msg_head(&applied, sizeof applied, payload, len) != 0)
+        return;
     pthread_mutex_lock(&ctx->ctl_mu);
     /* counts only grow, and reports of one link may pass a later DONE's */
     if (applied > ctx->views[src].done_applied) ctx->views[src].done_applied = applied;
@@ -114,8 +113,7 @@ static void on_count_req(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p
 {
     (void)type;
     tess__req_hdr h;
-    if (len < sizeof h) return;
-    memcpy(&h, payload, sizeof h);
+    if (tess__msg_head(&h, sizeof h, payload, len) != 0) return;
     count_rep c = {atomic_load(&ctx->writes_sent), atomic_load(&ctx->writes_applied)};
     tess__reply(ctx, src, &h, TESS_OK, &c, sizeof c);
 }

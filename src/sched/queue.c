@@ -198,8 +198,7 @@ void tess__sched_on_run(tess_ctx *ctx, int src, uint32_t type, const uint8_t *pa
 {
     (void)src, (void)type;
     run_msg r;
-    if (len < sizeof r) return;
-    memcpy(&r, payload, sizeof r);
+    if (tess__msg_head(&r, sizeof r, payload, len) != 0) return;
     if (len - sizeof r < r.restore_len) return;
     tess__task_queue *q = ctx->queue;
     pthread_mutex_lock(&q->mu);

@@ -230,8 +230,7 @@ static void on_steal_message(tess_ctx *ctx, int src, uint32_t type, const uint8_
         return;
     }
     tess__req_hdr rq;
-    if (len < sizeof rq) return;
-    memcpy(&rq, p, sizeof rq);
+    if (tess__msg_head(&rq, sizeof rq, p, len) != 0) return;
     take_req tr;
     if (type == TESS_MSG_STEAL_QUERY) on_query(ctx, src, &rq);
     else if (len >= sizeof rq + sizeof tr) {

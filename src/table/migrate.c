@@ -67,13 +67,9 @@ int tess__migrate_create(tess_ctx *ctx)
 {
     tess__migrate *m = calloc(1, sizeof *m);
     if (m == NULL) return TESS_ERR_NOMEM;
-    pthread_rwlockattr_t a;
-    pthread_rwlockattr_init(&a);
     /* readers may nest (a flush delivering to this rank); they must not wait
      * behind a queued writer */
-    pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_READER_NP);
-    pthread_rwlock_init(&m->place, &a);
-    pthread_rwlockattr_destroy(&a);
+    tess__rwlock_init(&m->place, PTHREAD_RWLOCK_PREFER_READER_NP);
     pthread_mutex_init(&m->mu, NULL);
     m->held_tail = &m->held;
     ctx->mig = m;
@@ -552,8 +548,7 @@ void tess__migrate_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8
         on_data(ctx, src, p, len);
         return;
     }
-    if (len < sizeof msg) return;
-    memcpy(&msg, p, sizeof msg);
+    if (tess__msg_head(&msg, sizeof msg, p, len) != 0) return;
     if (type == TESS_MSG_MIG_BEGIN) on_begin(ctx, &msg);
     else if (type == TESS_MSG_MIG_ANNOUNCE) on_announce(ctx, &msg);
     else if (type == TESS_MSG_MIG_MARKER) on_marker(ctx);

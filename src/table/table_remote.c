@@ -275,14 +275,12 @@ void tess__table_apply_message(tess_ctx *ctx, int src, uint32_t type, const uint
                  type == TESS_MSG_SYNC_REQ;
     tess__req_hdr rq = {0, 0, 0};
     if (is_req) {
-        if (len < sizeof rq) return;
-        memcpy(&rq, p, sizeof rq);
+        if (tess__msg_head(&rq, sizeof rq, p, len) != 0) return;
         p += sizeof rq;
         len -= sizeof rq;
     }
     tess__table_hdr h;
-    if (len < sizeof h) return;
-    memcpy(&h, p, sizeof h);
+    if (tess__msg_head(&h, sizeof h, p, len) != 0) return;
     if (h.table >= (uint32_t)ctx->ntables) return;
     tess_table *t = ctx->tables[h.table];
     p += sizeof h;

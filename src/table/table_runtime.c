@@ -290,8 +290,7 @@ static int drop_from(tess_ctx *ctx, const uint8_t *p, size_t len)
 static void on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)
 {
     tess__req_hdr rq;
-    if (len < sizeof rq) return;
-    memcpy(&rq, p, sizeof rq);
+    if (tess__msg_head(&rq, sizeof rq, p, len) != 0) return;
     p += sizeof rq;
     len -= sizeof rq;
     int rc = type == TESS_MSG_TABLE_CREATE ? create_from(ctx, p, len) : drop_from(ctx, p, len);

@@ -2,7 +2,7 @@
  * checks.h — what the end-to-end test programs (guarantees.c, replica.c,
  * migrate.c) share: one line per check ("ok  : WHAT" or "FAIL: WHAT"), the
  * closing "N passed, N failed" line, and the life of the runtime around the
- * checks.  Header-only: each program is one source file.
+ * checks, and the specs of their tables.  Header-only: each program is one source file.
  */
 #ifndef TESS_TESTS_CHECKS_H
 #define TESS_TESTS_CHECKS_H
@@ -29,27 +29,72 @@ static inline int checks_report(void)
     return failed ? 1 : 0;
 }
 
-/* `--workers W` (the only argument these programs take alike) into cfg. */
-static inline void checks_workers(int argc, char **argv, tess_config *cfg)
+/* The defaults (tess_config_init), and `--workers W` (the only argument
+ * these programs take alike). */
+static inline void checks_config(int argc, char **argv, tess_config *cfg)
 {
+    tess_config_init(cfg);
     if (argc == 3 && strcmp(argv[1], "--workers") == 0) cfg->workers = atoi(argv[2]);
 }
 
-/* The spec of a table of int64 sums under uint64_t keys: dense over
- * key_count keys, or a hash table when key_count is 0. */
-static inline tess_table_spec checks_sum_spec(const char *name, int partitions, uint64_t key_count)
+/* The spec of a table under uint64_t keys with value_size-byte values (0:
+ * variable length): dense over key_count keys, or a hash table when
+ * key_count is 0; the default (replace) accumulator. */
+static inline tess_table_spec checks_spec(const char *name, size_t value_size, int partitions,
+                                          uint64_t key_count)
 {
     tess_table_spec s;
     tess_table_spec_init(&s);
     s.name = name;
     s.key_size = sizeof(uint64_t);
-    s.value_size = sizeof(int64_t);
+    s.value_size = value_size;
     s.partitions = partitions;
     s.dense = key_count > 0;
     s.key_count = key_count;
-    s.accum = TESS_ACC_SUM;
-    s.elem = TESS_I64;
     return s;
+}
+
+/* The same with 8-byte values of type elem under a built-in accumulator. */
+static inline tess_table_spec checks_acc_spec(const char *name, int partitions, uint64_t key_count,
+                                              tess_accum accum, tess_elem elem)
+{
+    tess_table_spec s = checks_spec(name, 8, partitions, key_count);
+    s.accum = accum;
+    s.elem = elem;
+    return s;
+}
+
+/* A table of int64 sums. */
+static inline tess_table_spec checks_sum_spec(const char *name, int partitions, uint64_t key_count)
+{
+    return checks_acc_spec(name, partitions, key_count, TESS_ACC_SUM, TESS_I64);
+}
+
+/* The exit status after checks_run returned rc: 1 when a check or the run
+ * failed (the run's status on stderr after "PROG: ", unless -1: the runtime
+ * did not start, which it said), else 0. */
+static inline int checks_exit(const char *prog, int rc)
+{
+    if (rc < 0 && rc != -1) fprintf(stderr, "%s: %s\n", prog, tess_strerror(rc));
+    return checks_report() || rc != TESS_OK;
+}
+
+/* A kernel registered under its function's name: CHECKS_KERNEL(k_sum). */
+typedef struct checks_kernel {
+    const char *name;
+    tess_kernel_fn fn;
+} checks_kernel;
+#define CHECKS_KERNEL(fn) \
+    {                     \
+#fn, fn           \
+    }
+
+/* Register kernels[0..n) in order while rc is TESS_OK; the status. */
+static inline int checks_register(tess_ctx *ctx, int rc, const checks_kernel *kernels, int n)
+{
+    for (int i = 0; rc == TESS_OK && i < n; i++)
+        rc = tess_register_kernel(ctx, kernels[i].name, kernels[i].fn);
+    return rc;
 }
 
 /* tess_init, setup (a failure reported as "setup failed: ..."), the control

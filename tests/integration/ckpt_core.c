@@ -32,6 +32,8 @@
 #include <unistd.h>
 #include "tessera/tessera.h"
 
+#include "checks.h"
+
 #define KEYS 4096
 #define ITER 8
 
@@ -282,22 +284,9 @@ static int control(tess_ctx *ctx, void *arg)
 
 static int create_tables(tess_ctx *ctx, app *a)
 {
-    tess_table_spec s;
-    tess_table_spec_init(&s);
-    s.name = "acc";
-    s.key_size = 8;
-    s.value_size = 8;
-    s.dense = 1;
-    s.key_count = KEYS;
-    s.partitions = a->parts;
-    s.accum = TESS_ACC_SUM;
-    s.elem = TESS_I64;
+    tess_table_spec s = checks_sum_spec("acc", a->parts, KEYS);
     int rc = tess_table_create(ctx, &s, &a->acc);
-    tess_table_spec_init(&s);
-    s.name = "kv";
-    s.key_size = 8;
-    s.value_size = 8;
-    s.partitions = 4;
+    s = checks_spec("kv", 8, 4, 0);
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->kv);
     s.name = "fixed";
     s.partitions = 3;

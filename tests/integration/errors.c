@@ -116,20 +116,9 @@ static int setup(tess_ctx *ctx, void *arg)
 {
     app *a = arg;
     int rc = tess_register_kernel(ctx, "tile_inside", k_tile_inside);
-    tess_table_spec s;
-    tess_table_spec_init(&s);
-    s.name = "distances";
-    s.key_size = 8;
-    s.value_size = sizeof(double);
-    s.dense = 1;
-    s.key_count = 1000;
-    s.partitions = 4;
+    tess_table_spec s = checks_spec("distances", sizeof(double), 4, 1000);
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->dense);
-    tess_table_spec_init(&s);
-    s.name = "by_id";
-    s.key_size = 8;
-    s.value_size = sizeof(double);
-    s.partitions = 4;
+    s = checks_spec("by_id", sizeof(double), 4, 0);
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->hash8);
     s.name = "by_name";
     s.key_size = 16;

@@ -354,23 +354,18 @@ static int create(tess_ctx *ctx, void *arg)
     s.key_size = 8, s.value_size = sizeof(maxcount), s.accum = TESS_ACC_USER;
     s.accumulator = "maxcount", s.name = "user";
     if (rc == 0) rc = tess_table_create(ctx, &s, &a->user);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_sum", k_sum);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_order", k_order);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_hash", k_hash);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_fail", k_fail);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_flushed", k_flushed);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_slow", k_slow);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_late", k_late);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_clear", k_clear);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_idle", k_idle);
+    static const checks_kernel kernels[] = {
+        CHECKS_KERNEL(k_sum),  CHECKS_KERNEL(k_order),   CHECKS_KERNEL(k_hash),
+        CHECKS_KERNEL(k_fail), CHECKS_KERNEL(k_flushed), CHECKS_KERNEL(k_slow),
+        CHECKS_KERNEL(k_late), CHECKS_KERNEL(k_clear),   CHECKS_KERNEL(k_idle)};
+    rc = checks_register(ctx, rc, kernels, (int)(sizeof kernels / sizeof *kernels));
     return rc;
 }
 
 int main(int argc, char **argv)
 {
     tess_config cfg;
-    tess_config_init(&cfg);
-    checks_workers(argc, argv, &cfg);
+    checks_config(argc, argv, &cfg);
     cfg.barrier_warn_seconds = 0.3;
     app a = {0};
     int rc = checks_run(&cfg, create, control, &a);

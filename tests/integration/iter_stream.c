@@ -311,7 +311,5 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--keys") == 0) a.keys = strtoull(argv[i + 1], NULL, 10);
         if (strcmp(argv[i], "--bench") == 0) a.bench = strtoull(argv[i + 1], NULL, 10);
     }
-    int rc = checks_run(&cfg, setup, control, &a);
-    if (rc < 0 && rc != -1) fprintf(stderr, "iter_stream: %s\n", tess_strerror(rc));
-    return checks_report() || rc != TESS_OK;
+    return checks_exit("iter_stream", checks_run(&cfg, setup, control, &a));
 }

@@ -2,7 +2,7 @@
 #   . "$(dirname "$0")/lib.sh"
 # Gives: TESS_SRC, REF/CMP (the PageRank reference and comparator), a
 # temporary directory $tmp removed on exit, die/step, fail (counting
-# $failures), run, run_into, expect_fail_of, and MPI=1 when mpirun can be
+# $failures), run, run_into, expect_fail_of, wait_for, and MPI=1 when mpirun can be
 # used (mpi_lib.bash: OpenMPI's settings for root and containers), mpi NP CMD...
 # SANITIZED=1 under ASan or TSan (make test-asan, make test-tsan): scripts
 # then run a lighter cover — the sanitizers look for memory and thread bugs,
@@ -82,6 +82,18 @@ run_into() {
     left=$(cd "$out" && ls -A | sort | tr '\n' ' ')
     want=$(printf '%s\n' "$file" metrics.json | sort | tr '\n' ' ')
     [ "$left" = "$want" ] || die "$label: output directory holds '$left', expected only $want"
+}
+
+# wait_for TRIES COMMAND... — run COMMAND every 0.05 s until it succeeds,
+# TRIES times at most, then once more: 0 when it succeeded.
+wait_for() {
+    local tries=$1 i
+    shift
+    for ((i = 0; i < tries; i++)); do
+        "$@" && return 0
+        sleep 0.05
+    done
+    "$@"
 }
 
 SANITIZED=0

@@ -201,16 +201,7 @@ static int control(tess_ctx *ctx, void *arg)
 
 static int make_tables(tess_ctx *ctx, app *a)
 {
-    tess_table_spec s;
-    tess_table_spec_init(&s);
-    s.name = "work";
-    s.key_size = 8;
-    s.value_size = 8;
-    s.dense = 1;
-    s.key_count = (uint64_t)a->parts;
-    s.partitions = a->parts;
-    s.accum = TESS_ACC_SUM;
-    s.elem = TESS_I64;
+    tess_table_spec s = checks_sum_spec("work", a->parts, (uint64_t)a->parts);
     int rc = tess_table_create(ctx, &s, &a->work);
     s.name = "sums";
     s.key_count = a->sum_keys;
@@ -228,12 +219,7 @@ static int make_tables(tess_ctx *ctx, app *a)
     s.accum = TESS_ACC_REPLACE;
     s.accumulator = NULL;
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->last);
-    tess_table_spec_init(&s);
-    s.name = "fail";
-    s.key_size = 8;
-    s.value_size = 8;
-    s.accum = TESS_ACC_SUM;
-    s.elem = TESS_I64;
+    s = checks_sum_spec("fail", 1, 0);
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->fail);
     return rc;
 }

@@ -3,7 +3,7 @@
 # test program instead of TESSERA (they cannot use lib.sh's TESSERA check).
 # Not named *.sh: every *.sh here is registered as a test.
 #   . "$(dirname "$0")/mpi_lib.bash"
-# Gives mpi_usable and mpi NP CMD...
+# Gives mpi_usable, mpi NP CMD..., mpi_case and embedded_cases.
 
 # mpi_usable: true when this build has MPI (TESS_HAVE_MPI=1) and mpirun is
 # on PATH; then also exports OpenMPI's settings for containers and root
@@ -32,4 +32,14 @@ mpi_case() {
     fi
     echo "== mpirun -np $np: $*"
     timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$@" | grep -v "$filter"
+}
+
+# embedded_cases PROG [LINES]: the test program PROG in one process with 2
+# workers, then with 1, each followed by the last lines of its output (LINES
+# with 2 workers, default 1; 1 line with 1).
+embedded_cases() {
+    echo "== embedded, 2 workers"
+    "$1" --workers 2 | tail -n "${2:-1}"
+    echo "== embedded, 1 worker"
+    "$1" --workers 1 | tail -n 1
 }

@@ -145,27 +145,11 @@ static int setup(tess_ctx *ctx, void *arg)
 {
     app *a = arg;
     int rc = tess_register_kernel(ctx, "read", k_read);
-    tess_table_spec s;
-    tess_table_spec_init(&s);
-    s.name = "vals";
-    s.key_size = sizeof(uint64_t);
-    s.value_size = sizeof(double);
-    s.partitions = PARTS;
-    s.dense = 1;
-    s.key_count = a->keys;
-    s.accum = TESS_ACC_SUM;
-    s.elem = TESS_F64;
+    tess_table_spec s = checks_acc_spec("vals", PARTS, a->keys, TESS_ACC_SUM, TESS_F64);
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->vals);
-    s.name = "bad";
-    s.value_size = sizeof(int64_t);
-    s.elem = TESS_I64;
-    s.partitions = 1;
-    s.key_count = 1;
+    s = checks_sum_spec("bad", 1, 1);
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->bad);
-    tess_table_spec_init(&s);
-    s.name = "hash";
-    s.key_size = sizeof(uint64_t);
-    s.value_size = sizeof(double);
+    s = checks_spec("hash", sizeof(double), 1, 0);
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->hash);
     return rc;
 }
@@ -180,7 +164,5 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--workers") == 0) cfg.workers = atoi(argv[i + 1]);
         if (strcmp(argv[i], "--bench") == 0) a.keys = strtoull(argv[i + 1], NULL, 10), a.bench = 1;
     }
-    int rc = checks_run(&cfg, setup, control, &a);
-    if (rc < 0 && rc != -1) fprintf(stderr, "read_range: %s\n", tess_strerror(rc));
-    return checks_report() || rc != TESS_OK;
+    return checks_exit("read_range", checks_run(&cfg, setup, control, &a));
 }

@@ -6,7 +6,6 @@
 #   build/tests/integration/read_range --workers 1 --bench 1000000
 set -euo pipefail
 prog="$TESS_BUILD/tests/integration/read_range"
-echo "== embedded, 2 workers"; "$prog" --workers 2 | tail -n 1
-echo "== embedded, 1 worker"; "$prog" --workers 1 | tail -n 1
 . "$(dirname "$0")/mpi_lib.bash"
+embedded_cases "$prog"
 mpi_case 3 '^0 passed' "$prog" --workers 2

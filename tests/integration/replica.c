@@ -382,21 +382,18 @@ static int create(tess_ctx *ctx, void *arg)
         fprintf(stderr, "FAIL: a replicated hash table was accepted\n");
         rc = -1;
     }
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_step", k_step);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_check_plain", k_check_plain);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_check_vals", k_check_vals);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_args", k_args);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_fill_lists", k_fill_lists);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_scan", k_scan);
-    if (rc == 0) rc = tess_register_kernel(ctx, "k_replicate", k_replicate);
+    static const checks_kernel kernels[] = {
+        CHECKS_KERNEL(k_step),     CHECKS_KERNEL(k_check_plain), CHECKS_KERNEL(k_check_vals),
+        CHECKS_KERNEL(k_args),     CHECKS_KERNEL(k_fill_lists),  CHECKS_KERNEL(k_scan),
+        CHECKS_KERNEL(k_replicate)};
+    rc = checks_register(ctx, rc, kernels, (int)(sizeof kernels / sizeof *kernels));
     return rc;
 }
 
 int main(int argc, char **argv)
 {
     tess_config cfg;
-    tess_config_init(&cfg);
-    checks_workers(argc, argv, &cfg);
+    checks_config(argc, argv, &cfg);
     app a = {0};
     return checks_run(&cfg, create, control, &a) != 0 ? 1 : 0;
 }

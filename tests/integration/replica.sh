@@ -5,9 +5,8 @@
 # segments and, with TESS_NODE_SHARE=0, as messages (tests/integration/replica.c).
 set -euo pipefail
 prog="$TESS_BUILD/tests/integration/replica"
-echo "== embedded, 2 workers"; "$prog" --workers 2 | tail -n 1
-echo "== embedded, 1 worker"; "$prog" --workers 1 | tail -n 1
 . "$(dirname "$0")/mpi_lib.bash"
+embedded_cases "$prog"
 if mpi_usable; then
     for w in 1 2; do
         echo "== mpirun -np 3, $w worker(s) per rank"

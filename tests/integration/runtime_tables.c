@@ -207,8 +207,6 @@ static int setup(tess_ctx *ctx, void *p)
 
 int main(int argc, char **argv)
 {
-    tess_config cfg;
-    tess_config_init(&cfg);
     app a = {0};
     if (argc >= 4 && strcmp(argv[1], "--ckpt") == 0) {
         a.ckpt_dir = argv[2];
@@ -216,6 +214,7 @@ int main(int argc, char **argv)
         argc -= 3;
         argv += 3;
     }
-    checks_workers(argc, argv, &cfg);
+    tess_config cfg;
+    checks_config(argc, argv, &cfg);
     return checks_run(&cfg, setup, control, &a) == TESS_OK ? 0 : 1;
 }

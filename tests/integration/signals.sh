@@ -3,9 +3,9 @@
 # exit status is non-zero, and no output file (nor temporary) is left behind.
 set -uo pipefail
 : "${TESSERA:?}"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
+dir=$tmp
+fail() { echo "FAIL: $*" >&2; exit 1; } # the first failure ends the script
 
 # Start a long run, wait until it is iterating, signal it, check the aftermath.
 interrupt() {
@@ -18,11 +18,7 @@ interrupt() {
     "$@" --gen rmat:14 --iterations 100000 --progress --output "$dir/out/ranks.txt" \
         --metrics "$dir/out/m.json" 2> "$dir/err" &
     local pid=$!
-    for _ in $(seq 1 200); do
-        grep -q "iteration" "$dir/err" 2> /dev/null && break
-        sleep 0.05
-    done
-    grep -q "iteration" "$dir/err" || { kill -9 $pid; fail "$* never started iterating"; }
+    wait_for 200 grep -q "iteration" "$dir/err" || { kill -9 $pid; fail "$* never started iterating"; }
     kill -"$sig" $pid
     local rc=0
     timeout 30 tail --pid=$pid -f /dev/null || { kill -9 $pid; fail "$* did not stop after SIG$sig"; }
@@ -52,11 +48,8 @@ if mpi_usable; then
         --processors cpu@0.05 --checkpoint-dir "$dir/ck" --output "$dir/out/t.txt" \
         > /dev/null 2> "$dir/err" &
     pid=$!
-    for _ in $(seq 1 600); do
-        [ -s "$dir/ck/tiles.data" ] && break
-        sleep 0.05
-    done
-    [ -s "$dir/ck/tiles.data" ] || { kill -9 $pid; fail "texture under mpirun never finished a tile"; }
+    wait_for 600 test -s "$dir/ck/tiles.data" ||
+        { kill -9 $pid; fail "texture under mpirun never finished a tile"; }
     kill -TERM $pid
     rc=0; wait $pid || rc=$?
     [ "$rc" -ne 0 ] || fail "texture under mpirun: exit 0 after SIGTERM"

@@ -133,16 +133,7 @@ static int setup(tess_ctx *ctx, void *arg)
 {
     app *a = arg;
     int rc = tess_register_kernel(ctx, "relax", k_relax);
-    tess_table_spec s;
-    tess_table_spec_init(&s);
-    s.name = "dist";
-    s.key_size = sizeof(uint64_t);
-    s.value_size = sizeof(int64_t);
-    s.partitions = PARTS;
-    s.dense = 1;
-    s.key_count = NV;
-    s.accum = TESS_ACC_MIN;
-    s.elem = TESS_I64;
+    tess_table_spec s = checks_acc_spec("dist", PARTS, NV, TESS_ACC_MIN, TESS_I64);
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->dist);
     s.name = "sum";
     s.accum = TESS_ACC_SUM;
@@ -155,9 +146,6 @@ int main(int argc, char **argv)
     static app a;
     make_graph(&a);
     tess_config cfg;
-    tess_config_init(&cfg);
-    checks_workers(argc, argv, &cfg);
-    int rc = checks_run(&cfg, setup, control, &a);
-    if (rc < 0 && rc != -1) fprintf(stderr, "sssp: %s\n", tess_strerror(rc));
-    return checks_report() || rc != TESS_OK;
+    checks_config(argc, argv, &cfg);
+    return checks_exit("sssp", checks_run(&cfg, setup, control, &a));
 }

@@ -4,7 +4,6 @@
 # embedded with 1 and 2 workers and under mpirun -np 3.
 set -euo pipefail
 prog="$TESS_BUILD/tests/integration/sssp"
-echo "== embedded, 2 workers"; "$prog" --workers 2 | tail -n 2
-echo "== embedded, 1 worker"; "$prog" --workers 1 | tail -n 1
 . "$(dirname "$0")/mpi_lib.bash"
+embedded_cases "$prog" 2
 mpi_case 3 '^0 passed' "$prog" --workers 2

@@ -78,11 +78,7 @@ wait $pid'
 rm -f "$tmp/runs" "$tmp/started"
 "$TESSERA" supervise --max-restarts 3 -- "$tmp/sleeper" 2> "$tmp/err" &
 sup=$!
-for _ in $(seq 1 100); do
-    [ -e "$tmp/started" ] && break
-    sleep 0.05
-done
-[ -e "$tmp/started" ] || { kill -9 $sup; die "sleeper never started"; }
+wait_for 100 test -e "$tmp/started" || { kill -9 $sup; die "sleeper never started"; }
 kill -TERM $sup
 timeout 10 tail --pid=$sup -f /dev/null || { kill -9 $sup; die "supervisor did not stop after SIGTERM"; }
 rc=0

@@ -184,13 +184,7 @@ static int setup(tess_ctx *ctx, void *p)
     if (rc == TESS_OK) rc = make_box(ctx, 1, 0, &a->boxes[0]);
     if (rc == TESS_OK) rc = make_box(ctx, 0, 0, &a->boxes[1]);
     if (rc == TESS_OK) rc = make_box(ctx, 1, TESS_FLUSH_NEVER, &a->boxes[2]);
-    tess_table_spec s;
-    tess_table_spec_init(&s);
-    s.name = "results";
-    s.key_size = sizeof(uint64_t);
-    s.value_size = sizeof(double);
-    s.dense = 1;
-    s.key_count = RESULTS;
+    tess_table_spec s = checks_spec("results", sizeof(double), 1, RESULTS);
     if (rc == TESS_OK) rc = tess_table_create(ctx, &s, &a->results);
     return rc;
 }
@@ -198,9 +192,8 @@ static int setup(tess_ctx *ctx, void *p)
 int main(int argc, char **argv)
 {
     tess_config cfg;
-    tess_config_init(&cfg);
+    checks_config(argc, argv, &cfg);
     cfg.steal = 0; /* partitions stay where the scenario put them */
-    checks_workers(argc, argv, &cfg);
     app a = {0};
     int rc = checks_run(&cfg, setup, control, &a);
     return rc == TESS_OK ? 0 : 1;

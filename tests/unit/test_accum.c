@@ -9,6 +9,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,19 +371,8 @@ static void test_apply_dense_f64_sum(void **state)
     assert_true(base[0] == 1.5 && base[1] == 0 && base[2] == 4.25 && base[3] == 2);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_kind_and_type),
-        cmocka_unit_test(test_identities),
-        cmocka_unit_test(test_extremes_beat_identity),
-        cmocka_unit_test(test_integer_wraparound),
-        cmocka_unit_test(test_replace),
-        cmocka_unit_test(test_check),
-        cmocka_unit_test(test_user),
-        cmocka_unit_test(test_user_defaults),
-        cmocka_unit_test(test_apply_dense_matches_apply),
-        cmocka_unit_test(test_apply_dense_f64_sum),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_every_kind_and_type), cmocka_unit_test(test_identities),
+          cmocka_unit_test(test_extremes_beat_identity), cmocka_unit_test(test_integer_wraparound),
+          cmocka_unit_test(test_replace), cmocka_unit_test(test_check), cmocka_unit_test(test_user),
+          cmocka_unit_test(test_user_defaults), cmocka_unit_test(test_apply_dense_matches_apply),
+          cmocka_unit_test(test_apply_dense_f64_sum))

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "capture.h"
 
 #include "../../apps/common/ckpt_cli.h"
@@ -96,13 +98,6 @@ static void test_hash_depends_on_every_byte_and_the_length(void **state)
     assert_true(app_hash_bytes(0, zeros, 0) != app_hash_bytes(1, zeros, 0)); /* chained */
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_due_every_n_never_after_the_last),
-        cmocka_unit_test(test_check),
-        cmocka_unit_test(test_parse_every),
-        cmocka_unit_test(test_hash_depends_on_every_byte_and_the_length),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_due_every_n_never_after_the_last), cmocka_unit_test(test_check),
+          cmocka_unit_test(test_parse_every),
+          cmocka_unit_test(test_hash_depends_on_every_byte_and_the_length))

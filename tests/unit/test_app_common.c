@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "capture.h"
 
 #include "../../apps/common/common.h"
@@ -70,12 +72,39 @@ static void remove_dir(char *dir)
     free(dir);
 }
 
+/* Tests that work in a fresh directory get it as their state; it is
+ * removed, with what they left in it, after the test. */
+static int dir_setup(void **state)
+{
+    *state = make_dir();
+    return 0;
+}
+
+static int dir_teardown(void **state)
+{
+    remove_dir(*state);
+    return 0;
+}
+
+#define DIR_TEST(f) cmocka_unit_test_setup_teardown(f, dir_setup, dir_teardown)
+
+/* app_metrics_print(m) writes exactly want. */
+static void assert_prints(const app_metrics *m, const char *want)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_int_equal(app_metrics_print(m, fp), 0);
+    fclose(fp);
+    assert_string_equal(buf, want);
+    free(buf);
+}
+
 /* ---- atomic output file ---- */
 
 static void test_outfile_commit_creates_exactly_the_file(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], names[1024], tmp_name[256];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     app_outfile o;
@@ -92,13 +121,11 @@ static void test_outfile_commit_creates_exactly_the_file(void **state)
     assert_string_equal(read_all(path), "hello\n");
     app_outfile_abort(&o); /* after commit: no-op, the file stays */
     assert_int_equal(list_dir(dir, names, sizeof names), 1);
-    remove_dir(dir);
 }
 
 static void test_outfile_abort_leaves_nothing(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], names[1024];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     app_outfile o;
@@ -110,15 +137,13 @@ static void test_outfile_abort_leaves_nothing(void **state)
     memset(&zeroed, 0, sizeof zeroed);
     app_outfile_abort(&zeroed);
     app_outfile_abort(NULL);
-    remove_dir(dir);
 }
 
 /* A killed run's temporary (its PID is gone) is removed by the next open;
  * one of a live process stays. */
 static void test_outfile_cleans_stale_temporaries(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], dead[600], live[600];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     pid_t child = fork();
@@ -135,15 +160,13 @@ static void test_outfile_cleans_stale_temporaries(void **state)
     assert_int_equal(access(live, F_OK), 0);
     app_outfile_abort(&o);
     unlink(live);
-    remove_dir(dir);
 }
 
 /* The sweep removes only our own regular files: a symbolic link (or a
  * directory) with a dead PID's temporary name stays, and so does its target. */
 static void test_outfile_sweep_spares_links(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], link_name[600], target[600], sub[600];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     pid_t child = fork();
@@ -164,7 +187,6 @@ static void test_outfile_sweep_spares_links(void **state)
     assert_int_equal(lstat(link_name, &st), 0);
     assert_int_equal(lstat(sub, &st), 0);
     rmdir(sub);
-    remove_dir(dir);
 }
 
 /* A symbolic link planted at every name a temporary of ours could take
@@ -172,8 +194,7 @@ static void test_outfile_sweep_spares_links(void **state)
  * target keeps its bytes and the output is a regular file. */
 static void test_outfile_ignores_planted_links(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], planted[600], target[600];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     snprintf(target, sizeof target, "%s/victim", dir);
@@ -192,13 +213,11 @@ static void test_outfile_ignores_planted_links(void **state)
     assert_true(S_ISREG(st.st_mode));
     assert_string_equal(read_all(path), "output\n");
     unlink(planted);
-    remove_dir(dir);
 }
 
 static void test_outfile_replaces_existing_file(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], names[1024];
     snprintf(path, sizeof path, "%s/out.txt", dir);
     FILE *fp = fopen(path, "w");
@@ -211,7 +230,6 @@ static void test_outfile_replaces_existing_file(void **state)
     assert_int_equal(app_outfile_commit(&o), 0);
     assert_string_equal(read_all(path), "new\n");
     assert_int_equal(list_dir(dir, names, sizeof names), 1);
-    remove_dir(dir);
 }
 
 static const char *bad_open_path;
@@ -272,21 +290,14 @@ static void test_metrics_text(void **state)
 {
     (void)state;
     app_metrics *m = sample_metrics();
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    assert_int_equal(app_metrics_print(m, fp), 0);
-    fclose(fp);
-    assert_string_equal(buf, sample_json);
-    free(buf);
+    assert_prints(m, sample_json);
     app_metrics_free(m);
     app_metrics_free(NULL);
 }
 
 static void test_metrics_write_file(void **state)
 {
-    (void)state;
-    char *dir = make_dir();
+    char *dir = *state;
     char path[512], names[1024];
     snprintf(path, sizeof path, "%s/m.json", dir);
     app_metrics *m = sample_metrics();
@@ -294,20 +305,13 @@ static void test_metrics_write_file(void **state)
     assert_string_equal(read_all(path), sample_json);
     assert_int_equal(list_dir(dir, names, sizeof names), 1);
     app_metrics_free(m);
-    remove_dir(dir);
 }
 
 static void test_metrics_empty_object(void **state)
 {
     (void)state;
     app_metrics *m = app_metrics_new();
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    assert_int_equal(app_metrics_print(m, fp), 0);
-    fclose(fp);
-    assert_string_equal(buf, "{\n}\n");
-    free(buf);
+    assert_prints(m, "{\n}\n");
     app_metrics_free(m);
 }
 
@@ -325,15 +329,9 @@ static void test_metrics_nested_and_lines(void **state)
     app_metrics *params = app_metrics_new();
     app_metrics_bool(params, "mpi", 0);
     app_metrics_object(m, "params", params);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    assert_int_equal(app_metrics_print(m, fp), 0);
-    fclose(fp);
-    assert_string_equal(buf, "{\n  \"app\": \"x\",\n"
-                             "  \"per_worker\": [{\"messages\": 3}, {\"wall_seconds\": 0.5}],\n"
-                             "  \"params\": {\"mpi\": false}\n}\n");
-    free(buf);
+    assert_prints(m, "{\n  \"app\": \"x\",\n"
+                     "  \"per_worker\": [{\"messages\": 3}, {\"wall_seconds\": 0.5}],\n"
+                     "  \"params\": {\"mpi\": false}\n}\n");
     char *dir = make_dir();
     char path[512];
     snprintf(path, sizeof path, "%s/r.jsonl", dir);
@@ -441,25 +439,13 @@ static void test_progress_modes(void **state)
     assert_int_equal(app_progress_enabled(APP_PROGRESS_AUTO), isatty(STDERR_FILENO) ? 1 : 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_outfile_commit_creates_exactly_the_file),
-        cmocka_unit_test(test_outfile_abort_leaves_nothing),
-        cmocka_unit_test(test_outfile_replaces_existing_file),
-        cmocka_unit_test(test_outfile_cleans_stale_temporaries),
-        cmocka_unit_test(test_outfile_sweep_spares_links),
-        cmocka_unit_test(test_outfile_ignores_planted_links),
-        cmocka_unit_test(test_outfile_open_failure_message),
-        cmocka_unit_test(test_metrics_text),
-        cmocka_unit_test(test_metrics_write_file),
-        cmocka_unit_test(test_metrics_empty_object),
-        cmocka_unit_test(test_metrics_nested_and_lines),
-        cmocka_unit_test(test_parse_int_accepts),
-        cmocka_unit_test(test_parse_int_rejects),
-        cmocka_unit_test(test_parse_double),
-        cmocka_unit_test(test_app_error_one_line),
-        cmocka_unit_test(test_progress_modes),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(DIR_TEST(test_outfile_commit_creates_exactly_the_file),
+          DIR_TEST(test_outfile_abort_leaves_nothing),
+          DIR_TEST(test_outfile_replaces_existing_file),
+          DIR_TEST(test_outfile_cleans_stale_temporaries),
+          DIR_TEST(test_outfile_sweep_spares_links), DIR_TEST(test_outfile_ignores_planted_links),
+          cmocka_unit_test(test_outfile_open_failure_message), cmocka_unit_test(test_metrics_text),
+          DIR_TEST(test_metrics_write_file), cmocka_unit_test(test_metrics_empty_object),
+          cmocka_unit_test(test_metrics_nested_and_lines), cmocka_unit_test(test_parse_int_accepts),
+          cmocka_unit_test(test_parse_int_rejects), cmocka_unit_test(test_parse_double),
+          cmocka_unit_test(test_app_error_one_line), cmocka_unit_test(test_progress_modes))

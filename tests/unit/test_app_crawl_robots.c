@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include "crawl/crawl_app.h"
 
 /* One rule "Disallow: pat" for every agent, as a parsed blob. */
@@ -69,21 +71,28 @@ static void test_matches_the_definition(void **state)
     }
 }
 
+/* The robots.txt `body`, read as tessera, allows every path of `yes` and
+ * none of `no` (both NULL-terminated). */
+static void assert_paths(const char *body, const char *const *yes, const char *const *no)
+{
+    size_t len = 0;
+    unsigned char *blob = crawl_robots_parse(body, strlen(body), "tessera", &len);
+    assert_non_null(blob);
+    for (; *yes; yes++)
+        if (!crawl_robots_allows(blob, len, *yes)) fail_msg("%s was refused", *yes);
+    for (; *no; no++)
+        if (crawl_robots_allows(blob, len, *no)) fail_msg("%s was allowed", *no);
+    free(blob);
+}
+
 static void test_longest_rule_wins(void **state)
 {
     (void)state;
     const char *body = "User-agent: *\nDisallow: /private\nAllow: /private/open*\n"
                        "Disallow: /*.pdf$\nUser-agent: other\nDisallow: /\n";
-    size_t len = 0;
-    unsigned char *blob = crawl_robots_parse(body, strlen(body), "tessera", &len);
-    assert_non_null(blob);
-    assert_false(crawl_robots_allows(blob, len, "/private/a.html"));
-    assert_true(crawl_robots_allows(blob, len, "/private/open/a.html"));
-    assert_false(crawl_robots_allows(blob, len, "/docs/a.pdf"));
-    assert_true(crawl_robots_allows(blob, len, "/docs/a.pdf?x=1"));
-    assert_true(crawl_robots_allows(blob, len, "/robots.txt"));
-    assert_true(crawl_robots_allows(blob, len, "/public"));
-    free(blob);
+    const char *yes[] = {"/private/open/a.html", "/docs/a.pdf?x=1", "/robots.txt", "/public", NULL};
+    const char *no[] = {"/private/a.html", "/docs/a.pdf", NULL};
+    assert_paths(body, yes, no);
 }
 
 static void test_many_stars_finish(void **state)
@@ -109,21 +118,19 @@ static void test_encoded_paths_cannot_dodge_rules(void **state)
     (void)state;
     const char *body = "User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\n"
                        "Disallow: /%7euser/\nDisallow: /a%2fb\nDisallow: /caf\xc3\xa9\n";
-    size_t len = 0;
-    unsigned char *blob = crawl_robots_parse(body, strlen(body), "tessera", &len);
-    assert_non_null(blob);
-    assert_false(crawl_robots_allows(blob, len, "/%70rivate/x.html"));
-    assert_false(crawl_robots_allows(blob, len, "/%70%72%69%76%61%74%65/"));
-    assert_false(crawl_robots_allows(blob, len, "/doc.pd%66"));
-    assert_true(crawl_robots_allows(blob, len, "/doc.PD%66")); /* letters keep their case */
-    assert_false(crawl_robots_allows(blob, len, "/~user/x"));
-    assert_false(crawl_robots_allows(blob, len, "/%7Euser/x"));
-    assert_false(crawl_robots_allows(blob, len, "/a%2Fb"));
-    assert_true(crawl_robots_allows(blob, len, "/a/b")); /* %2F is not '/' */
-    assert_false(crawl_robots_allows(blob, len, "/caf%C3%A9"));
-    assert_false(crawl_robots_allows(blob, len, "/caf%c3%a9"));
-    assert_true(crawl_robots_allows(blob, len, "/privat"));
-    free(blob);
+    const char *yes[] = {"/doc.PD%66", /* letters keep their case */
+                         "/a/b",       /* %2F is not '/' */
+                         "/privat", NULL};
+    const char *no[] = {"/%70rivate/x.html",
+                        "/%70%72%69%76%61%74%65/",
+                        "/doc.pd%66",
+                        "/~user/x",
+                        "/%7Euser/x",
+                        "/a%2Fb",
+                        "/caf%C3%A9",
+                        "/caf%c3%a9",
+                        NULL};
+    assert_paths(body, yes, no);
 }
 
 static void test_normal_form(void **state)
@@ -145,14 +152,7 @@ static void test_normal_form(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_matches_the_definition),
-        cmocka_unit_test(test_longest_rule_wins),
-        cmocka_unit_test(test_many_stars_finish),
-        cmocka_unit_test(test_encoded_paths_cannot_dodge_rules),
-        cmocka_unit_test(test_normal_form),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_matches_the_definition), cmocka_unit_test(test_longest_rule_wins),
+          cmocka_unit_test(test_many_stars_finish),
+          cmocka_unit_test(test_encoded_paths_cannot_dodge_rules),
+          cmocka_unit_test(test_normal_form))

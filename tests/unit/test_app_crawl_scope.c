@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include "crawl/crawl_app.h"
 
 /* The scope of these options and seeds (NULL-terminated). */
@@ -47,6 +49,25 @@ static int refuses(const crawl_scope *s, const char *text)
     return r;
 }
 
+/* The scope refuses every address of `no` and none of `yes` (each list
+ * NULL-terminated). */
+static void assert_addresses(const crawl_scope *s, const char *const *no, const char *const *yes)
+{
+    for (; *no; no++)
+        if (!refuses(s, *no)) fail_msg("%s was not refused", *no);
+    for (; *yes; yes++)
+        if (refuses(s, *yes)) fail_msg("%s was refused", *yes);
+}
+
+/* The scope allows every URL of `yes` and none of `no` (NULL-terminated). */
+static void assert_urls(const crawl_scope *s, const char *const *yes, const char *const *no)
+{
+    for (; *yes; yes++)
+        if (!crawl_scope_allows(s, *yes)) fail_msg("%s was not allowed", *yes);
+    for (; *no; no++)
+        if (crawl_scope_allows(s, *no)) fail_msg("%s was allowed", *no);
+}
+
 static void test_non_public_addresses_refused(void **state)
 {
     (void)state;
@@ -70,13 +91,12 @@ static void test_non_public_addresses_refused(void **state)
                          "::ffff:127.0.0.1",
                          "64:ff9b::a9fe:a9fe",
                          "224.0.0.1",
-                         "255.255.255.255"};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        if (!refuses(&s, bad[i])) fail_msg("%s was not refused", bad[i]);
-    const char *good[] = {"93.184.216.34", "8.8.8.8",         "172.32.0.1",     "192.169.0.1",
-                          "11.0.0.1",      "2606:4700::1111", "::ffff:1.1.1.1", "64:ff9b::808:808"};
-    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
-        if (refuses(&s, good[i])) fail_msg("%s was refused", good[i]);
+                         "255.255.255.255",
+                         NULL};
+    const char *good[] = {"93.184.216.34",  "8.8.8.8",          "172.32.0.1",
+                          "192.169.0.1",    "11.0.0.1",         "2606:4700::1111",
+                          "::ffff:1.1.1.1", "64:ff9b::808:808", NULL};
+    assert_addresses(&s, bad, good);
     crawl_scope_free(&s);
 }
 
@@ -85,14 +105,9 @@ static void test_allow_addresses(void **state)
     (void)state;
     crawl_scope s;
     make_scope(&s, NULL, NULL, "127.0.0.1,10.1.0.0/16,fe80::/10", NULL);
-    assert_false(refuses(&s, "127.0.0.1"));
-    assert_false(refuses(&s, "::ffff:127.0.0.1"));
-    assert_true(refuses(&s, "127.0.0.2"));
-    assert_false(refuses(&s, "10.1.200.3"));
-    assert_true(refuses(&s, "10.2.0.1"));
-    assert_false(refuses(&s, "fe80::1"));
-    assert_true(refuses(&s, "::1"));
-    assert_true(refuses(&s, "169.254.169.254"));
+    const char *no[] = {"127.0.0.2", "10.2.0.1", "::1", "169.254.169.254", NULL};
+    const char *yes[] = {"127.0.0.1", "::ffff:127.0.0.1", "10.1.200.3", "fe80::1", NULL};
+    assert_addresses(&s, no, yes);
     crawl_scope_free(&s);
 }
 
@@ -127,16 +142,17 @@ static void test_links_stay_on_the_seeds_hosts(void **state)
     const char *seeds[] = {"http://a.example/", "https://[::1]:8443/x", NULL};
     crawl_scope s;
     make_scope(&s, NULL, "B.example,*.c.example", NULL, seeds);
-    assert_true(crawl_scope_allows(&s, "http://a.example/p"));
-    assert_true(crawl_scope_allows(&s, "https://a.example:8080/p")); /* any scheme, port */
-    assert_true(crawl_scope_allows(&s, "http://[::1]/"));
-    assert_true(crawl_scope_allows(&s, "http://b.example/"));
-    assert_true(crawl_scope_allows(&s, "http://x.c.example/"));
-    assert_true(crawl_scope_allows(&s, "http://y.x.c.example:81/"));
-    assert_false(crawl_scope_allows(&s, "http://c.example/"));
-    assert_false(crawl_scope_allows(&s, "http://www.a.example/"));
-    assert_false(crawl_scope_allows(&s, "http://169.254.169.254/latest/meta-data/"));
-    assert_false(crawl_scope_allows(&s, "http://a.example.evil/"));
+    const char *in[] = {"http://a.example/p",
+                        "https://a.example:8080/p", /* any scheme, port */
+                        "http://[::1]/",
+                        "http://b.example/",
+                        "http://x.c.example/",
+                        "http://y.x.c.example:81/",
+                        NULL};
+    const char *out[] = {"http://c.example/", "http://www.a.example/",
+                         "http://169.254.169.254/latest/meta-data/", "http://a.example.evil/",
+                         NULL};
+    assert_urls(&s, in, out);
     crawl_scope_free(&s);
     make_scope(&s, "any", NULL, NULL, seeds);
     assert_true(crawl_scope_allows(&s, "http://169.254.169.254/"));
@@ -165,14 +181,7 @@ static void test_url_host_is_a_name(void **state)
     assert_string_equal(url, "http://0.0.1.77/");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_non_public_addresses_refused),
-        cmocka_unit_test(test_allow_addresses),
-        cmocka_unit_test(test_bad_options_refused),
-        cmocka_unit_test(test_links_stay_on_the_seeds_hosts),
-        cmocka_unit_test(test_url_host_is_a_name),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_non_public_addresses_refused),
+          cmocka_unit_test(test_allow_addresses), cmocka_unit_test(test_bad_options_refused),
+          cmocka_unit_test(test_links_stay_on_the_seeds_hosts),
+          cmocka_unit_test(test_url_host_is_a_name))

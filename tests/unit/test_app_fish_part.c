@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <math.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include "fish/fish.h"
 
 static tess_particle_rect rect_of(const tess_query *q) { return tess_particle_rect_of(q); }
@@ -72,11 +74,4 @@ static void test_compositions_stay_safe(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_grow_and_shrink),
-        cmocka_unit_test(test_compositions_stay_safe),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_grow_and_shrink), cmocka_unit_test(test_compositions_stay_safe))

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "../../apps/kmeans/kmeans.h"
 
 static char path[64];
@@ -129,14 +131,6 @@ static void test_generate_matches_point_function(void **state)
     kmeans_points_free(&p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_read_valid),
-        cmocka_unit_test(test_read_errors),
-        cmocka_unit_test(test_read_missing_file),
-        cmocka_unit_test(test_gen_parse),
-        cmocka_unit_test(test_generate_matches_point_function),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_read_valid), cmocka_unit_test(test_read_errors),
+          cmocka_unit_test(test_read_missing_file), cmocka_unit_test(test_gen_parse),
+          cmocka_unit_test(test_generate_matches_point_function))

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "../../apps/sar/sar.h"
 #include "tessera/rng.h"
 
@@ -107,13 +109,5 @@ static void test_exact(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_phases),
-        cmocka_unit_test(test_near_quadrants),
-        cmocka_unit_test(test_reduction_seam),
-        cmocka_unit_test(test_exact),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_random_phases), cmocka_unit_test(test_near_quadrants),
+          cmocka_unit_test(test_reduction_seam), cmocka_unit_test(test_exact))

@@ -17,6 +17,8 @@
 #include <math.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "test_ctx.h"
 #include "fish/fish.h"
 
@@ -106,11 +108,5 @@ static void test_own_part_keeps_every_fish(void **state)
     assert_int_equal(c.final_bytes, (size_t)FISH * TESS_PARTICLE_BYTES);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gaps_stop_the_run),
-        cmocka_unit_test(test_own_part_keeps_every_fish),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_gaps_stop_the_run),
+          cmocka_unit_test(test_own_part_keeps_every_fish))

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "../../bench/bench_util.h"
 
 /* Exact values: coverage of [x(k), x(n+1-k)] = 1 - 2 P(Bin(n, 1/2) < k). */
@@ -75,13 +77,5 @@ static void single_copy_choice(void **state)
     else assert_null(getenv(var)); /* OpenMPI's own default: CMA */
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(ranks_and_coverage),
-        cmocka_unit_test(interval_of_values),
-        cmocka_unit_test(verdicts),
-        cmocka_unit_test(single_copy_choice),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(ranks_and_coverage), cmocka_unit_test(interval_of_values),
+          cmocka_unit_test(verdicts), cmocka_unit_test(single_copy_choice))

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "test_ctx.h"
 #include "comm/comm.h"
 #include "core/internal.h"
@@ -82,8 +84,23 @@ static void check(tess_table *t, size_t vsize)
     }
 }
 
-static void round_trip(int dense, size_t vsize)
+/* The four table layouts; each test takes one as its state. */
+typedef struct layout {
+    int dense;
+    size_t vsize; /* 0: variable-length values */
+} layout;
+static const layout dense_fixed = {1, 8}, dense_variable = {1, 0}, hash_fixed = {0, 8},
+                    hash_variable = {0, 0};
+#define ROUND_TRIP_TEST(l)                                  \
+    {                                                       \
+        "test_" #l, test_round_trip, NULL, NULL, (void *)&l \
+    }
+
+static void test_round_trip(void **state)
 {
+    const layout *l = *state;
+    int dense = l->dense;
+    size_t vsize = l->vsize;
     tess_ctx *ctx = new_ctx();
     tess_table *a = make(ctx, dense, vsize, 4), *b = make(ctx, dense, vsize, 7);
     fill(a, vsize);
@@ -100,27 +117,6 @@ static void round_trip(int dense, size_t vsize)
     }
     check(b, vsize);
     tess_finalize(ctx);
-}
-
-static void test_dense_fixed(void **s)
-{
-    (void)s;
-    round_trip(1, 8);
-}
-static void test_dense_variable(void **s)
-{
-    (void)s;
-    round_trip(1, 0);
-}
-static void test_hash_fixed(void **s)
-{
-    (void)s;
-    round_trip(0, 8);
-}
-static void test_hash_variable(void **s)
-{
-    (void)s;
-    round_trip(0, 0);
 }
 
 static void log_add(uint8_t **log, size_t *len, uint32_t type, const void *a, size_t alen,
@@ -200,12 +196,6 @@ static void test_enable_dirs(void **s)
     assert_int_equal(system(cmd), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dense_fixed), cmocka_unit_test(test_dense_variable),
-        cmocka_unit_test(test_hash_fixed),  cmocka_unit_test(test_hash_variable),
-        cmocka_unit_test(test_replay),      cmocka_unit_test(test_enable_dirs),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(ROUND_TRIP_TEST(dense_fixed), ROUND_TRIP_TEST(dense_variable),
+          ROUND_TRIP_TEST(hash_fixed), ROUND_TRIP_TEST(hash_variable),
+          cmocka_unit_test(test_replay), cmocka_unit_test(test_enable_dirs))

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "test_ctx.h"
 
 #include "ckpt/ckpt.h"
@@ -311,16 +313,8 @@ static void test_nan_refused_by_validate(void **state)
     expect(FORGE_NAN, 1, 2); /* validate refused epoch 2, took epoch 1 */
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sound_copy_is_taken),
-        cmocka_unit_test(test_missing_table),
-        cmocka_unit_test(test_extra_table),
-        cmocka_unit_test(test_shifted_dense_range),
-        cmocka_unit_test(test_hash_partition_of_another),
-        cmocka_unit_test(test_nan_refused_by_validate),
-        cmocka_unit_test(test_huge_owner_rank_restores_at_once),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_sound_copy_is_taken), cmocka_unit_test(test_missing_table),
+          cmocka_unit_test(test_extra_table), cmocka_unit_test(test_shifted_dense_range),
+          cmocka_unit_test(test_hash_partition_of_another),
+          cmocka_unit_test(test_nan_refused_by_validate),
+          cmocka_unit_test(test_huge_owner_rank_restores_at_once))

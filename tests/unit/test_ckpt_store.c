@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "ckpt/store.h"
 #include "tessera/tessera.h"
 
@@ -114,11 +116,18 @@ static void assert_user(const tess__ckpt_epoch *e, uint64_t epoch)
     assert_memory_equal(u, want, len);
 }
 
+/* tess__ckpt_open_latest of any epoch, damage reported into f: the status. */
+static int try_latest(fixture *f, tess__ckpt_store *s, tess__ckpt_epoch **e, char *err,
+                      size_t errlen)
+{
+    return tess__ckpt_open_latest(s, UINT64_MAX, collect, f, NULL, NULL, e, err, errlen);
+}
+
 static tess__ckpt_epoch *open_latest(fixture *f, tess__ckpt_store *s, uint64_t want)
 {
     tess__ckpt_epoch *e = NULL;
     char err[512];
-    int rc = tess__ckpt_open_latest(s, UINT64_MAX, collect, f, NULL, NULL, &e, err, sizeof err);
+    int rc = try_latest(f, s, &e, err, sizeof err);
     if (rc != TESS_OK) fail_msg("%s", err);
     assert_int_equal(tess__ckpt_epoch_number(e), want);
     assert_user(e, want);
@@ -313,17 +322,13 @@ static void test_no_epoch(void **state)
     tess__ckpt_store *s = open_store(f, FP);
     tess__ckpt_epoch *e = NULL;
     char err[512];
-    assert_int_equal(
-        tess__ckpt_open_latest(s, UINT64_MAX, collect, f, NULL, NULL, &e, err, sizeof err),
-        TESS_ERR_NOTFOUND);
+    assert_int_equal(try_latest(f, s, &e, err, sizeof err), TESS_ERR_NOTFOUND);
     assert_null(e);
     assert_int_equal(f->nreports, 0);
     /* Only a damaged epoch: still NOTFOUND, and the damage is reported. */
     write_epoch(s, 2);
     apply_damage(f, FLIP);
-    assert_int_equal(
-        tess__ckpt_open_latest(s, UINT64_MAX, collect, f, NULL, NULL, &e, err, sizeof err),
-        TESS_ERR_NOTFOUND);
+    assert_int_equal(try_latest(f, s, &e, err, sizeof err), TESS_ERR_NOTFOUND);
     assert_null(e);
     assert_int_equal(f->nreports, 1);
     assert_non_null(strstr(err, "1 epoch skipped"));
@@ -339,9 +344,7 @@ static void test_fingerprint_mismatch(void **state)
     s = open_store(f, FP + 1);
     tess__ckpt_epoch *e = NULL;
     char err[512];
-    assert_int_equal(
-        tess__ckpt_open_latest(s, UINT64_MAX, collect, f, NULL, NULL, &e, err, sizeof err),
-        TESS_ERR_INVAL);
+    assert_int_equal(try_latest(f, s, &e, err, sizeof err), TESS_ERR_INVAL);
     assert_null(e);
     assert_non_null(strstr(err, "checkpoint written by a different job"));
     assert_non_null(strstr(err, "epoch-00000001/MANIFEST"));
@@ -404,9 +407,7 @@ static void test_static_saved_once(void **state)
     /* A restarted job learns of the static files from the epoch it restores. */
     s = open_store(f, FP);
     tess__ckpt_epoch *e = NULL;
-    assert_int_equal(
-        tess__ckpt_open_latest(s, UINT64_MAX, collect, f, NULL, NULL, &e, err, sizeof err),
-        TESS_OK);
+    assert_int_equal(try_latest(f, s, &e, err, sizeof err), TESS_OK);
     assert_int_equal(tess__ckpt_epoch_number(e), 2);
     assert_static_readable(e);
     tess__ckpt_epoch_close(e);
@@ -421,9 +422,7 @@ static void test_static_saved_once(void **state)
     flip_byte(path, 4);
     f->nreports = 0;
     f->reports[0] = '\0';
-    assert_int_equal(
-        tess__ckpt_open_latest(s, UINT64_MAX, collect, f, NULL, NULL, &e, err, sizeof err),
-        TESS_ERR_NOTFOUND);
+    assert_int_equal(try_latest(f, s, &e, err, sizeof err), TESS_ERR_NOTFOUND);
     assert_int_equal(f->nreports, 3);
     assert_non_null(strstr(f->reports, "static/t7-p0.zst"));
     tess__ckpt_store_close(s);
@@ -494,9 +493,7 @@ static void test_failed_write_every_step(void **state)
     assert_true(k > 8); /* 3 files x (write, fsync) + manifest + publish steps */
     tess__ckpt_epoch *e = NULL;
     char err[512];
-    assert_int_equal(
-        tess__ckpt_open_latest(s, UINT64_MAX, collect, f, NULL, NULL, &e, err, sizeof err),
-        TESS_OK);
+    assert_int_equal(try_latest(f, s, &e, err, sizeof err), TESS_OK);
     assert_int_equal(tess__ckpt_epoch_number(e), 2);
     tess__ckpt_epoch_close(e);
     tess__ckpt_store_close(s);
@@ -733,31 +730,25 @@ static void test_retention(void **state)
     tess__ckpt_store_close(s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_latest_chosen, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_truncated, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_flipped, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_deleted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_manifest_flip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_manifest_truncated, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_manifest_deleted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_uncommitted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_read_detects_later_damage, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_no_epoch, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fingerprint_mismatch, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_static_saved_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failed_write_every_step, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unwritable_directory, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_writer_misuse, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_claim_refuses_another_job, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_claim_without_owner_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_retention_spares_another_job, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_planted_links_not_followed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_claim_sweeps_static_temporaries, setup, teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_latest_chosen, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_truncated, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_flipped, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_deleted, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_manifest_flip, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_manifest_truncated, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_manifest_deleted, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fallback_uncommitted, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_read_detects_later_damage, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_no_epoch, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_fingerprint_mismatch, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_static_saved_once, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_failed_write_every_step, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_unwritable_directory, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_writer_misuse, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_claim_refuses_another_job, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_claim_without_owner_file, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_retention_spares_another_job, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_planted_links_not_followed, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_claim_sweeps_static_temporaries, setup, teardown))

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,13 @@ static void *slurp(const char *path, size_t *len)
     assert_int_equal(fread(d, 1, *len, f), *len);
     fclose(f);
     return d;
+}
+
+/* Generate spec into *g, asserted to succeed. */
+static void generate(const char *spec, tg_graph *g)
+{
+    char err[256];
+    assert_int_equal(tg_generate(spec, g, err, sizeof err), 0);
 }
 
 static void test_parse_small(void **state)
@@ -242,7 +251,7 @@ static void test_cache_round_trip(void **state)
     for (int i = 0; i < 2; i++) {
         tg_graph g, h;
         char err[256], path[64];
-        assert_int_equal(tg_generate(specs[i], &g, err, sizeof err), 0);
+        generate(specs[i], &g);
         strcpy(path, write_tmp("", 0));
         assert_int_equal(tg_write_cache(path, &g, err, sizeof err), 0);
         assert_int_equal(tg_read_cache(path, &h, err, sizeof err), 0);
@@ -280,7 +289,7 @@ static void test_snap_write_round_trip(void **state)
     (void)state;
     tg_graph g, h;
     char err[256], path[64];
-    assert_int_equal(tg_generate("uniform:1000000000000:500:9", &g, err, sizeof err), 0);
+    generate("uniform:1000000000000:500:9", &g);
     strcpy(path, write_tmp("", 0));
     assert_int_equal(tg_write_snap(path, &g, err, sizeof err), 0);
     size_t len;
@@ -296,7 +305,7 @@ static void test_snap_write_round_trip(void **state)
     tg_free(&g);
     unlink(path);
     /* A failed write leaves nothing behind. */
-    assert_int_equal(tg_generate("rmat:4", &g, err, sizeof err), 0);
+    generate("rmat:4", &g);
     assert_int_equal(tg_write_snap("/nonexistent/dir/g.txt", &g, err, sizeof err), TESS_ERR_IO);
     assert_int_equal(tg_write_cache("/nonexistent/dir/g.bin", &g, err, sizeof err), TESS_ERR_IO);
     assert_non_null(strstr(err, "/nonexistent/dir/g.bin"));
@@ -320,10 +329,9 @@ static void test_generators_deterministic(void **state)
                               {"web:1000", "web:1000:2"}};
     for (int i = 0; i < 3; i++) {
         tg_graph a, b, c;
-        char err[256];
-        assert_int_equal(tg_generate(specs[i][0], &a, err, sizeof err), 0);
-        assert_int_equal(tg_generate(specs[i][0], &b, err, sizeof err), 0);
-        assert_int_equal(tg_generate(specs[i][1], &c, err, sizeof err), 0);
+        generate(specs[i][0], &a);
+        generate(specs[i][0], &b);
+        generate(specs[i][1], &c);
         assert_true(same_edges(&a, &b));
         assert_false(same_edges(&a, &c));
         tg_free(&a);
@@ -336,8 +344,7 @@ static void test_rmat_shape(void **state)
 {
     (void)state;
     tg_graph g;
-    char err[256];
-    assert_int_equal(tg_generate("rmat:10", &g, err, sizeof err), 0);
+    generate("rmat:10", &g);
     assert_int_equal(g.ne, 16384);
     assert_true(g.nv <= 1024);
     assert_true(g.ids[g.nv - 1] < 1024);
@@ -349,7 +356,7 @@ static void test_rmat_shape(void **state)
     assert_true(max > 200);
     free(deg);
     tg_free(&g);
-    assert_int_equal(tg_generate("rmat:3:2:5", &g, err, sizeof err), 0);
+    generate("rmat:3:2:5", &g);
     assert_int_equal(g.ne, 16);
     assert_true(g.ids[g.nv - 1] < 8);
     tg_free(&g);
@@ -359,13 +366,12 @@ static void test_uniform_shape(void **state)
 {
     (void)state;
     tg_graph g;
-    char err[256];
-    assert_int_equal(tg_generate("uniform:100:1000", &g, err, sizeof err), 0);
+    generate("uniform:100:1000", &g);
     assert_int_equal(g.ne, 1000);
     assert_true(g.nv > 90 && g.nv <= 100);
     assert_true(g.ids[g.nv - 1] < 100);
     tg_free(&g);
-    assert_int_equal(tg_generate("uniform:1:1", &g, err, sizeof err), 0);
+    generate("uniform:1:1", &g);
     assert_int_equal(g.nv, 1);
     assert_int_equal(g.src[0], 0);
     tg_free(&g);
@@ -375,8 +381,7 @@ static void test_web_sites(void **state)
 {
     (void)state;
     tg_graph g;
-    char err[256];
-    assert_int_equal(tg_generate("web:1000", &g, err, sizeof err), 0);
+    generate("web:1000", &g);
     assert_true(g.nsites > 1);
     assert_non_null(g.site_first);
     assert_int_equal(g.site_first[0], 0);
@@ -393,10 +398,10 @@ static void test_web_sites(void **state)
     assert_true(g.ne > 8 * 1000 && g.ne < 15 * 1000);
     free(site);
     tg_free(&g);
-    assert_int_equal(tg_generate("web:1", &g, err, sizeof err), 0);
+    generate("web:1", &g);
     assert_int_equal(g.nv, 1);
     tg_free(&g);
-    assert_int_equal(tg_generate("web:2", &g, err, sizeof err), 0);
+    generate("web:2", &g);
     assert_int_equal(g.site_first[g.nsites], g.nv);
     tg_free(&g);
 }
@@ -440,23 +445,11 @@ static void test_bad_specs(void **state)
     assert_int_equal(tg_check_spec("uniform:18446744073709551615:1", NULL, 0), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_small),
-        cmocka_unit_test(test_renumber_sparse),
-        cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_long_line_truncated),
-        cmocka_unit_test(test_read_file_errors),
-        cmocka_unit_test(test_gzip),
-        cmocka_unit_test(test_gzip_line_number),
-        cmocka_unit_test(test_cache_round_trip),
-        cmocka_unit_test(test_snap_write_round_trip),
-        cmocka_unit_test(test_generators_deterministic),
-        cmocka_unit_test(test_rmat_shape),
-        cmocka_unit_test(test_uniform_shape),
-        cmocka_unit_test(test_web_sites),
-        cmocka_unit_test(test_bad_specs),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_parse_small), cmocka_unit_test(test_renumber_sparse),
+          cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_long_line_truncated),
+          cmocka_unit_test(test_read_file_errors), cmocka_unit_test(test_gzip),
+          cmocka_unit_test(test_gzip_line_number), cmocka_unit_test(test_cache_round_trip),
+          cmocka_unit_test(test_snap_write_round_trip),
+          cmocka_unit_test(test_generators_deterministic), cmocka_unit_test(test_rmat_shape),
+          cmocka_unit_test(test_uniform_shape), cmocka_unit_test(test_web_sites),
+          cmocka_unit_test(test_bad_specs))

@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -679,26 +681,12 @@ static void test_quantiles_errors(void **state)
     tess__ctx_free(ctx);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_presets),
-        cmocka_unit_test(test_parse_none_and_fixed),
-        cmocka_unit_test(test_parse_every_field),
-        cmocka_unit_test(test_parse_preset_overrides),
-        cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_format_small_buffer),
-        cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_no_reordering),
-        cmocka_unit_test(test_bandwidth_serialises),
-        cmocka_unit_test(test_none_keeps_time_and_order),
-        cmocka_unit_test(test_cloud_statistics),
-        cmocka_unit_test(test_stalls),
-        cmocka_unit_test(test_sender_model_matches),
-        cmocka_unit_test(test_sources_in_parallel),
-        cmocka_unit_test(test_simple_model_grid),
-        cmocka_unit_test(test_quantiles),
-        cmocka_unit_test(test_quantiles_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_parse_presets), cmocka_unit_test(test_parse_none_and_fixed),
+          cmocka_unit_test(test_parse_every_field), cmocka_unit_test(test_parse_preset_overrides),
+          cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_format_small_buffer),
+          cmocka_unit_test(test_determinism), cmocka_unit_test(test_no_reordering),
+          cmocka_unit_test(test_bandwidth_serialises),
+          cmocka_unit_test(test_none_keeps_time_and_order), cmocka_unit_test(test_cloud_statistics),
+          cmocka_unit_test(test_stalls), cmocka_unit_test(test_sender_model_matches),
+          cmocka_unit_test(test_sources_in_parallel), cmocka_unit_test(test_simple_model_grid),
+          cmocka_unit_test(test_quantiles), cmocka_unit_test(test_quantiles_errors))

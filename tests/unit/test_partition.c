@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -644,16 +646,10 @@ static void test_dense_chunks(void **state)
     tess__partition_free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dense_single_ops), cmocka_unit_test(test_dense_out_of_range),
-        cmocka_unit_test(test_dense_data),       cmocka_unit_test(test_dense_iteration),
-        cmocka_unit_test(test_dense_var_values), cmocka_unit_test(test_hash_var_values),
-        cmocka_unit_test(test_hash_single_ops),  cmocka_unit_test(test_hash_growth),
-        cmocka_unit_test(test_hash_churn),       cmocka_unit_test(test_batch_equals_loop),
-        cmocka_unit_test(test_user_accumulator), cmocka_unit_test(test_bytes),
-        cmocka_unit_test(test_hash_chunks),      cmocka_unit_test(test_dense_chunks),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_dense_single_ops), cmocka_unit_test(test_dense_out_of_range),
+          cmocka_unit_test(test_dense_data), cmocka_unit_test(test_dense_iteration),
+          cmocka_unit_test(test_dense_var_values), cmocka_unit_test(test_hash_var_values),
+          cmocka_unit_test(test_hash_single_ops), cmocka_unit_test(test_hash_growth),
+          cmocka_unit_test(test_hash_churn), cmocka_unit_test(test_batch_equals_loop),
+          cmocka_unit_test(test_user_accumulator), cmocka_unit_test(test_bytes),
+          cmocka_unit_test(test_hash_chunks), cmocka_unit_test(test_dense_chunks))

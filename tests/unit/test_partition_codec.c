@@ -8,6 +8,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,12 +98,5 @@ static void test_damaged(void **state)
     tess__partition_free(src);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dense_fixed),
-        cmocka_unit_test(test_hash_variable),
-        cmocka_unit_test(test_damaged),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_dense_fixed), cmocka_unit_test(test_hash_variable),
+          cmocka_unit_test(test_damaged))

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "test_ctx.h"
 #include "comm/comm.h"
 #include "core/internal.h"
@@ -396,21 +398,9 @@ static void test_nth_usable_cpu(void **state)
     assert_true(tess__rank_owns_cores()); /* alone on the node */
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_nth_usable_cpu),
-        cmocka_unit_test(test_topology),
-        cmocka_unit_test(test_inbox_fifo),
-        cmocka_unit_test(test_table_local_ops),
-        cmocka_unit_test(test_table_spec_errors),
-        cmocka_unit_test(test_barrier_many_tasks),
-        cmocka_unit_test(test_table_zero_sums_present),
-        cmocka_unit_test(test_table_fanout),
-        cmocka_unit_test(test_partitioner_and_biggest_first),
-        cmocka_unit_test(test_parse_slow_worker),
-        cmocka_unit_test(test_slow_worker_throttle),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_registry), cmocka_unit_test(test_nth_usable_cpu),
+          cmocka_unit_test(test_topology), cmocka_unit_test(test_inbox_fifo),
+          cmocka_unit_test(test_table_local_ops), cmocka_unit_test(test_table_spec_errors),
+          cmocka_unit_test(test_barrier_many_tasks), cmocka_unit_test(test_table_zero_sums_present),
+          cmocka_unit_test(test_table_fanout), cmocka_unit_test(test_partitioner_and_biggest_first),
+          cmocka_unit_test(test_parse_slow_worker), cmocka_unit_test(test_slow_worker_throttle))

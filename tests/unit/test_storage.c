@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include "table/accum.h"
 #include "table/partition.h"
 
@@ -256,13 +258,7 @@ static void test_batch_equals_loop(void **state)
     tess__partition_free(y);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_accum_builtins), cmocka_unit_test(test_accum_check),
-        cmocka_unit_test(test_accum_user),     cmocka_unit_test(test_dense_fixed),
-        cmocka_unit_test(test_dense_var),      cmocka_unit_test(test_hash_var),
-        cmocka_unit_test(test_hash_growth),    cmocka_unit_test(test_batch_equals_loop),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_accum_builtins), cmocka_unit_test(test_accum_check),
+          cmocka_unit_test(test_accum_user), cmocka_unit_test(test_dense_fixed),
+          cmocka_unit_test(test_dense_var), cmocka_unit_test(test_hash_var),
+          cmocka_unit_test(test_hash_growth), cmocka_unit_test(test_batch_equals_loop))

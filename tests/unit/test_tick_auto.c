@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "tick/tick_internal.h"
 
 typedef struct choice {
@@ -111,8 +113,4 @@ static void test_choices(void **state)
     expect(x, TESS_TICK_LOCAL, 1, 1, 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_choices)};
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_choices))

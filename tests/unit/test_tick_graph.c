@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_main.h"
+
 #include "test_ctx.h"
 
 #include <pthread.h>
@@ -709,15 +711,9 @@ static void test_threads(void **state)
     random_case_free(&rc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_create_rejects), cmocka_unit_test(test_small_labels),
-        cmocka_unit_test(test_small_sizes),    cmocka_unit_test(test_small_rd_rx),
-        cmocka_unit_test(test_small_disjoint), cmocka_unit_test(test_small_regions),
-        cmocka_unit_test(test_pack_merge),     cmocka_unit_test(test_step),
-        cmocka_unit_test(test_part),           cmocka_unit_test(test_random_graphs),
-        cmocka_unit_test(test_threads),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_create_rejects), cmocka_unit_test(test_small_labels),
+          cmocka_unit_test(test_small_sizes), cmocka_unit_test(test_small_rd_rx),
+          cmocka_unit_test(test_small_disjoint), cmocka_unit_test(test_small_regions),
+          cmocka_unit_test(test_pack_merge), cmocka_unit_test(test_step),
+          cmocka_unit_test(test_part), cmocka_unit_test(test_random_graphs),
+          cmocka_unit_test(test_threads))

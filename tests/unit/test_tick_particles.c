@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,17 +396,7 @@ static void test_unpack(void **state)
     assert_int_equal(tess_particles_unpack(b, sizeof b, 3, out), TESS_ERR_FORMAT);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_encode_little_endian),
-        cmocka_unit_test(test_pack_merge_round_trip),
-        cmocka_unit_test(test_merge_rejects_malformed),
-        cmocka_unit_test(test_create_rejects),
-        cmocka_unit_test(test_region_filtering),
-        cmocka_unit_test(test_step_region),
-        cmocka_unit_test(test_neighbours_match_brute_force),
-        cmocka_unit_test(test_unpack),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_encode_little_endian), cmocka_unit_test(test_pack_merge_round_trip),
+          cmocka_unit_test(test_merge_rejects_malformed), cmocka_unit_test(test_create_rejects),
+          cmocka_unit_test(test_region_filtering), cmocka_unit_test(test_step_region),
+          cmocka_unit_test(test_neighbours_match_brute_force), cmocka_unit_test(test_unpack))

@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -101,11 +103,5 @@ static void test_ring_of_many_ends(void **state)
     tess__tick_vclock_free(vc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wait_stops_at_a_later_sent_message),
-        cmocka_unit_test(test_ring_of_many_ends),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_wait_stops_at_a_later_sent_message),
+          cmocka_unit_test(test_ring_of_many_ends))

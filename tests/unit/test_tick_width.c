@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "test_main.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -117,12 +119,5 @@ static void test_no_room_beyond_the_period(void **state)
     assert_string_equal(pieces, "");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_standard_widths),
-        cmocka_unit_test(test_schedule_by_hand),
-        cmocka_unit_test(test_no_room_beyond_the_period),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_standard_widths), cmocka_unit_test(test_schedule_by_hand),
+          cmocka_unit_test(test_no_room_beyond_the_period))
