@@ -103,7 +103,7 @@ int main(int argc, char **argv)
     peer q = {};
     q.n = arg_long(argc, argv, "--options", 1000000);
     q.blocks = arg_long(argc, argv, "--blocks", 64);
-    q.p = bs_params{0.02f, 0.30f, (int)arg_long(argc, argv, "--iterations", 1), NULL};
+    q.p = bs_params{0.02f, 0.30f, (int)arg_long(argc, argv, "--iterations", 1), NULL, -1, NULL};
     if (q.n < 1 || q.blocks < nranks || q.blocks > q.n || q.p.iterations < 1 ||
         q.n / q.blocks * BS_OUT_BYTES > (1L << 30)) {
         if (rank == 0) fprintf(stderr, "tessera-mrmpi-bs: bad arguments\n");
