@@ -297,9 +297,14 @@ static int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
      * and no further than d ticks past the last complete one. */
     if (ahead > 0 && (p->a->depth == 0 || v > p->done + p->a->depth + 1)) return 0;
     /* Ahead of the oldest open tick, compute once what late data leave
-     * computable and refine only when the tick is next: refining every
-     * version on every arrival costs more CPU than it saves wall time. */
-    if (x->computed_any && v > p->done + 1 && ahead > 0) {
+     * computable and refine only when the tick is next.  The paper's
+     * Algorithm 2 refines every version on each arrival (x->ahead is its
+     * DEPTH bookkeeping; TESS_TICK_REFINE=every): the same schedule at
+     * d = 1, 2% more ticks/s for fish at d = 2 on the virtual clock, but
+     * half the ticks/s with real compute here (its many small pieces cost
+     * CPU and delay the oldest tick; docs/benchmarks.md, "Algorithm 2's
+     * refinement"). */
+    if (!p->refine_every && x->computed_any && v > p->done + 1 && ahead > 0) {
         *stale = 1; /* what it holds is older than what later ticks would assume */
         return 0;
     }
@@ -443,7 +448,7 @@ static int grace_wait(proc *p)
     double now = proc_now_us(p);
     p->stalled = 1;
     p->stall_start_us = p->grace_until_us = now;
-    if (p->widths.W < 2 * p->k || p->widths.base < 0) return TESS_OK;
+    if (p->widths.W < 2 * p->k || p->widths.base < 0 || !p->grace) return TESS_OK;
     double per_tick = p->done > 0 ? p->step_us / (double)p->done : 0;
     if (p->a->step_cost_us > per_tick) per_tick = p->a->step_cost_us;
     if (p->last_stall_us > 4 * per_tick) return TESS_OK;
@@ -495,6 +500,14 @@ static int loop(proc *p)
     return rc;
 }
 
+/* Variants for measurements (docs/ticks.md, "Variants"): the environment,
+ * read once per process at setup. */
+static int env_is(const char *name, const char *value)
+{
+    const char *v = getenv(name);
+    return v != NULL && strcmp(v, value) == 0;
+}
+
 static int setup(proc *p)
 {
     int n = p->n;
@@ -505,6 +518,8 @@ static int setup(proc *p)
     p->negs = calloc(1, sizeof *p->negs);
     p->snapshot_for = -1;
     p->check = tess__tick_check_on();
+    p->refine_every = env_is("TESS_TICK_REFINE", "every");
+    p->grace = !env_is("TESS_TICK_GRACE", "off");
     if (!p->Q || !p->ver || !p->repart || !p->moves || !p->negs) return TESS_ERR_NOMEM;
     p->free_slots = malloc((size_t)p->nslots * sizeof *p->free_slots);
     if (p->free_slots == NULL) return TESS_ERR_NOMEM;

@@ -71,9 +71,11 @@ typedef struct proc {
     tess_query *negs; /* scratch: the one query a region subtracts */
     tess_buf packbuf; /* scratch: tuples of one outgoing message */
     double step_us, emu_deadline, emu_owed_us, start_us, end_us;
-    int emu_busy; /* no wait for messages since the last emulated compute */
-    int stalled;  /* nothing to do since the last grace wait (grace_wait) */
-    int check;    /* TESS_TICK_CHECK=1 (check.c), read once at setup */
+    int emu_busy;     /* no wait for messages since the last emulated compute */
+    int stalled;      /* nothing to do since the last grace wait (grace_wait) */
+    int check;        /* TESS_TICK_CHECK=1 (check.c), read once at setup */
+    int refine_every; /* Algorithm 2 as published: refine on every arrival (TESS_TICK_REFINE) */
+    int grace;        /* wait a tick's STEP before widening replicas (TESS_TICK_GRACE) */
     double stall_start_us, last_stall_us;
     double grace_until_us; /* no replica layers widened before (grace_wait) */
     double step_cpu_us, wait_cpu_us, start_cpu_us;
