@@ -81,6 +81,25 @@ static int room_in_front(tess__tile_plan *p, int64_t n)
     return TESS_OK;
 }
 
+typedef struct owned_rows {
+    tess__tile_plan *p;
+    int owner;
+} owned_rows;
+
+static int push_owned(void *arg, const tess__tile_box *box)
+{
+    owned_rows *w = arg;
+    tess__tile_segment s = {.box = *box, .owner = w->owner};
+    return tess__tile_plan_push(w->p, &s);
+}
+
+int tess__tile_plan_add_rows(tess__tile_plan *p, const uint8_t *done, int64_t lo, int64_t hi,
+                             int owner)
+{
+    owned_rows w = {p, owner};
+    return tess__tile_undone_boxes(&p->area, done, lo, hi, push_owned, &w);
+}
+
 uint64_t tess__tile_plan_cut(tess__tile_plan *p, uint64_t cells, tess__tile_box *box)
 {
     while (p->first < p->nsegs && empty(&p->segs[p->first])) p->first++;

@@ -79,6 +79,11 @@ int tess__tile_plan_init_empty(tess__tile_plan *p, const tess__tile_area *area, 
 void tess__tile_plan_free(tess__tile_plan *p);
 /* Add work at the end.  TESS_ERR_NOMEM or TESS_OK. */
 int tess__tile_plan_push(tess__tile_plan *p, const tess__tile_segment *s);
+/* Rows [lo, hi) of the area, whose input `owner` holds, as work: the
+ * boxes tess__tile_undone_boxes leaves of them (done: a restored
+ * checkpoint's cells, or NULL).  TESS_ERR_NOMEM or TESS_OK. */
+int tess__tile_plan_add_rows(tess__tile_plan *p, const uint8_t *done, int64_t lo, int64_t hi,
+                             int owner);
 /* A tile taken back from a processor's queue: joined to the work it borders
  * (a late GPU then takes the CPUs' recalled tiles in one, not one by one),
  * else added at the end.  TESS_ERR_NOMEM or TESS_OK. */

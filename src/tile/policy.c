@@ -31,25 +31,11 @@ int tess__tile_policy_shares(const tess__tile_policy *pol) { return pol->spec.ki
 
 /* ---- setup ---- */
 
-typedef struct own_work {
-    tess__tile_policy *pol;
-    int owner;
-} own_work;
-
-static int push_box(void *arg, const tess__tile_box *box)
-{
-    own_work *w = arg;
-    tess__tile_segment s = {.box = *box, .owner = w->owner};
-    return tess__tile_plan_push(&w->pol->plan, &s);
-}
-
 /* Rows [lo, hi), owned by `owner`, as work: the boxes a restored
  * checkpoint has not done (job->done), before any tile is sized. */
 static int add_rows(tess__tile_policy *pol, int64_t lo, int64_t hi, int owner)
 {
-    const tess__tile_link *l = pol->link;
-    own_work w = {pol, owner};
-    return tess__tile_undone_boxes(&l->area, l->job->done, lo, hi, push_box, &w);
+    return tess__tile_plan_add_rows(&pol->plan, pol->link->job->done, lo, hi, owner);
 }
 
 static int list_append(tess__tile_policy *pol, int proc, const tess__tile_segment *s)

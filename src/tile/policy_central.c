@@ -67,25 +67,11 @@ static int plan_start(tess__tile_central *c)
     return TESS_OK;
 }
 
-typedef struct central_work {
-    tess__tile_central *c;
-    int owner;
-} central_work;
-
-static int push_box(void *arg, const tess__tile_box *box)
-{
-    central_work *w = arg;
-    tess__tile_segment s = {.box = *box, .owner = w->owner};
-    return tess__tile_plan_push(&w->c->plan, &s);
-}
-
 /* Rows [lo, hi), whose input `owner` holds, as work: the boxes a restored
- * checkpoint has not done (as policy.c's add_rows). */
+ * checkpoint has not done. */
 static int load_rows(tess__tile_central *c, int64_t lo, int64_t hi, int owner)
 {
-    const tess__tile_link *l = c->link;
-    central_work w = {c, owner};
-    return tess__tile_undone_boxes(&l->area, l->job->done, lo, hi, push_box, &w);
+    return tess__tile_plan_add_rows(&c->plan, c->link->job->done, lo, hi, owner);
 }
 
 /* Every rank's rows, once every slab was checked (their owners known). */
