@@ -19,17 +19,22 @@ set -euo pipefail
 tessera=${TESSERA:-build/tessera}
 dir=${1:-/tmp}; n=${2:-333333333}; w=${3:-94208}; h=${4:-94208}
 timed() { /usr/bin/time -f "$1: %e s wall, max RSS %M KB" "${@:2}"; }
+# both_ways APP INPUT_OPTION FILE PREFIX: the streamed run, then (unless
+# NO_MEM=1) the --in-memory one, and their outputs compared.
+both_ways() {
+    local app=$1 opt=$2 file=$3 pre=$4
+    timed "$app streamed" "$tessera" run "$app" "$opt" "$file" --output "$pre.out" \
+        --stats "$pre.json"
+    [ "${NO_MEM:-0}" != 1 ] || return 0
+    timed "$app --in-memory" "$tessera" run "$app" "$opt" "$file" --output "$pre.mem" --in-memory
+    cmp "$pre.out" "$pre.mem" && echo "$app: outputs bitwise equal"
+}
 if [ "$n" != 0 ]; then
-    [ -s "$dir/big_bs.in" ] && [ "$(stat -c %s "$dir/big_bs.in")" = $((n * 12)) ] ||
+    if ! [ -s "$dir/big_bs.in" ] || [ "$(stat -c %s "$dir/big_bs.in")" != $((n * 12)) ]; then
         "$tessera" run blackscholes --quiet --options "$n" --save-input "$dir/big_bs.in"
-    echo "blackscholes: $n options, input $(stat -c %s "$dir/big_bs.in") bytes"
-    timed "blackscholes streamed" "$tessera" run blackscholes --input "$dir/big_bs.in" \
-        --output "$dir/big_bs.out" --stats "$dir/big_bs.json"
-    if [ "${NO_MEM:-0}" != 1 ]; then
-        timed "blackscholes --in-memory" "$tessera" run blackscholes --input "$dir/big_bs.in" \
-            --output "$dir/big_bs.mem" --in-memory
-        cmp "$dir/big_bs.out" "$dir/big_bs.mem" && echo "blackscholes: outputs bitwise equal"
     fi
+    echo "blackscholes: $n options, input $(stat -c %s "$dir/big_bs.in") bytes"
+    both_ways blackscholes --input "$dir/big_bs.in" "$dir/big_bs"
     [ "${KEEP:-0}" = 1 ] || rm -f "$dir/big_bs.in" "$dir/big_bs.out" "$dir/big_bs.mem"
 fi
 if [ "$w" != 0 ]; then
@@ -48,13 +53,7 @@ with open(dst, "wb", buffering=1 << 24) as f:
         f.write(rows[y % h0])
 PY
     echo "texture: slide $w x $h, $(stat -c %s "$dir/big_slide.pgm") bytes"
-    timed "texture streamed" "$tessera" run texture --image "$dir/big_slide.pgm" \
-        --output "$dir/big_tex.out" --stats "$dir/big_tex.json"
-    if [ "${NO_MEM:-0}" != 1 ]; then
-        timed "texture --in-memory" "$tessera" run texture --image "$dir/big_slide.pgm" \
-            --output "$dir/big_tex.mem" --in-memory
-        cmp "$dir/big_tex.out" "$dir/big_tex.mem" && echo "texture: outputs bitwise equal"
-    fi
+    both_ways texture --image "$dir/big_slide.pgm" "$dir/big_tex"
     [ "${KEEP:-0}" = 1 ] ||
         rm -f "$dir/big_small.pgm" "$dir/big_slide.pgm" "$dir/big_tex.out" "$dir/big_tex.mem"
 fi
