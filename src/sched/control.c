@@ -562,3 +562,19 @@ int tess_barrier(tess_ctx *ctx)
     int switched = tess__replica_switch_everywhere(ctx);
     return rc != TESS_OK ? rc : switched;
 }
+
+/*
+ * A face's whole job (a tick run, a tiles run) is one kernel on every worker
+ * and one barrier.  The barrier's "has waited" warnings, meant for a table
+ * step that hangs, would fire in every such run past barrier_warn_seconds
+ * (the face's progress lines say how it goes), so they are off for it.
+ */
+int tess__sched_run_job(tess_ctx *ctx, const char *kernel, const void *args, size_t len)
+{
+    double warn = ctx->cfg.barrier_warn_seconds;
+    ctx->cfg.barrier_warn_seconds = 0;
+    int rc = tess_run(ctx, kernel, TESS_EVERY_WORKER, NULL, args, len);
+    if (rc == TESS_OK) rc = tess_barrier(ctx);
+    ctx->cfg.barrier_warn_seconds = warn;
+    return rc;
+}

@@ -76,6 +76,9 @@ void tess__workers_stop(tess_ctx *ctx);
 /* Rank 0: send RUN for kernel index `kernel` to every rank. */
 int tess__sched_launch(tess_ctx *ctx, uint64_t seq, int kernel, int instances, int locality,
                        const void *args, size_t len, const void *restored, size_t rlen);
+/* Run a face's kernel on every worker and wait for it as one barrier, without
+ * the barrier's "has waited" warnings (control.c). */
+int tess__sched_run_job(tess_ctx *ctx, const char *kernel, const void *args, size_t len);
 /* A short description of what this rank is still running (for barrier warnings). */
 void tess__sched_describe_busy(tess_ctx *ctx, char *buf, size_t len);
 /* Workers of this rank with nothing to do (all of them once the queue stops). */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sched/sched.h"
 #include "tick/tick_internal.h"
 
 #define TICK_KERNEL "tess.tick"
@@ -155,14 +156,7 @@ static int run_once(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
         return tess__fail(ctx, TESS_ERR_NOMEM, "out of memory");
     }
     ctx->tick->result = res;
-    /* The whole run is one barrier: its "barrier has waited" warnings, meant
-     * for a table step that hangs, would fire every run past 10 s (progress
-     * lines say how a tick run goes) */
-    double warn = ctx->cfg.barrier_warn_seconds;
-    ctx->cfg.barrier_warn_seconds = 0;
-    rc = tess_run(ctx, TICK_KERNEL, TESS_EVERY_WORKER, NULL, &a, sizeof a);
-    if (rc == TESS_OK) rc = tess_barrier(ctx);
-    ctx->cfg.barrier_warn_seconds = warn;
+    rc = tess__sched_run_job(ctx, TICK_KERNEL, &a, sizeof a);
     ctx->tick->result = NULL;
     if (rc == TESS_OK) tess__tick_ckpt_report(ctx->tick->ckpt, res);
     release_run(ctx);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm/comm.h"
+#include "sched/sched.h"
 #include "tile/tile_internal.h"
 
 #define TILE_KERNEL "tess.tile"
@@ -177,8 +178,7 @@ int tess_tile_run(tess_ctx *ctx, const tess_tile_job *job, const tess_tile_optio
     TESS_RETURN_IF(ctx, stats->ranks == NULL, TESS_ERR_NOMEM, "out of memory");
     ctx->tile->result = stats;
     a.t0 = tess_now();
-    rc = tess_run(ctx, TILE_KERNEL, TESS_EVERY_WORKER, NULL, &a, sizeof a);
-    if (rc == TESS_OK) rc = tess_barrier(ctx);
+    rc = tess__sched_run_job(ctx, TILE_KERNEL, &a, sizeof a);
     ctx->tile->result = NULL;
     if (rc != TESS_OK) {
         tess_tile_stats_free(stats);
