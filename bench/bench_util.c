@@ -407,3 +407,17 @@ int bench_json_number(const char *text, const char *key, double *out)
     *out = v;
     return 0;
 }
+
+int bench_run_options(bench_run_opts *r, app_opt *out)
+{
+    *r = (bench_run_opts){.iterations = 10, .rounds = 3, .workers = 2};
+    const app_opt opts[BENCH_RUN_OPTIONS] = {
+        {"iterations", APP_OPT_INT, &r->iterations, 1, 100000, 0, NULL, NULL},
+        {"rounds", APP_OPT_INT, &r->rounds, 1, 1000, 0, NULL, NULL},
+        {"workers", APP_OPT_INT, &r->workers, 1, 1024, 0, NULL, NULL},
+        {"json", APP_OPT_CUSTOM, &r->json_path, 0, 0, 0, NULL, app_parse_path},
+        {"tmpdir", APP_OPT_CUSTOM, &r->tmp_parent, 0, 0, 0, NULL, app_parse_path},
+    };
+    memcpy(out, opts, sizeof opts);
+    return BENCH_RUN_OPTIONS;
+}

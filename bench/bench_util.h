@@ -94,6 +94,21 @@ extern volatile sig_atomic_t bench_interrupted;
  * first); the previous handlers are restored after.  Returns run's status. */
 int bench_interruptible(int (*run)(void *), void *arg);
 
+/* The options of the benches that time tessera against a reference loop
+ * (bench kmeans, bench pagerank), alike in meaning, range and default:
+ * --iterations (per run, default 10), --rounds (default 3), --workers
+ * (default 2), --json FILE, --tmpdir DIR. */
+typedef struct bench_run_opts {
+    long iterations, rounds, workers;
+    const char *json_path, *tmp_parent; /* NULL: not given */
+} bench_run_opts;
+/* Those options, defaults set, as entries of an option table
+ * (app_parse_options_with) into out (room for BENCH_RUN_OPTIONS); returns
+ * the count. */
+#define BENCH_RUN_OPTIONS 5
+typedef struct app_opt app_opt;
+int bench_run_options(bench_run_opts *r, app_opt *out);
+
 /* The keys every bench record starts with: timestamp (UTC, ISO 8601), host
  * and tessera's version. */
 typedef struct app_metrics app_metrics;
