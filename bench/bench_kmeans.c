@@ -300,10 +300,7 @@ static int setup(bk_state *s)
         app_error(BENCH, "%s: cannot generate the points (out of memory)", s->spec);
         return -1;
     }
-    if (readlink("/proc/self/exe", s->exe, sizeof s->exe - 1) < 0) {
-        app_error(BENCH, "cannot find this executable: %s", strerror(errno));
-        return -1;
-    }
+    if (bench_self_exe(BENCH, s->exe, sizeof s->exe) != 0) return -1;
     return bench_make_tmpdir(s->tmpdir, sizeof s->tmpdir, s->opt.run.tmp_parent,
                              "tessera-bench-kmeans", BENCH);
 }

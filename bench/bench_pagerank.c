@@ -537,12 +537,7 @@ static int append_json(const bench_state *s)
 
 static int setup(bench_state *s)
 {
-    ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
-    if (n <= 0) {
-        app_error(BENCH, "cannot find this executable (/proc/self/exe): %s", strerror(errno));
-        return -1;
-    }
-    s->exe[n] = '\0';
+    if (bench_self_exe(BENCH, s->exe, sizeof s->exe) != 0) return -1;
     find_mpirun(s);
     s->rounds = calloc((size_t)s->opt.run.rounds, sizeof *s->rounds);
     if (s->rounds == NULL ||

@@ -311,15 +311,29 @@ int bench_parse_longs(const char *bench, const char *opt, const char *text, long
     return rc == 0 ? 0 : -1;
 }
 
+/* readlink of /proc/self/exe, NUL-terminated: 0, or -1 with errno set. */
+static int read_self_exe(char *out, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", out, len - 1);
+    if (n <= 0) return -1;
+    out[n] = '\0';
+    return 0;
+}
+
+int bench_self_exe(const char *bench, char *out, size_t len)
+{
+    if (read_self_exe(out, len) == 0) return 0;
+    app_error(bench, "cannot find this executable (/proc/self/exe): %s", strerror(errno));
+    return -1;
+}
+
 int bench_sibling(const char *name, char *out, size_t len)
 {
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
+    if (read_self_exe(exe, sizeof exe) != 0) {
         snprintf(out, len, "%s", name);
         return -1;
     }
-    exe[n] = '\0';
     char *slash = strrchr(exe, '/');
     snprintf(out, len, "%.*s/%s", slash ? (int)(slash - exe) : 1, slash ? exe : ".", name);
     return access(out, X_OK) == 0 ? 0 : -1;

@@ -73,6 +73,10 @@ const char *bench_verdict(double median, double lo, double hi, double goal, int 
  * -1 after "tessera BENCH: option --OPT: ..." on stderr. */
 int bench_parse_longs(const char *bench, const char *opt, const char *text, long min, long max,
                       long *out, int cap, int *n_out);
+/* The path of this executable (/proc/self/exe), the `tessera` a bench runs
+ * as its child, into out: 0, or -1 after "tessera BENCH: cannot find this
+ * executable (/proc/self/exe): REASON" on stderr. */
+int bench_self_exe(const char *bench, char *out, size_t len);
 /* The path of executable `name` in the directory of this executable
  * (/proc/self/exe) into out: 0, or -1 if it is not there (out still set). */
 int bench_sibling(const char *name, char *out, size_t len);
