@@ -33,12 +33,7 @@ int bc_runner_init(bc_runner *r, const bc_options *o)
 {
     memset(r, 0, sizeof *r);
     r->timeout_s = o->timeout_s;
-    ssize_t n = readlink("/proc/self/exe", r->exe, sizeof r->exe - 1);
-    if (n <= 0) {
-        app_error(BC_NAME, "cannot find this executable (/proc/self/exe): %s", strerror(errno));
-        return -1;
-    }
-    r->exe[n] = '\0';
+    if (bench_self_exe(BC_NAME, r->exe, sizeof r->exe) != 0) return -1;
     if (o->mpirun_np == 0) return 0;
     const char *why = bench_find_mpirun(r->mpirun, sizeof r->mpirun, 0);
     if (why != NULL && !o->dry_run) {

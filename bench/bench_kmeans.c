@@ -44,8 +44,8 @@
 #define BK_MAX_ERROR 1e-9
 
 typedef struct bk_options {
-    long points, dim, k, iterations, rounds, workers;
-    const char *json_path, *tmp_parent;
+    long points, dim, k;
+    bench_run_opts run;
 } bk_options;
 
 typedef struct bk_state {
@@ -88,19 +88,16 @@ static const char usage[] =
 
 static int parse_options(bk_options *o, int argc, char **argv)
 {
-    *o = (bk_options){
-        .points = 1000000, .dim = 8, .k = 16, .iterations = 10, .rounds = 3, .workers = 2};
+    *o = (bk_options){.points = 1000000, .dim = 8, .k = 16};
+    app_opt run[BENCH_RUN_OPTIONS];
+    int m = bench_run_options(&o->run, run);
     const app_opt opts[] = {
         {"points", APP_OPT_INT, &o->points, 1, 1L << 32, 0, NULL, NULL},
         {"dim", APP_OPT_INT, &o->dim, 1, KMEANS_MAX_DIM, 0, NULL, NULL},
         {"k", APP_OPT_INT, &o->k, 1, 1 << 20, 0, NULL, NULL},
-        {"iterations", APP_OPT_INT, &o->iterations, 1, 100000, 0, NULL, NULL},
-        {"rounds", APP_OPT_INT, &o->rounds, 1, 1000, 0, NULL, NULL},
-        {"workers", APP_OPT_INT, &o->workers, 1, 1024, 0, NULL, NULL},
-        {"json", APP_OPT_CUSTOM, &o->json_path, 0, 0, 0, NULL, app_parse_path},
-        {"tmpdir", APP_OPT_CUSTOM, &o->tmp_parent, 0, 0, 0, NULL, app_parse_path},
     };
-    int rc = app_parse_options(BENCH, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
+    int rc = app_parse_options_with(BENCH, usage, argc, argv, opts,
+                                    (int)(sizeof opts / sizeof *opts), run, m);
     if (rc != 0) return rc;
     if (o->k > o->points) {
         app_error(BENCH, "option --k: %ld centres but only %ld points", o->k, o->points);
@@ -167,17 +164,17 @@ static void update_centres(bk_state *s, const double *sums, int threads)
  * centres stay in s->centres.  NAN when out of memory. */
 static double run_plain(bk_state *s)
 {
-    const int k = (int)s->opt.k, dim = (int)s->opt.dim, threads = (int)s->opt.workers;
+    const int k = (int)s->opt.k, dim = (int)s->opt.dim, threads = (int)s->opt.run.workers;
     const size_t row = (size_t)dim + 1;
     double *ct = malloc((size_t)k * dim * sizeof *ct);
     double *sums = malloc((size_t)threads * k * row * sizeof *sums);
     int32_t *assign = malloc(s->pts.n * sizeof *assign);
-    double *times = malloc((size_t)s->opt.iterations * sizeof *times);
+    double *times = malloc((size_t)s->opt.run.iterations * sizeof *times);
     double median = NAN;
     if (ct && sums && assign && times) {
         memcpy(s->centres, s->pts.coords, (size_t)k * dim * sizeof *s->centres);
         for (uint64_t i = 0; i < s->pts.n; i++) assign[i] = -1;
-        for (long it = 0; it < s->opt.iterations; it++) {
+        for (long it = 0; it < s->opt.run.iterations; it++) {
             double t0 = now_seconds();
             for (int j = 0; j < k; j++)
                 for (int d = 0; d < dim; d++)
@@ -187,7 +184,7 @@ static double run_plain(bk_state *s)
             update_centres(s, sums, threads);
             times[it] = now_seconds() - t0;
         }
-        median = bench_median(times, (int)s->opt.iterations);
+        median = bench_median(times, (int)s->opt.run.iterations);
     }
     free(ct);
     free(sums);
@@ -230,8 +227,8 @@ static double run_tessera(bk_state *s, int check)
     snprintf(metrics, sizeof metrics, "%s/metrics.json", s->tmpdir);
     snprintf(output, sizeof output, "%s/centres.txt", s->tmpdir);
     snprintf(k, sizeof k, "%ld", s->opt.k);
-    snprintf(it, sizeof it, "%ld", s->opt.iterations);
-    snprintf(w, sizeof w, "%ld", s->opt.workers);
+    snprintf(it, sizeof it, "%ld", s->opt.run.iterations);
+    snprintf(w, sizeof w, "%ld", s->opt.run.workers);
     char *argv[] = {s->exe,      "run",          "kmeans",   "--gen",     s->spec, "--k",
                     k,           "--iterations", it,         "--workers", w,       "--quiet",
                     "--metrics", metrics,        "--output", output,      NULL};
@@ -256,7 +253,7 @@ static double run_tessera(bk_state *s, int check)
 
 static void print_report(const bk_state *s)
 {
-    int n = (int)s->opt.rounds;
+    int n = (int)s->opt.run.rounds;
     double plain = bench_median(s->plain, n), tess = bench_median(s->tess, n);
     printf("median over %d rounds\n", n);
     printf("  plain loop   %8.3f ms/iteration\n", plain * 1e3);
@@ -269,20 +266,20 @@ static void print_report(const bk_state *s)
 
 static int append_json(const bk_state *s)
 {
-    int n = (int)s->opt.rounds;
+    int n = (int)s->opt.run.rounds;
     app_metrics *o = app_metrics_new();
     if (o == NULL) return -1;
     app_metrics_str(o, "bench", "kmeans");
     bench_put_stamp(o);
     app_metrics_str(o, "points", s->spec);
-    app_metrics_int(o, "iterations", s->opt.iterations);
-    app_metrics_int(o, "workers", s->opt.workers);
+    app_metrics_int(o, "iterations", s->opt.run.iterations);
+    app_metrics_int(o, "workers", s->opt.run.workers);
     app_metrics_list(o, "plain_seconds", s->plain, n);
     app_metrics_list(o, "tessera_seconds", s->tess, n);
     app_metrics_num(o, "ratio", bench_median(s->plain, n) / bench_median(s->tess, n));
     app_metrics_num(o, "median_round_ratio", bench_median_ratio(s->plain, s->tess, n).median);
     app_metrics_num(o, "max_rel_error", s->err);
-    return bench_record_write(o, s->opt.json_path, BENCH);
+    return bench_record_write(o, s->opt.run.json_path, BENCH);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -295,26 +292,23 @@ static int setup(bk_state *s)
     size_t kd = (size_t)s->opt.k * (size_t)s->opt.dim;
     s->centres = malloc(kd * sizeof *s->centres);
     s->ref_final = malloc(kd * sizeof *s->ref_final);
-    s->plain = calloc((size_t)s->opt.rounds, sizeof *s->plain);
-    s->tess = calloc((size_t)s->opt.rounds, sizeof *s->tess);
+    s->plain = calloc((size_t)s->opt.run.rounds, sizeof *s->plain);
+    s->tess = calloc((size_t)s->opt.run.rounds, sizeof *s->tess);
     if (!s->centres || !s->ref_final || !s->plain || !s->tess ||
         kmeans_gen_parse(s->spec, &g, err, sizeof err) != 0 ||
         kmeans_points_generate(&g, &s->pts)) {
         app_error(BENCH, "%s: cannot generate the points (out of memory)", s->spec);
         return -1;
     }
-    if (readlink("/proc/self/exe", s->exe, sizeof s->exe - 1) < 0) {
-        app_error(BENCH, "cannot find this executable: %s", strerror(errno));
-        return -1;
-    }
-    return bench_make_tmpdir(s->tmpdir, sizeof s->tmpdir, s->opt.tmp_parent, "tessera-bench-kmeans",
-                             BENCH);
+    if (bench_self_exe(BENCH, s->exe, sizeof s->exe) != 0) return -1;
+    return bench_make_tmpdir(s->tmpdir, sizeof s->tmpdir, s->opt.run.tmp_parent,
+                             "tessera-bench-kmeans", BENCH);
 }
 
 static int run_rounds(bk_state *s)
 {
-    for (long r = 0; r < s->opt.rounds; r++) {
-        printf("round %ld/%ld\n", r + 1, s->opt.rounds);
+    for (long r = 0; r < s->opt.run.rounds; r++) {
+        printf("round %ld/%ld\n", r + 1, s->opt.run.rounds);
         s->plain[r] = run_plain(s);
         if (r == 0)
             memcpy(s->ref_final, s->centres, (size_t)s->opt.k * s->opt.dim * sizeof(double));
@@ -338,11 +332,11 @@ int bench_kmeans_main(int argc, char **argv)
     int status = 1;
     if (setup(&s) == 0) {
         printf("bench kmeans: %s points (N:DIM:K), %ld iterations, %ld rounds, %ld workers\n",
-               s.spec, s.opt.iterations, s.opt.rounds, s.opt.workers);
+               s.spec, s.opt.run.iterations, s.opt.run.rounds, s.opt.run.workers);
         fflush(stdout);
         if (run_rounds(&s) == 0) {
             print_report(&s);
-            status = s.opt.json_path && append_json(&s) != 0 ? 1 : 0;
+            status = s.opt.run.json_path && append_json(&s) != 0 ? 1 : 0;
             if (!(s.err <= BK_MAX_ERROR)) {
                 app_error(BENCH, "tessera's centres differ from the plain loop's by %g", s.err);
                 status = 1;

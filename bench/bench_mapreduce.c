@@ -246,9 +246,7 @@ static void report(const void *arg)
 
 static int locate(br_state *s)
 {
-    ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
-    if (n <= 0) return -1;
-    s->exe[n] = '\0';
+    if (bench_self_exe(BR_NAME, s->exe, sizeof s->exe) != 0) return -1;
     for (int app = 0; app < 2; app++) {
         char name[64];
         snprintf(name, sizeof name, "tessera-mrmpi-%s", app_names[app]);

@@ -311,12 +311,7 @@ static void report(const void *arg)
 
 static int locate(bm_state *s)
 {
-    ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
-    if (n <= 0) {
-        app_error(BM_NAME, "cannot find this executable (/proc/self/exe)");
-        return -1;
-    }
-    s->exe[n] = '\0';
+    if (bench_self_exe(BM_NAME, s->exe, sizeof s->exe) != 0) return -1;
     if (bench_sibling("tessera-scalapack-mm", s->peer, sizeof s->peer) != 0) {
         printf("ScaLAPACK peer: skipped (%s not built: install libscalapack-openmpi-dev and "
                "rebuild)\n",

@@ -44,10 +44,10 @@
 extern char **environ;
 
 typedef struct bench_options {
-    long scale, edge_factor, iterations, rounds, workers;
+    long scale, edge_factor;
+    bench_run_opts run;
     double damping;
     int no_mpi;
-    const char *json_path, *tmp_parent;
     const char *graph_path; /* --graph: a graph file instead of R-MAT */
 } bench_options;
 
@@ -120,26 +120,19 @@ static int set_quick(const char *app, const app_opt *o, const char *unused)
 /* 0 to run, 1 after --help, -1 after an error. */
 static int parse_options(bench_options *o, int argc, char **argv)
 {
-    *o = (bench_options){.scale = 20,
-                         .edge_factor = 16,
-                         .iterations = 10,
-                         .rounds = 3,
-                         .workers = 2,
-                         .damping = 0.85};
+    *o = (bench_options){.scale = 20, .edge_factor = 16, .damping = 0.85};
+    app_opt run[BENCH_RUN_OPTIONS];
+    int m = bench_run_options(&o->run, run);
     const app_opt opts[] = {
         {"quick", APP_OPT_FLAG, &o->scale, 0, 0, 16, NULL, set_quick},
         {"no-mpi", APP_OPT_FLAG, &o->no_mpi, 0, 0, 1, NULL, NULL},
         {"scale", APP_OPT_INT, &o->scale, 1, 31, 0, NULL, NULL},
         {"edge-factor", APP_OPT_INT, &o->edge_factor, 1, 1024, 0, NULL, NULL},
-        {"iterations", APP_OPT_INT, &o->iterations, 1, 100000, 0, NULL, NULL},
-        {"rounds", APP_OPT_INT, &o->rounds, 1, 1000, 0, NULL, NULL},
-        {"workers", APP_OPT_INT, &o->workers, 1, 1024, 0, NULL, NULL},
         {"damping", APP_OPT_CUSTOM, &o->damping, 0, 1, 0, NULL, app_parse_open_interval},
-        {"json", APP_OPT_CUSTOM, &o->json_path, 0, 0, 0, NULL, app_parse_path},
-        {"tmpdir", APP_OPT_CUSTOM, &o->tmp_parent, 0, 0, 0, NULL, app_parse_path},
         {"graph", APP_OPT_CUSTOM, &o->graph_path, 0, 0, 0, NULL, app_parse_path},
     };
-    int rc = app_parse_options(BENCH, usage, argc, argv, opts, (int)(sizeof opts / sizeof *opts));
+    int rc = app_parse_options_with(BENCH, usage, argc, argv, opts,
+                                    (int)(sizeof opts / sizeof *opts), run, m);
     if (rc != 0) return rc;
     if (((uint64_t)o->edge_factor << o->scale) > ((uint64_t)1 << 36)) {
         app_error(BENCH, "option --edge-factor: %ld << %ld edges is too many", o->edge_factor,
@@ -269,9 +262,9 @@ static double metrics_median(bench_state *s, const char *label, const char *path
         free(v);
         return NAN;
     }
-    if (n != s->opt.iterations)
+    if (n != s->opt.run.iterations)
         fprintf(stderr, "tessera %s: note: %s run reported %d iteration times, expected %ld\n",
-                BENCH, label, n, s->opt.iterations);
+                BENCH, label, n, s->opt.run.iterations);
     double m = bench_median(v, n);
     free(v);
     return m;
@@ -321,7 +314,7 @@ static int pagerank_args(bench_state *s, char **argv, int n, long workers, const
                          const char *output, char bufs[][PATH_MAX])
 {
     snprintf(bufs[0], PATH_MAX, "%s/graph.cache", s->tmpdir);
-    snprintf(bufs[1], PATH_MAX, "%ld", s->opt.iterations);
+    snprintf(bufs[1], PATH_MAX, "%ld", s->opt.run.iterations);
     snprintf(bufs[2], PATH_MAX, "%ld", workers);
     snprintf(bufs[3], PATH_MAX, "%.17g", s->opt.damping);
     const char *fixed[] = {"run",     "pagerank",  "--graph", bufs[0],     "--iterations",
@@ -359,16 +352,16 @@ static double run_tessera(bench_state *s, int mpi, int check, double *err_out, d
     snprintf(metrics, sizeof metrics, "%s/%s.json", s->tmpdir, label);
     snprintf(output, sizeof output, "%s/%s.ranks", s->tmpdir, label);
     if (mpi) {
-        snprintf(np, sizeof np, "%ld", s->opt.workers);
+        snprintf(np, sizeof np, "%ld", s->opt.run.workers);
         /* one single-worker rank per core, as mpirun binds by default: left
          * unbound, 2 ranks' workers, progress threads and spinning waits
          * landed on 2 vCPUs as the scheduler pleased, and Gnutella's
          * iteration took 0.5 or 1.0 ms from one run to the next */
-        const char *bind = s->opt.workers <= sysconf(_SC_NPROCESSORS_ONLN) ? "core" : "none";
+        const char *bind = s->opt.run.workers <= sysconf(_SC_NPROCESSORS_ONLN) ? "core" : "none";
         n += bench_mpirun_argv(argv + n, s->mpirun, np, bind);
     }
     argv[n++] = s->exe;
-    pagerank_args(s, argv, n, mpi ? 1 : s->opt.workers, metrics, check ? output : NULL, bufs);
+    pagerank_args(s, argv, n, mpi ? 1 : s->opt.run.workers, metrics, check ? output : NULL, bufs);
     unlink(metrics);
     if (run_child(s, label, argv) != 0) return NAN;
     double m = metrics_median(s, label, metrics);
@@ -393,8 +386,8 @@ static int run_round(bench_state *s, int r)
 {
     bench_round *rd = &s->rounds[r];
     int first = r == 0;
-    rd->ref = bench_csr_run(&s->csr, (int)s->opt.iterations, s->opt.damping, (int)s->opt.workers,
-                            first ? s->ref_ranks : NULL, NULL);
+    rd->ref = bench_csr_run(&s->csr, (int)s->opt.run.iterations, s->opt.damping,
+                            (int)s->opt.run.workers, first ? s->ref_ranks : NULL, NULL);
     if (rd->ref < 0) {
         app_error(BENCH, "reference run: %s", tess_strerror((int)rd->ref));
         return -1;
@@ -411,7 +404,7 @@ static int run_round(bench_state *s, int r)
             s->mpi_note = "the MPI run failed (message above)";
         }
     }
-    printf("round %d/%ld\n", r + 1, s->opt.rounds);
+    printf("round %d/%ld\n", r + 1, s->opt.run.rounds);
     print_rate("reference", rd->ref, s->ne);
     print_rate("tessera", rd->tess, s->ne);
     print_rate("mpi", rd->mpi, s->ne);
@@ -441,7 +434,7 @@ static double median_of(const bench_state *s, round_figure fig)
 {
     double v[1000];
     int n = 0;
-    for (long r = 0; r < s->opt.rounds; r++)
+    for (long r = 0; r < s->opt.run.rounds; r++)
         if (!isnan(fig(&s->rounds[r]))) v[n++] = fig(&s->rounds[r]);
     return n ? bench_median(v, n) : NAN;
 }
@@ -449,14 +442,14 @@ static double median_of(const bench_state *s, round_figure fig)
 static void print_per_round(const bench_state *s, round_figure fig)
 {
     printf("   per round:");
-    for (long r = 0; r < s->opt.rounds; r++) printf(" %.3f", fig(&s->rounds[r]));
+    for (long r = 0; r < s->opt.run.rounds; r++) printf(" %.3f", fig(&s->rounds[r]));
     printf(" (median %.3f)\n", median_of(s, fig));
 }
 
 static void print_report(const bench_state *s)
 {
     double ref = median_of(s, fig_ref), tess = median_of(s, fig_tess), mpi = median_of(s, fig_mpi);
-    printf("median over %ld rounds\n", s->opt.rounds);
+    printf("median over %ld rounds\n", s->opt.run.rounds);
     print_rate("reference", ref, s->ne);
     print_rate("tessera", tess, s->ne);
     print_rate("mpi", mpi, s->ne);
@@ -493,10 +486,10 @@ static app_metrics *round_object(const bench_round *rd)
 
 static void put_rounds(app_metrics *o, const bench_state *s)
 {
-    app_metrics **rounds = calloc((size_t)s->opt.rounds + 1, sizeof *rounds);
-    for (long r = 0; rounds != NULL && r < s->opt.rounds; r++)
+    app_metrics **rounds = calloc((size_t)s->opt.run.rounds + 1, sizeof *rounds);
+    for (long r = 0; rounds != NULL && r < s->opt.run.rounds; r++)
         rounds[r] = round_object(&s->rounds[r]);
-    app_metrics_objects(o, "rounds", rounds, rounds ? (int)s->opt.rounds : -1);
+    app_metrics_objects(o, "rounds", rounds, rounds ? (int)s->opt.run.rounds : -1);
     free(rounds);
 }
 
@@ -506,10 +499,10 @@ static void put_params(app_metrics *o, const bench_state *s)
     app_metrics_str(p, "graph", s->spec);
     app_metrics_int(p, "vertices", (int64_t)s->nv);
     app_metrics_int(p, "edges", (int64_t)s->ne);
-    app_metrics_int(p, "iterations", s->opt.iterations);
+    app_metrics_int(p, "iterations", s->opt.run.iterations);
     app_metrics_num(p, "damping", s->opt.damping);
-    app_metrics_int(p, "rounds", s->opt.rounds);
-    app_metrics_int(p, "workers", s->opt.workers);
+    app_metrics_int(p, "rounds", s->opt.run.rounds);
+    app_metrics_int(p, "workers", s->opt.run.workers);
     app_metrics_bool(p, "mpi", s->mpi_note == NULL);
     app_metrics_object(o, "params", p);
 }
@@ -535,7 +528,7 @@ static int append_json(const bench_state *s)
     app_metrics_num(o, "max_rel_error", s->err_tess);
     app_metrics_num(o, "max_rel_error_mpi", s->err_mpi);
     app_metrics_bool(o, "ranks_ok", ranks_ok(s));
-    int rc = app_metrics_append_line(o, s->opt.json_path, BENCH);
+    int rc = app_metrics_append_line(o, s->opt.run.json_path, BENCH);
     app_metrics_free(o);
     return rc;
 }
@@ -544,17 +537,12 @@ static int append_json(const bench_state *s)
 
 static int setup(bench_state *s)
 {
-    ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
-    if (n <= 0) {
-        app_error(BENCH, "cannot find this executable (/proc/self/exe): %s", strerror(errno));
-        return -1;
-    }
-    s->exe[n] = '\0';
+    if (bench_self_exe(BENCH, s->exe, sizeof s->exe) != 0) return -1;
     find_mpirun(s);
-    s->rounds = calloc((size_t)s->opt.rounds, sizeof *s->rounds);
+    s->rounds = calloc((size_t)s->opt.run.rounds, sizeof *s->rounds);
     if (s->rounds == NULL ||
-        bench_make_tmpdir(s->tmpdir, sizeof s->tmpdir, s->opt.tmp_parent, "tessera-bench", BENCH) !=
-            0 ||
+        bench_make_tmpdir(s->tmpdir, sizeof s->tmpdir, s->opt.run.tmp_parent, "tessera-bench",
+                          BENCH) != 0 ||
         prepare_graph(s) != 0)
         return -1;
     s->ref_ranks = malloc(s->nv * sizeof *s->ref_ranks);
@@ -571,14 +559,14 @@ static int run_bench(void *arg)
     if (setup(s) != 0) return 1;
     printf("bench pagerank: %s, %llu vertices, %llu edges, %ld iterations, %ld rounds, "
            "%ld workers%s%s\n",
-           s->spec, (unsigned long long)s->nv, (unsigned long long)s->ne, s->opt.iterations,
-           s->opt.rounds, s->opt.workers, s->mpi_note ? "; no MPI: " : "",
+           s->spec, (unsigned long long)s->nv, (unsigned long long)s->ne, s->opt.run.iterations,
+           s->opt.run.rounds, s->opt.run.workers, s->mpi_note ? "; no MPI: " : "",
            s->mpi_note ? s->mpi_note : "");
     fflush(stdout);
-    for (long r = 0; r < s->opt.rounds; r++)
+    for (long r = 0; r < s->opt.run.rounds; r++)
         if (run_round(s, (int)r) != 0) return 1;
     print_report(s);
-    if (s->opt.json_path != NULL && append_json(s) != 0) return 1;
+    if (s->opt.run.json_path != NULL && append_json(s) != 0) return 1;
     if (!ranks_ok(s)) {
         app_error(BENCH, "tessera's ranks differ from the reference by more than %g",
                   BENCH_MAX_ERROR);

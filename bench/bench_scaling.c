@@ -264,9 +264,7 @@ static long start(void *arg)
 {
     bs_state *s = arg;
     s->cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
-    if (n <= 0) return -1;
-    s->exe[n] = '\0';
+    if (bench_self_exe(BS_NAME, s->exe, sizeof s->exe) != 0) return -1;
     int want_mpi = s->o.nranks > 1;
     if (want_mpi && bench_find_mpirun(s->mpirun, sizeof s->mpirun, 0) != NULL) {
         app_error(BS_NAME,

@@ -689,12 +689,7 @@ int bench_tile_main(int argc, char **argv)
     bt_opts o;
     int rc = parse(&o, argc, argv);
     if (rc != 0) return rc > 0 ? 0 : 2;
-    ssize_t len = readlink("/proc/self/exe", o.self, sizeof o.self - 1);
-    if (len <= 0) {
-        fprintf(stderr, "tessera bench tile: cannot find its own executable\n");
-        return 1;
-    }
-    o.self[len] = '\0';
+    if (bench_self_exe("bench tile", o.self, sizeof o.self) != 0) return 1;
     if (bench_make_tmpdir(o.tmp, sizeof o.tmp, NULL, "bench-tile", "bench tile") != 0) return 1;
     if (strstr(o.parts, "sweep")) rc = sweep(&o);
     if (strstr(o.parts, "overhead")) overhead(&o);

@@ -311,15 +311,29 @@ int bench_parse_longs(const char *bench, const char *opt, const char *text, long
     return rc == 0 ? 0 : -1;
 }
 
+/* readlink of /proc/self/exe, NUL-terminated: 0, or -1 with errno set. */
+static int read_self_exe(char *out, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", out, len - 1);
+    if (n <= 0) return -1;
+    out[n] = '\0';
+    return 0;
+}
+
+int bench_self_exe(const char *bench, char *out, size_t len)
+{
+    if (read_self_exe(out, len) == 0) return 0;
+    app_error(bench, "cannot find this executable (/proc/self/exe): %s", strerror(errno));
+    return -1;
+}
+
 int bench_sibling(const char *name, char *out, size_t len)
 {
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
+    if (read_self_exe(exe, sizeof exe) != 0) {
         snprintf(out, len, "%s", name);
         return -1;
     }
-    exe[n] = '\0';
     char *slash = strrchr(exe, '/');
     snprintf(out, len, "%.*s/%s", slash ? (int)(slash - exe) : 1, slash ? exe : ".", name);
     return access(out, X_OK) == 0 ? 0 : -1;
@@ -406,4 +420,18 @@ int bench_json_number(const char *text, const char *key, double *out)
     if (end == p) return -1;
     *out = v;
     return 0;
+}
+
+int bench_run_options(bench_run_opts *r, app_opt *out)
+{
+    *r = (bench_run_opts){.iterations = 10, .rounds = 3, .workers = 2};
+    const app_opt opts[BENCH_RUN_OPTIONS] = {
+        {"iterations", APP_OPT_INT, &r->iterations, 1, 100000, 0, NULL, NULL},
+        {"rounds", APP_OPT_INT, &r->rounds, 1, 1000, 0, NULL, NULL},
+        {"workers", APP_OPT_INT, &r->workers, 1, 1024, 0, NULL, NULL},
+        {"json", APP_OPT_CUSTOM, &r->json_path, 0, 0, 0, NULL, app_parse_path},
+        {"tmpdir", APP_OPT_CUSTOM, &r->tmp_parent, 0, 0, 0, NULL, app_parse_path},
+    };
+    memcpy(out, opts, sizeof opts);
+    return BENCH_RUN_OPTIONS;
 }

@@ -73,6 +73,10 @@ const char *bench_verdict(double median, double lo, double hi, double goal, int 
  * -1 after "tessera BENCH: option --OPT: ..." on stderr. */
 int bench_parse_longs(const char *bench, const char *opt, const char *text, long min, long max,
                       long *out, int cap, int *n_out);
+/* The path of this executable (/proc/self/exe), the `tessera` a bench runs
+ * as its child, into out: 0, or -1 after "tessera BENCH: cannot find this
+ * executable (/proc/self/exe): REASON" on stderr. */
+int bench_self_exe(const char *bench, char *out, size_t len);
 /* The path of executable `name` in the directory of this executable
  * (/proc/self/exe) into out: 0, or -1 if it is not there (out still set). */
 int bench_sibling(const char *name, char *out, size_t len);
@@ -93,6 +97,21 @@ extern volatile sig_atomic_t bench_interrupted;
 /* run(arg) with SIGINT and SIGTERM setting bench_interrupted (cleared
  * first); the previous handlers are restored after.  Returns run's status. */
 int bench_interruptible(int (*run)(void *), void *arg);
+
+/* The options of the benches that time tessera against a reference loop
+ * (bench kmeans, bench pagerank), alike in meaning, range and default:
+ * --iterations (per run, default 10), --rounds (default 3), --workers
+ * (default 2), --json FILE, --tmpdir DIR. */
+typedef struct bench_run_opts {
+    long iterations, rounds, workers;
+    const char *json_path, *tmp_parent; /* NULL: not given */
+} bench_run_opts;
+/* Those options, defaults set, as entries of an option table
+ * (app_parse_options_with) into out (room for BENCH_RUN_OPTIONS); returns
+ * the count. */
+#define BENCH_RUN_OPTIONS 5
+typedef struct app_opt app_opt;
+int bench_run_options(bench_run_opts *r, app_opt *out);
 
 /* The keys every bench record starts with: timestamp (UTC, ISO 8601), host
  * and tessera's version. */

@@ -138,6 +138,13 @@ int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
     return 1;
 }
 
+void app_ckpt_cli_restored(const char *app, const app_ckpt_cli *c, const char *unit, uint64_t epoch,
+                           int64_t done, long total)
+{
+    fprintf(stderr, "%s: restored checkpoint epoch %llu (%s %lld of %ld) from %s\n", app,
+            (unsigned long long)epoch, unit, (long long)done, total, c->dir);
+}
+
 int app_ckpt_cli_all_finite(tess_table *t, const char *name, int64_t *count_out, char *why,
                             size_t whylen)
 {

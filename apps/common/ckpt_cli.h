@@ -70,6 +70,12 @@ int app_ckpt_cli_restore(const char *app, tess_ctx *ctx, const app_ckpt_cli *c,
                          const app_ckpt_done *done, tess_checkpoint_validate_fn validate, void *arg,
                          void *user_out, size_t len, uint64_t *epoch_out);
 
+/* "APP: restored checkpoint epoch E (UNIT DONE of TOTAL) from DIR" on
+ * stderr, the line every application prints once it took up a restored
+ * epoch (scripts and tests look for it). */
+void app_ckpt_cli_restored(const char *app, const app_ckpt_cli *c, const char *unit, uint64_t epoch,
+                           int64_t done, long total);
+
 /* For validate functions: every value of every partition of t (fixed-size
  * values of doubles) is finite, and *count_out (may be NULL) the number of
  * keys; 0, or 1 with "TABLE holds a non-finite value" in why. */

@@ -187,9 +187,17 @@ int app_metrics_finish(const char *app, tess_ctx *ctx, app_metrics *m, FILE *fp)
 
 /* tess_config_init, then `workers` (0: the runtime's default). */
 void app_config(tess_config *cfg, long workers);
-typedef struct app_tables_spec {
-    tess_config cfg;
-    void *app; /* the application's state, passed to the hooks */
+/* A tables-face application as a table of hooks, so that every one of them
+ * parses, starts the runtime, maps failures to exit statuses and frees its
+ * state alike (app_tables_run). */
+typedef struct app_tables_def {
+    size_t size; /* of the application's state, zeroed before begin */
+    /* Every rank, before the runtime: the command line into the state, what
+     * must be ready before tess_init, and the runtime's configuration into
+     * cfg (app_config).  0 to run; 1 after --help (exit 0); -1 after a usage
+     * error (exit 2); -2 after any other failure (exit 1).  On a failure
+     * begin leaves nothing to free. */
+    int (*begin)(void *app, int argc, char **argv, tess_config *cfg);
     /* Every rank, after tess_init: the tables, kernels and checkpoints;
      * TESS_OK or the status after rank 0 printed why. */
     int (*prepare)(tess_ctx *ctx, void *app);
@@ -197,10 +205,13 @@ typedef struct app_tables_spec {
     /* Every rank, with tess_main's status (or prepare's): what is left to do
      * before tess_finalize (metrics); returns the run's status.  Optional. */
     int (*after)(tess_ctx *ctx, void *app, int rc);
-} app_tables_spec;
-/* tess_init, prepare, tess_main, after, tess_finalize; returns the exit
- * status: 0, 1 on a failure, 130 when SIGINT/SIGTERM ended the run. */
-int app_tables_main(const app_tables_spec *spec);
+    /* After tess_finalize: free what begin and the run left.  Optional. */
+    void (*end)(void *app);
+} app_tables_def;
+/* The application's main: begin, then tess_init, prepare, tess_main, after,
+ * tess_finalize and end; returns the exit status: 0, 1 on a failure, 2 on a
+ * usage error, 130 when SIGINT/SIGTERM ended the run. */
+int app_tables_run(const app_tables_def *def, int argc, char **argv);
 
 /* Print "tessera APP: FORMAT..." on stderr, newline added. */
 void app_error(const char *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

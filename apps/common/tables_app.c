@@ -1,10 +1,12 @@
 /*
- * tables_app.c — the life of a tables-face application once its options are
- * parsed (common.h): the runtime started with the application's
- * configuration, its tables prepared on every rank, its control function
- * run, the runtime finalised, and the outcome mapped to an exit status the
- * same way for every application.
+ * tables_app.c — the one main of the tables-face applications (common.h):
+ * the application's begin hook parses the command line, then the runtime
+ * starts with its configuration, its tables are prepared on every rank, its
+ * control function runs, the runtime is finalised, the state freed, and the
+ * outcome mapped to an exit status the same way for every application.  Also
+ * the options they share.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ckpt_cli.h"
@@ -57,16 +59,32 @@ void app_config(tess_config *cfg, long workers)
     if (workers > 0) cfg->workers = (int)workers;
 }
 
-int app_tables_main(const app_tables_spec *s)
+static int tables_main(const app_tables_def *d, void *app, const tess_config *cfg)
 {
     tess_ctx *ctx = NULL;
-    if (tess_init(&s->cfg, &ctx) != TESS_OK) return 1;
-    int rc = s->prepare(ctx, s->app);
-    if (rc == TESS_OK) rc = tess_main(ctx, s->control, s->app);
-    if (s->after != NULL) rc = s->after(ctx, s->app, rc);
+    if (tess_init(cfg, &ctx) != TESS_OK) return 1;
+    int rc = d->prepare(ctx, app);
+    if (rc == TESS_OK) rc = tess_main(ctx, d->control, app);
+    if (d->after != NULL) rc = d->after(ctx, app, rc);
     /* SIGINT/SIGTERM: 130, as a shell reports a process ended by a signal */
     int interrupted = tess_interrupted(ctx);
     tess_finalize(ctx);
     if (rc != TESS_OK && interrupted) return 130;
     return rc == TESS_OK ? 0 : 1;
+}
+
+int app_tables_run(const app_tables_def *d, int argc, char **argv)
+{
+    void *app = calloc(1, d->size);
+    if (app == NULL) return 1;
+    tess_config cfg;
+    int rc = d->begin(app, argc, argv, &cfg);
+    if (rc == 0) {
+        rc = tables_main(d, app, &cfg);
+        if (d->end != NULL) d->end(app);
+    } else {
+        rc = rc > 0 ? 0 : rc == -2 ? 1 : 2; /* --help, another failure, a usage error */
+    }
+    free(app);
+    return rc;
 }

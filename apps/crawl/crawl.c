@@ -598,29 +598,42 @@ static int prepare(tess_ctx *ctx, void *arg)
     return app_ckpt_cli_enable(CRAWL_APP, ctx, &app->opt.ckpt, job);
 }
 
-int crawl_main(int argc, char **argv)
+/* Both libraries set up their global state once, before any thread. */
+static int start_libraries(void)
 {
-    crawl_app app;
-    memset(&app, 0, sizeof app);
-    app.start = tess_now();
-    int rc = crawl_opts_parse(argc, argv, &app.opt);
-    if (rc != 0) return rc > 0 ? 0 : 2;
-    if (crawl_scope_init(&app.scope, &app.opt) != 0) {
-        crawl_scope_free(&app.scope);
-        return 2;
-    }
-    /* Both libraries set up their global state once, before any thread. */
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
         app_error(CRAWL_APP, "libcurl could not be initialised");
-        return 1;
+        return -2;
     }
     xmlInitParser();
-    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = crawl_control};
-    app_config(&spec.cfg, app.opt.run.workers);
-    rc = app_tables_main(&spec);
-    free(app.pages_dir);
-    crawl_scope_free(&app.scope);
+    return 0;
+}
+
+static int begin(void *arg, int argc, char **argv, tess_config *cfg)
+{
+    crawl_app *app = arg;
+    app->start = tess_now();
+    int rc = crawl_opts_parse(argc, argv, &app->opt);
+    if (rc != 0) return rc;
+    rc = crawl_scope_init(&app->scope, &app->opt) != 0 ? -1 : start_libraries();
+    if (rc != 0) {
+        crawl_scope_free(&app->scope);
+        return rc;
+    }
+    app_config(cfg, app->opt.run.workers);
+    return 0;
+}
+
+static void end(void *arg)
+{
+    crawl_app *app = arg;
+    free(app->pages_dir);
+    crawl_scope_free(&app->scope);
     xmlCleanupParser();
     curl_global_cleanup();
-    return rc;
 }
+
+/* For app_tables_run: the state's size, begin, prepare, control, after, end. */
+static const app_tables_def def = {sizeof(crawl_app), begin, prepare, crawl_control, NULL, end};
+
+int crawl_main(int argc, char **argv) { return app_tables_run(&def, argc, argv); }

@@ -348,17 +348,10 @@ static int64_t read_moved(const kmeans_app *app)
     return moved;
 }
 
-/* Take up a restored checkpoint: the iteration count and the centres. */
+/* Take up a restored checkpoint: the iteration count and the centres
+ * (app_ckpt_cli_restore passed over epochs beyond --iterations). */
 static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r, uint64_t epoch)
 {
-    if (r->done < 1 || r->done > app->opt.iterations) {
-        app_error(KM_APP,
-                  "cannot restore from %s: epoch %llu is after iteration %lld, "
-                  "beyond --iterations %ld",
-                  app->opt.ckpt.dir, (unsigned long long)epoch, (long long)r->done,
-                  app->opt.iterations);
-        return TESS_ERR_INVAL;
-    }
     int rc = read_centres(app, app->centre_values);
     /* replicas are not checkpointed: copy the centres into them */
     if (rc == 0) rc = tess_table_replicate(app->centres);
@@ -367,8 +360,7 @@ static int control_resume(tess_ctx *ctx, kmeans_app *app, const kmeans_resume *r
     if (rc != 0) return app_control_fail(KM_APP, ctx, "reading the restored centres", rc);
     app->first_iteration = (long)r->done;
     app->restored_epoch = epoch;
-    fprintf(stderr, "kmeans: restored checkpoint epoch %llu (iteration %lld of %ld) from %s\n",
-            (unsigned long long)epoch, (long long)r->done, app->opt.iterations, app->opt.ckpt.dir);
+    app_ckpt_cli_restored(KM_APP, &app->opt.ckpt, "iteration", epoch, r->done, app->opt.iterations);
     return 0;
 }
 
@@ -680,23 +672,24 @@ static int prepare(tess_ctx *ctx, void *arg)
     return rc == 0 ? prepare_runtime(ctx, arg) : rc;
 }
 
-static void kmeans_app_free(kmeans_app *app)
+static int begin(void *arg, int argc, char **argv, tess_config *cfg)
 {
+    kmeans_app *app = arg;
+    app->start = tess_now();
+    int rc = kmeans_opts_parse(argc, argv, &app->opt);
+    app_config(cfg, app->opt.run.workers);
+    return rc;
+}
+
+static void end(void *arg)
+{
+    kmeans_app *app = arg;
     kmeans_points_free(&app->pts);
     free(app->centre_values);
     free(app->iteration_seconds);
 }
 
-int kmeans_main(int argc, char **argv)
-{
-    kmeans_app app;
-    memset(&app, 0, sizeof app);
-    app.start = tess_now();
-    int rc = kmeans_opts_parse(argc, argv, &app.opt);
-    if (rc != 0) return rc > 0 ? 0 : 2;
-    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = kmeans_control};
-    app_config(&spec.cfg, app.opt.run.workers);
-    rc = app_tables_main(&spec);
-    kmeans_app_free(&app);
-    return rc;
-}
+/* For app_tables_run: the state's size, begin, prepare, control, after, end. */
+static const app_tables_def def = {sizeof(kmeans_app), begin, prepare, kmeans_control, NULL, end};
+
+int kmeans_main(int argc, char **argv) { return app_tables_run(&def, argc, argv); }

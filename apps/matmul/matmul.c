@@ -275,28 +275,35 @@ static int prepare(tess_ctx *ctx, void *arg)
     return rc;
 }
 
-int matmul_main(int argc, char **argv)
+static int begin(void *arg, int argc, char **argv, tess_config *cfg)
 {
-    mm_app app;
-    memset(&app, 0, sizeof app);
-    app.start = tess_now();
-    int rc = mm_opts_parse(argc, argv, &app.opt);
-    if (rc != 0) return rc > 0 ? 0 : 2;
-    mm_geom_init(&app.g, app.opt.n, app.opt.block);
+    mm_app *app = arg;
+    app->start = tess_now();
+    int rc = mm_opts_parse(argc, argv, &app->opt);
+    if (rc != 0) return rc;
+    mm_geom_init(&app->g, app->opt.n, app->opt.block);
     /* The workers are the parallelism: each dgemm runs on one thread, which
      * also makes every block the same bits whoever computes it. */
-    if (mm_blas_load() != 0) return 1;
-    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = mm_control};
-    app_config(&spec.cfg, app.opt.run.workers);
+    if (mm_blas_load() != 0) return -2;
+    app_config(cfg, app->opt.run.workers);
     /* No work stealing unless TESS_STEAL=1 asks for it: the partitions are
      * equal by construction, and a task stolen in the short load phase
      * takes its partitions along for good, so the multiply ran 5 block rows
      * on one rank and 3 on the other, then stole again with 32 MB per move:
      * N = 4000 on 2 ranks took 2.2-2.4 s instead of 1.6 in 3 runs of 5. */
     const char *steal = getenv("TESS_STEAL");
-    if (steal == NULL || strcmp(steal, "1") != 0) spec.cfg.steal = 0;
-    rc = app_tables_main(&spec);
-    mm_bcache_free(&app.bcache, app.partitions);
-    free(app.row_bounds);
-    return rc;
+    if (steal == NULL || strcmp(steal, "1") != 0) cfg->steal = 0;
+    return 0;
 }
+
+static void end(void *arg)
+{
+    mm_app *app = arg;
+    mm_bcache_free(&app->bcache, app->partitions);
+    free(app->row_bounds);
+}
+
+/* For app_tables_run: the state's size, begin, prepare, control, after, end. */
+static const app_tables_def def = {sizeof(mm_app), begin, prepare, mm_control, NULL, end};
+
+int matmul_main(int argc, char **argv) { return app_tables_run(&def, argc, argv); }

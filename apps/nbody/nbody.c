@@ -144,8 +144,7 @@ static int control_start(tess_ctx *ctx, nbody_app *app)
     if (rc != 0 || restored != 1) return rc == 0 ? control_load(ctx, app) : rc;
     app->first_step = (long)r.done;
     app->restored_epoch = epoch;
-    fprintf(stderr, "nbody: restored checkpoint epoch %llu (step %lld of %ld) from %s\n",
-            (unsigned long long)epoch, (long long)r.done, app->opt.steps, app->opt.ckpt.dir);
+    app_ckpt_cli_restored(NB_APP, &app->opt.ckpt, "step", epoch, r.done, app->opt.steps);
     return 0;
 }
 
@@ -356,22 +355,29 @@ static int prepare(tess_ctx *ctx, void *arg)
     return rc == 0 ? prepare_runtime(ctx, arg) : rc;
 }
 
-int nbody_main(int argc, char **argv)
+static int begin(void *arg, int argc, char **argv, tess_config *cfg)
 {
-    nbody_app app;
-    memset(&app, 0, sizeof app);
-    app.start = tess_now();
-    int rc = nbody_opts_parse(argc, argv, &app.opt);
-    if (rc != 0) return rc > 0 ? 0 : 2;
-    app.prm = (nbody_params){.box = app.opt.box,
-                             .cutoff = app.opt.cutoff,
-                             .softening = app.opt.softening,
-                             .dt = app.opt.dt};
-    app.cells = nbody_cells_per_side(&app.prm);
-    app_tables_spec spec = {.app = &app, .prepare = prepare, .control = nbody_control};
-    app_config(&spec.cfg, app.opt.run.workers);
-    rc = app_tables_main(&spec);
-    free(app.initial);
-    free(app.step_seconds);
-    return rc;
+    nbody_app *app = arg;
+    app->start = tess_now();
+    int rc = nbody_opts_parse(argc, argv, &app->opt);
+    if (rc != 0) return rc;
+    app->prm = (nbody_params){.box = app->opt.box,
+                              .cutoff = app->opt.cutoff,
+                              .softening = app->opt.softening,
+                              .dt = app->opt.dt};
+    app->cells = nbody_cells_per_side(&app->prm);
+    app_config(cfg, app->opt.run.workers);
+    return 0;
 }
+
+static void end(void *arg)
+{
+    nbody_app *app = arg;
+    free(app->initial);
+    free(app->step_seconds);
+}
+
+/* For app_tables_run: the state's size, begin, prepare, control, after, end. */
+static const app_tables_def def = {sizeof(nbody_app), begin, prepare, nbody_control, NULL, end};
+
+int nbody_main(int argc, char **argv) { return app_tables_run(&def, argc, argv); }

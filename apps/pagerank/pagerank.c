@@ -218,22 +218,13 @@ static int load(tess_ctx *ctx, pr_app *app)
     return TESS_OK;
 }
 
-/* Take up the state of a restored checkpoint; its tables hold the graph. */
-static int resume(pr_app *app, const pr_resume *r, uint64_t epoch)
+/* Take up the state of a restored checkpoint; its tables hold the graph
+ * (app_ckpt_cli_restore passed over epochs beyond --iterations). */
+static void resume(pr_app *app, const pr_resume *r, uint64_t epoch)
 {
-    if (r->done < 1 || r->done > app->opt.iterations) {
-        app_error(APP,
-                  "cannot restore from %s: epoch %llu is after iteration %lld, "
-                  "beyond --iterations %ld",
-                  app->opt.ckpt.dir, (unsigned long long)epoch, (long long)r->done,
-                  app->opt.iterations);
-        return TESS_ERR_INVAL;
-    }
     app->first_iteration = (long)r->done;
     app->restored_epoch = epoch;
-    fprintf(stderr, "pagerank: restored checkpoint epoch %llu (iteration %lld of %ld) from %s\n",
-            (unsigned long long)epoch, (long long)r->done, app->opt.iterations, app->opt.ckpt.dir);
-    return TESS_OK;
+    app_ckpt_cli_restored(APP, &app->opt.ckpt, "iteration", epoch, r->done, app->opt.iterations);
 }
 
 /* A loaded epoch's tables: the whole graph and finite, non-negative sums. */
@@ -264,8 +255,8 @@ static int restore_or_load(tess_ctx *ctx, pr_app *app)
                                   sizeof r, &epoch);
     if (rc < 0) return rc;
     if (rc == 1) {
-        rc = resume(app, &r, epoch);
-        if (rc == TESS_OK && r.done < app->opt.iterations) rc = sum_dangling(ctx, app, 1);
+        resume(app, &r, epoch);
+        rc = r.done < app->opt.iterations ? sum_dangling(ctx, app, 1) : TESS_OK;
         if (rc != TESS_OK) app_error(APP, "%s", tess_last_error(ctx));
         return rc;
     }
@@ -560,14 +551,6 @@ static int finish_outputs(pr_app *app, int rc)
     return rc != TESS_OK ? rc : TESS_ERR_IO;
 }
 
-static void app_free(pr_app *app)
-{
-    tg_free(&app->g);
-    tg_in_csr_free(&app->csr);
-    free(app->dangling);
-    free(app->iteration_seconds);
-}
-
 static int prepare(tess_ctx *ctx, void *arg)
 {
     int rc = load_graph(ctx, arg);
@@ -585,25 +568,30 @@ static int after(tess_ctx *ctx, void *arg, int rc)
     return rc;
 }
 
-static int run(pr_app *app)
+static int begin(void *arg, int argc, char **argv, tess_config *cfg)
 {
-    app_tables_spec spec = {.app = app, .prepare = prepare, .control = control, .after = after};
-    app_config(&spec.cfg, app->opt.workers);
-    apply_steal_options(&app->opt, &spec.cfg);
+    pr_app *app = arg;
+    int rc = parse_options(&app->opt, argc, argv);
+    if (rc != 0) return rc;
+    app->progress = app_progress_enabled(app->opt.progress);
+    app->iteration_seconds = calloc((size_t)app->opt.iterations, sizeof(double));
+    if (app->iteration_seconds == NULL) return -2;
+    app_config(cfg, app->opt.workers);
+    apply_steal_options(&app->opt, cfg);
     app->start = tess_now();
-    return app_tables_main(&spec);
+    return 0;
 }
 
-int pagerank_main(int argc, char **argv)
+static void end(void *arg)
 {
-    pr_app app;
-    memset(&app, 0, sizeof app);
-    int prc = parse_options(&app.opt, argc, argv);
-    if (prc != 0) return prc > 0 ? 0 : prc == -2 ? 1 : 2;
-    app.progress = app_progress_enabled(app.opt.progress);
-    app.iteration_seconds = calloc((size_t)app.opt.iterations, sizeof(double));
-    if (app.iteration_seconds == NULL) return 1;
-    int rc = run(&app);
-    app_free(&app);
-    return rc;
+    pr_app *app = arg;
+    tg_free(&app->g);
+    tg_in_csr_free(&app->csr);
+    free(app->dangling);
+    free(app->iteration_seconds);
 }
+
+/* For app_tables_run: the state's size, begin, prepare, control, after, end. */
+static const app_tables_def def = {sizeof(pr_app), begin, prepare, control, after, end};
+
+int pagerank_main(int argc, char **argv) { return app_tables_run(&def, argc, argv); }

@@ -266,20 +266,18 @@ static int after(tess_ctx *ctx, void *arg, int rc)
     return rc;
 }
 
-static int run(wq_app *app)
+static int begin(void *arg, int argc, char **argv, tess_config *cfg)
 {
-    app_tables_spec spec = {.app = app, .prepare = setup, .control = control, .after = after};
-    app_config(&spec.cfg, app->opt.workers);
+    wq_app *app = arg;
+    int rc = parse_options(&app->opt, argc, argv);
+    if (rc != 0) return rc;
+    app->progress = app_progress_enabled(app->opt.progress);
+    app_config(cfg, app->opt.workers);
     app->start = tess_now();
-    return app_tables_main(&spec);
+    return 0;
 }
 
-int workqueue_main(int argc, char **argv)
-{
-    wq_app app;
-    memset(&app, 0, sizeof app);
-    int prc = parse_options(&app.opt, argc, argv);
-    if (prc != 0) return prc > 0 ? 0 : prc == -2 ? 1 : 2;
-    app.progress = app_progress_enabled(app.opt.progress);
-    return run(&app);
-}
+/* For app_tables_run: the state's size, begin, prepare, control, after, end. */
+static const app_tables_def def = {sizeof(wq_app), begin, setup, control, after, NULL};
+
+int workqueue_main(int argc, char **argv) { return app_tables_run(&def, argc, argv); }
