@@ -112,12 +112,7 @@ void tess_graph_destroy(tess_graph *g)
         free(g->inner[i].level_end);
         free(g->inner[i].touched);
     }
-    free(g->inner);
-    free(g->labels);
-    free(g->part);
-    free(g->out_first);
-    free(g->out_dst);
-    free(g->cache);
+    TESS_FREE_ALL(g->inner, g->labels, g->part, g->out_first, g->out_dst, g->cache);
     pthread_mutex_destroy(&g->grow_lock);
     pthread_mutex_destroy(&g->cache_lock);
     free(g);
