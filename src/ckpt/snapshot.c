@@ -168,14 +168,7 @@ static int hold_message(tess__ckpt_rt *rt, int src, uint32_t type, const uint8_t
 static int log_message(tess__ckpt_rt *rt, uint32_t type, const uint8_t *p, size_t len)
 {
     size_t need = rt->log_len + 8 + len;
-    if (need > rt->log_cap) {
-        size_t cap = rt->log_cap ? rt->log_cap : 65536;
-        while (cap < need) cap *= 2;
-        uint8_t *n = realloc(rt->log, cap);
-        if (n == NULL) return TESS_ERR_NOMEM;
-        rt->log = n;
-        rt->log_cap = cap;
-    }
+    if (tess__grow_bytes(&rt->log, &rt->log_cap, need, 65536) != TESS_OK) return TESS_ERR_NOMEM;
     uint32_t head[2] = {type, (uint32_t)len};
     memcpy(rt->log + rt->log_len, head, sizeof head);
     memcpy(rt->log + rt->log_len + 8, p, len);
@@ -719,18 +712,9 @@ void tess__ckpt_free(tess_ctx *ctx)
     tess__ckpt_store_close(rt->store);
     for (int i = 0; i < rt->nheld; i++) free(rt->held[i].bytes);
     for (int i = 0; i < rt->ncopies; i++) free(rt->copies[i].buf);
-    free(rt->held);
-    free(rt->copies);
-    free(rt->log);
-    free(rt->tasks);
-    free(rt->marker_seen);
-    free(rt->rank_tasks);
-    free(rt->user);
-    free(rt->periodic_user);
-    free(rt->restored_kernel);
-    free(rt->restored_tasks);
-    free(rt->dir);
-    free(rt->job);
+    TESS_FREE_ALL(rt->held, rt->copies, rt->log, rt->tasks, rt->marker_seen, rt->rank_tasks,
+                  rt->user, rt->periodic_user, rt->restored_kernel, rt->restored_tasks, rt->dir,
+                  rt->job);
     pthread_rwlock_destroy(&rt->rw);
     pthread_mutex_destroy(&rt->mu);
     pthread_cond_destroy(&rt->cv);

@@ -81,16 +81,24 @@ static int hook_fails(const tess__ckpt_store *s, const char *path)
     return 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
+/* All of p[0, len) through write() (writing) or read(), again where a
+ * signal cut a call short: 0, or -1 on an error or an early end of file. */
+static int transfer_all(int fd, uint8_t *p, size_t len, int writing)
 {
     while (len > 0) {
-        ssize_t n = write(fd, p, len);
+        ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return -1;
         p += n;
         len -= (size_t)n;
     }
     return 0;
+}
+
+/* write() only reads p: the cast is safe. */
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+    return transfer_all(fd, (uint8_t *)p, len, 1);
 }
 
 /* Write, fsync and close fd, the file at `path`; closes fd in every case. */
@@ -216,17 +224,7 @@ int tess__ckpt_mkdir(const char *path, char *err, size_t errlen)
                           errno == EEXIST ? "exists and is not a directory" : strerror(errno));
 }
 
-static int read_all(int fd, uint8_t *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
+static int read_all(int fd, uint8_t *p, size_t len) { return transfer_all(fd, p, len, 0); }
 
 int tess__ckpt_read_file(const char *path, uint8_t **buf_out, size_t *len_out, char *err,
                          size_t errlen)

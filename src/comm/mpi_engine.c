@@ -144,14 +144,7 @@ uint64_t tess__comm_dispatched_from(tess_ctx *ctx, int src)
 static int batch_append(batch *b, const out_msg *m)
 {
     size_t need = b->len + padded(m->len);
-    if (need > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < need) cap *= 2;
-        uint8_t *grown = realloc(b->buf, cap);
-        if (grown == NULL) return TESS_ERR_NOMEM;
-        b->buf = grown;
-        b->cap = cap;
-    }
+    if (tess__grow_bytes(&b->buf, &b->cap, need, 65536) != TESS_OK) return TESS_ERR_NOMEM;
     memcpy(b->buf + b->len, m->data, m->len);
     memset(b->buf + b->len + m->len, 0, padded(m->len) - m->len);
     b->len = need;
@@ -612,11 +605,7 @@ void tess__comm_stop(tess_ctx *ctx)
     pthread_mutex_unlock(&c->mu);
     pthread_join(c->thread, NULL);
     for (int r = 0; c->batches != NULL && r < ctx->nranks; r++) free(c->batches[r].buf);
-    free(c->batches);
-    free(c->sends);
-    free(c->worker_counts);
-    free(c->posted);
-    free(c->dispatched);
+    TESS_FREE_ALL(c->batches, c->sends, c->worker_counts, c->posted, c->dispatched);
     pthread_mutex_destroy(&c->mu);
     pthread_cond_destroy(&c->doorbell);
     pthread_cond_destroy(&c->ready_cv);

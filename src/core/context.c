@@ -114,11 +114,7 @@ void tess__ctx_free(tess_ctx *ctx)
     if (ctx->slots != NULL)
         for (int i = 0; i <= ctx->workers; i++) tess__slot_destroy(&ctx->slots[i]);
     tess__registry_free(&ctx->reg);
-    free(ctx->slots);
-    free(ctx->threads);
-    free(ctx->worker_base);
-    free(ctx->views);
-    free(ctx->node_counts);
+    TESS_FREE_ALL(ctx->slots, ctx->threads, ctx->worker_base, ctx->views, ctx->node_counts);
     pthread_mutex_destroy(&ctx->error_mu);
     pthread_mutex_destroy(&ctx->ctl_mu);
     pthread_cond_destroy(&ctx->ctl_cv);

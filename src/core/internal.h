@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "tessera/tessera.h"
 
 #define TESS_HIDDEN __attribute__((visibility("hidden")))
@@ -191,6 +192,32 @@ void tess__warn(const tess_ctx *ctx, const char *fmt, ...) __attribute__((format
     do {                                                         \
         if (cond) return tess__fail((ctx), (code), __VA_ARGS__); \
     } while (0)
+
+/* Frees each of n blocks (a NULL one too, as free() does).  Through
+ * TESS_FREE_ALL(a, b, ...), a destroy function names the blocks it owns in
+ * one list rather than one free() a line. */
+static inline void tess__free_each(void *const *blocks, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(blocks[i]);
+}
+#define TESS_FREE_ALL(...)                        \
+    tess__free_each((void *const[]){__VA_ARGS__}, \
+                    sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
+/* Makes the byte buffer *buf (capacity *cap) hold at least `need` bytes,
+ * doubling from *cap (from `first` when it is empty) so that appends cost
+ * amortised O(1).  On TESS_ERR_NOMEM the buffer is left as it was. */
+static inline int tess__grow_bytes(uint8_t **buf, size_t *cap, size_t need, size_t first)
+{
+    if (need <= *cap) return TESS_OK;
+    size_t grown_cap = *cap ? *cap : first;
+    while (grown_cap < need) grown_cap *= 2;
+    uint8_t *grown = realloc(*buf, grown_cap);
+    if (grown == NULL) return TESS_ERR_NOMEM;
+    *buf = grown;
+    *cap = grown_cap;
+    return TESS_OK;
+}
 
 /* CLOCK_REALTIME deadline `seconds` from now, for pthread_cond_timedwait. */
 struct timespec;

@@ -53,17 +53,9 @@ void tess__queue_destroy(tess_ctx *ctx)
     tess__task_queue *q = ctx->queue;
     if (q == NULL) return;
     for (int i = q->next; i < q->ntasks; i++) tess__args_release(q->tasks[i].args);
-    free(q->tasks);
-    free(q->busy);
-    free(q->busy_instance);
-    free(q->busy_locality);
-    free(q->busy_size);
-    free(q->busy_started);
     for (int w = 0; q->pos && w < ctx->workers; w++) free(q->pos[w]);
-    free(q->pos);
-    free(q->pos_len);
-    free(q->pos_instance);
-    free(q->assigned);
+    TESS_FREE_ALL(q->tasks, q->busy, q->busy_instance, q->busy_locality, q->busy_size,
+                  q->busy_started, q->pos, q->pos_len, q->pos_instance, q->assigned);
     pthread_mutex_destroy(&q->mu);
     pthread_cond_destroy(&q->cv);
     free(q);

@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "core/internal.h"
 #include "partition_impl.h"
 
 void tess__arena_free(tess__arena *a)
@@ -40,13 +41,7 @@ static int arena_reserve(tess__partition *p, size_t len)
     tess__arena *a = &p->arena;
     if (a->len + len <= a->cap) return TESS_OK;
     if (a->garbage > a->len / 2) return arena_compact(p, len);
-    size_t cap = a->cap ? a->cap : 4096;
-    while (cap < a->len + len) cap *= 2;
-    uint8_t *grown = realloc(a->buf, cap);
-    if (grown == NULL) return TESS_ERR_NOMEM;
-    a->buf = grown;
-    a->cap = cap;
-    return TESS_OK;
+    return tess__grow_bytes(&a->buf, &a->cap, a->len + len, 4096);
 }
 
 /* The slot must not count as present while compacting: its old value is

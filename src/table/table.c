@@ -136,14 +136,8 @@ void tess__table_free(tess_table *t)
     if (t == NULL) return;
     for (int p = 0; t->parts && p < t->nparts; p++) tess__partition_free(t->parts[p]);
     for (int p = 0; t->locks && p < t->nparts; p++) pthread_mutex_destroy(&t->locks[p]);
-    free(t->parts);
-    free(t->locks);
-    free(t->owner);
-    free(t->bounds);
-    free(t->bucket_part);
     tess__replica_free(t->replica);
-    free(t->name);
-    free(t);
+    TESS_FREE_ALL(t->parts, t->locks, t->owner, t->bounds, t->bucket_part, t->name, t);
 }
 
 /* The timeout flush in nanoseconds: the spec's, else the configuration's;

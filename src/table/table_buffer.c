@@ -67,15 +67,8 @@ static void buffers_free(tess__slot_buffers *b, int nranks)
 {
     if (b == NULL) return;
     for (int r = 0; b->remote && r < nranks; r++) combiner_free(&b->remote[r]);
-    free(b->remote);
     tess__private_free(b->priv);
-    free(b->lkeys);
-    free(b->lvals);
-    free(b->part);
-    free(b->group);
-    free(b->skeys);
-    free(b->svals);
-    free(b);
+    TESS_FREE_ALL(b->remote, b->lkeys, b->lvals, b->part, b->group, b->skeys, b->svals, b);
 }
 
 void tess__slot_forget_table(tess__slot *slot, int index)

@@ -93,10 +93,7 @@ typedef struct decoded_spec {
 
 static void decoded_free(decoded_spec *d)
 {
-    free(d->name);
-    free(d->partitioner);
-    free(d->accumulator);
-    free(d->bounds);
+    TESS_FREE_ALL(d->name, d->partitioner, d->accumulator, d->bounds);
 }
 
 static int decode_numbers(tess_ctx *ctx, tess__reader *r, decoded_spec *d, uint32_t *nb)

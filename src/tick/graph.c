@@ -96,28 +96,17 @@ int tess_graph_create(uint32_t nv, const uint64_t *in_first, const uint32_t *in_
 
 static void labels_free(hop_labels *lab)
 {
-    free(lab->dist);
-    free(lab->order);
-    free(lab->level_end);
-    free(lab->touched);
+    TESS_FREE_ALL(lab->dist, lab->order, lab->level_end, lab->touched);
 }
 
 void tess_graph_destroy(tess_graph *g)
 {
     if (g == NULL) return;
     for (int i = 0; g->labels != NULL && i < g->nparts * 2; i++) labels_free(&g->labels[i]);
-    for (int i = 0; g->inner != NULL && i < g->nparts; i++) {
-        free(g->inner[i].key);
-        free(g->inner[i].order);
-        free(g->inner[i].level_end);
-        free(g->inner[i].touched);
-    }
-    free(g->inner);
-    free(g->labels);
-    free(g->part);
-    free(g->out_first);
-    free(g->out_dst);
-    free(g->cache);
+    for (int i = 0; g->inner != NULL && i < g->nparts; i++)
+        TESS_FREE_ALL(g->inner[i].key, g->inner[i].order, g->inner[i].level_end,
+                      g->inner[i].touched);
+    TESS_FREE_ALL(g->inner, g->labels, g->part, g->out_first, g->out_dst, g->cache);
     pthread_mutex_destroy(&g->grow_lock);
     pthread_mutex_destroy(&g->cache_lock);
     free(g);

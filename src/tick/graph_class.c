@@ -155,6 +155,17 @@ static version *slot_of(graph_state *s, int slot)
     return slot >= 0 && slot < s->nslots ? &s->v[slot] : NULL;
 }
 
+/* The opening of every operation on one slot's vertices in a region: the
+ * slot's version (TESS_ERR_INVAL for a bad slot) and the region made ready
+ * to enumerate (the caller frees it with region_free). */
+static int slot_region(graph_state *s, int slot, const tess_region *r, version **ver_out,
+                       cregion *c)
+{
+    *ver_out = slot_of(s, slot);
+    if (*ver_out == NULL) return TESS_ERR_INVAL;
+    return region_make(s->g, r, c);
+}
+
 static void gs_clear(void *p, int slot)
 {
     graph_state *s = p;
@@ -169,10 +180,9 @@ static void gs_clear(void *p, int slot)
 static int gs_init(void *p, int slot, const tess_region *r)
 {
     graph_state *s = p;
-    version *ver = slot_of(s, slot);
-    if (ver == NULL) return TESS_ERR_INVAL;
+    version *ver;
     cregion c;
-    int rc = region_make(s->g, r, &c);
+    int rc = slot_region(s, slot, r, &ver, &c);
     if (rc != TESS_OK) return rc;
     for (uint32_t i = 0, n = region_span(&c, s->g->nv); i < n; i++) {
         uint32_t v = region_at(&c, i);
@@ -187,10 +197,9 @@ static int gs_init(void *p, int slot, const tess_region *r)
 static int gs_pack(void *p, int slot, const tess_region *r, tess_buf *out)
 {
     graph_state *s = p;
-    version *ver = slot_of(s, slot);
-    if (ver == NULL) return TESS_ERR_INVAL;
+    version *ver;
     cregion c;
-    int rc = region_make(s->g, r, &c);
+    int rc = slot_region(s, slot, r, &ver, &c);
     if (rc != TESS_OK) return rc;
     unsigned char *dst = NULL;
     size_t room = 0;
@@ -313,10 +322,9 @@ static int64_t gs_step(void *p, int from_slot, int to_slot, const tess_region *r
 static int64_t gs_count(void *p, int slot, const tess_region *r)
 {
     graph_state *s = p;
-    version *ver = slot_of(s, slot);
-    if (ver == NULL) return TESS_ERR_INVAL;
+    version *ver;
     cregion c;
-    int rc = region_make(s->g, r, &c);
+    int rc = slot_region(s, slot, r, &ver, &c);
     if (rc != TESS_OK) return rc;
     int64_t count = 0;
     for (uint32_t i = 0, n = region_span(&c, s->g->nv); i < n; i++) {

@@ -82,12 +82,7 @@ static void grid_destroy(void *st)
             free(g->have[s]);
         }
     }
-    free(g->val);
-    free(g->have);
-    free(g->cut);
-    free(g->negs);
-    free(g->ivs);
-    free(g);
+    TESS_FREE_ALL(g->val, g->have, g->cut, g->negs, g->ivs, g);
 }
 
 static void *grid_create(const tess_tick_app *app, int nslots, const tess_query *own,

@@ -7,6 +7,22 @@
 #include "tick/tick_internal.h"
 
 static const char *const alg_names[] = {"bsp", "local", "sched", "repl", "combined", "auto"};
+static const char *const clock_names[] = {"real", "virtual"};
+#define NAMES_N(names) ((int)(sizeof names / sizeof *names))
+
+/* The enums' names are tables indexed by value; one lookup each way, so
+ * that every enum checks its bounds and NULL alike. */
+static int name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; name != NULL && i < n; i++)
+        if (strcmp(name, names[i]) == 0) return i;
+    return -1;
+}
+
+static const char *name_at(const char *const *names, int n, int i)
+{
+    return i >= 0 && i < n ? names[i] : "?";
+}
 
 void tess_tick_options_init(tess_tick_options *o)
 {
@@ -19,36 +35,26 @@ void tess_tick_options_init(tess_tick_options *o)
 
 int tess_tick_alg_parse(const char *name, tess_tick_alg *out)
 {
-    for (int i = 0; i < (int)(sizeof alg_names / sizeof *alg_names); i++)
-        if (name != NULL && strcmp(name, alg_names[i]) == 0) {
-            *out = (tess_tick_alg)i;
-            return TESS_OK;
-        }
-    return TESS_ERR_INVAL;
+    int i = name_index(alg_names, NAMES_N(alg_names), name);
+    if (i >= 0) *out = (tess_tick_alg)i;
+    return i >= 0 ? TESS_OK : TESS_ERR_INVAL;
+}
+
+int tess_tick_clock_parse(const char *name, tess_tick_clock *out)
+{
+    int i = name_index(clock_names, NAMES_N(clock_names), name);
+    if (i >= 0) *out = (tess_tick_clock)i;
+    return i >= 0 ? TESS_OK : TESS_ERR_INVAL;
 }
 
 const char *tess_tick_alg_name(tess_tick_alg alg)
 {
-    if ((int)alg < 0 || (int)alg >= (int)(sizeof alg_names / sizeof *alg_names)) return "?";
-    return alg_names[alg];
-}
-
-static const char *const clock_names[] = {"real", "virtual"};
-
-int tess_tick_clock_parse(const char *name, tess_tick_clock *out)
-{
-    for (int i = 0; i < (int)(sizeof clock_names / sizeof *clock_names); i++)
-        if (name != NULL && strcmp(name, clock_names[i]) == 0) {
-            *out = (tess_tick_clock)i;
-            return TESS_OK;
-        }
-    return TESS_ERR_INVAL;
+    return name_at(alg_names, NAMES_N(alg_names), (int)alg);
 }
 
 const char *tess_tick_clock_name(tess_tick_clock clock)
 {
-    if ((int)clock < 0 || (int)clock >= (int)(sizeof clock_names / sizeof *clock_names)) return "?";
-    return clock_names[clock];
+    return name_at(clock_names, NAMES_N(clock_names), (int)clock);
 }
 
 /* Checkpoints: a directory, a positive interval, --restore only with a directory. */

@@ -165,14 +165,7 @@ static void slot_clear(pslot *s)
     slot_changed(s);
 }
 
-static void slot_free(pslot *s)
-{
-    free(s->p);
-    free(s->present);
-    free(s->start);
-    free(s->items);
-    free(s->held);
-}
+static void slot_free(pslot *s) { TESS_FREE_ALL(s->p, s->present, s->start, s->items, s->held); }
 
 /* ---------------------------------------------------------------- the spatial index */
 

@@ -2,11 +2,13 @@
  * checks.h — what the end-to-end test programs (guarantees.c, replica.c,
  * migrate.c) share: one line per check ("ok  : WHAT" or "FAIL: WHAT"), the
  * closing "N passed, N failed" line, and the life of the runtime around the
- * checks, and the specs of their tables.  Header-only: each program is one source file.
+ * checks, their `NAME VALUE` arguments, and the specs of their tables.
+ * Header-only: each program is one source file.
  */
 #ifndef TESS_TESTS_CHECKS_H
 #define TESS_TESTS_CHECKS_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +31,30 @@ static inline int checks_report(void)
     return failed ? 1 : 0;
 }
 
-/* The defaults (tess_config_init), and `--workers W` (the only argument
- * these programs take alike). */
+/* The value of `NAME VALUE` among the program's arguments (pairs from
+ * argv[1]; the last one given wins), or NULL. */
+static inline const char *checks_arg(int argc, char **argv, const char *name)
+{
+    const char *value = NULL;
+    for (int i = 1; i + 1 < argc; i += 2)
+        if (strcmp(argv[i], name) == 0) value = argv[i + 1];
+    return value;
+}
+
+/* A count argument: its value, or dflt when it is not given. */
+static inline uint64_t checks_arg_count(int argc, char **argv, const char *name, uint64_t dflt)
+{
+    const char *value = checks_arg(argc, argv, name);
+    return value != NULL ? strtoull(value, NULL, 10) : dflt;
+}
+
+/* The defaults (tess_config_init), and `--workers W` (the argument these
+ * programs take alike). */
 static inline void checks_config(int argc, char **argv, tess_config *cfg)
 {
     tess_config_init(cfg);
-    if (argc == 3 && strcmp(argv[1], "--workers") == 0) cfg->workers = atoi(argv[2]);
+    const char *workers = checks_arg(argc, argv, "--workers");
+    if (workers != NULL) cfg->workers = atoi(workers);
 }
 
 /* The spec of a table under uint64_t keys with value_size-byte values (0:

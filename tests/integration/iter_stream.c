@@ -303,13 +303,9 @@ static int setup(tess_ctx *ctx, void *arg)
 /* iter_stream [--workers W] [--keys N] [--bench KEYS] */
 int main(int argc, char **argv)
 {
-    app a = {.keys = 40000};
+    app a = {.keys = checks_arg_count(argc, argv, "--keys", 40000),
+             .bench = checks_arg_count(argc, argv, "--bench", 0)};
     tess_config cfg;
-    tess_config_init(&cfg);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--workers") == 0) cfg.workers = atoi(argv[i + 1]);
-        if (strcmp(argv[i], "--keys") == 0) a.keys = strtoull(argv[i + 1], NULL, 10);
-        if (strcmp(argv[i], "--bench") == 0) a.bench = strtoull(argv[i + 1], NULL, 10);
-    }
+    checks_config(argc, argv, &cfg);
     return checks_exit("iter_stream", checks_run(&cfg, setup, control, &a));
 }

@@ -157,12 +157,9 @@ static int setup(tess_ctx *ctx, void *arg)
 /* read_range [--workers W] [--bench KEYS] */
 int main(int argc, char **argv)
 {
-    app a = {.keys = 10000};
+    app a = {.keys = checks_arg_count(argc, argv, "--bench", 10000),
+             .bench = checks_arg(argc, argv, "--bench") != NULL};
     tess_config cfg;
-    tess_config_init(&cfg);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--workers") == 0) cfg.workers = atoi(argv[i + 1]);
-        if (strcmp(argv[i], "--bench") == 0) a.keys = strtoull(argv[i + 1], NULL, 10), a.bench = 1;
-    }
+    checks_config(argc, argv, &cfg);
     return checks_exit("read_range", checks_run(&cfg, setup, control, &a));
 }

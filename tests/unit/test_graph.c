@@ -101,6 +101,14 @@ struct bad_case {
     const char *want; /* substring of the message */
 };
 
+/* The message refusing input names the fault (want) on one line. */
+static void assert_message(const char *input, const char *err, const char *want)
+{
+    if (strstr(err, want) == NULL)
+        fail_msg("input \"%s\": message \"%s\" lacks \"%s\"", input, err, want);
+    assert_null(strchr(err, '\n'));
+}
+
 static void test_parse_errors(void **state)
 {
     (void)state;
@@ -123,9 +131,7 @@ static void test_parse_errors(void **state)
         char err[256] = "";
         int rc = tg_parse_snap("g.txt", cases[i].text, strlen(cases[i].text), &g, err, sizeof err);
         assert_int_equal(rc, TESS_ERR_FORMAT);
-        if (strstr(err, cases[i].want) == NULL)
-            fail_msg("case %zu: message \"%s\" lacks \"%s\"", i, err, cases[i].want);
-        assert_null(strchr(err, '\n'));
+        assert_message(cases[i].text, err, cases[i].want);
         assert_null(g.ids);
         assert_int_equal(g.ne, 0);
     }
@@ -340,14 +346,21 @@ static void test_generators_deterministic(void **state)
     }
 }
 
+/* A generated graph of the size its spec asks for: ne edges, ids (sorted,
+ * so also the vertex count) below id_bound. */
+static void generate_sized(const char *spec, tg_graph *g, uint64_t ne, uint64_t id_bound)
+{
+    generate(spec, g);
+    assert_int_equal(g->ne, ne);
+    assert_true(g->nv <= id_bound);
+    assert_true(g->ids[g->nv - 1] < id_bound);
+}
+
 static void test_rmat_shape(void **state)
 {
     (void)state;
     tg_graph g;
-    generate("rmat:10", &g);
-    assert_int_equal(g.ne, 16384);
-    assert_true(g.nv <= 1024);
-    assert_true(g.ids[g.nv - 1] < 1024);
+    generate_sized("rmat:10", &g, 16384, 1024);
     /* Skewed degrees: the busiest vertex has far more than the mean 32. */
     uint32_t *deg = calloc(g.nv, sizeof *deg);
     uint32_t max = 0;
@@ -356,9 +369,7 @@ static void test_rmat_shape(void **state)
     assert_true(max > 200);
     free(deg);
     tg_free(&g);
-    generate("rmat:3:2:5", &g);
-    assert_int_equal(g.ne, 16);
-    assert_true(g.ids[g.nv - 1] < 8);
+    generate_sized("rmat:3:2:5", &g, 16, 8);
     tg_free(&g);
 }
 
@@ -366,10 +377,8 @@ static void test_uniform_shape(void **state)
 {
     (void)state;
     tg_graph g;
-    generate("uniform:100:1000", &g);
-    assert_int_equal(g.ne, 1000);
-    assert_true(g.nv > 90 && g.nv <= 100);
-    assert_true(g.ids[g.nv - 1] < 100);
+    generate_sized("uniform:100:1000", &g, 1000, 100);
+    assert_true(g.nv > 90);
     tg_free(&g);
     generate("uniform:1:1", &g);
     assert_int_equal(g.nv, 1);
@@ -436,8 +445,7 @@ static void test_bad_specs(void **state)
         tg_graph g;
         char err[256] = "";
         assert_int_equal(tg_generate(cases[i].text, &g, err, sizeof err), TESS_ERR_INVAL);
-        if (strstr(err, cases[i].want) == NULL)
-            fail_msg("spec \"%s\": message \"%s\" lacks \"%s\"", cases[i].text, err, cases[i].want);
+        assert_message(cases[i].text, err, cases[i].want);
         assert_null(g.ids);
         assert_int_equal(tg_check_spec(cases[i].text, NULL, 0), TESS_ERR_INVAL);
     }

@@ -141,33 +141,50 @@ static void test_small_sizes(void **state)
     (void)state;
     test_graph t;
     small_graph(&t);
-    /* Lazily, level by level: ask for a small hop count first. */
-    tess_query q = Q(0, TESS_GRAPH_IN_HOPS, 1);
-    assert_int_equal(tess_graph_query_size(t.g, &q), 3); /* 0 1 3 */
-    q = Q(0, TESS_GRAPH_OWN, 0);
-    assert_int_equal(tess_graph_query_size(t.g, &q), 2);
-    q = Q(0, TESS_GRAPH_IN_HOPS, 0);
-    assert_int_equal(tess_graph_query_size(t.g, &q), 2);
-    q = Q(0, TESS_GRAPH_IN_HOPS, 2);
-    assert_int_equal(tess_graph_query_size(t.g, &q), 4);
-    q = Q(0, TESS_GRAPH_IN_HOPS, TESS_GRAPH_MAX_HOPS);
-    assert_int_equal(tess_graph_query_size(t.g, &q), 4);
-    q = Q(0, TESS_GRAPH_OUT_HOPS, 1);
-    assert_int_equal(tess_graph_query_size(t.g, &q), 3); /* 0 1 2 */
-    q = Q(0, TESS_GRAPH_OUT_HOPS, 5);
-    assert_int_equal(tess_graph_query_size(t.g, &q), 7);
-    q = Q(2, TESS_GRAPH_OUT_HOPS, 3);
-    assert_int_equal(tess_graph_query_size(t.g, &q), 2);
-    q = Q(0, TESS_GRAPH_ALL, 0);
-    assert_int_equal(tess_graph_query_size(t.g, &q), 7);
-    q = Q(5, TESS_GRAPH_OWN, 0);
-    assert_int_equal(tess_graph_query_size(t.g, &q), TESS_ERR_INVAL);
-    q = Q(0, TESS_GRAPH_IN_HOPS, TESS_GRAPH_MAX_HOPS + 1);
-    assert_int_equal(tess_graph_query_size(t.g, &q), TESS_ERR_INVAL);
-    q = Q(0, 9, 0);
-    assert_int_equal(tess_graph_query_size(t.g, &q), TESS_ERR_INVAL);
+    /* In order: labels grow lazily, level by level, so a small hop count comes first. */
+    static const struct {
+        int32_t part, kind, hops;
+        int64_t size;
+    } cases[] = {
+        {0, TESS_GRAPH_IN_HOPS, 1, 3}, /* 0 1 3 */
+        {0, TESS_GRAPH_OWN, 0, 2},
+        {0, TESS_GRAPH_IN_HOPS, 0, 2},
+        {0, TESS_GRAPH_IN_HOPS, 2, 4},
+        {0, TESS_GRAPH_IN_HOPS, TESS_GRAPH_MAX_HOPS, 4},
+        {0, TESS_GRAPH_OUT_HOPS, 1, 3}, /* 0 1 2 */
+        {0, TESS_GRAPH_OUT_HOPS, 5, 7},
+        {2, TESS_GRAPH_OUT_HOPS, 3, 2},
+        {0, TESS_GRAPH_ALL, 0, 7},
+        {5, TESS_GRAPH_OWN, 0, TESS_ERR_INVAL},
+        {0, TESS_GRAPH_IN_HOPS, TESS_GRAPH_MAX_HOPS + 1, TESS_ERR_INVAL},
+        {0, 9, 0, TESS_ERR_INVAL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tess_query q = Q(cases[i].part, cases[i].kind, cases[i].hops);
+        assert_int_equal(tess_graph_query_size(t.g, &q), cases[i].size);
+    }
     assert_int_equal(tess_graph_prepare(t.g, 3), TESS_OK);
     tg_free(&t);
+}
+
+/* A normalisation rule (RD, RX or SAME) as one signature; SAME ignores the graph. */
+typedef void (*rule_fn)(tess_graph *g, const tess_query *in, tess_query *out);
+
+static void rule_same(tess_graph *g, const tess_query *in, tess_query *out)
+{
+    (void)g;
+    tess_graph_same(in, out);
+}
+
+/* Applies rule to in, checks the result is exactly Q(part, kind, hops) and
+ * returns it, so that a test can feed one step's output to the next. */
+static tess_query rule_gives(tess_graph *g, rule_fn rule, tess_query in, int32_t part, int32_t kind,
+                             int32_t hops)
+{
+    tess_query out;
+    rule(g, &in, &out);
+    assert_query(&out, part, kind, hops);
+    return out;
 }
 
 static void test_small_rd_rx(void **state)
@@ -175,58 +192,31 @@ static void test_small_rd_rx(void **state)
     (void)state;
     test_graph t;
     small_graph(&t);
-    tess_query in, out;
-    in = Q(0, TESS_GRAPH_OWN, 0);
-    tess_graph_rd(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_IN_HOPS, 1);
-    in = out;
-    tess_graph_rd(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_IN_HOPS, 2);
-    in = out; /* level 2 is the last: IN(0, 3) is IN(0, 2) */
-    tess_graph_rd(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_IN_HOPS, 2);
+    tess_graph *g = t.g;
+    /* Short names for the kinds, so that each step reads as one line. */
+    const int32_t own = TESS_GRAPH_OWN, in = TESS_GRAPH_IN_HOPS, inner = TESS_GRAPH_INNER;
+    const int32_t all = TESS_GRAPH_ALL, none = TESS_GRAPH_NONE;
+    tess_query q = rule_gives(g, tess_graph_rd, Q(0, own, 0), 0, in, 1);
+    q = rule_gives(g, tess_graph_rd, q, 0, in, 2);
+    rule_gives(g, tess_graph_rd, q, 0, in, 2); /* level 2 is the last: IN(0, 3) is IN(0, 2) */
     /* RX shrinks (Table 1): the vertices whose in-neighbours are all inside. */
-    in = Q(0, TESS_GRAPH_OWN, 0);
-    tess_graph_rx(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_INNER, 1);
-    in = out;
-    tess_graph_rx(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_INNER, 2);
-    in = Q(2, TESS_GRAPH_OWN, 0);
-    tess_graph_rx(t.g, &in, &out);
-    assert_query(&out, 2, TESS_GRAPH_INNER, 1);
-    in = Q(0, TESS_GRAPH_IN_HOPS, 2);
-    tess_graph_rx(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_IN_HOPS, 1);
-    in = out;
-    tess_graph_rx(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_OWN, 0);
-    in = Q(0, TESS_GRAPH_ALL, 0);
-    tess_graph_rx(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_ALL, 0);
-    in = Q(0, TESS_GRAPH_INNER, TESS_GRAPH_MAX_HOPS); /* no deeper INNER: nothing */
-    tess_graph_rx(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_NONE, 0);
-    in = Q(9, TESS_GRAPH_OWN, 0); /* invalid: nothing, the safe side */
-    tess_graph_rx(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_NONE, 0);
-    assert_int_equal(tess_graph_query_size(t.g, &out), 0);
-    in = Q(2, TESS_GRAPH_IN_HOPS, 0); /* spelled IN(2, 0): still OWN-based */
-    tess_graph_rd(t.g, &in, &out);
-    assert_query(&out, 2, TESS_GRAPH_IN_HOPS, 1);
+    q = rule_gives(g, tess_graph_rx, Q(0, own, 0), 0, inner, 1);
+    rule_gives(g, tess_graph_rx, q, 0, inner, 2);
+    rule_gives(g, tess_graph_rx, Q(2, own, 0), 2, inner, 1);
+    q = rule_gives(g, tess_graph_rx, Q(0, in, 2), 0, in, 1);
+    rule_gives(g, tess_graph_rx, q, 0, own, 0);
+    rule_gives(g, tess_graph_rx, Q(0, all, 0), 0, all, 0);
+    /* No deeper INNER: nothing. */
+    rule_gives(g, tess_graph_rx, Q(0, inner, TESS_GRAPH_MAX_HOPS), 0, none, 0);
+    q = rule_gives(g, tess_graph_rx, Q(9, own, 0), 0, none,
+                   0); /* invalid: nothing, the safe side */
+    assert_int_equal(tess_graph_query_size(g, &q), 0);
+    rule_gives(g, tess_graph_rd, Q(2, in, 0), 2, in, 1); /* spelled IN(2, 0): still OWN-based */
     /* Anything else: ALL. */
-    in = Q(0, TESS_GRAPH_OUT_HOPS, 1);
-    tess_graph_rd(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_ALL, 0);
-    in = Q(0, TESS_GRAPH_ALL, 0);
-    tess_graph_rd(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_ALL, 0);
-    in = Q(7, TESS_GRAPH_OWN, 0);
-    tess_graph_rd(t.g, &in, &out);
-    assert_query(&out, 0, TESS_GRAPH_ALL, 0);
-    in = Q(1, TESS_GRAPH_IN_HOPS, 1);
-    tess_graph_same(&in, &out);
-    assert_query(&out, 1, TESS_GRAPH_IN_HOPS, 1);
+    rule_gives(g, tess_graph_rd, Q(0, TESS_GRAPH_OUT_HOPS, 1), 0, all, 0);
+    rule_gives(g, tess_graph_rd, Q(0, all, 0), 0, all, 0);
+    rule_gives(g, tess_graph_rd, Q(7, own, 0), 0, all, 0);
+    rule_gives(g, rule_same, Q(1, in, 1), 1, in, 1);
     tg_free(&t);
 }
 

@@ -39,18 +39,31 @@
  * fields go through core/bytes.h. */
 static uint64_t le64(uint64_t v) { return CACHE_SWAP ? __builtin_bswap64(v) : v; }
 
-static uint32_t le32(uint32_t v) { return CACHE_SWAP ? __builtin_bswap32(v) : v; }
-
-static void copy64(uint64_t *dst, const unsigned char *src, uint64_t n)
+/* Reverses the bytes of each of n words of `width` bytes (8 or 4) at p;
+ * through memcpy, as p may be any buffer. */
+static void swap_words(unsigned char *p, uint64_t n, int width)
 {
-    memcpy(dst, src, (size_t)n * sizeof *dst);
-    for (uint64_t i = 0; CACHE_SWAP && i < n; i++) dst[i] = le64(dst[i]);
+    for (uint64_t i = 0; i < n; i++, p += width) {
+        uint64_t v64;
+        uint32_t v32;
+        if (width == 8) {
+            memcpy(&v64, p, 8);
+            v64 = __builtin_bswap64(v64);
+            memcpy(p, &v64, 8);
+        } else {
+            memcpy(&v32, p, 4);
+            v32 = __builtin_bswap32(v32);
+            memcpy(p, &v32, 4);
+        }
+    }
 }
 
-static void copy32(uint32_t *dst, const unsigned char *src, uint64_t n)
+/* n words of `width` bytes from src to dst, little-endian on one side and
+ * host order on the other: reading and writing the file are the same copy. */
+static void copy_words(void *dst, const void *src, uint64_t n, int width)
 {
-    memcpy(dst, src, (size_t)n * sizeof *dst);
-    for (uint64_t i = 0; CACHE_SWAP && i < n; i++) dst[i] = le32(dst[i]);
+    memcpy(dst, src, (size_t)n * (size_t)width);
+    if (CACHE_SWAP) swap_words(dst, n, width);
 }
 
 typedef struct cache_header {
@@ -125,8 +138,7 @@ static void copy_section(void *dst, const unsigned char *p, uint64_t n, int widt
     size_t per = CACHE_CHUNK / (size_t)width;
     for (uint64_t i = 0; i < n; i += per) {
         size_t take = n - i < per ? (size_t)(n - i) : per;
-        if (width == 8) copy64((uint64_t *)dst + i, p + i * 8, take);
-        else copy32((uint32_t *)dst + i, p + i * 4, take);
+        copy_words((unsigned char *)dst + i * (size_t)width, p + i * (size_t)width, take, width);
         release_pages(m, at + i * (size_t)width, at + (i + take) * (size_t)width);
     }
 }
@@ -149,7 +161,7 @@ static int decode_body(const unsigned char *d, const cache_header *h, const cach
     p += 4 * h->ne;
     copy_section(g->dst, p, h->ne, 4, (size_t)(p - d), m);
     p += 4 * h->ne;
-    if (h->nsites) copy64(g->site_first, p, h->nsites + 1);
+    if (h->nsites) copy_words(g->site_first, p, h->nsites + 1, 8);
     return 0;
 }
 
@@ -308,23 +320,17 @@ static void put_bytes(cache_out *o, const void *p, size_t n)
     if (fwrite(p, 1, n, o->f) != n && !o->failed) o->failed = errno ? errno : EIO;
 }
 
-static void put64s(cache_out *o, const uint64_t *a, uint64_t n)
+/* n words of `width` bytes, little-endian, through a 32 KiB stage (the
+ * arrays are the caller's and stay untouched). */
+static void put_words(cache_out *o, const void *a, uint64_t n, int width)
 {
     uint64_t stage[4096];
-    for (uint64_t i = 0; i < n; i += 4096) {
-        size_t k = n - i < 4096 ? (size_t)(n - i) : 4096;
-        for (size_t j = 0; j < k; j++) stage[j] = le64(a[i + j]);
-        put_bytes(o, stage, k * sizeof *stage);
-    }
-}
-
-static void put32s(cache_out *o, const uint32_t *a, uint64_t n)
-{
-    uint32_t stage[8192];
-    for (uint64_t i = 0; i < n; i += 8192) {
-        size_t k = n - i < 8192 ? (size_t)(n - i) : 8192;
-        for (size_t j = 0; j < k; j++) stage[j] = le32(a[i + j]);
-        put_bytes(o, stage, k * sizeof *stage);
+    const unsigned char *src = a;
+    size_t per = sizeof stage / (size_t)width;
+    for (uint64_t i = 0; i < n; i += per) {
+        size_t k = n - i < per ? (size_t)(n - i) : per;
+        copy_words(stage, src + i * (size_t)width, k, width);
+        put_bytes(o, stage, k * (size_t)width);
     }
 }
 
@@ -338,10 +344,10 @@ static void put_graph(cache_out *o, const tg_graph *g)
     tg__put_le64(head + 24, g->ne);
     tg__put_le64(head + 32, g->nsites);
     put_bytes(o, head, sizeof head);
-    put64s(o, g->ids, g->nv);
-    put32s(o, g->src, g->ne);
-    put32s(o, g->dst, g->ne);
-    if (g->nsites) put64s(o, g->site_first, g->nsites + 1);
+    put_words(o, g->ids, g->nv, 8);
+    put_words(o, g->src, g->ne, 4);
+    put_words(o, g->dst, g->ne, 4);
+    if (g->nsites) put_words(o, g->site_first, g->nsites + 1, 8);
     uint64_t sum = le64(XXH64_digest(o->hash));
     if (fwrite(&sum, 1, sizeof sum, o->f) != sizeof sum && !o->failed)
         o->failed = errno ? errno : EIO;
