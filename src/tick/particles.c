@@ -560,7 +560,8 @@ static int particles_init(void *vst, int slot, const tess_region *r)
 
 /* Whether slot particle i is in f: the plain box test when f is one box
  * (every round's ghost data, every count of a partition). */
-static int flat_has(const flat_region *f, const tess_particle *q)
+static inline __attribute__((always_inline)) int flat_has(const flat_region *f,
+                                                          const tess_particle *q)
 {
     if (!f->all && !f->generic && f->nneg == 0)
         return q->x >= f->box.x0 && q->x < f->box.x1 && q->y >= f->box.y0 && q->y < f->box.y1;
@@ -589,31 +590,42 @@ static int particles_pack(void *vst, int slot, const tess_region *r, tess_buf *o
     return TESS_OK;
 }
 
-/* Every record well formed: a known id, finite numbers. */
-static int packed_valid(const pstate *st, const unsigned char *data, size_t len)
+/* A record is well formed: a known id, finite numbers. */
+static int record_valid(const pstate *st, const tess_particle *p)
 {
-    if (len % TESS_PARTICLE_BYTES != 0 || (len && !data)) return 0;
-    for (size_t off = 0; off < len; off += TESS_PARTICLE_BYTES) {
-        tess_particle p;
-        tess_particle_decode(data + off, &p);
-        if (p.id >= st->fns->count || !particle_finite(&p)) return 0;
-    }
-    return 1;
+    return p->id < st->fns->count && particle_finite(p);
 }
 
+/* Undo the particles put since n0 (a malformed record came after them). */
+static void slot_truncate(pslot *s, size_t n0)
+{
+    for (size_t i = n0; i < s->n; i++)
+        s->present[s->p[i].id >> 6] &= ~((uint64_t)1 << (s->p[i].id & 63));
+    s->n = n0;
+    slot_changed(s);
+}
+
+/* One pass: each record is checked as it is merged, and a malformed one
+ * undoes the merge, so the slot is as it was (a separate checking pass
+ * decoded every record twice). */
 static int particles_merge(void *vst, int slot, const void *data, size_t len, const tess_region *r)
 {
     pstate *st = vst;
     pslot *s = slot_at(st, slot);
     if (!s) return TESS_ERR_INVAL;
-    if (!packed_valid(st, data, len)) return TESS_ERR_FORMAT;
+    if (len % TESS_PARTICLE_BYTES != 0 || (len && !data)) return TESS_ERR_FORMAT;
     /* Reserve first, so running out of memory leaves the slot unchanged. */
     if (slot_reserve(s, len / TESS_PARTICLE_BYTES) != TESS_OK) return TESS_ERR_NOMEM;
     flat_region f = flatten(r);
+    size_t n0 = s->n;
     for (size_t off = 0; off < len; off += TESS_PARTICLE_BYTES) {
         tess_particle p;
         tess_particle_decode((const unsigned char *)data + off, &p);
-        if (flat_contains(&f, &p) && !slot_has(s, p.id)) slot_put(s, &p);
+        if (!record_valid(st, &p)) {
+            slot_truncate(s, n0);
+            return TESS_ERR_FORMAT;
+        }
+        if (flat_has(&f, &p) && !slot_has(s, p.id)) slot_put(s, &p);
     }
     return TESS_OK;
 }

@@ -204,7 +204,11 @@ static int call_part(proc *p, const void *snapshot)
 {
     char before[256], after[256];
     tess__last_error_copy(p->ctx, before, sizeof before);
+    /* PART is the application's, as STEP is: its CPU (every process calls it
+     * on the same snapshot) is counted with STEP's, not the runtime's. */
+    double cpu = p->start_cpu_us > 0 ? tess__tick_proc_thread_cpu_us() : 0;
     int rc = p->app->part(p->ctx, p->app->user, snapshot, p->n, p->Q);
+    if (p->start_cpu_us > 0) p->step_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
     if (rc == 0) return TESS_OK;
     tess__last_error_copy(p->ctx, after, sizeof after);
     if (strcmp(before, after) == 0)
