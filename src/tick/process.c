@@ -229,15 +229,19 @@ static int step_failed(proc *p, int code, int64_t tick)
     return tess__tick_proc_fail(p, code, "tick %s: %s", what);
 }
 
-static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int nneg, int piece)
+static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int nneg, int piece,
+                       int64_t *kept)
 {
     tess_region r = {.npos = npos, .nneg = nneg, .pos = pos, .neg = p->negs};
-    int clocked = p->a->step_cost_us <= 0 && !piece;
+    /* On the virtual clock real time costs no simulated time: every STEP is
+     * clocked, so the runtime's share there counts no real STEP. */
+    int virt = p->link.vc != NULL, clocked = virt || !piece;
     double t = proc_now_us(p), cpu = clocked ? tess__tick_proc_thread_cpu_us() : 0;
     int64_t c = p->app->state->step(p->st, slot_of(p, v - 1), slot_of(p, v), &r, v - 1);
     if (clocked) p->step_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
-    else if (p->a->step_cost_us <= 0) p->step_cpu_us += proc_now_us(p) - t;
+    else p->step_cpu_us += proc_now_us(p) - t; /* real clock: wall time */
     if (c < 0) return step_failed(p, (int)c, v - 1);
+    if (kept) *kept = c;
     p->tuple_ticks += c;
     if (p->a->step_cost_us > 0 && c > 0)
         p->emu_owed_us +=
@@ -263,7 +267,11 @@ void tess__tick_proc_pay_step_cost(proc *p)
     p->emu_deadline = base + p->emu_owed_us;
     p->emu_owed_us = 0;
     p->emu_busy = 1;
+    /* Its CPU (a sleep, or the virtual clock's turn-taking) is the
+     * emulation's, not the runtime's: counted with waiting. */
+    double cpu = tess__tick_proc_thread_cpu_us();
     tess__tick_link_compute_until(&p->link, p->emu_deadline);
+    p->wait_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
     p->step_us += proc_now_us(p) - start;
 }
 
@@ -313,8 +321,12 @@ static int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
     tess_query pos[2] = {*target_of(p, v), p->inner[ahead]};
     int nneg = 0;
     if (x->computed_any) p->negs[nneg++] = p->inner[x->ahead];
-    *err = step_region(p, v, pos, ahead > 0 ? 2 : 1, nneg, 0);
+    int64_t kept = 0;
+    *err = step_region(p, v, pos, ahead > 0 ? 2 : 1, nneg, 0, &kept);
     if (*err != TESS_OK) return 1;
+    /* A round start's target is Q_i: what STEP kept is its own tuples. */
+    if (tess__tick_width_std(&p->widths, v) == 0) x->own_kept += kept, x->own_stepped = 1;
+    else x->own_mixed = 1;
     x->ahead = ahead;
     x->computed_any = 1;
     if (ahead == 0) {
@@ -353,8 +365,9 @@ static int extend_replicas(proc *p, int *err)
     version *x = ver_of(p, v);
     int nneg = 0;
     if (x->width >= 0) p->negs[nneg++] = p->Lown[x->width]; /* only the new layers */
-    *err = step_region(p, v, &p->Lown[w], 1, nneg, 1);
+    *err = step_region(p, v, &p->Lown[w], 1, nneg, 1, NULL);
     if (*err != TESS_OK) return 1;
+    if (x->width < 0) x->own_mixed = 1; /* stepped Q_i and layers beyond it together */
     int was_full = x->full;
     x->width = w;
     x->computed_any = x->full = 1;

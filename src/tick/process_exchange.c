@@ -186,12 +186,11 @@ int tess__tick_proc_wait_for_messages(proc *p, double max_wait_us)
     if (tess__fault(p->ctx, "tick"))
         return tess__tick_proc_fail(p, TESS_ERR_IO, "tick %s: %s", "injected fault (TESS_FAULT)");
     p->emu_busy = 0;
-    /* Blocking costs CPU too (the futex, the switch); it belongs to waiting,
-     * not to the runtime's own share.  Measured for real compute only. */
-    int emulated = p->a->step_cost_us > 0;
-    double cpu = emulated ? 0 : tess__tick_proc_thread_cpu_us();
+    /* Blocking costs CPU too (the futex, the switch, the virtual clock's
+     * turn-taking); it belongs to waiting, not to the runtime's own share. */
+    double cpu = tess__tick_proc_thread_cpu_us();
     int rc = tess__tick_link_wait(&p->link, max_wait_us);
-    if (!emulated) p->wait_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
+    p->wait_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
     return rc;
 }
 
@@ -205,7 +204,11 @@ static int call_part(proc *p, const void *snapshot)
 {
     char before[256], after[256];
     tess__last_error_copy(p->ctx, before, sizeof before);
+    /* PART is the application's, as STEP is: its CPU (every process calls it
+     * on the same snapshot) is counted with STEP's, not the runtime's. */
+    double cpu = p->start_cpu_us > 0 ? tess__tick_proc_thread_cpu_us() : 0;
     int rc = p->app->part(p->ctx, p->app->user, snapshot, p->n, p->Q);
+    if (p->start_cpu_us > 0) p->step_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
     if (rc == 0) return TESS_OK;
     tess__last_error_copy(p->ctx, after, sizeof after);
     if (strcmp(before, after) == 0)
@@ -417,9 +420,13 @@ int tess__tick_proc_after_full(proc *p, int64_t v)
             p); /* the data leave when their computation would have ended */
         x->sent = 1;
         /* The emulated cost scales with the partition's size, so it is
-         * counted every round; otherwise it only feeds tuple_ticks_per_second
-         * and a sample every 64 rounds spares a walk over the partition. */
-        if (v > 0 && (p->a->step_cost_us > 0 || ++p->rounds_uncounted >= 64)) {
+         * known every round: STEP's own tally when it wrote all of Q_i
+         * (most rounds), else a count; without an emulated cost it only
+         * feeds tuple_ticks_per_second, and a count every 64 rounds spares
+         * walks over the partition. */
+        if (v > 0 && x->own_stepped && !x->own_mixed) {
+            p->own_count = x->own_kept; /* STEP counted them: no walk over the partition */
+        } else if (v > 0 && (p->a->step_cost_us > 0 || ++p->rounds_uncounted >= 64)) {
             p->rounds_uncounted = 0;
             rc = tess__tick_proc_own_count(p, v);
         }

@@ -16,6 +16,12 @@ typedef struct version {
     int width; /* holds all of L_width(Q_i); -1: not even Q_i (width.c) */
     int slot;  /* the state class's slot holding it, or -1 (tess__tick_proc_slot) */
     int ahead; /* computed ahead of late data: within (WX∘RX)^ahead(Q_i); 0: not */
+    /* Tuples of Q_i that STEP put in it, when every write to the version
+     * was a STEP of a target within Q_i or a piece outside it (own_mixed
+     * 0, own_stepped 1): then they are all of its tuples in Q_i, and a
+     * round needs no count over the partition (after_full). */
+    int64_t own_kept;
+    int own_stepped, own_mixed;
 } version;
 
 typedef struct proc {

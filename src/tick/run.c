@@ -203,7 +203,11 @@ static int run_auto(tess_ctx *ctx, const tess_tick_app *app, const tess_tick_opt
          * (assumed alike across ranks). */
         double cores = (double)tess__usable_cores() * ctx->nranks;
         if (cores > r.processes) cores = r.processes;
-        double busy_cpu = r.total.cpu_seconds - r.total.wait_cpu_seconds;
+        /* With an emulated step cost the waits' CPU counts as busy, as it did
+         * when it was measured for real compute only (the thresholds of
+         * auto.c were set so). */
+        double busy_cpu =
+            r.total.cpu_seconds - (o->step_cost_us > 0 ? 0 : r.total.wait_cpu_seconds);
         /* On the virtual clock each process has a core of its own and is busy
          * exactly its modelled compute; this machine's CPU time means nothing. */
         if (o->clock == TESS_TICK_CLOCK_VIRTUAL) {
