@@ -9,9 +9,10 @@
  * frees it once every one of its cells was read.  A reader waits until
  * the pieces cover its box.  The writer waits while the pieces held pass
  * the window (back-pressure: the first stage slows to the second's pace),
- * unless a reader is waiting: then the cells it needs can only come from
- * the writer, and holding the writer would deadlock the pipeline, so the
- * window gives way (the statistics' peak shows by how much).  A failure
+ * unless a reader waits for cells that are not there: they can only come
+ * from the writer, and holding it would deadlock the pipeline, so the
+ * window gives way (the statistics' peak shows by how much).  A reader
+ * whose cells came but that has not woken yet does not count.  A failure
  * anywhere (tess_tile_stream_fail) wakes everyone with its status, so no
  * stage is left waiting for another that stopped.
  */
@@ -31,6 +32,13 @@ typedef struct piece {
     struct piece *next;
 } piece;
 
+/* A reader waiting for its box (on its stack while it waits). */
+typedef struct waiter {
+    const tess_tile_box *box;
+    uint64_t cells;
+    struct waiter *next;
+} waiter;
+
 struct tess_tile_stream {
     tess_ctx *ctx;
     pthread_mutex_t mu;
@@ -39,10 +47,14 @@ struct tess_tile_stream {
     int64_t extent[TESS_TILE_MAX_DIMS];
     size_t cell_bytes, window, held, peak;
     piece *pieces;
-    int ended, status, readers_waiting;
+    int ended, status;
+    waiter *waiting; /* readers waiting for cells */
     uint64_t cells_in, cells_out;
     double write_wait, read_wait;
 };
+
+static uint64_t covered(const tess_tile_stream *s, const tess_tile_box *box);
+static int writer_may_go(const tess_tile_stream *s, size_t bytes);
 
 static uint64_t box_cells(const tess_tile_box *b)
 {
@@ -128,12 +140,6 @@ static void wait_timed(tess_tile_stream *s, double *spent)
     *spent += tess_now() - t0;
 }
 
-/* May the writer add `bytes` now (mu held)? */
-static int writer_may_go(const tess_tile_stream *s, size_t bytes)
-{
-    return s->held == 0 || s->held + bytes <= s->window || s->readers_waiting > 0;
-}
-
 int tess_tile_stream_write(const tess_tile_box *box, const void *data, void *stream)
 {
     tess_tile_stream *s = stream;
@@ -174,6 +180,20 @@ static uint64_t covered(const tess_tile_stream *s, const tess_tile_box *box)
     for (const piece *p = s->pieces; p != NULL; p = p->next)
         if (box_meet(&p->box, box, &m)) n += box_cells(&m);
     return n;
+}
+
+/* Is a reader waiting for cells the pieces do not hold (mu held)? */
+static int reader_starving(const tess_tile_stream *s)
+{
+    for (const waiter *w = s->waiting; w != NULL; w = w->next)
+        if (covered(s, w->box) < w->cells) return 1;
+    return 0;
+}
+
+/* May the writer add `bytes` now (mu held)? */
+static int writer_may_go(const tess_tile_stream *s, size_t bytes)
+{
+    return s->held == 0 || s->held + bytes <= s->window || reader_starving(s);
 }
 
 /* Copy box out of the pieces and free those fully read (mu held). */
@@ -217,10 +237,13 @@ int tess_tile_stream_read(const tess_tile_box *box, void *buf, void *stream)
             rc = TESS_ERR_FORMAT;
             break;
         }
-        s->readers_waiting++;
-        pthread_cond_broadcast(&s->cv); /* a waiting reader lets the writer past the window */
+        waiter me = {.box = box, .cells = cells, .next = s->waiting};
+        s->waiting = &me;
+        pthread_cond_broadcast(&s->cv); /* a starving reader lets the writer past the window */
         wait_timed(s, &s->read_wait);
-        s->readers_waiting--;
+        waiter **w = &s->waiting;
+        while (*w != &me) w = &(*w)->next;
+        *w = me.next;
     }
     pthread_mutex_unlock(&s->mu);
     if (rc == TESS_ERR_FORMAT)
