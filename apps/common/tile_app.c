@@ -2,7 +2,6 @@
  * tile_app.c — the shared main of the tiles-face applications (tile_app.h).
  */
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
 #include "tessera/tile_pipe.h"
 #include "tile_app.h"
@@ -43,14 +42,6 @@ static int open_outputs(tile_run *r)
     return write_files(r, 1);
 }
 
-/* The cores this process may use, shared out among a pipeline's stages. */
-static int cores_per_stage(int stages)
-{
-    cpu_set_t set;
-    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    return cores / stages > 1 ? cores / stages : 1;
-}
-
 static void pipeline_line(const app_tile_spec *s, const tess_tile_pipeline_stats *ps)
 {
     const tess_tile_stream_stats *w = &ps->stream[0];
@@ -70,14 +61,14 @@ static int run_pipeline(const app_tile_spec *s, tess_ctx *ctx, tess_tile_stats *
     tess_tile_pipeline pl = {.nstages = 2, .window_bytes = s->window_bytes};
     pl.stage[0] = s->first_stage;
     pl.stage[1] = s->job;
-    char procs[32];
-    snprintf(procs, sizeof procs, "cpu*%d", cores_per_stage(2));
     for (int k = 0; k < 2; k++) {
         pl.opt[k] = s->cli->opt;
         pl.opt[k].progress = app_progress_enabled(s->cli->progress);
         pl.opt[k].seed = s->seed;
-        if (pl.opt[k].processors == NULL) pl.opt[k].processors = procs;
+        if (s->stage_processors[k] != NULL) pl.opt[k].processors = s->stage_processors[k];
     }
+    if (s->stage_processors[0] == NULL && s->cli->opt.processors == NULL)
+        pl.opt[0].processors = "cpu";
     tess_tile_pipeline_stats ps;
     if (tess_tile_pipeline_run(ctx, &pl, &ps) != TESS_OK) {
         char why[1024];

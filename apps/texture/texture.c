@@ -38,9 +38,11 @@ static const char tex_usage[] =
     "  --map keeps every block's features in memory.\n"
     "  Two stages (docs/tiles.md, Pipelines): stage 1 makes each block's record (grey,\n"
     "  with its 1-pixel halo) from the image, stage 2 its features.\n"
-    "    --stages 2          run both at once, connected by a bounded stream, each on\n"
-    "                        --processors (default: the cores shared out); same output\n"
+    "    --stages 2          run both at once, connected by a bounded stream; the same\n"
+    "                        output as one stage\n"
     "    --window MB         the stream's window (default 64)\n"
+    "    --stage-processors A,B  stage 1 on A, stage 2 on B (default: --processors for\n"
+    "                        both, or stage 1 on cpu and stage 2 on a cpu per core)\n"
     "    --stage 1 --output FILE     stage 1 alone: the records file\n"
     "    --stage 2 --input FILE      stage 2 alone, from a records file\n"
     "  (embedded mode only, no checkpoints; --stats holds the last stage's)\n" APP_TILE_CLI_USAGE;
@@ -51,6 +53,7 @@ typedef struct tex_opts {
     uint32_t gen_size[2];
     long seed, block;
     long stage, stages, window_mb; /* stage 0: both, as one job or --stages 2 */
+    char *stage_procs[2];          /* --stage-processors A,B */
     int feature;
     int data_on_given;
     app_tile_cli tile;
@@ -100,6 +103,21 @@ static int parse_feature(tex_opts *o, const char *name)
     return -1;
 }
 
+/* --stage-processors A,B: stage 1's processors, then stage 2's. */
+static int parse_stage_procs(tex_opts *o, const char *text)
+{
+    const char *comma = strchr(text, ',');
+    if (comma == NULL || comma == text || comma[1] == '\0' || strchr(comma + 1, ',')) {
+        app_error(TEX_APP, "option --stage-processors: expected SPEC1,SPEC2, got '%s'", text);
+        return -1;
+    }
+    free(o->stage_procs[0]);
+    free(o->stage_procs[1]);
+    o->stage_procs[0] = strndup(text, (size_t)(comma - text));
+    o->stage_procs[1] = strdup(comma + 1);
+    return o->stage_procs[0] && o->stage_procs[1] ? 0 : -1;
+}
+
 static int set_value(void *opts, const char *name, const char *value)
 {
     tex_opts *o = opts;
@@ -110,6 +128,7 @@ static int set_value(void *opts, const char *name, const char *value)
     if (strcmp(name, "stages") == 0) return app_parse_int(TEX_APP, name, value, 1, 2, &o->stages);
     if (strcmp(name, "window") == 0)
         return app_parse_int(TEX_APP, name, value, 1, 1L << 20, &o->window_mb);
+    if (strcmp(name, "stage-processors") == 0) return parse_stage_procs(o, value);
     if (strcmp(name, "input") == 0) o->input = value;
     else if (strcmp(name, "image") == 0) o->image = value;
     else if (strcmp(name, "output") == 0) o->output = value;
@@ -132,6 +151,8 @@ static int check_stages(const tex_opts *o)
     if (staged && o->tile.ckpt_dir)
         return stage_error("option --checkpoint-dir: not supported with --stage or --stages yet");
     if (o->window_mb > 0 && o->stages < 2) return stage_error("option --window: needs --stages 2");
+    if (o->stage_procs[0] && o->stages < 2)
+        return stage_error("option --stage-processors: needs --stages 2");
     if ((o->input != NULL) != (o->stage == 2))
         return stage_error("option --input FILE (a records file) goes with --stage 2");
     if (o->stage == 2 && (o->image || o->gen || o->save_image))
@@ -143,9 +164,9 @@ static int check_stages(const tex_opts *o)
 
 static int parse(tex_opts *o, int argc, char **argv)
 {
-    static const char *const values[] = {"image",  "gen",     "block",      "output",
-                                         "map",    "feature", "save-image", "stage",
-                                         "stages", "input",   "window",     NULL};
+    static const char *const values[] = {
+        "image",  "gen",   "block",  "output",           "map", "feature", "save-image", "stage",
+        "stages", "input", "window", "stage-processors", NULL};
     memset(o, 0, sizeof *o);
     o->block = 32;
     o->stages = 1;
@@ -452,7 +473,11 @@ int texture_main(int argc, char **argv)
 {
     tex_app a = {.src.fd = -1, .sink.fd = -1, .params.records_fd = -1};
     int p = parse(&a.o, argc, argv);
-    if (p != 0) return p > 0 ? 0 : 2;
+    if (p != 0) {
+        free(a.o.stage_procs[0]);
+        free(a.o.stage_procs[1]);
+        return p > 0 ? 0 : 2;
+    }
     app_tile_spec spec = {
         .name = TEX_APP,
         .what = "blocks",
@@ -471,6 +496,10 @@ int texture_main(int argc, char **argv)
         .identity_files = input_files,
         .stages = (int)a.o.stages,
         .first_stage = &a.first,
-        .window_bytes = (size_t)a.o.window_mb << 20};
-    return app_tile_main(&spec);
+        .window_bytes = (size_t)a.o.window_mb << 20,
+        .stage_processors = {a.o.stage_procs[0], a.o.stage_procs[1]}};
+    int rc = app_tile_main(&spec);
+    free(a.o.stage_procs[0]);
+    free(a.o.stage_procs[1]);
+    return rc;
 }

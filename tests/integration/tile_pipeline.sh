@@ -51,6 +51,9 @@ EOF
 "${T[@]}" --image "$tmp/s.ppm" --block 16 --output "$tmp/ppm1.tsv"
 "${T[@]}" --image "$tmp/s.ppm" --block 16 --output "$tmp/ppm2.tsv" --stages 2 --processors cpu*2
 same "$tmp/ppm1.tsv" "$tmp/ppm2.tsv" "--stages 2 on a PPM, block 16, cpu*2 per stage"
+"${T[@]}" --image "$tmp/s.ppm" --block 16 --output "$tmp/ppm5.tsv" --stages 2 \
+    --stage-processors cpu*2,cpu@0.5+cpu
+same "$tmp/ppm1.tsv" "$tmp/ppm5.tsv" "--stages 2 --stage-processors cpu*2,cpu@0.5+cpu"
 "${T[@]}" --image "$tmp/s.ppm" --block 16 --output "$tmp/ppm3.tsv" --stages 2 --policy dd:64 \
     --in-memory
 same "$tmp/ppm1.tsv" "$tmp/ppm3.tsv" "--stages 2 --policy dd:64 --in-memory"
@@ -82,6 +85,8 @@ G=(--gen 256:256)
 expect_fail 2 "not both" --output f.tsv "${G[@]}" --stages 2 --stage 1
 expect_fail 2 "--checkpoint-dir" --output f.tsv "${G[@]}" --stages 2 --checkpoint-dir "$tmp/ck"
 expect_fail 2 "--window: needs --stages 2" --output f.tsv "${G[@]}" --window 4
+expect_fail 2 "needs --stages 2" --output f.tsv "${G[@]}" --stage-processors cpu,cpu
+expect_fail 2 "expected SPEC1,SPEC2" --output f.tsv "${G[@]}" --stages 2 --stage-processors cpu
 expect_fail 2 "--input FILE" --output f.tsv "${G[@]}" --input "$tmp/mid.bin"
 expect_fail 2 "not an image" --output f.tsv --stage 2 --input "$tmp/mid.bin" "${G[@]}"
 expect_fail 2 "--stage 1 writes" --map f.png "${G[@]}" --stage 1
