@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include "tessera/tile_pipe.h"
 #include "tile_app.h"
 #include "tile_ckpt.h"
 
@@ -41,13 +42,55 @@ static int open_outputs(tile_run *r)
     return write_files(r, 1);
 }
 
+static void pipeline_line(const app_tile_spec *s, const tess_tile_pipeline_stats *ps)
+{
+    const tess_tile_stream_stats *w = &ps->stream[0];
+    fprintf(stderr,
+            "%s: pipeline of %d stages in %.3f s (stage 1 %llu tiles on %d processors, stage 2 "
+            "%llu tiles on %d); stream: peak %.1f MiB of a %.1f MiB window, stage 1 held back "
+            "%.3f s, stage 2 waited %.3f s\n",
+            s->name, ps->nstages, ps->seconds, (unsigned long long)ps->stage[0].tiles,
+            ps->stage[0].nprocs, (unsigned long long)ps->stage[1].tiles, ps->stage[1].nprocs,
+            (double)w->peak_bytes / 1048576.0, (double)w->window_bytes / 1048576.0, w->write_wait,
+            w->read_wait);
+}
+
+/* The application's two stages at once; *last: the last stage's statistics. */
+static int run_pipeline(const app_tile_spec *s, tess_ctx *ctx, tess_tile_stats *last)
+{
+    tess_tile_pipeline pl = {.nstages = 2, .window_bytes = s->window_bytes};
+    pl.stage[0] = s->first_stage;
+    pl.stage[1] = s->job;
+    for (int k = 0; k < 2; k++) {
+        pl.opt[k] = s->cli->opt;
+        pl.opt[k].progress = app_progress_enabled(s->cli->progress);
+        pl.opt[k].seed = s->seed;
+        if (s->stage_processors[k] != NULL) pl.opt[k].processors = s->stage_processors[k];
+    }
+    if (s->stage_processors[0] == NULL && s->cli->opt.processors == NULL)
+        pl.opt[0].processors = "cpu";
+    tess_tile_pipeline_stats ps;
+    if (tess_tile_pipeline_run(ctx, &pl, &ps) != TESS_OK) {
+        char why[1024];
+        app_error(s->name, "%s", tess_last_error_copy(ctx, why, sizeof why));
+        return -1;
+    }
+    if (s->cli->progress != APP_PROGRESS_OFF) pipeline_line(s, &ps);
+    *last = ps.stage[1]; /* handed over: not freed with the others */
+    memset(&ps.stage[1], 0, sizeof ps.stage[1]);
+    tess_tile_pipeline_stats_free(&ps);
+    return 0;
+}
+
 static int control(tess_ctx *ctx, void *arg)
 {
     tile_run *r = arg;
     const app_tile_spec *s = r->spec;
     if (open_outputs(r) != 0 || app_tile_ckpt_open(&r->ckpt) != 0) return -1;
     tess_tile_stats st;
-    if (app_tile_cli_run(s->cli, ctx, s->job, s->seed, s->name, &st) != 0) return -1;
+    if (s->stages > 1 ? run_pipeline(s, ctx, &st) != 0
+                      : app_tile_cli_run(s->cli, ctx, s->job, s->seed, s->name, &st) != 0)
+        return -1;
     int rc = app_tile_ckpt_finish(&r->ckpt);
     if (rc == 0) rc = write_files(r, 0);
     if (rc == 0)
@@ -86,7 +129,8 @@ int app_tile_main(const app_tile_spec *spec)
     tile_run r = {.spec = spec};
     tess_config cfg;
     tess_config_init(&cfg);
-    cfg.workers = 1; /* the controller; processors are threads of their own */
+    /* the controller (one per stage); processors are threads of their own */
+    cfg.workers = spec->stages > 1 ? spec->stages : 1;
     tess_ctx *ctx = NULL;
     if (tess_init(&cfg, &ctx) != 0) {
         spec->release(spec->app);

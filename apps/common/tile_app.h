@@ -54,6 +54,18 @@ typedef struct app_tile_spec {
      * identity_files count by their file's size and checksum. */
     const char *const *identity_skip;
     const char *const *identity_files;
+    /* A pipeline (docs/tiles.md, "Pipelines"): with stages 2, prepare
+     * also fills and registers *first_stage, whose output streams into
+     * *job's input (a window of window_bytes; 0: 64 MiB) while both run,
+     * stage k on stage_processors[k], else --processors, else stage 1 on
+     * one CPU and stage 2 on one per core (the first is held back by the
+     * window when it runs ahead, and leaves its core to the second); the
+     * context then has a worker per stage.  --stats holds the last
+     * stage's. */
+    int stages;
+    tess_tile_job *first_stage;
+    size_t window_bytes;
+    const char *stage_processors[2];
 } app_tile_spec;
 
 /* Run the application whose options were parsed; returns the process exit

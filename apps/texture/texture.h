@@ -26,6 +26,11 @@ typedef struct tex_params {
     uint32_t width, height; /* the image, pixels */
     int64_t grid_w, grid_h; /* whole blocks across and down */
     struct tex_reader *src; /* the image read by band (streamed), else NULL */
+    const uint8_t *pixels;  /* else the whole image in memory (stage 1 of two), or NULL */
+    /* stage 2 alone (--stage 2 --input FILE): the records file */
+    tess_ctx *ctx;
+    const char *records_path;
+    int records_fd;
 } tex_params;
 
 /* An 8-bit grey image, row-major. */
@@ -110,5 +115,26 @@ void tex_block_features(const tex_params *p, int64_t by, int64_t bx, const uint8
 int tex_kernel_cpu(const tess_tile_box *box, const void *in, void *out, void *device, void *arg);
 extern const tess_tile_kernel_fn tex_kernel_opencl;
 extern const tess_tile_kernel_fn tex_kernel_cuda; /* NULL without CUDA in the build */
+
+/*
+ * Two stages (texture_stage.c, docs/tiles.md "Pipelines"): stage 1 turns
+ * the image into block records (grey conversion of a PPM, the block and
+ * its halo cut out), stage 2 computes the features from them.  Run at once
+ * as a pipeline (--stages 2), or one after the other through a records
+ * file (--stage 1 --output FILE, then --stage 2 --input FILE): magic
+ * "TXRC", u32 version 1, u32 block, u32 width, u32 height, u32 0 (24
+ * bytes), then every block's record in row-major block order.
+ */
+#define TEX_REC_HEADER 24
+/* Stage 1's kernel: the records of box's blocks (arg: the tex_params). */
+int tex_kernel_records(const tess_tile_box *box, const void *in, void *out, void *device,
+                       void *arg);
+/* The header of a records file for p. */
+void tex_records_header(const tex_params *p, uint8_t out[TEX_REC_HEADER]);
+/* Open a records file and set p's block and image size from it; 0, or -1
+ * with a one-line reason in err. */
+int tex_records_open(const char *path, tex_params *p, char *err, size_t errlen);
+/* Stage 2's read() from the records file (arg: the tex_params). */
+int tex_read_records_file(const tess_tile_box *box, void *buf, void *arg);
 
 #endif

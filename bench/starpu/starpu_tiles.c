@@ -185,8 +185,10 @@ static int setup(peer_app *a, int argc, char **argv, void **in)
     char err[512];
     const char *path = arg_text(argc, argv, "--image", NULL);
     if (path == NULL || tex_read_pnm(path, 0, &img, err, sizeof err) != 0) return -1;
-    a->tex =
-        (tex_params){(int)arg_long(argc, argv, "--block", 32), img.width, img.height, 0, 0, NULL};
+    a->tex = (tex_params){.block = (int)arg_long(argc, argv, "--block", 32),
+                          .width = img.width,
+                          .height = img.height,
+                          .records_fd = -1};
     a->tex.grid_w = img.width / (uint32_t)a->tex.block;
     a->tex.grid_h = img.height / (uint32_t)a->tex.block;
     a->cells = a->tex.grid_w * a->tex.grid_h;

@@ -106,6 +106,9 @@ typedef struct tess_tile_job {
     /* Handed to `write` instead of `arg` when not NULL (a writer with state
      * of its own, such as a checkpoint journal). */
     void *write_arg;
+    /* Handed to `read` instead of `arg` when not NULL (a pipeline's stream:
+     * tessera/tile_pipe.h). */
+    void *read_arg;
     /* Cells whose output is already in place (a restored checkpoint:
      * docs/checkpoints.md, "Tiles"): one bit per cell of the area in
      * row-major order (cell i is bit i % 8 of byte i / 8), the same on every

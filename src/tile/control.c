@@ -251,7 +251,9 @@ static void open_trace(ctl *c)
     const char *prefix = getenv("TESS_TILE_TRACE");
     if (prefix == NULL || *prefix == '\0') return;
     char path[4096];
-    snprintf(path, sizeof path, "%s.%d", prefix, c->link.me);
+    if (c->link.args.nstages > 1) /* a pipeline: a file per stage */
+        snprintf(path, sizeof path, "%s.%d.s%d", prefix, c->link.me, c->link.args.stage);
+    else snprintf(path, sizeof path, "%s.%d", prefix, c->link.me);
     c->trace = fopen(path, "a");
     if (c->trace == NULL)
         tess__warn(c->link.ctx, "TESS_TILE_TRACE: cannot open %s: %s (no trace)", path,

@@ -21,8 +21,8 @@ int tess__tile_send(tess__tile_link *l, int dst, uint32_t type, const void *a, s
     tess__tile_hdr h = {.run_id = l->args.run_id, .type = type, .src = l->me};
     memcpy(head, &h, sizeof h);
     if (alen) memcpy(head + sizeof h, a, alen);
-    int rc = tess__worker_send2(l->ctx, l->my_worker, l->ctx->worker_base[dst], head,
-                                sizeof h + alen, b, blen);
+    int rc = tess__worker_send2(l->ctx, l->my_worker, l->ctx->worker_base[dst] + l->args.stage,
+                                head, sizeof h + alen, b, blen);
     if (head != small) free(head);
     /* A message the controller could not send would leave a peer waiting:
      * end the run (processor threads report their failures in TILE_DONE). */
@@ -45,6 +45,7 @@ void tess__tile_abort_all(tess__tile_link *l, int status, const char *msg)
         snprintf(text + head, sizeof text - (size_t)head, "%s", msg);
     }
     int32_t st = l->status;
+    tess__tile_pipe_fail(l->ctx, l->status); /* a pipeline's other stages stop too */
     for (int r = 0; r < l->nranks; r++)
         if (r != l->me) tess__tile_send(l, r, TILE_ABORT, &st, sizeof st, text, strlen(text) + 1);
 }
@@ -72,7 +73,7 @@ void tess__tile_link_init(tess__tile_link *l, tess_ctx *ctx, const tess_tile_job
     l->args = *a;
     l->me = tess_rank(ctx);
     l->nranks = tess_nranks(ctx);
-    l->my_worker = ctx->worker_base[l->me];
+    l->my_worker = ctx->worker_base[l->me] + a->stage; /* a pipeline's stage: its own worker */
     l->thread = pthread_self();
     /* Rank 0's clock starts at tess_tile_run; other ranks (maybe on other
      * machines, other clocks) start theirs when their controller starts. */

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "comm/comm.h"
+#include "tessera/tile_pipe.h"
 #include "tile/proc.h"
 
 static void sleep_s(double s)
@@ -60,7 +61,7 @@ static int tile_input(tess__tile_processor *p, const tess__tile_item *it, const 
     uint8_t *buf = grow(&p->in_buf, &p->in_cap, it->cells * job->in_bytes);
     if (buf == NULL) return tess_set_error(c->ctx, TESS_ERR_NOMEM, "out of memory for a tile");
     if (job->read) {
-        int rc = job->read(&it->box, buf, job->arg);
+        int rc = job->read(&it->box, buf, job->read_arg ? job->read_arg : job->arg);
         if (rc != TESS_OK) return rc;
     } else {
         int64_t lo, hi;
@@ -243,7 +244,9 @@ static int warm_input(tess__tile_processor *p, const tess__tile_item *it, const 
     const tess_tile_job *job = p->link->job;
     int64_t lo = 0, hi = 0;
     if (job->in_bytes > 0 && job->read == NULL) tess__tile_store_own_slab(p->store, &lo, &hi);
-    if (job->in_bytes == 0 || job->read != NULL || it->box.hi[0] <= hi)
+    /* a pipeline's stream gives each cell once: not to the warm-up */
+    int stream = job->read == tess_tile_stream_read;
+    if (job->in_bytes == 0 || (job->read != NULL && !stream) || it->box.hi[0] <= hi)
         return tile_input(p, it, in);
     uint8_t *buf = grow(&p->in_buf, &p->in_cap, it->cells * job->in_bytes);
     if (buf == NULL) return tess_set_error(p->link->ctx, TESS_ERR_NOMEM, "out of memory");
@@ -428,7 +431,8 @@ static int pin_processors(const tess__tile_procs *ps, tess_ctx *ctx)
 int tess__tile_procs_start(tess__tile_procs *ps, tess__tile_link *l, const tess__tile_store *s)
 {
     int rc = tess__tile_parse_processors(l->ctx, l->args.processors, ps->specs, &ps->n);
-    int pin = rc == TESS_OK && pin_processors(ps, l->ctx), k = 0;
+    /* a pipeline's stages would bind theirs to the same cores: none bind */
+    int pin = rc == TESS_OK && l->args.nstages <= 1 && pin_processors(ps, l->ctx), k = 0;
     for (int i = 0; rc == TESS_OK && i < ps->n; i++) {
         int cpu = pin && ps->specs[i].kind == TESS_TILE_CPU ? tess__nth_usable_cpu(k++) : -1;
         rc = start_one(&ps->p[i], l, s, i, &ps->specs[i], cpu);

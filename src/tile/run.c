@@ -8,9 +8,10 @@
 #include <string.h>
 #include "comm/comm.h"
 #include "sched/sched.h"
+#include "tessera/tile_pipe.h"
 #include "tile/tile_internal.h"
 
-#define TILE_KERNEL "tess.tile"
+#define TILE_KERNEL TESS__TILE_KERNEL
 
 void tess__tile_free(tess_ctx *ctx)
 {
@@ -21,15 +22,23 @@ void tess__tile_free(tess_ctx *ctx)
     ctx->tile = NULL;
 }
 
+/* One instance per worker: worker w of each rank runs the controller of
+ * stage w (a plain run has one stage: the first worker); the others
+ * return at once.  args: one tess__tile_args per stage. */
 static int tile_kernel(tess_task *task, const void *args, size_t len)
 {
     tess_ctx *ctx = tess_task_ctx(task);
     tess__tile_args a;
-    if (len != sizeof a || ctx->tile == NULL) return TESS_ERR_INVAL;
-    memcpy(&a, args, sizeof a);
+    size_t stages = len / sizeof a;
+    if (len % sizeof a != 0 || stages == 0 || ctx->tile == NULL) return TESS_ERR_INVAL;
+    int w = tess_task_worker(task) - ctx->worker_base[ctx->rank];
+    if (w < 0 || (size_t)w >= stages) return TESS_OK; /* no stage of its own */
+    memcpy(&a, (const uint8_t *)args + (size_t)w * sizeof a, sizeof a);
     if (a.job < 0 || a.job >= ctx->tile->njobs) return TESS_ERR_INVAL;
-    if (tess_task_worker(task) != ctx->worker_base[ctx->rank]) return TESS_OK; /* not the first */
-    return tess__tile_control_run(ctx, ctx->tile->jobs[a.job], &a);
+    const tess_tile_job *job = tess__tile_pipe_job(ctx, &a);
+    int rc = tess__tile_control_run(ctx, job ? job : ctx->tile->jobs[a.job], &a);
+    tess__tile_pipe_stage_ended(ctx, &a, rc);
+    return rc;
 }
 
 static int check_job(tess_ctx *ctx, const tess_tile_job *job)
@@ -84,8 +93,9 @@ static int request_shared_output(tess_ctx *ctx, const tess_tile_job *job, int i)
     grown[i] = NULL;
     size_t bytes = job->out_bytes;
     for (int d = 0; d < job->ndims; d++) bytes *= (size_t)job->extent[d];
-    int wanted =
-        ctx->rank == job->output_rank && (job->output || job->write) && bytes <= SHARED_OUTPUT_MAX;
+    int to_stream = job->write == tess_tile_stream_write; /* a pipeline's: this process only */
+    int wanted = ctx->rank == job->output_rank && (job->output || (job->write && !to_stream)) &&
+                 bytes <= SHARED_OUTPUT_MAX;
     return tess__comm_share_request(ctx, wanted ? bytes : 0, attach_output, (void *)(intptr_t)i);
 }
 
@@ -135,14 +145,14 @@ int tess_tile_options_check(tess_ctx *ctx, const tess_tile_job *job, const tess_
     return rc;
 }
 
-static int find_job(tess_ctx *ctx, const tess_tile_job *job)
+int tess__tile_find_job(tess_ctx *ctx, const tess_tile_job *job)
 {
     for (int i = 0; ctx->tile && job && i < ctx->tile->njobs; i++)
         if (ctx->tile->jobs[i] == job || strcmp(ctx->tile->jobs[i]->name, job->name) == 0) return i;
     return -1;
 }
 
-static int args_from_options(tess_ctx *ctx, const tess_tile_options *o, tess__tile_args *a)
+int tess__tile_args_from_options(tess_ctx *ctx, const tess_tile_options *o, tess__tile_args *a)
 {
     const char *procs = o->processors ? o->processors : "";
     const char *policy = o->policy ? o->policy : "apc";
@@ -157,6 +167,7 @@ static int args_from_options(tess_ctx *ctx, const tess_tile_options *o, tess__ti
     a->chunk = o->chunk_bytes > 0 ? o->chunk_bytes : (size_t)1 << 20;
     a->seed = o->seed;
     a->progress = o->progress;
+    a->nstages = 1;
     return TESS_OK;
 }
 
@@ -164,15 +175,21 @@ int tess_tile_run(tess_ctx *ctx, const tess_tile_job *job, const tess_tile_optio
                   tess_tile_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
-    int idx = find_job(ctx, job);
+    int idx = tess__tile_find_job(ctx, job);
     TESS_RETURN_IF(ctx, idx < 0, TESS_ERR_NOTFOUND, "tile job '%s' is not registered",
                    job && job->name ? job->name : "(null)");
+    int streamed = (job->read == tess_tile_stream_read && job->read_arg == NULL) ||
+                   (job->write == tess_tile_stream_write && job->write_arg == NULL);
+    TESS_RETURN_IF(ctx, streamed, TESS_ERR_INVAL,
+                   "tile job '%s' is a pipeline's stage (its input or output is a stream): run "
+                   "it with tess_tile_pipeline_run",
+                   job->name);
     tess_tile_options none = {0};
     if (o == NULL) o = &none;
     int rc = tess_tile_options_check(ctx, job, o);
     if (rc != TESS_OK) return rc;
     tess__tile_args a = {.job = idx, .run_id = ++ctx->tile->runs};
-    rc = args_from_options(ctx, o, &a);
+    rc = tess__tile_args_from_options(ctx, o, &a);
     if (rc != TESS_OK) return rc;
     tess__tile_stats_begin(stats, ctx->nranks, a.policy);
     TESS_RETURN_IF(ctx, stats->ranks == NULL, TESS_ERR_NOMEM, "out of memory");

@@ -86,7 +86,8 @@ static void on_stats(void *state, int src, const uint8_t *p, size_t len)
 {
     tess__tile_tally *t = state;
     tess_ctx *ctx = t->link->ctx;
-    tess_tile_stats *s = ctx->tile ? ctx->tile->result : NULL;
+    tess_tile_stats *s =
+        ctx->tile && ctx->tile->result ? ctx->tile->result + t->link->args.stage : NULL;
     stats_head h;
     if (s == NULL || len < sizeof h) return;
     memcpy(&h, p, sizeof h);

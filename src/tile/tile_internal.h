@@ -42,8 +42,9 @@ typedef struct tess__tile_reg {
     /* per job: the output rank's image of the whole output in its
      * node-shared segment, when this rank can write it (run.c), else NULL */
     uint8_t **shared_out;
-    tess_tile_stats *result; /* rank 0: where the run's statistics go */
-    uint32_t runs;           /* run ids: messages of an earlier run are dropped */
+    tess_tile_stats *result;      /* rank 0: where the run's statistics go, one per stage */
+    uint32_t runs;                /* run ids: messages of an earlier run are dropped */
+    struct tess__tile_pipe *pipe; /* the pipeline running (pipe.c), else NULL */
 } tess__tile_reg;
 
 void tess__tile_free(tess_ctx *ctx); /* at tess_finalize */
@@ -89,7 +90,11 @@ typedef struct tess__tile_args {
     char policy[64];
     double queue_s, boot_s, t0;
     uint64_t chunk, seed;
-    int32_t progress, pad;
+    int32_t progress;
+    /* a pipeline's stage (pipe.c): its controller runs on the rank's
+     * worker `stage` and talks to the same worker of other ranks; 0 and 1
+     * for a plain run */
+    int32_t stage, nstages, pad;
 } tess__tile_args;
 
 /* ---- messages between controllers and from processors ---- */
@@ -177,5 +182,19 @@ void tess__tile_stats_begin(tess_tile_stats *s, int nranks, const char *policy);
 void tess__tile_stats_finish(tess_tile_stats *s);
 /* The controller of one rank (control.c); returns TESS_OK or the run's error. */
 int tess__tile_control_run(tess_ctx *ctx, const tess_tile_job *job, const tess__tile_args *a);
+
+/* ---- shared by run.c and pipe.c ---- */
+#define TESS__TILE_KERNEL "tess.tile"
+/* The registered index of job, or -1. */
+int tess__tile_find_job(tess_ctx *ctx, const tess_tile_job *job);
+/* The flat arguments of a run from its options. */
+int tess__tile_args_from_options(tess_ctx *ctx, const tess_tile_options *o, tess__tile_args *a);
+/* The job a stage's controller runs (pipe.c: a copy with its streams
+ * attached), and what happens when it ended; a plain run has no pipe. */
+const tess_tile_job *tess__tile_pipe_job(tess_ctx *ctx, const tess__tile_args *a);
+void tess__tile_pipe_stage_ended(tess_ctx *ctx, const tess__tile_args *a, int rc);
+/* A stage failed (its link's abort): wake and fail every stream, so no
+ * stage waits for one that stopped. */
+void tess__tile_pipe_fail(tess_ctx *ctx, int status);
 
 #endif
