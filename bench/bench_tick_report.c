@@ -165,6 +165,26 @@ void bt_report_scaleup(const bt_store *st, const bt_series *series, int n, long 
     fflush(stdout);
 }
 
+/* The column heads of a sweep table: X is the swept parameter, BASE its
+ * first value (the ratios divide by it). */
+static void sweep_header(const char *x, const char *base)
+{
+    printf("  %4s  %10s %8s  %10s %8s  %8s %s\n", x, "jitter", base, "none", base, "eff", "runs");
+}
+
+/* One row of a sweep table, shared by the layers and depth sweeps: at X,
+ * technique t's median ticks/s with jitter (*j) and without (*z), each over
+ * the sweep's first series, the efficiency and the runs.  No newline: the
+ * depth table adds its edge rate. */
+static void sweep_row(const bt_store *st, const bt_series *s, const bt_series *first, bt_tech t,
+                      long x, long rounds, bt_stats *j, bt_stats *z)
+{
+    *j = stats_of(st, s, t, 1, rounds), *z = stats_of(st, s, t, 0, rounds);
+    bt_stats j0 = stats_of(st, first, t, 1, rounds), z0 = stats_of(st, first, t, 0, rounds);
+    printf("  %4ld  %10.1f %7.2fx  %10.1f %7.2fx  %8.3f %d+%d", x, j->median, j->median / j0.median,
+           z->median, z->median / z0.median, j->median / z->median, j->n, z->n);
+}
+
 /* The paper's Figures 8-10 as tables: per app and period k, the median
  * ticks/s of repl against m, with jitter and without, and the ratio to the
  * smallest m (k-1: no layer to spare). */
@@ -179,14 +199,11 @@ void bt_report_layers(const bt_store *st, const bt_series *series, int n, long r
             printf("\nreplication, %s, %ld workers, k=%ld, jitter %s: ticks/s median over "
                    "rounds\n",
                    bt_app_names[s->app], s->workers, s->period, s->jitter);
-            printf("  %4s  %10s %8s  %10s %8s  %8s %s\n", "m", "jitter", "/m=k-1", "none", "/m=k-1",
-                   "eff", "runs");
+            sweep_header("m", "/m=k-1");
         }
-        bt_stats j = stats_of(st, s, BT_REPL, 1, rounds), z = stats_of(st, s, BT_REPL, 0, rounds);
-        bt_stats j0 = stats_of(st, first, BT_REPL, 1, rounds),
-                 z0 = stats_of(st, first, BT_REPL, 0, rounds);
-        printf("  %4ld  %10.1f %7.2fx  %10.1f %7.2fx  %8.3f %d+%d\n", s->layers, j.median,
-               j.median / j0.median, z.median, z.median / z0.median, j.median / z.median, j.n, z.n);
+        bt_stats j, z;
+        sweep_row(st, s, first, BT_REPL, s->layers, rounds, &j, &z);
+        printf("\n");
     }
     fflush(stdout);
 }
@@ -204,14 +221,10 @@ void bt_report_depth(const bt_store *st, const bt_series *series, int n, long ro
             printf("\ndependency scheduling, %s, %ld workers, jitter %s: ticks/s median over "
                    "rounds\n",
                    bt_app_names[s->app], s->workers, s->jitter);
-            printf("  %4s  %10s %8s  %10s %8s  %8s %s\n", "d", "jitter", "/d=1", "none", "/d=1",
-                   "eff", "runs");
+            sweep_header("d", "/d=1");
         }
-        bt_stats j = stats_of(st, s, BT_SCHED, 1, rounds), z = stats_of(st, s, BT_SCHED, 0, rounds);
-        bt_stats j0 = stats_of(st, first, BT_SCHED, 1, rounds),
-                 z0 = stats_of(st, first, BT_SCHED, 0, rounds);
-        printf("  %4ld  %10.1f %7.2fx  %10.1f %7.2fx  %8.3f %d+%d", s->depth, j.median,
-               j.median / j0.median, z.median, z.median / z0.median, j.median / z.median, j.n, z.n);
+        bt_stats j, z;
+        sweep_row(st, s, first, BT_SCHED, s->depth, rounds, &j, &z);
         double edges = series_edges(st, s);
         if (isfinite(edges))
             printf("  (%.1f|%.1f M edge-ticks/s)", j.median * edges / 1e6, z.median * edges / 1e6);
