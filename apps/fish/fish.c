@@ -101,20 +101,7 @@ static int parse(int argc, char **argv, fish_app *f)
 static void fish_setup(fish_app *f)
 {
     fish_model_init(&f->model, &f->params, (uint64_t)f->count, f->informed);
-    f->fns = (tess_particle_fns){
-        .count = (uint64_t)f->count, .radius = f->params.rho, .init = fish_new, .step = fish_step};
-    f->tick = (tess_tick_app){.name = APP,
-                              .state = &tess_particles_class,
-                              .user = &f->model,
-                              .class_fns = &f->fns,
-                              .part = fish_part,
-                              .rd = fish_rd,
-                              .wd = fish_wd,
-                              .rx = fish_rx,
-                              .wx = fish_wx,
-                              .disjoint = fish_disjoint};
-    f->tick.universe =
-        tess_particle_query((tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
+    f->tick = fish_tick_app(&f->model, &f->fns, fish_part);
 }
 
 /* ---------------------------------------------------------------- outputs */

@@ -72,6 +72,13 @@ void fish_rx(void *user, const tess_query *q, tess_query *out); /* shrink by rho
 void fish_wx(void *user, const tess_query *q, tess_query *out); /* shrink by R */
 int fish_disjoint(void *user, const tess_query *a, const tess_query *b);
 
+/* The school as a tick description: the particles class with NEW and STEP
+ * in *fns (count and radius from m), Table 1 from this file and PART
+ * `part` (fish_part; a test passes its own).  `fish` and the repartitioning
+ * test build the same app through it.  m and fns must outlive the app. */
+tess_tick_app fish_tick_app(fish_model *m, tess_particle_fns *fns,
+                            int (*part)(tess_ctx *, void *, const void *, int, tess_query *));
+
 /* PART: a quadtree over the fish positions of `snapshot` (a
  * tess_particles_view; NULL: the initial state).  0, or a negative status
  * with ctx's last error set. */

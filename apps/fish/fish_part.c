@@ -6,7 +6,8 @@
  * it by rho (the fish in it that see only fish in it), WX by R (where only
  * fish from it can be next tick).  DISJOINT says whether two rectangles
  * cannot share a fish; PART splits the plane into n rectangles by a
- * quadtree over the fish positions.
+ * quadtree over the fish positions.  fish_tick_app puts them together with
+ * NEW and STEP into the school's tick description.
  *
  * Growing adds a small margin (relative to the coordinates, plus a tiny
  * absolute one) so that rounding in STEP can never move a fish, or let it
@@ -94,6 +95,26 @@ int fish_disjoint(void *user, const tess_query *qa, const tess_query *qb)
     tess_particle_rect a = tess_particle_rect_of(qa), b = tess_particle_rect_of(qb);
     return rect_empty(&a) || rect_empty(&b) || a.x1 <= b.x0 || b.x1 <= a.x0 || a.y1 <= b.y0 ||
            b.y1 <= a.y0;
+}
+
+tess_tick_app fish_tick_app(fish_model *m, tess_particle_fns *fns,
+                            int (*part)(tess_ctx *, void *, const void *, int, tess_query *))
+{
+    *fns = (tess_particle_fns){
+        .count = m->count, .radius = m->p.rho, .init = fish_new, .step = fish_step};
+    tess_tick_app app = {.name = "fish",
+                         .state = &tess_particles_class,
+                         .user = m,
+                         .class_fns = fns,
+                         .part = part,
+                         .rd = fish_rd,
+                         .wd = fish_wd,
+                         .rx = fish_rx,
+                         .wx = fish_wx,
+                         .disjoint = fish_disjoint};
+    app.universe =
+        tess_particle_query((tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
+    return app;
 }
 
 /* ---------------------------------------------------------------- PART */

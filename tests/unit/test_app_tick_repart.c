@@ -69,20 +69,9 @@ static void run(int (*part)(tess_ctx *, void *, const void *, int, tess_query *)
     fish_params_default(&prm);
     fish_model model;
     fish_model_init(&model, &prm, FISH, 0.1);
-    tess_particle_fns fns = {.count = FISH, .radius = prm.rho, .init = fish_new, .step = fish_step};
+    tess_particle_fns fns;
     memset(c, 0, sizeof *c);
-    c->app = (tess_tick_app){.name = "fish",
-                             .state = &tess_particles_class,
-                             .user = &model,
-                             .class_fns = &fns,
-                             .part = part,
-                             .rd = fish_rd,
-                             .wd = fish_wd,
-                             .rx = fish_rx,
-                             .wx = fish_wx,
-                             .disjoint = fish_disjoint};
-    c->app.universe =
-        tess_particle_query((tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
+    c->app = fish_tick_app(&model, &fns, part);
     tess_ctx *ctx = test_ctx(WORKERS);
     assert_int_equal(tess_tick_register(ctx, &c->app), 0);
     assert_int_equal(tess_main(ctx, control, c), 0);
