@@ -1,6 +1,7 @@
 /*
  * tick_check.c — the tick face's checking mode (TESS_TICK_CHECK=1, grid
- * class): 2-D heat on a 40 x 40 plate through tess_grid_stencil_app, run by
+ * class): the walkthrough's 2-D heat (examples/heat.c) on a 40 x 40 plate
+ * through tess_grid_stencil_app, with jitter and 4 workers, run by
  * tick_check.sh with and without the mode (tick_check_classes.c does the
  * graph and particles classes).
  *
@@ -17,33 +18,13 @@
 #include <string.h>
 #include "tessera/tick_grid.h"
 
+/* The walkthrough's plate itself (init, step_row, control), so that the
+ * checked program is the documented one; its main becomes heat_main. */
+#define main heat_main
+#include "../../examples/heat.c"
+#undef main
+
 #define N 40
-
-typedef struct plate {
-    tess_grid_stencil grid; /* first: the stencil's functions get the app's user */
-    tess_tick_app app;
-    tess_tick_options opt;
-} plate;
-
-static double init(void *user, int64_t r, int64_t c)
-{
-    (void)user, (void)c;
-    return r == 0 ? 1.0 : 0.0;
-}
-
-static void step_row(void *user, const tess_grid_view *u, int64_t r, int64_t c0, int64_t c1,
-                     int64_t tick, double *out)
-{
-    (void)user, (void)tick;
-    for (int64_t c = c0; c < c1; c++) {
-        double m = tess_grid_at(u, r, c);
-        if (r == 0 || c == 0 || r == N - 1 || c == N - 1) out[c - c0] = m;
-        else
-            out[c - c0] = m + 0.2 * (((tess_grid_at(u, r - 1, c) + tess_grid_at(u, r + 1, c)) +
-                                      (tess_grid_at(u, r, c - 1) + tess_grid_at(u, r, c + 1))) -
-                                     4.0 * m);
-    }
-}
 
 static void same(void *user, const tess_query *q, tess_query *out)
 {
@@ -51,29 +32,12 @@ static void same(void *user, const tess_query *q, tess_query *out)
     *out = *q;
 }
 
-static int control(tess_ctx *ctx, void *arg)
-{
-    plate *p = arg;
-    tess_tick_result res;
-    static double u[N * N];
-    int rc = tess_tick_run(ctx, &p->app, &p->opt, &res);
-    if (rc == TESS_OK) rc = tess_grid_unpack(res.final_state.data, res.final_state.len, N, N, u);
-    if (rc != TESS_OK) {
-        fprintf(stderr, "tick_check: %s\n", tess_last_error(ctx));
-        return rc;
-    }
-    double sum = 0;
-    for (int i = 0; i < N * N; i++) sum += u[i];
-    printf("center %.17g sum %.17g\n", u[(N / 2) * N + N / 2], sum);
-    tess_tick_result_free(&res);
-    return TESS_OK;
-}
-
 int main(int argc, char **argv)
 {
     plate p = {.grid = {.fns = {.rows = N, .cols = N, .init = init, .step_row = step_row},
                         .radius = 1,
-                        .ring = 1}};
+                        .ring = 1},
+               .n = N};
     tess_tick_options_init(&p.opt);
     if (argc < 2 || tess_tick_alg_parse(argv[1], &p.opt.alg) != TESS_OK) return 2;
     p.opt.ticks = 30, p.opt.jitter = "cloud", p.opt.seed = 7;
