@@ -98,6 +98,13 @@ static void *instance(fixture *f, int nslots)
     return st;
 }
 
+/* The end of every test: the class instance, then the fixture it reads. */
+static void fixture_free(fixture *f, void *st)
+{
+    tess_particles_class.destroy(st);
+    free(f);
+}
+
 static tess_query rect(double x0, double x1, double y0, double y1)
 {
     return tess_particle_query((tess_particle_rect){x0, x1, y0, y1});
@@ -182,8 +189,7 @@ static void test_pack_merge_round_trip(void **state)
     assert_int_equal(ids_of(st, 1), 0x3e0ull);
 
     tess_buf_free(&buf);
-    tess_particles_class.destroy(st);
-    free(f);
+    fixture_free(f, st);
 }
 
 static void test_merge_rejects_malformed(void **state)
@@ -207,10 +213,9 @@ static void test_merge_rejects_malformed(void **state)
     assert_int_equal(tess_particles_class.merge(st, 0, NULL, 0, NULL), 0);
     assert_int_equal(view(st, 0)->count, 1);
     assert_int_equal(tess_particles_class.merge(st, 1, rec, TESS_PARTICLE_BYTES, NULL),
-                     TESS_ERR_INVAL); /* no such slot */
-    tess_particles_class.destroy(st);
-    tess_particles_class.destroy(NULL);
-    free(f);
+                     TESS_ERR_INVAL);   /* no such slot */
+    tess_particles_class.destroy(NULL); /* must be a no-op */
+    fixture_free(f, st);
 }
 
 static void test_create_rejects(void **state)
@@ -268,8 +273,7 @@ static void test_region_filtering(void **state)
     assert_int_equal(tess_particles_class.pack(st, 0, &r, &buf), 0);
     assert_int_equal(buf.len, 7 * TESS_PARTICLE_BYTES);
     tess_buf_free(&buf);
-    tess_particles_class.destroy(st);
-    free(f);
+    fixture_free(f, st);
 }
 
 /* ------------------------------------------------------------------ step */
@@ -319,8 +323,7 @@ static void test_step_region(void **state)
     assert_int_equal(tess_particles_class.step(st, 0, 2, &re, 7), 0);
     assert_true(tess_particles_class.step(st, 0, 0, &r, 7) < 0);
     assert_true(tess_particles_class.step(st, 0, 5, &r, 7) < 0);
-    tess_particles_class.destroy(st);
-    free(f);
+    fixture_free(f, st);
 }
 
 /* ------------------------------------------------------------------ neighbours */
@@ -373,8 +376,7 @@ static void test_neighbours_match_brute_force(void **state)
     }
     assert_true(f->nbr_count[9] >= 1 && f->nbr_count[3] >= 1);
     free(buf);
-    tess_particles_class.destroy(st);
-    free(f);
+    fixture_free(f, st);
 }
 
 /* ------------------------------------------------------------------ unpack */
