@@ -320,6 +320,19 @@ static cell_range cells_of_box(const pslot *s, double x0, double x1, double y0, 
     return c;
 }
 
+/* The items of row cy's cells cx0..cx1: one run [k0, k1) of items[], as
+ * cells are numbered row by row and start[] is cumulative.  Gathering
+ * neighbours and STEP walk a box of cells a row at a time through it. */
+typedef struct item_run {
+    uint32_t k0, k1;
+} item_run;
+
+static inline item_run row_items(const pslot *s, const cell_range *c, int64_t cy)
+{
+    int64_t row = cy * s->nx;
+    return (item_run){s->start[row + c->cx0], s->start[row + c->cx1 + 1]};
+}
+
 /* ---------------------------------------------------------------- neighbours */
 
 /* Shell sort (Ciura's gaps): neighbour lists are short, and an inline sort of
@@ -361,15 +374,13 @@ static int64_t gather_neighbours(pstate *st, const pslot *s, const tess_particle
     cell_range c = cells_of_box(s, self->x - r, self->x + r, self->y - r, self->y + r);
     size_t n = 0;
     for (int64_t cy = c.cy0; cy <= c.cy1; cy++) {
-        for (int64_t cx = c.cx0; cx <= c.cx1; cx++) {
-            int64_t cell = cy * s->nx + cx;
-            for (uint32_t k = s->start[cell]; k < s->start[cell + 1]; k++) {
-                const tess_particle *q = &s->p[s->items[k]];
-                double dx = q->x - self->x, dy = q->y - self->y;
-                if (q->id == self->id || !(dx * dx + dy * dy <= st->r2)) continue;
-                if (nbrs_reserve(st, n) != TESS_OK) return TESS_ERR_NOMEM;
-                st->keys[n++] = q->id << 32 | s->items[k];
-            }
+        item_run run = row_items(s, &c, cy);
+        for (uint32_t k = run.k0; k < run.k1; k++) {
+            const tess_particle *q = &s->p[s->items[k]];
+            double dx = q->x - self->x, dy = q->y - self->y;
+            if (q->id == self->id || !(dx * dx + dy * dy <= st->r2)) continue;
+            if (nbrs_reserve(st, n) != TESS_OK) return TESS_ERR_NOMEM;
+            st->keys[n++] = q->id << 32 | s->items[k];
         }
     }
     sort_keys(st->keys, n);
@@ -670,15 +681,13 @@ static int64_t particles_step(void *vst, int from_slot, int to_slot, const tess_
     cell_range c = cells_of_box(from, box.x0, box.x1, box.y0, box.y1);
     int64_t kept = 0;
     for (int64_t cy = c.cy0; cy <= c.cy1; cy++) {
-        for (int64_t cx = c.cx0; cx <= c.cx1; cx++) {
-            int64_t cell = cy * from->nx + cx;
-            for (uint32_t k = from->start[cell]; k < from->start[cell + 1]; k++) {
-                const tess_particle *p = &from->p[from->items[k]];
-                if (!tess_particle_rect_contains(&box, p->x, p->y) || slot_has(to, p->id)) continue;
-                int rc = step_one(st, from, to, r, p, tick);
-                if (rc < 0) return rc;
-                kept += rc;
-            }
+        item_run run = row_items(from, &c, cy);
+        for (uint32_t k = run.k0; k < run.k1; k++) {
+            const tess_particle *p = &from->p[from->items[k]];
+            if (!tess_particle_rect_contains(&box, p->x, p->y) || slot_has(to, p->id)) continue;
+            int rc = step_one(st, from, to, r, p, tick);
+            if (rc < 0) return rc;
+            kept += rc;
         }
     }
     if (st->check && held_add(to, r) != TESS_OK) return TESS_ERR_NOMEM;
