@@ -6,7 +6,6 @@
  * dump (40-byte little-endian records sorted by id) and the metrics.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
