@@ -36,6 +36,26 @@ static void assert_sums(const tess_tile_stats *s)
 
 static void close_to(double a, double b) { assert_true(a > b - 1e-9 && a < b + 1e-9); }
 
+/* The seven parts a test expects of a finished run. */
+typedef struct split {
+    double boot, proc, limb, init, tcp, out, over;
+} split;
+
+/* Checks each part of the finished run s against `want` and that they
+ * sum to its seconds; frees s. */
+static void expect_split(tess_tile_stats *s, split want)
+{
+    close_to(s->boot, want.boot);
+    close_to(s->proc, want.proc);
+    close_to(s->limb, want.limb);
+    close_to(s->init, want.init);
+    close_to(s->tcp, want.tcp);
+    close_to(s->out, want.out);
+    close_to(s->over, want.over);
+    assert_sums(s);
+    tess_tile_stats_free(s);
+}
+
 /* Input read in the processors' own threads: serial with their kernels. */
 static void test_io_beside_processing(void **state)
 {
@@ -49,15 +69,14 @@ static void test_io_beside_processing(void **state)
     s.procs[1].tcp = 0.5;
     s.ranks[0].out_seconds = 0.25; /* write() on the controller */
     tess__tile_stats_finish(&s);
-    close_to(s.boot, 1.0);
-    close_to(s.proc, 5.0);
-    close_to(s.limb, 1.0);
-    close_to(s.init, 2.0); /* the most one thread spent, not the sum */
-    close_to(s.tcp, 0.5);
-    close_to(s.out, 0.25);
-    close_to(s.over, 0.25);
-    assert_sums(&s);
-    tess_tile_stats_free(&s);
+    /* INIT: the most one thread spent, not the sum */
+    expect_split(&s, (split){.boot = 1.0,
+                             .proc = 5.0,
+                             .limb = 1.0,
+                             .init = 2.0,
+                             .tcp = 0.5,
+                             .out = 0.25,
+                             .over = 0.25});
 }
 
 /* A controller writing while the processors compute: only the part the
@@ -73,14 +92,13 @@ static void test_overlap_cut_in_order(void **state)
     s.ranks[0].tcp_seconds = 0.5;
     s.ranks[0].out_seconds = 5.0;
     tess__tile_stats_finish(&s);
-    close_to(s.proc, 8.0);
-    close_to(s.limb, 0.0);
-    close_to(s.init, 1.0);
-    close_to(s.tcp, 0.5);
-    close_to(s.out, 0.5);
-    close_to(s.over, 0.0);
-    assert_sums(&s);
-    tess_tile_stats_free(&s);
+    expect_split(&s, (split){.boot = 0.0,
+                             .proc = 8.0,
+                             .limb = 0.0,
+                             .init = 1.0,
+                             .tcp = 0.5,
+                             .out = 0.5,
+                             .over = 0.0});
 }
 
 /* Processing measured past the wall time after the bootstrap (a tile begun

@@ -41,6 +41,16 @@ static void write_rows(tess_tile_stream *s, int64_t lo, int64_t hi)
     assert_int_equal(tess_tile_stream_write(&b, data, s), TESS_OK);
 }
 
+/* A stream of the area with a window of `window` bytes (0: none) and rows
+ * 0-1 written, as most tests begin. */
+static tess_tile_stream *open_first_rows(size_t window)
+{
+    tess_tile_stream *s;
+    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, window, &s), TESS_OK);
+    write_rows(s, 0, 2);
+    return s;
+}
+
 static void sleep_ms(int ms)
 {
     struct timespec ts = {0, ms * 1000000L};
@@ -75,9 +85,7 @@ static void start(pthread_t *t, side *d)
 static void test_read_across_writes(void **state)
 {
     (void)state;
-    tess_tile_stream *s;
-    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 1024, &s), TESS_OK);
-    write_rows(s, 0, 2);
+    tess_tile_stream *s = open_first_rows(1024);
     write_rows(s, 2, 4);
     tess_tile_box mid = {.ndims = 2, .lo = {1, 1}, .hi = {3, 3}}, want = mid;
     uint8_t got[16], exp[16];
@@ -105,9 +113,7 @@ static void test_read_across_writes(void **state)
 static void test_back_pressure(void **state)
 {
     (void)state;
-    tess_tile_stream *s;
-    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 8, &s), TESS_OK);
-    write_rows(s, 0, 2); /* 8 bytes: the window is full */
+    tess_tile_stream *s = open_first_rows(8); /* 8 bytes: the window is full */
     side w = {.s = s, .box = rows(2, 4), .write = 1};
     pthread_t t;
     start(&t, &w);
@@ -130,9 +136,7 @@ static void test_back_pressure(void **state)
 static void test_waiting_reader_opens_window(void **state)
 {
     (void)state;
-    tess_tile_stream *s;
-    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 8, &s), TESS_OK);
-    write_rows(s, 0, 2);
+    tess_tile_stream *s = open_first_rows(8);
     side r = {.s = s, .box = rows(2, 4)};
     pthread_t t;
     start(&t, &r);
@@ -155,9 +159,7 @@ static void test_waiting_reader_opens_window(void **state)
 static void test_end_of_stream(void **state)
 {
     (void)state;
-    tess_tile_stream *s;
-    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 0, &s), TESS_OK);
-    write_rows(s, 0, 2);
+    tess_tile_stream *s = open_first_rows(0);
     side r = {.s = s, .box = rows(1, 3)};
     pthread_t t;
     start(&t, &r);
@@ -176,9 +178,7 @@ static void test_end_of_stream(void **state)
 static void test_failure_wakes_everyone(void **state)
 {
     (void)state;
-    tess_tile_stream *s, *s2;
-    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 8, &s), TESS_OK);
-    write_rows(s, 0, 2);
+    tess_tile_stream *s = open_first_rows(8), *s2;
     side w = {.s = s, .box = rows(2, 4), .write = 1};
     pthread_t tw;
     start(&tw, &w);
