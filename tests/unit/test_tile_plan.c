@@ -162,6 +162,15 @@ static void line_area(tess__tile_area *a, int64_t n, int64_t min_cells, int64_t 
         TESS_OK);
 }
 
+/* A plan for nprocs processors over a line of n cells, in tiles of 256 to
+ * max_cells; the queue of 0.1 s (T) and threshold of 5 ms most tests use. */
+static void line_plan(tess__tile_plan *p, int64_t n, int64_t max_cells, int nprocs)
+{
+    tess__tile_area a;
+    line_area(&a, n, 256, max_cells);
+    assert_int_equal(tess__tile_plan_init(p, &a, nprocs, 0.1, 0.005), TESS_OK);
+}
+
 /* Simulates the plan p over n processors to its end: every one of `total`
  * cells handed out once, no tile left queued.  Frees p; the finish time. */
 static double simulate_to_end(tess__tile_plan *p, sim_proc *sim, int n, uint64_t total)
@@ -258,10 +267,8 @@ static void test_bootstrap_sizes(void **state)
 static void test_bootstrap_one_ahead(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    line_area(&a, 1 << 20, 256, 1 << 24);
     tess__tile_plan p;
-    assert_int_equal(tess__tile_plan_init(&p, &a, 3, 0.1, 0.005), TESS_OK);
+    line_plan(&p, 1 << 20, 1 << 24, 3);
     int count[3] = {0}, i;
     tess__tile_box box;
     uint64_t cells;
@@ -315,10 +322,8 @@ static void test_two_equal_end_together(void **state)
 static void test_idle_served_first(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    line_area(&a, 4096, 256, 1 << 24);
     tess__tile_plan p;
-    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    line_plan(&p, 4096, 1 << 24, 2);
     for (int i = 0; i < 2; i++) { /* both booted at 256 cells per ms */
         p.procs[i].boot.done = 1;
         p.procs[i].boot.next = 256;
@@ -344,11 +349,9 @@ static void test_idle_served_first(void **state)
 static void test_bootstrap_follows_rising_rate(void **state)
 {
     (void)state;
-    tess__tile_area a;
     int64_t total = (int64_t)1 << 30;
-    line_area(&a, total, 256, total);
     tess__tile_plan p;
-    assert_int_equal(tess__tile_plan_init(&p, &a, 1, 0.1, 0.005), TESS_OK);
+    line_plan(&p, total, total, 1);
     sim_proc sim[1];
     memset(sim, 0, sizeof sim);
     sim[0].peak = 1e9;
@@ -375,10 +378,8 @@ static void test_bootstrap_follows_rising_rate(void **state)
 static void test_starting_gets_nothing(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    line_area(&a, 1 << 16, 256, 1 << 24);
     tess__tile_plan p;
-    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    line_plan(&p, 1 << 16, 1 << 24, 2);
     p.procs[1].starting = 1;
     int i, n = 0;
     tess__tile_box box;
@@ -402,7 +403,7 @@ static void test_starting_gets_nothing(void **state)
     tess__tile_plan_free(&p);
 
     /* Ready in time: it gets the minimum first, like any bootstrap. */
-    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    line_plan(&p, 1 << 16, 1 << 24, 2);
     p.procs[1].starting = 1;
     while (tess__tile_plan_next(&p, &i, &box, &cells, &est)) assert_int_equal(i, 0);
     p.procs[1].starting = 0;
@@ -448,10 +449,8 @@ static void test_fast_late_starter(void **state)
 static void test_give_back_joins(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    line_area(&a, 4096, 256, 4096);
     tess__tile_plan p;
-    assert_int_equal(tess__tile_plan_init(&p, &a, 1, 0.1, 0.005), TESS_OK);
+    line_plan(&p, 4096, 4096, 1);
     tess__tile_box box;
     tess__tile_segment cut[3];
     for (int k = 0; k < 3; k++) {
@@ -477,13 +476,11 @@ static void test_give_back_joins(void **state)
 static void test_global_end_sizes_tiles(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    line_area(&a, 1 << 20, 256, 1 << 20);
     uint64_t want[4];
     double global[4] = {0.0, 10.0, 0.1, 0.0001};
     for (int g = 0; g < 4; g++) {
         tess__tile_plan p;
-        assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+        line_plan(&p, 1 << 20, 1 << 20, 2);
         for (int i = 0; i < 2; i++) { /* booted at 1024 cells; 256k cells/s up to 65536 */
             p.procs[i].boot.done = 1;
             p.procs[i].boot.next = 1024;
