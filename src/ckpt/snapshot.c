@@ -151,13 +151,8 @@ uint64_t tess__ckpt_fingerprint(tess_ctx *ctx)
 
 static int hold_message(tess__ckpt_rt *rt, int src, uint32_t type, const uint8_t *p, size_t len)
 {
-    if (rt->nheld == rt->held_cap) {
-        int cap = rt->held_cap ? 2 * rt->held_cap : 64;
-        tess__ckpt_held *n = realloc(rt->held, (size_t)cap * sizeof *n);
-        if (n == NULL) return TESS_ERR_NOMEM;
-        rt->held = n;
-        rt->held_cap = cap;
-    }
+    if (tess__grow_items(&rt->held, &rt->held_cap, rt->nheld, sizeof *rt->held, 64) != TESS_OK)
+        return TESS_ERR_NOMEM;
     uint8_t *copy = malloc(len ? len : 1);
     if (copy == NULL) return TESS_ERR_NOMEM;
     memcpy(copy, p, len);

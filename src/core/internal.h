@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "tessera/tessera.h"
 
 #define TESS_HIDDEN __attribute__((visibility("hidden")))
@@ -215,6 +216,25 @@ static inline int tess__grow_bytes(uint8_t **buf, size_t *cap, size_t need, size
     uint8_t *grown = realloc(*buf, grown_cap);
     if (grown == NULL) return TESS_ERR_NOMEM;
     *buf = grown;
+    *cap = grown_cap;
+    return TESS_OK;
+}
+
+/* Makes room for one more item in an array of `n` items of `size` bytes
+ * (capacity *cap), doubling from *cap (to `first` when it is empty), for
+ * the append-one-at-a-time queues of the faces.  `items` is the address of
+ * the array's pointer (a T **, passed untyped so that one helper serves
+ * every item type; memcpy reads and writes it without breaking aliasing
+ * rules).  On TESS_ERR_NOMEM the array is left as it was. */
+static inline int tess__grow_items(void *items, int *cap, int n, size_t size, int first)
+{
+    if (n < *cap) return TESS_OK;
+    void *old;
+    memcpy(&old, items, sizeof old);
+    int grown_cap = *cap ? 2 * *cap : first;
+    void *grown = realloc(old, (size_t)grown_cap * size);
+    if (grown == NULL) return TESS_ERR_NOMEM;
+    memcpy(items, &grown, sizeof grown);
     *cap = grown_cap;
     return TESS_OK;
 }

@@ -94,15 +94,9 @@ static int hold(tick_link *l, void *data, size_t len)
         free(data);
         return TESS_OK;
     }
-    if (l->nheld == l->capheld) {
-        int cap = l->capheld ? 2 * l->capheld : 64;
-        tick_msg *p = realloc(l->held, (size_t)cap * sizeof *p);
-        if (p == NULL) {
-            free(data);
-            return TESS_ERR_NOMEM;
-        }
-        l->held = p;
-        l->capheld = cap;
+    if (tess__grow_items(&l->held, &l->capheld, l->nheld, sizeof *l->held, 64) != TESS_OK) {
+        free(data);
+        return TESS_ERR_NOMEM;
     }
     tick_msg m = {.h = h, .arrival = l->arrivals++, .len = len - sizeof h, .mem = data};
     m.payload = (unsigned char *)data + sizeof h;

@@ -15,13 +15,9 @@
 
 static int defer(proc *p, const tick_msg *m)
 {
-    if (p->ndeferred == p->capdeferred) {
-        int cap = p->capdeferred ? 2 * p->capdeferred : 32;
-        tick_msg *d = realloc(p->deferred, (size_t)cap * sizeof *d);
-        if (d == NULL) return TESS_ERR_NOMEM;
-        p->deferred = d;
-        p->capdeferred = cap;
-    }
+    if (tess__grow_items(&p->deferred, &p->capdeferred, p->ndeferred, sizeof *p->deferred, 32) !=
+        TESS_OK)
+        return TESS_ERR_NOMEM;
     p->deferred[p->ndeferred++] = *m;
     return TESS_OK;
 }

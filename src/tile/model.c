@@ -73,17 +73,10 @@ uint64_t tess__tile_model_best_from(const tess__tile_model *m, uint64_t floor, d
 
 void tess__tile_boot_init(tess__tile_boot *b, uint64_t min, uint64_t max, double threshold)
 {
-    b->next = min ? min : 1;
-    b->max = max >= b->next ? max : b->next;
-    b->threshold = threshold;
-    b->done = 0;
-    b->ahead = 0;
-    b->handed = 0;
-    b->last_cells = 0;
-    b->last_seconds = 0.0;
-    b->prev_cells = 0;
-    b->prev_seconds = 0.0;
-    b->best_rate = 0.0;
+    uint64_t first = min ? min : 1;
+    /* nothing handed out or measured yet: every other field 0 */
+    *b =
+        (tess__tile_boot){.next = first, .max = max >= first ? max : first, .threshold = threshold};
 }
 
 uint64_t tess__tile_boot_want(const tess__tile_boot *b, int queued)

@@ -174,13 +174,8 @@ static void queue_tile(tess__tile_central *c, const central_msg *m, const tess__
 
 static int add_wait(tess__tile_central *c, const central_msg *m)
 {
-    if (c->nwait == c->cap_wait) {
-        int cap = c->cap_wait ? 2 * c->cap_wait : 16;
-        tess__tile_central_wait *w = realloc(c->wait, (size_t)cap * sizeof *w);
-        if (w == NULL) return TESS_ERR_NOMEM;
-        c->wait = w;
-        c->cap_wait = cap;
-    }
+    if (tess__grow_items(&c->wait, &c->cap_wait, c->nwait, sizeof *c->wait, 16) != TESS_OK)
+        return TESS_ERR_NOMEM;
     c->wait[c->nwait++].m = *m;
     return TESS_OK;
 }

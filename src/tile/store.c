@@ -135,13 +135,9 @@ int tess__tile_store_needs_fetch(const tess__tile_store *s, const tess__tile_seg
 
 int tess__tile_store_add_pending(tess__tile_store *s, const tess__tile_segment *seg)
 {
-    if (s->npending == s->cap_pending) {
-        int cap = s->cap_pending ? s->cap_pending * 2 : 16;
-        tess__tile_segment *p = realloc(s->pending, (size_t)cap * sizeof *p);
-        if (p == NULL) return TESS_ERR_NOMEM;
-        s->pending = p;
-        s->cap_pending = cap;
-    }
+    if (tess__grow_items(&s->pending, &s->cap_pending, s->npending, sizeof *s->pending, 16) !=
+        TESS_OK)
+        return TESS_ERR_NOMEM;
     s->pending[s->npending++] = *seg;
     return TESS_OK;
 }
@@ -306,16 +302,9 @@ static int write_or_hold(tess__tile_store *s, const tess__tile_box *box, void *o
         free(out);
         return rc;
     }
-    if (s->nheld == s->cap_held) {
-        int cap = s->cap_held ? 2 * s->cap_held : 16;
-        tess__tile_held *h = realloc(s->held, (size_t)cap * sizeof *h);
-        if (h == NULL) {
-            free(out);
-            return tess_set_error(s->link->ctx, TESS_ERR_NOMEM,
-                                  "tiles: out of memory for an output");
-        }
-        s->held = h;
-        s->cap_held = cap;
+    if (tess__grow_items(&s->held, &s->cap_held, s->nheld, sizeof *s->held, 16) != TESS_OK) {
+        free(out);
+        return tess_set_error(s->link->ctx, TESS_ERR_NOMEM, "tiles: out of memory for an output");
     }
     s->held[s->nheld++] = (tess__tile_held){*box, out};
     return TESS_OK;

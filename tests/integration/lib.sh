@@ -2,7 +2,7 @@
 #   . "$(dirname "$0")/lib.sh"
 # Gives: TESS_SRC, REF/CMP (the PageRank reference and comparator), a
 # temporary directory $tmp removed on exit, die/step, fail (counting
-# $failures), run, run_into, expect_fail_of, wait_for, and MPI=1 when mpirun can be
+# $failures), run, run_into, expect_fail_of, wait_for, opencl_probe, and MPI=1 when mpirun can be
 # used (mpi_lib.bash: OpenMPI's settings for root and containers), mpi NP CMD...
 # SANITIZED=1 under ASan or TSan (make test-asan, make test-tsan): scripts
 # then run a lighter cover — the sanitizers look for memory and thread bugs,
@@ -98,6 +98,26 @@ wait_for() {
 
 SANITIZED=0
 [ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ] && SANITIZED=1
+
+# opencl_probe ERR COMMAND... — the first OpenCL run of a tiles script, its
+# stderr in ERR: 0 when it ran; 1, with a "skipped" line, where OpenCL cannot
+# be checked (no platform, or under a sanitizer: none is used there); dies
+# when it failed otherwise.  The scripts' OpenCL checks go on only after 0.
+opencl_probe() {
+    local err=$1
+    shift
+    if [ $SANITIZED = 0 ]; then
+        "$@" 2> "$err" && return 0
+    else
+        echo "under a sanitizer: no OpenCL platform used" > "$err"
+    fi
+    grep -q "no OpenCL platform\|has no OpenCL\|under a sanitizer" "$err" || {
+        cat "$err" >&2
+        die "opencl run failed"
+    }
+    echo "   (skipped: $(cat "$err"))"
+    return 1
+}
 
 . "$(dirname "${BASH_SOURCE[0]}")/mpi_lib.bash"
 MPI=0

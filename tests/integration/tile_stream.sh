@@ -8,8 +8,6 @@
 # line naming the file, exit 1 and no output or temporary left behind.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-SANITIZED=0
-[ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ] && SANITIZED=1
 app() { "$TESSERA" run "$@" --quiet; }
 same() { cmp "$1" "$2" > /dev/null || die "$3: $1 and $2 differ"; }
 

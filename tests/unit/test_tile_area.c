@@ -102,28 +102,41 @@ static void test_shape_in_segments(void **state)
     assert_true(e[1] == 200 && e[0] == 20);
 }
 
+/* Cuts tiles off segments of one area, as the plan does: the last tile cut
+ * (b) and the pieces (rest[0..n)) the cut left beside it. */
+typedef struct cutter {
+    tess__tile_area a;
+    tess__tile_box b;
+    tess__tile_segment rest[4];
+    int n;
+} cutter;
+
+/* Cuts about `cells` off *s: the cells of the tile cut (0: none left). */
+static uint64_t cut(cutter *c, tess__tile_segment *s, uint64_t cells)
+{
+    return tess__tile_cut(&c->a, s, cells, &c->b, c->rest, &c->n);
+}
+
 /* A fixed box policy (dd:AxB) sets min = max = B in the last dimension
  * and max A in the first: its tiles are A x B, narrower at the edge only. */
 static void test_box_policy_shape(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    init(&a, 2, (int64_t[]){100, 70}, (int64_t[]){1, 32}, (int64_t[]){16, 32});
-    tess__tile_segment s = tess__tile_rows_segment(&a, 0, 100, 0), rest[4];
-    tess__tile_box b;
-    int n;
-    assert_int_equal(tess__tile_cut(&a, &s, 16 * 32, &b, rest, &n), 512);
-    assert_true(b.lo[0] == 0 && b.hi[0] == 16 && b.lo[1] == 0 && b.hi[1] == 32);
-    assert_int_equal(n, 1); /* the band beside it */
-    assert_true(rest[0].box.lo[0] == 0 && rest[0].box.hi[0] == 16);
-    assert_true(rest[0].box.lo[1] == 32 && rest[0].box.hi[1] == 70);
+    cutter c;
+    init(&c.a, 2, (int64_t[]){100, 70}, (int64_t[]){1, 32}, (int64_t[]){16, 32});
+    tess__tile_segment s = tess__tile_rows_segment(&c.a, 0, 100, 0);
+    assert_int_equal(cut(&c, &s, 16 * 32), 512);
+    assert_true(c.b.lo[0] == 0 && c.b.hi[0] == 16 && c.b.lo[1] == 0 && c.b.hi[1] == 32);
+    assert_int_equal(c.n, 1); /* the band beside it */
+    assert_true(c.rest[0].box.lo[0] == 0 && c.rest[0].box.hi[0] == 16);
+    assert_true(c.rest[0].box.lo[1] == 32 && c.rest[0].box.hi[1] == 70);
     assert_true(s.box.lo[0] == 16 && s.box.hi[0] == 100 && s.box.hi[1] == 70); /* below it */
-    tess__tile_segment band = rest[0];
-    assert_int_equal(tess__tile_cut(&a, &band, 512, &b, rest, &n), 512);
-    assert_true(b.lo[1] == 32 && b.hi[1] == 64 && n == 1);
-    band = rest[0];
-    assert_int_equal(tess__tile_cut(&a, &band, 512, &b, rest, &n), 16 * 6); /* the edge */
-    assert_int_equal(n, 0);
+    tess__tile_segment band = c.rest[0];
+    assert_int_equal(cut(&c, &band, 512), 512);
+    assert_true(c.b.lo[1] == 32 && c.b.hi[1] == 64 && c.n == 1);
+    band = c.rest[0];
+    assert_int_equal(cut(&c, &band, 512), 16 * 6); /* the edge */
+    assert_int_equal(c.n, 0);
 }
 
 /* Asking for 150 cells of rows of 10 gives 15 rows; the last 17 rows would
@@ -131,23 +144,21 @@ static void test_box_policy_shape(void **state)
 static void test_rows_and_slivers(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    init(&a, 2, (int64_t[]){32, 10}, (int64_t[]){5, 10}, (int64_t[]){20, 10});
-    tess__tile_segment s = tess__tile_rows_segment(&a, 0, 32, 0), rest[4];
-    tess__tile_box b;
-    int n;
-    assert_int_equal(tess__tile_cut(&a, &s, 150, &b, rest, &n), 150);
+    cutter c;
+    init(&c.a, 2, (int64_t[]){32, 10}, (int64_t[]){5, 10}, (int64_t[]){20, 10});
+    tess__tile_segment s = tess__tile_rows_segment(&c.a, 0, 32, 0);
+    assert_int_equal(cut(&c, &s, 150), 150);
     assert_int_equal(s.box.lo[0], 15);
-    assert_int_equal(tess__tile_cut(&a, &s, 150, &b, rest, &n), 170); /* 17 rows: no sliver */
+    assert_int_equal(cut(&c, &s, 150), 170); /* 17 rows: no sliver */
     assert_int_equal(s.box.lo[0], 32);
-    assert_int_equal(tess__tile_cut(&a, &s, 150, &b, rest, &n), 0);
+    assert_int_equal(cut(&c, &s, 150), 0);
     /* the same in the last dimension: 23 wide, tiles of about 10, min 4 */
-    init(&a, 2, (int64_t[]){10, 23}, (int64_t[]){10, 4}, (int64_t[]){10, 23});
-    s = tess__tile_rows_segment(&a, 0, 10, 0);
-    assert_int_equal(tess__tile_cut(&a, &s, 100, &b, rest, &n), 100);
-    tess__tile_segment band = rest[0];
-    assert_int_equal(tess__tile_cut(&a, &band, 100, &b, rest, &n), 130); /* 13: no sliver of 3 */
-    assert_int_equal(n, 0);
+    init(&c.a, 2, (int64_t[]){10, 23}, (int64_t[]){10, 4}, (int64_t[]){10, 23});
+    s = tess__tile_rows_segment(&c.a, 0, 10, 0);
+    assert_int_equal(cut(&c, &s, 100), 100);
+    tess__tile_segment band = c.rest[0];
+    assert_int_equal(cut(&c, &band, 100), 130); /* 13: no sliver of 3 */
+    assert_int_equal(c.n, 0);
 }
 
 static void test_split_tail(void **state)

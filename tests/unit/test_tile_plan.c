@@ -154,34 +154,53 @@ static double simulate(tess__tile_plan *p, sim_proc *sim, int n, uint64_t *hande
     }
 }
 
+/* A one-dimensional area of n cells, in tiles of min_cells to max_cells. */
+static void line_area(tess__tile_area *a, int64_t n, int64_t min_cells, int64_t max_cells)
+{
+    assert_int_equal(
+        tess__tile_area_init(a, 1, (int64_t[]){n}, (int64_t[]){min_cells}, (int64_t[]){max_cells}),
+        TESS_OK);
+}
+
+/* A plan for nprocs processors over a line of n cells, in tiles of 256 to
+ * max_cells; the queue of 0.1 s (T) and threshold of 5 ms most tests use. */
+static void line_plan(tess__tile_plan *p, int64_t n, int64_t max_cells, int nprocs)
+{
+    tess__tile_area a;
+    line_area(&a, n, 256, max_cells);
+    assert_int_equal(tess__tile_plan_init(p, &a, nprocs, 0.1, 0.005), TESS_OK);
+}
+
+/* Simulates the plan p over n processors to its end: every one of `total`
+ * cells handed out once, no tile left queued.  Frees p; the finish time. */
+static double simulate_to_end(tess__tile_plan *p, sim_proc *sim, int n, uint64_t total)
+{
+    uint64_t handed = 0;
+    double t = simulate(p, sim, n, &handed);
+    assert_int_equal(handed, total); /* every cell once (area.c checks the boxes) */
+    assert_int_equal(p->remaining, 0);
+    for (int i = 0; i < n; i++) assert_int_equal(p->procs[i].queued_tiles, 0);
+    tess__tile_plan_free(p);
+    return t;
+}
+
 /* Run the processors sim[0..n) describe (peak, per_tile, start_at) over
  * `total` cells in tiles of min_cells to max_cells; the finish time. */
 static double run_sim(sim_proc *sim, int n, uint64_t total, uint64_t min_cells, uint64_t max_cells,
                       double threshold)
 {
     tess__tile_area a;
-    assert_int_equal(tess__tile_area_init(&a, 1, (int64_t[]){(int64_t)total},
-                                          (int64_t[]){(int64_t)min_cells},
-                                          (int64_t[]){(int64_t)max_cells}),
-                     TESS_OK);
+    line_area(&a, (int64_t)total, (int64_t)min_cells, (int64_t)max_cells);
     tess__tile_plan p;
     assert_int_equal(tess__tile_plan_init(&p, &a, n, 0.1, threshold), TESS_OK);
-    uint64_t handed = 0;
-    double t = simulate(&p, sim, n, &handed);
-    assert_int_equal(handed, total);
-    assert_int_equal(p.remaining, 0);
-    for (int i = 0; i < n; i++) assert_int_equal(p.procs[i].queued_tiles, 0);
-    tess__tile_plan_free(&p);
-    return t;
+    return simulate_to_end(&p, sim, n, total);
 }
 
 static double run_mix(const double *peaks, int n, uint64_t total, double threshold,
                       double *ideal_out, sim_proc *sim)
 {
     tess__tile_area a;
-    assert_int_equal(tess__tile_area_init(&a, 1, (int64_t[]){(int64_t)total}, (int64_t[]){256},
-                                          (int64_t[]){1 << 24}),
-                     TESS_OK);
+    line_area(&a, (int64_t)total, 256, 1 << 24);
     tess__tile_plan p;
     assert_int_equal(tess__tile_plan_init(&p, &a, n, 0.1, threshold), TESS_OK);
     double sum = 0;
@@ -191,12 +210,7 @@ static double run_mix(const double *peaks, int n, uint64_t total, double thresho
         sim[i].per_tile = 20e-6;
         sum += peaks[i];
     }
-    uint64_t handed = 0;
-    double t = simulate(&p, sim, n, &handed);
-    assert_int_equal(handed, total); /* every cell once (area.c checks the boxes) */
-    assert_int_equal(p.remaining, 0);
-    for (int i = 0; i < n; i++) assert_int_equal(p.procs[i].queued_tiles, 0);
-    tess__tile_plan_free(&p);
+    double t = simulate_to_end(&p, sim, n, total);
     *ideal_out = (double)total / sum;
     return t;
 }
@@ -253,12 +267,8 @@ static void test_bootstrap_sizes(void **state)
 static void test_bootstrap_one_ahead(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    assert_int_equal(
-        tess__tile_area_init(&a, 1, (int64_t[]){1 << 20}, (int64_t[]){256}, (int64_t[]){1 << 24}),
-        TESS_OK);
     tess__tile_plan p;
-    assert_int_equal(tess__tile_plan_init(&p, &a, 3, 0.1, 0.005), TESS_OK);
+    line_plan(&p, 1 << 20, 1 << 24, 3);
     int count[3] = {0}, i;
     tess__tile_box box;
     uint64_t cells;
@@ -312,12 +322,8 @@ static void test_two_equal_end_together(void **state)
 static void test_idle_served_first(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    assert_int_equal(
-        tess__tile_area_init(&a, 1, (int64_t[]){4096}, (int64_t[]){256}, (int64_t[]){1 << 24}),
-        TESS_OK);
     tess__tile_plan p;
-    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    line_plan(&p, 4096, 1 << 24, 2);
     for (int i = 0; i < 2; i++) { /* both booted at 256 cells per ms */
         p.procs[i].boot.done = 1;
         p.procs[i].boot.next = 256;
@@ -343,13 +349,9 @@ static void test_idle_served_first(void **state)
 static void test_bootstrap_follows_rising_rate(void **state)
 {
     (void)state;
-    tess__tile_area a;
     int64_t total = (int64_t)1 << 30;
-    assert_int_equal(
-        tess__tile_area_init(&a, 1, (int64_t[]){total}, (int64_t[]){256}, (int64_t[]){total}),
-        TESS_OK);
     tess__tile_plan p;
-    assert_int_equal(tess__tile_plan_init(&p, &a, 1, 0.1, 0.005), TESS_OK);
+    line_plan(&p, total, total, 1);
     sim_proc sim[1];
     memset(sim, 0, sizeof sim);
     sim[0].peak = 1e9;
@@ -376,12 +378,8 @@ static void test_bootstrap_follows_rising_rate(void **state)
 static void test_starting_gets_nothing(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    assert_int_equal(
-        tess__tile_area_init(&a, 1, (int64_t[]){1 << 16}, (int64_t[]){256}, (int64_t[]){1 << 24}),
-        TESS_OK);
     tess__tile_plan p;
-    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    line_plan(&p, 1 << 16, 1 << 24, 2);
     p.procs[1].starting = 1;
     int i, n = 0;
     tess__tile_box box;
@@ -405,7 +403,7 @@ static void test_starting_gets_nothing(void **state)
     tess__tile_plan_free(&p);
 
     /* Ready in time: it gets the minimum first, like any bootstrap. */
-    assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+    line_plan(&p, 1 << 16, 1 << 24, 2);
     p.procs[1].starting = 1;
     while (tess__tile_plan_next(&p, &i, &box, &cells, &est)) assert_int_equal(i, 0);
     p.procs[1].starting = 0;
@@ -451,12 +449,8 @@ static void test_fast_late_starter(void **state)
 static void test_give_back_joins(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    assert_int_equal(
-        tess__tile_area_init(&a, 1, (int64_t[]){4096}, (int64_t[]){256}, (int64_t[]){4096}),
-        TESS_OK);
     tess__tile_plan p;
-    assert_int_equal(tess__tile_plan_init(&p, &a, 1, 0.1, 0.005), TESS_OK);
+    line_plan(&p, 4096, 4096, 1);
     tess__tile_box box;
     tess__tile_segment cut[3];
     for (int k = 0; k < 3; k++) {
@@ -482,15 +476,11 @@ static void test_give_back_joins(void **state)
 static void test_global_end_sizes_tiles(void **state)
 {
     (void)state;
-    tess__tile_area a;
-    assert_int_equal(
-        tess__tile_area_init(&a, 1, (int64_t[]){1 << 20}, (int64_t[]){256}, (int64_t[]){1 << 20}),
-        TESS_OK);
     uint64_t want[4];
     double global[4] = {0.0, 10.0, 0.1, 0.0001};
     for (int g = 0; g < 4; g++) {
         tess__tile_plan p;
-        assert_int_equal(tess__tile_plan_init(&p, &a, 2, 0.1, 0.005), TESS_OK);
+        line_plan(&p, 1 << 20, 1 << 20, 2);
         for (int i = 0; i < 2; i++) { /* booted at 1024 cells; 256k cells/s up to 65536 */
             p.procs[i].boot.done = 1;
             p.procs[i].boot.next = 1024;

@@ -36,28 +36,64 @@ static void assert_sums(const tess_tile_stats *s)
 
 static void close_to(double a, double b) { assert_true(a > b - 1e-9 && a < b + 1e-9); }
 
-/* Input read in the processors' own threads: serial with their kernels. */
+/* What a test run measured: its seconds and bootstrap, each of the two
+ * processors' busy seconds after the bootstrap, INIT and TCP, and the
+ * controller's TCP and OUT. */
+typedef struct figures {
+    double seconds, boot;
+    double busy[2], init[2], tcp[2];
+    double ctl_tcp, ctl_out;
+} figures;
+
+/* The statistics of a run of the figures f, split. */
+static void finish_run(tess_tile_stats *s, const figures *f)
+{
+    run_of(s, f->seconds, f->boot);
+    for (int i = 0; i < 2; i++) {
+        s->procs[i].busy_after_boot = f->busy[i];
+        s->procs[i].init = f->init[i];
+        s->procs[i].tcp = f->tcp[i];
+    }
+    s->ranks[0].tcp_seconds = f->ctl_tcp;
+    s->ranks[0].out_seconds = f->ctl_out;
+    tess__tile_stats_finish(s);
+}
+
+/* The seven parts a test expects of a finished run, in this order. */
+typedef struct split {
+    double boot, proc, limb, init, tcp, out, over;
+} split;
+
+/* Checks each part of the finished run s against `want` and that they
+ * sum to its seconds; frees s. */
+static void expect_split(tess_tile_stats *s, split want)
+{
+    close_to(s->boot, want.boot);
+    close_to(s->proc, want.proc);
+    close_to(s->limb, want.limb);
+    close_to(s->init, want.init);
+    close_to(s->tcp, want.tcp);
+    close_to(s->out, want.out);
+    close_to(s->over, want.over);
+    assert_sums(s);
+    tess_tile_stats_free(s);
+}
+
+/* Input read in the processors' own threads: serial with their kernels;
+ * the controller's write() calls are OUT. */
 static void test_io_beside_processing(void **state)
 {
     (void)state;
     tess_tile_stats s;
-    run_of(&s, 10.0, 1.0);
-    s.procs[0].busy_after_boot = 6.0;
-    s.procs[0].init = 2.0;
-    s.procs[1].busy_after_boot = 5.0;
-    s.procs[1].init = 1.5;
-    s.procs[1].tcp = 0.5;
-    s.ranks[0].out_seconds = 0.25; /* write() on the controller */
-    tess__tile_stats_finish(&s);
-    close_to(s.boot, 1.0);
-    close_to(s.proc, 5.0);
-    close_to(s.limb, 1.0);
-    close_to(s.init, 2.0); /* the most one thread spent, not the sum */
-    close_to(s.tcp, 0.5);
-    close_to(s.out, 0.25);
-    close_to(s.over, 0.25);
-    assert_sums(&s);
-    tess_tile_stats_free(&s);
+    figures f = {.seconds = 10.0,
+                 .boot = 1.0,
+                 .busy = {6.0, 5.0},
+                 .init = {2.0, 1.5},
+                 .tcp = {0, 0.5},
+                 .ctl_out = 0.25};
+    finish_run(&s, &f);
+    /* INIT: the most one thread spent, not the sum */
+    expect_split(&s, (split){1.0, 5.0, 1.0, 2.0, 0.5, 0.25, 0.25});
 }
 
 /* A controller writing while the processors compute: only the part the
@@ -66,21 +102,10 @@ static void test_overlap_cut_in_order(void **state)
 {
     (void)state;
     tess_tile_stats s;
-    run_of(&s, 10.0, 0.0);
-    s.procs[0].busy_after_boot = 8.0;
-    s.procs[1].busy_after_boot = 8.0;
-    s.procs[0].init = 1.0;
-    s.ranks[0].tcp_seconds = 0.5;
-    s.ranks[0].out_seconds = 5.0;
-    tess__tile_stats_finish(&s);
-    close_to(s.proc, 8.0);
-    close_to(s.limb, 0.0);
-    close_to(s.init, 1.0);
-    close_to(s.tcp, 0.5);
-    close_to(s.out, 0.5);
-    close_to(s.over, 0.0);
-    assert_sums(&s);
-    tess_tile_stats_free(&s);
+    figures f = {
+        .seconds = 10.0, .busy = {8.0, 8.0}, .init = {1.0, 0}, .ctl_tcp = 0.5, .ctl_out = 5.0};
+    finish_run(&s, &f);
+    expect_split(&s, (split){0.0, 8.0, 0.0, 1.0, 0.5, 0.5, 0.0});
 }
 
 /* Processing measured past the wall time after the bootstrap (a tile begun
@@ -89,11 +114,7 @@ static void test_clamped(void **state)
 {
     (void)state;
     tess_tile_stats s;
-    run_of(&s, 4.0, 2.0);
-    s.procs[0].busy_after_boot = 3.0;
-    s.procs[1].busy_after_boot = 1.5;
-    s.procs[1].init = 1.0;
-    tess__tile_stats_finish(&s);
+    finish_run(&s, &(figures){.seconds = 4.0, .boot = 2.0, .busy = {3.0, 1.5}, .init = {0, 1.0}});
     close_to(s.proc + s.limb, 2.0);
     close_to(s.init + s.tcp + s.out + s.over, 0.0);
     assert_sums(&s);

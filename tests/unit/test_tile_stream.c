@@ -41,6 +41,16 @@ static void write_rows(tess_tile_stream *s, int64_t lo, int64_t hi)
     assert_int_equal(tess_tile_stream_write(&b, data, s), TESS_OK);
 }
 
+/* A stream of the area with a window of `window` bytes (0: none) and rows
+ * 0-1 written, as most tests begin. */
+static tess_tile_stream *open_first_rows(size_t window)
+{
+    tess_tile_stream *s;
+    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, window, &s), TESS_OK);
+    write_rows(s, 0, 2);
+    return s;
+}
+
 static void sleep_ms(int ms)
 {
     struct timespec ts = {0, ms * 1000000L};
@@ -49,6 +59,7 @@ static void sleep_ms(int ms)
 
 /* A thread that reads or writes one box and says when it returned. */
 typedef struct side {
+    pthread_t thread;
     tess_tile_stream *s;
     tess_tile_box box;
     int write, rc;
@@ -66,18 +77,43 @@ static void *side_main(void *arg)
     return NULL;
 }
 
-static void start(pthread_t *t, side *d)
+static void start(side *d) { assert_int_equal(pthread_create(&d->thread, NULL, side_main, d), 0); }
+
+/* Starts d and checks, `ms` milliseconds later, that its call still waits. */
+static void start_held(side *d, int ms)
 {
-    assert_int_equal(pthread_create(t, NULL, side_main, d), 0);
+    start(d);
+    sleep_ms(ms);
+    assert_int_equal(atomic_load(&d->done), 0);
+}
+
+/* Waits for d's thread; its call must have returned `want`. */
+static void join(side *d, int want)
+{
+    pthread_join(d->thread, NULL);
+    assert_int_equal(d->rc, want);
+}
+
+/* Reads rows [lo, hi) of s (their cells dropped): the status. */
+static int read_rows(tess_tile_stream *s, int64_t lo, int64_t hi)
+{
+    tess_tile_box b = rows(lo, hi);
+    uint8_t got[16];
+    return tess_tile_stream_read(&b, got, s);
+}
+
+static tess_tile_stream_stats stats_of(tess_tile_stream *s)
+{
+    tess_tile_stream_stats st;
+    tess_tile_stream_get_stats(s, &st);
+    return st;
 }
 
 /* Boxes read need not be the boxes written. */
 static void test_read_across_writes(void **state)
 {
     (void)state;
-    tess_tile_stream *s;
-    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 1024, &s), TESS_OK);
-    write_rows(s, 0, 2);
+    tess_tile_stream *s = open_first_rows(1024);
     write_rows(s, 2, 4);
     tess_tile_box mid = {.ndims = 2, .lo = {1, 1}, .hi = {3, 3}}, want = mid;
     uint8_t got[16], exp[16];
@@ -92,8 +128,7 @@ static void test_read_across_writes(void **state)
         assert_memory_equal(
             got, exp, (size_t)((rest[i].hi[0] - rest[i].lo[0]) * (rest[i].hi[1] - rest[i].lo[1])));
     }
-    tess_tile_stream_stats st;
-    tess_tile_stream_get_stats(s, &st);
+    tess_tile_stream_stats st = stats_of(s);
     assert_int_equal(st.held_bytes, 0); /* every cell read: every piece let go */
     assert_int_equal(st.peak_bytes, 16);
     assert_int_equal(st.cells_in, 16);
@@ -105,21 +140,12 @@ static void test_read_across_writes(void **state)
 static void test_back_pressure(void **state)
 {
     (void)state;
-    tess_tile_stream *s;
-    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 8, &s), TESS_OK);
-    write_rows(s, 0, 2); /* 8 bytes: the window is full */
+    tess_tile_stream *s = open_first_rows(8); /* 8 bytes: the window is full */
     side w = {.s = s, .box = rows(2, 4), .write = 1};
-    pthread_t t;
-    start(&t, &w);
-    sleep_ms(100);
-    assert_int_equal(atomic_load(&w.done), 0); /* held back */
-    tess_tile_box first = rows(0, 2);
-    uint8_t got[16];
-    assert_int_equal(tess_tile_stream_read(&first, got, s), TESS_OK);
-    pthread_join(t, NULL);
-    assert_int_equal(w.rc, TESS_OK);
-    tess_tile_stream_stats st;
-    tess_tile_stream_get_stats(s, &st);
+    start_held(&w, 100); /* by the window */
+    assert_int_equal(read_rows(s, 0, 2), TESS_OK);
+    join(&w, TESS_OK);
+    tess_tile_stream_stats st = stats_of(s);
     assert_true(st.write_wait >= 0.05);
     assert_true(st.peak_bytes <= 8);
     tess_tile_stream_close(s);
@@ -130,23 +156,15 @@ static void test_back_pressure(void **state)
 static void test_waiting_reader_opens_window(void **state)
 {
     (void)state;
-    tess_tile_stream *s;
-    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 8, &s), TESS_OK);
-    write_rows(s, 0, 2);
+    tess_tile_stream *s = open_first_rows(8);
     side r = {.s = s, .box = rows(2, 4)};
-    pthread_t t;
-    start(&t, &r);
-    sleep_ms(50);
-    assert_int_equal(atomic_load(&r.done), 0); /* its cells are not there */
-    write_rows(s, 2, 4);                       /* past the window, without waiting */
-    pthread_join(t, NULL);
-    assert_int_equal(r.rc, TESS_OK);
+    start_held(&r, 50);  /* its cells are not there */
+    write_rows(s, 2, 4); /* past the window, without waiting */
+    join(&r, TESS_OK);
     uint8_t exp[16];
     fill(&r.box, exp);
     assert_memory_equal(r.data, exp, 8);
-    tess_tile_stream_stats st;
-    tess_tile_stream_get_stats(s, &st);
-    assert_int_equal(st.peak_bytes, 16);
+    assert_int_equal(stats_of(s).peak_bytes, 16);
     tess_tile_stream_close(s);
 }
 
@@ -155,19 +173,12 @@ static void test_waiting_reader_opens_window(void **state)
 static void test_end_of_stream(void **state)
 {
     (void)state;
-    tess_tile_stream *s;
-    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 0, &s), TESS_OK);
-    write_rows(s, 0, 2);
+    tess_tile_stream *s = open_first_rows(0);
     side r = {.s = s, .box = rows(1, 3)};
-    pthread_t t;
-    start(&t, &r);
-    sleep_ms(20);
-    tess_tile_stream_end(s); /* wakes the reader waiting for row 2 */
-    pthread_join(t, NULL);
-    assert_int_equal(r.rc, TESS_ERR_FORMAT);
-    tess_tile_box first = rows(0, 1);
-    uint8_t got[16];
-    assert_int_equal(tess_tile_stream_read(&first, got, s), TESS_OK);
+    start_held(&r, 20);      /* waiting for row 2 */
+    tess_tile_stream_end(s); /* wakes it */
+    join(&r, TESS_ERR_FORMAT);
+    assert_int_equal(read_rows(s, 0, 1), TESS_OK);
     tess_tile_stream_close(s);
 }
 
@@ -176,27 +187,20 @@ static void test_end_of_stream(void **state)
 static void test_failure_wakes_everyone(void **state)
 {
     (void)state;
-    tess_tile_stream *s, *s2;
-    assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 8, &s), TESS_OK);
-    write_rows(s, 0, 2);
+    tess_tile_stream *s = open_first_rows(8), *s2;
     side w = {.s = s, .box = rows(2, 4), .write = 1};
-    pthread_t tw;
-    start(&tw, &w);
+    start(&w);
     assert_int_equal(tess_tile_stream_open(NULL, 2, extent, 1, 8, &s2), TESS_OK);
     side r = {.s = s2, .box = rows(0, 1)};
-    pthread_t tr;
-    start(&tr, &r);
-    sleep_ms(50);
-    assert_int_equal(atomic_load(&w.done) + atomic_load(&r.done), 0);
+    start_held(&r, 50);
+    assert_int_equal(atomic_load(&w.done), 0);
     tess_tile_stream_fail(s, TESS_ERR_IO);
     tess_tile_stream_fail(s2, TESS_ERR_IO);
-    pthread_join(tw, NULL);
-    pthread_join(tr, NULL);
-    assert_int_equal(w.rc, TESS_ERR_IO);
-    assert_int_equal(r.rc, TESS_ERR_IO);
+    join(&w, TESS_ERR_IO);
+    join(&r, TESS_ERR_IO);
+    assert_int_equal(read_rows(s, 0, 2), TESS_ERR_IO);
     tess_tile_box first = rows(0, 2);
-    uint8_t got[16];
-    assert_int_equal(tess_tile_stream_read(&first, got, s), TESS_ERR_IO);
+    uint8_t got[16] = {0};
     assert_int_equal(tess_tile_stream_write(&first, got, s2), TESS_ERR_IO);
     tess_tile_stream_close(s);
     tess_tile_stream_close(s2);
