@@ -115,6 +115,18 @@ def save(plt, fig, out, name):
     return path
 
 
+def seeds_text(sub):
+    """Which seeds ran: every seed under a random profile, one under a fixed one."""
+    random = sorted({r["seed"] for r in sub if not r["jitter"].startswith(("fixed", "none"))})
+    fixed = sorted({r["seed"] for r in sub if r["jitter"].startswith(("fixed", "none"))})
+    text = "seeds " + ", ".join(map(str, random)) if random else ""
+    if fixed:
+        text += (" under cloud; " if random else "") + \
+            "fixed latency / no jitter: seed " + ", ".join(map(str, fixed)) + \
+            " (every seed runs the same)"
+    return text
+
+
 def size_text(app, workers):
     if app == "fish":
         return f"{workers} processes x 800 fish"
@@ -154,9 +166,8 @@ def plot_depth(plt, runs, app, out):
     ax.legend(fontsize=7, loc="upper right")
     axr.legend(fontsize=7, loc="upper right")
     note(axr, PAPER["fig6"], 0.35, 0.45)
-    seeds = sorted({r["seed"] for r in sub})
     fig.suptitle(f"Figure 6, {app}: dependency scheduling, {size_text(app, 49)}, 100 ticks, "
-                 f"seeds {seeds}\n{EMULATED}", fontsize=9)
+                 f"{seeds_text(sub)}\n{EMULATED}", fontsize=9)
     return save(plt, fig, out, f"tick-depth-{app}-virtual")
 
 
@@ -186,9 +197,8 @@ def plot_layers(plt, runs, app, out):
         ax.set_title(f"--jitter {prof}", fontsize=9)
         ax.legend(fontsize=7, loc="lower right")
         note(ax, PAPER["fig8"])
-    seeds = sorted({r["seed"] for r in sub})
-    fig.suptitle(f"Figures 8-10, {app}: lazy replication, {size_text(app, 49)}, 100 ticks, "
-                 f"seeds {seeds}\n{EMULATED}", fontsize=9)
+    fig.suptitle(f"Figures 8-10, {app}: lazy replication, {size_text(app, 49)}, 100 ticks,\n"
+                 f"{seeds_text(sub)}\n{EMULATED}", fontsize=9)
     return save(plt, fig, out, f"tick-layers-{app}-virtual")
 
 
@@ -226,9 +236,8 @@ def plot_scaleup(plt, runs, app, out):
     note(axr, PAPER["fig12 " + app], 0.35, 0.2)
     per = "800 fish, combined d=2 k=2 m=3" if app == "fish" else \
         "100x100 cells, combined d=8 k=8 m=14"
-    seeds = sorted({r["seed"] for r in sub if r["jitter"] != "none"})
-    fig.suptitle(f"scale-up, {app}: {per} per process, 100 ticks, seeds {seeds} "
-                 f"(--jitter none: one seed)\n{EMULATED}", fontsize=9)
+    fig.suptitle(f"scale-up, {app}: {per} per process, 100 ticks,\n{seeds_text(sub)}"
+                 f"\n{EMULATED}", fontsize=9)
     return save(plt, fig, out, f"tick-scaleup-{app}-virtual")
 
 
