@@ -88,10 +88,10 @@ for f in "${figs[@]}"; do
             ;;
         fig12)
             fig12 jacobi cloud "$s" 4 9 16 25 36 49 64 81 100
-            fig12 fish cloud "$s" 4 16 36 64 100
+            fig12 fish cloud "$s" 4 16 36 49 64 100
             if [ "$s" = "$first" ]; then
                 fig12 jacobi none "$s" 4 9 16 25 36 49 64 81 100
-                fig12 fish none "$s" 4 16 36 64 100
+                fig12 fish none "$s" 4 16 36 49 64 100
             fi
             ;;
         *)
