@@ -36,6 +36,8 @@ import re
 import statistics
 import sys
 
+import plot_tick  # scripts/plot_tick.py: save()
+
 NO_MATPLOTLIB = 3
 EMULATED = "EMULATED: virtual clock (simulated time), modelled 1 ms step"
 
@@ -107,12 +109,16 @@ def dots(ax, x, seeds, color):
     ax.scatter([x] * len(seeds), list(seeds.values()), color=color, s=10, alpha=0.5)
 
 
-def save(plt, fig, out, name):
-    fig.tight_layout()
-    path = os.path.join(out, name + ".png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+def finish(plt, fig, out, title, sub, name):
+    """Title the figure (with its seeds and the EMULATED label) and write OUT/NAME.png."""
+    fig.suptitle(f"{title}{seeds_text(sub)}\n{EMULATED}", fontsize=9)
+    return plot_tick.save(plt, fig, out, name)
+
+
+def figure_runs(runs, tag, app, alg):
+    """The runs of one figure, or None when its technique has not run."""
+    sub = [r for r in runs if r["tag"] == tag and r["app"] == app]
+    return sub if any(r["alg"] == alg for r in sub) else None
 
 
 def seeds_text(sub):
@@ -134,8 +140,8 @@ def size_text(app, workers):
 
 
 def plot_depth(plt, runs, app, out):
-    sub = [r for r in runs if r["tag"] == "fig6" and r["app"] == app]
-    if not sub:
+    sub = figure_runs(runs, "fig6", app, "sched")
+    if sub is None:
         return None
     ds = sorted({r["d"] for r in sub if r["alg"] == "sched"})
     if not ds:
@@ -167,14 +173,13 @@ def plot_depth(plt, runs, app, out):
     ax.legend(fontsize=7, loc="upper right")
     axr.legend(fontsize=7, loc="upper right")
     note(axr, PAPER["fig6"], 0.35, 0.45)
-    fig.suptitle(f"Figure 6, {app}: dependency scheduling, {size_text(app, 49)}, 100 ticks, "
-                 f"{seeds_text(sub)}\n{EMULATED}", fontsize=9)
-    return save(plt, fig, out, f"tick-depth-{app}-virtual")
+    return finish(plt, fig, out, f"Figure 6, {app}: dependency scheduling, "
+                  f"{size_text(app, 49)}, 100 ticks, ", sub, f"tick-depth-{app}-virtual")
 
 
 def plot_layers(plt, runs, app, out):
-    sub = [r for r in runs if r["tag"] == "fig8" and r["app"] == app]
-    if not any(r["alg"] == "repl" for r in sub):
+    sub = figure_runs(runs, "fig8", app, "repl")
+    if sub is None:
         return None
     profs = sorted({r["jitter"] for r in sub})
     fig, axes = plt.subplots(1, len(profs), figsize=(6.2 * len(profs), 4.6), squeeze=False)
@@ -198,14 +203,13 @@ def plot_layers(plt, runs, app, out):
         ax.set_title(f"--jitter {prof}", fontsize=9)
         ax.legend(fontsize=7, loc="lower right")
         note(ax, PAPER["fig8"])
-    fig.suptitle(f"Figures 8-10, {app}: lazy replication, {size_text(app, 49)}, 100 ticks,\n"
-                 f"{seeds_text(sub)}\n{EMULATED}", fontsize=9)
-    return save(plt, fig, out, f"tick-layers-{app}-virtual")
+    return finish(plt, fig, out, f"Figures 8-10, {app}: lazy replication, "
+                  f"{size_text(app, 49)}, 100 ticks,\n", sub, f"tick-layers-{app}-virtual")
 
 
 def plot_scaleup(plt, runs, app, out):
-    sub = [r for r in runs if r["tag"] == "fig12" and r["app"] == app]
-    if not any(r["alg"] == "combined" for r in sub):
+    sub = figure_runs(runs, "fig12", app, "combined")
+    if sub is None:
         return None
     fig, (ax, axr) = plt.subplots(1, 2, figsize=(11, 4.4))
     ws = sorted({r["workers"] for r in sub})
@@ -238,9 +242,8 @@ def plot_scaleup(plt, runs, app, out):
     note(axr, PAPER["fig12 " + app], 0.45, 0.42)
     per = "800 fish, combined d=2 k=2 m=3" if app == "fish" else \
         "100x100 cells, combined d=8 k=8 m=14"
-    fig.suptitle(f"scale-up, {app}: {per} per process, 100 ticks,\n{seeds_text(sub)}"
-                 f"\n{EMULATED}", fontsize=9)
-    return save(plt, fig, out, f"tick-scaleup-{app}-virtual")
+    return finish(plt, fig, out, f"scale-up, {app}: {per} per process, 100 ticks,\n", sub,
+                  f"tick-scaleup-{app}-virtual")
 
 
 def config_key(r):
