@@ -139,10 +139,8 @@ def size_text(app, workers):
     return f"{workers} processes x 100x100 cells"
 
 
-def plot_depth(plt, runs, app, out):
-    sub = figure_runs(runs, "fig6", app, "sched")
-    if sub is None:
-        return None
+def plot_depth(plt, sub, app, out):
+    """Figure 6 from its runs SUB."""
     ds = sorted({r["d"] for r in sub if r["alg"] == "sched"})
     if not ds:
         return None
@@ -177,10 +175,8 @@ def plot_depth(plt, runs, app, out):
                   f"{size_text(app, 49)}, 100 ticks, ", sub, f"tick-depth-{app}-virtual")
 
 
-def plot_layers(plt, runs, app, out):
-    sub = figure_runs(runs, "fig8", app, "repl")
-    if sub is None:
-        return None
+def plot_layers(plt, sub, app, out):
+    """Figures 8-10 from its runs SUB."""
     profs = sorted({r["jitter"] for r in sub})
     fig, axes = plt.subplots(1, len(profs), figsize=(6.2 * len(profs), 4.6), squeeze=False)
     colors = {1: "tab:red", 2: "tab:blue", 5: "tab:green"}
@@ -207,10 +203,8 @@ def plot_layers(plt, runs, app, out):
                   f"{size_text(app, 49)}, 100 ticks,\n", sub, f"tick-layers-{app}-virtual")
 
 
-def plot_scaleup(plt, runs, app, out):
-    sub = figure_runs(runs, "fig12", app, "combined")
-    if sub is None:
-        return None
+def plot_scaleup(plt, sub, app, out):
+    """The scale-up figure from its runs SUB."""
     fig, (ax, axr) = plt.subplots(1, 2, figsize=(11, 4.4))
     ws = sorted({r["workers"] for r in sub})
     styles = {"cloud": "tab:red", "none": "tab:blue"}
@@ -302,10 +296,11 @@ def main():
         return NO_MATPLOTLIB
     os.makedirs(args.out, exist_ok=True)
     for app in ("fish", "jacobi"):
-        for fn in (plot_depth, plot_layers, plot_scaleup):
-            path = fn(plt, runs, app, args.out)
-            if path:
-                print(f"  wrote {path}")
+        for fn, tag, alg in ((plot_depth, "fig6", "sched"), (plot_layers, "fig8", "repl"),
+                             (plot_scaleup, "fig12", "combined")):
+            sub = figure_runs(runs, tag, app, alg)
+            if sub is not None:
+                print(f"  wrote {fn(plt, sub, app, args.out)}")
     return 0
 
 
