@@ -11,9 +11,9 @@
 # JOBS_FILE: one run a line, `LABEL|ENV|APP|ARGS` (ENV: VAR=VALUE or -; APP:
 # fish or jacobi, or fish:W / jacobi:W for W processes instead of 49, W a
 # square for jacobi, at the same size per process; ARGS: --alg ... --jitter
-# ... --seed ...).  TICKS=N in the environment runs N ticks (default 100).  Each finished run
-# leaves OUT_DIR/ID.job (its line and exit status), ID.json (its --metrics)
-# and ID.err.
+# ... --seed ...).  TICKS=N in the environment runs N ticks (default 100).
+# Each finished run leaves OUT_DIR/ID.job (its line and exit status),
+# ID.json (its --metrics) and ID.err.
 #
 #   bench/bench_tick_matrix.sh --summary OUT_DIR
 #
