@@ -9,9 +9,11 @@
 #   bench/bench_tick_matrix.sh TESSERA JOBS_FILE OUT_DIR [PARALLEL] [CORES_PER_RUN]
 #
 # JOBS_FILE: one run a line, `LABEL|ENV|APP|ARGS` (ENV: VAR=VALUE or -; APP:
-# fish or jacobi; ARGS: --alg ... --jitter ... --seed ...).  Each finished run
-# leaves OUT_DIR/ID.job (its line and exit status), ID.json (its --metrics)
-# and ID.err.
+# fish or jacobi, or fish:W / jacobi:W for W processes instead of 49, W a
+# square for jacobi, at the same size per process; ARGS: --alg ... --jitter
+# ... --seed ...).  TICKS=N in the environment runs N ticks (default 100).
+# Each finished run leaves OUT_DIR/ID.job (its line and exit status),
+# ID.json (its --metrics) and ID.err.
 #
 #   bench/bench_tick_matrix.sh --summary OUT_DIR
 #
@@ -47,15 +49,18 @@ run_one() {
     local slot=${SLOT:-0} tmp
     tmp=$(mktemp)
     local lo=$((slot * per)) hi=$((slot * per + per - 1))
-    local size
+    local size w=49
+    case $app in *:*) w=${app#*:} app=${app%%:*} ;; esac
     if [ "$app" = fish ]; then
-        size="--fish 39200 --informed 0.1 --repart-every 60"
+        size="--fish $((800 * w)) --informed 0.1 --repart-every 60"
     else
-        size="--rows 700 --cols 700"
+        local side
+        side=$(awk -v w="$w" 'BEGIN { printf "%d", sqrt(w) * 100 + 0.5 }')
+        size="--rows $side --cols $side"
     fi
     [ "$envs" = - ] && envs=X_UNUSED=1
     # shellcheck disable=SC2086
-    env $envs taskset -c "$lo-$hi" "$exe" run "$app" $size --ticks 100 --workers 49 \
+    env $envs taskset -c "$lo-$hi" "$exe" run "$app" $size --ticks "${TICKS:-100}" --workers "$w" \
         --step-cost 1000 --clock virtual --quiet --metrics "$tmp" $args >/dev/null 2>"$tmp.err"
     local rc=$? id
     id=$(printf '%s' "$1" | md5sum | cut -c1-12)
