@@ -571,9 +571,13 @@ int tess_barrier(tess_ctx *ctx)
  */
 int tess__sched_run_job(tess_ctx *ctx, const char *kernel, const void *args, size_t len)
 {
+    /* refused before the config is touched: called from a kernel, the
+     * control thread's barrier would be reading it */
+    int rc = tess__check_control(ctx, entry_point(kernel));
+    if (rc != TESS_OK) return rc;
     double warn = ctx->cfg.barrier_warn_seconds;
     ctx->cfg.barrier_warn_seconds = 0;
-    int rc = tess_run(ctx, kernel, TESS_EVERY_WORKER, NULL, args, len);
+    rc = tess_run(ctx, kernel, TESS_EVERY_WORKER, NULL, args, len);
     if (rc == TESS_OK) rc = tess_barrier(ctx);
     ctx->cfg.barrier_warn_seconds = warn;
     return rc;

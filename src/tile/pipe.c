@@ -186,9 +186,11 @@ int tess_tile_pipeline_run(tess_ctx *ctx, const tess_tile_pipeline *pl,
                            tess_tile_pipeline_stats *st)
 {
     memset(st, 0, sizeof *st);
+    int rc = tess__check_control(ctx, "tess_tile_pipeline_run()");
+    if (rc != TESS_OK) return rc;
     TESS_RETURN_IF(ctx, pl == NULL || ctx->tile == NULL, TESS_ERR_NOTFOUND,
                    "pipeline: no tile job is registered");
-    int rc = check_pipeline(ctx, pl);
+    rc = check_pipeline(ctx, pl);
     tess__tile_args a[TESS_TILE_MAX_STAGES];
     memset(a, 0, sizeof a);
     if (rc == TESS_OK) rc = stage_args(ctx, pl, a);

@@ -175,6 +175,9 @@ int tess_tile_run(tess_ctx *ctx, const tess_tile_job *job, const tess_tile_optio
                   tess_tile_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
+    /* first: from a kernel, the run's state below belongs to a run going on */
+    int rc = tess__check_control(ctx, "tess_tile_run()");
+    if (rc != TESS_OK) return rc;
     int idx = tess__tile_find_job(ctx, job);
     TESS_RETURN_IF(ctx, idx < 0, TESS_ERR_NOTFOUND, "tile job '%s' is not registered",
                    job && job->name ? job->name : "(null)");
@@ -186,7 +189,7 @@ int tess_tile_run(tess_ctx *ctx, const tess_tile_job *job, const tess_tile_optio
                    job->name);
     tess_tile_options none = {0};
     if (o == NULL) o = &none;
-    int rc = tess_tile_options_check(ctx, job, o);
+    rc = tess_tile_options_check(ctx, job, o);
     if (rc != TESS_OK) return rc;
     tess__tile_args a = {.job = idx, .run_id = ++ctx->tile->runs};
     rc = tess__tile_args_from_options(ctx, o, &a);
