@@ -21,6 +21,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "tessera/tile_pipe.h"
+#include "tile/area.h"
 
 #define DEFAULT_WINDOW ((size_t)64 << 20)
 
@@ -55,13 +56,6 @@ struct tess_tile_stream {
 
 static uint64_t covered(const tess_tile_stream *s, const tess_tile_box *box);
 static int writer_may_go(const tess_tile_stream *s, size_t bytes);
-
-static uint64_t box_cells(const tess_tile_box *b)
-{
-    uint64_t n = 1;
-    for (int d = 0; d < b->ndims; d++) n *= (uint64_t)(b->hi[d] - b->lo[d]);
-    return n;
-}
 
 /* The intersection of a and b in *out; 0 when empty. */
 static int box_meet(const tess_tile_box *a, const tess_tile_box *b, tess_tile_box *out)
@@ -145,7 +139,7 @@ int tess_tile_stream_write(const tess_tile_box *box, const void *data, void *str
     tess_tile_stream *s = stream;
     if (!box_fits(s, box))
         return tess_set_error(s->ctx, TESS_ERR_INVAL, "tile stream: a box outside its area");
-    uint64_t cells = box_cells(box);
+    uint64_t cells = tess__tile_box_cells(box);
     size_t bytes = (size_t)cells * s->cell_bytes;
     pthread_mutex_lock(&s->mu);
     while (s->status == TESS_OK && !writer_may_go(s, bytes)) wait_timed(s, &s->write_wait);
@@ -178,7 +172,7 @@ static uint64_t covered(const tess_tile_stream *s, const tess_tile_box *box)
     uint64_t n = 0;
     tess_tile_box m;
     for (const piece *p = s->pieces; p != NULL; p = p->next)
-        if (box_meet(&p->box, box, &m)) n += box_cells(&m);
+        if (box_meet(&p->box, box, &m)) n += tess__tile_box_cells(&m);
     return n;
 }
 
@@ -204,7 +198,7 @@ static void take(tess_tile_stream *s, const tess_tile_box *box, uint8_t *buf)
         piece *p = *pp;
         if (box_meet(&p->box, box, &m)) {
             copy_meet(s, p, &m, box, buf);
-            p->cells_left -= box_cells(&m);
+            p->cells_left -= tess__tile_box_cells(&m);
         }
         if (p->cells_left > 0) {
             pp = &p->next;
@@ -222,7 +216,7 @@ int tess_tile_stream_read(const tess_tile_box *box, void *buf, void *stream)
     tess_tile_stream *s = stream;
     if (!box_fits(s, box))
         return tess_set_error(s->ctx, TESS_ERR_INVAL, "tile stream: a box outside its area");
-    uint64_t cells = box_cells(box);
+    uint64_t cells = tess__tile_box_cells(box);
     pthread_mutex_lock(&s->mu);
     int rc;
     for (;;) {
