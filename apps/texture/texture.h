@@ -131,6 +131,11 @@ int tex_kernel_records(const tess_tile_box *box, const void *in, void *out, void
                        void *arg);
 /* The header of a records file for p. */
 void tex_records_header(const tex_params *p, uint8_t out[TEX_REC_HEADER]);
+/* Check a records file's header h and its size, and set p's block and
+ * image size from it (texture_io.c, fuzzed by fuzz_tex_records); 0, or -1
+ * with a one-line reason in err. */
+int tex_records_parse(const uint8_t h[TEX_REC_HEADER], uint64_t file_size, const char *path,
+                      tex_params *p, char *err, size_t len);
 /* Open a records file and set p's block and image size from it; 0, or -1
  * with a one-line reason in err. */
 int tex_records_open(const char *path, tex_params *p, char *err, size_t errlen);

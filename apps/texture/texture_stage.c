@@ -24,47 +24,6 @@ int tex_kernel_records(const tess_tile_box *box, const void *in, void *out, void
     return TESS_OK;
 }
 
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-void tex_records_header(const tex_params *p, uint8_t out[TEX_REC_HEADER])
-{
-    memcpy(out, "TXRC", 4);
-    put_u32(out + 4, 1);
-    put_u32(out + 8, (uint32_t)p->block);
-    put_u32(out + 12, p->width);
-    put_u32(out + 16, p->height);
-    put_u32(out + 20, 0);
-}
-
-/* The header's fields into p, checked; 0 or -1 with err. */
-static int parse_header(const uint8_t *h, const char *path, tex_params *p, char *err, size_t len)
-{
-    if (memcmp(h, "TXRC", 4) != 0 || get_u32(h + 4) != 1) {
-        snprintf(err, len, "%s: not a texture records file (TXRC version 1)", path);
-        return -1;
-    }
-    uint32_t block = get_u32(h + 8);
-    p->width = get_u32(h + 12);
-    p->height = get_u32(h + 16);
-    if (block < 2 || block > 4096 || p->width < block || p->height < block ||
-        p->width > (1u << 20) || p->height > (1u << 20)) {
-        snprintf(err, len, "%s: block %u of a %u x %u image", path, block, p->width, p->height);
-        return -1;
-    }
-    p->block = (int)block;
-    p->grid_w = p->width / block;
-    p->grid_h = p->height / block;
-    return 0;
-}
-
 int tex_records_open(const char *path, tex_params *p, char *err, size_t errlen)
 {
     uint8_t h[TEX_REC_HEADER];
@@ -79,13 +38,7 @@ int tex_records_open(const char *path, tex_params *p, char *err, size_t errlen)
         snprintf(err, errlen, "%s: shorter than a records header", path);
         return -1;
     }
-    if (parse_header(h, path, p, err, errlen) != 0) return -1;
-    uint64_t want = TEX_REC_HEADER + (uint64_t)p->grid_w * (uint64_t)p->grid_h *
-                                         (uint64_t)tex_record_bytes(p->block);
-    if ((uint64_t)st.st_size == want) return 0;
-    snprintf(err, errlen, "%s: expected %llu bytes of records, found %llu", path,
-             (unsigned long long)want, (unsigned long long)st.st_size);
-    return -1;
+    return tex_records_parse(h, (uint64_t)st.st_size, path, p, err, errlen);
 }
 
 int tex_read_records_file(const tess_tile_box *box, void *buf, void *arg)
