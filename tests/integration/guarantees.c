@@ -199,17 +199,26 @@ static int64_t get_i64(tess_table *t, uint64_t key)
 
 #define LATE_ROUNDS 20
 
+/* The barrier waits this long for the ranks' reports before it asks them
+ * (REPORT_WAIT_SECONDS in src/sched/control.c). */
+#define REPORT_WAIT 0.05
+
 /* The barrier ends on the counts the ranks report when done, and on those
  * they report when a write reaches them later; it asks the ranks only in a
- * run with a steal.  Every late write must be there when it returns. */
+ * run with a steal, or when the reports took longer than REPORT_WAIT (a
+ * loaded machine: its fallback, not the rule).  Every late write must be
+ * there when it returns. */
 static void check_late_writes(tess_ctx *ctx, app *a)
 {
     tess_stats before, after;
     tess_get_stats(ctx, &before);
     int all = 1;
+    uint64_t slow = 0; /* barriers that waited long enough to ask */
     for (int64_t round = 1; round <= LATE_ROUNDS; round++) {
         int rc = tess_run(ctx, "k_late", INSTANCES, NULL, NULL, 0);
+        double t = tess_now();
         if (rc == TESS_OK) rc = tess_barrier(ctx);
+        slow += tess_now() - t >= REPORT_WAIT;
         all &= rc == TESS_OK;
         for (uint64_t k = 0; k < KEYS; k++) all &= get_i64(a->sums, k) == round;
     }
@@ -217,10 +226,13 @@ static void check_late_writes(tess_ctx *ctx, app *a)
     tess_get_stats(ctx, &after);
     uint64_t asked = after.barriers_asked - before.barriers_asked;
     uint64_t steals = after.steals - before.steals;
-    printf("late writes: %llu of %llu barriers asked the ranks, %llu steals\n",
+    printf("late writes: %llu of %llu barriers asked the ranks, %llu steals, %llu barriers "
+           "over %.0f ms\n",
            (unsigned long long)asked, (unsigned long long)(after.barriers - before.barriers),
-           (unsigned long long)steals);
-    check(asked <= steals, "a barrier asks the ranks for their counts only in a run with a steal");
+           (unsigned long long)steals, (unsigned long long)slow, REPORT_WAIT * 1e3);
+    check(asked <= steals + slow,
+          "a barrier asks the ranks for their counts only in a run with a steal (or after "
+          "waiting for their reports)");
 }
 
 static void check_sums(app *a)
