@@ -41,6 +41,43 @@ double tess__tick_proc_thread_cpu_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
+/*
+ * The CPU meter (proc_meter).  A STEP, a wait or the emulated compute does
+ * not end with a read of its own: it lasts until the next state is entered,
+ * and the runtime's work enters METER_RUNTIME where it starts (a message
+ * handled, a round's data packed and sent, PART's snapshot and moves, a
+ * checkpoint, the end).  So consecutive STEPs, the emulated compute and the
+ * wait after it, and a wait after which nothing was due read the clock
+ * once, and the loop's few checks between two accounted states (what to
+ * compute or wait for next, an empty mailbox polled) count with the state
+ * left.  Per process, on its own thread: nothing shared.
+ */
+void tess__tick_proc_meter(proc *p, int state)
+{
+    proc_meter *m = &p->meter;
+    if (!m->on || state == m->state) return;
+    double now = tess__tick_proc_thread_cpu_us();
+    m->us[m->state] += now - m->last_us;
+    m->last_us = now;
+    m->state = state;
+}
+
+static void meter_start(proc *p)
+{
+    p->meter = (proc_meter){.on = 1, .state = METER_RUNTIME};
+    p->meter.last_us = tess__tick_proc_thread_cpu_us();
+}
+
+/* The CPU since meter_start, everything up to now attributed. */
+static double meter_total_us(proc *p)
+{
+    proc_meter *m = &p->meter;
+    double now = tess__tick_proc_thread_cpu_us();
+    m->us[m->state] += now - m->last_us;
+    m->last_us = now;
+    return m->us[METER_RUNTIME] + m->us[METER_STEP] + m->us[METER_WAIT];
+}
+
 int tess__tick_proc_fail(proc *p, int code, const char *fmt, const char *what)
 {
     tess__fail(p->ctx, code, fmt, p->app->name, what);
@@ -188,6 +225,7 @@ static const tess_query *target_of(const proc *p, int64_t v)
 void tess__tick_proc_note_held(proc *p, int64_t v, const tess_query *q)
 {
     if (!p->check || p->app->state != &tess_particles_class) return;
+    tess__tick_proc_meter(p, METER_RUNTIME);
     tess_region r = {.npos = 1, .pos = q};
     tess__particles_held(p->st, slot_of(p, v), &r);
 }
@@ -205,13 +243,14 @@ void tess__tick_proc_note_round(proc *p, int64_t v)
 /* ---- step and its emulated cost ---- */
 
 /*
- * STEP over a region.  The thread's CPU clock is a system call (about 1 us
- * here), read only for real compute, where the runtime's own CPU share is
- * the figure of interest, and only around steps that can be long: a replica
- * piece (`piece`, one layer ring) takes a few microseconds, so two clock
- * calls cost as much as the piece and were 2.5% of the process's samples at
- * m=14.  A piece's CPU time is its wall time (being preempted within a few
- * microseconds is rare enough not to bias the share).
+ * STEP over a region.  On the virtual clock real time costs no simulated
+ * time, so every STEP is metered and the runtime's share there counts no
+ * real STEP.  On the real clock a replica piece (`piece`, one layer ring)
+ * takes a few microseconds: entered from the runtime's work, a clock read
+ * would cost as much as the piece (two were 2.5% of the process's samples
+ * at m=14), so its CPU time is its wall time (being preempted within a few
+ * microseconds is rare enough not to bias the share); after a STEP or a
+ * wait it is metered, at most one read.
  */
 /* Only a STEP that read (or was about to read) a tuple its version does not
  * hold fails with TESS_ERR_MISUSE: the checking mode's (grid.c, graph_class.c,
@@ -233,20 +272,19 @@ static int step_region(proc *p, int64_t v, const tess_query *pos, int npos, int 
                        int64_t *kept)
 {
     tess_region r = {.npos = npos, .nneg = nneg, .pos = pos, .neg = p->negs};
-    /* On the virtual clock real time costs no simulated time: every STEP is
-     * clocked, so the runtime's share there counts no real STEP. */
-    int virt = p->link.vc != NULL, clocked = virt || !piece;
-    double t = proc_now_us(p), cpu = clocked ? tess__tick_proc_thread_cpu_us() : 0;
+    int metered = p->link.vc != NULL || !piece || p->meter.state != METER_RUNTIME;
+    double t = proc_now_us(p);
+    if (metered) tess__tick_proc_meter(p, METER_STEP);
     int64_t c = p->app->state->step(p->st, slot_of(p, v - 1), slot_of(p, v), &r, v - 1);
-    if (clocked) p->step_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
-    else p->step_cpu_us += proc_now_us(p) - t; /* real clock: wall time */
+    double end = proc_now_us(p);
+    if (!metered) p->piece_wall_us += end - t;
+    p->step_us += end - t;
     if (c < 0) return step_failed(p, (int)c, v - 1);
     if (kept) *kept = c;
     p->tuple_ticks += c;
     if (p->a->step_cost_us > 0 && c > 0)
         p->emu_owed_us +=
             p->a->step_cost_us * (double)c / (double)(p->own_count > 0 ? p->own_count : 1);
-    p->step_us += proc_now_us(p) - t;
     return TESS_OK;
 }
 
@@ -268,10 +306,10 @@ void tess__tick_proc_pay_step_cost(proc *p)
     p->emu_owed_us = 0;
     p->emu_busy = 1;
     /* Its CPU (a sleep, or the virtual clock's turn-taking) is the
-     * emulation's, not the runtime's: counted with waiting. */
-    double cpu = tess__tick_proc_thread_cpu_us();
+     * emulation's, not the runtime's: metered with waiting.  The caller
+     * enters METER_RUNTIME before work of its own after it. */
+    tess__tick_proc_meter(p, METER_WAIT);
     tess__tick_link_compute_until(&p->link, p->emu_deadline);
-    p->wait_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
     p->step_us += proc_now_us(p) - start;
 }
 
@@ -387,9 +425,9 @@ static int finish(proc *p)
     f.wait_seconds = p->link.wait_us / 1e6;
     f.runtime_seconds = f.wall_seconds - f.step_seconds - f.wait_seconds;
     if (f.runtime_seconds < 0) f.runtime_seconds = 0;
-    f.cpu_seconds = (tess__tick_proc_thread_cpu_us() - p->start_cpu_us) / 1e6;
-    f.step_cpu_seconds = p->step_cpu_us / 1e6;
-    f.wait_cpu_seconds = p->wait_cpu_us / 1e6;
+    f.cpu_seconds = meter_total_us(p) / 1e6;
+    f.step_cpu_seconds = (p->meter.us[METER_STEP] + p->piece_wall_us) / 1e6;
+    f.wait_cpu_seconds = p->meter.us[METER_WAIT] / 1e6;
     f.runtime_cpu_seconds = f.cpu_seconds - f.step_cpu_seconds - f.wait_cpu_seconds;
     if (f.runtime_cpu_seconds < 0) f.runtime_cpu_seconds = 0;
     f.messages = p->link.messages;
@@ -621,7 +659,7 @@ int tess__tick_process_run(tess_ctx *ctx, const tess_tick_app *app, const tick_a
     if (rc == TESS_OK) rc = setup(&p);
     if (rc == TESS_OK) rc = start_together(&p);
     p.start_us = p.last_progress_us = proc_now_us(&p);
-    p.start_cpu_us = tess__tick_proc_thread_cpu_us();
+    meter_start(&p);
     if (rc == TESS_OK) rc = loop(&p);
     if (rc != TESS_OK && rc != TESS_ERR_KERNEL) abort_others(&p);
     teardown(&p);

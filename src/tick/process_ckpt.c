@@ -35,6 +35,7 @@ int tess__tick_proc_save_if_due(proc *p, int64_t v)
 {
     int64_t every = p->a->ckpt_every;
     if (every <= 0 || v <= p->first || v >= p->a->ticks || v % every != 0) return TESS_OK;
+    tess__tick_proc_meter(p, METER_RUNTIME);
     tess_buf *b = &p->packbuf;
     b->len = 0;
     int rc = save_own(p, v, b);

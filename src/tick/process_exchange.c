@@ -140,6 +140,7 @@ static int retry_deferred(proc *p, int *progressed)
     for (int i = 0; i < p->ndeferred; i++) {
         tick_msg *m = &p->deferred[i];
         if (rc == TESS_OK && !blocked[m->h.src] && applicable(p, m)) {
+            tess__tick_proc_meter(p, METER_RUNTIME);
             rc = apply_deferrable(p, m);
             free(m->mem);
             *progressed = 1;
@@ -163,6 +164,7 @@ int tess__tick_proc_pump(proc *p)
         if (got < 0) return got;
         if (got == 0) break;
         any = 1;
+        tess__tick_proc_meter(p, METER_RUNTIME);
         int rc = proc_handle(p, &m);
         if (rc == 1) continue; /* deferred: the message now belongs to the list */
         free(m.mem);
@@ -183,11 +185,11 @@ int tess__tick_proc_wait_for_messages(proc *p, double max_wait_us)
         return tess__tick_proc_fail(p, TESS_ERR_IO, "tick %s: %s", "injected fault (TESS_FAULT)");
     p->emu_busy = 0;
     /* Blocking costs CPU too (the futex, the switch, the virtual clock's
-     * turn-taking); it belongs to waiting, not to the runtime's own share. */
-    double cpu = tess__tick_proc_thread_cpu_us();
-    int rc = tess__tick_link_wait(&p->link, max_wait_us);
-    p->wait_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
-    return rc;
+     * turn-taking); it belongs to waiting, not to the runtime's own share.
+     * The wait lasts until a message is handled or something else starts
+     * (tess__tick_proc_meter): waits with nothing due between read once. */
+    tess__tick_proc_meter(p, METER_WAIT);
+    return tess__tick_link_wait(&p->link, max_wait_us);
 }
 
 /* ---- partitioning ---- */
@@ -202,9 +204,9 @@ static int call_part(proc *p, const void *snapshot)
     tess__last_error_copy(p->ctx, before, sizeof before);
     /* PART is the application's, as STEP is: its CPU (every process calls it
      * on the same snapshot) is counted with STEP's, not the runtime's. */
-    double cpu = p->start_cpu_us > 0 ? tess__tick_proc_thread_cpu_us() : 0;
+    tess__tick_proc_meter(p, METER_STEP);
     int rc = p->app->part(p->ctx, p->app->user, snapshot, p->n, p->Q);
-    if (p->start_cpu_us > 0) p->step_cpu_us += tess__tick_proc_thread_cpu_us() - cpu;
+    tess__tick_proc_meter(p, METER_RUNTIME);
     if (rc == 0) return TESS_OK;
     tess__last_error_copy(p->ctx, after, sizeof after);
     if (strcmp(before, after) == 0)
@@ -287,6 +289,7 @@ static int send_snapshot(proc *p, int64_t v)
         return TESS_OK;
     p->snapshot_for = next;
     tess__tick_proc_pay_step_cost(p); /* the data leave when their computation would have ended */
+    tess__tick_proc_meter(p, METER_RUNTIME);
     tess_buf *mine = &p->repart[p->me];
     mine->len = 0;
     int rc = tess__tick_proc_pack_own(p, v, mine);
@@ -358,6 +361,7 @@ static int send_moves(proc *p, int64_t v, const tess_query *old, int *expect)
 static int repartition(proc *p, int64_t v)
 {
     tess__tick_proc_pay_step_cost(p);
+    tess__tick_proc_meter(p, METER_RUNTIME);
     int n = p->n, expect = 0, rc = TESS_OK;
     tess_query *old = malloc((size_t)n * sizeof *old);
     if (old == NULL) return TESS_ERR_NOMEM;
@@ -414,6 +418,7 @@ int tess__tick_proc_after_full(proc *p, int64_t v)
     if (is_round_start(p, v) && v < p->a->ticks && !x->sent) {
         tess__tick_proc_pay_step_cost(
             p); /* the data leave when their computation would have ended */
+        tess__tick_proc_meter(p, METER_RUNTIME);
         x->sent = 1;
         /* The emulated cost scales with the partition's size, so it is
          * known every round: STEP's own tally when it wrote all of Q_i
@@ -440,6 +445,7 @@ int tess__tick_proc_after_full(proc *p, int64_t v)
     }
     if (rc == TESS_OK && p->a->alg == TESS_TICK_BSP && v < p->a->ticks && !x->barred) {
         x->barred = 1;
+        tess__tick_proc_meter(p, METER_RUNTIME);
         if (p->me == 0) {
             tick_msg self = {.h = {.type = TICK_BAR, .tick = v, .src = 0}};
             rc = proc_handle(p, &self);
@@ -473,6 +479,7 @@ static void progress_line(proc *p)
     double now = proc_now_us(p);
     if (e > 0 && p->done % e != 0) return;
     if (e < 0 && now - p->last_progress_us < 1e6) return;
+    tess__tick_proc_meter(p, METER_RUNTIME);
     p->last_progress_us = now;
     double secs = (now - p->start_us) / 1e6;
     fprintf(stderr, "tessera %s: tick %lld/%lld, %.1f ticks/s\n", p->app->name, (long long)p->done,
@@ -484,6 +491,7 @@ static void progress_line(proc *p)
  * replication with it. */
 static void measure_layer(proc *p)
 {
+    tess__tick_proc_meter(p, METER_RUNTIME);
     tess_region l1 = {.npos = 1, .pos = &p->Lown[1]};
     int64_t n = p->app->state->count(p->st, slot_of(p, 0), &l1);
     if (n >= 0 && p->own_count > 0) p->layer_ratio = (double)n / (double)p->own_count - 1.0;

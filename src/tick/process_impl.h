@@ -10,6 +10,23 @@
 
 #define BAR_SLOTS 4 /* ticks whose barrier may be open at once, with room */
 
+/* What the thread is doing, for the CPU split (tess__tick_proc_meter). */
+enum { METER_RUNTIME, METER_STEP, METER_WAIT, METER_STATES };
+
+/*
+ * The process thread's CPU split into the runtime's own, STEP (and PART)
+ * and waiting (and the emulated compute).  The thread CPU clock is a system
+ * call (0.9 us here), so it is read once per change of state, not around
+ * each STEP and wait: each read gives the CPU since the last one to the
+ * state left.
+ */
+typedef struct proc_meter {
+    int on;    /* from the common start (start_together) on */
+    int state; /* METER_* the thread is in since last_us */
+    double last_us;
+    double us[METER_STATES];
+} proc_meter;
+
 typedef struct version {
     int64_t v;
     int computed_any, full, sent, barred;
@@ -84,7 +101,8 @@ typedef struct proc {
     int grace;        /* wait a tick's STEP before widening replicas (TESS_TICK_GRACE) */
     double stall_start_us, last_stall_us;
     double grace_until_us; /* no replica layers widened before (grace_wait) */
-    double step_cpu_us, wait_cpu_us, start_cpu_us;
+    proc_meter meter;
+    double piece_wall_us; /* replica pieces on the real clock, unmetered: their wall time */
     int64_t tuple_ticks, own_tuple_ticks, own_count;
     double layer_ratio; /* |L_1(Q_i)| / |Q_i| - 1 at tick 0 (tess_tick_figures) */
     /* The wait before each of the first ticks was complete, for the median
@@ -117,6 +135,9 @@ static inline int is_round_start(const proc *p, int64_t v)
 
 int tess__tick_proc_fail(proc *p, int code, const char *fmt, const char *what);
 double tess__tick_proc_thread_cpu_us(void);
+/* The thread enters `state` (METER_*): reads the thread CPU clock only if it
+ * was in another.  Accounted states end where the runtime's work starts. */
+void tess__tick_proc_meter(proc *p, int state);
 int tess__tick_proc_plan_build(proc *p, int64_t first_round);
 int tess__tick_proc_is_repart_tick(const proc *p, int64_t v);
 void tess__tick_proc_version_reset(proc *p, int64_t v);
