@@ -242,36 +242,65 @@ static int mark(grid *g, int slot, int64_t row, int64_t c0, int64_t c1)
     return TESS_OK;
 }
 
-/*
- * Add [c0, c1) to the row's intervals where it meets none of them and i is
- * the first interval ending after c0: it joins a neighbour it touches, or
- * goes in before interval i.
- */
-static int mark_gap(rowset *rs, int i, int64_t c0, int64_t c1)
+/* mark_gap()'s rarer cases: it closes a gap, or goes in as an interval of its own. */
+static int mark_gap_slow(rowset *rs, int i, int64_t c0, int64_t c1)
 {
     int n = rs->n;
-    int left = i > 0 && rs->iv[2 * i - 1] == c0, right = i < n && rs->iv[2 * i] == c1;
-    if (left && right) { /* it closes the gap between i - 1 and i */
+    if (i > 0 && rs->iv[2 * i - 1] == c0) { /* touches both: closes the gap between i - 1 and i */
         rs->iv[2 * i - 1] = rs->iv[2 * i + 1];
         memmove(rs->iv + 2 * i, rs->iv + 2 * (i + 1), (size_t)(n - i - 1) * 2 * sizeof *rs->iv);
         rs->n = n - 1;
-    } else if (left) {
+        return TESS_OK;
+    }
+    if (reserve_iv(rs, n + 1) != TESS_OK) return TESS_ERR_NOMEM;
+    memmove(rs->iv + 2 * (i + 1), rs->iv + 2 * i, (size_t)(n - i) * 2 * sizeof *rs->iv);
+    rs->iv[2 * i] = c0;
+    rs->iv[2 * i + 1] = c1;
+    rs->n = n + 1;
+    return TESS_OK;
+}
+
+/*
+ * Add [c0, c1) to the row's intervals where it meets none of them and i is
+ * the first interval ending after c0: it widens the one neighbour it
+ * touches (a halo cell next to the own block), or starts a cleared row,
+ * here; the rest in mark_gap_slow().
+ */
+static inline int mark_gap(rowset *rs, int i, int64_t c0, int64_t c1)
+{
+    int n = rs->n;
+    int left = i > 0 && rs->iv[2 * i - 1] == c0, right = i < n && rs->iv[2 * i] == c1;
+    if (left && !right) {
         rs->iv[2 * i - 1] = c1;
-    } else if (right) {
+    } else if (right && !left) {
         rs->iv[2 * i] = c0;
+    } else if (n == 0 && rs->cap > 0) {
+        rs->iv[0] = c0;
+        rs->iv[1] = c1;
+        rs->n = 1;
     } else {
-        if (reserve_iv(rs, n + 1) != TESS_OK) return TESS_ERR_NOMEM;
-        if (i < n) /* not past the last (a cleared row: the first) */
-            memmove(rs->iv + 2 * (i + 1), rs->iv + 2 * i, (size_t)(n - i) * 2 * sizeof *rs->iv);
-        rs->iv[2 * i] = c0;
-        rs->iv[2 * i + 1] = c1;
-        rs->n = n + 1;
+        return mark_gap_slow(rs, i, c0, c1);
     }
     return TESS_OK;
 }
 
 /* fn fills or reads cells only: the walk marks what it filled. */
 typedef int (*run_fn)(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg);
+
+/* How a span [c, end) lies against a row's intervals. */
+enum { SPAN_ABSENT, SPAN_HELD, SPAN_MIXED };
+
+/* SPAN_ABSENT: no interval meets the span; SPAN_HELD: interval *at holds
+ * it whole; else SPAN_MIXED.  *at: the first interval ending after c. */
+static inline int span_state(const rowset *rs, int64_t c, int64_t end, int *at)
+{
+    const int64_t *iv = rs->iv;
+    int n = rs->n, i = 0;
+    while (i < n && iv[2 * i + 1] <= c) i++; /* intervals wholly before the span */
+    *at = i;
+    if (i == n || iv[2 * i] >= end) return SPAN_ABSENT;
+    return iv[2 * i] <= c && iv[2 * i + 1] >= end ? SPAN_HELD : SPAN_MIXED;
+}
 
 /*
  * Call fn (NULL: only count) on the runs of [c, end) that are (want = 1) or
@@ -284,19 +313,16 @@ static int64_t walk_span(grid *g, int slot, int64_t row, int64_t c, int64_t end,
                          run_fn fn, void *arg)
 {
     rowset *rs = &g->have[slot][row - g->hull.r0];
-    const int64_t *iv = rs->iv;
-    int n = rs->n, i = 0;
-    int64_t cells = 0, from = c;
-    if (c >= end) return 0;
-    while (i < n && iv[2 * i + 1] <= c) i++; /* intervals wholly before the span */
-    /* The usual cases: no interval meets the span, or one holds all of it. */
-    int none = i == n || iv[2 * i] >= end, all = !none && iv[2 * i] <= c && iv[2 * i + 1] >= end;
-    if (none || all) {
-        if (want != all) return 0;
+    int i = 0, state = c < end ? span_state(rs, c, end, &i) : SPAN_MIXED;
+    if (state != SPAN_MIXED) { /* the usual cases: one run or none */
+        if (want != (state == SPAN_HELD)) return 0;
         int rc = fn ? fn(g, slot, row, c, end, arg) : TESS_OK;
-        if (rc >= 0 && none) rc = mark_gap(rs, i, c, end);
+        if (rc >= 0 && !want) rc = mark_gap(rs, i, c, end);
         return rc < 0 ? rc : end - c;
     }
+    const int64_t *iv = rs->iv;
+    int n = rs->n;
+    int64_t cells = 0, from = c;
     for (; c < end; i++) {
         int64_t lo = i < n ? iv[2 * i] : end, hi = i < n ? iv[2 * i + 1] : end;
         int64_t a = want ? max64(c, lo) : c, b = want ? min64(end, hi) : min64(end, lo);
@@ -371,7 +397,7 @@ typedef struct step_arg {
     tess_grid_view prev;
 } step_arg;
 
-static int step_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
+static inline int step_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
 {
     step_arg *a = arg;
     double *out = cell(g, slot, row, c0);
@@ -390,7 +416,27 @@ static int64_t grid_step(void *st, int from, int to, const tess_region *r, int64
     grid *g = st;
     step_arg a = {.from = from, .tick = tick};
     a.prev = (tess_grid_view){g->val[from], g->hull.r0, g->hull.c0, g->stride};
-    return walk(g, to, r, 0, step_run, &a);
+    tess_grid_rect box = region_box(g, r);
+    if (box_empty(box)) return 0;
+    int nneg = clip_negs(g, r, box);
+    if (nneg < 0) return TESS_ERR_NOMEM;
+    if (nneg > 0) return walk_box(g, to, box, nneg, 0, step_run, &a);
+    int64_t cells = 0;
+    for (int64_t row = box.r0; row < box.r1; row++) {
+        rowset *rs = &g->have[to][row - g->hull.r0];
+        int i, rc;
+        if (span_state(rs, box.c0, box.c1, &i) == SPAN_ABSENT) { /* the usual row: all to compute */
+            rc = step_run(g, to, row, box.c0, box.c1, &a);
+            if (rc == TESS_OK) rc = mark_gap(rs, i, box.c0, box.c1);
+            cells += box.c1 - box.c0;
+        } else {
+            int64_t n = walk_span(g, to, row, box.c0, box.c1, 0, step_run, &a);
+            rc = n < 0 ? (int)n : TESS_OK;
+            cells += n;
+        }
+        if (rc != TESS_OK) return rc;
+    }
+    return cells;
 }
 
 static int64_t grid_count(void *st, int slot, const tess_region *r)
@@ -519,7 +565,7 @@ typedef struct merge_arg {
     int64_t c0;             /* its first column */
 } merge_arg;
 
-static int copy_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
+static inline int copy_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
 {
     const merge_arg *m = arg;
     const unsigned char *src = m->v + (size_t)(c0 - m->c0) * sizeof(double);
@@ -542,8 +588,16 @@ static int merge_block(void *arg, const block *b)
     for (int64_t row = r0; row < r1 && a < e; row++) {
         m->v = b->v + (size_t)(row - b->r0) * row_bytes;
         if (m->nneg == 0) { /* the common case: no cuts */
-            int64_t done = walk_span(g, m->slot, row, a, e, 0, copy_run, m);
-            if (done < 0) return (int)done;
+            rowset *rs = &g->have[m->slot][row - g->hull.r0];
+            int i, rc;
+            if (span_state(rs, a, e, &i) == SPAN_ABSENT) { /* the usual row: all new */
+                copy_run(g, m->slot, row, a, e, m);
+                rc = mark_gap(rs, i, a, e);
+            } else {
+                int64_t done = walk_span(g, m->slot, row, a, e, 0, copy_run, m);
+                rc = done < 0 ? (int)done : TESS_OK;
+            }
+            if (rc != TESS_OK) return rc;
             continue;
         }
         int spans = row_spans(g, m->nneg, row, a, e);
