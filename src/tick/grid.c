@@ -13,8 +13,9 @@
  * not per cell, and cheap where the runtime calls it most (issue 40): a
  * region is decoded once per call (a merge's too, not once per received
  * run), a span's runs are marked present in one step after they are
- * filled, and a rectangle that is wholly held packs as one block of row
- * copies.
+ * filled, a span that no interval meets (STEP's rows of a cleared version,
+ * a received halo cell) is filled and marked without the general walk, and
+ * a rectangle that is wholly held packs as one block of row copies.
  */
 #include <math.h>
 #include <stdio.h>
