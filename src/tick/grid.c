@@ -9,7 +9,13 @@
  * row: the intersection gives one rectangle, the subtracted rectangles cut
  * each row into spans, and the presence intervals cut a span into runs of
  * cells still to compute (or present, to pack), each handed over whole — to
- * the application's step_row() in one call.
+ * the application's step_row() in one call.  The bookkeeping is per row,
+ * not per cell, and cheap where the runtime calls it most (issue 40): a
+ * region is decoded once per call (a merge's too, not once per received
+ * run), a span's runs are marked present in one step after they are
+ * filled, a span that no interval meets (STEP's rows of a cleared version,
+ * a received halo cell) is filled and marked without the general walk, and
+ * a rectangle that is wholly held packs as one block of row copies.
  */
 #include <math.h>
 #include <stdio.h>
@@ -36,8 +42,6 @@ typedef struct grid {
     int64_t *cut;         /* scratch: spans, then a row's subtracted intervals */
     tess_grid_rect *negs; /* scratch: subtracted rectangles clipped to a walk's box */
     int ncut_cap;
-    int64_t *ivs; /* scratch: a copy of one row's intervals (fn may mark the row) */
-    int nivs_cap;
     int check; /* TESS_TICK_CHECK=1: cells a version does not hold are NaN (poison) */
 } grid;
 
@@ -82,7 +86,7 @@ static void grid_destroy(void *st)
             free(g->have[s]);
         }
     }
-    TESS_FREE_ALL(g->val, g->have, g->cut, g->negs, g->ivs, g);
+    TESS_FREE_ALL(g->val, g->have, g->cut, g->negs, g);
 }
 
 static void *grid_create(const tess_tick_app *app, int nslots, const tess_query *own,
@@ -130,9 +134,11 @@ static tess_grid_rect region_box(const grid *g, const tess_region *r)
     return box;
 }
 
+static int box_empty(tess_grid_rect b) { return b.r1 <= b.r0 || b.c1 <= b.c0; }
+
 /*
  * The subtracted rectangles that meet box, clipped to it, into g->negs
- * (once per walk, so a row looks only at the few that matter).  Returns
+ * (once per call, so a row looks only at the few that matter).  Returns
  * their number or -1.
  */
 static int clip_negs(grid *g, const tess_region *r, tess_grid_rect box)
@@ -155,10 +161,10 @@ static int clip_negs(grid *g, const tess_region *r, tess_grid_rect box)
 }
 
 /*
- * The spans of row `row` of box that none of the nneg clipped subtracted
- * rectangles covers, as pairs [c0, c1) in g->cut; returns their number.
+ * The spans of [c0, c1) in row `row` that none of the nneg clipped
+ * subtracted rectangles covers, as pairs in g->cut; returns their number.
  */
-static int row_spans(grid *g, int nneg, tess_grid_rect box, int64_t row)
+static int row_spans(grid *g, int nneg, int64_t row, int64_t c0, int64_t c1)
 {
     int64_t *iv = g->cut + g->ncut_cap; /* second half: this row's intervals */
     int n = 0;
@@ -175,65 +181,179 @@ static int row_spans(grid *g, int nneg, tess_grid_rect box, int64_t row)
         iv[2 * j + 1] = q->c1;
     }
     int spans = 0;
-    int64_t at = box.c0;
-    for (int i = 0; i < n; i++) {
-        if (iv[2 * i] > at) {
+    int64_t at = c0;
+    for (int i = 0; i < n && at < c1; i++) {
+        int64_t lo = min64(iv[2 * i], c1); /* a rectangle may reach past [c0, c1) */
+        if (lo > at) {
             g->cut[2 * spans] = at;
-            g->cut[2 * spans + 1] = iv[2 * i];
+            g->cut[2 * spans + 1] = lo;
             spans++;
         }
         at = max64(at, iv[2 * i + 1]);
     }
-    if (at < box.c1) {
+    if (at < c1) {
         g->cut[2 * spans] = at;
-        g->cut[2 * spans + 1] = box.c1;
+        g->cut[2 * spans + 1] = c1;
         spans++;
     }
     return spans;
 }
 
+/* Room for n intervals in a row's list. */
+static int reserve_iv(rowset *rs, int n)
+{
+    if (n <= rs->cap) return TESS_OK;
+    int cap = rs->cap ? 2 * rs->cap : 4;
+    while (cap < n) cap *= 2;
+    int64_t *iv = realloc(rs->iv, (size_t)cap * 2 * sizeof *iv);
+    if (iv == NULL) return TESS_ERR_NOMEM;
+    rs->iv = iv;
+    rs->cap = cap;
+    return TESS_OK;
+}
+
+/* Add [c0, c1) to the row's presence intervals, merging neighbours. */
+static int mark(grid *g, int slot, int64_t row, int64_t c0, int64_t c1)
+{
+    rowset *rs = &g->have[slot][row - g->hull.r0];
+    int n = rs->n;
+    if (n == 0 || rs->iv[2 * n - 1] < c0) { /* an empty row, or past the last: append */
+        if (reserve_iv(rs, n + 1) != TESS_OK) return TESS_ERR_NOMEM;
+        rs->iv[2 * n] = c0;
+        rs->iv[2 * n + 1] = c1;
+        rs->n = n + 1;
+        return TESS_OK;
+    }
+    int i = 0;
+    while (i < n && rs->iv[2 * i + 1] < c0) i++; /* intervals wholly before */
+    int j = i;
+    while (j < n && rs->iv[2 * j] <= c1) { /* overlapping or touching: absorb */
+        c0 = min64(c0, rs->iv[2 * j]);
+        c1 = max64(c1, rs->iv[2 * j + 1]);
+        j++;
+    }
+    int after = n - j;
+    if (j != i + 1) { /* not one interval widened in place: shift the rest */
+        if (reserve_iv(rs, i + 1 + after) != TESS_OK) return TESS_ERR_NOMEM;
+        memmove(rs->iv + 2 * (i + 1), rs->iv + 2 * j, (size_t)after * 2 * sizeof *rs->iv);
+    }
+    rs->iv[2 * i] = c0;
+    rs->iv[2 * i + 1] = c1;
+    rs->n = i + 1 + after;
+    return TESS_OK;
+}
+
+/* mark_gap()'s rarer cases: it closes a gap, or goes in as an interval of its own. */
+static int mark_gap_slow(rowset *rs, int i, int64_t c0, int64_t c1)
+{
+    int n = rs->n;
+    if (i > 0 && rs->iv[2 * i - 1] == c0) { /* touches both: closes the gap between i - 1 and i */
+        rs->iv[2 * i - 1] = rs->iv[2 * i + 1];
+        memmove(rs->iv + 2 * i, rs->iv + 2 * (i + 1), (size_t)(n - i - 1) * 2 * sizeof *rs->iv);
+        rs->n = n - 1;
+        return TESS_OK;
+    }
+    if (reserve_iv(rs, n + 1) != TESS_OK) return TESS_ERR_NOMEM;
+    memmove(rs->iv + 2 * (i + 1), rs->iv + 2 * i, (size_t)(n - i) * 2 * sizeof *rs->iv);
+    rs->iv[2 * i] = c0;
+    rs->iv[2 * i + 1] = c1;
+    rs->n = n + 1;
+    return TESS_OK;
+}
+
+/*
+ * Add [c0, c1) to the row's intervals where it meets none of them and i is
+ * the first interval ending after c0: it widens the one neighbour it
+ * touches (a halo cell next to the own block), or starts a cleared row,
+ * here; the rest in mark_gap_slow().
+ */
+static inline int mark_gap(rowset *rs, int i, int64_t c0, int64_t c1)
+{
+    int n = rs->n;
+    int left = i > 0 && rs->iv[2 * i - 1] == c0, right = i < n && rs->iv[2 * i] == c1;
+    if (left && !right) {
+        rs->iv[2 * i - 1] = c1;
+    } else if (right && !left) {
+        rs->iv[2 * i] = c0;
+    } else if (n == 0 && rs->cap > 0) {
+        rs->iv[0] = c0;
+        rs->iv[1] = c1;
+        rs->n = 1;
+    } else {
+        return mark_gap_slow(rs, i, c0, c1);
+    }
+    return TESS_OK;
+}
+
+/* fn fills or reads cells only: the walk marks what it filled. */
 typedef int (*run_fn)(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg);
 
-/* Call fn on the runs of [c, end) that are (want = 1) or are not (want = 0)
- * in the row's presence intervals.  Returns cells visited or < 0. */
+/* How a span [c, end) lies against a row's intervals. */
+enum { SPAN_ABSENT, SPAN_HELD, SPAN_MIXED };
+
+/* SPAN_ABSENT: no interval meets the span; SPAN_HELD: interval *at holds
+ * it whole; else SPAN_MIXED.  *at: the first interval ending after c. */
+static inline int span_state(const rowset *rs, int64_t c, int64_t end, int *at)
+{
+    const int64_t *iv = rs->iv;
+    int n = rs->n, i = 0;
+    while (i < n && iv[2 * i + 1] <= c) i++; /* intervals wholly before the span */
+    *at = i;
+    if (i == n || iv[2 * i] >= end) return SPAN_ABSENT;
+    return iv[2 * i] <= c && iv[2 * i + 1] >= end ? SPAN_HELD : SPAN_MIXED;
+}
+
+/*
+ * Call fn (NULL: only count) on the runs of [c, end) that are (want = 1) or
+ * are not (want = 0) in the row's presence intervals.  With want = 0 the
+ * span is marked present once afterwards — the same set as marking each
+ * run — so the walk reads the intervals in place, uncopied.  Returns cells
+ * visited or < 0.
+ */
 static int64_t walk_span(grid *g, int slot, int64_t row, int64_t c, int64_t end, int want,
                          run_fn fn, void *arg)
 {
-    const rowset *rs = &g->have[slot][row - g->hull.r0];
-    int n = rs->n;
-    if (n > g->nivs_cap) {
-        int64_t *p = realloc(g->ivs, (size_t)n * 2 * sizeof *p);
-        if (p == NULL) return TESS_ERR_NOMEM;
-        g->ivs = p;
-        g->nivs_cap = n;
+    rowset *rs = &g->have[slot][row - g->hull.r0];
+    int i = 0, state = c < end ? span_state(rs, c, end, &i) : SPAN_MIXED;
+    if (state != SPAN_MIXED) { /* the usual cases: one run or none */
+        if (want != (state == SPAN_HELD)) return 0;
+        int rc = fn ? fn(g, slot, row, c, end, arg) : TESS_OK;
+        if (rc >= 0 && !want) rc = mark_gap(rs, i, c, end);
+        return rc < 0 ? rc : end - c;
     }
-    if (n) memcpy(g->ivs, rs->iv, (size_t)n * 2 * sizeof *rs->iv);
-    const int64_t *iv = g->ivs;
-    int64_t cells = 0;
-    for (int i = 0; i <= n && c < end; i++) {
+    const int64_t *iv = rs->iv;
+    int n = rs->n;
+    int64_t cells = 0, from = c;
+    for (; c < end; i++) {
         int64_t lo = i < n ? iv[2 * i] : end, hi = i < n ? iv[2 * i + 1] : end;
         int64_t a = want ? max64(c, lo) : c, b = want ? min64(end, hi) : min64(end, lo);
         if (b > a) {
-            int rc = fn(g, slot, row, a, b, arg);
+            int rc = fn ? fn(g, slot, row, a, b, arg) : TESS_OK;
             if (rc < 0) return rc;
             cells += b - a;
         }
         c = max64(c, hi);
     }
+    if (!want && cells > 0) {
+        int rc = mark(g, slot, row, from, end);
+        if (rc < 0) return rc;
+    }
     return cells;
 }
 
-/* Call fn on every run of cells of region r whose presence in slot is `want`. */
-static int64_t walk(grid *g, int slot, const tess_region *r, int want, run_fn fn, void *arg)
+/* walk() on a decoded region: box, and nneg clipped rectangles in g->negs. */
+static int64_t walk_box(grid *g, int slot, tess_grid_rect box, int nneg, int want, run_fn fn,
+                        void *arg)
 {
-    tess_grid_rect box = region_box(g, r);
     int64_t cells = 0;
-    if (box.r1 <= box.r0 || box.c1 <= box.c0) return 0;
-    int nneg = clip_negs(g, r, box);
-    if (nneg < 0) return TESS_ERR_NOMEM;
     for (int64_t row = box.r0; row < box.r1; row++) {
-        int spans = row_spans(g, nneg, box, row);
-        if (spans < 0) return TESS_ERR_NOMEM;
+        if (nneg == 0) { /* no cuts: the row is one span */
+            int64_t n = walk_span(g, slot, row, box.c0, box.c1, want, fn, arg);
+            if (n < 0) return n;
+            cells += n;
+            continue;
+        }
+        int spans = row_spans(g, nneg, row, box.c0, box.c1);
         for (int s = 0; s < spans; s++) {
             int64_t n = walk_span(g, slot, row, g->cut[2 * s], g->cut[2 * s + 1], want, fn, arg);
             if (n < 0) return n;
@@ -243,37 +363,19 @@ static int64_t walk(grid *g, int slot, const tess_region *r, int want, run_fn fn
     return cells;
 }
 
+/* Call fn on every run of cells of region r whose presence in slot is `want`. */
+static int64_t walk(grid *g, int slot, const tess_region *r, int want, run_fn fn, void *arg)
+{
+    tess_grid_rect box = region_box(g, r);
+    if (box_empty(box)) return 0;
+    int nneg = clip_negs(g, r, box);
+    if (nneg < 0) return TESS_ERR_NOMEM;
+    return walk_box(g, slot, box, nneg, want, fn, arg);
+}
+
 static double *cell(grid *g, int slot, int64_t row, int64_t col)
 {
     return g->val[slot] + (row - g->hull.r0) * g->stride + (col - g->hull.c0);
-}
-
-/* Add [c0, c1) to the row's presence intervals, merging neighbours. */
-static int mark(grid *g, int slot, int64_t row, int64_t c0, int64_t c1)
-{
-    rowset *rs = &g->have[slot][row - g->hull.r0];
-    int i = 0;
-    while (i < rs->n && rs->iv[2 * i + 1] < c0) i++; /* intervals wholly before */
-    int j = i;
-    while (j < rs->n && rs->iv[2 * j] <= c1) { /* overlapping or touching: absorb */
-        c0 = min64(c0, rs->iv[2 * j]);
-        c1 = max64(c1, rs->iv[2 * j + 1]);
-        j++;
-    }
-    int after = rs->n - j, n = i + 1 + after;
-    if (n > rs->cap) {
-        int cap = rs->cap ? 2 * rs->cap : 4;
-        while (cap < n) cap *= 2;
-        int64_t *iv = realloc(rs->iv, (size_t)cap * 2 * sizeof *iv);
-        if (iv == NULL) return TESS_ERR_NOMEM;
-        rs->iv = iv;
-        rs->cap = cap;
-    }
-    memmove(rs->iv + 2 * (i + 1), rs->iv + 2 * j, (size_t)after * 2 * sizeof *rs->iv);
-    rs->iv[2 * i] = c0;
-    rs->iv[2 * i + 1] = c1;
-    rs->n = n;
-    return TESS_OK;
 }
 
 static int init_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
@@ -281,7 +383,7 @@ static int init_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void
     (void)arg;
     double *v = cell(g, slot, row, c0);
     for (int64_t c = c0; c < c1; c++) v[c - c0] = g->fns->init(g->app->user, row, c);
-    return mark(g, slot, row, c0, c1);
+    return TESS_OK;
 }
 
 static int grid_init(void *st, int slot, const tess_region *r)
@@ -296,7 +398,7 @@ typedef struct step_arg {
     tess_grid_view prev;
 } step_arg;
 
-static int step_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
+static inline int step_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
 {
     step_arg *a = arg;
     double *out = cell(g, slot, row, c0);
@@ -307,7 +409,7 @@ static int step_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void
                               (long long)row, (long long)(c0 + bad));
         return TESS_ERR_MISUSE;
     }
-    return mark(g, slot, row, c0, c1);
+    return TESS_OK;
 }
 
 static int64_t grid_step(void *st, int from, int to, const tess_region *r, int64_t tick)
@@ -315,18 +417,32 @@ static int64_t grid_step(void *st, int from, int to, const tess_region *r, int64
     grid *g = st;
     step_arg a = {.from = from, .tick = tick};
     a.prev = (tess_grid_view){g->val[from], g->hull.r0, g->hull.c0, g->stride};
-    return walk(g, to, r, 0, step_run, &a);
-}
-
-static int count_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
-{
-    (void)g, (void)slot, (void)row, (void)c0, (void)c1, (void)arg;
-    return 0;
+    tess_grid_rect box = region_box(g, r);
+    if (box_empty(box)) return 0;
+    int nneg = clip_negs(g, r, box);
+    if (nneg < 0) return TESS_ERR_NOMEM;
+    if (nneg > 0) return walk_box(g, to, box, nneg, 0, step_run, &a);
+    int64_t cells = 0;
+    for (int64_t row = box.r0; row < box.r1; row++) {
+        rowset *rs = &g->have[to][row - g->hull.r0];
+        int i, rc;
+        if (span_state(rs, box.c0, box.c1, &i) == SPAN_ABSENT) { /* the usual row: all to compute */
+            rc = step_run(g, to, row, box.c0, box.c1, &a);
+            if (rc == TESS_OK) rc = mark_gap(rs, i, box.c0, box.c1);
+            cells += box.c1 - box.c0;
+        } else {
+            int64_t n = walk_span(g, to, row, box.c0, box.c1, 0, step_run, &a);
+            rc = n < 0 ? (int)n : TESS_OK;
+            cells += n;
+        }
+        if (rc != TESS_OK) return rc;
+    }
+    return cells;
 }
 
 static int64_t grid_count(void *st, int slot, const tess_region *r)
 {
-    return walk(st, slot, r, 1, count_run, NULL);
+    return walk(st, slot, r, 1, NULL, NULL);
 }
 
 /* Consecutive rows holding the same columns become one block record, so a
@@ -334,43 +450,90 @@ static int64_t grid_count(void *st, int slot, const tess_region *r)
  * one run of values, not a record per row. */
 typedef struct pack_arg {
     tess_buf *out;
-    size_t last; /* offset of the last record's header */
-    int have_last;
+    size_t last;        /* offset of the last record's header */
+    int64_t r1, c0, c1; /* its rows' end and its columns; r1 = -1: none yet */
 } pack_arg;
 
 static int pack_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
 {
     pack_arg *a = arg;
     tess_buf *out = a->out;
-    int64_t head[4];
-    if (a->have_last) {
-        memcpy(head, out->data + a->last, sizeof head);
-        if (head[1] == row && head[2] == c0 && head[3] == c1) {
-            head[1] = row + 1;
-            memcpy(out->data + a->last, head, sizeof head);
-            return tess_buf_append(out, cell(g, slot, row, c0), (size_t)(c1 - c0) * sizeof(double));
-        }
+    size_t bytes = (size_t)(c1 - c0) * sizeof(double);
+    int grow = row == a->r1 && c0 == a->c0 && c1 == a->c1; /* the last record, one row more */
+    int64_t head[4] = {row, row + 1, c0, c1};
+    unsigned char *dst = tess_buf_reserve(out, bytes + (grow ? 0 : sizeof head));
+    if (dst == NULL) return TESS_ERR_NOMEM;
+    if (grow) {
+        memcpy(out->data + a->last + sizeof(int64_t), &head[1], sizeof head[1]);
+    } else {
+        a->last = out->len;
+        a->c0 = c0;
+        a->c1 = c1;
+        memcpy(dst, head, sizeof head);
+        dst += sizeof head;
+        out->len += sizeof head;
     }
-    int64_t fresh[4] = {row, row + 1, c0, c1};
-    a->last = out->len;
-    a->have_last = 1;
-    if (tess_buf_append(out, fresh, sizeof fresh) != TESS_OK) return TESS_ERR_NOMEM;
-    return tess_buf_append(out, cell(g, slot, row, c0), (size_t)(c1 - c0) * sizeof(double));
+    a->r1 = row + 1;
+    memcpy(dst, cell(g, slot, row, c0), bytes);
+    out->len += bytes;
+    return TESS_OK;
+}
+
+/* Whether every row of box holds all of the box's columns. */
+static int box_held(const grid *g, int slot, tess_grid_rect box)
+{
+    const rowset *rows = g->have[slot] - g->hull.r0;
+    for (int64_t row = box.r0; row < box.r1; row++) {
+        const rowset *rs = &rows[row];
+        int i = 0;
+        while (i < rs->n && rs->iv[2 * i + 1] <= box.c0) i++;
+        if (i == rs->n || rs->iv[2 * i] > box.c0 || rs->iv[2 * i + 1] < box.c1) return 0;
+    }
+    return 1;
+}
+
+/* A wholly held box: the one block record the walk would give, written at once. */
+static int pack_box(grid *g, int slot, tess_grid_rect box, tess_buf *out)
+{
+    int64_t head[4] = {box.r0, box.r1, box.c0, box.c1};
+    size_t row_bytes = (size_t)(box.c1 - box.c0) * sizeof(double);
+    size_t bytes = sizeof head + (size_t)(box.r1 - box.r0) * row_bytes;
+    unsigned char *dst = tess_buf_reserve(out, bytes);
+    if (dst == NULL) return TESS_ERR_NOMEM;
+    memcpy(dst, head, sizeof head);
+    dst += sizeof head;
+    for (int64_t row = box.r0; row < box.r1; row++, dst += row_bytes) {
+        const double *src = cell(g, slot, row, box.c0);
+        if (row_bytes == sizeof(double)) memcpy(dst, src, sizeof(double)); /* a halo column */
+        else memcpy(dst, src, row_bytes);
+    }
+    out->len += bytes;
+    return TESS_OK;
 }
 
 static int grid_pack(void *st, int slot, const tess_region *r, tess_buf *out)
 {
-    pack_arg a = {out, 0, 0};
-    int64_t n = walk(st, slot, r, 1, pack_run, &a);
+    grid *g = st;
+    tess_grid_rect box = region_box(g, r);
+    if (box_empty(box)) return TESS_OK;
+    int nneg = clip_negs(g, r, box);
+    if (nneg < 0) return TESS_ERR_NOMEM;
+    if (nneg == 0 && box_held(g, slot, box)) return pack_box(g, slot, box, out);
+    pack_arg a = {out, 0, -1, 0, 0};
+    int64_t n = walk_box(g, slot, box, nneg, 1, pack_run, &a);
     return n < 0 ? (int)n : TESS_OK;
 }
 
-/* v points at n doubles in the packed buffer, possibly unaligned: read them
- * with memcpy only. */
-static int parse_runs(const void *data, size_t len,
-                      int (*fn)(void *arg, int64_t row, int64_t c0, int64_t n,
-                                const unsigned char *v),
-                      void *arg)
+/* A block record of the packed form: rows [r0, r1), columns [c0, c1), and
+ * its values row-major at v — possibly unaligned: read them with memcpy
+ * only. */
+typedef struct block {
+    int64_t r0, r1, c0, c1;
+    const unsigned char *v;
+} block;
+
+static int parse_blocks(const void *data, size_t len, int (*fn)(void *arg, const block *b),
+                        void *arg)
 {
     const unsigned char *p = data;
     while (len > 0) {
@@ -384,66 +547,81 @@ static int parse_runs(const void *data, size_t len,
             return TESS_ERR_FORMAT;
         int64_t rows = head[1] - head[0], cols = head[3] - head[2];
         if ((uint64_t)cols > len / sizeof(double) / (uint64_t)rows) return TESS_ERR_FORMAT;
-        for (int64_t r = head[0]; r < head[1]; r++) {
-            int rc = fn(arg, r, head[2], cols, p);
+        block b = {head[0], head[1], head[2], head[3], p};
+        int rc = fn(arg, &b);
+        if (rc != TESS_OK) return rc;
+        p += (size_t)(rows * cols) * sizeof(double);
+        len -= (size_t)(rows * cols) * sizeof(double);
+    }
+    return TESS_OK;
+}
+
+/* The region a merge keeps, decoded once per merge, not once per run. */
+typedef struct merge_arg {
+    grid *g;
+    int slot;
+    tess_grid_rect box;     /* the hull, within r's pos queries if r was given */
+    int nneg;               /* r's subtracted rectangles, clipped to box, in g->negs */
+    const unsigned char *v; /* the row being merged (unaligned doubles) */
+    int64_t c0;             /* its first column */
+} merge_arg;
+
+static inline int copy_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
+{
+    const merge_arg *m = arg;
+    const unsigned char *src = m->v + (size_t)(c0 - m->c0) * sizeof(double);
+    if (c1 - c0 == 1) memcpy(cell(g, slot, row, c0), src, sizeof(double)); /* a halo column */
+    else memcpy(cell(g, slot, row, c0), src, (size_t)(c1 - c0) * sizeof(double));
+    return TESS_OK;
+}
+
+/* A received block: the part inside the box and outside the subtracted
+ * rectangles is stored.  A cell the version holds already has this value
+ * (bitwise): skip it. */
+static int merge_block(void *arg, const block *b)
+{
+    merge_arg *m = arg;
+    grid *g = m->g;
+    int64_t r0 = max64(b->r0, m->box.r0), r1 = min64(b->r1, m->box.r1);
+    int64_t a = max64(b->c0, m->box.c0), e = min64(b->c1, m->box.c1);
+    size_t row_bytes = (size_t)(b->c1 - b->c0) * sizeof(double);
+    m->c0 = b->c0;
+    for (int64_t row = r0; row < r1 && a < e; row++) {
+        m->v = b->v + (size_t)(row - b->r0) * row_bytes;
+        if (m->nneg == 0) { /* the common case: no cuts */
+            rowset *rs = &g->have[m->slot][row - g->hull.r0];
+            int i, rc;
+            if (span_state(rs, a, e, &i) == SPAN_ABSENT) { /* the usual row: all new */
+                copy_run(g, m->slot, row, a, e, m);
+                rc = mark_gap(rs, i, a, e);
+            } else {
+                int64_t done = walk_span(g, m->slot, row, a, e, 0, copy_run, m);
+                rc = done < 0 ? (int)done : TESS_OK;
+            }
             if (rc != TESS_OK) return rc;
-            p += (size_t)cols * sizeof(double);
-            len -= (size_t)cols * sizeof(double);
+            continue;
+        }
+        int spans = row_spans(g, m->nneg, row, a, e);
+        for (int s = 0; s < spans; s++) {
+            int64_t done =
+                walk_span(g, m->slot, row, g->cut[2 * s], g->cut[2 * s + 1], 0, copy_run, m);
+            if (done < 0) return (int)done;
         }
     }
     return TESS_OK;
 }
 
-typedef struct merge_arg {
-    grid *g;
-    int slot;
-    const tess_region *r;
-    const unsigned char *v; /* the run being merged (unaligned doubles) */
-    int64_t c0;             /* its first column */
-} merge_arg;
-
-static int copy_run(grid *g, int slot, int64_t row, int64_t c0, int64_t c1, void *arg)
-{
-    const merge_arg *m = arg;
-    memcpy(cell(g, slot, row, c0), m->v + (size_t)(c0 - m->c0) * sizeof(double),
-           (size_t)(c1 - c0) * sizeof(double));
-    return mark(g, slot, row, c0, c1);
-}
-
-/* A received run: the part inside the hull (and r, if given) is stored. */
-static int merge_run(void *arg, int64_t row, int64_t c0, int64_t n, const unsigned char *v)
-{
-    merge_arg *m = arg;
-    grid *g = m->g;
-    m->v = v;
-    m->c0 = c0;
-    if (m->r == NULL) { /* the common case: no region to evaluate */
-        if (row < g->hull.r0 || row >= g->hull.r1) return TESS_OK;
-        int64_t a = max64(c0, g->hull.c0), b = min64(c0 + n, g->hull.c1);
-        int64_t done = a < b ? walk_span(g, m->slot, row, a, b, 0, copy_run, m) : 0;
-        return done < 0 ? (int)done : TESS_OK;
-    }
-    tess_grid_rect run = {row, row + 1, c0, c0 + n};
-    tess_query q = tess_grid_query(run);
-    tess_query pos[8];
-    tess_region r = {.npos = 1, .pos = pos};
-    pos[0] = q;
-    if (m->r != NULL) {
-        if (m->r->npos + 1 > (int)(sizeof pos / sizeof *pos)) return TESS_ERR_INVAL;
-        memcpy(pos + 1, m->r->pos, (size_t)m->r->npos * sizeof *pos);
-        r.npos += m->r->npos;
-        r.nneg = m->r->nneg;
-        r.neg = m->r->neg;
-    }
-    /* A cell the version holds already has this value (bitwise): skip it. */
-    int64_t a = walk(g, m->slot, &r, 0, copy_run, m);
-    return a < 0 ? (int)a : TESS_OK;
-}
-
 static int grid_merge(void *st, int slot, const void *data, size_t len, const tess_region *r)
 {
-    merge_arg m = {st, slot, r, NULL, 0};
-    return parse_runs(data, len, merge_run, &m);
+    grid *g = st;
+    merge_arg m = {g, slot, g->hull, 0, NULL, 0};
+    if (r != NULL) {
+        m.box = region_box(g, r);
+        if (box_empty(m.box)) m.box = (tess_grid_rect){0, 0, 0, 0};
+        else m.nneg = clip_negs(g, r, m.box);
+        if (m.nneg < 0) return TESS_ERR_NOMEM;
+    }
+    return parse_blocks(data, len, merge_block, &m);
 }
 
 static const void *grid_snapshot(void *st, int slot)
@@ -476,18 +654,23 @@ typedef struct unpack_arg {
     double *out;
 } unpack_arg;
 
-static int unpack_run(void *arg, int64_t row, int64_t c0, int64_t n, const unsigned char *v)
+/* Row by row, each checked before it is copied. */
+static int unpack_block(void *arg, const block *b)
 {
     unpack_arg *u = arg;
-    if (row < 0 || row >= u->rows || c0 < 0 || n > u->cols - c0) return TESS_ERR_FORMAT;
-    memcpy(u->out + row * u->cols + c0, v, (size_t)n * sizeof(double));
+    int64_t n = b->c1 - b->c0;
+    for (int64_t row = b->r0; row < b->r1; row++) {
+        if (row >= u->rows || n > u->cols - b->c0) return TESS_ERR_FORMAT;
+        memcpy(u->out + row * u->cols + b->c0, b->v + (size_t)((row - b->r0) * n) * sizeof(double),
+               (size_t)n * sizeof(double));
+    }
     return TESS_OK;
 }
 
 int tess_grid_unpack(const void *packed, size_t len, int64_t rows, int64_t cols, double *out)
 {
     unpack_arg u = {rows, cols, out};
-    return parse_runs(packed, len, unpack_run, &u);
+    return parse_blocks(packed, len, unpack_block, &u);
 }
 
 /* ---- helpers for applications ---- */
