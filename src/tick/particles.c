@@ -661,6 +661,31 @@ static inline size_t next_block(const pslot *s, const flat_region *f, int skip, 
     return i;
 }
 
+/* Encode the particles of p[0 .. n-1] that are in f at dst; returns the end.
+ * For one box (a round's ghost data) the bounds sit in locals: stores
+ * through dst may alias f, whose fields would be reloaded per particle. */
+static unsigned char *pack_block(const tess_particle *p, size_t n, const flat_region *f,
+                                 unsigned char *dst)
+{
+    if (f->all || f->generic || f->nneg > 0) {
+        for (size_t i = 0; i < n; i++)
+            if (flat_contains(f, &p[i])) {
+                encode_record(&p[i], dst);
+                dst += TESS_PARTICLE_BYTES;
+            }
+        return dst;
+    }
+    const double x0 = f->box.x0, x1 = f->box.x1, y0 = f->box.y0, y1 = f->box.y1;
+    for (size_t i = 0; i < n; i++) {
+        double x = p[i].x, y = p[i].y;
+        if (x >= x0 && x < x1 && y >= y0 && y < y1) {
+            encode_record(&p[i], dst);
+            dst += TESS_PARTICLE_BYTES;
+        }
+    }
+    return dst;
+}
+
 static int particles_pack(void *vst, int slot, const tess_region *r, tess_buf *out)
 {
     pslot *s = slot_at(vst, slot);
@@ -671,18 +696,16 @@ static int particles_pack(void *vst, int slot, const tess_region *r, tess_buf *o
     size_t room = 0, end; /* records reserved, 64 at a time: no call per particle */
     for (size_t i0 = next_block(s, &f, skip, 0, &end); i0 < s->n;
          i0 = next_block(s, &f, skip, end, &end)) {
-        for (size_t i = i0; i < end; i++) {
-            if (!flat_has(&f, &s->p[i])) continue;
-            if (room == 0) {
-                dst = tess_buf_reserve(out, 64 * TESS_PARTICLE_BYTES);
-                if (!dst) return TESS_ERR_NOMEM;
-                room = 64;
-            }
-            encode_record(&s->p[i], dst);
-            dst += TESS_PARTICLE_BYTES;
-            out->len += TESS_PARTICLE_BYTES;
-            room--;
+        if (room < BLOCK) {
+            dst = tess_buf_reserve(out, 64 * TESS_PARTICLE_BYTES);
+            if (!dst) return TESS_ERR_NOMEM;
+            room = 64;
         }
+        unsigned char *to = pack_block(s->p + i0, end - i0, &f, dst);
+        size_t bytes = (size_t)(to - dst);
+        out->len += bytes;
+        room -= bytes / TESS_PARTICLE_BYTES;
+        dst = to;
     }
     return TESS_OK;
 }
