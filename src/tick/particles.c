@@ -752,7 +752,7 @@ static int particles_merge(void *vst, int slot, const void *data, size_t len, co
             s->n++;
         }
     }
-    slot_changed(s);
+    if (s->n != n0) slot_changed(s); /* nothing kept: the index and boxes still hold */
     return TESS_OK;
 }
 
