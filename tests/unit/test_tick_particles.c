@@ -276,6 +276,66 @@ static void test_region_filtering(void **state)
     fixture_free(f, st);
 }
 
+/* pack() and count() of r against a filter of the snapshot, in slot order. */
+static void check_pack_is_filter(void *st, const tess_region *r)
+{
+    const tess_particles_view *v = view(st, 0);
+    tess_buf want = {0}, got = {0};
+    int64_t n = 0;
+    for (int64_t i = 0; i < v->count; i++) {
+        const tess_particle *p = &v->p[i];
+        if (!tess_particle_region_contains(r, p->x, p->y)) continue;
+        unsigned char *d = tess_buf_reserve(&want, TESS_PARTICLE_BYTES);
+        assert_non_null(d);
+        tess_particle_encode(p, d);
+        want.len += TESS_PARTICLE_BYTES;
+        n++;
+    }
+    assert_int_equal(tess_particles_class.pack(st, 0, r, &got), 0);
+    assert_int_equal(got.len, want.len);
+    if (n > 0) assert_memory_equal(got.data, want.data, want.len);
+    assert_int_equal(tess_particles_class.count(st, 0, r), n);
+    tess_buf_free(&want);
+    tess_buf_free(&got);
+}
+
+/* Packing skips blocks of particles whose box misses the region: the
+ * bytes must be those of a full scan, in the slot's order, for a slot in
+ * spatial order (blocks skipped) or not, on region edges (integer
+ * coordinates), with negs and infinite bounds, and after the slot changed. */
+static void test_pack_skips_blocks_in_order(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new(MAXN, 1.0);
+    for (uint64_t i = 0; i < MAXN; i++) { /* rows of 20 in id order, then scattered */
+        double x = (double)(i % 20), y = (double)(i / 20);
+        if (i >= MAXN / 2) x = (double)(tess_mix64(i) % 20), y = (double)(tess_mix64(~i) % 20);
+        f->pts[i] = (tess_particle){i, x, y, 0, 0};
+    }
+    void *st = instance(f, 1);
+    tess_query lower = rect(-INFINITY, INFINITY, -INFINITY, 10);
+    tess_region rl = region1(&lower);
+    assert_int_equal(tess_particles_class.init(st, 0, &rl), 0);
+    for (int round = 0; round < 2; round++) {
+        for (uint64_t k = 0; k < 200; k++) {
+            double x0 = (double)(tess_mix64(k) % 22) - 1,
+                   y0 = (double)(tess_mix64(k + 1000) % 22) - 1;
+            double w = (double)(tess_mix64(k + 2000) % 6), h = (double)(tess_mix64(k + 3000) % 6);
+            tess_query pos[2] = {rect(x0, x0 + w, y0, y0 + h),
+                                 rect(k % 3 ? -INFINITY : x0 + 1, INFINITY, -INFINITY, INFINITY)};
+            tess_query neg[1] = {rect(x0 + 1, x0 + 2, -INFINITY, INFINITY)};
+            tess_region r = {1 + (int)(k % 2), (int)(k % 5 == 0), pos, neg};
+            check_pack_is_filter(st, &r);
+        }
+        /* Merge the rest: the slot changes, its block boxes must too. */
+        tess_query all = rect(-INFINITY, INFINITY, -INFINITY, INFINITY);
+        tess_region ra = region1(&all);
+        assert_int_equal(tess_particles_class.init(st, 0, &ra), 0);
+    }
+    assert_int_equal(view(st, 0)->count, MAXN);
+    fixture_free(f, st);
+}
+
 /* ------------------------------------------------------------------ step */
 
 static void test_step_region(void **state)
@@ -399,6 +459,7 @@ static void test_unpack(void **state)
 }
 
 TEST_MAIN(cmocka_unit_test(test_encode_little_endian), cmocka_unit_test(test_pack_merge_round_trip),
+          cmocka_unit_test(test_pack_skips_blocks_in_order),
           cmocka_unit_test(test_merge_rejects_malformed), cmocka_unit_test(test_create_rejects),
           cmocka_unit_test(test_region_filtering), cmocka_unit_test(test_step_region),
           cmocka_unit_test(test_neighbours_match_brute_force), cmocka_unit_test(test_unpack))
