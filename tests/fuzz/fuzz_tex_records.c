@@ -25,8 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (p.block < 2 || p.width < (uint32_t)p.block || p.height < (uint32_t)p.block)
         __builtin_trap();
-    uint64_t want = TEX_REC_HEADER + (uint64_t)p.grid_w * (uint64_t)p.grid_h *
-                                         (uint64_t)tex_record_bytes(p.block);
+    uint64_t want = TEX_REC_HEADER +
+                    (uint64_t)p.grid_w * (uint64_t)p.grid_h * (uint64_t)tex_record_bytes(p.block);
     if (size < TEX_REC_HEADER || want != size) __builtin_trap();
     uint8_t again[TEX_REC_HEADER];
     tex_records_header(&p, again);
