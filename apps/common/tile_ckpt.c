@@ -96,42 +96,6 @@ static char *make_identity(const app_tile_spec *spec)
     return text;
 }
 
-/* The line of `text` whose first word is `key` (up to its newline), or NULL. */
-static const char *find_line(const char *text, const char *key, size_t klen)
-{
-    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-        if (strncmp(p, key, klen) == 0 && (p[klen] == ' ' || p[klen] == '\n')) return p;
-    return NULL;
-}
-
-static int line_len(const char *p) { return (int)strcspn(p, "\n"); }
-
-/* What follows a line's key, or "(not given)" for no line. */
-static void rest_of(const char *line, size_t klen, char *out, size_t cap)
-{
-    int len = line ? line_len(line) - (int)klen : 0;
-    if (len <= 1) snprintf(out, cap, "%s", line ? "(set)" : "(not given)");
-    else snprintf(out, cap, "%.*s", len - 1, line + klen + 1);
-}
-
-/* The first line of `a` that `b` lacks or has otherwise: 1 with
- * "KEY THEIRS there, OURS here" in why; 0 when there is none. */
-static int first_difference(const char *a, const char *b, int a_is_theirs, char *why, size_t cap)
-{
-    for (const char *p = a; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        size_t klen = strcspn(p, " \n");
-        const char *q = find_line(b, p, klen);
-        if (q != NULL && line_len(q) == line_len(p) && strncmp(q, p, (size_t)line_len(p)) == 0)
-            continue;
-        char theirs[256], ours[256];
-        rest_of(a_is_theirs ? p : q, klen, theirs, sizeof theirs);
-        rest_of(a_is_theirs ? q : p, klen, ours, sizeof ours);
-        snprintf(why, cap, "%.*s %s there, %s here", (int)klen, p, theirs, ours);
-        return 1;
-    }
-    return 0;
-}
-
 /* DIR's identity is this run's (0), none (1), another's (-1, why says which line). */
 static int check_identity(const app_tile_ckpt *k, char *why, size_t cap)
 {
@@ -142,10 +106,9 @@ static int check_identity(const app_tile_ckpt *k, char *why, size_t cap)
     char *theirs = calloc(1, IDENTITY_MAX);
     if (theirs != NULL) (void)!fread(theirs, 1, IDENTITY_MAX - 1, fp);
     fclose(fp);
-    int rc = theirs != NULL && strcmp(theirs, k->identity) == 0 ? 0 : -1;
-    if (rc != 0 && (theirs == NULL || (!first_difference(theirs, k->identity, 1, why, cap) &&
-                                       !first_difference(k->identity, theirs, 0, why, cap))))
-        snprintf(why, cap, "%s is damaged", APP_TILE_IDENTITY);
+    int rc = -1;
+    if (theirs != NULL) rc = app_tile_identity_compare(theirs, k->identity, why, cap);
+    else snprintf(why, cap, "%s is damaged", APP_TILE_IDENTITY);
     free(theirs);
     return rc;
 }

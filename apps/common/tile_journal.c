@@ -9,6 +9,9 @@
  * an append and is left out (the tiles it named are computed again); a
  * failing record before it, a bad header, or an output that fails its
  * checksum is damage, and the checkpoint is refused.
+ *
+ * Also here, as the other reader of DIR: tiles.identity's text against this
+ * run's, naming the first line that differs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -199,4 +202,60 @@ int app_tile_journal_load(const char *dir, app_tile_journal_read *j, char *why, 
     if (fd >= 0) close(fd);
     free(p);
     return rc;
+}
+
+/* ---- the identity ---- */
+
+/* The line of `text` whose first word is `key` (up to its newline), or NULL. */
+static const char *find_line(const char *text, const char *key, size_t klen)
+{
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, key, klen) == 0 && (p[klen] == ' ' || p[klen] == '\n')) return p;
+    return NULL;
+}
+
+static int line_len(const char *p) { return (int)strcspn(p, "\n"); }
+
+/* What follows a line's key, or "(not given)" for no line. */
+static void rest_of(const char *line, size_t klen, char *out, size_t cap)
+{
+    int len = line ? line_len(line) - (int)klen : 0;
+    if (len <= 1) snprintf(out, cap, "%s", line ? "(set)" : "(not given)");
+    else snprintf(out, cap, "%.*s", len - 1, line + klen + 1);
+}
+
+/* The first line of `a` that `b` lacks or has otherwise: 1 with
+ * "KEY THEIRS there, OURS here" in why; 0 when there is none. */
+static int first_difference(const char *a, const char *b, int a_is_theirs, char *why, size_t cap)
+{
+    for (const char *p = a; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        size_t klen = strcspn(p, " \n");
+        const char *q = find_line(b, p, klen);
+        if (q != NULL && line_len(q) == line_len(p) && strncmp(q, p, (size_t)line_len(p)) == 0)
+            continue;
+        char theirs[256], ours[256];
+        rest_of(a_is_theirs ? p : q, klen, theirs, sizeof theirs);
+        rest_of(a_is_theirs ? q : p, klen, ours, sizeof ours);
+        snprintf(why, cap, "%.*s %s there, %s here", (int)klen, p, theirs, ours);
+        return 1;
+    }
+    return 0;
+}
+
+/* Control characters of a damaged file as '?', so that why stays one
+ * readable line (a carriage return or an escape would rewrite the terminal). */
+static void printable(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+}
+
+int app_tile_identity_compare(const char *theirs, const char *ours, char *why, size_t cap)
+{
+    if (strcmp(theirs, ours) == 0) return 0;
+    if (!first_difference(theirs, ours, 1, why, cap) &&
+        !first_difference(ours, theirs, 0, why, cap))
+        snprintf(why, cap, "%s is damaged", APP_TILE_IDENTITY);
+    printable(why);
+    return -1;
 }

@@ -1,9 +1,10 @@
 /*
  * tile_journal.h — the files of a tiles checkpoint (tile_ckpt.h): the
  * journal record and its checksums, reading a journal back (every record
- * checked, its output read from tiles.data and checked), and the box
- * arithmetic the journal needs (marking a box's cells done, copying its
- * output into the whole area's).  The format is in docs/checkpoints.md.
+ * checked, its output read from tiles.data and checked), the identity
+ * compared with this run's, and the box arithmetic the journal needs
+ * (marking a box's cells done, copying its output into the whole area's).
+ * The format is in docs/checkpoints.md.
  */
 #ifndef TESS_APPS_TILE_JOURNAL_H
 #define TESS_APPS_TILE_JOURNAL_H
@@ -42,6 +43,10 @@ void app_tile_record_seal(app_tile_record *r);
 /* Read DIR's journal and outputs into *j.  0; 1 when there is no journal;
  * -1 with why (one line) when it or the outputs it names are damaged. */
 int app_tile_journal_load(const char *dir, app_tile_journal_read *j, char *why, size_t whylen);
+/* DIR's identity text (theirs) against this run's: 0 when they are the
+ * same, else -1 with one line in why naming the first line that differs
+ * ("KEY THEIRS there, OURS here"; control characters shown as '?'). */
+int app_tile_identity_compare(const char *theirs, const char *ours, char *why, size_t cap);
 /* Copy a box's output (row-major within the box) into the whole area's. */
 void app_tile_box_place(const tess_tile_job *job, const tess_tile_box *box, const void *in,
                         uint8_t *whole);

@@ -11,10 +11,7 @@
 #include <unistd.h>
 #include "tile/opencl_cache.h"
 
-#if TESS_HAVE_OPENCL
-
 #define MAGIC "TESSCLB1"
-#define MAX_ENTRY (256u << 20) /* larger files are not entries of ours */
 
 static uint64_t fnv1a(const void *p, size_t n)
 {
@@ -23,6 +20,29 @@ static uint64_t fnv1a(const void *p, size_t n)
     for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
     return h | 1; /* never 0, which means "none" */
 }
+
+/* Without OpenCL too, so that the fuzz target can read entries anywhere. */
+int tess__cl_cache_entry_parse(const unsigned char *all, size_t n, const char *key, size_t *off,
+                               size_t *len, uint64_t *sum)
+{
+    uint64_t kl = 0, bl = 0, h = 0;
+    size_t klen = strlen(key), head = 8 + 8 + klen + 16;
+    if (n < head || memcmp(all, MAGIC, 8) != 0) return -1;
+    memcpy(&kl, all + 8, 8);
+    memcpy(&bl, all + head - 16, 8);
+    memcpy(&h, all + head - 8, 8);
+    if (kl != klen || memcmp(all + 16, key, klen) != 0 || bl != n - head || bl == 0 ||
+        fnv1a(all + head, bl) != h)
+        return -1;
+    *off = head;
+    *len = bl;
+    *sum = h;
+    return 0;
+}
+
+#if TESS_HAVE_OPENCL
+
+#define MAX_ENTRY (256u << 20) /* larger files are not entries of ours */
 
 /* mkdir -p, mode 0700; 0 when dir exists afterwards. */
 static int make_dirs(char *dir)
@@ -85,21 +105,15 @@ static unsigned char *read_entry(const char *path, const char *key, size_t *len,
     if (f == NULL) return NULL;
     unsigned char *bin = NULL, *all = NULL;
     struct stat st;
-    size_t klen = strlen(key), n = 0;
+    size_t n = 0, off, bl;
+    uint64_t h;
     if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < MAX_ENTRY &&
         (all = malloc((size_t)st.st_size)) != NULL)
         n = fread(all, 1, (size_t)st.st_size, f);
     fclose(f);
-    uint64_t kl = 0, bl = 0, h = 0;
-    size_t head = 8 + 8 + klen + 16;
-    if (all != NULL && n == (size_t)st.st_size && n >= head && memcmp(all, MAGIC, 8) == 0) {
-        memcpy(&kl, all + 8, 8);
-        memcpy(&bl, all + head - 16, 8);
-        memcpy(&h, all + head - 8, 8);
-    }
-    if (kl == klen && memcmp(all + 16, key, klen) == 0 && bl == n - head && bl > 0 &&
-        fnv1a(all + head, bl) == h && (bin = malloc(bl)) != NULL) {
-        memcpy(bin, all + head, bl);
+    if (all != NULL && n == (size_t)st.st_size &&
+        tess__cl_cache_entry_parse(all, n, key, &off, &bl, &h) == 0 && (bin = malloc(bl)) != NULL) {
+        memcpy(bin, all + off, bl);
         *len = bl;
         *sum = h;
     }

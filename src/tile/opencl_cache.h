@@ -12,13 +12,23 @@
  * the device closes (after the kernels ran, a driver such as PoCL then
  * includes the code it compiled for the work-group size), through a
  * temporary file renamed into place, so concurrent runs never see half an
- * entry.  Only with TESS_HAVE_OPENCL.  Private to src/tile.
+ * entry.  Only with TESS_HAVE_OPENCL but for the entry parser.  Private to
+ * src/tile.
  */
 #ifndef TESS_SRC_TILE_OPENCL_CACHE_H
 #define TESS_SRC_TILE_OPENCL_CACHE_H
 
-#if TESS_HAVE_OPENCL
+#include <stddef.h>
 #include <stdint.h>
+
+/* An entry file's bytes: 0 with the binary's offset in `all`, its length
+ * (> 0) and its checksum when they are a whole entry for `key` (magic, key
+ * length and key, binary length matching the file's, checksum), else -1.
+ * The reading part of the cache, with or without OpenCL (fuzz_cl_cache). */
+int tess__cl_cache_entry_parse(const unsigned char *all, size_t n, const char *key, size_t *off,
+                               size_t *len, uint64_t *sum);
+
+#if TESS_HAVE_OPENCL
 #include "tessera/tile_opencl.h"
 
 /* A program built through the cache, to be saved when its device closes. */

@@ -108,6 +108,10 @@ refused "the output of journal record 1 fails its checksum" "${TEX[@]}" \
     --checkpoint-dir "$tmp/bad2" --restore
 cp -r "$tmp/t1" "$tmp/bad3" && flip_at "$tmp/bad3/tiles.journal" 3
 refused "tiles.journal has a damaged header" "${TEX[@]}" --checkpoint-dir "$tmp/bad3" --restore
+# a damaged identity's control characters are shown as '?' (fuzz_tile_identity found them raw)
+cp -r "$tmp/t1" "$tmp/bad4" && sed -i 's/^app texture$/app texture\r\x1b[2K/' "$tmp/bad4/tiles.identity"
+refused "app texture??[2K there, texture here" "${TEX[@]}" --checkpoint-dir "$tmp/bad4" --restore
+! grep -q $'[\r\x1b]' "$tmp/err" || die "control characters in: $(cat -v "$tmp/err")"
 "$TESSERA" run pagerank --gen web:2000 --iterations 3 --checkpoint-dir "$tmp/pr" \
     --checkpoint-every 1 --quiet --output "$tmp/pr.txt"
 refused "belongs to another job" "${TEX[@]}" --checkpoint-dir "$tmp/pr" --restore
