@@ -12,13 +12,17 @@ stop_server() {
 }
 trap 'stop_server; rm -rf "$tmp"' EXIT
 
+# random_port — the first of a block of ten ports below Linux's ephemeral
+# range (32768 and up), where the other tests' connections take theirs.
+random_port() { echo $((20000 + (RANDOM % 1200) * 10)); }
+
 # start_server LOG ARGS... — a fresh server on a free block of ports ($PORT).
 start_server() {
     local log=$1 tries
     shift
     stop_server
     for tries in 1 2 3 4 5 6 7 8; do
-        PORT=$((20000 + (RANDOM % 2000) * 10))
+        PORT=$(random_port)
         rm -f "$log" "$tmp/server.out"
         "$TESSERA" serve-web --port "$PORT" --log "$log" "$@" > "$tmp/server.out" 2>&1 &
         SERVER_PID=$!
