@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "sched/report_wait.h"
 #include "sched/sched.h"
 #include "table/table_internal.h"
 
@@ -474,15 +475,10 @@ static int reports_settle(tess_ctx *ctx)
     return !usable ? -1 : sent == applied;
 }
 
-/* How long the barrier waits for reports before it asks the ranks; they
- * come within a message's latency, so this only guards against a writer
- * the reasoning above missed. */
-#define REPORT_WAIT_SECONDS 0.05
-
 /* This takes the count's round trip out of every iteration under MPI. */
 static int writes_applied_by_reports(tess_ctx *ctx)
 {
-    double give_up = tess_now() + REPORT_WAIT_SECONDS;
+    double give_up = tess_now() + TESS__REPORT_WAIT_SECONDS;
     for (;;) {
         unsigned seen = atomic_load(&ctx->sched->done_events);
         int settled = reports_settle(ctx);

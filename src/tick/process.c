@@ -52,13 +52,19 @@ double tess__tick_proc_thread_cpu_us(void)
  * compute or wait for next, an empty mailbox polled) count with the state
  * left.  Per process, on its own thread: nothing shared.
  */
+/* Give the CPU since the last read to the state being left. */
+static void meter_settle(proc_meter *m)
+{
+    double now = tess__tick_proc_thread_cpu_us();
+    m->us[m->state] += now - m->last_us;
+    m->last_us = now;
+}
+
 void tess__tick_proc_meter(proc *p, int state)
 {
     proc_meter *m = &p->meter;
     if (!m->on || state == m->state) return;
-    double now = tess__tick_proc_thread_cpu_us();
-    m->us[m->state] += now - m->last_us;
-    m->last_us = now;
+    meter_settle(m);
     m->state = state;
 }
 
@@ -72,9 +78,7 @@ static void meter_start(proc *p)
 static double meter_total_us(proc *p)
 {
     proc_meter *m = &p->meter;
-    double now = tess__tick_proc_thread_cpu_us();
-    m->us[m->state] += now - m->last_us;
-    m->last_us = now;
+    meter_settle(m);
     return m->us[METER_RUNTIME] + m->us[METER_STEP] + m->us[METER_WAIT];
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "tessera/tessera.h"
+#include "sched/report_wait.h" /* the barrier's wait, the one number this test shares */
 
 #include "checks.h"
 
@@ -199,9 +200,8 @@ static int64_t get_i64(tess_table *t, uint64_t key)
 
 #define LATE_ROUNDS 20
 
-/* The barrier waits this long for the ranks' reports before it asks them
- * (REPORT_WAIT_SECONDS in src/sched/control.c). */
-#define REPORT_WAIT 0.05
+/* The barrier waits this long for the ranks' reports before it asks them. */
+#define REPORT_WAIT TESS__REPORT_WAIT_SECONDS
 
 /* The barrier ends on the counts the ranks report when done, and on those
  * they report when a write reaches them later; it asks the ranks only in a

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tiles_long.sh — the tiles face's stress test at the issue's bound: one of
 # two processors slowed to 5% mid-run, the job within 1.3x the ideal (best of
-# 4 alternating rounds; the fast tier checks 1.6x over 2).
+# 4 alternating rounds; the ideal on the cores the machine gave in those
+# rounds, tile_stress.py; the fast tier checks 1.6x over 2).
 # ctest: run-serial (it times a slowed mix against one processor)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
