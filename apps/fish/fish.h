@@ -70,6 +70,9 @@ void fish_rd(void *user, const tess_query *q, tess_query *out); /* grow by rho *
 void fish_wd(void *user, const tess_query *q, tess_query *out); /* grow by R */
 void fish_rx(void *user, const tess_query *q, tess_query *out); /* shrink by rho */
 void fish_wx(void *user, const tess_query *q, tess_query *out); /* shrink by R */
+/* IX: grow by R + rho, as hold = RD∘WD: a fish next tick sees, or swam
+ * from, a fish of q only within that distance. */
+void fish_ix(void *user, const tess_query *q, tess_query *out);
 int fish_disjoint(void *user, const tess_query *a, const tess_query *b);
 
 /* The school as a tick description: the particles class with NEW and STEP

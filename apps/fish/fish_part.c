@@ -4,7 +4,8 @@
  * grows a rectangle by the visibility rho (the fish a fish in it sees), WD
  * by the reach R = speed * dt (the fish that can swim into it); RX shrinks
  * it by rho (the fish in it that see only fish in it), WX by R (where only
- * fish from it can be next tick).  DISJOINT says whether two rectangles
+ * fish from it can be next tick); IX, not in the table, grows it by both
+ * (the fish that next tick see, or are, a fish of it now).  DISJOINT says whether two rectangles
  * cannot share a fish; PART splits the plane into n rectangles by a
  * quadtree over the fish positions.  fish_tick_app puts them together with
  * NEW and STEP into the school's tick description.
@@ -87,6 +88,13 @@ void fish_wx(void *user, const tess_query *q, tess_query *out)
     fish_shrink(q, ((const fish_model *)user)->reach, out);
 }
 
+void fish_ix(void *user, const tess_query *q, tess_query *out)
+{
+    tess_query swum;
+    fish_wd(user, q, &swum);
+    fish_rd(user, &swum, out);
+}
+
 static int rect_empty(const tess_particle_rect *r) { return !(r->x0 < r->x1) || !(r->y0 < r->y1); }
 
 int fish_disjoint(void *user, const tess_query *qa, const tess_query *qb)
@@ -111,7 +119,8 @@ tess_tick_app fish_tick_app(fish_model *m, tess_particle_fns *fns,
                          .wd = fish_wd,
                          .rx = fish_rx,
                          .wx = fish_wx,
-                         .disjoint = fish_disjoint};
+                         .disjoint = fish_disjoint,
+                         .ix = fish_ix};
     app.universe =
         tess_particle_query((tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
     return app;

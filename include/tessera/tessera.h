@@ -27,11 +27,13 @@ extern "C" {
 
 /* 0.4: a pointer from tess_iter_next() is valid until the next call (it was
  * until tess_iter_free()): iterators now read a partition a chunk at a
- * time (table.h). */
+ * time (table.h).
+ * 0.5: tess_tick_app has a new last member, ix (optional; tick.h), so a
+ * program built against 0.4 must be rebuilt. */
 #define TESS_VERSION_MAJOR 0
-#define TESS_VERSION_MINOR 4
+#define TESS_VERSION_MINOR 5
 #define TESS_VERSION_PATCH 0
-#define TESS_VERSION_STRING "0.4.0"
+#define TESS_VERSION_STRING "0.5.0"
 #define TESS_VERSION_NUMBER \
     (TESS_VERSION_MAJOR * 10000 + TESS_VERSION_MINOR * 100 + TESS_VERSION_PATCH)
 

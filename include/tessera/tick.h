@@ -16,11 +16,14 @@
  *       WX(Q)        the tuples at tick t+1 fully determined by stepping Q:
  *                    every tuple that may be in them at t+1 comes from Q
  *       DISJOINT(A, B)  1 only if no tuple can be in both
+ *       IX(Q)        (optional, not in Table 1) tuples at tick t+1 that
+ *                    may depend on a tuple of Q at tick t: those whose
+ *                    STEP reads one, or that may come from one
  * These are the SoCC 2011 paper's Table 1: RD and WD grow a query (the fish
  * school: by the visibility and by the reach), RX and WX shrink it.  Safe
  * approximations: RD and WD may return a superset, RX and WX a subset, and
- * DISJOINT may say 0 when unsure; the result stays exact, only more is sent
- * or less computed ahead.  The other directions (RD or WD too small, RX or
+ * DISJOINT may say 0 when unsure, IX may return a superset; the result stays
+ * exact, only more is sent or less computed ahead.  The other directions (RD or WD too small, RX or
  * WX too large) give wrong states.  With TESS_TICK_CHECK=1 in the
  * environment the three state classes shipped (tick_grid.h, tick_graph.h,
  * tick_particles.h) end the run instead, naming the tick, when a STEP reads
@@ -30,7 +33,10 @@
  * RD∘WD (what a process must hold to step Q) and its powers, which give the
  * neighbours, the replica layers and what to send; and WX∘RX (what stepping
  * Q alone determines) and its powers on a process's own query, which give
- * what it can compute ahead of late messages.  A composed query is a
+ * what it can compute ahead of late messages.  With IX, what it computes
+ * ahead is everything but what the late neighbours' queries reach (IX's
+ * powers on them): the sides whose messages came are not held back.  A
+ * composed query is a
  * tess_region: the tuples in all of `pos` and in none of `neg`; state
  * classes evaluate regions with their own membership test.
  *
@@ -173,6 +179,11 @@ struct tess_tick_app {
     void (*rx)(void *user, const tess_query *q, tess_query *out);
     void (*wx)(void *user, const tess_query *q, tess_query *out);
     int (*disjoint)(void *user, const tess_query *a, const tess_query *b);
+    /* IX, optional (NULL: only what a process's own tuples determine is
+     * computed ahead of a late neighbour).  Where reads and moves reach as
+     * far both ways (a stencil, fish that see and swim within a radius),
+     * IX is hold = RD∘WD.  Added in 0.5. */
+    void (*ix)(void *user, const tess_query *q, tess_query *out);
 };
 
 /* ---- running ---- */

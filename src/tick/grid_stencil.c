@@ -1,7 +1,7 @@
 /*
  * grid_stencil.c — Table 1 for a stencil on the dense grid (tick_grid.h):
  * a program whose STEP reads within a fixed radius and whose cells stay put
- * names its radius instead of writing RD, WD, RX, WX, DISJOINT and PART as
+ * names its radius instead of writing RD, WD, RX, WX, DISJOINT, IX and PART as
  * one-line wrappers around the grid helpers (issue 42: five of them per
  * program).  Each function finds the stencil through the app's user
  * pointer, which tess_grid_stencil_app sets.
@@ -61,5 +61,6 @@ int tess_grid_stencil_app(tess_ctx *ctx, tess_grid_stencil *s, tess_tick_app *ap
     app->rx = stencil_rx;
     app->wx = stencil_same;
     app->disjoint = stencil_disjoint;
+    app->ix = stencil_rd; /* a cell reads within the radius, so it is read from as far */
     return TESS_OK;
 }

@@ -115,6 +115,14 @@ static void hold_pow(const proc *p, const tess_query *q, int s, tess_query *out)
     *out = cur;
 }
 
+/* Per side: out[s] holds every tuple whose value s ticks later may depend
+ * on one of q now (IX^s(q), s = 0..A). */
+static void reach_of(const proc *p, const tess_query *q, tess_query *out)
+{
+    out[0] = *q;
+    for (int s = 1; s <= p->A; s++) p->app->ix(p->app->user, &out[s - 1], &out[s]);
+}
+
 static void proc_plan_free(proc *p)
 {
     free(p->Lown);
@@ -123,8 +131,9 @@ static void proc_plan_free(proc *p)
     free(p->in_index);
     free(p->inner);
     free(p->out_L);
+    free(p->reach);
     free(p->recv_round);
-    p->Lown = p->inner = p->out_L = NULL;
+    p->Lown = p->inner = p->out_L = p->reach = NULL;
     p->in_ids = p->out_ids = p->in_index = NULL;
     p->recv_round = NULL;
 }
@@ -150,6 +159,10 @@ int tess__tick_proc_plan_build(proc *p, int64_t first_round)
     p->inner[0] = p->Q[p->me];
     for (int s = 1; s <= p->A; s++) inner_of(p, &p->inner[s - 1], &p->inner[s]);
     p->n_in = p->n_out = 0;
+    if (p->sides) {
+        p->reach = malloc((size_t)n * (size_t)(p->A + 1) * sizeof *p->reach);
+        if (p->reach == NULL) return TESS_ERR_NOMEM;
+    }
     for (int j = 0; j < n; j++) {
         p->in_index[j] = -1;
         if (j == p->me) continue;
@@ -160,6 +173,7 @@ int tess__tick_proc_plan_build(proc *p, int64_t first_round)
             p->in_ids[x] = j;
             p->in_index[j] = x;
             p->recv_round[x] = first_round;
+            if (p->sides) reach_of(p, &p->Q[j], p->reach + (size_t)x * (size_t)(p->A + 1));
         }
         tess_query Lj;
         hold_pow(p, &p->Q[j], m + 1, &Lj);
@@ -226,22 +240,34 @@ static const tess_query *target_of(const proc *p, int64_t v)
 
 /* ---- the checking mode ---- */
 
-void tess__tick_proc_note_held(proc *p, int64_t v, const tess_query *q)
+static void note_held_region(proc *p, int64_t v, const tess_region *r)
 {
     if (!p->check || p->app->state != &tess_particles_class) return;
     tess__tick_proc_meter(p, METER_RUNTIME);
-    tess_region r = {.npos = 1, .pos = q};
-    tess__particles_held(p->st, slot_of(p, v), &r);
+    tess__particles_held(p->st, slot_of(p, v), r);
 }
 
+void tess__tick_proc_note_held(proc *p, int64_t v, const tess_query *q)
+{
+    tess_region r = {.npos = 1, .pos = q};
+    note_held_region(p, v, &r);
+}
+
+/* A full round start holds L_{m+1}(Q_i) once every neighbour's tuples are
+ * in; computing ahead per side (p->sides) reads the neighbours' parts that
+ * came before the others, so it holds L_{m+1}(Q_i) less the parts of those
+ * still late (one entry: a read across two parts is within it). */
 void tess__tick_proc_note_round(proc *p, int64_t v)
 {
     if (!p->check || v < p->epoch_start || !is_round_start(p, v)) return;
     const version *x = ver_of(p, v);
     if (x->v != v || !x->full || x->slot < 0) return;
+    int nlate = 0;
     for (int j = 0; j < p->n_in; j++)
-        if (p->recv_round[j] <= v) return;
-    tess__tick_proc_note_held(p, v, &p->Lown[p->m + 1]);
+        if (p->recv_round[j] <= v) p->negs[nlate++] = p->Q[p->in_ids[j]];
+    if (nlate > 0 && !p->sides) return;
+    tess_region r = {.npos = 1, .pos = &p->Lown[p->m + 1], .nneg = nlate, .neg = p->negs};
+    note_held_region(p, v, &r);
 }
 
 /* ---- step and its emulated cost ---- */
@@ -267,7 +293,7 @@ static int step_failed(proc *p, int code, int64_t tick)
     char what[400];
     snprintf(what, sizeof what,
              "%sSTEP at tick %lld read a tuple this process does not hold then "
-             "(RD too small, or RX or WX too large)%s%s",
+             "(RD or IX too small, or RX or WX too large)%s%s",
              p->check ? "TESS_TICK_CHECK: " : "", (long long)tick, note[0] ? ": " : "", note);
     return tess__tick_proc_fail(p, code, "tick %s: %s", what);
 }
@@ -338,11 +364,14 @@ static int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
     /* The oldest round r < v some neighbour has not delivered: of tick v,
      * only what Q_i of tick r alone determines, I_(v-r), can be computed. */
     int ahead = 0;
-    for (int j = 0; j < p->n_in; j++)
+    int64_t sig = 0;
+    for (int j = 0; j < p->n_in; j++) {
         if (p->recv_round[j] < v && v - p->recv_round[j] > ahead)
             ahead = (int)(v - p->recv_round[j]);
+        sig += p->recv_round[j] < v ? p->recv_round[j] : v;
+    }
     if (ahead > p->A) return 0; /* cannot happen: rounds <= done have arrived */
-    if (x->computed_any && ahead == x->ahead) return 0;
+    if (x->computed_any && (p->sides ? sig == x->late_sig : ahead == x->ahead)) return 0;
     /* Work ahead of late data is dependency scheduling: only with a depth,
      * and no further than d ticks past the last complete one. */
     if (ahead > 0 && (p->a->depth == 0 || v > p->done + p->a->depth + 1)) return 0;
@@ -359,17 +388,30 @@ static int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
         return 0;
     }
     /* The target within I_ahead; once computed, only what arrivals added
-     * since (I_ahead grows as the oldest missing round moves on). */
+     * since (I_ahead grows as the oldest missing round moves on).  Per side
+     * (the app gives IX), the target less what each late neighbour's
+     * missing round r_j reaches by tick v, IX^(v-r_j)(Q_j): tuples next to
+     * neighbours whose data came are computed too, and a refinement steps
+     * the whole remainder (STEP skips the tuples the version holds). */
     tess_query pos[2] = {*target_of(p, v), p->inner[ahead]};
-    int nneg = 0;
-    if (x->computed_any) p->negs[nneg++] = p->inner[x->ahead];
+    int npos = ahead > 0 ? 2 : 1, nneg = 0;
+    if (p->sides) {
+        npos = 1;
+        for (int j = 0; j < p->n_in; j++)
+            if (p->recv_round[j] < v)
+                p->negs[nneg++] =
+                    p->reach[(size_t)j * (size_t)(p->A + 1) + (size_t)(v - p->recv_round[j])];
+    } else if (x->computed_any) {
+        p->negs[nneg++] = p->inner[x->ahead];
+    }
     int64_t kept = 0;
-    *err = step_region(p, v, pos, ahead > 0 ? 2 : 1, nneg, 0, &kept);
+    *err = step_region(p, v, pos, npos, nneg, 0, &kept);
     if (*err != TESS_OK) return 1;
     /* A round start's target is Q_i: what STEP kept is its own tuples. */
     if (tess__tick_width_std(&p->widths, v) == 0) x->own_kept += kept, x->own_stepped = 1;
     else x->own_mixed = 1;
     x->ahead = ahead;
+    x->late_sig = sig;
     x->computed_any = 1;
     if (ahead == 0) {
         x->full = 1;
@@ -570,11 +612,12 @@ static int setup(proc *p)
     p->ver = calloc((size_t)p->nslots, sizeof *p->ver);
     p->repart = calloc((size_t)n, sizeof *p->repart);
     p->moves = calloc((size_t)n, sizeof *p->moves);
-    p->negs = calloc(1, sizeof *p->negs);
+    p->negs = calloc((size_t)n + 1, sizeof *p->negs);
     p->snapshot_for = -1;
     p->check = tess__tick_check_on();
     p->refine_every = env_is("TESS_TICK_REFINE", "every");
     p->grace = !env_is("TESS_TICK_GRACE", "off");
+    p->sides = p->app->ix != NULL && !env_is("TESS_TICK_SIDES", "off");
     if (!p->Q || !p->ver || !p->repart || !p->moves || !p->negs) return TESS_ERR_NOMEM;
     p->free_slots = malloc((size_t)p->nslots * sizeof *p->free_slots);
     if (p->free_slots == NULL) return TESS_ERR_NOMEM;

@@ -33,6 +33,10 @@ typedef struct version {
     int width; /* holds all of L_width(Q_i); -1: not even Q_i (width.c) */
     int slot;  /* the state class's slot holding it, or -1 (tess__tick_proc_slot) */
     int ahead; /* computed ahead of late data: within (WX∘RX)^ahead(Q_i); 0: not */
+    /* Per side: the sum over in-neighbours of min(recv_round, v) when last
+     * computed.  Rounds only arrive, so it grows whenever any late side's
+     * data did: the version is behind exactly when it differs. */
+    int64_t late_sig;
     /* Tuples of Q_i that STEP put in it, when every write to the version
      * was a STEP of a target within Q_i or a piece outside it (own_mixed
      * 0, own_stepped 1): then they are all of its tuples in Q_i, and a
@@ -56,6 +60,7 @@ typedef struct proc {
     int *in_ids, *out_ids, *in_index; /* in_index[src]: index in in_ids or -1 */
     tess_query *inner;                /* A+1: (WX∘RX)^s(Q_i), what Q_i alone determines */
     tess_query *out_L;                /* n_out: L_{m+1}(Q_j) */
+    tess_query *reach;                /* per side: n_in x (A+1), IX^s(Q_j) */
     int64_t *recv_round;
     uint32_t epoch;
     int64_t epoch_start;
@@ -98,6 +103,7 @@ typedef struct proc {
     int stalled;      /* nothing to do since the last grace wait (grace_wait) */
     int check;        /* TESS_TICK_CHECK=1 (check.c), read once at setup */
     int refine_every; /* Algorithm 2 as published: refine on every arrival (TESS_TICK_REFINE) */
+    int sides;        /* compute ahead per late neighbour (app->ix) */
     int grace;        /* wait a tick's STEP before widening replicas (TESS_TICK_GRACE) */
     double stall_start_us, last_stall_us;
     double grace_until_us; /* no replica layers widened before (grace_wait) */

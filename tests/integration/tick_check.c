@@ -5,12 +5,15 @@
  * tick_check.sh with and without the mode (tick_check_classes.c does the
  * graph and particles classes).
  *
- *   tick_check ALG [bad-rx]    ALG: local, sched, combined (d=2, k=2, m=3)
+ *   tick_check ALG [bad-rx | bad-ix]    ALG: local, sched, combined (d=2, k=2, m=3)
  *
  * bad-rx replaces RX by the identity: it claims every cell of a query reads
  * nothing outside it, which is wrong for this stencil, so an algorithm that
  * computes ahead of late messages (sched, combined) steps cells whose
- * neighbours have not arrived.  Prints "center C sum S"; exit 1 with the
+ * neighbours have not arrived (with TESS_TICK_SIDES=off: the stencil's IX
+ * decides otherwise).  bad-ix replaces IX by the identity: it claims a late
+ * neighbour's cells reach nothing outside its own block, the same mistake
+ * from the other side.  Prints "center C sum S"; exit 1 with the
  * error on stderr when the run fails.
  */
 #include <stdio.h>
@@ -51,6 +54,7 @@ int main(int argc, char **argv)
     if (tess_init(&cfg, &ctx) != TESS_OK) return 1;
     int rc = tess_grid_stencil_app(ctx, &p.grid, &p.app);
     if (argc > 2 && strcmp(argv[2], "bad-rx") == 0) p.app.rx = same;
+    if (argc > 2 && strcmp(argv[2], "bad-ix") == 0) p.app.ix = same;
     if (rc == TESS_OK) rc = tess_tick_register(ctx, &p.app);
     if (rc == TESS_OK) rc = tess_main(ctx, control, &p);
     tess_finalize(ctx);

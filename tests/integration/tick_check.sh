@@ -2,7 +2,7 @@
 # The tick face's checking mode (tests/integration/tick_check.c):
 # TESS_TICK_CHECK=1 changes no result of a correct program under local,
 # sched and combined, and it turns the silent wrong answer of a too-large RX
-# under sched and combined (the algorithms that compute ahead of late
+# or a too-small IX under sched and combined (the algorithms that compute ahead of late
 # messages) into an error naming the tick.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -13,10 +13,21 @@ for alg in local sched combined; do
     [ "$got" = "$want" ] || die "$alg under TESS_TICK_CHECK=1: '$got', local gives '$want'"
 done
 echo "ok: a correct program runs unchanged in the checking mode"
-for alg in sched combined; do
-    TESS_TICK_CHECK=1 "$prog" $alg bad-rx > /dev/null 2> "$tmp/err" && die "$alg bad-rx: not caught"
+# caught ALG BAD [env...]: the run fails naming the tick and the cell.
+caught() {
+    local alg=$1 bad=$2
+    shift 2
+    env TESS_TICK_CHECK=1 "$@" "$prog" $alg $bad > /dev/null 2> "$tmp/err" && die "$alg $bad: not caught"
     grep -q "TESS_TICK_CHECK: STEP at tick [0-9]* read a tuple this process does not hold" "$tmp/err" ||
-        die "$alg bad-rx: $(cat "$tmp/err")"
-    grep -q "cell ([0-9]*, [0-9]*) came out NaN" "$tmp/err" || die "$alg bad-rx: no cell in $(cat "$tmp/err")"
+        die "$alg $bad: $(cat "$tmp/err")"
+    grep -q "cell ([0-9]*, [0-9]*) came out NaN" "$tmp/err" || die "$alg $bad: no cell in $(cat "$tmp/err")"
+}
+# The stencil gives IX (tick.h), so what is computed ahead comes from IX;
+# RX decides it only without (TESS_TICK_SIDES=off, or an app with no IX).
+for alg in sched combined; do
+    got=$(TESS_TICK_SIDES=off "$prog" $alg) || die "$alg, TESS_TICK_SIDES=off: exit $?"
+    [ "$got" = "$want" ] || die "$alg, TESS_TICK_SIDES=off: '$got', local gives '$want'"
+    caught $alg bad-rx TESS_TICK_SIDES=off
+    caught $alg bad-ix
 done
-echo "ok: a too-large RX is caught under sched and combined ($(head -c 160 "$tmp/err"))"
+echo "ok: a too-large RX and a too-small IX are caught under sched and combined ($(head -c 160 "$tmp/err"))"

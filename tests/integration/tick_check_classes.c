@@ -4,7 +4,7 @@
  * without the mode (tick_check.c does the grid class).
  *
  *   tick_check_classes graph ALG [bad-rx | bad-rd | bad-step]
- *   tick_check_classes particles ALG [bad-rx | bad-rd]
+ *   tick_check_classes particles ALG [bad-rx | bad-rd | bad-ix]
  *
  * ALG: local, sched, combined (d=2, k=2, m=3); 4 workers, the cloud latency
  * model.  graph: a lazy random walk (PageRank's form) on a 240-vertex ring
@@ -15,7 +15,9 @@
  * bad-rx: RX is the identity (it claims every tuple of a query reads
  * nothing outside it): sched and combined step tuples whose inputs have not
  * arrived.  bad-rd: RD is the identity (a too-small RD: neighbours are never
- * sent).  bad-step (graph): STEP also reads v+1, which is not an in-neighbour
+ * sent).  bad-ix (particles): IX is the identity (it claims a late
+ * neighbour's tuples reach nothing of the next tick outside its own query):
+ * sched and combined step tuples next to a late side.  bad-step (graph): STEP also reads v+1, which is not an in-neighbour
  * (what RD and the labels cover), so a vertex at an arc's end reads one this
  * process never receives.  Prints a checksum line; exit 1 with the error on
  * stderr when the run fails.
@@ -193,6 +195,11 @@ static void p_wx(void *user, const tess_query *q, tess_query *out)
     (void)user;
     rect_by(q, -(REACH + 0.02), out);
 }
+static void p_ix(void *user, const tess_query *q, tess_query *out)
+{
+    (void)user;
+    rect_by(q, REACH + RADIUS + 0.02, out);
+}
 static int p_disjoint(void *user, const tess_query *qa, const tess_query *qb)
 {
     (void)user;
@@ -227,7 +234,8 @@ static int particles_setup(prog *p)
                              .wd = p_wd,
                              .rx = p_rx,
                              .wx = p_wx,
-                             .disjoint = p_disjoint};
+                             .disjoint = p_disjoint,
+                             .ix = p_ix};
     return TESS_OK;
 }
 
@@ -275,6 +283,7 @@ int main(int argc, char **argv)
     if (rc != TESS_OK) return 1;
     if (strcmp(bad, "bad-rx") == 0) p.app.rx = same;
     if (strcmp(bad, "bad-rd") == 0) p.app.rd = same;
+    if (strcmp(bad, "bad-ix") == 0) p.app.ix = same;
     tess_config cfg;
     tess_config_init(&cfg);
     cfg.workers = PARTS;
