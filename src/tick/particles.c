@@ -37,9 +37,9 @@
 #include "tessera/tick_particles.h"
 
 /* Checking mode: a region a version holds every particle of — box minus
- * the negs (clipped to it).  The runtime subtracts at most one query (what
- * a version held already); beyond HELD_NEGS the rest are dropped, which
- * claims more than is held: a missed error, never a false one. */
+ * the negs (clipped to it).  Computing ahead per side subtracts one query
+ * per late neighbour; beyond HELD_NEGS the rest are dropped, which claims
+ * more than is held: a missed error, never a false one. */
 #define HELD_NEGS 4
 typedef struct held {
     tess_particle_rect box;
@@ -434,18 +434,6 @@ static int rect_within(const tess_particle_rect *a, const tess_particle_rect *b)
            (a->x0 >= b->x0 && a->x1 <= b->x1 && a->y0 >= b->y0 && a->y1 <= b->y1);
 }
 
-/* Is every point of the closed box [x0, x1] x [y0, y1] in half-open r? */
-static int closed_within(double x0, double x1, double y0, double y1, const tess_particle_rect *r)
-{
-    return x0 >= r->x0 && (x1 < r->x1 || x1 == INFINITY) && y0 >= r->y0 &&
-           (y1 < r->y1 || y1 == INFINITY);
-}
-
-static int closed_meets(double x0, double x1, double y0, double y1, const tess_particle_rect *r)
-{
-    return !rect_is_empty(r) && x0 < r->x1 && x1 >= r->x0 && y0 < r->y1 && y1 >= r->y0;
-}
-
 /* A neg of an entry that a whole held box covers subtracts nothing. */
 static int covered(const pslot *s, const tess_particle_rect *r)
 {
@@ -498,20 +486,71 @@ static int held_add(pslot *s, const tess_region *r)
     return TESS_OK;
 }
 
-/* Does the slot hold every particle a STEP of `self` may read? */
+/* A closed rectangle [x0, x1] x [y0, y1] (a STEP's reads), empty when x0 > x1
+ * or y0 > y1. */
+typedef struct closed_rect {
+    double x0, x1, y0, y1;
+} closed_rect;
+
+/* The pieces of closed c that are in the half-open [lo, hi): below it,
+ * inside it and from hi on, per axis; the last value below lo is
+ * nextafter(lo, -inf), so the pieces stay closed and share no point. */
+static double below(double v) { return nextafter(v, -INFINITY); }
+
+static int closed_empty(const closed_rect *c) { return !(c->x0 <= c->x1 && c->y0 <= c->y1); }
+
+static closed_rect closed_clip(closed_rect c, const tess_particle_rect *r)
+{
+    return (closed_rect){fmax(c.x0, r->x0), fmin(c.x1, below(r->x1)), fmax(c.y0, r->y0),
+                         fmin(c.y1, below(r->y1))};
+}
+
+#define COVER_PIECES 64
+
+/* Append piece to out[*n] when not empty; 0 when out is full. */
+static int add_piece(closed_rect piece, closed_rect *out, int *n)
+{
+    if (closed_empty(&piece)) return 1;
+    if (*n == COVER_PIECES) return 0;
+    out[(*n)++] = piece;
+    return 1;
+}
+
+/* What of c one held entry does not cover: c outside its box (up to four
+ * pieces), and c inside its box but in one of its negs. */
+static int uncovered_by(closed_rect c, const held *h, closed_rect *out, int *n)
+{
+    const tess_particle_rect *b = &h->box;
+    int ok = add_piece((closed_rect){c.x0, fmin(c.x1, below(b->x0)), c.y0, c.y1}, out, n) &&
+             add_piece((closed_rect){fmax(c.x0, b->x1), c.x1, c.y0, c.y1}, out, n);
+    closed_rect mid = {fmax(c.x0, b->x0), fmin(c.x1, below(b->x1)), c.y0, c.y1};
+    if (closed_empty(&mid)) return ok;
+    ok = ok && add_piece((closed_rect){mid.x0, mid.x1, mid.y0, fmin(mid.y1, below(b->y0))}, out, n);
+    ok = ok && add_piece((closed_rect){mid.x0, mid.x1, fmax(mid.y0, b->y1), mid.y1}, out, n);
+    closed_rect in = closed_clip(c, b);
+    for (int j = 0; j < h->nneg && ok && !closed_empty(&in); j++)
+        ok = add_piece(closed_clip(in, &h->neg[j]), out, n);
+    return ok;
+}
+
+/* Does the slot hold every particle a STEP of `self` may read?  The reads
+ * may span several held regions (a version's own tuples computed ahead on
+ * one side, a neighbour's received ones on the other): what no region
+ * covers is cut out region by region.  Too many pieces to follow: held
+ * (a missed error, never a false one). */
 static int held_covers(const pslot *s, const tess_particle *self, double radius)
 {
-    double x0 = self->x - radius, x1 = self->x + radius, y0 = self->y - radius,
-           y1 = self->y + radius;
-    for (int i = 0; i < s->nheld; i++) {
-        const held *h = &s->held[i];
-        if (!closed_within(x0, x1, y0, y1, &h->box)) continue;
-        int clear = 1;
-        for (int j = 0; j < h->nneg && clear; j++)
-            clear = !closed_meets(x0, x1, y0, y1, &h->neg[j]);
-        if (clear) return 1;
+    closed_rect todo[COVER_PIECES], next[COVER_PIECES];
+    int n = 1;
+    todo[0] = (closed_rect){self->x - radius, self->x + radius, self->y - radius, self->y + radius};
+    for (int i = 0; i < s->nheld && n > 0; i++) {
+        int m = 0;
+        for (int k = 0; k < n; k++)
+            if (!uncovered_by(todo[k], &s->held[i], next, &m)) return 1;
+        memcpy(todo, next, (size_t)m * sizeof *todo);
+        n = m;
     }
-    return 0;
+    return n == 0;
 }
 
 void tess__particles_held(void *vst, int slot, const tess_region *r)

@@ -253,6 +253,16 @@ void tess__tick_proc_note_held(proc *p, int64_t v, const tess_query *q)
     note_held_region(p, v, &r);
 }
 
+/* Round v of in-neighbour src is merged into version v: it holds src's part
+ * of L_{m+1}(Q_i) from now on, whatever else it holds yet (computing ahead
+ * per side reads it before the version is full). */
+void tess__tick_proc_note_ghost(proc *p, int64_t v, int src)
+{
+    tess_query part[2] = {p->Lown[p->m + 1], p->Q[src]};
+    tess_region r = {.npos = 2, .pos = part};
+    note_held_region(p, v, &r);
+}
+
 /* A full round start holds L_{m+1}(Q_i) once every neighbour's tuples are
  * in; computing ahead per side (p->sides) reads the neighbours' parts that
  * came before the others, so it holds L_{m+1}(Q_i) less the parts of those

@@ -50,6 +50,7 @@ static int apply_round(proc *p, const tick_msg *m)
     if (rc != TESS_OK)
         return tess__tick_proc_fail(p, rc, "tick %s: %s", "cannot merge received tuples");
     p->recv_round[x] = m->h.tick + p->k;
+    tess__tick_proc_note_ghost(p, m->h.tick, m->h.src);
     tess__tick_proc_note_round(p, m->h.tick);
     return TESS_OK;
 }

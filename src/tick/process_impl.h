@@ -182,6 +182,8 @@ int tess__tick_proc_after_full(proc *p, int64_t v);
  * cannot see, told to the classes that check reads against what a version
  * holds (the particles class).  Nothing without TESS_TICK_CHECK=1. */
 void tess__tick_proc_note_held(proc *p, int64_t v, const tess_query *q);
+/* Checking mode: round v from in-neighbour src is merged into version v. */
+void tess__tick_proc_note_ghost(proc *p, int64_t v, int src);
 /* At a round start whose version is full and whose round data have all
  * arrived: it holds L_{m+1}(Q_i). */
 void tess__tick_proc_note_round(proc *p, int64_t v);
