@@ -6,7 +6,7 @@
  * (candidates from WD, particles already present skipped, particles leaving
  * the region dropped, a version filled in several calls), neighbour lists
  * against brute force in ascending id order whatever the insertion order,
- * snapshot and unpack.
+ * snapshot and unpack; the checking mode's reads across held regions.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -338,6 +338,33 @@ static void test_pack_skips_blocks_in_order(void **state)
 
 /* ------------------------------------------------------------------ step */
 
+/* Checking mode (TESS_TICK_CHECK=1): a STEP's reads may span two regions
+ * a version holds, recorded apart (computing ahead per side: its own part
+ * and a neighbour's merged one), and a gap between two is still caught. */
+static void test_check_reads_across_held_regions(void **state)
+{
+    (void)state;
+    for (int gap = 0; gap <= 1; gap++) {
+        setenv("TESS_TICK_CHECK", "1", 1);
+        fixture *f = fixture_new(2, 1.0);
+        f->pts[0] = (tess_particle){0, 9.5, 0.0, 0.0, 0.0}; /* reads [8.5, 10.5] x [-1, 1] */
+        f->pts[1] = (tess_particle){1, 12.0, 0.0, 0.0, 0.0};
+        void *st = instance(f, 2);
+        unsetenv("TESS_TICK_CHECK");
+        tess_query own = rect(0, 10, -INFINITY, INFINITY);
+        tess_query side = rect(gap ? 10.25 : 10, 20, -INFINITY, INFINITY);
+        tess_region ro = region1(&own), rs = region1(&side);
+        assert_int_equal(tess_particles_class.init(st, 0, &ro), TESS_OK);
+        assert_int_equal(tess_particles_class.init(st, 0, &rs), TESS_OK);
+        tess_query target = rect(9, 10, -INFINITY, INFINITY);
+        tess_region rt = region1(&target);
+        int64_t got = tess_particles_class.step(st, 0, 1, &rt, 3);
+        if (gap) assert_int_equal(got, TESS_ERR_MISUSE); /* [10, 10.25) is not held */
+        else assert_int_equal(got, 1);
+        fixture_free(f, st);
+    }
+}
+
 static void test_step_region(void **state)
 {
     (void)state;
@@ -462,4 +489,5 @@ TEST_MAIN(cmocka_unit_test(test_encode_little_endian), cmocka_unit_test(test_pac
           cmocka_unit_test(test_pack_skips_blocks_in_order),
           cmocka_unit_test(test_merge_rejects_malformed), cmocka_unit_test(test_create_rejects),
           cmocka_unit_test(test_region_filtering), cmocka_unit_test(test_step_region),
+          cmocka_unit_test(test_check_reads_across_held_regions),
           cmocka_unit_test(test_neighbours_match_brute_force), cmocka_unit_test(test_unpack))
