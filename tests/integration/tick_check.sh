@@ -22,12 +22,12 @@ caught() {
         die "$alg $bad: $(cat "$tmp/err")"
     grep -q "cell ([0-9]*, [0-9]*) came out NaN" "$tmp/err" || die "$alg $bad: no cell in $(cat "$tmp/err")"
 }
-# The stencil gives IX (tick.h), so what is computed ahead comes from IX;
-# RX decides it only without (TESS_TICK_SIDES=off, or an app with no IX).
+# RX decides what is computed ahead; with TESS_TICK_SIDES=on the stencil's
+# IX (tick.h) does instead.
 for alg in sched combined; do
-    got=$(TESS_TICK_SIDES=off "$prog" $alg) || die "$alg, TESS_TICK_SIDES=off: exit $?"
-    [ "$got" = "$want" ] || die "$alg, TESS_TICK_SIDES=off: '$got', local gives '$want'"
-    caught $alg bad-rx TESS_TICK_SIDES=off
-    caught $alg bad-ix
+    got=$(TESS_TICK_CHECK=1 TESS_TICK_SIDES=on "$prog" $alg) || die "$alg, per side: exit $?"
+    [ "$got" = "$want" ] || die "$alg, TESS_TICK_SIDES=on: '$got', local gives '$want'"
+    caught $alg bad-rx
+    caught $alg bad-ix TESS_TICK_SIDES=on
 done
 echo "ok: a too-large RX and a too-small IX are caught under sched and combined ($(head -c 160 "$tmp/err"))"

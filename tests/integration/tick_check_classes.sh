@@ -33,18 +33,19 @@ echo "ok: correct graph and particles programs run unchanged in the checking mod
 
 for alg in sched combined; do
     caught graph $alg bad-rx "reads its in-neighbour [0-9]*"
-    # the particles program gives IX: RX decides only without it
-    caught particles $alg bad-rx "particle [0-9]* at (.*) reads its neighbours within 2" TESS_TICK_SIDES=off
+    caught particles $alg bad-rx "particle [0-9]* at (.*) reads its neighbours within 2"
 done
 echo "ok: a too-large RX is caught under sched and combined ($(head -c 300 "$tmp/err"))"
 
-# IX (tick.h): what a late neighbour's tuples reach; the particles program
-# gives one, so sched and combined compute ahead on the sides that are in.
-# The identity claims they reach nothing beyond the neighbour's own query.
+# IX (tick.h): what a late neighbour's tuples reach; with TESS_TICK_SIDES=on
+# and the particles program's IX, sched and combined compute ahead on the
+# sides that are in.  The identity claims they reach nothing beyond the
+# neighbour's own query.
 for alg in sched combined; do
-    got=$(TESS_TICK_SIDES=off "$prog" particles $alg) || die "particles $alg, TESS_TICK_SIDES=off: exit $?"
-    [ "$got" = "$(TESS_TICK_CHECK=1 "$prog" particles $alg)" ] || die "particles $alg: IX changed the answer"
-    caught particles $alg bad-ix "particle [0-9]* at (.*) reads its neighbours within 2"
+    got=$(TESS_TICK_CHECK=1 TESS_TICK_SIDES=on "$prog" particles $alg) ||
+        die "particles $alg, TESS_TICK_SIDES=on: exit $?"
+    [ "$got" = "$("$prog" particles local)" ] || die "particles $alg: per side changed the answer"
+    caught particles $alg bad-ix "particle [0-9]* at (.*) reads its neighbours within 2" TESS_TICK_SIDES=on
 done
 echo "ok: a too-small IX is caught under sched and combined"
 
@@ -54,8 +55,7 @@ echo "ok: a too-small RD (particles) and a read beyond the in-neighbours (graph)
 
 # Without the mode: the particles' wrong RX gives an answer (a wrong one);
 # the graph's in-neighbour check needs no mode.
-TESS_TICK_SIDES=off "$prog" particles sched bad-rx > /dev/null ||
-    die "particles sched bad-rx without the mode failed"
+"$prog" particles sched bad-rx > /dev/null || die "particles sched bad-rx without the mode failed"
 "$prog" graph local bad-rd > /dev/null 2> "$tmp/err" && die "graph bad-rd without the mode: not caught"
 grep -q "^tick_check_classes: .*: STEP at tick [0-9]* read a tuple" "$tmp/err" ||
     die "graph bad-rd without the mode: $(cat "$tmp/err")"
