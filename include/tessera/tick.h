@@ -33,8 +33,8 @@
  * RD∘WD (what a process must hold to step Q) and its powers, which give the
  * neighbours, the replica layers and what to send; and WX∘RX (what stepping
  * Q alone determines) and its powers on a process's own query, which give
- * what it can compute ahead of late messages.  With IX and
- * TESS_TICK_SIDES=on in the environment, what it computes ahead is
+ * what it can compute ahead of late messages.  With IX (unless
+ * TESS_TICK_SIDES=off is in the environment), what it computes ahead is
  * everything but what the late neighbours' queries reach (IX's powers on
  * them): the sides whose messages came are not held back.  A
  * composed query is a
@@ -180,8 +180,9 @@ struct tess_tick_app {
     void (*rx)(void *user, const tess_query *q, tess_query *out);
     void (*wx)(void *user, const tess_query *q, tess_query *out);
     int (*disjoint)(void *user, const tess_query *a, const tess_query *b);
-    /* IX, optional, used with TESS_TICK_SIDES=on (without: only what a
-     * process's own tuples determine is computed ahead of a late neighbour).  Where reads and moves reach as
+    /* IX, optional: with it, only the late neighbours' sides wait for
+     * them (TESS_TICK_SIDES=off: without, only what a process's own tuples
+     * determine is computed ahead of a late neighbour).  Where reads and moves reach as
      * far both ways (a stencil, fish that see and swim within a radius),
      * IX is hold = RD∘WD.  Added in 0.5. */
     void (*ix)(void *user, const tess_query *q, tess_query *out);

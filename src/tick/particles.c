@@ -795,18 +795,88 @@ static int particles_merge(void *vst, int slot, const void *data, size_t len, co
     return TESS_OK;
 }
 
-/* The rectangle every STEP candidate lies in: the intersection of WD(pos[i]). */
-static tess_particle_rect candidate_box(const pstate *st, const tess_region *r)
+/* Where a STEP's candidates lie: in `box`, the intersection of WD(pos[i]),
+ * and, when the region has negs, in one of wd[0 .. n-1], WD of the pieces
+ * of the region (pos less negs, cut into rectangles).  Every particle
+ * that lands in the region came from WD of the piece it lands in, so the
+ * pieces' WD leave out the particles that can only land in a neg: without
+ * them, computing ahead per side would step every particle near a late
+ * side and drop it.  n == 0: the box alone (no negs, or too many pieces). */
+#define CAND_PIECES 32
+typedef struct cand_set {
+    tess_particle_rect box;
+    int n;
+    tess_particle_rect wd[CAND_PIECES];
+} cand_set;
+
+/* Cut a less b into at most 4 half-open rectangles (left, right, below,
+ * above b's columns); the number written. */
+static int rect_minus(tess_particle_rect a, tess_particle_rect b, tess_particle_rect *out)
 {
-    tess_particle_rect box = {-INFINITY, INFINITY, -INFINITY, INFINITY};
+    tess_particle_rect in = rect_clip(a, b);
+    if (rect_is_empty(&in)) return out[0] = a, 1;
+    tess_particle_rect part[4] = {{a.x0, in.x0, a.y0, a.y1},
+                                  {in.x1, a.x1, a.y0, a.y1},
+                                  {in.x0, in.x1, a.y0, in.y0},
+                                  {in.x0, in.x1, in.y1, a.y1}};
+    int n = 0;
+    for (int i = 0; i < 4; i++)
+        if (!rect_is_empty(&part[i])) out[n++] = part[i];
+    return n;
+}
+
+/* The region's pieces into piece[] (at most CAND_PIECES); -1 if more. */
+static int region_pieces(const tess_region *r, tess_particle_rect core, tess_particle_rect *piece)
+{
+    int n = rect_is_empty(&core) ? 0 : 1;
+    piece[0] = core;
+    for (int j = 0; j < r->nneg; j++) {
+        tess_particle_rect neg = tess_particle_rect_of(&r->neg[j]), cut[CAND_PIECES * 4];
+        if (rect_has_nan(&neg)) return -1;
+        int m = 0;
+        for (int i = 0; i < n; i++) m += rect_minus(piece[i], neg, cut + m);
+        if (m > CAND_PIECES) return -1;
+        memcpy(piece, cut, (size_t)m * sizeof *cut);
+        n = m;
+    }
+    return n;
+}
+
+static cand_set candidates(const pstate *st, const tess_region *r)
+{
+    cand_set c = {.box = {-INFINITY, INFINITY, -INFINITY, INFINITY}};
+    tess_particle_rect core = c.box;
     for (int i = 0; i < r->npos; i++) {
         tess_query wq;
         st->app->wd(st->app->user, &r->pos[i], &wq);
-        tess_particle_rect w = tess_particle_rect_of(&wq);
-        box.x0 = fmax(box.x0, w.x0), box.x1 = fmin(box.x1, w.x1);
-        box.y0 = fmax(box.y0, w.y0), box.y1 = fmin(box.y1, w.y1);
+        c.box = rect_clip(c.box, tess_particle_rect_of(&wq));
+        core = rect_clip(core, tess_particle_rect_of(&r->pos[i]));
     }
-    return box;
+    if (r->nneg == 0 || rect_has_nan(&core) || rect_has_nan(&c.box)) return c;
+    tess_particle_rect piece[CAND_PIECES];
+    int n = region_pieces(r, core, piece);
+    if (n < 0) return c;
+    tess_particle_rect hull = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    for (int i = 0; i < n; i++) {
+        tess_query pq = tess_particle_query(piece[i]), wq;
+        st->app->wd(st->app->user, &pq, &wq);
+        c.wd[i] = tess_particle_rect_of(&wq);
+        if (rect_has_nan(&c.wd[i])) return c;
+        hull = (tess_particle_rect){fmin(hull.x0, c.wd[i].x0), fmax(hull.x1, c.wd[i].x1),
+                                    fmin(hull.y0, c.wd[i].y0), fmax(hull.y1, c.wd[i].y1)};
+    }
+    c.n = n;
+    c.box = n ? rect_clip(c.box, hull) : hull; /* no pieces: an empty box */
+    return c;
+}
+
+static int is_candidate(const cand_set *c, const tess_particle *p)
+{
+    if (!tess_particle_rect_contains(&c->box, p->x, p->y)) return 0;
+    if (c->n == 0) return 1;
+    for (int i = 0; i < c->n; i++)
+        if (tess_particle_rect_contains(&c->wd[i], p->x, p->y)) return 1;
+    return 0;
 }
 
 /* STEP one particle of `from`; 1 if kept in `to`, 0 if it left r, or an error. */
@@ -835,7 +905,8 @@ static int64_t particles_step(void *vst, int from_slot, int to_slot, const tess_
     pstate *st = vst;
     pslot *from = slot_at(st, from_slot), *to = slot_at(st, to_slot);
     if (!from || !to || from == to || !r || r->npos < 1) return TESS_ERR_INVAL;
-    tess_particle_rect box = candidate_box(st, r);
+    cand_set cand = candidates(st, r);
+    const tess_particle_rect box = cand.box;
     if (!(box.x0 < box.x1 && box.y0 < box.y1) || from->n == 0)
         return st->check ? held_add(to, r) : 0; /* nothing reaches r: it holds all of r */
     if (index_build(from, st->fns->radius) != TESS_OK) return TESS_ERR_NOMEM;
@@ -845,7 +916,7 @@ static int64_t particles_step(void *vst, int from_slot, int to_slot, const tess_
         item_run run = row_items(from, &c, cy);
         for (uint32_t k = run.k0; k < run.k1; k++) {
             const tess_particle *p = &from->p[from->items[k]];
-            if (!tess_particle_rect_contains(&box, p->x, p->y) || slot_has(to, p->id)) continue;
+            if (!is_candidate(&cand, p) || slot_has(to, p->id)) continue;
             int rc = step_one(st, from, to, r, p, tick);
             if (rc < 0) return rc;
             kept += rc;

@@ -627,7 +627,7 @@ static int setup(proc *p)
     p->check = tess__tick_check_on();
     p->refine_every = env_is("TESS_TICK_REFINE", "every");
     p->grace = !env_is("TESS_TICK_GRACE", "off");
-    p->sides = p->app->ix != NULL && env_is("TESS_TICK_SIDES", "on");
+    p->sides = p->app->ix != NULL && !env_is("TESS_TICK_SIDES", "off");
     if (!p->Q || !p->ver || !p->repart || !p->moves || !p->negs) return TESS_ERR_NOMEM;
     p->free_slots = malloc((size_t)p->nslots * sizeof *p->free_slots);
     if (p->free_slots == NULL) return TESS_ERR_NOMEM;

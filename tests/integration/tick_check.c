@@ -10,8 +10,8 @@
  * bad-rx replaces RX by the identity: it claims every cell of a query reads
  * nothing outside it, which is wrong for this stencil, so an algorithm that
  * computes ahead of late messages (sched, combined) steps cells whose
- * neighbours have not arrived (with TESS_TICK_SIDES=off: the stencil's IX
- * decides otherwise).  bad-ix replaces IX by the identity: it claims a late
+ * neighbours have not arrived (with TESS_TICK_SIDES=off; by default the
+ * stencil's IX decides instead).  bad-ix replaces IX by the identity: it claims a late
  * neighbour's cells reach nothing outside its own block, the same mistake
  * from the other side.  Prints "center C sum S"; exit 1 with the
  * error on stderr when the run fails.

@@ -4,7 +4,8 @@
  * round trips, malformed buffers, region evaluation (half-open edges,
  * infinite bounds, neg rectangles), STEP over a region with a trivial STEP
  * (candidates from WD, particles already present skipped, particles leaving
- * the region dropped, a version filled in several calls), neighbour lists
+ * the region dropped, a version filled in several calls, candidates pruned
+ * by the region's negs), neighbour lists
  * against brute force in ascending id order whatever the insertion order,
  * snapshot and unpack; the checking mode's reads across held regions.
  */
@@ -413,6 +414,55 @@ static void test_step_region(void **state)
     fixture_free(f, st);
 }
 
+/* A region with negs (computing ahead per side subtracts the late sides):
+ * the kept particles are those of stepping the positive part and dropping
+ * what lands in a neg, but the candidates are pruned to WD of the
+ * region's pieces, so a particle that can only land in a neg is not
+ * stepped.  Many negs (more pieces than the class cuts) give the same
+ * particles, unpruned. */
+static void test_step_prunes_by_negs(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new(40, 0.0); /* x = id, y = -id */
+    f->shift = 1.5;
+    f->reach = 2;
+    void *st = instance(f, 4);
+    tess_query all = rect(-INFINITY, INFINITY, -INFINITY, INFINITY);
+    tess_region rall = region1(&all);
+    assert_int_equal(tess_particles_class.init(st, 0, &rall), 0);
+    tess_query pos = rect(0, 40, -INFINITY, INFINITY);
+    tess_region rpos = region1(&pos);
+    assert_int_equal(tess_particles_class.step(st, 0, 1, &rpos, 7), 39); /* ids 0..38 */
+
+    tess_query late = rect(10, 30, -INFINITY, INFINITY);
+    tess_region r = {1, 1, &pos, &late};
+    f->steps = 0;
+    assert_int_equal(tess_particles_class.step(st, 0, 2, &r, 7), 19); /* 0..8, 29..38 */
+    assert_int_equal(ids_of(st, 2), ((1ull << 9) - 1) | (((1ull << 10) - 1) << 29));
+    assert_int_equal(f->steps, 24); /* WD [-2, 12) and [28, 42): ids 0..11, 28..39 */
+
+    /* 12 negs shorter than the region (3 pieces each) cut it into more
+     * pieces than the class keeps: every candidate of WD(pos) is stepped,
+     * and the same particles are kept. */
+    tess_query holes[12];
+    for (int i = 0; i < 12; i++) holes[i] = rect(3 * i + 0.5, 3 * i + 1.0, -50, 50);
+    tess_query narrow = rect(0, 40, -100, 100); /* finite y: pieces are 2-D */
+    tess_region rmany = {1, 12, &narrow, holes};
+    f->steps = 0;
+    int64_t kept = tess_particles_class.step(st, 0, 3, &rmany, 7);
+    uint64_t want = 0;
+    for (uint64_t id = 0; id < 40; id++) {
+        double x = (double)id + 1.5;
+        int in = x < 40;
+        for (int i = 0; i < 12; i++) in &= !(x >= 3 * i + 0.5 && x < 3 * i + 1.0);
+        if (in) want |= 1ull << id;
+    }
+    assert_int_equal(kept, __builtin_popcountll(want));
+    assert_int_equal(ids_of(st, 3), want);
+    assert_int_equal(f->steps, 40);
+    fixture_free(f, st);
+}
+
 /* ------------------------------------------------------------------ neighbours */
 
 /* A random cloud inserted in a shuffled order through merge(): every STEP
@@ -489,5 +539,6 @@ TEST_MAIN(cmocka_unit_test(test_encode_little_endian), cmocka_unit_test(test_pac
           cmocka_unit_test(test_pack_skips_blocks_in_order),
           cmocka_unit_test(test_merge_rejects_malformed), cmocka_unit_test(test_create_rejects),
           cmocka_unit_test(test_region_filtering), cmocka_unit_test(test_step_region),
+          cmocka_unit_test(test_step_prunes_by_negs),
           cmocka_unit_test(test_check_reads_across_held_regions),
           cmocka_unit_test(test_neighbours_match_brute_force), cmocka_unit_test(test_unpack))
