@@ -132,8 +132,11 @@ static void proc_plan_free(proc *p)
     free(p->inner);
     free(p->out_L);
     free(p->reach);
+    free(p->hold_in);
+    free(p->side_w);
     free(p->recv_round);
-    p->Lown = p->inner = p->out_L = p->reach = NULL;
+    p->Lown = p->inner = p->out_L = p->reach = p->hold_in = NULL;
+    p->side_w = NULL;
     p->in_ids = p->out_ids = p->in_index = NULL;
     p->recv_round = NULL;
 }
@@ -163,6 +166,11 @@ int tess__tick_proc_plan_build(proc *p, int64_t first_round)
         p->reach = malloc((size_t)n * (size_t)(p->A + 1) * sizeof *p->reach);
         if (p->reach == NULL) return TESS_ERR_NOMEM;
     }
+    int side_replicas = p->sides && m + 1 >= 2 * p->k; /* lazy replicas per side */
+    if (side_replicas) {
+        p->hold_in = malloc((size_t)n * (size_t)(p->k + 1) * sizeof *p->hold_in);
+        if (p->hold_in == NULL) return TESS_ERR_NOMEM;
+    }
     for (int j = 0; j < n; j++) {
         p->in_index[j] = -1;
         if (j == p->me) continue;
@@ -174,6 +182,11 @@ int tess__tick_proc_plan_build(proc *p, int64_t first_round)
             p->in_index[j] = x;
             p->recv_round[x] = first_round;
             if (p->sides) reach_of(p, &p->Q[j], p->reach + (size_t)x * (size_t)(p->A + 1));
+            if (side_replicas) {
+                tess_query *h = p->hold_in + (size_t)x * (size_t)(p->k + 1);
+                h[0] = p->Q[j];
+                for (int s = 1; s <= p->k; s++) hold_of(p, &h[s - 1], &h[s]);
+            }
         }
         tess_query Lj;
         hold_pow(p, &p->Q[j], m + 1, &Lj);
@@ -181,6 +194,12 @@ int tess__tick_proc_plan_build(proc *p, int64_t first_round)
             p->out_L[p->n_out] = Lj;
             p->out_ids[p->n_out++] = j;
         }
+    }
+    if (side_replicas) {
+        size_t nw = (size_t)p->nslots * (size_t)(p->n_in > 0 ? p->n_in : 1);
+        p->side_w = malloc(nw * sizeof *p->side_w);
+        if (p->side_w == NULL) return TESS_ERR_NOMEM;
+        for (size_t e = 0; e < nw; e++) p->side_w[e] = (side_width){-1, -1};
     }
     return TESS_OK;
 }
@@ -437,25 +456,9 @@ static int width_of_version(void *arg, int64_t v)
     return x->v == v ? x->width : -1;
 }
 
-/*
- * Lazy replication (Algorithm 3): while the next round's tuples are late,
- * widen the replica layers of the versions after the base round, lowest
- * first, one piece at a time, until the next version after the last full
- * one can be stepped — up to m+1 ticks past the base.  Called only when the
- * process would otherwise wait, so replica layers cost nothing beyond the
- * wider ghost data when messages are on time.  1 when a piece was computed.
- */
-static int extend_replicas(proc *p, int *err)
+/* Widen version v to all of L_w(Q_i): one piece of lazy replication. */
+static int replica_piece(proc *p, int64_t v, int w, int *err)
 {
-    if (p->widths.W < 2 * p->k || p->widths.base < 0) return 0; /* no round start to reach */
-    int64_t limit = p->done + p->A < p->a->ticks ? p->done + p->A : p->a->ticks;
-    if (tess__tick_proc_next_repart(p) < limit) limit = tess__tick_proc_next_repart(p);
-    int64_t goal = p->widths.base + 1;
-    while (goal <= limit && ver_of(p, goal)->v == goal && ver_of(p, goal)->full) goal++;
-    int64_t v;
-    int w;
-    if (goal > limit || !tess__tick_width_next(&p->widths, goal, width_of_version, p, &v, &w))
-        return 0;
     version *x = ver_of(p, v);
     int nneg = 0;
     if (x->width >= 0) p->negs[nneg++] = p->Lown[x->width]; /* only the new layers */
@@ -467,6 +470,83 @@ static int extend_replicas(proc *p, int *err)
     x->computed_any = x->full = 1;
     if (!was_full) *err = tess__tick_proc_after_full(p, v);
     return 1;
+}
+
+/* Per side: what version v holds of L_w(Q_i) ∩ hold^(R-v)(Q_j) for
+ * in-neighbour x (R the round at or after v); -1: nothing beyond its width. */
+static int side_width_of(const proc *p, int64_t v, int x)
+{
+    const side_width *e = &p->side_w[(size_t)(v % p->nslots) * (size_t)p->n_in + (size_t)x];
+    return e->v == v ? e->w : -1;
+}
+
+/*
+ * Per side: widen version v (at most the next round start R) only where
+ * late in-neighbour x's missing tuples of round R are made from: L_w(Q_i)
+ * within hold^(R-v)(Q_x).  Stepping it reads L_(w+1)(Q_i) within
+ * hold^(R-v+1)(Q_x) at v - 1 — the same piece one tick lower, or the base
+ * round's tuples — and at R it is x's part of L_w(Q_i), so with the
+ * on-time neighbours' parts merged, R holds L_w(Q_i) whole.
+ */
+static int side_piece(proc *p, int64_t v, int x, int w, int *err)
+{
+    version *ver = ver_of(p, v);
+    int64_t R = tess__tick_width_round_at_or_after(&p->widths, v);
+    tess_query pos[2] = {p->Lown[w], p->hold_in[(size_t)x * (size_t)(p->k + 1) + (size_t)(R - v)]};
+    p->negs[0] = p->Lown[ver->width]; /* only the new layers */
+    *err = step_region(p, v, pos, 2, 1, 1, NULL);
+    if (*err != TESS_OK) return 1;
+    p->side_w[(size_t)(v % p->nslots) * (size_t)p->n_in + (size_t)x] = (side_width){v, w};
+    return 1;
+}
+
+/*
+ * Lazy replication per side, while round R = base + k is late from some
+ * in-neighbours and the goal needs no later round (r = R + k): versions up
+ * to R are widened toward the late neighbours only (side_piece), those
+ * after R as usual.  A version not yet full takes a whole piece.
+ */
+static int side_replicas(proc *p, int64_t goal, int64_t r, int *err)
+{
+    int64_t R = p->widths.base + p->k;
+    for (int64_t v = p->widths.base + 1; v <= goal; v++) {
+        version *x = ver_of(p, v);
+        int need = (int)(r - v);
+        if (x->width >= need) continue;
+        if (v > R || !x->full || x->width < 0) return replica_piece(p, v, need, err);
+        for (int j = 0; j < p->n_in; j++)
+            if (p->recv_round[j] <= R && side_width_of(p, v, j) < need)
+                return side_piece(p, v, j, need, err);
+    }
+    return 0;
+}
+
+/*
+ * Lazy replication (Algorithm 3): while the next round's tuples are late,
+ * widen the replica layers of the versions after the base round, lowest
+ * first, one piece at a time, until the next version after the last full
+ * one can be stepped — up to m+1 ticks past the base.  Called only when the
+ * process would otherwise wait, so replica layers cost nothing beyond the
+ * wider ghost data when messages are on time.  Per side (p->sides), only
+ * toward the neighbours whose round is late, where the goal needs only
+ * that round (side_replicas).  1 when a piece was computed.
+ */
+static int extend_replicas(proc *p, int *err)
+{
+    if (p->widths.W < 2 * p->k || p->widths.base < 0) return 0; /* no round start to reach */
+    int64_t limit = p->done + p->A < p->a->ticks ? p->done + p->A : p->a->ticks;
+    if (tess__tick_proc_next_repart(p) < limit) limit = tess__tick_proc_next_repart(p);
+    int64_t goal = p->widths.base + 1;
+    while (goal <= limit && ver_of(p, goal)->v == goal && ver_of(p, goal)->full) goal++;
+    if (goal > limit) return 0;
+    int64_t r = tess__tick_width_round_at_or_after(&p->widths, goal);
+    if (p->sides && p->hold_in && r - p->widths.base <= p->widths.W &&
+        r == p->widths.base + 2 * p->k)
+        return side_replicas(p, goal, r, err);
+    int64_t v;
+    int w;
+    if (!tess__tick_width_next(&p->widths, goal, width_of_version, p, &v, &w)) return 0;
+    return replica_piece(p, v, w, err);
 }
 
 /* ---- the loop ---- */

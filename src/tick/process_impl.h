@@ -45,6 +45,12 @@ typedef struct version {
     int own_stepped, own_mixed;
 } version;
 
+/* Per side: a version's width toward one in-neighbour (side_width_of). */
+typedef struct side_width {
+    int64_t v;
+    int w;
+} side_width;
+
 typedef struct proc {
     tess_ctx *ctx;
     const tess_tick_app *app;
@@ -61,6 +67,8 @@ typedef struct proc {
     tess_query *inner;                /* A+1: (WX∘RX)^s(Q_i), what Q_i alone determines */
     tess_query *out_L;                /* n_out: L_{m+1}(Q_j) */
     tess_query *reach;                /* per side: n_in x (A+1), IX^s(Q_j) */
+    tess_query *hold_in;              /* per side, lazy replicas: n_in x (k+1), hold^s(Q_j) */
+    side_width *side_w;               /* per side, lazy replicas: nslots x n_in */
     int64_t *recv_round;
     uint32_t epoch;
     int64_t epoch_start;

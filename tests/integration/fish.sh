@@ -222,6 +222,20 @@ cmp -s "$tmp/sides_off/fish.bin" "$tmp/sides_on/fish.bin" || die "per side: the 
 python3 -c 'import sys; sys.exit(not float(sys.argv[2]) > float(sys.argv[1]))' "$tps_off" "$tps_on" ||
     die "per side: $tps_on ticks/s, not above the inner region's $tps_off (virtual clock)"
 echo "   per side: $tps_on simulated ticks/s against $tps_off with the inner region alone, same state"
+# Per side, combined widens its lazy replica layers only toward the
+# neighbours whose round is late: the same state from fewer tuples stepped.
+side_tuples() {
+    fish_run "side_repl_$1" "$tmp/side_repl_$1" env TESS_TICK_SIDES="$1" -- --fish 3600 \
+        --informed 0.1 --ticks 40 --alg combined --depth 2 --period 2 --layers 3 --workers 9 \
+        --clock virtual --step-cost 1000 --jitter cloud --seed 1
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["tuple_ticks"])' \
+        "$tmp/side_repl_$1/metrics.json"
+}
+tt_off=$(side_tuples off) tt_on=$(side_tuples on)
+cmp -s "$tmp/side_repl_off/fish.bin" "$tmp/side_repl_on/fish.bin" ||
+    die "per side, combined: the state differs"
+[ "$tt_on" -lt "$tt_off" ] || die "per side, combined: $tt_on tuples stepped, not below $tt_off"
+echo "   per side, combined: $tt_on tuples stepped against $tt_off widening every side, same state"
 
 if [ $MPI = 1 ]; then
     step "mpirun"
