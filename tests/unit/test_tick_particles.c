@@ -366,17 +366,26 @@ static void test_check_reads_across_held_regions(void **state)
     }
 }
 
-static void test_step_region(void **state)
+/* n particles at x = id (y = -id) in slot 0 of an instance of nslots;
+ * STEP moves x by +1.5; WD grows by 2. */
+static void *shifted_line(fixture **out, uint64_t n, int nslots)
 {
-    (void)state;
-    /* 20 particles at x = 0..19; STEP moves x by +1.5; WD grows by 2. */
-    fixture *f = fixture_new(20, 0.0);
+    fixture *f = fixture_new(n, 0.0);
     f->shift = 1.5;
     f->reach = 2;
-    void *st = instance(f, 3);
+    void *st = instance(f, nslots);
     tess_query all = rect(-INFINITY, INFINITY, -INFINITY, INFINITY);
     tess_region rall = region1(&all);
     assert_int_equal(tess_particles_class.init(st, 0, &rall), 0);
+    *out = f;
+    return st;
+}
+
+static void test_step_region(void **state)
+{
+    (void)state;
+    fixture *f;
+    void *st = shifted_line(&f, 20, 3);
 
     /* Region x in [5, 10): at tick+1 ids 4..8 (x = 5.5 .. 9.5) */
     tess_query q = rect(5, 10, -INFINITY, INFINITY);
@@ -423,13 +432,8 @@ static void test_step_region(void **state)
 static void test_step_prunes_by_negs(void **state)
 {
     (void)state;
-    fixture *f = fixture_new(40, 0.0); /* x = id, y = -id */
-    f->shift = 1.5;
-    f->reach = 2;
-    void *st = instance(f, 4);
-    tess_query all = rect(-INFINITY, INFINITY, -INFINITY, INFINITY);
-    tess_region rall = region1(&all);
-    assert_int_equal(tess_particles_class.init(st, 0, &rall), 0);
+    fixture *f;
+    void *st = shifted_line(&f, 40, 4);
     tess_query pos = rect(0, 40, -INFINITY, INFINITY);
     tess_region rpos = region1(&pos);
     assert_int_equal(tess_particles_class.step(st, 0, 1, &rpos, 7), 39); /* ids 0..38 */
