@@ -540,8 +540,7 @@ static int extend_replicas(proc *p, int *err)
     while (goal <= limit && ver_of(p, goal)->v == goal && ver_of(p, goal)->full) goal++;
     if (goal > limit) return 0;
     int64_t r = tess__tick_width_round_at_or_after(&p->widths, goal);
-    if (p->sides && p->hold_in && r - p->widths.base <= p->widths.W &&
-        r == p->widths.base + 2 * p->k)
+    if (p->hold_in && r == p->widths.base + 2 * p->k) /* per side, W >= 2k */
         return side_replicas(p, goal, r, err);
     int64_t v;
     int w;
