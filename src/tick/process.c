@@ -472,11 +472,17 @@ static int replica_piece(proc *p, int64_t v, int w, int *err)
     return 1;
 }
 
-/* Per side: what version v holds of L_w(Q_i) ∩ hold^(R-v)(Q_j) for
+/* Per side: the entry of version v's slot for in-neighbour x. */
+static side_width *side_entry(const proc *p, int64_t v, int x)
+{
+    return &p->side_w[(size_t)(v % p->nslots) * (size_t)p->n_in + (size_t)x];
+}
+
+/* Per side: w when version v holds L_w(Q_i) ∩ hold^(R-v)(Q_j) for
  * in-neighbour x (R the round at or after v); -1: nothing beyond its width. */
 static int side_width_of(const proc *p, int64_t v, int x)
 {
-    const side_width *e = &p->side_w[(size_t)(v % p->nslots) * (size_t)p->n_in + (size_t)x];
+    const side_width *e = side_entry(p, v, x);
     return e->v == v ? e->w : -1;
 }
 
@@ -488,15 +494,14 @@ static int side_width_of(const proc *p, int64_t v, int x)
  * round's tuples — and at R it is x's part of L_w(Q_i), so with the
  * on-time neighbours' parts merged, R holds L_w(Q_i) whole.
  */
-static int side_piece(proc *p, int64_t v, int x, int w, int *err)
+static int side_piece(proc *p, int64_t v, int64_t R, int x, int w, int *err)
 {
     version *ver = ver_of(p, v);
-    int64_t R = tess__tick_width_round_at_or_after(&p->widths, v);
     tess_query pos[2] = {p->Lown[w], p->hold_in[(size_t)x * (size_t)(p->k + 1) + (size_t)(R - v)]};
     p->negs[0] = p->Lown[ver->width]; /* only the new layers */
     *err = step_region(p, v, pos, 2, 1, 1, NULL);
     if (*err != TESS_OK) return 1;
-    p->side_w[(size_t)(v % p->nslots) * (size_t)p->n_in + (size_t)x] = (side_width){v, w};
+    *side_entry(p, v, x) = (side_width){v, w};
     return 1;
 }
 
@@ -516,7 +521,7 @@ static int side_replicas(proc *p, int64_t goal, int64_t r, int *err)
         if (v > R || !x->full || x->width < 0) return replica_piece(p, v, need, err);
         for (int j = 0; j < p->n_in; j++)
             if (p->recv_round[j] <= R && side_width_of(p, v, j) < need)
-                return side_piece(p, v, j, need, err);
+                return side_piece(p, v, R, j, need, err);
     }
     return 0;
 }
