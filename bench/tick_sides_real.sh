@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tick_sides_real.sh — computing ahead per side with REAL compute (not the
-# virtual clock): alternating rounds of the inner region (default), per side
-# (TESS_TICK_SIDES=on) and per side refining on every arrival
-# (TESS_TICK_REFINE=every), the same seed for every mode of a round and the
-# mode order rotated per round, since the machine is shared and noisy.
+# virtual clock): alternating rounds of the inner region (TESS_TICK_SIDES=off)
+# and per side (TESS_TICK_SIDES=on, the default), both refining a version
+# computed ahead only when it is next (TESS_TICK_REFINE=next), and per side
+# refining on every arrival (TESS_TICK_REFINE=every, the default since
+# 2026-11-29), the same seed for every mode of a round and the mode order
+# rotated per round, since the machine is shared and noisy.
 # Prints, per configuration and mode, the median ticks/s, the median of each
 # round's ratio to the inner region's, and the median CPU seconds.
 #
@@ -24,7 +26,7 @@ configs=(
 modes=(inner sides every)
 
 run_one() { # mode config-args seed -> "ticks/s cpu-s"
-    local mode=$1 args=$2 seed=$3 sides=off refine=
+    local mode=$1 args=$2 seed=$3 sides=off refine=next
     [ "$mode" = inner ] || sides=on
     [ "$mode" = every ] && refine=every
     local line

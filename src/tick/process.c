@@ -404,14 +404,16 @@ static int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
     /* Work ahead of late data is dependency scheduling: only with a depth,
      * and no further than d ticks past the last complete one. */
     if (ahead > 0 && (p->a->depth == 0 || v > p->done + p->a->depth + 1)) return 0;
-    /* Ahead of the oldest open tick, compute once what late data leave
-     * computable and refine only when the tick is next.  The paper's
-     * Algorithm 2 refines every version on each arrival (x->ahead is its
-     * DEPTH bookkeeping; TESS_TICK_REFINE=every): the same schedule at
-     * d = 1, 2% more ticks/s for fish at d = 2 on the virtual clock, but
-     * half the ticks/s with real compute here (its many small pieces cost
-     * CPU and delay the oldest tick; docs/benchmarks.md, "Algorithm 2's
-     * refinement"). */
+    /* The paper's Algorithm 2: every version in the window is refined on
+     * each arrival (x->ahead, or per side x->late_sig, is its DEPTH
+     * bookkeeping).  TESS_TICK_REFINE=next refines a version computed ahead
+     * only once it is the oldest open tick: a version left as it was then
+     * stops the window, so deeper schedules gained less than d = 1 (fish
+     * at the paper's scale, virtual clock: d = 4 at 0.96x of d = 1, against
+     * 1.00x refining on every arrival); with real compute refining on
+     * every arrival was 0.997-1.03x as fast for up to 37% more CPU
+     * (docs/benchmarks.md, "Refinement on every arrival becomes the
+     * default"). */
     if (!p->refine_every && x->computed_any && v > p->done + 1 && ahead > 0) {
         *stale = 1; /* what it holds is older than what later ticks would assume */
         return 0;
@@ -709,7 +711,7 @@ static int setup(proc *p)
     p->negs = calloc((size_t)n + 1, sizeof *p->negs);
     p->snapshot_for = -1;
     p->check = tess__tick_check_on();
-    p->refine_every = env_is("TESS_TICK_REFINE", "every");
+    p->refine_every = !env_is("TESS_TICK_REFINE", "next");
     p->grace = !env_is("TESS_TICK_GRACE", "off");
     p->sides = p->app->ix != NULL && !env_is("TESS_TICK_SIDES", "off");
     if (!p->Q || !p->ver || !p->repart || !p->moves || !p->negs) return TESS_ERR_NOMEM;

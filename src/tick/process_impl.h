@@ -110,7 +110,7 @@ typedef struct proc {
     int emu_busy;     /* no wait for messages since the last emulated compute */
     int stalled;      /* nothing to do since the last grace wait (grace_wait) */
     int check;        /* TESS_TICK_CHECK=1 (check.c), read once at setup */
-    int refine_every; /* Algorithm 2 as published: refine on every arrival (TESS_TICK_REFINE) */
+    int refine_every; /* Algorithm 2: refine on every arrival (unless TESS_TICK_REFINE=next) */
     int sides;        /* compute ahead per late neighbour (app->ix, unless TESS_TICK_SIDES=off) */
     int grace;        /* wait a tick's STEP before widening replicas (TESS_TICK_GRACE) */
     double stall_start_us, last_stall_us;

@@ -191,6 +191,14 @@ echo "   TESS_TICK_CHECK=1 (combined, cloud, re-partitioning): bitwise equal"
 same_as_base inner env TESS_TICK_SIDES=off TESS_TICK_CHECK=1 -- --alg combined --depth 2 \
     --period 2 --layers 3 --workers 4 --jitter cloud --seed 3 --repart-every 6
 echo "   TESS_TICK_SIDES=off (computing ahead the inner region alone, checked): bitwise equal"
+# TESS_TICK_REFINE=next refines a version computed ahead only once it is
+# the oldest open tick (the default refines on every arrival, Algorithm 2).
+same_as_base next_sched env TESS_TICK_REFINE=next TESS_TICK_CHECK=1 -- --alg sched --depth 3 \
+    --workers 4 --jitter cloud --seed 2 --repart-every 6
+same_as_base next_combined env TESS_TICK_REFINE=next TESS_TICK_CHECK=1 -- --alg combined \
+    --depth 2 --period 2 --layers 3 --workers 9 --clock virtual --step-cost 500 --jitter cloud \
+    --seed 4 --repart-every 6
+echo "   TESS_TICK_REFINE=next (sched d=3, combined; checked): bitwise equal"
 # Lazy replication costs nothing while messages are on time: without latency
 # on the virtual clock (deterministic), spare replica layers (k=2, m=3) step
 # exactly the tuples of none (m=1).  A grace wait ended by another

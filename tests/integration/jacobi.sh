@@ -60,6 +60,19 @@ for a in "${ALGS[@]}"; do
     done
 done
 
+step "refinement only when next (TESS_TICK_REFINE=next), checked, with jitter"
+# The variant that refines a version computed ahead only once it is the
+# oldest open tick: a version it leaves as it was stops the window, and a
+# tuple left out would be read by the next tick (the checking mode) or change
+# the state.
+for a in "--alg sched --depth 4" "--alg combined --depth 2 --period 2 --layers 3"; do
+    for j in "cloud --seed 5" "lognormal:median=200,sigma=1.2,stall_rate=50,stall_mean=2000 --seed 6"; do
+        check "TESS_TICK_REFINE=next $a --jitter $j" env TESS_TICK_REFINE=next TESS_TICK_CHECK=1 \
+            "$TESSERA" run jacobi --rows $R --cols $C --ticks $T --quiet --dump "$tmp/out.bin" \
+            $a --workers 4 --jitter $j --repart-every 6
+    done
+done
+
 if [ "$MPI" = 1 ]; then
     step "mpirun -np 2 and -np 4"
     i=0

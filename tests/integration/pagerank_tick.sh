@@ -84,6 +84,14 @@ same_as "$tmp/base.txt" "TESS_TICK_CHECK=1 --alg combined --workers 4 --jitter c
     --output "$tmp/out.txt" --alg combined --depth 2 --period 2 --layers 3 --workers 4 \
     --jitter cloud --seed 3 --repart-every 4
 
+step "refinement only when next (TESS_TICK_REFINE=next; the default refines on every arrival)"
+for a in "--alg sched --depth 3" "--alg combined --depth 2 --period 2 --layers 3"; do
+    same_as "$tmp/base.txt" "TESS_TICK_REFINE=next $a --workers 4 --jitter cloud" \
+        env TESS_TICK_REFINE=next TESS_TICK_CHECK=1 "$TESSERA" run pagerank-tick --quiet \
+        --graph "$G" --ticks $T --output "$tmp/out.txt" $a --workers 4 --jitter cloud --seed 4 \
+        --repart-every 4
+done
+
 step "virtual clock (simulated time): every algorithm, 8 workers, late messages"
 for a in "${ALGS[@]}"; do
     same_as "$tmp/base.txt" "--clock virtual $a --workers 8 --jitter fixed:3000" \
