@@ -130,11 +130,17 @@ if [ "$MPI" = 1 ]; then
     dir="$tmp/moved"
     mpi 3 "$TESSERA" run workqueue --items "$WQ_ITEMS" --seed "$WQ_SEED" --work "$WQ_WORK" \
         --quiet --workers 1 --item-us 100 --checkpoint-dir "$dir" --checkpoint-seconds 0.1 \
-        --output "$tmp/moved0.txt" > /dev/null 2>&1 &
+        --output "$tmp/moved0.txt" > /dev/null 2> "$tmp/moved.err" &
     job=$!
     wait_epoch "$dir" 2 60 "$job" || die "moved: no checkpoint while processing"
     pid=$(rank_pid "$dir" 1)
-    [ -n "$pid" ] || die "moved: the run ended before the kill"
+    if [ -z "$pid" ]; then # seen once under ASan on a loaded machine: say what was running
+        alive=no
+        kill -0 "$job" 2> /dev/null && alive=yes
+        die "moved: rank 1 not found after epoch $(newest_epoch "$dir") (mpirun alive: $alive;" \
+            "its processes: $(pgrep -af -- "--checkpoint-dir $dir" | cut -c1-120 | tr '\n' ';');" \
+            "stderr: $(head -c 600 "$tmp/moved.err"))"
+    fi
     kill -9 "$pid"
     wait "$job" && die "moved: mpirun exited 0 after a rank was killed"
     [ ! -e "$tmp/moved0.txt" ] || die "moved: the killed run wrote a report"
