@@ -135,6 +135,8 @@ static void proc_plan_free(proc *p)
     free(p->hold_in);
     free(p->side_w);
     free(p->recv_round);
+    free(p->send_next);
+    p->send_next = NULL;
     p->Lown = p->inner = p->out_L = p->reach = p->hold_in = NULL;
     p->side_w = NULL;
     p->in_ids = p->out_ids = p->in_index = NULL;
@@ -154,8 +156,9 @@ int tess__tick_proc_plan_build(proc *p, int64_t first_round)
     p->inner = malloc((size_t)(p->A + 1) * sizeof *p->inner);
     p->out_L = malloc((size_t)n * sizeof *p->out_L);
     p->recv_round = malloc((size_t)n * sizeof *p->recv_round);
+    p->send_next = malloc((size_t)n * sizeof *p->send_next);
     if (!p->Lown || !p->in_ids || !p->out_ids || !p->in_index || !p->inner || !p->out_L ||
-        !p->recv_round)
+        !p->recv_round || !p->send_next)
         return TESS_ERR_NOMEM;
     p->Lown[0] = p->Q[p->me];
     for (int s = 1; s <= m + 1; s++) hold_of(p, &p->Lown[s - 1], &p->Lown[s]);
@@ -192,6 +195,7 @@ int tess__tick_proc_plan_build(proc *p, int64_t first_round)
         hold_pow(p, &p->Q[j], m + 1, &Lj);
         if (!app->disjoint(app->user, &p->Q[p->me], &Lj)) {
             p->out_L[p->n_out] = Lj;
+            p->send_next[p->n_out] = first_round;
             p->out_ids[p->n_out++] = j;
         }
     }
@@ -444,6 +448,12 @@ static int proc_try_compute(proc *p, int64_t v, int *err, int *stale)
     x->ahead = ahead;
     x->late_sig = sig;
     x->computed_any = 1;
+    /* Per side, a round start computed ahead already holds the parts of
+     * Q_i that no late neighbour reaches: they leave now (send_early). */
+    if (ahead > 0 && p->send_early) {
+        *err = tess__tick_proc_send_early(p, v, nneg);
+        if (*err != TESS_OK) return 1;
+    }
     if (ahead == 0) {
         x->full = 1;
         int w = tess__tick_width_std(&p->widths, v);
@@ -714,6 +724,7 @@ static int setup(proc *p)
     p->refine_every = !env_is("TESS_TICK_REFINE", "next");
     p->grace = !env_is("TESS_TICK_GRACE", "off");
     p->sides = p->app->ix != NULL && !env_is("TESS_TICK_SIDES", "off");
+    p->send_early = p->sides && !env_is("TESS_TICK_SEND", "full");
     if (!p->Q || !p->ver || !p->repart || !p->moves || !p->negs) return TESS_ERR_NOMEM;
     p->free_slots = malloc((size_t)p->nslots * sizeof *p->free_slots);
     if (p->free_slots == NULL) return TESS_ERR_NOMEM;

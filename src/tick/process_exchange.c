@@ -403,6 +403,55 @@ static int repartition(proc *p, int64_t v)
     return rc;
 }
 
+/* Round v's tuples of Q_i within L_{m+1}(Q_o) to out-neighbour o. */
+static int send_round_to(proc *p, int64_t v, int o)
+{
+    tess_query pos[2] = {p->Q[p->me], p->out_L[o]};
+    tess_region r = {.npos = 2, .pos = pos};
+    tess_buf *b = &p->packbuf; /* kept across rounds: no allocation per message */
+    b->len = 0;
+    int rc = p->app->state->pack(p->st, slot_of(p, v), &r, b);
+    if (rc == TESS_OK)
+        rc =
+            tess__tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b->data, b->len);
+    p->send_next[o] = v + p->k;
+    return rc;
+}
+
+/*
+ * Per side, a round start v computed ahead of late neighbours holds Q_i less
+ * what their missing rounds reach by v (p->negs[0 .. nneg), proc_try_compute).
+ * An out-neighbour o whose L_{m+1}(Q_o) none of those reaches gets its part
+ * now, not when the whole version is full: a late message then holds up
+ * only the sides it reaches, not every neighbour of every process it
+ * delays (fish at the paper's scale, virtual clock: sched d = 1 ÷ local
+ * 1.12 -> 1.30).  The test is DISJOINT on all of L_{m+1}(Q_o), not its part
+ * in Q_i (the queries have no intersection): conservative, never wrong.
+ * Each link's rounds still leave in order (send_next), and the rest of the
+ * round leaves when the version is full (tess__tick_proc_after_full).
+ */
+int tess__tick_proc_send_early(proc *p, int64_t v, int nneg)
+{
+    if (!is_round_start(p, v) || v >= p->a->ticks || ver_of(p, v)->sent) return TESS_OK;
+    if (tess__tick_proc_is_repart_tick(p, v) && p->epoch_start < v) return TESS_OK;
+    if (tess__tick_width_std(&p->widths, v) != 0) return TESS_OK;
+    int rc = TESS_OK, paid = 0;
+    for (int o = 0; o < p->n_out && rc == TESS_OK; o++) {
+        if (p->send_next[o] != v) continue;
+        int ready = 1;
+        for (int x = 0; x < nneg && ready; x++)
+            ready = p->app->disjoint(p->app->user, &p->out_L[o], &p->negs[x]);
+        if (!ready) continue;
+        if (!paid) {
+            tess__tick_proc_pay_step_cost(p);
+            tess__tick_proc_meter(p, METER_RUNTIME);
+            paid = 1;
+        }
+        rc = send_round_to(p, v, o);
+    }
+    return rc;
+}
+
 /* After version v became full: re-partition, send round data, report to the barrier. */
 int tess__tick_proc_after_full(proc *p, int64_t v)
 {
@@ -432,17 +481,8 @@ int tess__tick_proc_after_full(proc *p, int64_t v)
             p->rounds_uncounted = 0;
             rc = tess__tick_proc_own_count(p, v);
         }
-        tess_region r = {.npos = 2};
-        tess_buf *b = &p->packbuf; /* kept across rounds: no allocation per message */
-        for (int o = 0; o < p->n_out && rc == TESS_OK; o++) {
-            tess_query pos[2] = {p->Q[p->me], p->out_L[o]};
-            r.pos = pos;
-            b->len = 0;
-            rc = p->app->state->pack(p->st, slot_of(p, v), &r, b);
-            if (rc == TESS_OK)
-                rc = tess__tick_link_send(&p->link, p->out_ids[o], TICK_ROUND, p->epoch, v, b->data,
-                                          b->len);
-        }
+        for (int o = 0; o < p->n_out && rc == TESS_OK; o++)
+            if (p->send_next[o] <= v) rc = send_round_to(p, v, o);
     }
     if (rc == TESS_OK && p->a->alg == TESS_TICK_BSP && v < p->a->ticks && !x->barred) {
         x->barred = 1;

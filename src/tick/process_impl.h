@@ -66,6 +66,7 @@ typedef struct proc {
     int *in_ids, *out_ids, *in_index; /* in_index[src]: index in in_ids or -1 */
     tess_query *inner;                /* A+1: (WX∘RX)^s(Q_i), what Q_i alone determines */
     tess_query *out_L;                /* n_out: L_{m+1}(Q_j) */
+    int64_t *send_next;               /* n_out: the next round start to send out-neighbour o */
     tess_query *reach;                /* per side: n_in x (A+1), IX^s(Q_j) */
     tess_query *hold_in;              /* per side, lazy replicas: n_in x (k+1), hold^s(Q_j) */
     side_width *side_w;               /* per side, lazy replicas: nslots x n_in */
@@ -112,6 +113,7 @@ typedef struct proc {
     int check;        /* TESS_TICK_CHECK=1 (check.c), read once at setup */
     int refine_every; /* Algorithm 2: refine on every arrival (unless TESS_TICK_REFINE=next) */
     int sides;        /* compute ahead per late neighbour (app->ix, unless TESS_TICK_SIDES=off) */
+    int send_early;   /* per side, send a round's parts before it is full (TESS_TICK_SEND) */
     int grace;        /* wait a tick's STEP before widening replicas (TESS_TICK_GRACE) */
     double stall_start_us, last_stall_us;
     double grace_until_us; /* no replica layers widened before (grace_wait) */
@@ -184,6 +186,10 @@ int tess__tick_proc_on_save(proc *p, const tick_msg *m);
 int tess__tick_proc_on_load(proc *p, tick_msg *m);
 void tess__tick_proc_ckpt_free(proc *p);
 int tess__tick_proc_after_full(proc *p, int64_t v);
+/* Per side, round start v computed except where the late neighbours'
+ * reaches p->negs[0 .. nneg) lie: send its round to every out-neighbour
+ * whose part none of them meets. */
+int tess__tick_proc_send_early(proc *p, int64_t v, int nneg);
 
 /* ---- the checking mode (process.c; check.c) ---- */
 /* Version v holds every tuple of q: a fact of received data that merge()

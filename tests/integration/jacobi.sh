@@ -73,6 +73,17 @@ for a in "--alg sched --depth 4" "--alg combined --depth 2 --period 2 --layers 3
     done
 done
 
+step "rounds sent only when full (TESS_TICK_SEND=full), checked, with jitter"
+# The default sends a round's parts that no late neighbour reaches before the
+# version is full; the variant waits for the whole version.  Both checked.
+for a in "--alg sched --depth 1" "--alg combined --depth 3 --period 2 --layers 3"; do
+    for e in full early; do
+        check "TESS_TICK_SEND=$e $a --jitter cloud" env TESS_TICK_SEND=$e TESS_TICK_CHECK=1 \
+            "$TESSERA" run jacobi --rows $R --cols $C --ticks $T --quiet --dump "$tmp/out.bin" \
+            $a --workers 9 --jitter cloud --seed 8 --repart-every 6
+    done
+done
+
 if [ "$MPI" = 1 ]; then
     step "mpirun -np 2 and -np 4"
     i=0
