@@ -20,7 +20,7 @@ seeds=${2:-8}
 ticks=${3:-100}
 shift $(($# < 3 ? $# : 3))
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=("2,2,3" "3,3,2" "3,3,3" "4,4,3" "3,4,3" "2,3,2")
+[ ${#configs[@]} -gt 0 ] || configs=("2,2,3" "4,2,3" "3,3,2" "4,4,3" "3,4,3" "2,3,2")
 jobs=${JOBS:-2}
 jitter=${JITTER:-cloud}
 [ -x "$bin" ] || { echo "tick_combined_params.sh: $bin: no such executable" >&2; exit 2; }

@@ -56,7 +56,7 @@ fig8() { # APP PROFILE SEED K:M ...
 fig12() { # APP PROFILE SEED WORKERS ...
     local app=$1 prof=$2 seed=$3 w comb="--depth 8 --period 8 --layers 14"
     shift 3
-    [ "$app" = fish ] && comb="--depth 2 --period 2 --layers 3"
+    [ "$app" = fish ] && comb="--depth 4 --period 2 --layers 3"
     for w in "$@"; do
         job "fig12 $app $prof local w$w" "$app:$w" "--alg local --jitter $prof" "$seed"
         job "fig12 $app $prof combined w$w" "$app:$w" "--alg combined $comb --jitter $prof" "$seed"

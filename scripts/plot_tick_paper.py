@@ -234,7 +234,7 @@ def plot_scaleup(plt, sub, app, out):
     ax.legend(fontsize=7)
     axr.legend(fontsize=7, loc="upper left")
     note(axr, PAPER["fig12 " + app], 0.45, 0.42)
-    per = "800 fish, combined d=2 k=2 m=3" if app == "fish" else \
+    per = "800 fish, combined d=4 k=2 m=3" if app == "fish" else \
         "100x100 cells, combined d=8 k=8 m=14"
     return finish(plt, fig, out, f"scale-up, {app}: {per} per process, 100 ticks,\n", sub,
                   f"tick-scaleup-{app}-virtual")
