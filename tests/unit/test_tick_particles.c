@@ -469,24 +469,25 @@ static void test_step_prunes_by_negs(void **state)
 
 /* ------------------------------------------------------------------ neighbours */
 
-/* A random cloud inserted in a shuffled order through merge(): every STEP
- * sees exactly the brute-force neighbour set, in ascending id order. */
-static void test_neighbours_match_brute_force(void **state)
+/* A random cloud in a square of the given side (with one particle far
+ * away: a sparse bounding box, so a few large cells), inserted in a
+ * shuffled order through merge(): every STEP sees exactly the brute-force
+ * neighbour set, in ascending id order. */
+static void neighbours_match_brute_force(double side, int far)
 {
-    (void)state;
     const uint64_t n = MAXN;
     const double radius = 3.0;
     fixture *f = fixture_new(n, radius);
     f->reach = 0;
     for (uint64_t i = 0; i < n; i++) {
-        f->pts[i].x = 40.0 * tess_rng_unit(1, i, 0) - 20.0;
-        f->pts[i].y = 40.0 * tess_rng_unit(1, i, 1) - 20.0;
+        f->pts[i].x = side * tess_rng_unit(1, i, 0) - side / 2;
+        f->pts[i].y = side * tess_rng_unit(1, i, 1) - side / 2;
     }
     f->pts[7].x = f->pts[3].x + radius; /* exactly at the radius: a neighbour */
     f->pts[7].y = f->pts[3].y;
     f->pts[9] = f->pts[11]; /* two particles at one place */
     f->pts[9].id = 9;
-    f->pts[300].x = 1e6; /* far away: a sparse bounding box */
+    if (far) f->pts[300].x = 1e6; /* far away: a sparse bounding box */
 
     /* Shuffle the insertion order. */
     uint64_t order[MAXN];
@@ -520,6 +521,29 @@ static void test_neighbours_match_brute_force(void **state)
     fixture_free(f, st);
 }
 
+/* Spread out with one far away: all in a few cells, hundreds of
+ * candidates a cell (the radix sort). */
+static void test_neighbours_match_brute_force(void **state)
+{
+    (void)state;
+    neighbours_match_brute_force(40.0, 1);
+}
+
+/* Spread out: cells as wide as the radius, a few particles each, tens of
+ * candidates a cell (the shell sort). */
+static void test_neighbours_small_cells(void **state)
+{
+    (void)state;
+    neighbours_match_brute_force(40.0, 0);
+}
+
+/* Crowded (a gathered school): every particle a candidate of every cell. */
+static void test_neighbours_crowded(void **state)
+{
+    (void)state;
+    neighbours_match_brute_force(6.0, 0);
+}
+
 /* ------------------------------------------------------------------ unpack */
 
 static void test_unpack(void **state)
@@ -545,4 +569,6 @@ TEST_MAIN(cmocka_unit_test(test_encode_little_endian), cmocka_unit_test(test_pac
           cmocka_unit_test(test_region_filtering), cmocka_unit_test(test_step_region),
           cmocka_unit_test(test_step_prunes_by_negs),
           cmocka_unit_test(test_check_reads_across_held_regions),
-          cmocka_unit_test(test_neighbours_match_brute_force), cmocka_unit_test(test_unpack))
+          cmocka_unit_test(test_neighbours_match_brute_force),
+          cmocka_unit_test(test_neighbours_small_cells), cmocka_unit_test(test_neighbours_crowded),
+          cmocka_unit_test(test_unpack))
