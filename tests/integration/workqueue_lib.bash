@@ -51,8 +51,13 @@ rank_pid() {
         local argv1
         argv1=$(tr '\0' '\n' < "/proc/$pid/cmdline" 2> /dev/null | sed -n 2p)
         [ "$argv1" = run ] || continue
+        # grep reads the file itself: under pipefail `tr | grep -q` fails
+        # when grep quits on its match before tr's last write (SIGPIPE: 25
+        # of 500 with a 100 KB environment; with a few KB, when tr is
+        # preempted between writes).  The likely cause of "rank 1 not found"
+        # seen twice under ASan on a loaded machine, its 3 ranks alive.
         if [ "$rank" -lt 0 ] ||
-            tr '\0' '\n' < "/proc/$pid/environ" 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$rank"; then
+            grep -qxz "OMPI_COMM_WORLD_RANK=$rank" "/proc/$pid/environ" 2> /dev/null; then
             echo "$pid"
             return 0
         fi
