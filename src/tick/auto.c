@@ -79,6 +79,7 @@ void tess__tick_auto_choose(const tess_tick_calibration *c, int64_t repart_every
     /* A long wait with cheap layers: as wide as allowed (fewer messages and
      * more run-ahead both paid in every measured case). */
     int want = cheap && n >= 4 ? AUTO_MAX_AHEAD : ahead;
+    int spiky = c->wait_median_s < 0.6 * w; /* rare long waits make most of the mean */
     int width = c->layer_ratio > 0 ? (int)floor(1.0 / c->layer_ratio) : want;
     if (width > want) width = want;
     if (width < 2) width = 2;
@@ -90,12 +91,15 @@ void tess__tick_auto_choose(const tess_tick_calibration *c, int64_t repart_every
         *alg = TESS_TICK_REPL;
         /* Idle cores make speculative layers free: a short period keeps
          * replica layers to spare for running ahead of a late round. */
-        int spiky = c->wait_median_s < 0.6 * w;
         if (c->busy < 0.25 && width >= 4) *period = spiky && width >= 6 ? width / 3 : 2;
         else *period = width / 2 + 1 <= width ? width / 2 + 1 : width;
     } else {
         *alg = TESS_TICK_COMBINED;
         *depth = ahead;
+        /* Spikes: lazy layers cost compute only while a spike holds the
+         * process anyway, so a round every 2 ticks with layers to spare
+         * (k = 2, m+1 = 4) pays even where a layer is dear. */
+        if (spiky && want >= 4) *period = 2, *layers = 3;
     }
     while (repart_every > 0 && repart_every % *period != 0) (*period)--;
 }

@@ -87,6 +87,17 @@ static void test_choices(void **state)
     expect(choose(1e-3, 1.5e-3, 0.02, 0.3, 0), TESS_TICK_REPL, 1, 2, 2);
     /* Dear layers still get two (one replica layer). */
     expect(choose(1e-3, 9e-3, 0.8, 0.3, 0), TESS_TICK_COMBINED, 10, 1, 1);
+    /* The fish school at the paper's scale on the virtual clock under
+     * `cloud` (seed 1's calibration): 1 ms emulated STEP, a mean wait of
+     * 6.5 ms and a median of 2.5 (spikes), a layer 55% of the partition,
+     * 11% busy: combined d = 8 with k = 2, m = 3 (spikes pay for lazy dear
+     * layers), not m+1 = floor(1/0.55) = 2; steady waits keep that rule.
+     * Re-partitioning every 60 ticks keeps k = 2; every 9, k = 1. */
+    expect(choose_step(1e-3, 0.0, 6.5e-3, 0.38, 0.55, 0.11, 60), TESS_TICK_COMBINED, 8, 2, 3);
+    expect(choose_step(1e-3, 0.0, 6.5e-3, 0.38, 0.55, 0.11, 9), TESS_TICK_COMBINED, 8, 1, 3);
+    expect(choose_step(1e-3, 0.0, 6.5e-3, 1.0, 0.55, 0.11, 60), TESS_TICK_COMBINED, 8, 1, 1);
+    /* ... and a wait of two ticks or less (ahead < 4) keeps it too. */
+    expect(choose_step(1e-3, 0.0, 2e-3, 0.38, 0.55, 0.11, 60), TESS_TICK_COMBINED, 3, 1, 1);
     /* A layer as big as the partition (fish, 50 per worker): sched. */
     expect(choose(1e-3, 2e-3, 1.6, 0.3, 0), TESS_TICK_SCHED, 3, 1, 0);
     /* Real Jacobi, 1000x1000 per process: 15 layers add 6%.  Busy cores,
