@@ -1,11 +1,27 @@
 # shellcheck shell=bash disable=SC2154 # bin, rounds, workers, tmp, configs, modes: the caller's
 # tick_real_lib.bash — the alternating-rounds loop of the tick benches with
 # REAL compute (tick_sides_real.sh, tick_refine_real.sh), sourced by them.
-# The caller sets: bin, rounds, workers, tmp, the arrays configs
-# ("NAME|tessera run ARGS") and modes, and a function mode_env MODE that
-# prints the VAR=VALUE words of that mode's environment.  The machine is
+# The caller calls real_args with its defaults and arguments (bin, rounds,
+# workers, tmp), sets the arrays configs ("NAME|tessera run ARGS") and modes,
+# and a function mode_env MODE that prints the VAR=VALUE words of that
+# mode's environment.  The machine is
 # shared and noisy, so every mode of a round runs with the same seed (the
 # round) and the order of the modes is rotated every round.
+
+# real_args DEFAULT_ROUNDS DEFAULT_WORKERS [BIN] [ROUNDS] [WORKERS]: the
+# caller's arguments into bin, rounds and workers, refused with one line and
+# exit 2 when wrong; a temporary directory in tmp, removed at exit.
+real_args() {
+    local me=${0##*/}
+    bin=${3:-build/tessera}
+    rounds=${4:-$1}
+    workers=${5:-$2}
+    [ -x "$bin" ] || { echo "$me: $bin: no such executable" >&2; exit 2; }
+    [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "$me: ROUNDS must be a positive integer" >&2; exit 2; }
+    [[ $workers =~ ^[1-9][0-9]*$ ]] || { echo "$me: WORKERS must be a positive integer" >&2; exit 2; }
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+}
 
 # real_run MODE ARGS SEED -> "ticks/s cpu-seconds" (exits on a failed run)
 real_run() {

@@ -8,16 +8,9 @@
 #
 #   bench/tick_send_real.sh [BIN] [ROUNDS] [WORKERS]
 set -euo pipefail
-bin=${1:-build/tessera}
-rounds=${2:-9}
-workers=${3:-9}
-[ -x "$bin" ] || { echo "tick_send_real.sh: $bin: no such executable" >&2; exit 2; }
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "tick_send_real.sh: ROUNDS must be a positive integer" >&2; exit 2; }
-[[ $workers =~ ^[1-9][0-9]*$ ]] || { echo "tick_send_real.sh: WORKERS must be a positive integer" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/tick_real_lib.bash
 . "$(dirname "$0")/tick_real_lib.bash"
+real_args 9 9 "$@"
 
 configs=(
     "jacobi-sched-d1|jacobi --rows 800 --cols 800 --ticks 300 --alg sched --depth 1"

@@ -12,14 +12,9 @@
 #
 #   bench/tick_sides_real.sh [BIN] [ROUNDS] [WORKERS]
 set -euo pipefail
-bin=${1:-build/tessera}
-rounds=${2:-5}
-workers=${3:-4}
-[ -x "$bin" ] || { echo "tick_sides_real.sh: $bin: no such executable" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=bench/tick_real_lib.bash
 . "$(dirname "$0")/tick_real_lib.bash"
+real_args 5 4 "$@"
 
 configs=(
     "jacobi-sched-d4|jacobi --rows 800 --cols 800 --ticks 300 --alg sched --depth 4"
