@@ -69,8 +69,9 @@ static void usage(FILE *out)
             "  --period K           k of repl and combined, jacobi (default 8)\n"
             "  --layers M           m of repl and combined, jacobi (default 14; K <= M+1)\n"
             "  --fish-depth D, --fish-period K, --fish-layers M\n"
-            "                       the same for the fish school (default 2, 2, 1: a fish\n"
-            "                       layer is rho + s*dt = 6.2 wide, so replicas are dear)\n"
+            "                       the same for the fish school (default 4, 2, 3: a fish\n"
+            "                       layer is rho + s*dt = 6.2 wide, but lazy layers cost\n"
+            "                       compute only while a round is late)\n"
             "  --jitter SPEC        latency profile of the jitter runs (default cloud)\n"
             "  --layers-jitter SPEC the layers regime's (default fixed:5000: every\n"
             "                       message 5 ms late, the case of Algorithm 3)\n"
@@ -331,9 +332,9 @@ static int parse_options(bt_options *o, int argc, char **argv)
                       .depth = 8,
                       .period = 8,
                       .layers = 14,
-                      .fish_depth = 2,
+                      .fish_depth = 4,
                       .fish_period = 2,
-                      .fish_layers = 1,
+                      .fish_layers = 3,
                       .repart_every = 60,
                       .seed = 1,
                       .step_cost_us = 1000.0,

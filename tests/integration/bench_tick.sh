@@ -91,7 +91,7 @@ run dry env TESS_BENCH_TICK_CHILD="$fake" "$TESSERA" "${common[@]}" --rounds 2 -
 [ "$(grep -c -- ' run fish ' "$tmp/dry.out")" = 40 ] || die "dry run: expected 40 fish commands"
 grep -q -- "run jacobi --rows 300 --cols 300 --ticks 10 --alg combined --depth 8 --period 8 --layers 14 --workers 9 --jitter cloud --seed 2 --step-cost 1000 --quiet --metrics" "$tmp/dry.out" ||
     die "dry run: no combined jacobi command for 9 workers, round 2"
-grep -q -- "run fish --fish 200 --informed 0.1 --repart-every 60 --ticks 10 --alg repl --period 2 --layers 1 --workers 4 --jitter none --seed 1" "$tmp/dry.out" ||
+grep -q -- "run fish --fish 200 --informed 0.1 --repart-every 60 --ticks 10 --alg repl --period 2 --layers 3 --workers 4 --jitter none --seed 1" "$tmp/dry.out" ||
     die "dry run: no repl fish command without jitter"
 [ "$(calls)" = 0 ] && [ ! -e "$J" ] || die "dry run ran something or wrote $J"
 
