@@ -45,7 +45,11 @@
  *     in every such case measured.  Scheduling is left out: computing inner regions of later ticks
  *     in pieces cost more than it hid in every measured case (Jacobi with
  *     combined d=8 k=8 m=14 at 0.4-0.8x of repl k=8 m=14).
- *   - Dearer layers: combined, d = ahead, k = 1.
+ *   - Dearer layers: combined, d = ahead, k = 1 — but k = 2, m+1 = 4 when
+ *     the waits are spikes and ahead >= 4: the fish school at the paper's
+ *     scale (virtual clock, `cloud`, a layer 55% of a partition) ran at
+ *     0.61x of the best hand-picked setting with k = 1, m = 1, and at
+ *     0.99-1.02x over eight seeds with k = 2, m = 3.
  *   - rho >= 1 (a layer as big as the partition: the fish school's small
  *     partitions): no replication; sched, d = ahead, which computes ahead
  *     only the process's own tuples.
