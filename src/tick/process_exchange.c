@@ -432,9 +432,11 @@ static int send_round_to(proc *p, int64_t v, int o)
  */
 int tess__tick_proc_send_early(proc *p, int64_t v, int nneg)
 {
-    if (!is_round_start(p, v) || v >= p->a->ticks || ver_of(p, v)->sent) return TESS_OK;
-    if (tess__tick_proc_is_repart_tick(p, v) && p->epoch_start < v) return TESS_OK;
-    if (tess__tick_width_std(&p->widths, v) != 0) return TESS_OK;
+    /* A round start after the epoch's first tick (its target is Q_i: the
+     * version is not full yet, so nothing of it was sent), not one that
+     * re-partitions (its neighbours change there). */
+    if (tess__tick_width_std(&p->widths, v) != 0 || v >= p->a->ticks) return TESS_OK;
+    if (tess__tick_proc_is_repart_tick(p, v)) return TESS_OK;
     int rc = TESS_OK, paid = 0;
     for (int o = 0; o < p->n_out && rc == TESS_OK; o++) {
         if (p->send_next[o] != v) continue;
