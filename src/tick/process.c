@@ -718,14 +718,16 @@ static int setup(proc *p)
     p->ver = calloc((size_t)p->nslots, sizeof *p->ver);
     p->repart = calloc((size_t)n, sizeof *p->repart);
     p->moves = calloc((size_t)n, sizeof *p->moves);
+    p->Q_next = calloc((size_t)n, sizeof *p->Q_next);
     p->negs = calloc((size_t)n + 1, sizeof *p->negs);
-    p->snapshot_for = -1;
+    p->snapshot_for = p->parted_for = -1;
     p->check = tess__tick_check_on();
     p->refine_every = !env_is("TESS_TICK_REFINE", "next");
     p->grace = !env_is("TESS_TICK_GRACE", "off");
     p->sides = p->app->ix != NULL && !env_is("TESS_TICK_SIDES", "off");
     p->send_early = p->sides && !env_is("TESS_TICK_SEND", "full");
-    if (!p->Q || !p->ver || !p->repart || !p->moves || !p->negs) return TESS_ERR_NOMEM;
+    if (!p->Q || !p->ver || !p->repart || !p->moves || !p->Q_next || !p->negs)
+        return TESS_ERR_NOMEM;
     p->free_slots = malloc((size_t)p->nslots * sizeof *p->free_slots);
     if (p->free_slots == NULL) return TESS_ERR_NOMEM;
     for (int s = 0; s < p->nslots; s++) {
@@ -769,6 +771,7 @@ static void teardown(proc *p)
     for (int j = 0; p->repart && j < p->n; j++) tess_buf_free(&p->repart[j]);
     for (int j = 0; p->moves && j < p->n; j++) tess_buf_free(&p->moves[j]);
     free(p->moves);
+    free(p->Q_next);
     for (int i = 0; i < p->ndeferred; i++) free(p->deferred[i].mem);
     free(p->deferred);
     tess_buf_free(&p->packbuf);

@@ -85,14 +85,34 @@ static int bar_arrival(proc *p, int64_t tick)
     return TESS_OK;
 }
 
-/* A round, a snapshot or a move of this epoch. */
+static int leader_part(proc *p);
+
+/* The next PART's queries, from process 0. */
+static int apply_part(proc *p, const tick_msg *m)
+{
+    if (m->h.src != 0 || m->len != (size_t)p->n * sizeof *p->Q_next)
+        return tess__tick_proc_fail(p, TESS_ERR_FORMAT, "tick %s: %s",
+                                    "malformed re-partitioning message");
+    memcpy(p->Q_next, m->payload, m->len);
+    p->part_got = 1;
+    return TESS_OK;
+}
+
+/* A round, a snapshot (process 0), PART's queries or a move of this epoch. */
 static int apply_deferrable(proc *p, const tick_msg *m)
 {
     if (m->h.type == TICK_ROUND) return apply_round(p, m);
-    tess_buf *to = m->h.type == TICK_REPART ? &p->repart[m->h.src] : &p->moves[m->h.src];
-    if (m->h.type == TICK_REPART) p->repart_got++;
-    else p->moves_got++;
-    return tess_buf_append(to, m->payload, m->len);
+    if (m->h.type == TICK_PART) return apply_part(p, m);
+    if (m->h.type == TICK_MOVE) {
+        p->moves_got++;
+        return tess_buf_append(&p->moves[m->h.src], m->payload, m->len);
+    }
+    if (p->me != 0)
+        return tess__tick_proc_fail(p, TESS_ERR_FORMAT, "tick %s: %s",
+                                    "snapshot sent to a process other than 0");
+    p->repart_got++;
+    int rc = tess_buf_append(&p->repart[m->h.src], m->payload, m->len);
+    return rc == TESS_OK ? leader_part(p) : rc;
 }
 
 static int proc_handle(proc *p, tick_msg *m)
@@ -101,6 +121,7 @@ static int proc_handle(proc *p, tick_msg *m)
     case TICK_ABORT: return TESS_ERR_KERNEL;
     case TICK_ROUND:
     case TICK_REPART:
+    case TICK_PART:
     case TICK_MOVE:
         if (m->h.src < 0 || m->h.src >= p->n) return TESS_ERR_FORMAT;
         for (int i = 0; i < p->ndeferred; i++) /* keep the link's order */
@@ -199,14 +220,14 @@ int tess__tick_proc_wait_for_messages(proc *p, double max_wait_us)
  * a message.  Only a failure writes the context's error: the tick processes
  * share it, and a message set ahead of every PART overwrote another
  * process's report of why it failed (seen under TSan's timing in CI). */
-static int call_part(proc *p, const void *snapshot)
+static int call_part(proc *p, const void *snapshot, tess_query *out)
 {
     char before[256], after[256];
     tess__last_error_copy(p->ctx, before, sizeof before);
     /* PART is the application's, as STEP is: its CPU (every process calls it
      * on the same snapshot) is counted with STEP's, not the runtime's. */
     tess__tick_proc_meter(p, METER_STEP);
-    int rc = p->app->part(p->ctx, p->app->user, snapshot, p->n, p->Q);
+    int rc = p->app->part(p->ctx, p->app->user, snapshot, p->n, out);
     tess__tick_proc_meter(p, METER_RUNTIME);
     if (rc == 0) return TESS_OK;
     tess__last_error_copy(p->ctx, after, sizeof after);
@@ -215,10 +236,11 @@ static int call_part(proc *p, const void *snapshot)
     return rc < 0 ? rc : TESS_ERR_INVAL;
 }
 
-int tess__tick_proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
+/* PART on the tuples of bufs[0 .. nbufs) (and NEW's, init_all), into out. */
+static int part_into(proc *p, const tess_buf *bufs, int nbufs, int init_all, tess_query *out)
 {
     const tess_state_class *cls = p->app->state;
-    if (p->app->part_ignores_state) return call_part(p, NULL);
+    if (p->app->part_ignores_state) return call_part(p, NULL, out);
     void *all = cls->create(p->app, 1, &p->app->universe, &p->app->universe);
     if (all == NULL)
         return tess__tick_proc_fail(p, TESS_ERR_NOMEM, "tick %s: %s", "out of memory (partition)");
@@ -227,9 +249,14 @@ int tess__tick_proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init
     if (init_all) rc = cls->init(all, 0, &uni);
     for (int i = 0; i < nbufs && rc == TESS_OK; i++)
         rc = cls->merge(all, 0, bufs[i].data, bufs[i].len, NULL);
-    if (rc == TESS_OK) rc = call_part(p, cls->snapshot(all, 0));
+    if (rc == TESS_OK) rc = call_part(p, cls->snapshot(all, 0), out);
     cls->destroy(all);
     return rc;
+}
+
+int tess__tick_proc_part_from(proc *p, const tess_buf *bufs, int nbufs, int init_all)
+{
+    return part_into(p, bufs, nbufs, init_all, p->Q);
 }
 
 int tess__tick_proc_state_create(proc *p)
@@ -259,19 +286,23 @@ int tess__tick_proc_pack_own(proc *p, int64_t v, tess_buf *out)
  * Re-partitioning at tick R (every N = --repart-every ticks) is taken off
  * the critical path in two steps:
  *   - at tick R - N/2 (when that version is full) every process sends its
- *     own tuples to every other: the snapshot PART will see.  While these
- *     travel the processes go on computing;
- *   - at R every process calls PART on the snapshot (all get the same
- *     queries) and sends each process j the tuples of tick R in its old
- *     query that lie in j's new one, where DISJOINT says there may be some;
- *     j expects a move from each process whose old query may meet its new
- *     one.  These are neighbours, not all processes.
+ *     own tuples to process 0: the snapshot PART will see.  Process 0 calls
+ *     PART once it holds them all and sends every process the n queries.
+ *     Meanwhile the processes go on computing;
+ *   - at R every process takes those queries and sends each process j the
+ *     tuples of tick R in its old query that lie in j's new one, where
+ *     DISJOINT says there may be some; j expects a move from each process
+ *     whose old query may meet its new one.  These are neighbours, not all
+ *     processes.
  * It used to be one all-to-all of tick R's tuples at R, which every process
  * waited for: under `cloud` the slowest of n-1 messages, about one latency
  * spike per re-partitioning, with the run-ahead drained (fish at the
- * paper's scale: 24% of the combined algorithm's throughput).  PART must
- * therefore partition the universe, not only the tuples it was shown:
- * tuples of tick R that no new query holds are an error, never lost.
+ * paper's scale: 24% of the combined algorithm's throughput).  Then the
+ * snapshot went to every process and each called PART on it: n copies of
+ * the whole state merged for one answer, a quarter of the runtime's own
+ * CPU for fish at the paper's scale.  PART must partition the universe,
+ * not only the tuples it was shown: tuples of tick R that no new query
+ * holds are an error, never lost.
  */
 static int64_t snapshot_lead(const proc *p)
 {
@@ -294,10 +325,27 @@ static int send_snapshot(proc *p, int64_t v)
     tess_buf *mine = &p->repart[p->me];
     mine->len = 0;
     int rc = tess__tick_proc_pack_own(p, v, mine);
-    for (int j = 0; j < p->n && rc == TESS_OK; j++)
-        if (j != p->me)
-            rc = tess__tick_link_send(&p->link, j, TICK_REPART, p->epoch, next, mine->data,
-                                      mine->len);
+    if (rc != TESS_OK) return rc;
+    if (p->me == 0) return leader_part(p);
+    rc = tess__tick_link_send(&p->link, 0, TICK_REPART, p->epoch, next, mine->data, mine->len);
+    mine->len = 0;
+    return rc;
+}
+
+/* Process 0, once it holds the whole snapshot (its own part included):
+ * PART, and its queries to every process. */
+static int leader_part(proc *p)
+{
+    int64_t next = p->snapshot_for;
+    if (p->me != 0 || next < 0 || p->parted_for == next || p->repart_got < p->n - 1) return TESS_OK;
+    p->parted_for = next;
+    int rc = part_into(p, p->repart, p->n, 0, p->Q_next);
+    for (int j = 0; j < p->n; j++) tess_buf_free(&p->repart[j]);
+    p->repart_got = 0;
+    p->part_got = rc == TESS_OK;
+    for (int j = 1; j < p->n && rc == TESS_OK; j++)
+        rc = tess__tick_link_send(&p->link, j, TICK_PART, p->epoch, next, p->Q_next,
+                                  (size_t)p->n * sizeof *p->Q_next);
     return rc;
 }
 
@@ -367,8 +415,12 @@ static int repartition(proc *p, int64_t v)
     tess_query *old = malloc((size_t)n * sizeof *old);
     if (old == NULL) return TESS_ERR_NOMEM;
     memcpy(old, p->Q, (size_t)n * sizeof *old);
-    if (!p->app->part_ignores_state) rc = tess__tick_proc_wait_until(p, &p->repart_got, n - 1);
-    if (rc == TESS_OK) rc = tess__tick_proc_part_from(p, p->repart, n, 0);
+    if (p->app->part_ignores_state) {
+        rc = tess__tick_proc_part_from(p, NULL, 0, 0);
+    } else {
+        rc = tess__tick_proc_wait_until(p, &p->part_got, 1);
+        if (rc == TESS_OK) memcpy(p->Q, p->Q_next, (size_t)n * sizeof *p->Q);
+    }
     if (rc == TESS_OK) rc = send_moves(p, v, old, &expect);
     tess_buf *mine = &p->repart[p->me]; /* the snapshot is used: its room holds what stays */
     mine->len = 0;
@@ -394,7 +446,7 @@ static int repartition(proc *p, int64_t v)
         tess_buf_free(&p->repart[j]);
         tess_buf_free(&p->moves[j]);
     }
-    p->repart_got = p->moves_got = 0;
+    p->moves_got = p->part_got = 0;
     p->epoch++;
     p->epoch_start = v;
     p->widths.epoch_start = v;

@@ -86,12 +86,15 @@ typedef struct proc {
     int bar_n[BAR_SLOTS];
 
     /* Re-partitioning at tick R: every process sends its tuples of tick
-     * R - N/2 to all (a snapshot, for PART), then at R only the tuples that
-     * change owner (moves).  process_exchange.c, "partitioning". */
-    tess_buf *repart; /* n: the snapshot for the pending PART */
-    tess_buf *moves;  /* n: tuples of tick R moving here */
-    int repart_got, moves_got;
+     * R - N/2 to process 0 (a snapshot), which calls PART once and sends
+     * every process the new queries; at R only the tuples that change owner
+     * move.  process_exchange.c, "partitioning". */
+    tess_buf *repart;   /* n, process 0: the snapshot for the pending PART */
+    tess_buf *moves;    /* n: tuples of tick R moving here */
+    tess_query *Q_next; /* n: the pending PART's queries (part_got) */
+    int repart_got, moves_got, part_got;
     int64_t snapshot_for; /* the re-partitioning tick whose snapshot was sent */
+    int64_t parted_for;   /* process 0: the re-partitioning tick PART ran for */
 
     /* Checkpoints (process_ckpt.c): the first tick (0, or the restored
      * one), and on a restore the saved parts (process 0: the control

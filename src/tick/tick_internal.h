@@ -56,7 +56,8 @@ enum tick_msg_type {
     TICK_GO,        /* from process 0: every process is set up */
     TICK_MOVE,      /* re-partitioning: the sender's tuples that the receiver now owns */
     TICK_SAVE,      /* to process 0: the sender's part of a checkpoint (tick in the header) */
-    TICK_LOAD       /* from process 0: the restored checkpoint, every part */
+    TICK_LOAD,      /* from process 0: the restored checkpoint, every part */
+    TICK_PART       /* from process 0: the n queries of the next PART (tick in the header) */
 };
 
 typedef struct tick_hdr {

@@ -6,7 +6,8 @@
  * between its rectangles (good the first time, so that the run starts)
  * must stop the run with an error naming PART, not lose the fish in the
  * gaps; the same run with the fish school's own PART succeeds and keeps
- * every fish.
+ * every fish.  At a re-partitioning PART runs once, on process 0, on the
+ * whole snapshot.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <cmocka.h>
 
 #include "test_main.h"
@@ -36,6 +38,17 @@ static int gappy_part(tess_ctx *ctx, void *user, const void *snapshot, int n, te
     for (int i = 0; i < n; i++) /* a 2-wide gap along every inner edge */
         fish_shrink(&parts[i], 1.0, &parts[i]);
     return 0;
+}
+
+/* Every PART call, and those that saw the whole school. */
+static atomic_int parts_called, parts_whole;
+
+static int counting_part(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query *parts)
+{
+    const tess_particles_view *v = snapshot;
+    atomic_fetch_add(&parts_called, 1);
+    if (v != NULL && v->count == FISH) atomic_fetch_add(&parts_whole, 1);
+    return fish_part(ctx, user, snapshot, n, parts);
 }
 
 typedef struct run_case {
@@ -97,5 +110,23 @@ static void test_own_part_keeps_every_fish(void **state)
     assert_int_equal(c.final_bytes, (size_t)FISH * TESS_PARTICLE_BYTES);
 }
 
+/* 12 ticks, re-partitioning every 4: at the start every process calls PART
+ * (no message yet), at ticks 4 and 8 only process 0 (it sends the queries;
+ * the n calls each re-partitioning made before were n copies of the
+ * snapshot merged for one answer). */
+static void test_part_runs_once_per_repartition(void **state)
+{
+    (void)state;
+    run_case c;
+    atomic_store(&parts_called, 0);
+    atomic_store(&parts_whole, 0);
+    run(counting_part, &c);
+    assert_int_equal(c.rc, 0);
+    assert_int_equal(c.final_bytes, (size_t)FISH * TESS_PARTICLE_BYTES);
+    assert_int_equal(atomic_load(&parts_called), WORKERS + 2);
+    assert_int_equal(atomic_load(&parts_whole), WORKERS + 2);
+}
+
 TEST_MAIN(cmocka_unit_test(test_gaps_stop_the_run),
-          cmocka_unit_test(test_own_part_keeps_every_fish))
+          cmocka_unit_test(test_own_part_keeps_every_fish),
+          cmocka_unit_test(test_part_runs_once_per_repartition))
