@@ -61,6 +61,7 @@ typedef struct pslot {
     block_box *blocks;
     size_t blocks_cap;
     uint64_t *present; /* bitmap over ids 0 .. count-1 */
+    size_t words;      /* present's */
     tess_particles_view view;
     /* Spatial index, valid while `indexed`: the particles of cell
      * (cx, cy) are p[items[start[c]] .. items[start[c+1]-1]], c = cy*nx + cx. */
@@ -134,9 +135,12 @@ static inline void decode_record(const unsigned char *in, tess_particle *out)
 
 void tess_particle_decode(const unsigned char *in, tess_particle *out) { decode_record(in, out); }
 
+/* v - v is 0 for a finite v and NaN for an infinite or NaN one: one
+ * compare for the four (every record merged is checked). */
 static int particle_finite(const tess_particle *p)
 {
-    return isfinite(p->x) && isfinite(p->y) && isfinite(p->vx) && isfinite(p->vy);
+    double z = (p->x - p->x) + (p->y - p->y) + (p->vx - p->vx) + (p->vy - p->vy);
+    return z == 0;
 }
 
 int tess_particle_region_contains(const tess_region *r, double x, double y)
@@ -258,8 +262,14 @@ static int slot_add(pslot *s, const tess_particle *p)
 static void slot_clear(pslot *s)
 {
     /* Every bit set belongs to a particle being removed: zero whole words,
-     * in O(particles) rather than O(count). */
-    for (size_t i = 0; i < s->n; i++) s->present[s->p[i].id >> 6] = 0;
+     * in O(particles) rather than O(count) where the particles are few;
+     * else one memset (a scattered store per particle is some 2 ns, a
+     * word of memset well under 1: fish at the paper's scale, 39,200 ids
+     * and 1,000-2,000 particles a slot, spent 5% of the runtime's own CPU
+     * in the loop). */
+    if (s->words <= 4 * s->n) memset(s->present, 0, s->words * sizeof *s->present);
+    else
+        for (size_t i = 0; i < s->n; i++) s->present[s->p[i].id >> 6] = 0;
     s->n = 0;
     s->nheld = 0;
     slot_changed(s);
@@ -650,6 +660,7 @@ static void *particles_create(const tess_tick_app *app, int nslots, const tess_q
     for (int i = 0; i < nslots; i++) {
         st->slots[i].present = calloc(words, sizeof(uint64_t));
         if (!st->slots[i].present) goto fail;
+        st->slots[i].words = words;
     }
     return st;
 fail:

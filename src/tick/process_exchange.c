@@ -152,12 +152,12 @@ static int proc_handle(proc *p, tick_msg *m)
     }
 }
 
-/* Apply deferred messages that have become applicable, in link order. */
+/* Apply deferred messages that have become applicable, in link order.
+ * p->blocked (n, all zero between calls): links with a message kept. */
 static int retry_deferred(proc *p, int *progressed)
 {
     int kept = 0;
-    unsigned char *blocked = calloc((size_t)p->n, 1);
-    if (blocked == NULL) return TESS_ERR_NOMEM;
+    unsigned char *blocked = p->blocked;
     int rc = TESS_OK;
     for (int i = 0; i < p->ndeferred; i++) {
         tick_msg *m = &p->deferred[i];
@@ -172,7 +172,7 @@ static int retry_deferred(proc *p, int *progressed)
         p->deferred[kept++] = *m;
     }
     p->ndeferred = kept;
-    free(blocked);
+    for (int i = 0; i < kept; i++) blocked[p->deferred[i].h.src] = 0;
     return rc;
 }
 

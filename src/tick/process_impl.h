@@ -16,14 +16,17 @@ enum { METER_RUNTIME, METER_STEP, METER_WAIT, METER_STATES };
 /*
  * The process thread's CPU split into the runtime's own, STEP (and PART)
  * and waiting (and the emulated compute).  The thread CPU clock is a system
- * call (0.9 us here), so it is read once per change of state, not around
- * each STEP and wait: each read gives the CPU since the last one to the
- * state left.
+ * call, read where a STEP starts or ends; the changes between the
+ * runtime's work and waiting read the monotonic clock (process.c, "The CPU
+ * meter").
  */
 typedef struct proc_meter {
-    int on;    /* from the common start (start_together) on */
-    int state; /* METER_* the thread is in since last_us */
-    double last_us;
+    int on;                 /* from the common start (start_together) on */
+    int exact;              /* TESS_TICK_METER=exact: the CPU clock at every change */
+    int state;              /* METER_* the thread is in since wall_us */
+    double wall_us;         /* monotonic clock at the last change */
+    double cpu_us;          /* thread CPU clock at its last read */
+    double runtime_wall_us; /* METER_RUNTIME's wall time since that read */
     double us[METER_STATES];
 } proc_meter;
 
@@ -107,6 +110,7 @@ typedef struct proc {
 
     tick_msg *deferred;
     int ndeferred, capdeferred;
+    unsigned char *blocked; /* n: scratch of retry_deferred */
 
     tess_query *negs; /* scratch: the one query a region subtracts */
     tess_buf packbuf; /* scratch: tuples of one outgoing message */
