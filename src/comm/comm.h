@@ -212,9 +212,10 @@ int tess__worker_send(tess_ctx *ctx, int src_worker, int dst_worker, const void 
 int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void *head, size_t hlen,
                        const void *data, size_t len);
 /* Next message for local worker w, waiting up to timeout seconds (<0: forever).
- * 1 with *data_out malloc'd (caller frees), 0 on timeout. */
-int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void **data_out,
-                      size_t *len_out);
+ * 1 with its *len_out bytes at *data_out, inside the block *mem_out (the
+ * caller frees it; the data are 8-byte aligned), 0 on timeout. */
+int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void **mem_out,
+                      uint8_t **data_out, size_t *len_out);
 /* Deliver a TESS_MSG_WORKER payload that arrived from another rank. */
 void tess__inbox_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len);
 

@@ -122,8 +122,8 @@ void tess__inbox_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t
     inbox_push(ctx, h.src, local, NULL, 0, p + sizeof h, len - sizeof h);
 }
 
-int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void **data_out,
-                      size_t *len_out)
+int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void **mem_out,
+                      uint8_t **data_out, size_t *len_out)
 {
     tess__inbox *b = &ctx->inboxes[w];
     struct timespec deadline;
@@ -141,13 +141,11 @@ int tess__worker_recv(tess_ctx *ctx, int w, double timeout, int *src_out, void *
     }
     pthread_mutex_unlock(&b->mu);
     if (m == NULL) return 0;
-    /* Hand over the message's own block, payload moved to its start: no
-     * second allocation per message. */
-    int src = m->src;
-    size_t len = m->len;
-    memmove(m, m->data, len);
-    *src_out = src;
-    *data_out = m;
-    *len_out = len;
+    /* Hand over the message's own block, the payload where it lies: no
+     * second allocation, no copy per message. */
+    *src_out = m->src;
+    *mem_out = m;
+    *data_out = m->data;
+    *len_out = m->len;
     return 1;
 }

@@ -82,24 +82,25 @@ int tess__tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_
     return rc;
 }
 
-static int hold(tick_link *l, void *data, size_t len)
+/* Keep the message of len bytes at data (in the block mem, now the link's). */
+static int hold(tick_link *l, void *mem, uint8_t *data, size_t len)
 {
     tick_hdr h;
     if (len < sizeof h) {
-        free(data);
+        free(mem);
         return TESS_OK;
     }
     memcpy(&h, data, sizeof h);
     if (h.run_id != l->run_id) { /* left over from an earlier, failed run */
-        free(data);
+        free(mem);
         return TESS_OK;
     }
     if (tess__grow_items(&l->held, &l->capheld, l->nheld, sizeof *l->held, 64) != TESS_OK) {
-        free(data);
+        free(mem);
         return TESS_ERR_NOMEM;
     }
-    tick_msg m = {.h = h, .arrival = l->arrivals++, .len = len - sizeof h, .mem = data};
-    m.payload = (unsigned char *)data + sizeof h;
+    tick_msg m = {.h = h, .arrival = l->arrivals++, .len = len - sizeof h, .mem = mem};
+    m.payload = data + sizeof h;
     int i = l->nheld++;
     while (i > 0 && l->held[i - 1].h.deliver_at > h.deliver_at) { /* stable: ties stay behind */
         l->held[i] = l->held[i - 1];
@@ -115,12 +116,13 @@ static int drain(tick_link *l, double timeout_s)
     int local = l->me - l->ctx->worker_base[l->ctx->rank];
     for (;;) {
         int src;
-        void *data;
+        void *mem;
+        uint8_t *data;
         size_t len;
-        int got = tess__worker_recv(l->ctx, local, timeout_s, &src, &data, &len);
+        int got = tess__worker_recv(l->ctx, local, timeout_s, &src, &mem, &data, &len);
         if (got < 0) return got;
         if (got == 0) return TESS_OK;
-        int rc = hold(l, data, len);
+        int rc = hold(l, mem, data, len);
         if (rc != TESS_OK) return rc;
         timeout_s = 0;
     }

@@ -95,16 +95,17 @@ static void dispatch(tess__tile_link *l, const tess__tile_hdr *h, const uint8_t 
 int tess__tile_link_receive(tess__tile_link *l, double timeout)
 {
     int src;
-    void *data;
+    void *mem;
+    uint8_t *data;
     size_t len;
     int local = l->my_worker - l->ctx->worker_base[l->me];
-    if (!tess__worker_recv(l->ctx, local, timeout, &src, &data, &len)) return 0;
+    if (!tess__worker_recv(l->ctx, local, timeout, &src, &mem, &data, &len)) return 0;
     tess__tile_hdr h;
     if (len >= sizeof h) {
         memcpy(&h, data, sizeof h);
         if (h.run_id == l->args.run_id && h.src >= 0 && h.src < l->nranks)
-            dispatch(l, &h, (const uint8_t *)data + sizeof h, len - sizeof h);
+            dispatch(l, &h, data + sizeof h, len - sizeof h);
     }
-    free(data);
+    free(mem);
     return 1;
 }

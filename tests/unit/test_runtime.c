@@ -73,20 +73,23 @@ static void test_inbox_fifo(void **state)
     int next[2] = {0, 1};
     for (int n = 0; n < 100; n++) {
         int src = -1;
-        void *data = NULL;
+        void *mem = NULL;
+        uint8_t *data = NULL;
         size_t len = 0;
-        assert_int_equal(tess__worker_recv(ctx, 2, 1.0, &src, &data, &len), 1);
+        assert_int_equal(tess__worker_recv(ctx, 2, 1.0, &src, &mem, &data, &len), 1);
         assert_int_equal(len, sizeof(int));
+        assert_int_equal((uintptr_t)data % 8, 0);
         int v;
         memcpy(&v, data, sizeof v);
-        free(data);
+        free(mem);
         assert_int_equal(v, next[src]); /* per-link order */
         next[src] += 2;
     }
     int src;
-    void *data;
+    void *mem;
+    uint8_t *data;
     size_t len;
-    assert_int_equal(tess__worker_recv(ctx, 2, 0.01, &src, &data, &len), 0);
+    assert_int_equal(tess__worker_recv(ctx, 2, 0.01, &src, &mem, &data, &len), 0);
     assert_int_equal(tess__worker_send(ctx, 0, 7, "x", 1), TESS_ERR_INVAL);
     tess_finalize(ctx);
 }
