@@ -225,7 +225,8 @@ static int call_part(proc *p, const void *snapshot, tess_query *out)
     char before[256], after[256];
     tess__last_error_copy(p->ctx, before, sizeof before);
     /* PART is the application's, as STEP is: its CPU (every process calls it
-     * on the same snapshot) is counted with STEP's, not the runtime's. */
+     * at the start, process 0 at each re-partitioning) is counted with
+     * STEP's, not the runtime's. */
     tess__tick_proc_meter(p, METER_STEP);
     int rc = p->app->part(p->ctx, p->app->user, snapshot, p->n, out);
     tess__tick_proc_meter(p, METER_RUNTIME);

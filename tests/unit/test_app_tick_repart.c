@@ -40,6 +40,14 @@ static int gappy_part(tess_ctx *ctx, void *user, const void *snapshot, int n, te
     return 0;
 }
 
+/* A PART that fails at the re-partitioning (good the first time). */
+static int failing_part(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query *parts)
+{
+    static __thread int calls;
+    if (calls++ == 0) return fish_part(ctx, user, snapshot, n, parts);
+    return tess_set_error(ctx, TESS_ERR_INVAL, "fish PART: no room for the school");
+}
+
 /* Every PART call, and those that saw the whole school. */
 static atomic_int parts_called, parts_whole;
 
@@ -127,6 +135,19 @@ static void test_part_runs_once_per_repartition(void **state)
     assert_int_equal(atomic_load(&parts_whole), WORKERS + 2);
 }
 
+/* Only process 0 calls PART at a re-partitioning: its failure must stop
+ * every process (they wait for its queries), with PART's own message. */
+static void test_failing_part_stops_every_process(void **state)
+{
+    (void)state;
+    run_case c;
+    run(failing_part, &c);
+    assert_int_not_equal(c.rc, 0);
+    if (strstr(c.error, "no room for the school") == NULL)
+        fail_msg("error without PART's message: '%s'", c.error);
+}
+
 TEST_MAIN(cmocka_unit_test(test_gaps_stop_the_run),
+          cmocka_unit_test(test_failing_part_stops_every_process),
           cmocka_unit_test(test_own_part_keeps_every_fish),
           cmocka_unit_test(test_part_runs_once_per_repartition))
