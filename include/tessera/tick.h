@@ -170,7 +170,10 @@ struct tess_tick_app {
      * `snapshot` is state->snapshot() of a version holding every tuple, or
      * NULL when the state does not matter.  Deterministic.
      * 0, or a negative status with a one-line message left by
-     * tess_set_error(ctx, ...).  Runs on a worker thread. */
+     * tess_set_error(ctx, ...).  Runs on a worker thread: at the start
+     * (and on a restore) in every tick process; at a re-partitioning in
+     * process 0 only, whose queries every process then takes (and, with
+     * part_ignores_state, in every process again). */
     int (*part)(tess_ctx *ctx, void *user, const void *snapshot, int n, tess_query *parts);
     /* 1: PART does not look at the state (a fixed block layout, a graph
      * partition): the runtime passes snapshot NULL and saves building it. */
