@@ -94,7 +94,7 @@ void tess__tick_proc_meter(proc *p, int state)
     proc_meter *m = &p->meter;
     if (!m->on || state == m->state) return;
     int reading = m->exact || m->state == METER_STEP || state == METER_STEP;
-    meter_leave(m, m->exact ? 0 : tess__tick_now_us(), reading);
+    meter_leave(m, tess__tick_now_us(), reading);
     m->state = state;
 }
 

@@ -333,12 +333,14 @@ static int send_snapshot(proc *p, int64_t v)
     return rc;
 }
 
-/* Process 0, once it holds the whole snapshot (its own part included):
- * PART, and its queries to every process. */
+/* Process 0 (its callers see to it), once it holds the whole snapshot
+ * (its own part included): PART, and its queries to every process.
+ * parted_for keeps snapshots that all arrived before process 0 took its own
+ * from running PART for the previous re-partitioning again. */
 static int leader_part(proc *p)
 {
     int64_t next = p->snapshot_for;
-    if (p->me != 0 || next < 0 || p->parted_for == next || p->repart_got < p->n - 1) return TESS_OK;
+    if (next < 0 || p->parted_for == next || p->repart_got < p->n - 1) return TESS_OK;
     p->parted_for = next;
     int rc = part_into(p, p->repart, p->n, 0, p->Q_next);
     for (int j = 0; j < p->n; j++) tess_buf_free(&p->repart[j]);
