@@ -211,6 +211,18 @@ int tess__worker_send(tess_ctx *ctx, int src_worker, int dst_worker, const void 
 /* The same for a message in two parts (head then data), copied once. */
 int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void *head, size_t hlen,
                        const void *data, size_t len);
+/*
+ * Message blocks, for a sender that reuses memory (the tick links): a block
+ * holds up to cap bytes of message at its data (8-byte aligned).  A block
+ * handed to tess__worker_send_block goes, uncopied, to a worker of this
+ * rank (*mem becomes NULL: the receiver owns it), or is copied to another
+ * rank and stays the caller's.  A block from tess__worker_recv may be
+ * reused so; free() releases one.
+ */
+void *tess__worker_block_new(size_t cap);
+uint8_t *tess__worker_block_data(void *mem);
+size_t tess__worker_block_cap(const void *mem);
+int tess__worker_send_block(tess_ctx *ctx, int src_worker, int dst_worker, void **mem, size_t len);
 /* Next message for local worker w, waiting up to timeout seconds (<0: forever).
  * 1 with its *len_out bytes at *data_out, inside the block *mem_out (the
  * caller frees it; the data are 8-byte aligned), 0 on timeout. */

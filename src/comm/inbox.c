@@ -5,6 +5,7 @@
  * the order of every (src worker, dst worker) link is kept.  Only the
  * addressed worker is woken.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,7 +14,7 @@
 typedef struct inbox_msg {
     struct inbox_msg *next;
     int src;
-    size_t len;
+    size_t len, cap; /* cap: bytes of data[] allocated (a block may be reused) */
     uint8_t data[];
 } inbox_msg;
 
@@ -65,17 +66,23 @@ static int rank_of_worker(const tess_ctx *ctx, int w)
     return lo;
 }
 
-/* The message is head (hlen bytes) followed by data (len bytes). */
-static int inbox_push(tess_ctx *ctx, int src, int local_dst, const void *head, size_t hlen,
-                      const void *data, size_t len)
+void *tess__worker_block_new(size_t cap)
 {
-    inbox_msg *m = malloc(sizeof *m + hlen + len);
-    if (m == NULL) return TESS_ERR_NOMEM;
+    if (cap > SIZE_MAX - sizeof(inbox_msg)) return NULL;
+    inbox_msg *m = malloc(sizeof *m + cap);
+    if (m != NULL) m->cap = cap;
+    return m;
+}
+
+uint8_t *tess__worker_block_data(void *mem) { return ((inbox_msg *)mem)->data; }
+
+size_t tess__worker_block_cap(const void *mem) { return ((const inbox_msg *)mem)->cap; }
+
+/* Queue the block m (its len set) at local worker local_dst's inbox. */
+static void inbox_link(tess_ctx *ctx, int src, int local_dst, inbox_msg *m)
+{
     m->next = NULL;
     m->src = src;
-    m->len = hlen + len;
-    if (hlen) memcpy(m->data, head, hlen);
-    if (len) memcpy(m->data + hlen, data, len);
     tess__inbox *b = &ctx->inboxes[local_dst];
     pthread_mutex_lock(&b->mu);
     if (b->tail) b->tail->next = m;
@@ -83,6 +90,18 @@ static int inbox_push(tess_ctx *ctx, int src, int local_dst, const void *head, s
     b->tail = m;
     pthread_cond_signal(&b->cv);
     pthread_mutex_unlock(&b->mu);
+}
+
+/* The message is head (hlen bytes) followed by data (len bytes). */
+static int inbox_push(tess_ctx *ctx, int src, int local_dst, const void *head, size_t hlen,
+                      const void *data, size_t len)
+{
+    inbox_msg *m = tess__worker_block_new(hlen + len);
+    if (m == NULL) return TESS_ERR_NOMEM;
+    m->len = hlen + len;
+    if (hlen) memcpy(m->data, head, hlen);
+    if (len) memcpy(m->data + hlen, data, len);
+    inbox_link(ctx, src, local_dst, m);
     return TESS_OK;
 }
 
@@ -110,6 +129,19 @@ int tess__worker_send2(tess_ctx *ctx, int src_worker, int dst_worker, const void
     int rc = tess__worker_send(ctx, src_worker, dst_worker, m, hlen + len);
     free(m);
     return rc;
+}
+
+int tess__worker_send_block(tess_ctx *ctx, int src_worker, int dst_worker, void **mem, size_t len)
+{
+    if (dst_worker < 0 || dst_worker >= ctx->workers_total) return TESS_ERR_INVAL;
+    inbox_msg *m = *mem;
+    if (len > m->cap) return TESS_ERR_INVAL;
+    int r = rank_of_worker(ctx, dst_worker);
+    if (r != ctx->rank) return tess__worker_send(ctx, src_worker, dst_worker, m->data, len);
+    m->len = len;
+    inbox_link(ctx, src_worker, dst_worker - ctx->worker_base[r], m);
+    *mem = NULL;
+    return TESS_OK;
 }
 
 void tess__inbox_on_message(tess_ctx *ctx, int src, uint32_t type, const uint8_t *p, size_t len)

@@ -164,7 +164,7 @@ static int retry_deferred(proc *p, int *progressed)
         if (rc == TESS_OK && !blocked[m->h.src] && applicable(p, m)) {
             tess__tick_proc_meter(p, METER_RUNTIME);
             rc = apply_deferrable(p, m);
-            free(m->mem);
+            tess__tick_link_release(&p->link, m->mem);
             *progressed = 1;
             continue;
         }
@@ -189,7 +189,7 @@ int tess__tick_proc_pump(proc *p)
         tess__tick_proc_meter(p, METER_RUNTIME);
         int rc = proc_handle(p, &m);
         if (rc == 1) continue; /* deferred: the message now belongs to the list */
-        free(m.mem);
+        tess__tick_link_release(&p->link, m.mem);
         if (rc < 0) return rc;
     }
     if (p->ndeferred > 0) {

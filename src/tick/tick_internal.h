@@ -76,6 +76,10 @@ typedef struct tick_msg {
     void *mem;
 } tick_msg;
 
+/* Blocks a link keeps for its next sends.  Each process receives about as
+ * many messages as it sends, so a few blocks per neighbour go round. */
+#define TICK_LINK_SPARES 16
+
 typedef struct tick_link {
     tess_ctx *ctx;
     int me, n;
@@ -87,9 +91,12 @@ typedef struct tick_link {
     uint64_t arrivals;
     uint64_t messages, bytes;
     double wait_us;
-    double spin_us;  /* poll this long before blocking (0: never) */
-    tick_vclock *vc; /* --clock virtual: the shared clock, else NULL */
-    double vnow;     /* --clock virtual: this process's clock, µs */
+    double spin_us;                     /* poll this long before blocking (0: never) */
+    tick_vclock *vc;                    /* --clock virtual: the shared clock, else NULL */
+    double vnow;                        /* --clock virtual: this process's clock, µs */
+    void *spare[TICK_LINK_SPARES];      /* message blocks to send in: no malloc per message */
+    size_t spare_cap[TICK_LINK_SPARES]; /* their capacities: no look into a cold block */
+    int nspare;
 } tick_link;
 
 int tess__tick_link_open(tick_link *l, tess_ctx *ctx, int me, const tick_args *a);
@@ -97,8 +104,11 @@ void tess__tick_link_close(tick_link *l);
 /* Send a message; delayed by the model unless it is control (FINAL, ABORT, START, GO). */
 int tess__tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick,
                          const void *payload, size_t len);
-/* Next due message (1, *out filled; free out->mem), or 0 if none is due. */
+/* Next due message (1, *out filled; give out->mem back with
+ * tess__tick_link_release, or free it), or 0 if none is due. */
 int tess__tick_link_poll(tick_link *l, tick_msg *out);
+/* A received message's block, done with: kept for a later send. */
+void tess__tick_link_release(tick_link *l, void *mem);
 /* Block until a message may be due or max_wait_us passed; counts wait time. */
 int tess__tick_link_wait(tick_link *l, double max_wait_us);
 /* µs since the run's origin: real, or the process's virtual clock. */

@@ -94,6 +94,44 @@ static void test_inbox_fifo(void **state)
     tess_finalize(ctx);
 }
 
+/* A block handed to a worker of this rank travels uncopied: the receiver
+ * gets the same block, and may send it on. */
+static void test_inbox_block_handover(void **state)
+{
+    (void)state;
+    tess_ctx *ctx = new_ctx(3);
+    void *blk = tess__worker_block_new(64);
+    assert_non_null(blk);
+    assert_int_equal(tess__worker_block_cap(blk), 64);
+    uint8_t *d = tess__worker_block_data(blk);
+    assert_int_equal((uintptr_t)d % 8, 0);
+    memcpy(d, "hello", 5);
+    void *sent = blk;
+    assert_int_equal(tess__worker_send_block(ctx, 0, 1, &blk, 65), TESS_ERR_INVAL); /* > cap */
+    assert_ptr_equal(blk, sent);
+    assert_int_equal(tess__worker_send_block(ctx, 0, 1, &blk, 5), TESS_OK);
+    assert_null(blk); /* the receiver's now */
+    int src = -1;
+    void *mem = NULL;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    assert_int_equal(tess__worker_recv(ctx, 1, 1.0, &src, &mem, &data, &len), 1);
+    assert_ptr_equal(mem, sent);
+    assert_int_equal(src, 0);
+    assert_int_equal(len, 5);
+    assert_memory_equal(data, "hello", 5);
+    /* A received block is sent on, with a longer message up to its cap. */
+    memset(data, 'x', 64);
+    assert_int_equal(tess__worker_send_block(ctx, 1, 2, &mem, 64), TESS_OK);
+    assert_int_equal(tess__worker_recv(ctx, 2, 1.0, &src, &mem, &data, &len), 1);
+    assert_int_equal(src, 1);
+    assert_int_equal(len, 64);
+    assert_int_equal(data[63], 'x');
+    assert_int_equal(tess__worker_send_block(ctx, 0, 9, &mem, 1), TESS_ERR_INVAL);
+    free(mem);
+    tess_finalize(ctx);
+}
+
 static tess_table *dense_sum(tess_ctx *ctx, uint64_t n, int parts)
 {
     tess_table_spec s;
@@ -403,6 +441,7 @@ static void test_nth_usable_cpu(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_registry), cmocka_unit_test(test_nth_usable_cpu),
           cmocka_unit_test(test_topology), cmocka_unit_test(test_inbox_fifo),
+          cmocka_unit_test(test_inbox_block_handover),
           cmocka_unit_test(test_table_local_ops), cmocka_unit_test(test_table_spec_errors),
           cmocka_unit_test(test_barrier_many_tasks), cmocka_unit_test(test_table_zero_sums_present),
           cmocka_unit_test(test_table_fanout), cmocka_unit_test(test_partitioner_and_biggest_first),
