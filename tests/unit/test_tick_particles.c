@@ -193,6 +193,41 @@ static void test_pack_merge_round_trip(void **state)
     fixture_free(f, st);
 }
 
+/* pack() skips blocks of 16 particles by their bounding boxes, kept
+ * between packs; particles merged in after a pack (into the last, partial
+ * block and beyond) must be found by the next. */
+static size_t packed_count(void *st, int slot, double x0, double x1)
+{
+    tess_query q = rect(x0, x1, -INFINITY, INFINITY);
+    tess_region r = region1(&q);
+    tess_buf buf = {0};
+    assert_int_equal(tess_particles_class.pack(st, slot, &r, &buf), 0);
+    size_t n = buf.len / TESS_PARTICLE_BYTES;
+    tess_buf_free(&buf);
+    return n;
+}
+
+static void test_pack_after_merge_appends(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new(40, 1.0);
+    void *st = instance(f, 2);
+    tess_query lo = rect(0, 20, -INFINITY, INFINITY), hi = rect(20, 40, -INFINITY, INFINITY);
+    tess_region rlo = region1(&lo), rhi = region1(&hi);
+    assert_int_equal(tess_particles_class.init(st, 0, &rlo), 0);
+    assert_int_equal(tess_particles_class.init(st, 1, &rhi), 0);
+    assert_int_equal(packed_count(st, 0, 0, 3), 3); /* boxes built for 0..19 */
+    assert_int_equal(packed_count(st, 0, 20, 40), 0);
+    tess_buf buf = {0};
+    assert_int_equal(tess_particles_class.pack(st, 1, &rhi, &buf), 0);
+    assert_int_equal(tess_particles_class.merge(st, 0, buf.data, buf.len, NULL), 0);
+    tess_buf_free(&buf);
+    assert_int_equal(packed_count(st, 0, 20, 40), 20);
+    assert_int_equal(packed_count(st, 0, 18, 22), 4); /* across the old last block */
+    assert_int_equal(packed_count(st, 0, 0, 3), 3);
+    fixture_free(f, st);
+}
+
 static void test_merge_rejects_malformed(void **state)
 {
     (void)state;
@@ -565,7 +600,8 @@ static void test_unpack(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_encode_little_endian), cmocka_unit_test(test_pack_merge_round_trip),
           cmocka_unit_test(test_pack_skips_blocks_in_order),
-          cmocka_unit_test(test_merge_rejects_malformed), cmocka_unit_test(test_create_rejects),
+          cmocka_unit_test(test_pack_after_merge_appends),
+    cmocka_unit_test(test_merge_rejects_malformed), cmocka_unit_test(test_create_rejects),
           cmocka_unit_test(test_region_filtering), cmocka_unit_test(test_step_region),
           cmocka_unit_test(test_step_prunes_by_negs),
           cmocka_unit_test(test_check_reads_across_held_regions),
