@@ -441,8 +441,8 @@ static void test_nth_usable_cpu(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_registry), cmocka_unit_test(test_nth_usable_cpu),
           cmocka_unit_test(test_topology), cmocka_unit_test(test_inbox_fifo),
-          cmocka_unit_test(test_inbox_block_handover),
-          cmocka_unit_test(test_table_local_ops), cmocka_unit_test(test_table_spec_errors),
-          cmocka_unit_test(test_barrier_many_tasks), cmocka_unit_test(test_table_zero_sums_present),
-          cmocka_unit_test(test_table_fanout), cmocka_unit_test(test_partitioner_and_biggest_first),
+          cmocka_unit_test(test_inbox_block_handover), cmocka_unit_test(test_table_local_ops),
+          cmocka_unit_test(test_table_spec_errors), cmocka_unit_test(test_barrier_many_tasks),
+          cmocka_unit_test(test_table_zero_sums_present), cmocka_unit_test(test_table_fanout),
+          cmocka_unit_test(test_partitioner_and_biggest_first),
           cmocka_unit_test(test_parse_slow_worker), cmocka_unit_test(test_slow_worker_throttle))

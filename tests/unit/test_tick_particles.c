@@ -601,7 +601,7 @@ static void test_unpack(void **state)
 TEST_MAIN(cmocka_unit_test(test_encode_little_endian), cmocka_unit_test(test_pack_merge_round_trip),
           cmocka_unit_test(test_pack_skips_blocks_in_order),
           cmocka_unit_test(test_pack_after_merge_appends),
-    cmocka_unit_test(test_merge_rejects_malformed), cmocka_unit_test(test_create_rejects),
+          cmocka_unit_test(test_merge_rejects_malformed), cmocka_unit_test(test_create_rejects),
           cmocka_unit_test(test_region_filtering), cmocka_unit_test(test_step_region),
           cmocka_unit_test(test_step_prunes_by_negs),
           cmocka_unit_test(test_check_reads_across_held_regions),
