@@ -75,10 +75,12 @@ void tess__tick_link_release(tick_link *l, void *mem)
 
 /*
  * A block for a message of `need` bytes: the newest spare that holds it,
- * else a new one rounded up to a power of two (from 1 KB), so that blocks
- * of messages whose sizes vary a little fit each other.  Blocks go round
- * between the processes of a rank: a malloc and a free per message, from
- * many threads, were a tenth of fish's runtime CPU at the paper's scale.
+ * else a new one with some room to spare, so that blocks of messages whose
+ * sizes vary a little fit each other (a power of two up to 16 KB, whole
+ * pages above: a large message, such as a final state, would otherwise
+ * round past malloc's mmap threshold).  Blocks go round between the
+ * processes of a rank: a malloc and a free per message, from many threads,
+ * were a tenth of fish's runtime CPU at the paper's scale.
  */
 static void *take_block(tick_link *l, size_t need)
 {
@@ -92,8 +94,9 @@ static void *take_block(tick_link *l, size_t need)
         }
     }
     size_t cap = 1024;
-    while (cap < need && cap <= SIZE_MAX / 2) cap *= 2;
-    return tess__worker_block_new(cap < need ? need : cap);
+    while (cap < need && cap < 16384) cap *= 2;
+    if (cap < need) cap = need <= SIZE_MAX - 4095 ? (need + 4095) & ~(size_t)4095 : need;
+    return tess__worker_block_new(cap);
 }
 
 int tess__tick_link_send(tick_link *l, int dst, int type, uint32_t epoch, int64_t tick,

@@ -850,6 +850,17 @@ static void slot_truncate(pslot *s, size_t n0)
     slot_changed_from(s, n0);
 }
 
+/* The presence bitmap (a bit per particle of the whole application, 4.9 KB
+ * for fish at the paper's scale) is cold when a message is merged, and its
+ * words are read in the records' random id order: three quarters of
+ * merge's time was the wait for them.  Asked for MERGE_AHEAD records
+ * early, they arrive together. */
+#define MERGE_AHEAD 8
+static inline void prefetch_present(const pstate *st, const pslot *s, uint64_t id)
+{
+    if (id < st->fns->count) __builtin_prefetch(&s->present[id >> 6]);
+}
+
 /*
  * One pass: the records are copied into the slot's free room at once (one
  * memcpy where the wire format is the struct's), then each is checked and
@@ -876,6 +887,7 @@ static int particles_merge(void *vst, int slot, const void *data, size_t len, co
             decode_record((const unsigned char *)data + i * TESS_PARTICLE_BYTES, &in[i]);
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
+        if (i + MERGE_AHEAD < n) prefetch_present(st, s, in[i + MERGE_AHEAD].id);
         if (!record_valid(st, &in[i])) {
             s->n = n0 + kept;
             slot_truncate(s, n0);

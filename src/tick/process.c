@@ -312,6 +312,7 @@ void tess__tick_proc_note_held(proc *p, int64_t v, const tess_query *q)
  * per side reads it before the version is full). */
 void tess__tick_proc_note_ghost(proc *p, int64_t v, int src)
 {
+    if (!p->check) return; /* before copying two queries, at every round merged */
     tess_query part[2] = {p->Lown[p->m + 1], p->Q[src]};
     tess_region r = {.npos = 2, .pos = part};
     note_held_region(p, v, &r);
