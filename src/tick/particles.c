@@ -774,6 +774,25 @@ static inline int block_meets(const block_box *b, const tess_particle_rect *box)
     return b->x1 >= box->x0 && b->x0 < box->x1 && b->y1 >= box->y0 && b->y0 < box->y1;
 }
 
+/* Does the half-open box hold every particle of block b? */
+static inline int block_within(const block_box *b, const tess_particle_rect *box)
+{
+    return b->x0 >= box->x0 && b->x1 < box->x1 && b->y0 >= box->y0 && b->y1 < box->y1;
+}
+
+/* Encode p[0 .. n-1], all of them, at dst; returns the end.  Replica
+ * layers are wide enough that many blocks lie wholly inside what is sent:
+ * one copy each instead of a test per particle. */
+static unsigned char *pack_all(const tess_particle *p, size_t n, unsigned char *dst)
+{
+    if (PARTICLE_RAW) {
+        memcpy(dst, p, n * TESS_PARTICLE_BYTES);
+        return dst + n * TESS_PARTICLE_BYTES;
+    }
+    for (size_t i = 0; i < n; i++, dst += TESS_PARTICLE_BYTES) encode_record(&p[i], dst);
+    return dst;
+}
+
 /* The start of the first block from i on (a multiple of BLOCK) that may hold
  * particles of f, s->n if none; *end: that block's end. */
 static inline size_t next_block(const pslot *s, const flat_region *f, int skip, size_t i,
@@ -826,7 +845,9 @@ static int particles_pack(void *vst, int slot, const tess_region *r, tess_buf *o
             if (!dst) return TESS_ERR_NOMEM;
             room = 64;
         }
-        unsigned char *to = pack_block(s->p + i0, end - i0, &f, dst);
+        unsigned char *to = skip && f.nneg == 0 && block_within(&s->blocks[i0 / BLOCK], &f.box)
+                                ? pack_all(s->p + i0, end - i0, dst)
+                                : pack_block(s->p + i0, end - i0, &f, dst);
         size_t bytes = (size_t)(to - dst);
         out->len += bytes;
         room -= bytes / TESS_PARTICLE_BYTES;

@@ -218,6 +218,9 @@ static void test_pack_after_merge_appends(void **state)
     assert_int_equal(tess_particles_class.init(st, 1, &rhi), 0);
     assert_int_equal(packed_count(st, 0, 0, 3), 3); /* boxes built for 0..19 */
     assert_int_equal(packed_count(st, 0, 20, 40), 0);
+    /* A block wholly inside is copied at once; x = 15 is outside [0, 15). */
+    assert_int_equal(packed_count(st, 0, 0, 16), 16);
+    assert_int_equal(packed_count(st, 0, 0, 15), 15);
     tess_buf buf = {0};
     assert_int_equal(tess_particles_class.pack(st, 1, &rhi, &buf), 0);
     assert_int_equal(tess_particles_class.merge(st, 0, buf.data, buf.len, NULL), 0);
