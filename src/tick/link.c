@@ -65,25 +65,28 @@ void tess__tick_link_close(tick_link *l)
 void tess__tick_link_release(tick_link *l, void *mem)
 {
     if (mem == NULL) return;
-    if (l->nspare == TICK_LINK_SPARES) {
+    size_t cap = tess__worker_block_cap(mem);
+    if (l->nspare == TICK_LINK_SPARES || cap > TICK_LINK_SPARE_BYTES) {
         free(mem);
         return;
     }
-    l->spare_cap[l->nspare] = tess__worker_block_cap(mem);
+    l->spare_cap[l->nspare] = cap;
     l->spare[l->nspare++] = mem;
 }
 
 /*
  * A block for a message of `need` bytes: the newest spare that holds it,
- * else a new one with some room to spare, so that blocks of messages whose
- * sizes vary a little fit each other (a power of two up to 16 KB, whole
- * pages above: a large message, such as a final state, would otherwise
- * round past malloc's mmap threshold).  Blocks go round between the
+ * else a new one rounded up to a power of two, so that blocks of messages
+ * whose sizes vary a little fit each other.  Blocks go round between the
  * processes of a rank: a malloc and a free per message, from many threads,
- * were a tenth of fish's runtime CPU at the paper's scale.
+ * were a tenth of fish's runtime CPU at the paper's scale (2 KB messages,
+ * past glibc's per-thread cache).  Larger messages are few and malloc
+ * recycles them well; pooled, they cost more in fresh pages than they save
+ * (Jacobi's 11 KB halos: 5% more runtime CPU in a 100-tick run).
  */
 static void *take_block(tick_link *l, size_t need)
 {
+    if (need > TICK_LINK_SPARE_BYTES) return tess__worker_block_new(need);
     for (int i = l->nspare - 1; i >= 0; i--) {
         if (l->spare_cap[i] >= need) {
             void *mem = l->spare[i];
@@ -93,9 +96,8 @@ static void *take_block(tick_link *l, size_t need)
             return mem;
         }
     }
-    size_t cap = 1024;
-    while (cap < need && cap < 16384) cap *= 2;
-    if (cap < need) cap = need <= SIZE_MAX - 4095 ? (need + 4095) & ~(size_t)4095 : need;
+    size_t cap = 256;
+    while (cap < need) cap *= 2;
     return tess__worker_block_new(cap);
 }
 

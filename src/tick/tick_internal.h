@@ -79,6 +79,7 @@ typedef struct tick_msg {
 /* Blocks a link keeps for its next sends.  Each process receives about as
  * many messages as it sends, so a few blocks per neighbour go round. */
 #define TICK_LINK_SPARES 16
+#define TICK_LINK_SPARE_BYTES 8192 /* larger blocks are malloc's (link.c, take_block) */
 
 typedef struct tick_link {
     tess_ctx *ctx;
