@@ -897,6 +897,7 @@ static int particles_merge(void *vst, int slot, const void *data, size_t len, co
     if (!s) return TESS_ERR_INVAL;
     if (len % TESS_PARTICLE_BYTES != 0 || (len && !data)) return TESS_ERR_FORMAT;
     size_t n = len / TESS_PARTICLE_BYTES;
+    if (n == 0) return TESS_OK; /* data may be NULL: no memcpy from it */
     /* Reserve first, so running out of memory leaves the slot unchanged. */
     if (slot_reserve(s, n) != TESS_OK) return TESS_ERR_NOMEM;
     flat_region f = flatten(r);
