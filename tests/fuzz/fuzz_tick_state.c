@@ -1,11 +1,15 @@
 /*
  * fuzz_tick_state.c — libFuzzer target for the readers of packed tick state
  * (what one tick process sends another, and the final state): the grid
- * class's merge() into a live version and tess_grid_unpack, and
+ * and particles classes' merge() into a live version, tess_grid_unpack,
  * tess_particles_unpack and tess_graph_unpack.  Any bytes must be taken or
  * refused with TESS_ERR_FORMAT — never a crash, an out-of-bounds access or a
- * leak.  The first byte picks the reader.
+ * leak.  A particles merge refused leaves the version as it was, one taken
+ * holds no id twice, and pack() of a box afterwards gives exactly the
+ * particles in it (pack skips and copies whole blocks of particles by
+ * their boxes, which a merge appends to).  The first byte picks the reader.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -55,10 +59,91 @@ static void grid_merge(const uint8_t *data, size_t size)
     tess_grid_class.destroy(st);
 }
 
+static void fish_init(void *user, uint64_t id, tess_particle *out)
+{
+    (void)user;
+    *out = (tess_particle){.x = (double)(id % 4), .y = (double)(id / 4)};
+}
+
+static void fish_stay(void *user, const tess_particle *self, const tess_particle *nbrs, size_t n,
+                      int64_t tick, tess_particle *out)
+{
+    (void)user, (void)nbrs, (void)n, (void)tick;
+    *out = *self;
+}
+
+static void same_query(void *user, const tess_query *q, tess_query *out)
+{
+    (void)user;
+    *out = *q;
+}
+
+static size_t count_in(const tess_particles_view *v, tess_particle_rect b)
+{
+    size_t n = 0;
+    for (int64_t i = 0; i < v->count; i++)
+        n += tess_particle_rect_contains(&b, v->p[i].x, v->p[i].y);
+    return n;
+}
+
+/* Every id at most once, and below FISH. */
+static void check_ids(const tess_particles_view *v)
+{
+    uint64_t seen = 0;
+    for (int64_t i = 0; i < v->count; i++) {
+        uint64_t id = v->p[i].id;
+        if (id >= FISH || (seen >> id & 1)) __builtin_trap();
+        seen |= (uint64_t)1 << id;
+    }
+}
+
+static void particles_merge(const uint8_t *data, size_t size)
+{
+    static tess_particle_fns fns = {
+        .count = FISH, .radius = 1, .init = fish_init, .step = fish_stay};
+    tess_tick_app app = {
+        .name = "fuzz", .state = &tess_particles_class, .class_fns = &fns, .wd = same_query};
+    tess_query all =
+        tess_particle_query((tess_particle_rect){-INFINITY, INFINITY, -INFINITY, INFINITY});
+    tess_query left = tess_particle_query((tess_particle_rect){0, 2, -INFINITY, INFINITY});
+    tess_region rl = {.npos = 1, .pos = &left};
+    void *st = tess_particles_class.create(&app, 2, &all, &all);
+    if (st == NULL) return;
+    tess_buf b = {0};
+    /* A pack first, so the block boxes exist when the merge appends. */
+    if (tess_particles_class.init(st, 0, &rl) != TESS_OK ||
+        tess_particles_class.pack(st, 0, &rl, &b) != TESS_OK)
+        __builtin_trap();
+    const tess_particles_view *v = tess_particles_class.snapshot(st, 0);
+    int64_t before = v->count;
+    int rc = tess_particles_class.merge(st, 0, data, size, NULL);
+    if (rc != TESS_OK && rc != TESS_ERR_FORMAT) __builtin_trap();
+    v = tess_particles_class.snapshot(st, 0);
+    if (rc != TESS_OK && v->count != before) __builtin_trap();
+    check_ids(v);
+    const tess_particle_rect boxes[] = {{0, 2, -INFINITY, INFINITY},
+                                        {-INFINITY, INFINITY, -INFINITY, INFINITY},
+                                        {1, 3, 0, 2},
+                                        {-1e300, 0.5, -1e300, 1e300},
+                                        {0.25, 0.75, -8, 8}};
+    for (size_t i = 0; i < sizeof boxes / sizeof boxes[0]; i++) {
+        tess_query q = tess_particle_query(boxes[i]);
+        tess_region r = {.npos = 1, .pos = &q};
+        b.len = 0;
+        if (tess_particles_class.pack(st, 0, &r, &b) != TESS_OK) __builtin_trap();
+        if (b.len / TESS_PARTICLE_BYTES != count_in(v, boxes[i])) __builtin_trap();
+    }
+    rc = tess_particles_class.merge(st, 1, data, size, &rl);
+    if (rc != TESS_OK && rc != TESS_ERR_FORMAT) __builtin_trap();
+    check_ids(tess_particles_class.snapshot(st, 1));
+    tess_buf_free(&b);
+    tess_particles_class.destroy(st);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0) return 0;
-    uint8_t which = data[0] % 4;
+    uint8_t which = data[0] % 5;
     data++, size--;
     if (which == 0) {
         grid_merge(data, size);
@@ -68,6 +153,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (which == 2) {
         tess_particle out[FISH];
         (void)tess_particles_unpack(data, size, FISH, out);
+    } else if (which == 3) {
+        particles_merge(data, size);
     } else {
         double out[VERTICES];
         uint64_t n;
