@@ -5,9 +5,11 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tessera/rng.h"
 #include "slurp.h"
 #include "texture.h"
@@ -162,6 +164,78 @@ static double nucleus_at(const tex_nucleus *cells, int64_t cw, int64_t ch, int64
     return dark;
 }
 
+/* What every row of a slide is made from. */
+typedef struct tex_gen {
+    uint64_t seed;
+    double b;
+    const tex_nucleus *cells;
+    int64_t cw, ch;
+    const double *column;
+    tex_image *img;
+} tex_gen;
+
+static void gen_rows(const tex_gen *g, uint32_t y0, uint32_t y1)
+{
+    uint32_t width = g->img->width;
+    for (uint32_t y = y0; y < y1; y++) {
+        double row = density_y(g->b, y), wave = 3 * sin(y / 40.0);
+        for (uint32_t x = 0; x < width; x++) {
+            double d = density_of(g->column[x], row);
+            double fibre = sin((0.8 * x + 0.3 * y) / 5.0 + wave);
+            double v = 225 - 45 * d + 18 * d * fibre;
+            double dark = nucleus_at(g->cells, g->cw, g->ch, x, y);
+            if (dark > 0) v = 255 - dark;
+            v += 16 * (tess_rng_unit(g->seed, 7, (uint64_t)y << 32 | x) - 0.5);
+            g->img->pixels[(size_t)y * width + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+    }
+}
+
+typedef struct gen_band {
+    const tex_gen *g;
+    uint32_t y0, y1;
+    pthread_t thread;
+    int started;
+} gen_band;
+
+static void *gen_band_main(void *arg)
+{
+    gen_band *b = arg;
+    gen_rows(b->g, b->y0, b->y1);
+    return NULL;
+}
+
+/* The rows in bands, one thread a band and a core (a pixel is a function of
+ * the seed and its place alone: the same bytes for any number of threads).
+ * A 32768^2 slide took about a minute on one core of the GPU machine,
+ * longer than the job it feeds.  A band whose thread cannot start is made
+ * here. */
+static void gen_all_rows(const tex_gen *g)
+{
+    enum { MAX_BANDS = 64, MIN_BAND_PIXELS = 1 << 20 };
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t pixels = (uint64_t)g->img->width * g->img->height;
+    int n = cores < 1 ? 1 : cores > MAX_BANDS ? MAX_BANDS : (int)cores;
+    if ((uint64_t)n > pixels / MIN_BAND_PIXELS) n = (int)(pixels / MIN_BAND_PIXELS);
+    if (n <= 1) {
+        gen_rows(g, 0, g->img->height);
+        return;
+    }
+    gen_band bands[MAX_BANDS];
+    for (int i = 0; i < n; i++) {
+        bands[i] = (gen_band){.g = g,
+                              .y0 = (uint32_t)((uint64_t)g->img->height * i / n),
+                              .y1 = (uint32_t)((uint64_t)g->img->height * (i + 1) / n)};
+        if (i > 0)
+            bands[i].started =
+                pthread_create(&bands[i].thread, NULL, gen_band_main, &bands[i]) == 0;
+    }
+    for (int i = 0; i < n; i++)
+        if (!bands[i].started) gen_rows(g, bands[i].y0, bands[i].y1);
+    for (int i = 1; i < n; i++)
+        if (bands[i].started) pthread_join(bands[i].thread, NULL);
+}
+
 int tex_generate(uint32_t width, uint32_t height, uint64_t seed, tex_image *img)
 {
     double a = 6.28318 * tess_rng_unit(seed, 1, 0), b = 6.28318 * tess_rng_unit(seed, 1, 1);
@@ -180,18 +254,9 @@ int tex_generate(uint32_t width, uint32_t height, uint64_t seed, tex_image *img)
         for (int64_t i = 0; i < cw; i++)
             cells[j * cw + i] = make_nucleus(seed, a, b, (uint64_t)i, (uint64_t)j);
     for (uint32_t x = 0; x < width; x++) column[x] = density_x(a, x);
-    for (uint32_t y = 0; y < height; y++) {
-        double row = density_y(b, y), wave = 3 * sin(y / 40.0);
-        for (uint32_t x = 0; x < width; x++) {
-            double d = density_of(column[x], row);
-            double fibre = sin((0.8 * x + 0.3 * y) / 5.0 + wave);
-            double v = 225 - 45 * d + 18 * d * fibre;
-            double dark = nucleus_at(cells, cw, ch, x, y);
-            if (dark > 0) v = 255 - dark;
-            v += 16 * (tess_rng_unit(seed, 7, (uint64_t)y << 32 | x) - 0.5);
-            img->pixels[(size_t)y * width + x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
-        }
-    }
+    tex_gen g = {
+        .seed = seed, .b = b, .cells = cells, .cw = cw, .ch = ch, .column = column, .img = img};
+    gen_all_rows(&g);
     free(cells);
     free(column);
     return 0;
