@@ -170,8 +170,8 @@ static int control_finish(tess_ctx *ctx, mm_app *app)
         double t0 = tess_now();
         rc = check_against_dgemm(app, c);
         app->check_seconds = tess_now() - t0;
-        if (rc == 0 &&
-            app->opt.run.progress != APP_PROGRESS_OFF) /* asked for: said unless --quiet */
+        /* Asked for, so said unless --quiet. */
+        if (rc == 0 && app->opt.run.progress != APP_PROGRESS_OFF)
             fprintf(stderr, "matmul: check: max |C - dgemm| = %g, %.3g of the bound\n",
                     app->check_max_error, app->check_tolerance_used);
     }
