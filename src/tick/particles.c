@@ -91,6 +91,8 @@ typedef struct pstate {
     double *near_x, *near_y; /* their positions */
     uint32_t *pick;          /* which of them are one particle's neighbours */
     size_t nbrs_cap;
+    tess_query hull; /* create()'s: what any version may hold (presize_slots) */
+    int has_hull;
 } pstate;
 
 /* ---------------------------------------------------------------- packing */
@@ -652,7 +654,7 @@ void tess__particles_held(void *vst, int slot, const tess_region *r)
 static void *particles_create(const tess_tick_app *app, int nslots, const tess_query *own,
                               const tess_query *hull)
 {
-    (void)own, (void)hull;
+    (void)own;
     /* Slot indices and ids must fit the 32-bit halves of the neighbour sort keys. */
     const tess_particle_fns *fns = app ? app->class_fns : NULL;
     if (!fns || !fns->init || !fns->step || !app->wd || nslots < 1 || fns->count >= UINT32_MAX ||
@@ -665,6 +667,7 @@ static void *particles_create(const tess_tick_app *app, int nslots, const tess_q
     st->r2 = fns->radius * fns->radius;
     st->nslots = nslots;
     st->check = tess__tick_check_on();
+    if (hull) st->hull = *hull, st->has_hull = 1;
     st->slots = calloc((size_t)nslots, sizeof *st->slots);
     if (!st->slots) goto fail;
     size_t words = (size_t)(fns->count / 64 + 1);
@@ -702,11 +705,35 @@ static void particles_clear(void *vst, int slot)
     if (s) slot_clear(s);
 }
 
+/*
+ * Give every slot room for `want` particles and write its pages once, at
+ * set-up on the process's own thread: each slot otherwise grew from 64
+ * particles through reallocs and freshly mapped pages during the first
+ * ticks (a 100-tick fish run at the paper's scale: 3,087 reallocs, and
+ * page faults under merge and STEP).  Room is only a hint: slots still grow
+ * past it.
+ */
+static int presize_slots(pstate *st, size_t want)
+{
+    size_t cap = 64;
+    while (cap < want + want / 4) cap *= 2;
+    for (int i = 0; i < st->nslots; i++) {
+        pslot *s = &st->slots[i];
+        if (s->cap >= cap) continue;
+        if (slot_reserve(s, cap - s->n) != TESS_OK) return TESS_ERR_NOMEM;
+        volatile unsigned char *b = (volatile unsigned char *)s->p;
+        for (size_t at = s->n * sizeof *s->p; at < s->cap * sizeof *s->p; at += 4096) b[at] = 0;
+    }
+    return TESS_OK;
+}
+
 static int particles_init(void *vst, int slot, const tess_region *r)
 {
     pstate *st = vst;
     pslot *s = slot_at(st, slot);
     if (!s || !r) return TESS_ERR_INVAL;
+    tess_region hull = {.npos = 1, .pos = &st->hull};
+    size_t in_hull = 0;
     for (uint64_t id = 0; id < st->fns->count; id++) {
         tess_particle p;
         st->fns->init(st->app->user, id, &p);
@@ -714,7 +741,9 @@ static int particles_init(void *vst, int slot, const tess_region *r)
         if (!particle_finite(&p)) return TESS_ERR_INVAL;
         if (in_region(r, &p) && !slot_has(s, id) && slot_add(s, &p) != TESS_OK)
             return TESS_ERR_NOMEM;
+        in_hull += st->has_hull && in_region(&hull, &p);
     }
+    if (presize_slots(st, in_hull) != TESS_OK) return TESS_ERR_NOMEM;
     return st->check ? held_add(s, r) : TESS_OK;
 }
 
