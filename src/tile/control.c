@@ -55,7 +55,7 @@ static uint64_t cells_left(const ctl *c)
 
 /* ---- messages ---- */
 
-static void on_done(ctl *c, tess__tile_done *d)
+static void handle_done(ctl *c, tess__tile_done *d)
 {
     if (c->link.status != TESS_OK) { /* the run failed: only release what the tile held */
         d->status = c->link.status;
@@ -84,12 +84,17 @@ static void on_done(ctl *c, tess__tile_done *d)
     if (rc != TESS_OK) tess__tile_abort_all(&c->link, rc, NULL);
 }
 
-/* TILE_DONE: a processor of this rank finished a tile. */
+/* TILE_DONE: a processor of this rank finished a tile.  It learns that
+ * the report was read, after the plan took in what it says (a processor
+ * that slowed down waits for that: proc.c, wait_until_seen). */
 static void on_done_message(void *state, int src, const uint8_t *p, size_t len)
 {
+    ctl *c = state;
     tess__tile_done d;
     (void)src;
-    if (tess__tile_unpack(p, len, &d, sizeof d)) on_done(state, &d);
+    if (!tess__tile_unpack(p, len, &d, sizeof d)) return;
+    handle_done(c, &d);
+    if (!d.warm && d.proc >= 0 && d.proc < c->procs.n) tess__tile_proc_seen(&c->procs.p[d.proc]);
 }
 
 /* The global estimated end time: all work left over the summed rates, from

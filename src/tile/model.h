@@ -36,6 +36,12 @@ void tess__tile_model_add(tess__tile_model *m, uint64_t cells, double seconds);
 /* The processor's speed changed by 1/factor at every size (a tile took
  * factor times its estimate): scale what was measured so far. */
 void tess__tile_model_scale(tess__tile_model *m, double factor);
+/* A tile that took this many times its estimate: the processor slowed down
+ * (another job took its core, a GPU throttled).  Its model is scaled at
+ * once (plan.c), the tiles queued for it at its old speed go back to the
+ * work (policy.c, recall_if_slowed), and it takes no other before that
+ * (proc.c, wait_until_seen). */
+#define TESS__TILE_SLOWED 4.0
 /* The measured rate of tiles of about `cells` cells (their class), or 0 if
  * no such tile has been measured. */
 double tess__tile_model_rate(const tess__tile_model *m, uint64_t cells);

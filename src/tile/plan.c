@@ -429,8 +429,16 @@ void tess__tile_plan_done(tess__tile_plan *p, int proc, uint64_t cells, double e
      * each of them, off the same way, rescaled it again (2.2 x 2.6 x 3.0 x
      * 2.9 x 3.2 x 4.2 in one run on a loaded machine), until the model's
      * rates were 0 and the processor got no share. */
-    if (q->stale > 0) q->stale--, off = 0;
-    if (off != 0 && off == q->last_off) {
+    int stale = q->stale > 0;
+    if (stale) q->stale--, off = 0;
+    /* Far beyond what a preemption costs, one is enough: the next tile at
+     * the old estimate would run at the slowed speed too, and at the end of
+     * a job it ends long after everyone else (one CPU of two slowed to 5%:
+     * 0.37 s against the 0.04 s a single slow tile's weight in the model
+     * predicted).  A false alarm costs a few small tiles, until two in a
+     * row run fast and scale the model back. */
+    int slowed = !stale && q->boot.done && est > 0 && seconds >= TESS__TILE_SLOWED * est;
+    if (slowed || (off != 0 && off == q->last_off)) {
         tess__tile_model_scale(&q->model, seconds / est);
         q->stale = q->queued_tiles;
         off = 0;

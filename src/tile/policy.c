@@ -281,7 +281,8 @@ static void recall_queue(tess__tile_policy *pol, int proc)
  * its unstarted tiles go back to the work and the plan shares them anew. */
 static void recall_if_slowed(tess__tile_policy *pol, const tess__tile_done *d)
 {
-    if (pol->spec.kind != TILE_APC || !(d->est > 0) || d->seconds < 4 * d->est) return;
+    if (pol->spec.kind != TILE_APC || !(d->est > 0) || d->seconds < TESS__TILE_SLOWED * d->est)
+        return;
     recall_queue(pol, d->proc);
 }
 

@@ -36,6 +36,10 @@ typedef struct tess__tile_processor {
     void *out_spare;  /* a CUDA processor's second output scratch: the tile */
     size_t spare_cap; /* in flight keeps one while the next is set up */
     void *device;     /* OpenCL or CUDA device state, or NULL */
+    /* tiles reported (TILE_DONE) and reports the controller has handled
+     * (tess__tile_proc_seen), under mu: after a slowed tile the processor
+     * waits for the two to meet (proc.c, wait_until_seen) */
+    unsigned reported, seen;
     /* statistics (written by the thread, read after it stopped) */
     double busy, idle;
     uint64_t tiles, cells;
@@ -62,6 +66,8 @@ int tess__tile_proc_push(tess__tile_processor *p, const tess__tile_item *it);
 /* Take back up to max tiles the processor has not started (into out);
  * returns how many. */
 int tess__tile_proc_recall(tess__tile_processor *p, tess__tile_item *out, int max);
+/* The controller has handled one more of the processor's reports. */
+void tess__tile_proc_seen(tess__tile_processor *p);
 
 /* OpenCL devices (opencl.c). */
 int tess__tile_opencl_open(tess_ctx *ctx, const tess__tile_proc_spec *spec, void **device);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdlib.h>
@@ -550,6 +551,43 @@ static void test_slowed_mid_run(void **state)
     assert_true(t <= 1.05 * ideal);
 }
 
+/* After the bootstrap, one tile 2-4x its estimate is noise (a preempted
+ * tile) and leaves the model alone, two in a row scale it; one at
+ * TESS__TILE_SLOWED x or more scales it at once (a processor slowed to 5%:
+ * its next tile at the old estimate ended long after the other's work). */
+static void test_slowed_tile_rescales(void **state)
+{
+    (void)state;
+    const double rate = 1e6, est = 4096 / 1e6;
+    /* 3x alone: the tile only weighs in (8192 cells in 4 est: rate / 2; scaled
+     * it would be rate / 3); 20x: the model scaled by 20, then the tile added */
+    const double factor[2] = {3.0, 20.0}, want[2] = {rate / 2, rate / 20};
+    for (int c = 0; c < 2; c++) {
+        tess__tile_plan p;
+        line_plan(&p, 1 << 20, 1 << 20, 1);
+        p.procs[0].boot.done = 1;
+        p.procs[0].finished = 1;
+        p.procs[0].queued_tiles = 1;
+        tess__tile_model_add(&p.procs[0].model, 4096, est); /* 1M cells/s measured */
+        tess__tile_plan_done(&p, 0, 4096, est, factor[c] * est);
+        double r = tess__tile_model_rate(&p.procs[0].model, 4096);
+        assert_true(fabs(r - want[c]) < 1e-6 * rate);
+        tess__tile_plan_free(&p);
+    }
+    /* two in a row at 3x: scaled by the second's factor, then that tile added */
+    tess__tile_plan p;
+    line_plan(&p, 1 << 20, 1 << 20, 1);
+    p.procs[0].boot.done = 1;
+    p.procs[0].finished = 1;
+    p.procs[0].queued_tiles = 2;
+    tess__tile_model_add(&p.procs[0].model, 4096, est);
+    tess__tile_plan_done(&p, 0, 4096, est, 3 * est);
+    double before = tess__tile_model_rate(&p.procs[0].model, 4096);
+    tess__tile_plan_done(&p, 0, 4096, before > 0 ? 4096 / before : 0, 3 * 4096 / before);
+    assert_true(tess__tile_model_rate(&p.procs[0].model, 4096) < 0.5 * before);
+    tess__tile_plan_free(&p);
+}
+
 static void test_equal_finish(void **state)
 {
     (void)state;
@@ -569,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_bootstrap_one_ahead),
         cmocka_unit_test(test_equal_finish),
         cmocka_unit_test(test_slowed_mid_run),
+        cmocka_unit_test(test_slowed_tile_rescales),
         cmocka_unit_test(test_two_equal_end_together),
         cmocka_unit_test(test_idle_served_first),
         cmocka_unit_test(test_starting_gets_nothing),
