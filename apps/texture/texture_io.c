@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,7 +214,9 @@ static void *gen_band_main(void *arg)
 static void gen_all_rows(const tex_gen *g)
 {
     enum { MAX_BANDS = 64, MIN_BAND_PIXELS = 1 << 20 };
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set; /* the cores this process may run on (mpirun --bind-to, taskset) */
+    long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                             : sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t pixels = (uint64_t)g->img->width * g->img->height;
     int n = cores < 1 ? 1 : cores > MAX_BANDS ? MAX_BANDS : (int)cores;
     if ((uint64_t)n > pixels / MIN_BAND_PIXELS) n = (int)(pixels / MIN_BAND_PIXELS);

@@ -351,7 +351,7 @@ static void cuda_loop(tess__tile_processor *p)
  * processor takes no other until the controller has read its report: the
  * controller then takes back the tiles queued for it at its old speed.
  * Taking the next one at once, as before, ran it at the slowed speed too:
- * with one CPU of two slowed to 5% mid-run, that tile ended 0.23 s after
+ * with one CPU of two slowed to 5% mid-run, that tile ended 0.24 s after
  * the other processor had finished everything else (1.32x the ideal, bound
  * 1.3: tests/integration/tiles_long.sh).
  */
