@@ -77,10 +77,12 @@ if [ "$MPI" = 1 ]; then
         cmp -s "$D/m$np.bin" "$D/c.bin" || die "mpirun -np $np: C differs from embedded"
     done
     # stealing is off by default (docs/matmul.md); on, with tasks and their
-    # partitions forced to move every 2 ms, C must not change (N=1000: long
-    # enough for moves to happen; the log must show one)
-    big=(run matmul --quiet --n 1000 --block 64 --seed 3)
-    "$TESSERA" "${big[@]}" --output "$D/e.bin" || die "N=1000 embedded failed"
+    # partitions forced to move every 2 ms, C must not change, and the log
+    # must show a move.  N=1500: at N=1000 the multiply took 25 ms under
+    # ASan, one move takes about 20, and CI once saw none (here: 1-3 moves
+    # in 8 runs, and none in 1 of 6); N=1500 moved 4-5 times in 8 of 8.
+    big=(run matmul --quiet --n 1500 --block 64 --seed 3)
+    "$TESSERA" "${big[@]}" --output "$D/e.bin" || die "N=1500 embedded failed"
     TESS_VERBOSE=1 TESS_STEAL=1 TESS_STEAL_FORCE=7:2 mpi 2 -x TESS_VERBOSE -x TESS_STEAL \
         -x TESS_STEAL_FORCE "$TESSERA" "${big[@]}" --workers 1 --output "$D/s.bin" 2> "$D/err" ||
         die "stealing forced: $(head -c 500 "$D/err")"
