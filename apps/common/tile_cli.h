@@ -41,7 +41,8 @@ typedef struct app_tile_cli {
     "    --policy P          apc (default), capc, dd:SIZE, static:SIZE, ws:SIZE (SIZE: cell\n" \
     "                        count or box AxB; capc: one controller for all ranks)\n"          \
     "    --processors SPEC   cpu*N, cpu@F (slowed to fraction F), cpu@F/S (from S seconds\n"   \
-    "                        on), opencl[:N], joined with '+' (default: cpu per core)\n"       \
+    "                        on), opencl[:N], cuda[:N], joined with '+' (default: cpu per\n"   \
+    "                        core)\n"                                                          \
     "    --tile-queue-ms T   most queued work per processor (default 100)\n"                   \
     "    --tile-chunk BYTES  storage-layer transfer unit (default 1048576)\n"                  \
     "    --data-on R         all input on rank R (default: spread over the ranks)\n"           \
