@@ -406,7 +406,9 @@ static void test_sender_model_matches(void **state)
         assert_true(a == tess__latency_deliver_at(one, 3, i % 5, t, 100 * i));
         assert_true(tess__latency_stall_end(all, 3, t) == tess__latency_stall_end(one, 3, t));
     }
+#ifdef NDEBUG /* another sender's endpoint: asserted, NAN without assertions (latency.h) */
     assert_true(isnan(tess__latency_stall_end(one, 2, 0.0)));
+#endif
     tess__latency_free(all);
     tess__latency_free(one);
     assert_null(tess__latency_new_sender(&s, 11, 5, 5));
