@@ -69,25 +69,6 @@ static const char usage[] =
     "  --dry-run            print the child commands, run nothing\n"
     "  --help               this text\n";
 
-static int parse_list(const char *opt, const char *v, const char *const *names, unsigned *out)
-{
-    *out = 0;
-    while (v != NULL && *v != '\0') {
-        size_t len = strcspn(v, ",");
-        unsigned bit = 0;
-        for (int i = 0; names[i] != NULL && bit == 0; i++)
-            if (strlen(names[i]) == len && strncmp(v, names[i], len) == 0) bit = 1u << i;
-        if (bit == 0) {
-            app_error(BC_NAME, "option --%s: unknown name '%.*s'", opt, (int)len, v);
-            return -1;
-        }
-        *out |= bit;
-        v += len + (v[len] == ',');
-    }
-    if (*out == 0) app_error(BC_NAME, "option --%s: missing value", opt);
-    return *out ? 0 : -1;
-}
-
 static int parse_sizes(bc_options *o, const char *v)
 {
     o->nsizes = 0;
@@ -124,14 +105,14 @@ static int parse_only(const char *app, const app_opt *opt, const char *v)
 {
     static const char *const what_names[] = {"overhead", "restore", NULL};
     (void)app;
-    return parse_list("only", v, what_names, opt->dest);
+    return bench_parse_names(BC_NAME, "only", v, what_names, opt->dest);
 }
 
 static int parse_apps(const char *app, const app_opt *opt, const char *v)
 {
     static const char *const app_names[] = {"pagerank", "kmeans", "nbody", NULL};
     (void)app;
-    return parse_list("apps", v, app_names, opt->dest);
+    return bench_parse_names(BC_NAME, "apps", v, app_names, opt->dest);
 }
 
 static int parse_sizes_option(const char *app, const app_opt *opt, const char *v)

@@ -13,6 +13,7 @@
  * StarPU peer and the centralised APC against APC+ (bench_tile_central.c).
  * Figures are never pass/fail; results go to a JSON Lines file.
  */
+#include <errno.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -77,6 +78,35 @@ static void usage(FILE *out)
             "  Plot with: python3 scripts/plot_tile.py FILE.jsonl DIR (scripts/deps.sh plot)\n");
 }
 
+static const char *const bt_part_names[] = {"sweep",  "overhead", "scaling", "weak", "strong",
+                                            "starpu", "mrmpi",    "central", NULL};
+static const char *const bt_policy_names[] = {"dd", "static", "ws", NULL};
+static const char *const bt_app_list[] = {"blackscholes", "sar", "texture", NULL};
+
+/* The lists checked as they are given, so a typo fails at once instead of
+ * after minutes of runs (or, for --parts, running nothing). */
+static int check_lists(const bt_opts *o)
+{
+    unsigned mask;
+    long ccr[64];
+    int n;
+    if (bench_parse_names("bench tile", "apps", o->apps, bt_app_list, &mask) != 0) return -1;
+    if (bench_parse_names("bench tile", "parts", o->parts, bt_part_names, &mask) != 0) return -1;
+    if (bench_parse_names("bench tile", "policies", o->policies, bt_policy_names, &mask) != 0)
+        return -1;
+    return bench_parse_longs("bench tile", "ccr", o->ccrs, 1, 1000000, ccr, 64, &n);
+}
+
+/* --out is appended to as runs end: one that cannot be written would lose
+ * every result, so it is tried first. */
+static int check_out(const bt_opts *o)
+{
+    FILE *fp = fopen(o->out, "a");
+    if (fp != NULL && fclose(fp) == 0) return 0;
+    app_error("bench tile", "option --out: cannot write %s: %s", o->out, strerror(errno));
+    return -1;
+}
+
 static int parse(bt_opts *o, int argc, char **argv)
 {
     *o = (bt_opts){.options = 1000000,
@@ -88,8 +118,11 @@ static int parse(bt_opts *o, int argc, char **argv)
                    .policies = "dd,static,ws",
                    .apps = "blackscholes,sar,texture",
                    .parts = "sweep,overhead,scaling,weak,strong,starpu,mrmpi,central"};
+    static const char *const text_opts[] = {"--mixes",    "--ccr",   "--out",
+                                            "--policies", "--parts", "--apps"};
+    const char **text_dest[] = {&o->mixes, &o->ccrs, &o->out, &o->policies, &o->parts, &o->apps};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
+        const char *a = argv[i], *v = NULL, **text = NULL;
         long *num = NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
@@ -99,25 +132,21 @@ static int parse(bt_opts *o, int argc, char **argv)
         else if (bench_is_option(a, "--rounds")) num = &o->rounds;
         else if (bench_is_option(a, "--min-size")) num = &o->min_size;
         else if (bench_is_option(a, "--confirm")) num = &o->confirm;
+        for (int k = 0; k < 6 && num == NULL && text == NULL; k++)
+            if (bench_is_option(a, text_opts[k])) text = text_dest[k];
+        if (num == NULL && text == NULL) {
+            app_error("bench tile", "unknown option '%s' (see --help)", a);
+            return -1;
+        }
         if (!(v = bench_option_value(argc, argv, &i))) {
-            fprintf(stderr, "tessera bench tile: option %s needs a value (see --help)\n", a);
+            app_error("bench tile", "option %s needs a value (see --help)", a);
             return -1;
         }
-        if (num) {
-            if (app_parse_int("bench tile", a, v, num == &o->confirm ? 0 : 1, 1L << 36, num) != 0)
-                return -1;
-        } else if (bench_is_option(a, "--mixes")) o->mixes = v;
-        else if (bench_is_option(a, "--ccr")) o->ccrs = v;
-        else if (bench_is_option(a, "--out")) o->out = v;
-        else if (bench_is_option(a, "--policies")) o->policies = v;
-        else if (bench_is_option(a, "--parts")) o->parts = v;
-        else if (bench_is_option(a, "--apps")) o->apps = v;
-        else {
-            fprintf(stderr, "tessera bench tile: unknown option '%s' (see --help)\n", a);
+        if (text != NULL) *text = v;
+        else if (app_parse_int("bench tile", a, v, num == &o->confirm ? 0 : 1, 1L << 36, num) != 0)
             return -1;
-        }
     }
-    return 0;
+    return check_lists(o) == 0 && check_out(o) == 0 ? 0 : -1;
 }
 
 /* ---------------------------------------------------------------- one run */

@@ -311,6 +311,27 @@ int bench_parse_longs(const char *bench, const char *opt, const char *text, long
     return rc == 0 ? 0 : -1;
 }
 
+int bench_parse_names(const char *bench, const char *opt, const char *text,
+                      const char *const *names, unsigned *out)
+{
+    unsigned mask = 0;
+    for (const char *v = text ? text : ""; *v != '\0';
+         v += strcspn(v, ",") + (v[strcspn(v, ",")] == ',')) {
+        size_t len = strcspn(v, ",");
+        unsigned bit = 0;
+        for (int i = 0; names[i] != NULL && bit == 0; i++)
+            if (strlen(names[i]) == len && strncmp(v, names[i], len) == 0) bit = 1u << i;
+        if (bit == 0) {
+            app_error(bench, "option --%s: unknown name '%.*s'", opt, (int)len, v);
+            return -1;
+        }
+        mask |= bit;
+    }
+    if (mask == 0) app_error(bench, "option --%s: missing value", opt);
+    *out = mask;
+    return mask ? 0 : -1;
+}
+
 /* readlink of /proc/self/exe, NUL-terminated: 0, or -1 with errno set. */
 static int read_self_exe(char *out, size_t len)
 {

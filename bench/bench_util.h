@@ -73,6 +73,11 @@ const char *bench_verdict(double median, double lo, double hi, double goal, int 
  * -1 after "tessera BENCH: option --OPT: ..." on stderr. */
 int bench_parse_longs(const char *bench, const char *opt, const char *text, long min, long max,
                       long *out, int cap, int *n_out);
+/* "a,b": names out of the NULL-terminated `names` into a bit mask (bit i
+ * for names[i]); 0, or -1 after "tessera BENCH: option --OPT: unknown name
+ * 'x'" (or "missing value") on stderr. */
+int bench_parse_names(const char *bench, const char *opt, const char *text,
+                      const char *const *names, unsigned *out);
 /* The path of this executable (/proc/self/exe), the `tessera` a bench runs
  * as its child, into out: 0, or -1 after "tessera BENCH: cannot find this
  * executable (/proc/self/exe): REASON" on stderr. */
