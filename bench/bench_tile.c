@@ -13,7 +13,6 @@
  * StarPU peer and the centralised APC against APC+ (bench_tile_central.c).
  * Figures are never pass/fail; results go to a JSON Lines file.
  */
-#include <errno.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -97,16 +96,6 @@ static int check_lists(const bt_opts *o)
     return bench_parse_longs("bench tile", "ccr", o->ccrs, 1, 1000000, ccr, 64, &n);
 }
 
-/* --out is appended to as runs end: one that cannot be written would lose
- * every result, so it is tried first. */
-static int check_out(const bt_opts *o)
-{
-    FILE *fp = fopen(o->out, "a");
-    if (fp != NULL && fclose(fp) == 0) return 0;
-    app_error("bench tile", "option --out: cannot write %s: %s", o->out, strerror(errno));
-    return -1;
-}
-
 static int parse(bt_opts *o, int argc, char **argv)
 {
     *o = (bt_opts){.options = 1000000,
@@ -146,7 +135,7 @@ static int parse(bt_opts *o, int argc, char **argv)
         else if (app_parse_int("bench tile", a, v, num == &o->confirm ? 0 : 1, 1L << 36, num) != 0)
             return -1;
     }
-    return check_lists(o) == 0 && check_out(o) == 0 ? 0 : -1;
+    return check_lists(o) == 0 && bench_check_appendable("bench tile", "out", o->out) == 0 ? 0 : -1;
 }
 
 /* ---------------------------------------------------------------- one run */

@@ -332,6 +332,20 @@ int bench_parse_names(const char *bench, const char *opt, const char *text,
     return mask ? 0 : -1;
 }
 
+int bench_check_appendable(const char *bench, const char *opt, const char *path)
+{
+    FILE *fp = fopen(path, "a");
+    if (fp != NULL && fclose(fp) == 0) return 0;
+    app_error(bench, "option --%s: cannot write %s: %s", opt, path, strerror(errno));
+    return -1;
+}
+
+int bench_parse_appendable(const char *bench, const app_opt *o, const char *text)
+{
+    if (app_parse_path(bench, o, text) != 0) return -1;
+    return bench_check_appendable(bench, o->name, text);
+}
+
 /* readlink of /proc/self/exe, NUL-terminated: 0, or -1 with errno set. */
 static int read_self_exe(char *out, size_t len)
 {
@@ -450,7 +464,7 @@ int bench_run_options(bench_run_opts *r, app_opt *out)
         {"iterations", APP_OPT_INT, &r->iterations, 1, 100000, 0, NULL, NULL},
         {"rounds", APP_OPT_INT, &r->rounds, 1, 1000, 0, NULL, NULL},
         {"workers", APP_OPT_INT, &r->workers, 1, 1024, 0, NULL, NULL},
-        {"json", APP_OPT_CUSTOM, &r->json_path, 0, 0, 0, NULL, app_parse_path},
+        {"json", APP_OPT_CUSTOM, &r->json_path, 0, 0, 0, NULL, bench_parse_appendable},
         {"tmpdir", APP_OPT_CUSTOM, &r->tmp_parent, 0, 0, 0, NULL, app_parse_path},
     };
     memcpy(out, opts, sizeof opts);

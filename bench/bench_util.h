@@ -78,6 +78,10 @@ int bench_parse_longs(const char *bench, const char *opt, const char *text, long
  * 'x'" (or "missing value") on stderr. */
 int bench_parse_names(const char *bench, const char *opt, const char *text,
                       const char *const *names, unsigned *out);
+/* A results file the bench appends to as it goes, tried before any run
+ * (one that cannot be written would lose every result): 0, or -1 after
+ * "tessera BENCH: option --OPT: cannot write PATH: REASON" on stderr. */
+int bench_check_appendable(const char *bench, const char *opt, const char *path);
 /* The path of this executable (/proc/self/exe), the `tessera` a bench runs
  * as its child, into out: 0, or -1 after "tessera BENCH: cannot find this
  * executable (/proc/self/exe): REASON" on stderr. */
@@ -117,6 +121,9 @@ typedef struct bench_run_opts {
 #define BENCH_RUN_OPTIONS 5
 typedef struct app_opt app_opt;
 int bench_run_options(bench_run_opts *r, app_opt *out);
+/* An app_opt parser (APP_OPT_CUSTOM) for such a file: app_parse_path, then
+ * bench_check_appendable. */
+int bench_parse_appendable(const char *bench, const app_opt *o, const char *text);
 
 /* The keys every bench record starts with: timestamp (UTC, ISO 8601), host
  * and tessera's version. */

@@ -88,7 +88,7 @@ fi
 step "bad options"
 for cmd in "kmeans --k 0" "kmeans --bogus" "kmeans --points 10 --k 20" "matmul --sizes 0" "matmul --ranks" "matmul --bogus" "mapreduce --apps nothing" \
     "mapreduce --iterations 1" "mapreduce --bogus" "scaling --apps bogus" "scaling --ranks 2,4" \
-    "scaling --scale 0"; do
+    "scaling --scale 0" "kmeans --json $tmp/none/k.jsonl" "pagerank --json $tmp/none/p.jsonl"; do
     rc=0
     # shellcheck disable=SC2086
     "$TESSERA" bench $cmd --tmpdir "$tmp" > /dev/null 2> "$tmp/err" || rc=$?
