@@ -303,18 +303,18 @@ int blackscholes_main(int argc, char **argv)
     bs_app a = {.params.in_fd = -1};
     int p = parse(&a.o, argc, argv);
     if (p != 0) return p > 0 ? 0 : 2;
-    app_tile_spec spec = {
-        .name = BS_APP,
-        .what = "options",
-        .app = &a,
-        .cli = &a.o.tile,
-        .job = &a.job,
-        .seed = (uint64_t)a.o.seed,
-        .files = {{a.o.output, write_prices, 0, output_opened}, {a.o.save_input, write_input, 1}},
-        .prepare = prepare,
-        .units = priced,
-        .release = release,
-        .identity_skip = no_identity,
-        .identity_files = input_files};
+    app_tile_spec spec = {.name = BS_APP,
+                          .what = "options",
+                          .app = &a,
+                          .cli = &a.o.tile,
+                          .job = &a.job,
+                          .seed = (uint64_t)a.o.seed,
+                          .files = {{a.o.output, write_prices, 0, output_opened, "output"},
+                                    {a.o.save_input, write_input, 1, NULL, "save-input"}},
+                          .prepare = prepare,
+                          .units = priced,
+                          .release = release,
+                          .identity_skip = no_identity,
+                          .identity_files = input_files};
     return app_tile_main(&spec);
 }

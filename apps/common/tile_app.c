@@ -124,6 +124,22 @@ static int finish(tile_run *r, tess_ctx *ctx, int rc)
     return rc == 0 ? 0 : 1;
 }
 
+/* Two options naming one file would leave only the last written (the
+ * statistics over the output, say).  Every rank decides alike; rank 0
+ * says why. */
+static int outputs_distinct(const app_tile_spec *s, tess_ctx *ctx)
+{
+    const char *names[APP_TILE_MAX_FILES + 1] = {"stats"};
+    const char *paths[APP_TILE_MAX_FILES + 1] = {s->cli->stats_path};
+    int n = 1;
+    for (int i = 0; i < APP_TILE_MAX_FILES; i++)
+        if (s->files[i].path != NULL) {
+            names[n] = s->files[i].option ? s->files[i].option : "output";
+            paths[n++] = s->files[i].path;
+        }
+    return app_outputs_distinct(tess_rank(ctx) == 0 ? s->name : NULL, names, paths, n);
+}
+
 int app_tile_main(const app_tile_spec *spec)
 {
     tile_run r = {.spec = spec};
@@ -135,6 +151,11 @@ int app_tile_main(const app_tile_spec *spec)
     if (tess_init(&cfg, &ctx) != 0) {
         spec->release(spec->app);
         return 1;
+    }
+    if (outputs_distinct(spec, ctx) != 0) {
+        tess_finalize(ctx);
+        spec->release(spec->app);
+        return 2; /* a usage error, as those found while parsing */
     }
     int rc = spec->prepare(ctx, spec->app);
     if (rc == 0 && app_tile_cli_check(spec->cli, ctx, spec->job, spec->name) != 0) {

@@ -26,6 +26,7 @@ typedef struct app_tile_file {
      * keeps fileno(fp) to write tiles at their place while the run goes
      * on (tile_stream.h); `write` then has nothing left to do.  Optional. */
     void (*opened)(void *app, FILE *fp);
+    const char *option; /* its option without "--", for messages: "output" */
 } app_tile_file;
 
 typedef struct app_tile_spec {

@@ -6,7 +6,8 @@
 #     place, failing at the end with ENOSPC): exit 1, the failure named, and
 #     none of the run's other outputs left behind (neither file nor
 #     temporary); the same run with a writable --metrics writes them all;
-#   - --output and --metrics (or --dump, --assignments) naming one file, also
+#   - --output and --metrics (or --dump, --assignments, and the tiles apps'
+#     --stats, --save-input, --image, --map, --save-image) naming one file, also
 #     spelled differently (x and ./x): a usage error (exit 2) naming both
 #     options, nothing created; /dev/null may take several outputs.
 #
@@ -80,6 +81,10 @@ check_same matmul matmul --n 8 --quiet --output x --metrics x
 check_same jacobi jacobi --rows 8 --cols 8 --ticks 1 --quiet --dump x --metrics x
 check_same pagerank-tick pagerank-tick --gen web:100 --ticks 1 --quiet --output x --metrics x
 check_same workqueue workqueue --items 10 --quiet --output x --metrics x
+check_same blackscholes blackscholes --options 100 --quiet --output x --stats ./x
+check_same blackscholes-save blackscholes --options 100 --quiet --output x --save-input x
+check_same sar sar --gen 16:16:16:16 --quiet --output x --image x
+check_same texture texture --gen 64:64 --block 8 --quiet --map x --save-image "$S/x"
 "$TESSERA" run kmeans --gen 100:2:2 --iterations 1 --quiet --output /dev/null --metrics /dev/null \
     2> "$S/err" || die "/dev/null twice refused: $(cat "$S/err")"
 echo "   PASS"
