@@ -225,6 +225,13 @@ static int cmd_convert(int argc, char **argv)
         fprintf(stderr, "tessera convert: usage: tessera convert IN OUT\n");
         return 2;
     }
+    /* the cache is renamed over OUT at the end: it must not be IN */
+    const char *const name[] = {"IN"}, *const in[] = {argv[1]}, *const out[] = {argv[2]};
+    if (app_outputs_spare_inputs(NULL, name, in, 1, name, out, 1) != 0) {
+        fprintf(stderr, "tessera convert: %s and %s are the same file; write the cache elsewhere\n",
+                argv[1], argv[2]);
+        return 2;
+    }
     return write_graph(NULL, argv[1], argv[2], 1);
 }
 

@@ -311,6 +311,8 @@ int blackscholes_main(int argc, char **argv)
                           .seed = (uint64_t)a.o.seed,
                           .files = {{a.o.output, write_prices, 0, output_opened, "output"},
                                     {a.o.save_input, write_input, 1, NULL, "save-input"}},
+                          .inputs = {a.o.input},
+                          .input_options = {"input"},
                           .prepare = prepare,
                           .units = priced,
                           .release = release,

@@ -43,6 +43,16 @@ int app_outfiles_finish(app_outfile *const *files, const char *const *paths, int
  * files (/dev/null) may be shared. */
 int app_outputs_distinct(const char *app, const char *const *options, const char *const *paths,
                          int n);
+/* No output of a run may be one of its input files: the output's rename
+ * at the end would replace the input (`convert g.txt g.txt`, `--input x
+ * --output x`).  in_options[i] names the option of in_paths[i], and
+ * out_options[j] of out_paths[j] (NULL: not given); existing regular files
+ * are compared by device and inode, so other spellings and links count.
+ * 0, or -1 after "tessera APP: option --OUT: PATH is the input given to
+ * --IN; write the output elsewhere" (app NULL: silently). */
+int app_outputs_spare_inputs(const char *app, const char *const *in_options,
+                             const char *const *in_paths, int nin, const char *const *out_options,
+                             const char *const *out_paths, int nout);
 /* The --output and --metrics paths of a run (NULL: not given), checked
  * before the work: 0; -1 after a usage error (both name one file); -2 after
  * an I/O problem (a directory, or in a directory this process cannot

@@ -334,6 +334,30 @@ int app_outputs_distinct(const char *app, const char *const *options, const char
     return rc;
 }
 
+static int same_regular_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && S_ISREG(sa.st_mode) &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int app_outputs_spare_inputs(const char *app, const char *const *in_options,
+                             const char *const *in_paths, int nin, const char *const *out_options,
+                             const char *const *out_paths, int nout)
+{
+    for (int j = 0; j < nout; j++)
+        for (int i = 0; i < nin; i++)
+            if (same_regular_file(in_paths[i], out_paths[j])) {
+                if (app)
+                    app_error(app,
+                              "option --%s: %s is the input given to --%s; write the output "
+                              "elsewhere",
+                              out_options[j], out_paths[j], in_options[i]);
+                return -1;
+            }
+    return 0;
+}
+
 /* Option --opt's path (NULL: not given) can be written: 0, or -1 after the
  * message. */
 static int check_output_dir(const char *app, const char *opt, const char *path)

@@ -30,7 +30,10 @@ static int outputs_distinct(const app_tick_spec *s, tess_ctx *ctx)
 {
     const char *const names[] = {s->output_option ? s->output_option : "output", "metrics"};
     const char *const paths[] = {s->output_path, s->cli->metrics_path};
-    return app_outputs_distinct(tess_rank(ctx) == 0 ? s->name : NULL, names, paths, 2);
+    const char *app = tess_rank(ctx) == 0 ? s->name : NULL;
+    const char *const in_o[] = {s->input_option}, *const in_p[] = {s->input_path};
+    if (app_outputs_distinct(app, names, paths, 2) != 0) return -1;
+    return app_outputs_spare_inputs(app, in_o, in_p, 1, names, paths, 2);
 }
 
 static void abort_outputs(tick_run *r)

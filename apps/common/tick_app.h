@@ -20,6 +20,9 @@ typedef struct app_tick_spec {
     double start;            /* tess_now() when main started (wall_seconds) */
     /* output_path's option without "--" (NULL: "output"), for messages */
     const char *output_option;
+    /* An input file of the run (--graph), which no output may replace, and
+     * its option without "--"; NULL: none */
+    const char *input_path, *input_option;
     /* Every rank, after tess_init and the option checks: fill *tick (and
      * check it, e.g. that the grid is larger than the worker layout).  0, or
      * -1 after rank 0 printed why. */

@@ -137,7 +137,9 @@ static int outputs_distinct(const app_tile_spec *s, tess_ctx *ctx)
             names[n] = s->files[i].option ? s->files[i].option : "output";
             paths[n++] = s->files[i].path;
         }
-    return app_outputs_distinct(tess_rank(ctx) == 0 ? s->name : NULL, names, paths, n);
+    const char *app = tess_rank(ctx) == 0 ? s->name : NULL;
+    if (app_outputs_distinct(app, names, paths, n) != 0) return -1;
+    return app_outputs_spare_inputs(app, s->input_options, s->inputs, 2, names, paths, n);
 }
 
 int app_tile_main(const app_tile_spec *spec)

@@ -39,6 +39,9 @@ typedef struct app_tile_spec {
     /* Opened on rank 0 before the run in this order, then --stats;
      * committed after it, --stats first and these in the reverse order. */
     app_tile_file files[APP_TILE_MAX_FILES];
+    /* The run's input files, which no output may replace: their paths
+     * (NULL: not given) and options without "--" */
+    const char *inputs[2], *input_options[2];
     /* Every rank, after tess_init: fill and register *job.  0, or -1 after
      * rank 0 printed why. */
     int (*prepare)(tess_ctx *ctx, void *app);

@@ -35,6 +35,8 @@ static int opts_check(kmeans_opts *o)
     const char *const names[] = {"output", "assignments", "metrics"};
     const char *const paths[] = {o->run.output, o->assignments, o->run.metrics};
     if (app_outputs_distinct(KM_APP, names, paths, 3) != 0) return -1;
+    const char *const in_o[] = {"points"}, *const in_p[] = {o->points_path};
+    if (app_outputs_spare_inputs(KM_APP, in_o, in_p, 1, names, paths, 3) != 0) return -1;
     return app_ckpt_cli_check(KM_APP, &o->ckpt);
 }
 

@@ -37,6 +37,8 @@ static int opts_check(mm_opts *o)
     if (o->block == 0) o->block = mm_default_block(o->n);
     const char *const names[] = {"output", "metrics"};
     const char *const paths[] = {o->run.output, o->run.metrics};
+    const char *const in_o[] = {"input-a", "input-b"}, *const in_p[] = {o->input_a, o->input_b};
+    if (app_outputs_spare_inputs(MM_APP, in_o, in_p, 2, names, paths, 2) != 0) return -1;
     return app_outputs_distinct(MM_APP, names, paths, 2);
 }
 

@@ -53,6 +53,8 @@ static int opts_check(nbody_opts *o, int have_steps)
     const char *const names[] = {"output", "metrics"};
     const char *const paths[] = {o->run.output, o->run.metrics};
     if (app_outputs_distinct(NB_APP, names, paths, 2) != 0) return -1;
+    const char *const in_o[] = {"input"}, *const in_p[] = {o->input};
+    if (app_outputs_spare_inputs(NB_APP, in_o, in_p, 1, names, paths, 2) != 0) return -1;
     return app_ckpt_cli_check(NB_APP, &o->ckpt);
 }
 

@@ -354,6 +354,9 @@ static int check_options(pr_options *o)
     char err[256];
     if (o->gen_spec && tg_check_spec(o->gen_spec, err, sizeof err) != 0)
         return app_error(APP, "option --gen: %s", err), -1;
+    const char *const in_o[] = {"graph"}, *const in_p[] = {o->graph_path};
+    const char *const out_o[] = {"output", "metrics"}, *const out_p[] = {o->output, o->metrics};
+    if (app_outputs_spare_inputs(APP, in_o, in_p, 1, out_o, out_p, 2) != 0) return -1;
     return app_check_outputs(APP, o->output, o->metrics); /* before hours of computing */
 }
 

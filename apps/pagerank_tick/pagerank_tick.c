@@ -262,6 +262,8 @@ int pagerank_tick_main(int argc, char **argv)
                           .cli = &a.cli,
                           .tick = &a.tick,
                           .output_path = a.output_path,
+                          .input_path = a.graph_path,
+                          .input_option = "graph",
                           .start = start,
                           .prepare = prepare,
                           .write_output = write_ranks,

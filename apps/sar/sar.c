@@ -281,6 +281,8 @@ int sar_main(int argc, char **argv)
                           .files = {{a.o.output, write_image_file, 0, output_opened, "output"},
                                     {a.o.image, write_png, 0, NULL, "image"},
                                     {a.o.save_scene, write_scene, 1, NULL, "save-scene"}},
+                          .inputs = {a.o.input},
+                          .input_options = {"input"},
                           .prepare = prepare,
                           .units = pixel_pulses,
                           .after = print_brightest,

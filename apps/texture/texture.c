@@ -489,6 +489,8 @@ int texture_main(int argc, char **argv)
                    a.o.stage == 1 ? records_opened : NULL, "output"},
                   {a.o.map, write_map, 0, NULL, "map"},
                   {a.o.save_image, write_pgm, 1, NULL, "save-image"}},
+        .inputs = {a.o.image, a.o.input},
+        .input_options = {"image", "input"},
         .prepare = prepare,
         .units = blocks,
         .release = release,

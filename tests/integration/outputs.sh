@@ -9,7 +9,10 @@
 #   - --output and --metrics (or --dump, --assignments, and the tiles apps'
 #     --stats, --save-input, --image, --map, --save-image) naming one file, also
 #     spelled differently (x and ./x): a usage error (exit 2) naming both
-#     options, nothing created; /dev/null may take several outputs.
+#     options, nothing created; /dev/null may take several outputs;
+#   - an output naming one of the run's input files (also through another
+#     spelling or a symbolic link; `tessera convert IN IN`): a usage error,
+#     the input unchanged.
 #
 # Environment: TESSERA.  Exits 77 (skipped) without TESSERA, 1 at the first
 # failure.
@@ -85,6 +88,41 @@ check_same blackscholes blackscholes --options 100 --quiet --output x --stats ./
 check_same blackscholes-save blackscholes --options 100 --quiet --output x --save-input x
 check_same sar sar --gen 16:16:16:16 --quiet --output x --image x
 check_same texture texture --gen 64:64 --block 8 --quiet --map x --save-image "$S/x"
+
+step "an output naming an input file is refused, the input left as it was"
+I="$tmp/inputs"
+mkdir -p "$I"
+printf '0 1\n1 2\n2 0\n' > "$I/g.txt"
+"$TESSERA" gen-points 50:2:2 "$I/p.txt" || die "gen-points"
+"$TESSERA" run nbody --particles 20 --cutoff 1 --box 4 --steps 1 --quiet --output "$I/n.txt" ||
+    die "nbody input"
+"$TESSERA" run blackscholes --options 100 --quiet --save-input "$I/o.bin" || die "options input"
+"$TESSERA" run sar --gen 16:16:16:16 --quiet --save-scene "$I/s.bin" || die "scene input"
+"$TESSERA" run texture --gen 64:64 --block 8 --quiet --save-image "$I/t.pgm" || die "slide input"
+head -c 512 /dev/zero > "$I/m.bin"  # 8 x 8 float64
+ln -s g.txt "$I/link.txt"
+cp -a "$I" "$tmp/inputs.orig"
+check_input() {
+    local label=$1
+    shift
+    rc=0
+    (cd "$I" && "$TESSERA" "$@" > /dev/null 2> "$tmp/in.err") || rc=$?
+    [ "$rc" = 2 ] || die "$label: exit $rc, wanted 2: $(cat "$tmp/in.err")"
+    grep -Eq "is the input given to --|are the same file" "$tmp/in.err" ||
+        die "$label: message $(cat "$tmp/in.err")"
+    diff -r "$I" "$tmp/inputs.orig" > /dev/null || die "$label: an input changed"
+    echo "   $(cat "$tmp/in.err")"
+}
+check_input convert convert g.txt ./g.txt
+check_input convert-link convert link.txt g.txt
+check_input pagerank run pagerank --graph g.txt --iterations 1 --quiet --output g.txt
+check_input pagerank-tick run pagerank-tick --graph g.txt --ticks 1 --quiet --metrics "$I/g.txt"
+check_input kmeans run kmeans --points p.txt --k 2 --iterations 1 --quiet --assignments p.txt
+check_input nbody run nbody --input n.txt --cutoff 1 --box 4 --steps 1 --quiet --output n.txt
+check_input matmul run matmul --n 8 --input-a m.bin --input-b m.bin --quiet --metrics m.bin
+check_input blackscholes run blackscholes --input o.bin --quiet --stats o.bin
+check_input sar run sar --input s.bin --quiet --output ./s.bin
+check_input texture run texture --image t.pgm --block 8 --quiet --map t.pgm
 "$TESSERA" run kmeans --gen 100:2:2 --iterations 1 --quiet --output /dev/null --metrics /dev/null \
     2> "$S/err" || die "/dev/null twice refused: $(cat "$S/err")"
 echo "   PASS"
