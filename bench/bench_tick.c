@@ -12,7 +12,6 @@
  * ratio to local and the efficiency; figures are never pass/fail, only a
  * failed run makes the command fail.
  */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -514,23 +513,14 @@ static void run_sweeps(bt_state *s)
         }
 }
 
-/* Fail before the first measurement rather than after it. */
-static int writable(const char *path)
-{
-    FILE *f = fopen(path, "a");
-    if (f == NULL || fclose(f) != 0) {
-        app_error(BT_NAME, "cannot append to %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 /* Load what the file holds or, with --fresh, mark the configurations
  * superseded; then say how much is left to do. */
 static int prepare_store(bt_state *s)
 {
     if (!s->opt.fresh && bt_store_load(&s->store, s->opt.json_path) != 0) return -1;
-    if (!s->opt.dry_run && writable(s->opt.json_path) != 0) return -1;
+    /* fail before the first measurement rather than after it */
+    if (!s->opt.dry_run && bench_check_appendable(BT_NAME, "json", s->opt.json_path) != 0)
+        return -1;
     for (int i = 0; s->opt.fresh && !s->opt.dry_run && i < s->nseries; i++)
         if (bt_append_reset(s->opt.json_path, &s->series[i]) != 0) return -1;
     long done, todo = count_todo(s, &done);

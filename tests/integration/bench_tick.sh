@@ -82,7 +82,7 @@ bad jitter --jitter none
 bad "nothing to measure" --regime scaleup --apps fish
 "$TESSERA" bench tick --json "$tmp/no/such/dir.jsonl" >"$tmp/nodir.out" 2>"$tmp/nodir.err" &&
     die "an unwritable --json file was accepted"
-grep -q "cannot append to $tmp/no/such/dir.jsonl" "$tmp/nodir.err" ||
+grep -q "option --json: cannot write $tmp/no/such/dir.jsonl" "$tmp/nodir.err" ||
     die "unwritable --json: $(head -c 300 "$tmp/nodir.err")"
 
 step "dry run prints the commands and takes nothing"
